@@ -1,0 +1,86 @@
+"""arraygrad: PyTorch-style autograd on the Python Array API standard, with pluggable backends.
+
+>>> import arraygrad as ag
+>>> x = ag.tensor([1., 2.], requires_grad=True)
+>>> y = (x * x).sum()
+>>> y.backward()
+>>> x.grad
+tensor([2., 4.])
+
+Importing arraygrad loads no array library: backends are found through the
+``arraygrad`` entry points on first use.
+"""
+
+from arraygrad import dtypes as _dtypes
+from arraygrad.dtypes import (
+    bool, double, dtype, float, float16, float32, float64, get_default_dtype, half, int,
+    int32, int64, long, promote_types, set_default_dtype,
+)
+from arraygrad.device import device
+from arraygrad.tensor import Size, Tensor
+from arraygrad import tensor_methods as _tensor_methods
+
+_tensor_methods.bind()
+
+from arraygrad import autograd, backends, cuda, plugins  # noqa: E402
+from arraygrad.autograd import (  # noqa: E402
+    enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
+    set_grad_enabled,
+)
+from arraygrad.creation import (  # noqa: E402
+    arange, as_tensor, empty, empty_like, eye, from_dlpack, from_numpy, full, full_like,
+    linspace, ones, ones_like, rand, rand_like, randint, randint_like, randn, randn_like,
+    randperm, scalar_tensor, tensor, zeros, zeros_like,
+)
+from arraygrad.ops.activation import log_softmax as _log_softmax, softmax as _softmax  # noqa: E402
+from arraygrad.ops.elementwise import (  # noqa: E402
+    abs, absolute, add, bitwise_and, bitwise_not, bitwise_or, bitwise_xor, ceil, clamp, clip,
+    cos, div, eq, exp, expm1, floor, floor_divide, ge, greater, greater_equal, gt, isfinite,
+    isinf, isnan, le, less, less_equal, log, log1p, logical_and, logical_not, logical_or,
+    logical_xor, lt, maximum, minimum, mul, ne, neg, negative, not_equal, pow, reciprocal,
+    relu, remainder, round, rsqrt, sigmoid, sign, sin, sqrt, sub, tan, tanh, trunc, where,
+)
+from arraygrad.ops.indexing import gather as _gather, index_select as _index_select  # noqa: E402
+from arraygrad.ops.indexing import take_along_dim  # noqa: E402
+from arraygrad.ops.linalg import bmm, dot, matmul, mm, mv, outer  # noqa: E402
+from arraygrad.ops.reduction import (  # noqa: E402
+    mean, prod, return_types, std, sum, var,
+)
+from arraygrad.ops import reduction as _reduction, shape as _shape  # noqa: E402
+from arraygrad.ops.shape import (  # noqa: E402
+    broadcast_to, expand_as, flatten, flip, movedim, narrow, permute, repeat, reshape, swapaxes,
+    t, transpose, view,
+)
+from arraygrad.ops.transfer import clone  # noqa: E402
+from arraygrad.random import Generator, initial_seed, manual_seed, seed  # noqa: E402
+from arraygrad.tensor_methods import with_axis_alias as _axis  # noqa: E402
+
+# dim-taking functions also accept NumPy's axis= spelling
+max = _axis(_reduction.max)  # noqa: A001
+min = _axis(_reduction.min)  # noqa: A001
+amax, amin = _axis(_reduction.amax), _axis(_reduction.amin)
+argmax, argmin = _axis(_reduction.argmax), _axis(_reduction.argmin)
+logsumexp, norm = _axis(_reduction.logsumexp), _axis(_reduction.norm)
+cumsum = _axis(_reduction.cumsum)
+all, any = _axis(_reduction.all), _axis(_reduction.any)  # noqa: A001
+cat = concat = concatenate = _axis(_shape.cat)
+stack = _axis(_shape.stack)
+split, chunk, unbind = _axis(_shape.split), _axis(_shape.chunk), _axis(_shape.unbind)
+squeeze, unsqueeze = _axis(_shape.squeeze), _axis(_shape.unsqueeze)
+gather, index_select = _axis(_gather), _axis(_index_select)
+softmax, log_softmax = _axis(_softmax), _axis(_log_softmax)
+true_divide = divide = div
+multiply, subtract = mul, sub
+
+
+def is_tensor(obj) -> "bool":
+    """Whether ``obj`` is an arraygrad Tensor."""
+    return isinstance(obj, Tensor)
+
+
+def numel(input: Tensor) -> "int":
+    """The number of elements of ``input``."""
+    return input.numel()
+
+
+__version__ = "0.1.0"

@@ -1,0 +1,17 @@
+"""``arraygrad.autograd``: backward, grad, custom Functions, grad modes, the legacy Variable."""
+
+from arraygrad.autograd.api import backward, grad
+from arraygrad.autograd.function import Function, FunctionCtx, once_differentiable
+from arraygrad.autograd.grad_mode import (
+    enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
+    set_grad_enabled,
+)
+from arraygrad.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
+from arraygrad.autograd.graph import Node
+from arraygrad.autograd.variable import Variable
+
+__all__ = [
+    "Function", "FunctionCtx", "GradcheckError", "Node", "gradcheck", "gradgradcheck", "Variable", "backward", "enable_grad", "grad",
+    "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "no_grad",
+    "once_differentiable", "set_grad_enabled",
+]

@@ -1,0 +1,158 @@
+"""``backward`` and ``grad``: checking the user's arguments, then running the engine."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from arraygrad.autograd.engine import run_backward
+
+__all__ = ["backward", "grad"]
+
+
+def _as_tuple(value, what: str) -> tuple:
+    from arraygrad.tensor import Tensor
+
+    if value is None:
+        return ()
+    if isinstance(value, Tensor):
+        return (value,)
+    if isinstance(value, (list, tuple)):
+        return tuple(value)
+    raise TypeError(f"{what}: expected a Tensor or a sequence of Tensors, got {type(value).__name__}")
+
+
+def _make_grads(outputs: tuple, grads: tuple, op: str) -> list:
+    """The gradient for each output: given, or ones for a one-element output."""
+    from arraygrad.creation import ones_like
+    from arraygrad.ops.elementwise import to_native
+    from arraygrad.tensor import Tensor
+
+    if grads and len(grads) != len(outputs):
+        raise RuntimeError(
+            f"{op}: got {len(grads)} gradients for {len(outputs)} outputs")
+    result = []
+    for i, out in enumerate(outputs):
+        g = grads[i] if grads else None
+        if g is None:
+            if out.numel() != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if not out.dtype.is_floating_point:
+                raise RuntimeError(
+                    f"grad can be implicitly created only for real scalar outputs but got {out.dtype}")
+            result.append(ones_like(out))
+            continue
+        if not isinstance(g, Tensor):
+            raise TypeError(
+                f"{op}: element {i} of gradients tuple is not a Tensor or None, got {type(g).__name__}")
+        if tuple(g.shape) != tuple(out.shape):
+            raise RuntimeError(
+                f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] "
+                f"has a shape of {out.shape}.")
+        if g._backend is not out._backend:
+            raise RuntimeError(
+                f"{op}: grad_output[{i}] is on device {g.device} but output[{i}] is on {out.device}")
+        if out.dtype.is_floating_point and not g.dtype.is_floating_point:
+            raise RuntimeError(
+                f"{op}: grad_output[{i}] has dtype {g.dtype} but output[{i}] has dtype "
+                f"{out.dtype}; expected a floating point gradient")
+        if g._data.dtype != out._data.dtype:
+            g = to_native(g, out._data.dtype)
+        result.append(g)
+    return result
+
+
+def _root_edges(outputs: tuple) -> list:
+    edges = []
+    for i, out in enumerate(outputs):
+        edge = out._gradient_edge()
+        if edge is None:
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn")
+        edges.append(edge)
+    return edges
+
+
+def _input_edges(inputs: tuple, op: str) -> list:
+    from arraygrad.tensor import Tensor
+
+    edges = []
+    for i, t in enumerate(inputs):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{op}: inputs[{i}] is not a Tensor but {type(t).__name__}")
+        edge = t._gradient_edge()
+        if edge is None:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+        edges.append(edge)
+    return edges
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph: bool = False,
+             grad_variables=None, inputs=None) -> None:
+    """Accumulate into ``.grad`` of the graph's leaves the gradient of ``tensors``.
+
+    >>> c = 2 * a + 3 * b + 1
+    >>> arraygrad.autograd.backward(c, grad_tensors=arraygrad.tensor([1., 1.]))
+    """
+    if grad_variables is not None:
+        if grad_tensors is not None:
+            raise RuntimeError("backward: pass grad_tensors only (grad_variables is its old name)")
+        grad_tensors = grad_variables
+    outputs = _as_tuple(tensors, "backward")
+    if not outputs:
+        raise RuntimeError("backward: no tensors given")
+    grads = _as_tuple(grad_tensors, "backward") if grad_tensors is not None else ()
+    if retain_graph is None:
+        retain_graph = create_graph
+    input_list = _as_tuple(inputs, "backward") if inputs is not None else None
+    if input_list is not None and not input_list:
+        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    roots = _root_edges(outputs)
+    root_grads = _make_grads(outputs, grads, "backward")
+    edges = _input_edges(input_list, "backward") if input_list is not None else None
+    captured = run_backward(roots, root_grads, retain_graph=retain_graph,
+                            create_graph=create_graph, inputs=edges, accumulate=True,
+                            allow_unused=True)
+    if input_list is not None:
+        for t, g in zip(input_list, captured):
+            if t._grad_fn is not None and g is not None:  # a non-leaf named in inputs
+                g = g if create_graph else g.detach()
+                t._grad = g if t._grad is None else t._grad + g
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bool = False,
+         only_inputs: bool = True, allow_unused=None, is_grads_batched: bool = False,
+         materialize_grads: bool = False) -> tuple:
+    """The gradients of ``outputs`` with respect to ``inputs``, returned (not accumulated).
+
+    >>> arraygrad.autograd.grad(d, (a, b, c), arraygrad.tensor([1., 1.]))
+    (tensor([4., 4.]), tensor([6., 6.]), tensor([2., 2.]))
+    """
+    if is_grads_batched:
+        raise NotImplementedError("grad: is_grads_batched=True is not supported")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    elif materialize_grads and not allow_unused:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True")
+    outs = _as_tuple(outputs, "grad")
+    ins = _as_tuple(inputs, "grad")
+    if not ins:
+        raise RuntimeError("grad requires non-empty inputs.")
+    grads = _as_tuple(grad_outputs, "grad") if grad_outputs is not None else ()
+    if retain_graph is None:
+        retain_graph = create_graph
+    roots = _root_edges(outs)
+    root_grads = _make_grads(outs, grads, "grad")
+    edges = _input_edges(ins, "grad")
+    captured = run_backward(roots, root_grads, retain_graph=retain_graph,
+                            create_graph=create_graph, inputs=edges, accumulate=False,
+                            allow_unused=allow_unused)
+    result = []
+    for t, g in zip(ins, captured):
+        if g is None and materialize_grads:
+            from arraygrad.creation import zeros_like
+
+            g = zeros_like(t)
+        elif g is not None and not create_graph:
+            g = g.detach()
+        result.append(g)
+    return tuple(result)

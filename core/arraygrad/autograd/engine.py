@@ -1,0 +1,225 @@
+"""The backward engine: an iterative walk of the graph in dependency order.
+
+1. Count, for every node reachable from the roots, how many edges lead into it
+   (an explicit stack, never recursion: a 100,000-op chain is fine).
+2. Seed the roots' input buffers with the output gradients.
+3. Pop ready nodes (all their inputs summed) from a heap, latest-created first
+   (leaves' ``AccumulateGrad`` as soon as ready, as PyTorch does); run tensor
+   hooks, ``retain_grad``, node pre-hooks, the node, node post-hooks; release
+   its saved values unless ``retain_graph``; pass each gradient along its edge.
+
+``autograd.grad`` runs the same walk with *captures*: gradients arriving at the
+requested inputs are recorded instead of accumulated, and only nodes that lead
+to an input are run.
+"""
+
+from __future__ import annotations
+
+import heapq
+
+from arraygrad.autograd.grad_mode import _state
+from arraygrad.autograd.graph import FREED_MESSAGE, AccumulateGrad
+
+__all__ = ["run_backward"]
+
+
+def _add_grad(buffer: list, index: int, grad) -> None:
+    old = buffer[index]
+    buffer[index] = grad if old is None else old + grad
+
+
+def _dependencies(roots) -> dict:
+    deps: dict = {}
+    stack = list(roots)
+    seen = set(stack)
+    while stack:
+        node = stack.pop()
+        for edge in node._next:
+            if edge is None:
+                continue
+            child = edge[0]
+            deps[child] = deps.get(child, 0) + 1
+            if child not in seen:
+                seen.add(child)
+                stack.append(child)
+    return deps
+
+
+def _nodes_leading_to(roots, targets: set) -> set:
+    """Nodes with an edge into a target or into such a node (iterative post-order).
+
+    Only these must run for ``autograd.grad``: a target itself runs only if
+    another target lies below it.
+    """
+    needed: set = set()
+    done: set = set()
+    stack = [(n, False) for n in roots]
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            for edge in node._next:
+                if edge is not None and (edge[0] in targets or edge[0] in needed):
+                    needed.add(node)
+                    break
+            done.add(node)
+            continue
+        if node in done:
+            continue
+        stack.append((node, True))
+        for edge in node._next:
+            if edge is not None and edge[0] not in done:
+                stack.append((edge[0], False))
+    return needed
+
+
+def _check_hook_result(node, nr, old, new, what: str):
+    if new is None:
+        return old
+    if old is not None and tuple(new.shape) != tuple(old.shape):
+        raise RuntimeError(
+            f"{what} of {node.name()} changed the size of the gradient from "
+            f"{list(old.shape)} to {list(new.shape)}")
+    return new
+
+
+def _run_tensor_hooks(node, grads: list) -> None:
+    for nr, hooks in node._tensor_pre_hooks.items():
+        if not hooks or grads[nr] is None:
+            continue
+        for hook in tuple(hooks.values()):
+            grads[nr] = _check_hook_result(node, nr, grads[nr], hook(grads[nr]), "a tensor hook")
+
+
+def _retain_grads(node, grads: list) -> None:
+    for nr, ref in node._retains_grad.items():
+        tensor = ref()
+        g = grads[nr]
+        if tensor is None or g is None:
+            continue
+        if tensor._grad is None:
+            tensor._grad = g if _state.enabled else g.detach()
+        else:
+            tensor._grad = tensor._grad + (g if _state.enabled else g.detach())
+
+
+def _materialize(node, grads: list) -> list:
+    """Zeros for missing output gradients of a node that has several outputs."""
+    from arraygrad.tensor import Tensor
+
+    for i, g in enumerate(grads):
+        if g is None:
+            shape, dtype, backend = node._out_meta[i]
+            xp = backend.xp
+            grads[i] = Tensor._wrap(xp.zeros(shape, dtype=dtype), backend)
+    return grads
+
+
+def run_backward(roots, root_grads, *, retain_graph: bool, create_graph: bool,
+                 inputs=None, accumulate: bool = True, allow_unused: bool = False):
+    """Run backward from ``roots`` (gradient edges) seeded with ``root_grads``.
+
+    ``inputs``: gradient edges whose arriving gradients are captured and
+    returned, for ``autograd.grad`` (``accumulate=False``: no ``.grad`` is
+    touched) or ``backward(inputs=...)`` (only those leaves accumulate; the
+    caller stores the captures of non-leaf inputs).
+    """
+    root_nodes = []
+    for node, _ in roots:
+        if node not in root_nodes:
+            root_nodes.append(node)
+    deps = _dependencies(root_nodes)
+
+    captures = None
+    needed = targets = None
+    if inputs is not None:
+        targets = {edge[0] for edge in inputs}
+        needed = _nodes_leading_to(root_nodes, targets)
+        captures = {}
+        for i, edge in enumerate(inputs):
+            captures.setdefault(edge, []).append(i)
+    captured = [None] * (len(inputs) if inputs is not None else 0)
+    reached = [False] * len(captured)
+
+    buffers: dict = {}
+    for (node, nr), grad in zip(roots, root_grads):
+        buf = buffers.get(node)
+        if buf is None:
+            buf = buffers[node] = [None] * max(len(node._out_meta), nr + 1)
+        _add_grad(buf, nr, grad)
+
+    heap = []
+    counter = 0
+    for node in root_nodes:
+        if deps.get(node, 0) == 0:
+            heap.append((-node._seq, counter, node))
+            counter += 1
+    heapq.heapify(heap)
+
+    prev_mode = _state.enabled
+    _state.enabled = create_graph
+    try:
+        while heap:
+            node = heapq.heappop(heap)[2]
+            grads = buffers.pop(node, None) or [None] * max(len(node._out_meta), 1)
+            if node._tensor_pre_hooks:
+                _run_tensor_hooks(node, grads)
+            if node._retains_grad:
+                _retain_grads(node, grads)
+            if captures is not None:
+                for nr, g in enumerate(grads):
+                    slots = captures.get((node, nr))
+                    if slots:
+                        for i in slots:
+                            captured[i] = g
+                            reached[i] = True
+            if needed is None:
+                run = True
+            else:  # autograd.grad never accumulates; backward(inputs=...) only into inputs
+                run = node in needed or (
+                    accumulate and type(node) is AccumulateGrad and node in targets)
+            outs = None
+            if run and any(g is not None for g in grads):
+                if node._pre_hooks:
+                    for hook in tuple(node._pre_hooks.values()):
+                        new = hook(tuple(grads))
+                        if new is not None:
+                            grads = [_check_hook_result(node, i, o, n, "a pre-hook")
+                                     for i, (o, n) in enumerate(zip(grads, new))]
+                if node._freed:
+                    raise RuntimeError(FREED_MESSAGE)
+                if len(grads) > 1 and None in grads and getattr(node, "materialize_grads", True):
+                    grads = _materialize(node, grads)
+                outs = node._apply(grads)
+                if node._post_hooks:
+                    for hook in tuple(node._post_hooks.values()):
+                        new = hook(outs, tuple(grads))
+                        if new is not None:
+                            outs = tuple(new)
+                if not retain_graph:
+                    node._release()
+            for i, edge in enumerate(node._next):
+                if edge is None:
+                    continue
+                child, nr = edge
+                if outs is not None:
+                    g = outs[i]
+                    if g is not None:
+                        buf = buffers.get(child)
+                        if buf is None:
+                            buf = buffers[child] = [None] * max(len(child._out_meta), nr + 1)
+                        _add_grad(buf, nr, g)
+                left = deps[child] - 1
+                deps[child] = left
+                if left == 0:
+                    counter += 1
+                    heapq.heappush(heap, (-child._seq, counter, child))
+    finally:
+        _state.enabled = prev_mode
+
+    if inputs is not None and not accumulate and not allow_unused:
+        for i, ok in enumerate(reached):
+            if not ok:
+                raise RuntimeError(
+                    "One of the differentiated Tensors appears to not have been used in the "
+                    "graph. Set allow_unused=True if this is the desired behavior.")
+    return captured

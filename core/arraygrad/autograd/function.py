@@ -1,0 +1,219 @@
+"""Custom differentiable operations: ``autograd.Function`` and its ``ctx``.
+
+>>> class Exp(Function):
+...     @staticmethod
+...     def forward(ctx, x):
+...         y = x.exp()
+...         ctx.save_for_backward(y)
+...         return y
+...     @staticmethod
+...     def backward(ctx, grad):
+...         (y,) = ctx.saved_tensors
+...         return grad * y
+>>> Exp.apply(arraygrad.tensor([0.], requires_grad=True))
+tensor([1.], grad_fn=<ExpBackward>)
+"""
+
+from __future__ import annotations
+
+import functools
+
+from arraygrad.autograd.grad_mode import _state, no_grad
+from arraygrad.autograd.graph import FREED_MESSAGE, Node, SavedOutput, SavedTensor
+
+__all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
+
+
+class FunctionCtx:
+    """The ``ctx`` a custom Function's ``forward`` and ``backward`` share."""
+
+    def save_for_backward(self, *tensors) -> None:
+        """Keep tensors (or None) for backward; read them back with ``ctx.saved_tensors``."""
+        from arraygrad.tensor import Tensor
+
+        for i, t in enumerate(tensors):
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError(
+                    f"save_for_backward can only save variables, but argument {i} is of type "
+                    f"{type(t).__name__}")
+        self._to_save = tensors
+
+    def mark_dirty(self, *tensors) -> None:
+        """Declare inputs modified in place by ``forward``."""
+        self._dirty = tensors
+
+    def mark_non_differentiable(self, *tensors) -> None:
+        """Declare outputs that never get a gradient (e.g. indices)."""
+        self._non_differentiable = tensors
+
+    def set_materialize_grads(self, value: bool) -> None:
+        """Whether missing output gradients reach ``backward`` as zeros (default) or None."""
+        self.materialize_grads = bool(value)
+
+
+class BackwardCFunction(FunctionCtx, Node):
+    """The graph node of one ``Function.apply`` call; it is also that call's ``ctx``."""
+
+    _function: type = None
+
+    def __init__(self):
+        Node.__init__(self)
+        self._to_save = ()
+        self._dirty = ()
+        self._non_differentiable = ()
+        self.materialize_grads = True
+        self.needs_input_grad = ()
+        self._input_meta = ()
+
+    @property
+    def saved_tensors(self) -> tuple:
+        """The tensors given to ``save_for_backward`` (version-checked)."""
+        if self._freed:
+            raise RuntimeError(FREED_MESSAGE)
+        if self._saved:
+            return tuple(s.unpack(self) if s is not None else None for s in self._saved)
+        return tuple(self._to_save)
+
+    saved_variables = saved_tensors
+
+    def _release(self) -> None:
+        if self._saved:
+            self._saved = ()
+            self._freed = True
+
+    def _apply(self, grads: list) -> tuple:
+        from arraygrad.ops.broadcast import reduce_grad
+        from arraygrad.tensor import Tensor
+
+        result = self._function.backward(self, *grads)
+        if not isinstance(result, tuple):
+            result = (result,)
+        n = len(self._input_meta)
+        if len(result) != n:
+            extra_ok = len(result) > n and all(r is None for r in result[n:])
+            if not extra_ok:
+                raise RuntimeError(
+                    f"function {self.name()} returned an incorrect number of gradients "
+                    f"(expected {n}, got {len(result)})")
+            result = result[:n]
+        out = []
+        for i, (g, meta) in enumerate(zip(result, self._input_meta)):
+            if g is None or meta is None or self._next[i] is None:
+                out.append(None)
+                continue
+            if not isinstance(g, Tensor):
+                raise TypeError(
+                    f"function {self.name()} returned a gradient of type {type(g).__name__} at "
+                    f"index {i}; expected a Tensor or None")
+            shape, native = meta
+            if g._data.shape != shape:
+                try:
+                    g = reduce_grad(g, shape, native)
+                except RuntimeError:
+                    g = None
+                if g is None or g._data.shape != shape:
+                    raise RuntimeError(
+                        f"Function {self.name()} returned an invalid gradient at index {i} - got "
+                        f"{list(result[i].shape)} but expected shape compatible with {list(shape)}")
+            elif g._data.dtype != native:
+                g = reduce_grad(g, shape, native)
+            out.append(g)
+        return tuple(out)
+
+
+class _FunctionMeta(type):
+    """Gives each Function subclass its own node class, named ``<Name>Backward``."""
+
+    def __init__(cls, name, bases, attrs):
+        super().__init__(name, bases, attrs)
+        cls._backward_cls = type(f"{name}Backward", (BackwardCFunction,), {"_function": cls})
+
+
+class Function(metaclass=_FunctionMeta):
+    """Base class of custom differentiable operations; call them with ``.apply``.
+
+    Subclasses define ``forward(ctx, *args)`` (or ``forward(*args)`` plus
+    ``setup_context(ctx, inputs, output)``) and ``backward(ctx, *grads)``
+    returning one gradient (or None) per forward argument.
+    """
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        """Compute the outputs from the inputs (run without recording)."""
+        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        """Save what backward needs, when ``forward`` does not take ``ctx``."""
+        raise NotImplementedError
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        """Gradients of the inputs from the gradients of the outputs."""
+        raise NotImplementedError("You must implement either the backward or vjp method for "
+                                  "your custom autograd.Function to use it with backward mode AD.")
+
+    vjp = backward
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        """Run the function on ``args``, recording it when an input requires grad."""
+        from arraygrad.tensor import Tensor
+
+        ctx = cls._backward_cls()
+        tensor_args = [a if isinstance(a, Tensor) else None for a in args]
+        ctx.needs_input_grad = tuple(a is not None and a._requires_grad for a in tensor_args)
+        uses_setup = cls.setup_context is not Function.setup_context
+        with no_grad():
+            if uses_setup:
+                output = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, output)
+            else:
+                output = cls.forward(ctx, *args, **kwargs)
+        is_tuple = isinstance(output, tuple)
+        outputs = output if is_tuple else (output,)
+        record = _state.enabled and any(ctx.needs_input_grad)
+        if not record:
+            return output
+        ctx._next = tuple(a._gradient_edge() if a is not None and a._requires_grad else None
+                          for a in tensor_args)
+        ctx._input_meta = tuple((a._data.shape, a._data.dtype) if a is not None else None
+                                for a in tensor_args)
+        non_diff = {id(t) for t in ctx._non_differentiable}
+        dirty = {id(t) for t in ctx._dirty}
+        wrapped = []
+        for i, out in enumerate(outputs):
+            if not isinstance(out, Tensor):
+                wrapped.append(out)
+                continue
+            if any(out is a for a in tensor_args) and id(out) not in dirty:
+                out = out.detach()  # an input returned as-is gets its own tensor
+            if id(out) not in non_diff and out.dtype.is_floating_point:
+                out._grad_fn = ctx
+                out._output_nr = i
+                out._requires_grad = True
+            wrapped.append(out)
+        ctx._out_meta = tuple((o._data.shape, o._data.dtype, o._backend) if isinstance(o, Tensor)
+                              else ((), None, None) for o in wrapped)
+        saved = []
+        for t in ctx._to_save:
+            if t is None:
+                saved.append(None)
+            elif t._grad_fn is ctx:
+                saved.append(SavedOutput(t))
+            else:
+                saved.append(SavedTensor(t))
+        ctx._saved = tuple(saved)
+        ctx._to_save = ()
+        return tuple(wrapped) if is_tuple else wrapped[0]
+
+
+def once_differentiable(fn):
+    """Decorate a ``backward`` that is not itself differentiable: it runs without recording."""
+
+    @functools.wraps(fn)
+    def wrapper(ctx, *args):
+        with no_grad():
+            return fn(ctx, *args)
+
+    return wrapper

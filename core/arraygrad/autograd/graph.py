@@ -1,0 +1,200 @@
+"""The recorded graph: ``Node`` (a tensor's ``grad_fn``), saved tensors, and ``AccumulateGrad``.
+
+A node knows the edges to the nodes that produced its inputs
+(``next_functions``), what it saved for backward, and its hooks. Its
+``_apply`` maps the gradients of its outputs to the gradients of its inputs.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+from arraygrad.autograd.hooks import HookDict, RemovableHandle
+
+__all__ = ["Node", "AccumulateGrad", "SavedTensor", "SavedOutput", "FREED_MESSAGE"]
+
+_sequence = itertools.count()
+
+FREED_MESSAGE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward.")
+
+
+class SavedTensor:
+    """An input tensor saved for backward, with the version it had when saved."""
+
+    __slots__ = ("tensor", "version")
+
+    def __init__(self, tensor):
+        self.tensor = tensor
+        self.version = tensor._version_counter()[0]
+
+    def unpack(self, node: "Node"):
+        t = self.tensor
+        now = t._vc[0]
+        if now != self.version:
+            raise RuntimeError(_modified_message(node, t, self.version, now))
+        return t
+
+
+class SavedOutput:
+    """An output of ``node`` saved for its own backward.
+
+    It keeps the array, not the tensor, so the node does not form a reference
+    cycle with its output; unpacking rebuilds a tensor whose ``grad_fn`` is
+    the node, as PyTorch does.
+    """
+
+    __slots__ = ("data", "backend", "counter", "version", "output_nr")
+
+    def __init__(self, tensor):
+        self.data = tensor._data
+        self.backend = tensor._backend
+        self.counter = tensor._version_counter()
+        self.version = self.counter[0]
+        self.output_nr = tensor._output_nr
+
+    def unpack(self, node: "Node"):
+        from arraygrad.tensor import Tensor
+
+        if self.counter[0] != self.version:
+            raise RuntimeError(_modified_message(node, None, self.version, self.counter[0],
+                                                 shape=tuple(self.data.shape)))
+        t = Tensor._wrap(self.data, self.backend)
+        t._vc = self.counter
+        t._requires_grad = True
+        t._grad_fn = node
+        t._output_nr = self.output_nr
+        return t
+
+
+def _modified_message(node, tensor, saved, now, shape=None) -> str:
+    if tensor is not None:
+        shape = tuple(tensor.shape)
+        what = f"[{tensor._type_name()} {list(shape)}]"
+    else:
+        what = f"[tensor of shape {list(shape)}], which is output 0 of {node.name()},"
+    return (f"one of the variables needed for gradient computation has been modified by an "
+            f"inplace operation: {what} is at version {now}; expected version {saved} "
+            f"instead (saved by {node.name()}).")
+
+
+class Node:
+    """A recorded operation: the ``grad_fn`` of the tensors it produced.
+
+    ``next_functions`` are ``(node, output_nr)`` pairs, one per input, ``None``
+    where an input needs no gradient. Subclasses implement ``_apply``.
+    """
+
+    __slots__ = ("_next", "_seq", "_pre_hooks", "_post_hooks", "_tensor_pre_hooks",
+                 "_retains_grad", "_saved", "_freed", "_out_meta", "__weakref__")
+
+    def __init__(self):
+        self._seq = next(_sequence)
+        self._next = ()
+        self._pre_hooks = None
+        self._post_hooks = None
+        self._tensor_pre_hooks = None
+        self._retains_grad = None
+        self._saved = ()
+        self._freed = False
+        self._out_meta = ()
+
+    # -- what a node computes ----------------------------------------------
+    def _apply(self, grads: list) -> tuple:
+        """Gradients of the inputs (one per edge) from the gradients of the outputs."""
+        raise NotImplementedError
+
+    def name(self) -> str:
+        """The node's class name, e.g. ``"MulBackward0"``."""
+        return type(self).__name__
+
+    @property
+    def next_functions(self) -> tuple:
+        """``((node, output_nr) | (None, 0), ...)``: the edges to the inputs' nodes."""
+        return tuple(e if e is not None else (None, 0) for e in self._next)
+
+    @property
+    def saved_tensors(self) -> tuple:
+        """The values saved for backward (raises once the graph was freed)."""
+        if self._freed:
+            raise RuntimeError(FREED_MESSAGE)
+        return tuple(s.unpack(self) if isinstance(s, (SavedTensor, SavedOutput)) else s
+                     for s in self._saved)
+
+    def _release(self) -> None:
+        """Drop the saved values after the node ran (unless ``retain_graph``)."""
+        if self._saved:
+            self._saved = ()
+            self._freed = True
+
+    # -- hooks ---------------------------------------------------------------
+    def register_hook(self, fn) -> RemovableHandle:
+        """``fn(grad_inputs, grad_outputs)`` runs after the node; may return new grad_inputs."""
+        if self._post_hooks is None:
+            self._post_hooks = HookDict()
+        return RemovableHandle(self._post_hooks).add(self._post_hooks, fn)
+
+    def register_prehook(self, fn) -> RemovableHandle:
+        """``fn(grad_outputs)`` runs before the node; may return new grad_outputs."""
+        if self._pre_hooks is None:
+            self._pre_hooks = HookDict()
+        return RemovableHandle(self._pre_hooks).add(self._pre_hooks, fn)
+
+    def _tensor_hooks(self, output_nr: int) -> HookDict:
+        """The hook dict of the tensor that is this node's output ``output_nr``."""
+        if self._tensor_pre_hooks is None:
+            self._tensor_pre_hooks = {}
+        hooks = self._tensor_pre_hooks.get(output_nr)
+        if hooks is None:
+            hooks = self._tensor_pre_hooks[output_nr] = HookDict()
+        return hooks
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object at {id(self):#x}>"
+
+
+class AccumulateGrad(Node):
+    """The node of a leaf that requires grad: sums incoming gradients into ``.grad``."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable):
+        super().__init__()
+        self._seq = float("inf")  # run as soon as ready, like PyTorch
+        self.variable = variable
+        if variable._hooks is None:
+            variable._hooks = HookDict()
+        self._tensor_pre_hooks = {0: variable._hooks}
+        self._out_meta = ((tuple(variable._data.shape), variable._data.dtype, variable._backend),)
+
+    def _apply(self, grads: list) -> tuple:
+        from arraygrad.autograd.grad_mode import _state
+
+        var = self.variable
+        g = grads[0]
+        if g is None:
+            return ()
+        if _state.enabled:  # create_graph: keep the gradient's own graph
+            var._grad = g if var._grad is None else var._grad + g
+        elif var._grad is None:
+            var._grad = g._detached_copy()
+        elif var._grad._grad_fn is not None:
+            var._grad = var._grad.detach() + g.detach()
+        else:
+            old = var._grad
+            data = old._data
+            data += g._data  # accumulate in place, as PyTorch does outside create_graph
+            old._bump_version()
+        hooks = var._post_acc_hooks
+        if hooks:
+            for hook in tuple(hooks.values()):
+                hook(var)
+        return ()
+
+    def _release(self) -> None:
+        pass  # holds no saved values; the leaf outlives any one backward

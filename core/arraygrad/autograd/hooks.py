@@ -1,0 +1,56 @@
+"""``RemovableHandle``: what every ``register_*hook`` returns.
+
+Hooks live in a dict keyed by a process-unique id; the handle holds only a
+weak reference to that dict, so a handle never keeps a tensor or node alive.
+"""
+
+from __future__ import annotations
+
+import itertools
+import weakref
+from typing import Any
+
+__all__ = ["RemovableHandle", "HookDict"]
+
+_next_id = itertools.count()
+
+
+class HookDict(dict):
+    """An insertion-ordered ``{id: hook}`` dict that handles can refer to weakly."""
+
+    __slots__ = ("__weakref__",)
+
+
+class RemovableHandle:
+    """Removes its hook with ``remove()``; also a context manager that removes on exit.
+
+    >>> h = t.register_hook(lambda g: g * 2)
+    >>> h.remove()
+    """
+
+    __slots__ = ("_dicts", "id")
+
+    def __init__(self, *hook_dicts: HookDict):
+        self.id = next(_next_id)
+        self._dicts = tuple(weakref.ref(d) for d in hook_dicts)
+
+    def add(self, hooks: HookDict, fn: Any) -> "RemovableHandle":
+        """Store ``fn`` under this handle's id in ``hooks`` (returns self)."""
+        hooks[self.id] = fn
+        return self
+
+    def remove(self) -> None:
+        """Remove the hook; removing twice is harmless."""
+        for ref in self._dicts:
+            d = ref()
+            if d is not None:
+                d.pop(self.id, None)
+
+    def __enter__(self) -> "RemovableHandle":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.remove()
+
+    def __repr__(self) -> str:
+        return f"<arraygrad.utils.hooks.RemovableHandle id={self.id}>"

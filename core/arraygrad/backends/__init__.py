@@ -1,0 +1,22 @@
+"""Backends: the array libraries arraygrad computes with, found through plugins.
+
+>>> import arraygrad as ag
+>>> [(b.name, b.available, b.reason) for b in ag.backends.available()]  # doctest: +SKIP
+[('cupy', False, 'no CUDA device'), ('numpy', True, '')]
+"""
+
+from arraygrad.backends.contract import Availability, Backend, Generator
+from arraygrad.backends.registry import (
+    BackendInfo,
+    BackendRegistrationError,
+    available,
+    backend_for_device,
+    default_backend,
+    get_backend,
+    register_backend,
+)
+
+__all__ = [
+    "Availability", "Backend", "BackendInfo", "BackendRegistrationError", "Generator",
+    "available", "backend_for_device", "default_backend", "get_backend", "register_backend",
+]

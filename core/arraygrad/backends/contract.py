@@ -1,0 +1,181 @@
+"""The ``Backend`` contract: what the core needs from an array library.
+
+A backend wraps one array library that speaks the Python Array API standard.
+The core does every array computation through ``backend.xp``; the few things
+the standard lacks are the small methods below. Required members are
+abstract; optional ones have a portable default written against ``xp``.
+
+A minimal backend (see docs/writing-a-backend.md)::
+
+    class MyBackend(Backend):
+        name = "mine"
+        device_type = "cpu"
+        def is_available(self): return Availability(True)
+        @property
+        def xp(self): return my_namespace
+        def make_generator(self, seed): ...
+        def scatter_add(self, target, key, values): ...
+        def to_host(self, array): ...
+"""
+
+from __future__ import annotations
+
+import abc
+from typing import Any, Sequence
+
+__all__ = ["Availability", "Backend", "Generator"]
+
+
+class Availability:
+    """Whether a backend can be used here, and why not. Truthy when usable."""
+
+    __slots__ = ("ok", "reason")
+
+    def __init__(self, ok: bool, reason: str = ""):
+        self.ok = bool(ok)
+        self.reason = reason
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+    def __repr__(self) -> str:
+        return f"Availability(ok={self.ok}, reason={self.reason!r})"
+
+
+class Generator(abc.ABC):
+    """A seeded random source producing native arrays of one backend."""
+
+    @abc.abstractmethod
+    def normal(self, shape: tuple[int, ...], dtype: Any) -> Any:
+        """Standard normal samples of the given native dtype."""
+
+    @abc.abstractmethod
+    def uniform(self, shape: tuple[int, ...], dtype: Any) -> Any:
+        """Uniform samples in [0, 1) of the given native dtype."""
+
+    @abc.abstractmethod
+    def integers(self, low: int, high: int, shape: tuple[int, ...], dtype: Any) -> Any:
+        """Uniform integers in [low, high) of the given native dtype."""
+
+    @abc.abstractmethod
+    def permutation(self, n: int) -> Any:
+        """A random permutation of ``range(n)`` as a native int64 array."""
+
+
+class Backend(abc.ABC):
+    """One array library on one device (``cuda:1`` has its own instance).
+
+    Attributes set by subclasses: ``name`` (the registry name, ``"numpy"``),
+    ``device_type`` (``"cpu"``, ``"cuda"``, ...) and, for a device with an
+    index, ``index``. ``priority`` breaks ties when several backends serve the
+    same device type (the highest becomes that type's default).
+    """
+
+    name: str = ""
+    device_type: str = "cpu"
+    index: int | None = None
+    priority: int = 0
+
+    # -- required -----------------------------------------------------------
+    @abc.abstractmethod
+    def is_available(self) -> Availability:
+        """Whether this backend works on this machine, with a reason if not."""
+
+    @property
+    @abc.abstractmethod
+    def xp(self) -> Any:
+        """The Array API namespace all array work goes through."""
+
+    @abc.abstractmethod
+    def make_generator(self, seed: int) -> Generator:
+        """A random generator seeded with ``seed`` producing this backend's arrays."""
+
+    @abc.abstractmethod
+    def scatter_add(self, target: Any, key: Any, values: Any) -> Any:
+        """Add ``values`` into ``target[key]`` in place, accumulating repeated indices.
+
+        Used by the backward of indexing. Returns ``target``.
+        """
+
+    @abc.abstractmethod
+    def to_host(self, array: Any) -> Any:
+        """A host (NumPy-compatible) copy or view of ``array``."""
+
+    # -- optional, with portable defaults ----------------------------------
+    array_type: type | None = None
+    """The library's array class; results of another class go through ``coerce``."""
+
+    def coerce(self, value: Any) -> Any:
+        """Turn what an xp function returned (e.g. a NumPy scalar) into an array."""
+        return self.xp.asarray(value)
+
+    def from_host(self, data: Any, dtype: Any = None) -> Any:
+        """An array on this backend's device from host data (lists, scalars, buffers)."""
+        if dtype is None:
+            return self.xp.asarray(data)
+        return self.xp.asarray(data, dtype=dtype)
+
+    def from_dlpack(self, obj: Any) -> Any:
+        """An array from any object with ``__dlpack__``."""
+        return self.xp.from_dlpack(obj)
+
+    def synchronize(self) -> None:
+        """Wait until queued device work is done (a no-op on synchronous devices)."""
+
+    def device_count(self) -> int:
+        """How many devices of ``device_type`` this backend can address."""
+        return 1
+
+    def for_device(self, index: int | None) -> "Backend":
+        """The instance of this backend bound to device ``index``."""
+        if index not in (None, 0):
+            raise RuntimeError(
+                f"{self.name}: device index {index} out of range ({self.device_count()} device(s))")
+        return self
+
+    def kernel(self, op_name: str):
+        """An optional fast kernel for ``op_name`` on this backend, or None."""
+        return None
+
+    @property
+    def device(self):
+        """The ``arraygrad.device`` this instance computes on."""
+        from arraygrad.device import device
+        return device(self.device_type, self.index)
+
+    def native_dtype(self, dtype) -> Any:
+        """This backend's dtype for an ``arraygrad.dtype``."""
+        table = self.__dict__.get("_to_native")
+        if table is None:
+            table = self._build_dtype_tables()[0]
+        return table[dtype]
+
+    def arraygrad_dtype(self, native) -> Any:
+        """The ``arraygrad.dtype`` of a native dtype."""
+        table = self.__dict__.get("_from_native")
+        if table is None:
+            table = self._build_dtype_tables()[1]
+        try:
+            return table[native]
+        except KeyError:
+            raise TypeError(f"{self.name}: unsupported dtype {native!r}") from None
+
+    def supported_dtypes(self) -> Sequence[Any]:
+        """The ``arraygrad`` dtypes this backend provides (all six by default)."""
+        from arraygrad import dtypes
+        return [d for d in dtypes.ALL_DTYPES if hasattr(self.xp, d.name)]
+
+    def _build_dtype_tables(self):
+        xp = self.xp
+        to_native = {d: getattr(xp, d.name) for d in self.supported_dtypes()}
+        from_native = {}
+        for ag_dtype, native in to_native.items():
+            from_native[native] = ag_dtype
+            # Arrays may report a dtype object distinct from the namespace's
+            # attribute (NumPy: np.dtype('float32') vs np.float32).
+            from_native[xp.empty((0,), dtype=native).dtype] = ag_dtype
+        self._to_native, self._from_native = to_native, from_native
+        return to_native, from_native
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r} on {self.device}>"

@@ -1,0 +1,350 @@
+"""Tensor factories: ``tensor``, ``as_tensor``, ``zeros``, ``arange``, ``randn``, ``*_like``..."""
+
+from __future__ import annotations
+
+import math
+from numbers import Number
+
+from arraygrad import dtypes as _dt
+from arraygrad.backends.registry import backend_for_device, default_backend
+from arraygrad.random import generator_for
+from arraygrad.tensor import Tensor
+
+__all__ = [
+    "tensor", "as_tensor", "from_numpy", "from_dlpack", "zeros", "ones", "full", "empty",
+    "arange", "linspace", "eye", "rand", "randn", "randint", "randperm", "zeros_like",
+    "ones_like", "full_like", "empty_like", "rand_like", "randn_like", "randint_like",
+    "scalar_tensor",
+]
+
+
+def _backend(device):
+    return default_backend() if device is None else backend_for_device(device)
+
+
+def _finish(data, backend, requires_grad: bool) -> Tensor:
+    t = Tensor._wrap(data, backend)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _infer_dtype(data) -> _dt.dtype:
+    """PyTorch's dtype for nested Python data: float if any float, else int64, else bool."""
+    kind = -1
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (list, tuple)):
+            stack.extend(item)
+        elif isinstance(item, Tensor):
+            d = item.dtype
+            kind = max(kind, 2 if d.is_floating_point else (0 if d is _dt.bool else 1))
+        elif isinstance(item, bool):
+            kind = max(kind, 0)
+        elif isinstance(item, int):
+            kind = max(kind, 1)
+        elif isinstance(item, Number):
+            kind = 2
+        elif hasattr(item, "dtype"):
+            kind = 2
+        else:
+            raise TypeError(f"tensor(): could not infer dtype of {type(item).__name__}")
+        if kind == 2:
+            break
+    return {-1: _dt.get_default_dtype(), 0: _dt.bool, 1: _dt.int64,
+            2: _dt.get_default_dtype()}[kind]
+
+
+def _plain(data):
+    """Nested data with tensors replaced by Python values."""
+    if isinstance(data, Tensor):
+        return data.tolist()
+    if isinstance(data, (list, tuple)):
+        return [_plain(x) for x in data]
+    return data
+
+
+def _dtype_of_array(arr, backend) -> _dt.dtype:
+    try:
+        return backend.arraygrad_dtype(arr.dtype)
+    except (TypeError, KeyError):
+        kind = getattr(arr.dtype, "kind", "f")
+        if kind == "b":
+            return _dt.bool
+        if kind in "iu":
+            return _dt.int64
+        if kind == "f":
+            return _dt.float64 if arr.dtype.itemsize >= 8 else _dt.float32
+        raise TypeError(f"tensor(): unsupported array dtype {arr.dtype}") from None
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """A new tensor holding a copy of ``data`` (nested lists, scalars or an array)."""
+    backend = _backend(device)
+    if isinstance(data, Tensor):
+        src = data.detach()
+        if src._backend is not backend:
+            src = _to_backend(src, backend)
+        d = dtype or src.dtype
+        out = backend.xp.astype(src._data, backend.native_dtype(d), copy=True)
+        return _finish(out, backend, requires_grad)
+    if hasattr(data, "__dlpack__") or hasattr(data, "__array__") and not isinstance(data, (list, tuple)):
+        d = dtype or _dtype_of_array(data, backend)
+        host = data if hasattr(data, "shape") else backend.to_host(data)
+        return _finish(backend.from_host(host, backend.native_dtype(d)), backend, requires_grad)
+    d = dtype or _infer_dtype(data)
+    if isinstance(data, (list, tuple)):
+        data = _plain(data)
+        _check_ragged(data)
+    return _finish(backend.from_host(data, backend.native_dtype(d)), backend, requires_grad)
+
+
+def _check_ragged(data) -> None:
+    def shape_of(x):
+        if isinstance(x, list):
+            inner = [shape_of(e) for e in x]
+            if inner and any(s != inner[0] for s in inner):
+                raise ValueError(f"tensor(): expected sequence of equal-length lists, got ragged data")
+            return (len(x),) + (inner[0] if inner else ())
+        return ()
+    shape_of(data)
+
+
+def scalar_tensor(value, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """A 0-dim tensor holding ``value`` (float by default)."""
+    return tensor(float(value) if dtype is None else value, dtype=dtype, device=device,
+                  requires_grad=requires_grad)
+
+
+def _to_backend(t: Tensor, backend) -> Tensor:
+    return Tensor._wrap(backend.from_host(t._backend.to_host(t._data)), backend)
+
+
+def as_tensor(data, dtype=None, device=None) -> Tensor:
+    """``data`` as a tensor, sharing memory when dtype and device already match."""
+    if isinstance(data, Tensor):
+        out = data
+        if device is not None and backend_for_device(device) is not data._backend:
+            out = out.to(device)
+        if dtype is not None and dtype is not out.dtype:
+            out = out.to(dtype)
+        return out
+    backend = _backend(device)
+    if hasattr(data, "__array__") or hasattr(data, "__dlpack__"):
+        d = dtype or _dtype_of_array(data, backend)
+        return Tensor._wrap(backend.xp.asarray(data, dtype=backend.native_dtype(d)), backend)
+    return tensor(data, dtype=dtype, device=device)
+
+
+def from_numpy(ndarray) -> Tensor:
+    """A CPU tensor sharing memory with a NumPy array."""
+    backend = backend_for_device("cpu")
+    d = _dtype_of_array(ndarray, backend)
+    return Tensor._wrap(backend.xp.asarray(ndarray, dtype=backend.native_dtype(d)), backend)
+
+
+def from_dlpack(ext_tensor) -> Tensor:
+    """A tensor sharing memory with any object supporting ``__dlpack__``."""
+    dev_type, dev_id = ext_tensor.__dlpack_device__()
+    device = "cpu" if int(dev_type) == 1 else f"cuda:{dev_id}"
+    backend = backend_for_device(device)
+    return Tensor._wrap(backend.from_dlpack(ext_tensor), backend)
+
+
+def _size(size, op: str) -> tuple:
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    out = []
+    for s in size:
+        if isinstance(s, Tensor):
+            s = int(s.item())
+        if not isinstance(s, int) or isinstance(s, bool):
+            raise TypeError(f"{op}(): size must be a tuple of ints, got {type(s).__name__}")
+        if s < 0:
+            raise RuntimeError(f"{op}(): Trying to create tensor with negative dimension {s}: {list(size)}")
+        out.append(s)
+    return tuple(out)
+
+
+def _filled(op, size, fill, dtype, device, requires_grad):
+    backend = _backend(device)
+    shape = _size(size, op)
+    d = dtype or _dt.get_default_dtype()
+    native = backend.native_dtype(d)
+    xp = backend.xp
+    if fill is None:
+        data = xp.empty(shape, dtype=native)
+    elif fill == 0:
+        data = xp.zeros(shape, dtype=native)
+    elif fill == 1:
+        data = xp.ones(shape, dtype=native)
+    else:
+        data = xp.full(shape, fill, dtype=native)
+    return _finish(data, backend, requires_grad)
+
+
+def zeros(*size, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
+    """A tensor of zeros."""
+    return _filled("zeros", size, 0, dtype, device, requires_grad)
+
+
+def ones(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """A tensor of ones."""
+    return _filled("ones", size, 1, dtype, device, requires_grad)
+
+
+def empty(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """An uninitialised tensor."""
+    return _filled("empty", size, None, dtype, device, requires_grad)
+
+
+def full(size, fill_value, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """A tensor filled with ``fill_value`` (dtype inferred from it, as in PyTorch)."""
+    if dtype is None:
+        dtype = _dt.dtype_of_scalar(fill_value) if isinstance(fill_value, Number) else None
+    return _filled("full", (size,) if not isinstance(size, (tuple, list)) else tuple(size),
+                   fill_value, dtype, device, requires_grad)
+
+
+def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """Values from ``start`` to ``end`` (exclusive) by ``step``; int64 unless a bound is float."""
+    if end is None:
+        start, end = 0, start
+    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    start, end, step = vals
+    if step == 0:
+        raise RuntimeError("arange: step must be nonzero")
+    if (end - start) * step < 0:
+        raise RuntimeError(
+            f"arange: upper bound and larger bound inconsistent with step sign "
+            f"(start={start}, end={end}, step={step})")
+    if dtype is None:
+        dtype = _dt.int64 if all(isinstance(v, int) for v in vals) else _dt.get_default_dtype()
+    backend = _backend(device)
+    n = max(0, math.ceil((end - start) / step))
+    xp = backend.xp
+    if dtype.is_floating_point:
+        data = xp.asarray(start, dtype=backend.native_dtype(_dt.float64)) + \
+            xp.arange(n, dtype=backend.native_dtype(_dt.float64)) * step
+        data = xp.astype(data, backend.native_dtype(dtype))
+    else:
+        data = xp.arange(start, start + n * step, step, dtype=backend.native_dtype(dtype))[:n]
+    return _finish(data, backend, requires_grad)
+
+
+def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
+    if steps < 0:
+        raise RuntimeError("linspace: number of steps must be non-negative")
+    backend = _backend(device)
+    d = dtype or _dt.get_default_dtype()
+    data = backend.xp.linspace(float(start), float(end), int(steps),
+                               dtype=backend.native_dtype(_dt.float64))
+    return _finish(backend.xp.astype(data, backend.native_dtype(d)), backend, requires_grad)
+
+
+def eye(n, m=None, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """A 2-D tensor with ones on the diagonal."""
+    if n < 0 or (m is not None and m < 0):
+        raise RuntimeError(f"eye: n and m must be non-negative, got {n} and {m}")
+    backend = _backend(device)
+    d = dtype or _dt.get_default_dtype()
+    return _finish(backend.xp.eye(n, m, dtype=backend.native_dtype(d)), backend, requires_grad)
+
+
+def _random(op, size, dtype, device, requires_grad, generator, draw):
+    backend = _backend(device)
+    shape = _size(size, op)
+    d = dtype or _dt.get_default_dtype()
+    if not d.is_floating_point:
+        raise RuntimeError(f"{op}: expected a floating point dtype, got {d}")
+    gen = generator_for(backend, generator)
+    data = draw(gen, shape, backend.native_dtype(d))
+    return _finish(data, backend, requires_grad)
+
+
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """Uniform samples in [0, 1)."""
+    return _random("rand", size, dtype, device, requires_grad, generator,
+                   lambda g, s, n: g.uniform(s, n))
+
+
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """Standard normal samples."""
+    return _random("randn", size, dtype, device, requires_grad, generator,
+                   lambda g, s, n: g.normal(s, n))
+
+
+def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None,
+            requires_grad=False) -> Tensor:
+    """Uniform integers in ``[low, high)`` (``randint(high, size)`` also works)."""
+    if size is None:
+        if high is None or not isinstance(high, (tuple, list)):
+            raise TypeError("randint(): missing required argument 'size'")
+        low, high, size = 0, low, high
+    elif high is None:
+        low, high = 0, low
+    if high <= low:
+        raise RuntimeError(f"randint: expected low < high, got low={low}, high={high}")
+    backend = _backend(device)
+    shape = _size(tuple(size), "randint")
+    d = dtype or _dt.int64
+    gen = generator_for(backend, generator)
+    data = gen.integers(int(low), int(high), shape, backend.native_dtype(_dt.int64))
+    data = backend.xp.astype(data, backend.native_dtype(d))
+    return _finish(data, backend, requires_grad)
+
+
+def randperm(n, *, generator=None, dtype=None, device=None) -> Tensor:
+    """A random permutation of ``0..n-1``."""
+    backend = _backend(device)
+    gen = generator_for(backend, generator)
+    data = gen.permutation(int(n))
+    return Tensor._wrap(backend.xp.astype(data, backend.native_dtype(dtype or _dt.int64)), backend)
+
+
+def _like(fn, input, dtype, device, requires_grad, *args, **kwargs):
+    return fn(*args, tuple(input.shape), dtype=dtype or input.dtype,
+              device=device if device is not None else input.device,
+              requires_grad=requires_grad, **kwargs)
+
+
+def zeros_like(input, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """Zeros with ``input``'s shape, dtype and device."""
+    return _like(zeros, input, dtype, device, requires_grad)
+
+
+def ones_like(input, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """Ones with ``input``'s shape, dtype and device."""
+    return _like(ones, input, dtype, device, requires_grad)
+
+
+def empty_like(input, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """Uninitialised, with ``input``'s shape, dtype and device."""
+    return _like(empty, input, dtype, device, requires_grad)
+
+
+def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """``fill_value`` with ``input``'s shape, dtype and device."""
+    return full(tuple(input.shape), fill_value, dtype=dtype or input.dtype,
+                device=device if device is not None else input.device, requires_grad=requires_grad)
+
+
+def rand_like(input, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """Uniform samples with ``input``'s shape, dtype and device."""
+    return _like(rand, input, dtype, device, requires_grad)
+
+
+def randn_like(input, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """Normal samples with ``input``'s shape, dtype and device."""
+    return _like(randn, input, dtype, device, requires_grad)
+
+
+def randint_like(input, low, high=None, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """Random integers with ``input``'s shape and device."""
+    if high is None:
+        low, high = 0, low
+    return randint(low, high, tuple(input.shape), dtype=dtype or input.dtype,
+                   device=device if device is not None else input.device,
+                   requires_grad=requires_grad)

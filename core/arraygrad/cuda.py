@@ -1,0 +1,38 @@
+"""``arraygrad.cuda``: whether a CUDA backend is usable, and device housekeeping."""
+
+from __future__ import annotations
+
+__all__ = ["is_available", "device_count", "synchronize", "current_device"]
+
+
+def _cuda_backends():
+    from arraygrad.backends import registry
+
+    return [b for b in registry._registry().values() if b.device_type == "cuda"]
+
+
+def is_available() -> bool:
+    """Whether some registered backend can run on a CUDA device here."""
+    return any(bool(b.is_available()) for b in _cuda_backends())
+
+
+def device_count() -> int:
+    """The number of CUDA devices the first usable CUDA backend sees (0 without one)."""
+    for b in _cuda_backends():
+        if b.is_available():
+            return b.device_count()
+    return 0
+
+
+def current_device() -> int:
+    """The default CUDA device index (always 0 here)."""
+    return 0
+
+
+def synchronize(device=None) -> None:
+    """Wait for queued work on a CUDA device to finish."""
+    from arraygrad.backends.registry import backend_for_device
+
+    if is_available():
+        index = 0 if device is None else (device if isinstance(device, int) else None)
+        backend_for_device(f"cuda:{index}" if index is not None else device).synchronize()

@@ -1,0 +1,129 @@
+"""arraygrad's dtypes and PyTorch's type-promotion rules.
+
+A dtype is a small named object (``arraygrad.float32``); each backend maps it
+to its own native dtype. Promotion follows PyTorch, not NumPy: categories
+bool < integer < floating; within a category the wider type wins; a Python
+scalar or a 0-dim tensor only changes the result when it is of a higher
+category than the dimensioned operands (``int_tensor * 1.5`` is float32).
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "dtype", "float16", "float32", "float64", "int32", "int64", "bool",
+    "get_default_dtype", "set_default_dtype", "promote_types", "result_type",
+]
+
+_BOOL, _INT, _FLOAT = 0, 1, 2
+
+
+class dtype:
+    """A tensor element type, named as in PyTorch (``arraygrad.float32``)."""
+
+    __slots__ = ("name", "category", "itemsize", "is_floating_point", "_rank")
+
+    def __init__(self, name: str, category: int, itemsize: int, rank: int):
+        self.name = name
+        self.category = category
+        self.itemsize = itemsize
+        self.is_floating_point = category == _FLOAT
+        self._rank = rank
+
+    def __repr__(self) -> str:
+        return f"arraygrad.{self.name}"
+
+    def __reduce__(self):
+        return self.name  # module-level singleton
+
+
+float16 = dtype("float16", _FLOAT, 2, 1)
+float32 = dtype("float32", _FLOAT, 4, 2)
+float64 = dtype("float64", _FLOAT, 8, 3)
+int32 = dtype("int32", _INT, 4, 1)
+int64 = dtype("int64", _INT, 8, 2)
+bool = dtype("bool", _BOOL, 1, 0)  # noqa: A001 - PyTorch's name
+
+# PyTorch's aliases.
+half, float, double = float16, float32, float64  # noqa: A001
+int, long = int32, int64  # noqa: A001
+
+ALL_DTYPES = (float16, float32, float64, int32, int64, bool)
+BY_NAME = {d.name: d for d in ALL_DTYPES}
+
+_default_float = float32
+
+
+def get_default_dtype() -> dtype:
+    """The dtype of floating tensors made from Python floats (float32)."""
+    return _default_float
+
+
+def set_default_dtype(d: dtype) -> None:
+    """Set the default floating dtype (float32 or float64)."""
+    global _default_float
+    if not isinstance(d, dtype) or not d.is_floating_point:
+        raise TypeError(f"set_default_dtype: only floating dtypes are supported, got {d!r}")
+    _default_float = d
+
+
+def promote_types(a: dtype, b: dtype) -> dtype:
+    """The smallest dtype both ``a`` and ``b`` convert to, as in ``torch.promote_types``."""
+    if a is b:
+        return a
+    if a.category != b.category:
+        return a if a.category > b.category else b
+    return a if a._rank >= b._rank else b
+
+
+_py_int = (0).__class__
+_py_float = (0.0).__class__
+_py_bool = (True).__class__
+
+
+def dtype_of_scalar(value) -> dtype:
+    """The dtype a tensor made from this Python scalar gets."""
+    if isinstance(value, _py_bool):
+        return bool
+    if isinstance(value, _py_int):
+        return int64
+    return _default_float
+
+
+def result_type(*operands) -> dtype:
+    """PyTorch's result dtype for tensors (dimensioned or 0-dim) and Python scalars.
+
+    Operands are tensors or Python scalars. Three tiers take part, each only
+    when it raises the category: dimensioned tensors, then 0-dim tensors,
+    then Python scalars.
+    """
+    dim_t = zero_t = None
+    scalar_cat = -1
+    for op in operands:
+        d = getattr(op, "dtype", None)
+        if d is None:
+            cat = _scalar_cat(op)
+            if cat > scalar_cat:
+                scalar_cat = cat
+        elif op.ndim:
+            dim_t = d if dim_t is None else promote_types(dim_t, d)
+        else:
+            zero_t = d if zero_t is None else promote_types(zero_t, d)
+    result = dim_t
+    if zero_t is not None:
+        if result is None or zero_t.category > result.category:
+            result = zero_t
+    if scalar_cat >= 0:
+        if result is None or scalar_cat > result.category:
+            result = _CATEGORY_DEFAULT[scalar_cat]()
+    return result
+
+
+def _scalar_cat(value) -> int:
+    if isinstance(value, _py_bool):
+        return _BOOL
+    if isinstance(value, _py_int):
+        return _INT
+    return _FLOAT
+
+
+_CATEGORY_DEFAULT = {_BOOL: lambda: bool, _INT: lambda: int64, _FLOAT: get_default_dtype}

@@ -1,0 +1,163 @@
+"""Recording an op: the shared plumbing every op family uses.
+
+An op computes its result on native arrays through ``backend.xp``, then calls
+``record``: when grad mode is on and an input requires grad, a node of the
+op's backward class joins the graph. Backward formulas are written with
+Tensor operations, so the same code is recorded under ``create_graph=True``.
+"""
+
+from __future__ import annotations
+
+from numbers import Number
+
+from arraygrad import dtypes as _dt
+from arraygrad.autograd.grad_mode import _state
+from arraygrad.autograd.graph import Node, SavedOutput, SavedTensor
+from arraygrad.tensor import Tensor
+
+__all__ = [
+    "OpNode", "backward_node", "record", "record_multi", "as_tensor_like", "same_backend",
+    "normalize_dims", "cast_data", "to_float_data", "OUTPUT",
+]
+
+OUTPUT = object()
+"""Marker in ``saved``: save the op's own output (kept without a reference cycle)."""
+
+
+class OpNode(Node):
+    """A node of a built-in op; ``_backward(node, *grads)`` returns one gradient per input."""
+
+    __slots__ = ("args",)
+
+    def needs_input_grad(self, i: int) -> bool:
+        """Whether input ``i`` needs a gradient (its edge exists)."""
+        return self._next[i] is not None
+
+    def _apply(self, grads: list) -> tuple:
+        result = self._backward(self, *grads)
+        return result if type(result) is tuple else (result,)
+
+
+def backward_node(name: str, backward) -> type:
+    """A node class named like PyTorch's (``"MulBackward0"``) running ``backward``."""
+    return type(name, (OpNode,), {"__slots__": (), "_backward": staticmethod(backward)})
+
+
+def _make_node(cls, inputs, saved, args):
+    node = cls()
+    node._next = tuple(t._gradient_edge() if (t is not None and t._requires_grad) else None
+                       for t in inputs)
+    if saved:
+        node._saved = tuple(SavedTensor(s) if isinstance(s, Tensor) else s for s in saved)
+    node.args = args
+    return node
+
+
+def record(data, backend, cls, inputs, saved=(), args=None) -> Tensor:
+    """Wrap ``data`` as the op's output and, when gradients are needed, attach a ``cls`` node.
+
+    ``inputs``: the op's differentiable operands (Tensors, or None for
+    non-tensor operands), in the order the backward returns gradients.
+    ``saved``: values the backward needs; tensors are version-checked,
+    ``OUTPUT`` stands for the result itself.
+    """
+    out = Tensor._wrap(data, backend)
+    if not _state.enabled:
+        return out
+    for t in inputs:
+        if t is not None and t._requires_grad:
+            break
+    else:
+        return out
+    node = _make_node(cls, inputs, saved, args)
+    out._grad_fn = node
+    out._requires_grad = True
+    node._out_meta = ((out._data.shape, out._data.dtype, backend),)
+    if OUTPUT in saved:
+        node._saved = tuple(SavedOutput(out) if s is OUTPUT else s for s in node._saved)
+    return out
+
+
+def record_multi(datas, backend, cls, inputs, saved=(), args=None, differentiable=None) -> tuple:
+    """Like ``record`` for an op with several outputs (``split``, ``max`` with indices).
+
+    ``differentiable``: which outputs carry gradients (default all).
+    """
+    outs = tuple(Tensor._wrap(d, backend) for d in datas)
+    if not _state.enabled or not any(t is not None and t._requires_grad for t in inputs):
+        return outs
+    node = _make_node(cls, inputs, saved, args)
+    node._out_meta = tuple((o._data.shape, o._data.dtype, backend) for o in outs)
+    for i, out in enumerate(outs):
+        if differentiable is None or differentiable[i]:
+            out._grad_fn = node
+            out._requires_grad = True
+            out._output_nr = i
+    return outs
+
+
+def same_backend(op: str, *tensors: Tensor):
+    """The one backend of ``tensors``; RuntimeError naming both devices if they differ."""
+    backend = tensors[0]._backend
+    for t in tensors[1:]:
+        if t._backend is not backend:
+            raise RuntimeError(
+                f"{op}: Expected all tensors to be on the same device, but found at least two "
+                f"devices, {tensors[0].device} and {t.device}!")
+    return backend
+
+
+def as_tensor_like(value, like: Tensor, op: str) -> Tensor:
+    """``value`` (Tensor, Python scalar or nested list) as a tensor on ``like``'s backend."""
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, (Number, bool)):
+        d = _dt.result_type(like, value)
+        backend = like._backend
+        return Tensor._wrap(backend.xp.asarray(value, dtype=backend.native_dtype(d)), backend)
+    if isinstance(value, (list, tuple)):
+        from arraygrad.creation import tensor
+
+        return tensor(value, device=like.device)
+    raise TypeError(f"{op}: expected a Tensor or a number, got {type(value).__name__}")
+
+
+def cast_data(t: Tensor, d: _dt.dtype):
+    """``t``'s native array converted to dtype ``d`` (no copy when it already is)."""
+    backend = t._backend
+    native = backend.native_dtype(d)
+    data = t._data
+    if data.dtype == native:
+        return data
+    return backend.xp.astype(data, native)
+
+
+def to_float_data(t: Tensor):
+    """``t``'s array, converted to the default float dtype if it is integer or bool."""
+    if t._backend.arraygrad_dtype(t._data.dtype).is_floating_point:
+        return t._data
+    return cast_data(t, _dt.get_default_dtype())
+
+
+def normalize_dims(dim, ndim: int, op: str):
+    """``dim`` (int, sequence or None) as a sorted tuple of non-negative axes, or None for all."""
+    if dim is None:
+        return None
+    if isinstance(dim, (list, tuple)):
+        if len(dim) == 0:
+            return None
+        dims = dim
+    else:
+        dims = (dim,)
+    n = max(ndim, 1)
+    out = []
+    for d in dims:
+        d = int(d)
+        if not -n <= d < n:
+            raise IndexError(
+                f"{op}: Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})")
+        d = d % n if ndim else 0
+        if d in out:
+            raise RuntimeError(f"{op}: dim {d} appears multiple times in the list of dims")
+        out.append(d)
+    return tuple(sorted(out))

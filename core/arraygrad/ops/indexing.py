@@ -1,0 +1,283 @@
+"""Indexing: ``t[key]`` (basic, integer arrays, boolean masks), ``gather``, ``index_select``.
+
+Their backward scatters the gradient back into zeros of the input's shape,
+adding where an index repeats (the backend's ``scatter_add``). The scatter
+is itself a recorded op whose backward is indexing again, so double
+backward works.
+"""
+
+from __future__ import annotations
+
+from arraygrad import dtypes as _dt
+from arraygrad.ops._record import backward_node, record, same_backend
+from arraygrad.tensor import Tensor, _wrap_dim
+
+__all__ = ["getitem", "gather", "index_select", "take_along_dim", "index_add_into", "index_put"]
+
+_INT = (int,)
+
+
+def _normalize_key(input: Tensor, key):
+    """``key`` with tensors and lists turned into native arrays and boolean masks into
+    integer index arrays. Returns ``(key, advanced)``."""
+    backend = input._backend
+    xp = backend.xp
+    if not isinstance(key, tuple):
+        key = (key,)
+    out = []
+    advanced = False
+    dim = 0
+    ndim = input._data.ndim
+    explicit = sum(1 for k in key if k is not None and k is not Ellipsis
+                   and not _is_bool_mask(k, backend))
+    explicit += sum(_mask_ndim(k, backend) for k in key if _is_bool_mask(k, backend))
+    for k in key:
+        if k is Ellipsis:
+            out.append(k)
+            dim += ndim - explicit
+            continue
+        if k is None:
+            out.append(None)
+            continue
+        if isinstance(k, bool):
+            raise IndexError("index: bool scalars as indices are not supported")
+        if isinstance(k, Tensor):
+            if k._backend is not backend:
+                same_backend("index", input, k)
+            k = k._data
+        elif isinstance(k, (list, tuple)):
+            k = xp.asarray(k)
+            if not (_is_int_array(k, backend) or _is_bool_array(k, backend)):
+                raise IndexError(f"index: tensors used as indices must be long, int or bool, got {k.dtype}")
+        if isinstance(k, slice):
+            out.append(k)
+            dim += 1
+            continue
+        if isinstance(k, _INT) or hasattr(k, "__index__") and not hasattr(k, "shape"):
+            k = int(k)
+            size = input._data.shape[dim] if dim < ndim else None
+            if size is None:
+                raise IndexError(
+                    f"index: too many indices for tensor of dimension {ndim}")
+            if not -size <= k < size:
+                raise IndexError(
+                    f"index {k} is out of bounds for dimension {dim} with size {size}")
+            out.append(k)
+            dim += 1
+            continue
+        if not hasattr(k, "shape"):
+            raise IndexError(
+                f"index: only integers, slices, None, Ellipsis, lists and integer or bool tensors "
+                f"are valid indices (got {type(k).__name__})")
+        if _is_bool_array(k, backend):
+            mdim = k.ndim
+            if tuple(k.shape) != tuple(input._data.shape[dim:dim + mdim]):
+                raise IndexError(
+                    f"index: The shape of the mask {list(k.shape)} at index {dim} does not match "
+                    f"the shape of the indexed tensor {list(input._data.shape)}")
+            if mdim == 0:
+                raise IndexError("index: 0-dimensional boolean masks are not supported")
+            out.extend(xp.nonzero(k))
+            dim += mdim
+            advanced = True
+            continue
+        if not _is_int_array(k, backend):
+            raise IndexError(
+                f"index: tensors used as indices must be long, int or bool tensors, got {k.dtype}")
+        if k.ndim == 0:
+            out.append(int(k))
+            dim += 1
+            continue
+        size = input._data.shape[dim] if dim < ndim else 0
+        if 0 not in k.shape:
+            lo, hi = int(xp.min(k)), int(xp.max(k))
+            if lo < -size or hi >= size:
+                bad = hi if hi >= size else lo
+                raise IndexError(
+                    f"index {bad} is out of bounds for dimension {dim} with size {size}")
+        out.append(k)
+        dim += 1
+        advanced = True
+    if dim > ndim:
+        raise IndexError(f"index: too many indices for tensor of dimension {ndim}")
+    return tuple(out), advanced
+
+
+def _is_bool_mask(k, backend) -> bool:
+    if isinstance(k, Tensor):
+        return k._data.dtype == backend.native_dtype(_dt.bool)
+    return hasattr(k, "dtype") and _is_bool_array(k, backend)
+
+
+def _mask_ndim(k, backend) -> int:
+    return k._data.ndim if isinstance(k, Tensor) else k.ndim
+
+
+def _is_bool_array(k, backend) -> bool:
+    return k.dtype == backend.native_dtype(_dt.bool)
+
+
+def _is_int_array(k, backend) -> bool:
+    return k.dtype in (backend.native_dtype(_dt.int64), backend.native_dtype(_dt.int32)) or (
+        hasattr(backend.xp, "isdtype") and backend.xp.isdtype(k.dtype, "integral"))
+
+
+def _index_backward(node, g):
+    shape, key, advanced, native = node.args
+    return index_add_into(g, shape, key, advanced, native)
+
+
+SelectBackward0 = backward_node("SelectBackward0", _index_backward)
+SliceBackward0 = backward_node("SliceBackward0", _index_backward)
+IndexBackward0 = backward_node("IndexBackward0", _index_backward)
+GatherBackward0 = backward_node("GatherBackward0", _index_backward)
+IndexSelectBackward0 = backward_node("IndexSelectBackward0", _index_backward)
+
+
+def _index_put_backward(node, g):
+    key, advanced = node.args
+    return _take(g, key, IndexBackward0 if advanced else SliceBackward0, advanced)
+
+
+IndexPutBackward0 = backward_node("IndexPutBackward0", _index_put_backward)
+
+
+def _take(input: Tensor, key, cls, advanced: bool) -> Tensor:
+    data = input._data[key]
+    return record(data, input._backend, cls, (input,),
+                  args=(input._data.shape, key, advanced, input._data.dtype))
+
+
+def index_add_into(g: Tensor, shape: tuple, key, advanced: bool, native=None) -> Tensor:
+    """Zeros of ``shape`` with ``g`` added at ``key`` (repeated indices accumulate)."""
+    backend = g._backend
+    xp = backend.xp
+    out = xp.zeros(shape, dtype=native if native is not None else g._data.dtype)
+    if advanced:
+        backend.scatter_add(out, key, g._data)
+    else:
+        out[key] = g._data
+    return record(out, backend, IndexPutBackward0, (g,), args=(key, advanced))
+
+
+def getitem(input: Tensor, key) -> Tensor:
+    """``input[key]``: basic slicing, integer arrays (repeats allowed) and boolean masks."""
+    norm, advanced = _normalize_key(input, key)
+    if advanced:
+        cls = IndexBackward0
+    elif all(isinstance(k, int) for k in norm):
+        cls = SelectBackward0
+    else:
+        cls = SliceBackward0
+    if not advanced and Ellipsis not in norm:
+        norm = norm + (Ellipsis,)  # so integer keys give a 0-d view, not a copied scalar
+    out = _take(input, norm, cls, advanced)
+    if not advanced:  # basic indexing gives a view, as in PyTorch
+        out._vc = input._version_counter()
+        out._base = input._base if input._base is not None else input
+    return out
+
+
+def _along_dim_key(input: Tensor, index: Tensor, d: int):
+    """An advanced-indexing key picking ``index`` along ``d`` and every position elsewhere."""
+    xp = input._backend.xp
+    idx = index._data
+    key = []
+    for axis in range(idx.ndim):
+        if axis == d:
+            key.append(idx)
+        else:
+            shape = [1] * idx.ndim
+            shape[axis] = idx.shape[axis]
+            key.append(xp.reshape(xp.arange(idx.shape[axis]), tuple(shape)))
+    return tuple(key)
+
+
+def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    """``out[i][j] = input[index[i][j]][j]`` (for ``dim=0``), as ``torch.gather``."""
+    if not isinstance(index, Tensor) or index.dtype not in (_dt.int64, _dt.int32):
+        raise RuntimeError("gather(): Expected dtype int64 for index")
+    same_backend("gather", input, index)
+    d = _wrap_dim(dim, input._data.ndim, "gather")
+    if index._data.ndim != input._data.ndim:
+        raise RuntimeError(
+            f"gather(): Index tensor must have the same number of dimensions as input tensor "
+            f"({index._data.ndim} vs {input._data.ndim})")
+    for axis, (a, b) in enumerate(zip(index._data.shape, input._data.shape)):
+        if axis != d and a > b:
+            raise RuntimeError(
+                f"gather(): Size does not match at dimension {axis} expected index "
+                f"{list(index._data.shape)} to be smaller than self {list(input._data.shape)} "
+                f"apart from dimension {d}")
+    size = input._data.shape[d]
+    xp = input._backend.xp
+    if index.numel() and (int(xp.min(index._data)) < -size or int(xp.max(index._data)) >= size):
+        raise IndexError(f"gather(): index out of range for dimension {d} with size {size}")
+    key = _along_dim_key(input, index, d)
+    return _take(input, key, GatherBackward0, True)
+
+
+def take_along_dim(input: Tensor, indices: Tensor, dim: int) -> Tensor:
+    """``gather`` along ``dim`` (same-rank indices)."""
+    return gather(input, dim, indices)
+
+
+def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    """The entries of ``input`` at ``index`` (1-D, repeats allowed) along ``dim``."""
+    if not isinstance(index, Tensor) or index.dtype not in (_dt.int64, _dt.int32):
+        raise RuntimeError("index_select(): Expected dtype int32/int64 for index")
+    if index._data.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    d = _wrap_dim(dim, input._data.ndim, "index_select")
+    norm, _ = _normalize_key(input, (slice(None),) * d + (index.reshape(-1),))
+    return _take(input, norm, IndexSelectBackward0, True)
+
+
+def _index_put_value_backward(node, g):
+    key, advanced, value_meta = node.args
+    from arraygrad.ops.broadcast import reduce_grad
+
+    g_input = _take_zeroed(g, key) if node._next[0] is not None else None
+    g_value = None
+    if node._next[1] is not None:
+        picked = _take(g, key, IndexBackward0 if advanced else SliceBackward0, advanced)
+        g_value = reduce_grad(picked, value_meta[0], value_meta[1])
+    return g_input, g_value
+
+
+def _take_zeroed(g: Tensor, key) -> Tensor:
+    """``g`` with the entries at ``key`` set to zero (recorded: its backward does the same)."""
+    data = g._backend.xp.asarray(g._data, copy=True)
+    data[key] = 0
+    return record(data, g._backend, MaskedKeyBackward0, (g,), args=key)
+
+
+def _masked_key_backward(node, g):
+    return _take_zeroed(g, node.args)
+
+
+MaskedKeyBackward0 = backward_node("MaskedKeyBackward0", _masked_key_backward)
+IndexPutValueBackward0 = backward_node("IndexPutBackward0", _index_put_value_backward)
+
+
+def index_put(input: Tensor, key, value) -> Tensor:
+    """A copy of ``input`` with ``input[key] = value`` (out of place; ``t[key] = v`` uses it)."""
+    norm, advanced = _normalize_key(input, key)
+    backend = input._backend
+    if not isinstance(value, Tensor):
+        from arraygrad.ops._record import as_tensor_like
+
+        value = as_tensor_like(value, input, "index_put")
+    same_backend("index_put", input, value)
+    data = backend.xp.asarray(input._data, copy=True)
+    vdata = value._data
+    if vdata.dtype != data.dtype:
+        vdata = backend.xp.astype(vdata, data.dtype)
+    try:
+        data[norm] = vdata
+    except (ValueError, TypeError) as exc:
+        raise RuntimeError(
+            f"index_put: shape mismatch: value tensor of shape {list(value.shape)} cannot be "
+            f"broadcast to indexing result of {list(input._data[norm].shape)}") from exc
+    return record(data, backend, IndexPutValueBackward0, (input, value),
+                  args=(norm, advanced, (value._data.shape, value._data.dtype)))

@@ -1,0 +1,118 @@
+"""Matrix products: ``matmul`` (batched, with NumPy's 1-D rules), ``mm``, ``bmm``, ``dot``, ``outer``."""
+
+from __future__ import annotations
+
+from arraygrad.ops._record import backward_node, record, same_backend
+from arraygrad.ops.broadcast import broadcast_shapes, reduce_grad
+from arraygrad.tensor import Tensor
+
+__all__ = ["matmul", "mm", "bmm", "dot", "outer", "mv"]
+
+
+def _matmul_backward(node, g):
+    a, b = node.saved_tensors
+    ga = gb = None
+    if a.ndim == 1 and b.ndim == 1:
+        ga = g * b if node._next[0] is not None else None
+        gb = g * a if node._next[1] is not None else None
+        return ga, gb
+    if node._next[0] is not None:
+        if b.ndim == 1:
+            ga = g.unsqueeze(-1) * b
+        elif a.ndim == 1:
+            ga = matmul(b, g.unsqueeze(-1)).squeeze(-1)
+        else:
+            ga = matmul(g, b.transpose(-1, -2))
+        ga = reduce_grad(ga, a._data.shape, a._data.dtype)
+    if node._next[1] is not None:
+        if b.ndim == 1:
+            gb = matmul(a.transpose(-1, -2), g.unsqueeze(-1)).squeeze(-1)
+        elif a.ndim == 1:
+            gb = a.unsqueeze(-1) * g.unsqueeze(-2)
+        else:
+            gb = matmul(a.transpose(-1, -2), g)
+        gb = reduce_grad(gb, b._data.shape, b._data.dtype)
+    return ga, gb
+
+
+MmBackward0 = backward_node("MmBackward0", _matmul_backward)
+BmmBackward0 = backward_node("BmmBackward0", _matmul_backward)
+DotBackward0 = backward_node("DotBackward0", _matmul_backward)
+MvBackward0 = backward_node("MvBackward0", _matmul_backward)
+UnsafeViewBackward0 = backward_node("UnsafeViewBackward0", _matmul_backward)
+
+_CLASS_BY_NDIM = {(1, 1): DotBackward0, (2, 1): MvBackward0, (2, 2): MmBackward0,
+                  (3, 3): BmmBackward0}
+
+
+def _check(op: str, a, b) -> None:
+    if not isinstance(a, Tensor) or not isinstance(b, Tensor):
+        raise TypeError(f"{op}: expected Tensors, got {type(a).__name__} and {type(b).__name__}")
+    same_backend(op, a, b)
+    sa, sb = a._data.shape, b._data.shape
+    if len(sa) == 0 or len(sb) == 0:
+        raise RuntimeError(f"{op}: both arguments need at least 1 dimension, got {len(sa)}D and {len(sb)}D tensors")
+    if a._data.dtype != b._data.dtype:
+        raise RuntimeError(
+            f"{op}: expected both operands to have the same dtype, but got {a.dtype} and {b.dtype}")
+    k_a = sa[-1]
+    k_b = sb[0] if len(sb) == 1 else sb[-2]
+    if k_a != k_b:
+        raise RuntimeError(
+            f"{op}: shapes cannot be multiplied ({'x'.join(map(str, sa))} and "
+            f"{'x'.join(map(str, sb))}): inner dimensions {k_a} and {k_b} differ")
+    if len(sa) > 2 or len(sb) > 2:
+        broadcast_shapes(op + " (batch dimensions)", sa[:-2], sb[:-2])
+
+
+def matmul(input: Tensor, other: Tensor) -> Tensor:
+    """Matrix product with NumPy's rules: 1-D operands are vectors, leading dims broadcast."""
+    _check("matmul", input, other)
+    backend = input._backend
+    data = backend.xp.matmul(input._data, other._data)
+    cls = _CLASS_BY_NDIM.get((input._data.ndim, other._data.ndim), UnsafeViewBackward0)
+    return record(data, backend, cls, (input, other), saved=(input, other))
+
+
+def mm(input: Tensor, mat2: Tensor) -> Tensor:
+    """Product of two matrices (both 2-D)."""
+    if input.ndim != 2 or mat2.ndim != 2:
+        raise RuntimeError(f"mm: expected 2-D tensors, got {input.ndim}-D and {mat2.ndim}-D")
+    return matmul(input, mat2)
+
+
+def bmm(input: Tensor, mat2: Tensor) -> Tensor:
+    """Batched matrix product: ``(b, n, m) @ (b, m, p)``."""
+    if input.ndim != 3 or mat2.ndim != 3:
+        raise RuntimeError(f"bmm: expected 3-D tensors, got {input.ndim}-D and {mat2.ndim}-D")
+    if input.shape[0] != mat2.shape[0]:
+        raise RuntimeError(
+            f"bmm: batch sizes differ: {list(input.shape)} and {list(mat2.shape)}")
+    return matmul(input, mat2)
+
+
+def mv(input: Tensor, vec: Tensor) -> Tensor:
+    """Matrix-vector product."""
+    if input.ndim != 2 or vec.ndim != 1:
+        raise RuntimeError(f"mv: expected a 2-D and a 1-D tensor, got {input.ndim}-D and {vec.ndim}-D")
+    return matmul(input, vec)
+
+
+def dot(input: Tensor, other: Tensor) -> Tensor:
+    """Inner product of two 1-D tensors of the same length."""
+    if input.ndim != 1 or other.ndim != 1:
+        raise RuntimeError(
+            f"dot: 1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")
+    if input.shape[0] != other.shape[0]:
+        raise RuntimeError(
+            f"dot: inconsistent tensor size, expected tensor [{input.shape[0]}] and src "
+            f"[{other.shape[0]}] to have the same number of elements, but got "
+            f"{input.shape[0]} and {other.shape[0]} elements respectively")
+    return matmul(input, other)
+
+
+def outer(input: Tensor, vec2: Tensor) -> Tensor:
+    """Outer product of two 1-D tensors."""
+    if input.ndim != 1 or vec2.ndim != 1:
+        raise RuntimeError(f"outer: expected 1-D tensors, got {input.ndim}-D and {vec2.ndim}-D")
+    return input.unsqueeze(1) * vec2.unsqueeze(0)

@@ -1,0 +1,447 @@
+"""Shape ops: reshape/view, flatten, squeeze/unsqueeze, transpose/permute, expand, repeat,
+flip, cat/stack, split/chunk/unbind.
+
+Ops that are views in PyTorch share the input's version counter, so an
+in-place change through either is seen by both.
+"""
+
+from __future__ import annotations
+
+import math
+
+from arraygrad import dtypes as _dt
+from arraygrad.ops._record import (
+    backward_node, cast_data, normalize_dims, record, record_multi, same_backend,
+)
+from arraygrad.ops.broadcast import sum_to
+from arraygrad.tensor import Tensor, _wrap_dim
+
+__all__ = [
+    "reshape", "view", "flatten", "squeeze", "unsqueeze", "transpose", "swapaxes", "permute",
+    "movedim", "expand", "expand_as", "broadcast_to", "repeat", "flip", "cat", "concat",
+    "concatenate", "stack", "split", "chunk", "unbind", "t", "narrow",
+]
+
+
+def _as_view(out: Tensor, base: Tensor) -> Tensor:
+    """Mark ``out`` as a view of ``base``: they share one version counter."""
+    out._vc = base._version_counter()
+    out._base = base._base if base._base is not None else base
+    return out
+
+
+def _sizes(args, op: str) -> tuple:
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        args = tuple(args[0])
+    out = []
+    for a in args:
+        if isinstance(a, Tensor):
+            a = int(a.item())
+        if not isinstance(a, int) or isinstance(a, bool):
+            raise TypeError(f"{op}: sizes must be integers, got {type(a).__name__}")
+        out.append(a)
+    return tuple(out)
+
+
+def _infer_shape(shape: tuple, numel: int, op: str, src_shape) -> tuple:
+    if shape.count(-1) > 1:
+        raise RuntimeError(f"{op}: only one dimension can be inferred")
+    for s in shape:
+        if s < -1:
+            raise RuntimeError(f"{op}: invalid shape dimension {s}")
+    if -1 in shape:
+        known = math.prod(s for s in shape if s != -1)
+        if known == 0 or numel % known:
+            raise RuntimeError(
+                f"{op}: shape '{list(shape)}' is invalid for input of size {numel}")
+        shape = tuple(numel // known if s == -1 else s for s in shape)
+    if math.prod(shape) != numel:
+        raise RuntimeError(
+            f"{op}: shape '{list(shape)}' is invalid for input of size {numel} "
+            f"(input shape {list(src_shape)})")
+    return shape
+
+
+# -- reshape family ------------------------------------------------------------
+
+def _reshape_backward(node, g):
+    return g.reshape(node.args)
+
+
+ViewBackward0 = backward_node("ViewBackward0", _reshape_backward)
+UnsqueezeBackward0 = backward_node("UnsqueezeBackward0", _reshape_backward)
+SqueezeBackward0 = backward_node("SqueezeBackward0", _reshape_backward)
+
+
+def _reshape_as(input: Tensor, shape: tuple, cls) -> Tensor:
+    if shape == input._data.shape:
+        data = input._data
+    else:
+        data = input._backend.xp.reshape(input._data, shape)
+    return _as_view(record(data, input._backend, cls, (input,), args=input._data.shape), input)
+
+
+def reshape(input: Tensor, *shape) -> Tensor:
+    """The same elements in a new shape (one dimension may be -1)."""
+    shape = _infer_shape(_sizes(shape, "reshape"), input.numel(), "reshape", input._data.shape)
+    return _reshape_as(input, shape, ViewBackward0)
+
+
+def view(input: Tensor, *shape) -> Tensor:
+    """``reshape`` that shares data (every layout is viewable here; see docs/differences.md)."""
+    if len(shape) == 1 and isinstance(shape[0], _dt.dtype):
+        raise RuntimeError("view(dtype) is not supported; use .to(dtype)")
+    shape = _infer_shape(_sizes(shape, "view"), input.numel(), "view", input._data.shape)
+    return _reshape_as(input, shape, ViewBackward0)
+
+
+def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    """Merge dimensions ``start_dim..end_dim`` into one."""
+    shape = input._data.shape
+    if not shape:
+        return reshape(input, (1,))
+    s = _wrap_dim(start_dim, len(shape), "flatten")
+    e = _wrap_dim(end_dim, len(shape), "flatten")
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    new = shape[:s] + (math.prod(shape[s:e + 1]),) + shape[e + 1:]
+    return _reshape_as(input, new, ViewBackward0)
+
+
+def squeeze(input: Tensor, dim=None) -> Tensor:
+    """Remove dimensions of size 1 (all, or those in ``dim``)."""
+    shape = input._data.shape
+    if dim is None:
+        new = tuple(n for n in shape if n != 1)
+    else:
+        dims = normalize_dims(dim, len(shape), "squeeze") or ()
+        new = tuple(n for i, n in enumerate(shape) if not (i in dims and n == 1))
+    return _reshape_as(input, new, SqueezeBackward0)
+
+
+def unsqueeze(input: Tensor, dim: int) -> Tensor:
+    """Insert a dimension of size 1 at ``dim``."""
+    shape = input._data.shape
+    d = _wrap_dim(dim, len(shape) + 1, "unsqueeze")
+    return _reshape_as(input, shape[:d] + (1,) + shape[d:], UnsqueezeBackward0)
+
+
+# -- permutations ----------------------------------------------------------------
+
+def _permute_backward(node, g):
+    dims = node.args
+    inverse = [0] * len(dims)
+    for i, d in enumerate(dims):
+        inverse[d] = i
+    return g.permute(tuple(inverse))
+
+
+PermuteBackward0 = backward_node("PermuteBackward0", _permute_backward)
+TransposeBackward0 = backward_node("TransposeBackward0", _permute_backward)
+
+
+def _permuted(input: Tensor, dims: tuple, cls) -> Tensor:
+    if dims == tuple(range(len(dims))):
+        data = input._data
+    else:
+        data = input._backend.xp.permute_dims(input._data, dims)
+    return _as_view(record(data, input._backend, cls, (input,), args=dims), input)
+
+
+def permute(input: Tensor, *dims) -> Tensor:
+    """Reorder dimensions."""
+    dims = _sizes(dims, "permute")
+    n = input._data.ndim
+    if len(dims) != n:
+        raise RuntimeError(
+            f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
+            f"length of the desired ordering of dimensions i.e. input.dim() = {n} is not equal "
+            f"to len(dims) = {len(dims)}".replace("(sparse_coo)", ""))
+    norm = tuple(_wrap_dim(d, n, "permute") for d in dims)
+    if len(set(norm)) != n:
+        raise RuntimeError(f"permute: repeated dim in {list(dims)}")
+    return _permuted(input, norm, PermuteBackward0)
+
+
+def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    """Swap two dimensions."""
+    n = input._data.ndim
+    if n == 0:
+        return _permuted(input, (), TransposeBackward0)
+    d0, d1 = _wrap_dim(dim0, n, "transpose"), _wrap_dim(dim1, n, "transpose")
+    dims = list(range(n))
+    dims[d0], dims[d1] = dims[d1], dims[d0]
+    return _permuted(input, tuple(dims), TransposeBackward0)
+
+
+swapaxes = transpose
+
+
+def t(input: Tensor) -> Tensor:
+    """Transpose of a tensor of at most 2 dimensions."""
+    if input.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
+    return transpose(input, 0, 1) if input.ndim == 2 else input
+
+
+def movedim(input: Tensor, source, destination) -> Tensor:
+    """Move dimension(s) ``source`` to ``destination``."""
+    n = input._data.ndim
+    src = [source] if isinstance(source, int) else list(source)
+    dst = [destination] if isinstance(destination, int) else list(destination)
+    src = [_wrap_dim(d, n, "movedim") for d in src]
+    dst = [_wrap_dim(d, n, "movedim") for d in dst]
+    order = [d for d in range(n) if d not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return permute(input, tuple(order))
+
+
+# -- expand / repeat / flip --------------------------------------------------------
+
+def _expand_backward(node, g):
+    return sum_to(g, node.args)
+
+
+ExpandBackward0 = backward_node("ExpandBackward0", _expand_backward)
+
+
+def expand(input: Tensor, *sizes) -> Tensor:
+    """Broadcast to a larger shape without copying (-1 keeps a dimension)."""
+    sizes = _sizes(sizes, "expand")
+    shape = input._data.shape
+    if len(sizes) < len(shape):
+        raise RuntimeError(
+            f"expand: the number of sizes provided ({len(sizes)}) must be greater or equal to the "
+            f"number of dimensions in the tensor ({len(shape)})")
+    lead = len(sizes) - len(shape)
+    target = []
+    for i, s in enumerate(sizes):
+        if i < lead:
+            if s < 0:
+                raise RuntimeError(f"expand: -1 is not allowed in a leading, non-existing dimension")
+            target.append(s)
+            continue
+        cur = shape[i - lead]
+        if s == -1:
+            s = cur
+        elif cur != 1 and s != cur:
+            raise RuntimeError(
+                f"expand: The expanded size of the tensor ({s}) must match the existing size "
+                f"({cur}) at non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor "
+                f"sizes: {list(shape)}")
+        target.append(s)
+    target = tuple(target)
+    if target == shape:
+        return _as_view(record(input._data, input._backend, ExpandBackward0, (input,),
+                               args=shape), input)
+    data = input._backend.xp.broadcast_to(input._data, target)
+    return _as_view(record(data, input._backend, ExpandBackward0, (input,), args=shape), input)
+
+
+def expand_as(input: Tensor, other: Tensor) -> Tensor:
+    """``expand`` to ``other``'s shape."""
+    return expand(input, tuple(other.shape))
+
+
+broadcast_to = expand
+
+
+def _repeat_backward(node, g):
+    shape, reps = node.args
+    lead = len(reps) - len(shape)
+    full = (1,) * lead + tuple(shape)
+    split = []
+    for r, n in zip(reps, full):
+        split += [r, n]
+    summed = g.reshape(tuple(split)).sum(tuple(range(0, 2 * len(reps), 2)))
+    return summed.reshape(shape)
+
+
+RepeatBackward0 = backward_node("RepeatBackward0", _repeat_backward)
+
+
+def repeat(input: Tensor, *sizes) -> Tensor:
+    """Tile the tensor ``sizes[i]`` times along each dimension."""
+    reps = _sizes(sizes, "repeat")
+    shape = input._data.shape
+    if len(reps) < len(shape):
+        raise RuntimeError(
+            "repeat: Number of dimensions of repeat dims can not be smaller than number of "
+            "dimensions of tensor")
+    data = input._backend.xp.tile(input._data, reps)
+    return record(data, input._backend, RepeatBackward0, (input,), args=(shape, reps))
+
+
+def _flip_backward(node, g):
+    return g.flip(node.args)
+
+
+FlipBackward0 = backward_node("FlipBackward0", _flip_backward)
+
+
+def flip(input: Tensor, *dims) -> Tensor:
+    """Reverse the order of elements along ``dims``."""
+    dims = _sizes(dims, "flip")
+    axes = normalize_dims(dims, input._data.ndim, "flip")
+    data = input._backend.xp.flip(input._data, axis=axes) if axes else input._data
+    return record(data, input._backend, FlipBackward0, (input,), args=dims)
+
+
+# -- joining and splitting -------------------------------------------------------------
+
+def _cat_backward(node, *grads):
+    (g,) = grads
+    dim, sizes, natives = node.args
+    parts = split(g, list(sizes), dim)
+    from arraygrad.ops.elementwise import to_native
+
+    return tuple(to_native(p, n) for p, n in zip(parts, natives))
+
+
+CatBackward0 = backward_node("CatBackward0", _cat_backward)
+
+
+def _joinable(op: str, tensors) -> list:
+    if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"{op}(): argument 'tensors' must be a sequence of Tensors")
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError(f"{op}(): expected a non-empty list of Tensors")
+    for t_ in tensors:
+        if not isinstance(t_, Tensor):
+            raise TypeError(f"{op}(): expected Tensors, got {type(t_).__name__}")
+    same_backend(op, *tensors)
+    return tensors
+
+
+def cat(tensors, dim: int = 0) -> Tensor:
+    """Join tensors along an existing dimension (dtypes promote as in PyTorch)."""
+    tensors = _joinable("cat", tensors)
+    ref = tensors[0]
+    n = ref._data.ndim
+    if n == 0:
+        raise RuntimeError("cat: zero-dimensional tensor (at position 0) cannot be concatenated")
+    d = _wrap_dim(dim, n, "cat")
+    for i, t_ in enumerate(tensors):
+        s = t_._data.shape
+        if len(s) != n or any(a != b for j, (a, b) in enumerate(zip(s, ref._data.shape)) if j != d):
+            raise RuntimeError(
+                f"cat: Sizes of tensors must match except in dimension {d}. Expected "
+                f"{list(ref._data.shape)} but got {list(s)} for tensor number {i} in the list")
+    out_dtype = ref.dtype
+    for t_ in tensors[1:]:
+        out_dtype = _dt.promote_types(out_dtype, t_.dtype)
+    backend = ref._backend
+    data = backend.xp.concat([cast_data(t_, out_dtype) for t_ in tensors], axis=d)
+    return record(data, backend, CatBackward0, tuple(tensors),
+                  args=(d, tuple(t_._data.shape[d] for t_ in tensors),
+                        tuple(t_._data.dtype for t_ in tensors)))
+
+
+concat = concatenate = cat
+
+
+def _stack_backward(node, g):
+    dim, natives = node.args
+    from arraygrad.ops.elementwise import to_native
+
+    return tuple(to_native(p, n) for p, n in zip(unbind(g, dim), natives))
+
+
+StackBackward0 = backward_node("StackBackward0", _stack_backward)
+
+
+def stack(tensors, dim: int = 0) -> Tensor:
+    """Join same-shaped tensors along a new dimension."""
+    tensors = _joinable("stack", tensors)
+    ref = tensors[0]
+    for i, t_ in enumerate(tensors):
+        if t_._data.shape != ref._data.shape:
+            raise RuntimeError(
+                f"stack expects each tensor to be equal size, but got {list(ref._data.shape)} at "
+                f"entry 0 and {list(t_._data.shape)} at entry {i}")
+    d = _wrap_dim(dim, ref._data.ndim + 1, "stack")
+    out_dtype = ref.dtype
+    for t_ in tensors[1:]:
+        out_dtype = _dt.promote_types(out_dtype, t_.dtype)
+    backend = ref._backend
+    data = backend.xp.stack([cast_data(t_, out_dtype) for t_ in tensors], axis=d)
+    return record(data, backend, StackBackward0, tuple(tensors),
+                  args=(d, tuple(t_._data.dtype for t_ in tensors)))
+
+
+def _split_backward(node, *grads):
+    dim = node.args
+    return cat(list(grads), dim)
+
+
+SplitBackward0 = backward_node("SplitBackward0", _split_backward)
+SplitWithSizesBackward0 = backward_node("SplitWithSizesBackward0", _split_backward)
+
+
+def _split_at(input: Tensor, sizes: list, d: int, cls) -> tuple:
+    xp = input._backend.xp
+    data = input._data
+    parts, start = [], 0
+    for s in sizes:
+        index = (slice(None),) * d + (slice(start, start + s),)
+        parts.append(data[index])
+        start += s
+    outs = record_multi(parts, input._backend, cls, (input,), args=d)
+    for o in outs:
+        _as_view(o, input)
+    return outs
+
+
+def split(input: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
+    """Split into chunks of a given size, or of the given list of sizes."""
+    n = input._data.ndim
+    d = _wrap_dim(dim, n, "split")
+    length = input._data.shape[d]
+    if isinstance(split_size_or_sections, int):
+        size = split_size_or_sections
+        if size <= 0 and length:
+            raise RuntimeError(f"split: split_size must be positive, got {size}")
+        sizes = [min(size, length - i) for i in range(0, length, size)] if length else [0]
+        return _split_at(input, sizes, d, SplitBackward0)
+    sizes = [int(s) for s in split_size_or_sections]
+    if sum(sizes) != length or any(s < 0 for s in sizes):
+        raise RuntimeError(
+            f"split_with_sizes expects split_sizes to sum exactly to {length} (input tensor's size "
+            f"at dimension {d}), but got split_sizes={sizes}")
+    return _split_at(input, sizes, d, SplitWithSizesBackward0)
+
+
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+    """Split into ``chunks`` pieces (the last may be smaller; fewer if the size is small)."""
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    d = _wrap_dim(dim, input._data.ndim, "chunk")
+    length = input._data.shape[d]
+    size = max(1, -(-length // chunks))
+    return split(input, size, d)
+
+
+def _unbind_backward(node, *grads):
+    return stack(list(grads), node.args)
+
+
+UnbindBackward0 = backward_node("UnbindBackward0", _unbind_backward)
+
+
+def unbind(input: Tensor, dim: int = 0) -> tuple:
+    """The slices along ``dim``, each without that dimension."""
+    d = _wrap_dim(dim, input._data.ndim, "unbind")
+    data = input._data
+    parts = [data[(slice(None),) * d + (i,)] for i in range(data.shape[d])]
+    outs = record_multi(parts, input._backend, UnbindBackward0, (input,), args=d)
+    for o in outs:
+        _as_view(o, input)
+    return outs
+
+
+def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+    """The slice ``start:start+length`` along ``dim``."""
+    d = _wrap_dim(dim, input._data.ndim, "narrow")
+    return input[(slice(None),) * d + (slice(start, start + length),)]

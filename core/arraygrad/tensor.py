@@ -1,0 +1,417 @@
+"""``arraygrad.Tensor``: a backend array plus the autograd state PyTorch users know.
+
+The class holds data and autograd bookkeeping only; operators and methods
+are thin calls into the ops (bound in ``arraygrad.tensor_methods``).
+"""
+
+from __future__ import annotations
+
+import warnings
+import weakref
+
+from arraygrad import dtypes as _dt
+from arraygrad.autograd.grad_mode import _state
+from arraygrad.autograd.graph import AccumulateGrad
+from arraygrad.autograd.hooks import HookDict, RemovableHandle
+
+__all__ = ["Tensor", "Size"]
+
+
+class Size(tuple):
+    """A tensor's shape: a tuple that prints like ``torch.Size``."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"arraygrad.Size({list(self)})"
+
+    def numel(self) -> int:
+        """The number of elements a tensor of this shape has."""
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+
+class Tensor:
+    """A multi-dimensional array that can record the operations applied to it.
+
+    >>> x = arraygrad.tensor([1., 2.], requires_grad=True)
+    >>> (x * x).sum().backward()
+    >>> x.grad
+    tensor([2., 4.])
+    """
+
+    __slots__ = ("_data", "_backend", "_requires_grad", "_grad", "_grad_fn", "_output_nr",
+                 "_vc", "_hooks", "_post_acc_hooks", "_acc_ref", "_base", "__weakref__",
+                 "__dict__")
+
+    # -- construction ---------------------------------------------------------
+    def __init__(self, *args, dtype=None, device=None, requires_grad: bool = False):
+        """Legacy constructor: ``Tensor([1, 2])`` (float32 data) or ``Tensor(2, 3)`` (uninitialised)."""
+        from arraygrad import creation
+
+        if len(args) == 1 and not isinstance(args[0], int):
+            src = creation.tensor(args[0], dtype=dtype or _dt.get_default_dtype(), device=device)
+        else:
+            src = creation.empty(*args, dtype=dtype, device=device)
+        self._init_from(src._data, src._backend)
+        if requires_grad:
+            self.requires_grad_(True)
+
+    def _init_from(self, data, backend) -> None:
+        self._data = data
+        self._backend = backend
+        self._requires_grad = False
+        self._grad = None
+        self._grad_fn = None
+        self._output_nr = 0
+        self._vc = None
+        self._hooks = None
+        self._post_acc_hooks = None
+        self._acc_ref = None
+        self._base = None
+
+    @classmethod
+    def _wrap(cls, data, backend) -> "Tensor":
+        """A new tensor around a native array (no copy, no graph)."""
+        if backend.array_type is not None and type(data) is not backend.array_type:
+            data = backend.coerce(data)
+        t = object.__new__(cls)
+        t._data = data
+        t._backend = backend
+        t._requires_grad = False
+        t._grad = None
+        t._grad_fn = None
+        t._output_nr = 0
+        t._vc = None
+        t._hooks = None
+        t._post_acc_hooks = None
+        t._acc_ref = None
+        t._base = None
+        return t
+
+    # -- basic properties -------------------------------------------------------
+    @property
+    def shape(self) -> Size:
+        """The size of each dimension."""
+        return Size(self._data.shape)
+
+    def size(self, dim: int | None = None):
+        """The shape, or the size of dimension ``dim``."""
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_wrap_dim(dim, self._data.ndim, "size")]
+
+    @property
+    def ndim(self) -> int:
+        """The number of dimensions."""
+        return self._data.ndim
+
+    def dim(self) -> int:
+        """The number of dimensions."""
+        return self._data.ndim
+
+    def numel(self) -> int:
+        """The number of elements."""
+        n = 1
+        for s in self._data.shape:
+            n *= s
+        return n
+
+    nelement = numel
+
+    @property
+    def dtype(self) -> _dt.dtype:
+        """The element type (``arraygrad.float32``...)."""
+        return self._backend.arraygrad_dtype(self._data.dtype)
+
+    @property
+    def device(self):
+        """The device holding the data."""
+        return self._backend.device
+
+    @property
+    def is_cuda(self) -> bool:
+        """Whether the data is on a CUDA device."""
+        return self._backend.device_type == "cuda"
+
+    def is_floating_point(self) -> bool:
+        """Whether the dtype is a floating type."""
+        return self.dtype.is_floating_point
+
+    def element_size(self) -> int:
+        """Bytes per element."""
+        return self.dtype.itemsize
+
+    def _type_name(self) -> str:
+        return f"arraygrad.{self.dtype.name} tensor"
+
+    # -- autograd state ---------------------------------------------------------
+    @property
+    def requires_grad(self) -> bool:
+        """Whether gradients are computed for this tensor."""
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        """Set ``requires_grad`` in place on a leaf; returns self."""
+        if self._grad_fn is not None:
+            if requires_grad:
+                return self
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a "
+                "computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach().")
+        if requires_grad and not self.dtype.is_floating_point:
+            raise RuntimeError(
+                f"only Tensors of floating point dtype can require gradients, got {self.dtype}")
+        self._requires_grad = bool(requires_grad)
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        """True for tensors not produced by a recorded operation."""
+        return self._grad_fn is None
+
+    @property
+    def grad_fn(self):
+        """The node that produced this tensor (``None`` for leaves)."""
+        return self._grad_fn
+
+    @property
+    def output_nr(self) -> int:
+        """Which output of ``grad_fn`` this tensor is."""
+        return self._output_nr
+
+    @property
+    def grad(self):
+        """The gradient accumulated by ``backward`` (leaves, or ``retain_grad`` tensors)."""
+        if self._grad is None and self._grad_fn is not None and not self.retains_grad:
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its "
+                ".grad attribute won't be populated during autograd.backward(). If you indeed want "
+                "the .grad field to be populated for a non-leaf Tensor, use .retain_grad() on the "
+                "non-leaf Tensor.", UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got {type(value).__name__}")
+            if tuple(value.shape) != tuple(self.shape):
+                raise RuntimeError(
+                    f"assigned grad has data of a different size: expected {list(self.shape)}, "
+                    f"got {list(value.shape)}")
+            if value.dtype is not self.dtype:
+                raise RuntimeError(
+                    f"assigned grad has data of a different type: expected {self.dtype}, got {value.dtype}")
+            if value._backend is not self._backend:
+                raise RuntimeError(
+                    f"assigned grad has data located on a different device: expected {self.device}, "
+                    f"got {value.device}")
+        self._grad = value
+
+    @property
+    def retains_grad(self) -> bool:
+        """Whether ``retain_grad()`` was called on this non-leaf tensor."""
+        fn = self._grad_fn
+        return fn is not None and bool(fn._retains_grad) and self._output_nr in fn._retains_grad
+
+    def retain_grad(self) -> None:
+        """Keep ``.grad`` for this non-leaf tensor during backward."""
+        if self._grad_fn is None:
+            if not self._requires_grad:
+                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+            return
+        fn = self._grad_fn
+        if fn._retains_grad is None:
+            fn._retains_grad = {}
+        fn._retains_grad[self._output_nr] = weakref.ref(self)
+
+    def _version_counter(self) -> list:
+        """The one-element version list shared by this tensor, its views and detached aliases."""
+        vc = self._vc
+        if vc is None:
+            vc = self._vc = [0]
+        return vc
+
+    @property
+    def _version(self) -> int:
+        """How many in-place modifications this tensor (or an alias) has had."""
+        return self._vc[0] if self._vc is not None else 0
+
+    def _bump_version(self) -> None:
+        self._version_counter()[0] += 1
+
+    def _gradient_edge(self):
+        """``(node, output_nr)`` where this tensor's gradient enters the graph, or None."""
+        if self._grad_fn is not None:
+            return (self._grad_fn, self._output_nr)
+        if self._requires_grad:
+            acc = self._acc_ref() if self._acc_ref is not None else None
+            if acc is None:
+                acc = AccumulateGrad(self)
+                self._acc_ref = weakref.ref(acc)
+            return (acc, 0)
+        return None
+
+    # -- hooks ------------------------------------------------------------------
+    def register_hook(self, hook) -> RemovableHandle:
+        """``hook(grad)`` runs when this tensor's gradient is computed; may return a new one.
+
+        It runs once with the summed gradient even when the tensor is used twice.
+        """
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._grad_fn is not None:
+            hooks = self._grad_fn._tensor_hooks(self._output_nr)
+        else:
+            if self._hooks is None:
+                self._hooks = HookDict()
+            hooks = self._hooks
+        return RemovableHandle(hooks).add(hooks, hook)
+
+    def register_post_accumulate_grad_hook(self, hook) -> RemovableHandle:
+        """``hook(tensor)`` runs on a leaf after its ``.grad`` was accumulated."""
+        if self._grad_fn is not None:
+            raise RuntimeError(
+                "post accumulate grad hooks cannot be registered on non-leaf tensors")
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._post_acc_hooks is None:
+            self._post_acc_hooks = HookDict()
+        return RemovableHandle(self._post_acc_hooks).add(self._post_acc_hooks, hook)
+
+    # -- graph ----------------------------------------------------------------------
+    def backward(self, gradient=None, retain_graph=None, create_graph: bool = False, inputs=None) -> None:
+        """Compute the gradient of this tensor w.r.t. graph leaves and accumulate it in ``.grad``."""
+        from arraygrad.autograd import api
+
+        api.backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph,
+                     inputs=inputs)
+
+    def detach(self) -> "Tensor":
+        """A new tensor sharing data (and version counter) with this one, outside the graph."""
+        t = Tensor._wrap(self._data, self._backend)
+        t._vc = self._version_counter()
+        return t
+
+    def detach_(self) -> "Tensor":
+        """Cut this tensor out of the graph in place; it becomes a leaf."""
+        self._grad_fn = None
+        self._output_nr = 0
+        self._requires_grad = False
+        return self
+
+    def _detached_copy(self) -> "Tensor":
+        """A fresh copy of the data, outside the graph (used for ``.grad``)."""
+        return Tensor._wrap(self._backend.xp.asarray(self._data, copy=True), self._backend)
+
+    @property
+    def data(self) -> "Tensor":
+        """The same data as a tensor outside the graph (its own version counter)."""
+        return Tensor._wrap(self._data, self._backend)
+
+    @data.setter
+    def data(self, value: "Tensor") -> None:
+        if not isinstance(value, Tensor):
+            raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
+        self._data = value._data
+        self._backend = value._backend
+
+    # -- conversion ---------------------------------------------------------------
+    def numpy(self, *, force: bool = False):
+        """The data as a NumPy array (shares memory on the CPU)."""
+        if self._requires_grad and not force:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        if self._backend.device_type != "cpu" and not force:
+            raise TypeError(
+                f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() to copy "
+                "the tensor to host memory first.")
+        return self._backend.to_host(self._data)
+
+    def tolist(self):
+        """The data as (nested) Python numbers."""
+        return self._backend.to_host(self._data).tolist()
+
+    def item(self):
+        """The value of a one-element tensor as a Python number."""
+        if self.numel() != 1:
+            raise RuntimeError(
+                f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
+        value = self._backend.to_host(self._data).reshape(()).tolist()
+        return value
+
+    def __array__(self, dtype=None, copy=None):
+        host = self._backend.to_host(self._data)
+        return host if dtype is None else host.astype(dtype)
+
+    def __dlpack__(self, *args, **kwargs):
+        return self._data.__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self):
+        return self._data.__dlpack_device__()
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._data.shape[0]))
+
+    def __bool__(self) -> bool:
+        if self.numel() != 1:
+            raise RuntimeError(
+                f"Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.item())
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self.dtype.is_floating_point or self.numel() != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    __hash__ = object.__hash__
+
+    def __repr__(self) -> str:
+        from arraygrad.tensor_str import tensor_repr
+
+        return tensor_repr(self)
+
+    def __reduce_ex__(self, protocol):
+        raise TypeError("arraygrad tensors are not picklable; use arraygrad.save")
+
+    def __deepcopy__(self, memo):
+        if self._grad_fn is not None:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+                "protocol at the moment.")
+        t = self._detached_copy()
+        t._requires_grad = self._requires_grad
+        if self._grad is not None:
+            t._grad = self._grad._detached_copy()
+        memo[id(self)] = t
+        return t
+
+
+def _wrap_dim(dim: int, ndim: int, op: str) -> int:
+    """Normalise a possibly negative dimension index, raising IndexError when out of range."""
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(
+            f"{op}: Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim % n if ndim else 0

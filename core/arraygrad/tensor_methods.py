@@ -1,0 +1,230 @@
+"""Binds operators and methods onto ``Tensor``: each is a thin call into an op function.
+
+Kept apart from ``tensor.py`` so the class file holds state only and the ops
+can import ``Tensor`` without a cycle.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from arraygrad import dtypes as _dt
+from arraygrad.ops import activation, elementwise as ew, indexing, linalg, reduction, shape
+from arraygrad.ops import transfer
+from arraygrad.ops.inplace import apply_inplace, overwritten
+from arraygrad.tensor import Tensor
+
+__all__ = ["with_axis_alias", "bind"]
+
+
+def with_axis_alias(fn):
+    """Accept NumPy's ``axis=`` as an alias of ``dim=``."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if "axis" in kwargs:
+            if "dim" in kwargs:
+                raise TypeError(f"{fn.__name__}() got both 'dim' and 'axis'")
+            kwargs["dim"] = kwargs.pop("axis")
+        return fn(*args, **kwargs)
+
+    return wrapper
+
+
+def _binary(fn, reverse=False):
+    def method(self, other):
+        if not isinstance(other, (Tensor, int, float, bool)):
+            try:
+                float(other)
+            except (TypeError, ValueError):
+                return NotImplemented
+        return fn(other, self) if reverse else fn(self, other)
+
+    method.__name__ = fn.__name__
+    method.__doc__ = fn.__doc__
+    return method
+
+
+def _inplace(fn, name):
+    def method(self, *args, **kwargs):
+        return apply_inplace(self, name, lambda src: fn(src, *args, **kwargs))
+
+    method.__name__ = name
+    method.__doc__ = f"In-place ``{name[:-1]}``; returns self."
+    return method
+
+
+def _setitem(self, key, value):
+    apply_inplace(self, "setitem", lambda src: indexing.index_put(src, key, value))
+
+
+def _fill(src, value):
+    if isinstance(value, Tensor) and value.ndim != 0:
+        raise RuntimeError(
+            f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions.")
+    return overwritten(src, value, "fill_")
+
+
+def _zero(src):
+    return overwritten(src, 0, "zero_")
+
+
+def _copy(src, other):
+    if not isinstance(other, Tensor):
+        raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(other).__name__}")
+    return overwritten(src, other, "copy_")
+
+
+def _new(factory):
+    def method(self, *args, dtype=None, device=None, requires_grad=False, **kwargs):
+        from arraygrad import creation
+
+        return getattr(creation, factory)(*args, dtype=dtype or self.dtype,
+                                          device=device if device is not None else self.device,
+                                          requires_grad=requires_grad, **kwargs)
+
+    method.__name__ = f"new_{factory}"
+    method.__doc__ = f"``{factory}`` with this tensor's dtype and device by default."
+    return method
+
+
+def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+    from arraygrad import creation
+
+    return creation.tensor(data, dtype=dtype or self.dtype,
+                           device=device if device is not None else self.device,
+                           requires_grad=requires_grad)
+
+
+def _cast(d):
+    def method(self):
+        return ew.to_dtype(self, d)
+
+    method.__doc__ = f"``self.to({d!r})``."
+    return method
+
+
+def _cuda(self, device=None):
+    """This tensor on a CUDA device (``cuda:0`` by default)."""
+    dev = "cuda" if device is None else (f"cuda:{device}" if isinstance(device, int) else device)
+    from arraygrad.device import as_device
+
+    d = as_device(dev)
+    if d.index is None:
+        d = type(d)("cuda", 0)
+    return transfer.to(self, d)
+
+
+def _type(self, dtype=None):
+    if dtype is None:
+        return f"arraygrad.{self.dtype.name}"
+    if isinstance(dtype, str):
+        dtype = _dt.BY_NAME[dtype.rsplit(".", 1)[-1]]
+    return ew.to_dtype(self, dtype)
+
+
+METHODS = {
+    # arithmetic
+    "add": ew.add, "sub": ew.sub, "subtract": ew.sub, "mul": ew.mul, "multiply": ew.mul,
+    "div": ew.div, "divide": ew.div, "true_divide": ew.div, "floor_divide": ew.floor_divide,
+    "remainder": ew.remainder, "pow": ew.pow, "neg": ew.neg, "negative": ew.neg,
+    "abs": ew.abs, "absolute": ew.abs, "exp": ew.exp, "log": ew.log, "log1p": ew.log1p,
+    "expm1": ew.expm1, "sqrt": ew.sqrt, "rsqrt": ew.rsqrt, "sin": ew.sin, "cos": ew.cos,
+    "tan": ew.tan, "tanh": ew.tanh, "sigmoid": ew.sigmoid, "relu": ew.relu, "clamp": ew.clamp,
+    "clip": ew.clamp, "sign": ew.sign, "floor": ew.floor, "ceil": ew.ceil, "round": ew.round,
+    "trunc": ew.trunc, "reciprocal": ew.reciprocal, "maximum": ew.maximum,
+    "minimum": ew.minimum,
+    # comparisons and logic
+    "eq": ew.eq, "ne": ew.ne, "lt": ew.lt, "le": ew.le, "gt": ew.gt, "ge": ew.ge,
+    "greater": ew.gt, "less": ew.lt, "greater_equal": ew.ge, "less_equal": ew.le,
+    "not_equal": ew.ne, "logical_and": ew.logical_and, "logical_or": ew.logical_or,
+    "logical_xor": ew.logical_xor, "logical_not": ew.logical_not,
+    "bitwise_not": ew.bitwise_not, "isnan": ew.isnan, "isinf": ew.isinf,
+    "isfinite": ew.isfinite,
+    # reductions
+    "sum": reduction.sum, "mean": reduction.mean, "prod": reduction.prod,
+    "max": with_axis_alias(reduction.max), "min": with_axis_alias(reduction.min),
+    "amax": with_axis_alias(reduction.amax), "amin": with_axis_alias(reduction.amin),
+    "argmax": with_axis_alias(reduction.argmax), "argmin": with_axis_alias(reduction.argmin),
+    "var": reduction.var, "std": reduction.std,
+    "logsumexp": with_axis_alias(reduction.logsumexp), "norm": with_axis_alias(reduction.norm),
+    "cumsum": with_axis_alias(reduction.cumsum), "all": with_axis_alias(reduction.all),
+    "any": with_axis_alias(reduction.any),
+    # linear algebra
+    "matmul": linalg.matmul, "mm": linalg.mm, "bmm": linalg.bmm, "mv": linalg.mv,
+    "dot": linalg.dot, "outer": linalg.outer,
+    # shape
+    "reshape": shape.reshape, "view": shape.view, "flatten": shape.flatten,
+    "squeeze": with_axis_alias(shape.squeeze), "unsqueeze": with_axis_alias(shape.unsqueeze),
+    "transpose": shape.transpose, "swapaxes": shape.transpose, "permute": shape.permute,
+    "movedim": shape.movedim, "t": shape.t, "expand": shape.expand,
+    "expand_as": shape.expand_as, "broadcast_to": shape.expand, "repeat": shape.repeat,
+    "flip": shape.flip, "split": with_axis_alias(shape.split),
+    "chunk": with_axis_alias(shape.chunk), "unbind": with_axis_alias(shape.unbind),
+    "narrow": shape.narrow,
+    # indexing
+    "gather": with_axis_alias(indexing.gather),
+    "index_select": with_axis_alias(indexing.index_select),
+    "take_along_dim": indexing.take_along_dim,
+    # activations
+    "softmax": with_axis_alias(activation.softmax),
+    "log_softmax": with_axis_alias(activation.log_softmax),
+    # copies and moves
+    "to": transfer.to, "clone": transfer.clone,
+}
+
+OPERATORS = {
+    "__add__": _binary(ew.add), "__radd__": _binary(ew.add, True),
+    "__sub__": _binary(ew.sub), "__rsub__": _binary(ew.sub, True),
+    "__mul__": _binary(ew.mul), "__rmul__": _binary(ew.mul, True),
+    "__truediv__": _binary(ew.div), "__rtruediv__": _binary(ew.div, True),
+    "__floordiv__": _binary(ew.floor_divide), "__rfloordiv__": _binary(ew.floor_divide, True),
+    "__mod__": _binary(ew.remainder), "__rmod__": _binary(ew.remainder, True),
+    "__pow__": _binary(ew.pow), "__rpow__": _binary(ew.pow, True),
+    "__matmul__": _binary(linalg.matmul), "__rmatmul__": _binary(linalg.matmul, True),
+    "__eq__": _binary(ew.eq), "__ne__": _binary(ew.ne), "__lt__": _binary(ew.lt),
+    "__le__": _binary(ew.le), "__gt__": _binary(ew.gt), "__ge__": _binary(ew.ge),
+    "__and__": _binary(ew.bitwise_and), "__rand__": _binary(ew.bitwise_and, True),
+    "__or__": _binary(ew.bitwise_or), "__ror__": _binary(ew.bitwise_or, True),
+    "__xor__": _binary(ew.bitwise_xor), "__rxor__": _binary(ew.bitwise_xor, True),
+    "__neg__": ew.neg, "__abs__": ew.abs, "__invert__": ew.bitwise_not,
+    "__getitem__": indexing.getitem, "__setitem__": _setitem,
+}
+
+INPLACE = {
+    "add_": ew.add, "sub_": ew.sub, "mul_": ew.mul, "div_": ew.div, "pow_": ew.pow,
+    "clamp_": ew.clamp, "clip_": ew.clamp, "exp_": ew.exp, "relu_": ew.relu, "neg_": ew.neg,
+    "sigmoid_": ew.sigmoid, "tanh_": ew.tanh, "zero_": _zero, "fill_": _fill, "copy_": _copy,
+    "floor_divide_": ew.floor_divide, "remainder_": ew.remainder, "abs_": ew.abs,
+    "sqrt_": ew.sqrt, "log_": ew.log,
+    "__iadd__": ew.add, "__isub__": ew.sub, "__imul__": ew.mul, "__itruediv__": ew.div,
+    "__ipow__": ew.pow, "__ifloordiv__": ew.floor_divide, "__imod__": ew.remainder,
+}
+
+
+def bind() -> None:
+    """Attach every method and operator to ``Tensor`` (idempotent)."""
+    for name, fn in {**METHODS, **OPERATORS}.items():
+        setattr(Tensor, name, fn)
+    for name, fn in INPLACE.items():
+        setattr(Tensor, name, _inplace(fn, name))
+    Tensor.__pos__ = lambda self: self
+    Tensor.T = property(lambda self: shape.permute(self, tuple(reversed(range(self.ndim)))),
+                        doc="The tensor with its dimensions reversed.")
+    Tensor.mT = property(lambda self: shape.transpose(self, -2, -1),
+                         doc="The last two dimensions swapped.")
+    Tensor.view_as = lambda self, other: shape.view(self, tuple(other.shape))
+    Tensor.reshape_as = lambda self, other: shape.reshape(self, tuple(other.shape))
+    Tensor.type_as = lambda self, other: ew.to_dtype(self, other.dtype)
+    Tensor.where = lambda self, condition, other: ew.where(condition, self, other)
+    Tensor.contiguous = lambda self, memory_format=None: self
+    Tensor.is_contiguous = lambda self, memory_format=None: True
+    Tensor.cpu = lambda self: transfer.to(self, "cpu")
+    Tensor.cuda = _cuda
+    Tensor.type = _type
+    for name, d in (("float", _dt.float32), ("double", _dt.float64), ("half", _dt.float16),
+                    ("long", _dt.int64), ("int", _dt.int32), ("bool", _dt.bool)):
+        setattr(Tensor, name, _cast(d))
+    Tensor.new_tensor = _new_tensor
+    for factory in ("zeros", "ones", "empty", "full"):
+        setattr(Tensor, f"new_{factory}", _new(factory))

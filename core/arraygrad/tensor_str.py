@@ -1,0 +1,140 @@
+"""``repr`` of tensors in PyTorch's format (``tensor([1., 2.], requires_grad=True)``)."""
+
+from __future__ import annotations
+
+import math
+
+__all__ = ["tensor_repr", "format_values"]
+
+PRECISION = 4
+THRESHOLD = 1000
+EDGEITEMS = 3
+LINEWIDTH = 80
+
+
+class _Formatter:
+    """Chooses one format for all elements (fixed, integer-valued, or scientific) and a width."""
+
+    def __init__(self, values: list, floating: bool):
+        self.floating = floating
+        self.int_mode = True
+        self.sci_mode = False
+        self.width = 1
+        if not floating:
+            self.width = max((len(str(v)) for v in values), default=1)
+            return
+        finite = [abs(v) for v in values if math.isfinite(v) and v != 0]
+        if not finite:
+            self.width = max((len(self.format_plain(v)) for v in values), default=1)
+            return
+        self.int_mode = all(v == math.ceil(v) for v in finite)
+        vmax, vmin = max(finite), min(finite)
+        if self.int_mode:
+            self.sci_mode = vmax / vmin > 1000.0 or vmax > 1.0e8
+        else:
+            self.sci_mode = vmax / vmin > 1000.0 or vmax > 1.0e8 or vmin < 1.0e-4
+        self.width = max(len(self.format_plain(v)) for v in values)
+
+
+    def format_plain(self, v) -> str:
+        if not self.floating:
+            return str(v)
+        if math.isnan(v):
+            return "nan"
+        if math.isinf(v):
+            return "inf" if v > 0 else "-inf"
+        if self.sci_mode:
+            return f"{v:.{PRECISION}e}"
+        if self.int_mode:
+            return f"{v:.0f}."
+        return f"{v:.{PRECISION}f}"
+
+    def format(self, v) -> str:
+        return self.format_plain(v).rjust(self.width)
+
+
+def _flatten(values, ndim):
+    if ndim == 0:
+        return [values]
+    out = []
+    stack = [values]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list):
+            stack.extend(reversed(item))
+        else:
+            out.append(item)
+    return out
+
+
+def _format_nested(values, ndim, fmt: _Formatter, indent: int, summarize: bool) -> str:
+    if ndim == 0:
+        return fmt.format(values)
+    if ndim == 1:
+        items = ["..." if v is Ellipsis else fmt.format(v) for v in values]
+        per_line = max(1, int(math.floor((LINEWIDTH - indent) / (fmt.width + 2))))
+        lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
+        return "[" + ("," + "\n" + " " * (indent + 1)).join(lines) + "]"
+    rows = []
+    for v in values:
+        if v is Ellipsis:
+            rows.append("...")
+        else:
+            rows.append(_format_nested(v, ndim - 1, fmt, indent + 1, summarize))
+    sep = "," + "\n" * (ndim - 1) + " " * (indent + 1)
+    return "[" + sep.join(rows) + "]"
+
+
+def format_values(values, shape, floating: bool, indent: int) -> str:
+    """The bracketed element text of a tensor whose host values are ``values``."""
+    ndim = len(shape)
+    summarize = math.prod(shape) > THRESHOLD
+    flat = [v for v in _flatten(values, ndim) if v is not Ellipsis]
+    if any(isinstance(v, bool) for v in flat):
+        fmt = _Formatter([str(v) for v in flat], False)
+    else:
+        fmt = _Formatter(flat, floating)
+    return _format_nested(values, ndim, fmt, indent, summarize)
+
+
+_DEFAULT_SHOWN = {"float32", "int64", "bool"}
+
+
+def tensor_repr(t, prefix: str = "tensor(") -> str:
+    """PyTorch-shaped repr: values, then dtype/device/requires_grad/grad_fn suffixes."""
+    indent = len(prefix)
+    shape = tuple(t.shape)
+    suffixes = []
+    if t.numel() == 0:
+        body = "[]"
+        if shape != (0,):
+            suffixes.append(f"size={shape}")
+    else:
+        host = t._backend.to_host(t._data)
+        if math.prod(shape) > THRESHOLD:
+            values = _summarized_list(host, len(shape))
+        else:
+            values = host.tolist()
+        body = format_values(values, shape, t.dtype.is_floating_point, indent)
+    dev = t.device
+    if dev.type != "cpu":
+        suffixes.append(f"device='{dev}'")
+    if t.dtype.name not in _DEFAULT_SHOWN or (t.numel() == 0 and t.dtype.name != "float32"):
+        suffixes.append(f"dtype=arraygrad.{t.dtype.name}")
+    if t._grad_fn is not None:
+        suffixes.append(f"grad_fn=<{t._grad_fn.name()}>")
+    elif t._requires_grad:
+        suffixes.append("requires_grad=True")
+    return prefix + ", ".join([body] + suffixes) + ")"
+
+
+def _summarized_list(host, ndim):
+    """Nested lists of a big host array keeping EDGEITEMS per end; ``...`` marks gaps."""
+    n = host.shape[0]
+    if ndim == 1:
+        if n <= 2 * EDGEITEMS:
+            return host.tolist()
+        return host[:EDGEITEMS].tolist() + [Ellipsis] + host[n - EDGEITEMS:].tolist()
+    rows = range(n) if n <= 2 * EDGEITEMS else [
+        *range(EDGEITEMS), None, *range(n - EDGEITEMS, n)]
+    return [Ellipsis if i is None else _summarized_list(host[i], ndim - 1) for i in rows]
