@@ -292,8 +292,8 @@ class Tensor:
         """Compute the gradient of this tensor w.r.t. graph leaves and accumulate it in ``.grad``."""
         from arraygrad.autograd import api
 
-        api.backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph,
-                     inputs=inputs)
+        api.backward(self, None if gradient is None else (gradient,), retain_graph=retain_graph,
+                     create_graph=create_graph, inputs=inputs)
 
     def detach(self) -> "Tensor":
         """A new tensor sharing data (and version counter) with this one, outside the graph."""

@@ -107,18 +107,22 @@ class BackwardCFunction(FunctionCtx, Node):
                     f"index {i}; expected a Tensor or None")
             shape, native = meta
             if g._data.shape != shape:
-                try:
-                    g = reduce_grad(g, shape, native)
-                except RuntimeError:
-                    g = None
-                if g is None or g._data.shape != shape:
+                if not _expands_to(shape, g._data.shape):
                     raise RuntimeError(
                         f"Function {self.name()} returned an invalid gradient at index {i} - got "
                         f"{list(result[i].shape)} but expected shape compatible with {list(shape)}")
+                g = reduce_grad(g, shape, native)  # a broadcast gradient is summed back
             elif g._data.dtype != native:
                 g = reduce_grad(g, shape, native)
             out.append(g)
         return tuple(out)
+
+
+def _expands_to(shape: tuple, target: tuple) -> bool:
+    """Whether ``shape`` broadcasts to ``target``."""
+    if len(shape) > len(target):
+        return False
+    return all(s == 1 or s == t for s, t in zip(shape[::-1], target[::-1]))
 
 
 class _FunctionMeta(type):

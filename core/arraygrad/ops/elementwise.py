@@ -475,6 +475,11 @@ def where(condition, input, other):
     """Elements of ``input`` where ``condition`` holds, else of ``other``."""
     if not isinstance(condition, Tensor):
         raise TypeError("where: condition must be a bool Tensor")
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        # two scalars: their promoted dtype (where(c, 1.0, 0.0) is float32, as in PyTorch)
+        d = _dt.result_type(input, other)
+        cb = condition._backend
+        input = Tensor._wrap(cb.xp.asarray(input, dtype=cb.native_dtype(d)), cb)
     backend, ad, bd, ta, tb = _operands("where", input, other)
     cd = condition._data
     if cd.dtype != backend.native_dtype(_dt.bool):

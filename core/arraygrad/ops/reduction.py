@@ -106,19 +106,45 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, axis=None):
     return record(data, input._backend, cls, (input,), args=(input._data.shape, dims, keepdim))
 
 
+def _prod_of_others(x: Tensor, dims) -> Tensor:
+    """For each element, the product of the other elements of its slice over ``dims``.
+
+    Computed without division, so it is right (and differentiable again) when a
+    slice holds zeros: the reduced dims are moved last and flattened to ``n``,
+    each element's row of ``n`` copies has its own position replaced by 1, and
+    the rows are multiplied out (O(n^2), only used when there are zeros).
+    """
+    ndim = x.ndim
+    if ndim == 0:
+        return x * 0 + 1  # ones, in the graph
+    red = tuple(range(ndim)) if dims is None else tuple(dims)
+    kept = tuple(i for i in range(ndim) if i not in red)
+    order = kept + red
+    xt = x.permute(order)
+    kept_shape = tuple(x.shape[i] for i in kept)
+    red_shape = tuple(x.shape[i] for i in red)
+    n = math.prod(red_shape)
+    flat = xt.reshape(kept_shape + (n,))
+    from arraygrad.creation import eye
+
+    diag = eye(n, dtype=_dt.bool, device=x.device)
+    rows = ew.where(diag, 1.0, flat.unsqueeze(-2).expand(kept_shape + (n, n)))
+    others = prod(rows, dim=-1).reshape(kept_shape + red_shape)
+    inverse = [0] * ndim
+    for i, d in enumerate(order):
+        inverse[d] = i
+    return others.permute(tuple(inverse))
+
+
 def _prod_backward(node, g):
     (x,) = node.saved_tensors
     shape, dims, keepdim = node.args
-    # prod of the others, without dividing by zero: with one zero in a slice only
-    # that element gets a gradient; with two or more, none does.
-    is_zero = x == 0
-    nonzero = ew.where(is_zero, 1.0, x)
-    zeros = sum(is_zero, dim=dims, keepdim=True)
-    p = prod(nonzero, dim=dims, keepdim=True)
-    no_zero = ew.to_native(zeros == 0, x._data.dtype)
-    one_zero = ew.to_native(zeros == 1, x._data.dtype)
-    others = no_zero * p / nonzero + one_zero * ew.to_native(is_zero, x._data.dtype) * p
-    return _unreduce(g, shape, dims, keepdim) * others
+    g_full = _unreduce(g, shape, dims, keepdim)
+    if not bool(any(x == 0)):
+        # no zeros: the product of the others is prod / x
+        out = prod(x, dim=dims, keepdim=True)
+        return g_full * (out / x)
+    return g_full * _prod_of_others(x, dims)
 
 
 ProdBackward0 = backward_node("ProdBackward0", _prod_backward)
