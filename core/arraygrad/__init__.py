@@ -84,3 +84,18 @@ def numel(input: Tensor) -> "int":
 
 
 __version__ = "0.1.0"
+
+
+_LAZY_SUBMODULES = ("nn", "optim", "utils", "special", "viz", "conformance")
+_LAZY_FUNCTIONS = {"save": "arraygrad.serialization", "load": "arraygrad.serialization"}
+
+
+def __getattr__(name: str):
+    """Import the larger subpackages (``nn``, ``optim``, ...) on first use, keeping import fast."""
+    import importlib
+
+    if name in _LAZY_SUBMODULES:
+        return importlib.import_module(f"arraygrad.{name}")
+    if name in _LAZY_FUNCTIONS:
+        return getattr(importlib.import_module(_LAZY_FUNCTIONS[name]), name)
+    raise AttributeError(f"module 'arraygrad' has no attribute {name!r}")

@@ -23,17 +23,19 @@ class _Formatter:
         if not floating:
             self.width = max((len(str(v)) for v in values), default=1)
             return
-        finite = [abs(v) for v in values if math.isfinite(v) and v != 0]
-        if not finite:
-            self.width = max((len(self.format_plain(v)) for v in values), default=1)
+        # as PyTorch: the mode and the width come from the nonzero finite values only
+        # (zeros, nan and inf are padded to that width, or overflow it)
+        nonzero = [v for v in values if math.isfinite(v) and v != 0]
+        if not nonzero:
             return
+        finite = [abs(v) for v in nonzero]
         self.int_mode = all(v == math.ceil(v) for v in finite)
         vmax, vmin = max(finite), min(finite)
         if self.int_mode:
             self.sci_mode = vmax / vmin > 1000.0 or vmax > 1.0e8
         else:
             self.sci_mode = vmax / vmin > 1000.0 or vmax > 1.0e8 or vmin < 1.0e-4
-        self.width = max(len(self.format_plain(v)) for v in values)
+        self.width = max(len(self.format_plain(v)) for v in nonzero)
 
 
     def format_plain(self, v) -> str:
@@ -71,7 +73,7 @@ def _format_nested(values, ndim, fmt: _Formatter, indent: int, summarize: bool) 
     if ndim == 0:
         return fmt.format(values)
     if ndim == 1:
-        items = ["..." if v is Ellipsis else fmt.format(v) for v in values]
+        items = [" ..." if v is Ellipsis else fmt.format(v) for v in values]  # PyTorch's " ..."
         per_line = max(1, int(math.floor((LINEWIDTH - indent) / (fmt.width + 2))))
         lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
         return "[" + ("," + "\n" + " " * (indent + 1)).join(lines) + "]"
@@ -97,7 +99,7 @@ def format_values(values, shape, floating: bool, indent: int) -> str:
     return _format_nested(values, ndim, fmt, indent, summarize)
 
 
-_DEFAULT_SHOWN = {"float32", "int64", "bool"}
+_ALWAYS_IMPLIED = {"int64", "bool"}  # with the default float dtype, not printed
 
 
 def tensor_repr(t, prefix: str = "tensor(") -> str:
@@ -119,7 +121,11 @@ def tensor_repr(t, prefix: str = "tensor(") -> str:
     dev = t.device
     if dev.type != "cpu":
         suffixes.append(f"device='{dev}'")
-    if t.dtype.name not in _DEFAULT_SHOWN or (t.numel() == 0 and t.dtype.name != "float32"):
+    from arraygrad.dtypes import get_default_dtype
+
+    default = get_default_dtype()
+    implied = t.dtype is default or t.dtype.name in _ALWAYS_IMPLIED
+    if not implied or (t.numel() == 0 and t.dtype is not default):
         suffixes.append(f"dtype=arraygrad.{t.dtype.name}")
     if t._grad_fn is not None:
         suffixes.append(f"grad_fn=<{t._grad_fn.name()}>")
