@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import heapq
 
+from arraygrad.autograd import anomaly_mode
+from arraygrad.autograd.anomaly_mode import state as _anomaly
 from arraygrad.autograd.grad_mode import _state
 from arraygrad.autograd.graph import FREED_MESSAGE, AccumulateGrad
 
@@ -114,6 +116,23 @@ def _materialize(node, grads: list) -> list:
     return grads
 
 
+node_runner = None
+"""Set by an active profiler: ``node_runner(node, grads, apply)`` wraps each node's run."""
+
+
+def _apply(node, grads):
+    """Run one node (with anomaly mode's checks when it is on)."""
+    if not _anomaly.enabled:
+        return node._apply(grads)
+    try:
+        outs = node._apply(grads)
+    except Exception as exc:
+        anomaly_mode.annotate(node, exc)
+        raise
+    anomaly_mode.check_outputs(node, outs)
+    return outs
+
+
 def run_backward(roots, root_grads, *, retain_graph: bool, create_graph: bool,
                  inputs=None, accumulate: bool = True, allow_unused: bool = False):
     """Run backward from ``roots`` (gradient edges) seeded with ``root_grads``.
@@ -189,7 +208,10 @@ def run_backward(roots, root_grads, *, retain_graph: bool, create_graph: bool,
                     raise RuntimeError(FREED_MESSAGE)
                 if len(grads) > 1 and None in grads and getattr(node, "materialize_grads", True):
                     grads = _materialize(node, grads)
-                outs = node._apply(grads)
+                if node_runner is not None:  # the profiler times each node
+                    outs = node_runner(node, grads, _apply)
+                else:
+                    outs = _apply(node, grads)
                 if node._post_hooks:
                     for hook in tuple(node._post_hooks.values()):
                         new = hook(outs, tuple(grads))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
+from arraygrad.autograd.anomaly_mode import remember_forward, state as _anomaly
 from arraygrad.autograd.hooks import HookDict, RemovableHandle
 
 __all__ = ["Node", "AccumulateGrad", "SavedTensor", "SavedOutput", "FREED_MESSAGE"]
@@ -95,6 +96,8 @@ class Node:
 
     def __init__(self):
         self._seq = next(_sequence)
+        if _anomaly.enabled:
+            remember_forward(self)
         self._next = ()
         self._pre_hooks = None
         self._post_hooks = None

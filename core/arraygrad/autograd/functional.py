@@ -1,0 +1,263 @@
+"""``arraygrad.autograd.functional``: jacobian, hessian, vjp, jvp, hvp, vhp of whole functions.
+
+Same semantics as ``torch.autograd.functional``: inputs are detached and made to
+require grad inside, results do not require grad unless ``create_graph=True``,
+``strict=True`` raises when an output is independent of an input (where
+non-strict returns zeros), and ``vectorize`` must stay False (one backward per
+output element). ``jvp`` uses the double-vjp trick, so it needs differentiable
+backward formulas, which every built-in op has.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from arraygrad.autograd.api import grad as _grad
+from arraygrad.autograd.grad_mode import enable_grad
+
+__all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
+
+
+def _as_tuple(x, arg: str, fn: str):
+    from arraygrad.tensor import Tensor
+
+    is_tuple = isinstance(x, (tuple, list))
+    items = tuple(x) if is_tuple else (x,)
+    for i, t in enumerate(items):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"The {arg} given to {fn} must be either a Tensor or a tuple of "
+                            f"Tensors but the value at index {i} has type {type(t).__name__}.")
+    return is_tuple, items
+
+
+def _require(inputs, create_graph):
+    out = []
+    for t in inputs:
+        if create_graph and t.requires_grad:
+            out.append(t.view_as(t))  # a differentiable alias keeps the outer graph
+        else:
+            out.append(t.detach().requires_grad_(True))
+    return tuple(out)
+
+
+def _grads(outputs, inputs, grad_outputs, create_graph: bool, strict: bool, fn: str):
+    """VJPs of ``outputs`` w.r.t. ``inputs``; zeros (or an error if strict) where unused."""
+    from arraygrad.creation import zeros_like
+
+    diff = [(o, g) for o, g in zip(outputs, grad_outputs) if o.requires_grad]
+    if not diff:
+        if strict:
+            raise RuntimeError(f"{fn}: the output of the user-provided function does not "
+                               "require gradients (strict=True)")
+        return tuple(zeros_like(t) for t in inputs)
+    result = _grad([o for o, _ in diff], inputs, [g for _, g in diff], create_graph=True,
+                   allow_unused=True)
+    out = []
+    for i, (t, g) in enumerate(zip(inputs, result)):
+        if g is None:
+            if strict:
+                raise RuntimeError(f"{fn}: the output of the user-provided function is "
+                                   f"independent of input {i}. This is not allowed in strict mode.")
+            g = zeros_like(t)
+        elif strict and create_graph and not g.requires_grad:
+            raise RuntimeError(f"{fn}: the gradient with respect to input {i} is independent "
+                               "of the inputs of the user-provided function (strict=True).")
+        out.append(g)
+    return tuple(out)
+
+
+def _finish(values, create_graph: bool):
+    return tuple(v if create_graph else v.detach() for v in values)
+
+
+def _unwrap(is_tuple: bool, values):
+    return values if is_tuple else values[0]
+
+
+def vjp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool = False):
+    """``(func(inputs), v^T J)``: the vector-Jacobian product at ``inputs``.
+
+    >>> vjp(lambda x: x ** 2, arraygrad.tensor([1., 2.]), arraygrad.ones(2))[1]
+    tensor([2., 4.])
+    """
+    from arraygrad.creation import ones_like
+
+    with enable_grad():
+        in_tuple, inputs = _as_tuple(inputs, "inputs", "vjp")
+        inputs = _require(inputs, create_graph)
+        out_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided function", "vjp")
+        if v is None:
+            if len(outputs) != 1 or outputs[0].numel() != 1:
+                raise RuntimeError("The vector v can only be None if the user-provided function "
+                                   "returns a single Tensor with a single element.")
+            vs = (ones_like(outputs[0]),)
+        else:
+            _, vs = _as_tuple(v, "v", "vjp")
+            if len(vs) != len(outputs):
+                raise RuntimeError(f"v has {len(vs)} elements but the function has "
+                                   f"{len(outputs)} outputs")
+            for i, (vi, o) in enumerate(zip(vs, outputs)):
+                if tuple(vi.shape) != tuple(o.shape):
+                    raise RuntimeError(
+                        f"Mismatch in shape: v[{i}] has a shape of {vi.shape} and output[{i}] "
+                        f"has a shape of {o.shape}.")
+        grads = _grads(outputs, inputs, vs, create_graph, strict, "vjp")
+    return (_unwrap(out_tuple, _finish(outputs, create_graph)),
+            _unwrap(in_tuple, _finish(grads, create_graph)))
+
+
+def jvp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool = False):
+    """``(func(inputs), J v)``: the Jacobian-vector product, by differentiating a VJP."""
+    from arraygrad.creation import ones_like, zeros_like
+
+    with enable_grad():
+        in_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
+        inputs = _require(inputs, create_graph)
+        if v is None:
+            if len(inputs) != 1 or inputs[0].numel() != 1:
+                raise RuntimeError("The vector v can only be None if the input to the "
+                                   "user-provided function is a single Tensor with a single element.")
+            vs = (ones_like(inputs[0]),)
+        else:
+            _, vs = _as_tuple(v, "v", "jvp")
+            for i, (vi, x) in enumerate(zip(vs, inputs)):
+                if tuple(vi.shape) != tuple(x.shape):
+                    raise RuntimeError(f"Mismatch in shape: v[{i}] has a shape of {vi.shape} "
+                                       f"and input[{i}] has a shape of {x.shape}.")
+        out_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided function", "jvp")
+        # u -> J^T u is linear in u; differentiating <J^T u, v> w.r.t. u gives J v.
+        dummies = tuple(zeros_like(o).requires_grad_(True) for o in outputs)
+        g = _grads(outputs, inputs, dummies, True, strict, "jvp")
+        pairs = [(gi, vi) for gi, vi in zip(g, vs) if gi.requires_grad]
+        if pairs:
+            jv = _grad([gi for gi, _ in pairs], dummies, [vi for _, vi in pairs],
+                       create_graph=create_graph, allow_unused=True)
+        else:
+            jv = (None,) * len(dummies)
+        result = []
+        for i, (o, j) in enumerate(zip(outputs, jv)):
+            if j is None:
+                if strict:
+                    raise RuntimeError(f"jvp: output {i} is independent of the inputs (strict=True)")
+                j = zeros_like(o)
+            result.append(j)
+    return (_unwrap(out_tuple, _finish(outputs, create_graph)),
+            _unwrap(out_tuple, _finish(result, create_graph)))
+
+
+def jacobian(func: Callable, inputs, create_graph: bool = False, strict: bool = False,
+             vectorize: bool = False, strategy: str = "reverse-mode"):
+    """The Jacobian of ``func`` at ``inputs``: ``J[i][j]`` has shape ``out_i.shape + in_j.shape``.
+
+    A single input and output give a single tensor; tuples give tuples, as in PyTorch.
+    """
+    from arraygrad.creation import zeros
+    from arraygrad.ops.shape import stack
+
+    if vectorize:
+        raise NotImplementedError("jacobian: vectorize=True is not supported; use vectorize=False")
+    if strategy != "reverse-mode":
+        raise NotImplementedError("jacobian: only strategy='reverse-mode' is supported")
+    with enable_grad():
+        in_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
+        inputs = _require(inputs, create_graph)
+        out_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided function",
+                                       "jacobian")
+        rows = []
+        for i, out in enumerate(outputs):
+            per_input = [[] for _ in inputs]
+            flat = out.reshape(-1)
+            for e in range(flat.numel()):
+                if out.requires_grad:
+                    g = _grad(flat[e], inputs, retain_graph=True, create_graph=create_graph,
+                              allow_unused=True)
+                else:
+                    g = (None,) * len(inputs)
+                for j, (x, gj) in enumerate(zip(inputs, g)):
+                    if gj is None:
+                        if strict:
+                            raise RuntimeError(
+                                f"jacobian: output {i} is independent of input {j} (strict=True)")
+                        gj = zeros(tuple(x.shape), dtype=x.dtype, device=x.device)
+                    per_input[j].append(gj)
+            blocks = []
+            for j, x in enumerate(inputs):
+                if per_input[j]:
+                    block = stack(per_input[j]).reshape(tuple(out.shape) + tuple(x.shape))
+                else:
+                    block = zeros(tuple(out.shape) + tuple(x.shape), dtype=x.dtype, device=x.device)
+                blocks.append(block if create_graph else block.detach())
+            rows.append(tuple(blocks) if in_tuple else blocks[0])
+    return tuple(rows) if out_tuple else rows[0]
+
+
+def hessian(func: Callable, inputs, create_graph: bool = False, strict: bool = False,
+            vectorize: bool = False, outer_jacobian_strategy: str = "reverse-mode"):
+    """The Hessian of a scalar function: the Jacobian of its gradient."""
+    in_tuple, inputs = _as_tuple(inputs, "inputs", "hessian")
+
+    def gradient(*xs):
+        out = func(*xs)
+        _, outs = _as_tuple(out, "outputs of the user-provided function", "hessian")
+        if len(outs) != 1 or outs[0].numel() != 1:
+            raise RuntimeError("The function given to hessian should return a single Tensor "
+                               "containing a single element")
+        from arraygrad.creation import ones_like
+
+        return _grads(outs, xs, (ones_like(outs[0]),), True, strict, "hessian")
+
+    # gradient returns a tuple (one per input), so jacobian gives rows per input
+    jac = jacobian(gradient, inputs if in_tuple else inputs[0], create_graph=create_graph,
+                   strict=strict, vectorize=vectorize)
+    return jac if in_tuple else jac[0]
+
+
+def vhp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool = False):
+    """``(func(inputs), v^T H)`` for a scalar function."""
+    return _second_order(func, inputs, v, create_graph, strict, "vhp")
+
+
+def hvp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool = False):
+    """``(func(inputs), H v)`` for a scalar function (H is symmetric, so the same as vhp)."""
+    return _second_order(func, inputs, v, create_graph, strict, "hvp")
+
+
+def _second_order(func, inputs, v, create_graph, strict, fn):
+    from arraygrad.creation import ones_like
+
+    with enable_grad():
+        in_tuple, inputs = _as_tuple(inputs, "inputs", fn)
+        inputs = _require(inputs, create_graph)
+        if v is None:
+            if len(inputs) != 1 or inputs[0].numel() != 1:
+                raise RuntimeError("The vector v can only be None if the input to the "
+                                   "user-provided function is a single Tensor with a single element.")
+            vs = (ones_like(inputs[0]),)
+        else:
+            _, vs = _as_tuple(v, "v", fn)
+            for i, (vi, x) in enumerate(zip(vs, inputs)):
+                if tuple(vi.shape) != tuple(x.shape):
+                    raise RuntimeError(f"Mismatch in shape: v[{i}] has a shape of {vi.shape} "
+                                       f"and input[{i}] has a shape of {x.shape}.")
+        out = func(*inputs)
+        _, outs = _as_tuple(out, "outputs of the user-provided function", fn)
+        if len(outs) != 1 or outs[0].numel() != 1:
+            raise RuntimeError(f"The function given to {fn} should return a single Tensor "
+                               "containing a single element")
+        g = _grads(outs, inputs, (ones_like(outs[0]),), True, strict, fn)
+        pairs = [(gi, vi) for gi, vi in zip(g, vs) if gi.requires_grad]
+        if pairs:
+            hv = _grad([gi for gi, _ in pairs], inputs, [vi for _, vi in pairs],
+                       create_graph=create_graph, allow_unused=True)
+        else:
+            hv = (None,) * len(inputs)
+        from arraygrad.creation import zeros_like
+
+        result = []
+        for i, (x, h) in enumerate(zip(inputs, hv)):
+            if h is None:
+                if strict:
+                    raise RuntimeError(f"{fn}: the Hessian is independent of input {i} (strict=True)")
+                h = zeros_like(x)
+            result.append(h)
+    return (_finish(outs, create_graph)[0], _unwrap(in_tuple, _finish(result, create_graph)))
