@@ -160,4 +160,6 @@ def normalize_dims(dim, ndim: int, op: str):
         if d in out:
             raise RuntimeError(f"{op}: dim {d} appears multiple times in the list of dims")
         out.append(d)
+    if ndim == 0:
+        return ()  # a 0-dim tensor accepts dim 0 / -1 and has no axis to reduce
     return tuple(sorted(out))

@@ -191,7 +191,14 @@ FloorDivideBackward0 = backward_node("FloorDivideBackward0", _floor_divide_backw
 def floor_divide(input, other):
     """Division rounded toward negative infinity (gradient zero, as it is piecewise constant)."""
     backend, ad, bd, ta, tb = _operands("floor_divide", input, other)
+    _no_bool("floor_divide", backend, ad, bd)
     return record(ad // bd, backend, FloorDivideBackward0, (ta, tb), args=(_meta(ta), _meta(tb)))
+
+
+def _no_bool(op: str, backend, ad, bd) -> None:
+    native = (ad if hasattr(ad, "dtype") else bd).dtype
+    if native == backend.native_dtype(_dt.bool):
+        raise RuntimeError(f'{op}: "{op}_cpu" not implemented for \'Bool\'')
 
 
 def _remainder_backward(node, g):
@@ -208,6 +215,7 @@ RemainderBackward0 = backward_node("RemainderBackward0", _remainder_backward)
 def remainder(input, other):
     """Python-style modulus (sign of the divisor), as ``torch.remainder``."""
     backend, ad, bd, ta, tb = _operands("remainder", input, other)
+    _no_bool("remainder", backend, ad, bd)
     need_b = tb is not None and tb._requires_grad
     return record(ad % bd, backend, RemainderBackward0, (ta, tb),
                   saved=(input if need_b else None, other if need_b else None),
@@ -228,8 +236,12 @@ def _pow_backward(node, g):
         # d(a**b)/db = a**b * log(a); taken as 0 where a == 0 and b >= 0, as PyTorch does
         if isinstance(a, Tensor):
             gb = where((a == 0) & (b >= 0), 0.0, g * out * log(a))
-        else:
+        elif a > 0:
             gb = g * out * math.log(a)
+        elif a == 0:
+            gb = where(b >= 0, 0.0, g * out * -math.inf)
+        else:
+            gb = g * math.nan  # log of a negative base, as PyTorch
         gb = _grad_for(gb, bm)
     return ga, gb
 
@@ -412,6 +424,9 @@ def clamp(input, min=None, max=None):  # noqa: A002
         if max is not None:
             out = minimum(out, max if isinstance(max, Tensor) else full_like_scalar(input, max))
         return out
+    d = _dt.result_type(input, *(v for v in (min, max) if v is not None))
+    if d is not input.dtype:  # a float bound on an integer tensor gives a float result
+        input = to_dtype(input, d)
     xp = input._backend.xp
     data = input._data
     if min is not None:

@@ -67,7 +67,11 @@ def _check(op: str, a, b) -> None:
 
 def matmul(input: Tensor, other: Tensor) -> Tensor:
     """Matrix product with NumPy's rules: 1-D operands are vectors, leading dims broadcast."""
-    _check("matmul", input, other)
+    return _matmul("matmul", input, other)
+
+
+def _matmul(op: str, input: Tensor, other: Tensor) -> Tensor:
+    _check(op, input, other)
     backend = input._backend
     data = backend.xp.matmul(input._data, other._data)
     cls = _CLASS_BY_NDIM.get((input._data.ndim, other._data.ndim), UnsafeViewBackward0)
@@ -78,7 +82,7 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
     """Product of two matrices (both 2-D)."""
     if input.ndim != 2 or mat2.ndim != 2:
         raise RuntimeError(f"mm: expected 2-D tensors, got {input.ndim}-D and {mat2.ndim}-D")
-    return matmul(input, mat2)
+    return _matmul("mm", input, mat2)
 
 
 def bmm(input: Tensor, mat2: Tensor) -> Tensor:
@@ -88,14 +92,14 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     if input.shape[0] != mat2.shape[0]:
         raise RuntimeError(
             f"bmm: batch sizes differ: {list(input.shape)} and {list(mat2.shape)}")
-    return matmul(input, mat2)
+    return _matmul("bmm", input, mat2)
 
 
 def mv(input: Tensor, vec: Tensor) -> Tensor:
     """Matrix-vector product."""
     if input.ndim != 2 or vec.ndim != 1:
         raise RuntimeError(f"mv: expected a 2-D and a 1-D tensor, got {input.ndim}-D and {vec.ndim}-D")
-    return matmul(input, vec)
+    return _matmul("mv", input, vec)
 
 
 def dot(input: Tensor, other: Tensor) -> Tensor:
@@ -108,7 +112,7 @@ def dot(input: Tensor, other: Tensor) -> Tensor:
             f"dot: inconsistent tensor size, expected tensor [{input.shape[0]}] and src "
             f"[{other.shape[0]}] to have the same number of elements, but got "
             f"{input.shape[0]} and {other.shape[0]} elements respectively")
-    return matmul(input, other)
+    return _matmul("dot", input, other)
 
 
 def outer(input: Tensor, vec2: Tensor) -> Tensor:

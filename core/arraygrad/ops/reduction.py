@@ -192,6 +192,8 @@ def _extreme_dim_backward(node, g, _g_indices=None):
 
 
 MaxBackward0 = backward_node("MaxBackward0", _extreme_dim_backward)
+_ZeroDimMaxBackward = backward_node("MaxBackward0", lambda node, g: g)
+_ZeroDimMinBackward = backward_node("MinBackward0", lambda node, g: g)
 MinBackward0 = backward_node("MinBackward0", _extreme_dim_backward)
 
 
@@ -208,7 +210,15 @@ def _extreme(op: str, input, dim, keepdim, other, is_max: bool):
         data = (xp.max if is_max else xp.min)(input._data)
         return record(data, input._backend, MaxBackward1 if is_max else MinBackward1, (input,),
                       saved=(input, OUTPUT))
-    d = normalize_dims(dim, input._data.ndim, op)[0]
+    dims = normalize_dims(dim, input._data.ndim, op)
+    if not dims:  # 0-dim input: the value itself, at index 0
+        values = xp.asarray(input._data, copy=True)
+        indices = xp.zeros((), dtype=input._backend.native_dtype(_dt.int64))
+        vals = record(values, input._backend,
+                      _ZeroDimMaxBackward if is_max else _ZeroDimMinBackward, (input,))
+        return (return_types.max if is_max else return_types.min)(
+            vals, Tensor._wrap(indices, input._backend))
+    d = dims[0]
     values = (xp.max if is_max else xp.min)(input._data, axis=d, keepdims=keepdim)
     indices = (xp.argmax if is_max else xp.argmin)(input._data, axis=d, keepdims=keepdim)
     indices = xp.astype(indices, input._backend.native_dtype(_dt.int64))
@@ -278,8 +288,11 @@ def _arg(input, dim, keepdim, is_max):
         if keepdim:
             data = xp.reshape(data, (1,) * input._data.ndim)
     else:
-        d = normalize_dims(dim, input._data.ndim, "argmax" if is_max else "argmin")[0]
-        data = fn(input._data, axis=d, keepdims=keepdim)
+        dims = normalize_dims(dim, input._data.ndim, "argmax" if is_max else "argmin")
+        if not dims:  # 0-dim input
+            data = xp.zeros((), dtype=input._backend.native_dtype(_dt.int64))
+        else:
+            data = fn(input._data, axis=dims[0], keepdims=keepdim)
     return Tensor._wrap(xp.astype(data, input._backend.native_dtype(_dt.int64)), input._backend)
 
 
@@ -424,7 +437,8 @@ CumsumBackward0 = backward_node("CumsumBackward0", _cumsum_backward)
 
 def cumsum(input, dim, *, dtype=None):
     """Running sum along ``dim``; integer sums are int64."""
-    d = normalize_dims(dim, input._data.ndim, "cumsum")[0]
+    dims = normalize_dims(dim, input._data.ndim, "cumsum")
+    d = dims[0] if dims else 0
     backend = input._backend
     out_dtype = dtype or (input.dtype if input.dtype.is_floating_point else _dt.int64)
     x = input._data
