@@ -104,20 +104,25 @@ def get_backend(name: str) -> Backend:
         raise RuntimeError(
             f"no arraygrad backend named {name!r}; found: {sorted(backends) or 'none'}"
             + _install_hint()) from None
-    status = backend.is_available()
+    status = _probe(backend)
     if not status:
         raise RuntimeError(f"backend {name!r} is not available: {status.reason}")
     return backend
+
+
+def _probe(backend: Backend) -> Availability:
+    """``backend.is_available()``, turning a probe that raises into an unavailable answer."""
+    try:
+        return backend.is_available()
+    except Exception as exc:  # a third-party probe must not break device lookup
+        return Availability(False, f"availability check raised {type(exc).__name__}: {exc}")
 
 
 def available() -> list[BackendInfo]:
     """Every backend found, whether it is usable here, and why not."""
     rows = []
     for name, backend in sorted(_registry().items()):
-        try:
-            status = backend.is_available()
-        except Exception as exc:  # availability probes must never raise
-            status = Availability(False, f"availability check raised {type(exc).__name__}: {exc}")
+        status = _probe(backend)
         rows.append(BackendInfo(name, backend.device_type, bool(status), status.reason,
                                 _origin.get(name, "?")))
     return rows
@@ -136,7 +141,7 @@ def backend_for_device(dev) -> Backend:
         candidates.sort(key=lambda b: -b.priority)
         reasons = []
         for backend in candidates:
-            status = backend.is_available()
+            status = _probe(backend)
             if status:
                 instance = backend.for_device(dev.index)
                 _device_cache[dev] = instance

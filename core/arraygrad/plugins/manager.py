@@ -83,7 +83,7 @@ def load_plugins() -> None:
 def register_plugin(plugin: Any, name: str | None = None) -> str:
     """Register a plugin object or module by hand (works with autoload disabled)."""
     with _lock:
-        pm = _manager()
+        pm = get_plugin_manager()  # entry points first, so they keep their names
         registered = pm.register(plugin, name=name)
         if registered is None:
             raise ValueError(f"register_plugin: plugin {name or plugin!r} is already registered")

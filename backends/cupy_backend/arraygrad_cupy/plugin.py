@@ -1,0 +1,15 @@
+"""Entry point module: registers the CuPy backend, as any third-party backend would.
+
+Registration never imports CuPy; whether CUDA works here is reported later by
+``CupyBackend.is_available`` (and shows up in ``arraygrad.backends.available()``).
+"""
+
+from arraygrad.plugins import hookimpl
+
+
+@hookimpl
+def arraygrad_register_backends(register):
+    """Register the CuPy CUDA backend (the instance for device 0)."""
+    from arraygrad_cupy.backend import CupyBackend
+
+    register(CupyBackend())

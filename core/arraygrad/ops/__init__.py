@@ -1,0 +1,1 @@
+"""The op library: one file per family of differentiable operations."""

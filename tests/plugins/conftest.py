@@ -1,0 +1,71 @@
+"""Fixtures for the plugin tests: isolated plugin state and fresh interpreters.
+
+The plugin manager and backend registry are process-wide. Tests that rebuild
+them snapshot the exact objects first and put them back afterwards, because
+the core compares backends by identity: tensors made by other test modules
+before this one ran must keep working with tensors made after it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+DISABLE_ENV = "ARRAYGRAD_DISABLE_PLUGIN_AUTOLOAD"
+
+
+BROKEN_ENV = "ARRAYGRAD_TEST_BROKEN_PLUGINS"
+
+
+@pytest.fixture
+def fresh_plugins(monkeypatch):
+    """Forget every plugin so discovery runs again; restore the previous state after.
+
+    The dummy distribution's two broken plugins break only under
+    ``ARRAYGRAD_TEST_BROKEN_PLUGINS=1``, which this fixture sets.
+    Yields ``arraygrad.plugins.manager``.
+    """
+    monkeypatch.setenv(BROKEN_ENV, "1")
+    # an earlier, quiet import would be reused from the module cache: import it afresh
+    monkeypatch.delitem(sys.modules, "arraygrad_dummy.broken_import", raising=False)
+    from arraygrad.backends import registry
+    from arraygrad.plugins import manager
+
+    saved = (manager._pm, manager._loaded, dict(manager._errors), registry._backends,
+             dict(registry._origin), dict(registry._device_cache))
+    manager._reset_for_tests()
+    try:
+        yield manager
+    finally:
+        manager._reset_for_tests()  # also tells the registry to forget what it built
+        pm, loaded, errors, backends, origin, device_cache = saved
+        manager._pm, manager._loaded = pm, loaded
+        manager._errors.update(errors)
+        registry._backends = backends
+        registry._origin.update(origin)
+        registry._device_cache.update(device_cache)
+
+
+@pytest.fixture
+def run_python():
+    """Run code in a fresh interpreter; returns the JSON it prints on its last line.
+
+    ``env`` adds variables; the autoload switch is removed unless given, so the
+    parent's environment cannot leak into the child.
+    """
+
+    def run(code: str, env: dict[str, str] | None = None) -> object:
+        child_env = {k: v for k, v in os.environ.items() if k != DISABLE_ENV}
+        child_env.update(env or {})
+        proc = subprocess.run([sys.executable, "-c", code], env=child_env, cwd=REPO_ROOT,
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, f"child failed:\n{proc.stdout}\n{proc.stderr}"
+        return json.loads(proc.stdout.strip().splitlines()[-1])
+
+    return run
