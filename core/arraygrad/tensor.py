@@ -43,8 +43,8 @@ class Tensor:
     """
 
     __slots__ = ("_data", "_backend", "_requires_grad", "_grad", "_grad_fn", "_output_nr",
-                 "_vc", "_hooks", "_post_acc_hooks", "_acc_ref", "_base", "__weakref__",
-                 "__dict__")
+                 "_vc", "_hooks", "_post_acc_hooks", "_acc_ref", "_base", "_view", "_strides",
+                 "__weakref__", "__dict__")
 
     # -- construction ---------------------------------------------------------
     def __init__(self, *args, dtype=None, device=None, requires_grad: bool = False):
@@ -71,6 +71,8 @@ class Tensor:
         self._post_acc_hooks = None
         self._acc_ref = None
         self._base = None
+        self._view = None
+        self._strides = None
 
     @classmethod
     def _wrap(cls, data, backend) -> "Tensor":
@@ -89,6 +91,8 @@ class Tensor:
         t._post_acc_hooks = None
         t._acc_ref = None
         t._base = None
+        t._view = None
+        t._strides = None
         return t
 
     # -- basic properties -------------------------------------------------------
@@ -180,7 +184,22 @@ class Tensor:
     @property
     def grad_fn(self):
         """The node that produced this tensor (``None`` for leaves)."""
+        if self._view is not None and self._view.version != self._vc[0]:
+            self._sync_view()
         return self._grad_fn
+
+    def _sync_view(self) -> None:
+        """Rebuild a view's ``grad_fn`` after its base changed in place (as PyTorch does)."""
+        view = self._view
+        view.version = self._vc[0]
+        base = self._base
+        if base._requires_grad:
+            from arraygrad.autograd.grad_mode import enable_grad
+
+            with enable_grad():
+                fresh = view.replay(base)
+            self._grad_fn, self._output_nr = fresh._grad_fn, fresh._output_nr
+            self._requires_grad = True
 
     @property
     def output_nr(self) -> int:
@@ -250,6 +269,8 @@ class Tensor:
 
     def _gradient_edge(self):
         """``(node, output_nr)`` where this tensor's gradient enters the graph, or None."""
+        if self._view is not None and self._view.version != self._vc[0]:
+            self._sync_view()
         if self._grad_fn is not None:
             return (self._grad_fn, self._output_nr)
         if self._requires_grad:
@@ -299,6 +320,7 @@ class Tensor:
         """A new tensor sharing data (and version counter) with this one, outside the graph."""
         t = Tensor._wrap(self._data, self._backend)
         t._vc = self._version_counter()
+        t._strides = self._strides
         return t
 
     def detach_(self) -> "Tensor":
@@ -315,7 +337,9 @@ class Tensor:
     @property
     def data(self) -> "Tensor":
         """The same data as a tensor outside the graph (its own version counter)."""
-        return Tensor._wrap(self._data, self._backend)
+        t = Tensor._wrap(self._data, self._backend)
+        t._strides = self._strides
+        return t
 
     @data.setter
     def data(self, value: "Tensor") -> None:
@@ -323,6 +347,7 @@ class Tensor:
             raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
         self._data = value._data
         self._backend = value._backend
+        self._strides = value._strides
 
     # -- conversion ---------------------------------------------------------------
     def numpy(self, *, force: bool = False):

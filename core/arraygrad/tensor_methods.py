@@ -115,6 +115,20 @@ def _cuda(self, device=None):
     return transfer.to(self, d)
 
 
+def _contiguous(self, memory_format=None):
+    """This tensor if its logical layout is row-major, else a row-major copy."""
+    return self if self._strides is None else transfer.clone(self)
+
+
+def _stride(self, dim=None):
+    """The logical strides (in elements) PyTorch would report for this tensor."""
+    from arraygrad.ops.views import strides_of
+    from arraygrad.tensor import _wrap_dim
+
+    strides = strides_of(self)
+    return strides if dim is None else strides[_wrap_dim(dim, self.ndim, "stride")]
+
+
 def _type(self, dtype=None):
     if dtype is None:
         return f"arraygrad.{self.dtype.name}"
@@ -217,8 +231,9 @@ def bind() -> None:
     Tensor.reshape_as = lambda self, other: shape.reshape(self, tuple(other.shape))
     Tensor.type_as = lambda self, other: ew.to_dtype(self, other.dtype)
     Tensor.where = lambda self, condition, other: ew.where(condition, self, other)
-    Tensor.contiguous = lambda self, memory_format=None: self
-    Tensor.is_contiguous = lambda self, memory_format=None: True
+    Tensor.contiguous = _contiguous
+    Tensor.is_contiguous = lambda self, memory_format=None: self._strides is None
+    Tensor.stride = _stride
     Tensor.cpu = lambda self: transfer.to(self, "cpu")
     Tensor.cuda = _cuda
     Tensor.type = _type

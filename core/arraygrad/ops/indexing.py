@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from arraygrad import dtypes as _dt
 from arraygrad.ops._record import backward_node, record, same_backend
+from arraygrad.ops.views import indexed_strides, make_view
 from arraygrad.tensor import Tensor, _wrap_dim
 
 __all__ = ["getitem", "gather", "index_select", "take_along_dim", "index_add_into", "index_put"]
@@ -173,8 +174,8 @@ def getitem(input: Tensor, key) -> Tensor:
         norm = norm + (Ellipsis,)  # so integer keys give a 0-d view, not a copied scalar
     out = _take(input, norm, cls, advanced)
     if not advanced:  # basic indexing gives a view, as in PyTorch
-        out._vc = input._version_counter()
-        out._base = input._base if input._base is not None else input
+        make_view(out, input, lambda base: getitem(base, norm),
+                  indexed_strides(input, norm, out._data.shape))
     return out
 
 

@@ -1,15 +1,20 @@
-"""In-place ops (``add_``, ``mul_``, ``zero_``, ``fill_``, ``copy_``...): one shared mechanism.
+"""In-place ops (``add_``, ``mul_``, ``zero_``, ``fill_``, ``copy_``, ``t[i] = v``...): one mechanism.
 
 An in-place op computes its out-of-place twin, writes the result into the
 tensor's own array (so views see it), bumps the version counter shared with
 views and detached aliases, and, when recording, moves the tensor onto the
 new node ("rebasing" its history). When the op's backward needs the old
 value, it is computed from a copy, so saved values stay valid.
+
+On a view of a tensor in the graph, the *base* is rebased too: its new value
+is "the old base with the view's region replaced by the new values" (an
+``index_put`` at the view's flat positions, found by replaying the view on
+``arange(base.numel())``), and the view becomes a view of that new base.
 """
 
 from __future__ import annotations
 
-from arraygrad.autograd.grad_mode import _state
+from arraygrad.autograd.grad_mode import _state, no_grad
 from arraygrad.ops._record import backward_node, record
 from arraygrad.tensor import Tensor
 
@@ -17,31 +22,34 @@ __all__ = ["apply_inplace", "overwritten"]
 
 
 def _check_writable(t: Tensor, op: str) -> None:
-    if not _state.enabled:
-        return
     if t._grad_fn is None and t._requires_grad:
         raise RuntimeError(
             f"{op}: a leaf Variable that requires grad is being used in an in-place operation.")
     base = t._base
-    if base is not None and (base._requires_grad or base._grad_fn is not None):
+    if base is None:
+        return
+    if base._grad_fn is None and base._requires_grad:
         raise RuntimeError(
-            f"{op}: in-place modification of a view of a tensor that requires grad is not "
-            f"supported yet (see docs/differences.md); use an out-of-place op")
+            f"{op}: a view of a leaf Variable that requires grad is being used in an in-place "
+            f"operation.")
+    if t._view.multi_output and (base._requires_grad or t._requires_grad):
+        raise RuntimeError(
+            f"{op}: Output {t._output_nr} of {t.grad_fn.name() if t._grad_fn else 'a split'} is a "
+            f"view and is being modified inplace. This view is the output of a function that "
+            f"returns multiple views. Such functions do not allow the output views to be "
+            f"modified inplace. You should replace the inplace operation by an out-of-place one.")
 
 
-def apply_inplace(t: Tensor, op: str, compute) -> Tensor:
-    """Run ``compute(source)`` out of place and store the result in ``t``; returns ``t``."""
-    _check_writable(t, op)
-    tracking = _state.enabled and t._requires_grad
-    if tracking:
-        # the out-of-place op may save its input: give it a copy of the old value
-        src = Tensor._wrap(t._backend.xp.asarray(t._data, copy=True), t._backend)
-        src._grad_fn, src._output_nr, src._requires_grad = t._grad_fn, t._output_nr, True
-        if t._grad_fn is None:
-            src._acc_ref = t._acc_ref
-    else:
-        src = t
-    result = compute(src)
+def _snapshot(t: Tensor) -> Tensor:
+    """A copy of ``t``'s current value that stands for ``t`` in the graph."""
+    src = Tensor._wrap(t._backend.xp.asarray(t._data, copy=True), t._backend)
+    src._grad_fn, src._output_nr, src._requires_grad = t._grad_fn, t._output_nr, t._requires_grad
+    if t._grad_fn is None:
+        src._acc_ref = t._acc_ref
+    return src
+
+
+def _conform(result: Tensor, t: Tensor, op: str) -> Tensor:
     if result._data.shape != t._data.shape:
         raise RuntimeError(
             f"{op}: output with shape {list(t._data.shape)} doesn't match the broadcast shape "
@@ -52,17 +60,69 @@ def apply_inplace(t: Tensor, op: str, compute) -> Tensor:
             raise RuntimeError(
                 f"{op}: result type {rd.name} can't be cast to the desired output type {td.name}")
         result = result.to(td)
-    if result._grad_fn is not None and not tracking and _state.enabled:
-        tracking = True  # e.g. x.add_(y) where only y requires grad
-    t._data[...] = result._data
+    return result
+
+
+def _write(t: Tensor, data, op: str) -> None:
+    try:
+        t._data[...] = data
+    except ValueError as exc:  # e.g. NumPy's read-only broadcast views
+        raise RuntimeError(
+            f"{op}: unsupported operation: more than one element of the written-to tensor refers "
+            f"to a single memory location (shape {list(t.shape)}). Please clone() the tensor "
+            f"before performing the operation.") from exc
+
+
+def _rebase(t: Tensor, result: Tensor) -> None:
+    t._grad_fn, t._output_nr, t._requires_grad = result._grad_fn, result._output_nr, True
+
+
+def apply_inplace(t: Tensor, op: str, compute) -> Tensor:
+    """Run ``compute(source)`` out of place and store the result in ``t``; returns ``t``."""
+    grad_on = _state.enabled
+    view = t._view
+    if grad_on:
+        _check_writable(t, op)
+        if view is not None and (t._requires_grad or t._base._requires_grad):
+            return _inplace_on_view(t, op, compute)
+    tracking = grad_on and t._requires_grad
+    src = _snapshot(t) if tracking else t  # the op may save its input: keep the old value
+    result = _conform(compute(src), t, op)
+    if grad_on and view is not None and result._grad_fn is not None:
+        # a value that requires grad written into a view of a tensor outside the graph
+        return _write_view(t, result, _snapshot(t._base), op)
+    _write(t, result._data, op)
     t._bump_version()
-    if tracking and result._grad_fn is not None:
-        t._grad_fn = result._grad_fn
-        t._output_nr = result._output_nr
-        t._requires_grad = True
+    if grad_on and result._grad_fn is not None:
+        _rebase(t, result)
     return t
 
 
+def _inplace_on_view(t: Tensor, op: str, compute) -> Tensor:
+    base_old = _snapshot(t._base)
+    result = _conform(compute(t._view.replay(base_old)), t, op)
+    return _write_view(t, result, base_old, op)
+
+
+def _write_view(t: Tensor, new_value: Tensor, base_old: Tensor, op: str) -> Tensor:
+    from arraygrad.creation import arange
+    from arraygrad.ops.indexing import index_put
+
+    base = t._base
+    with no_grad():
+        positions = t._view.replay(arange(base.numel(), device=base.device).reshape(
+            tuple(base.shape))).reshape(-1)
+    flat = index_put(base_old.reshape(-1), (positions,), new_value.reshape(-1))
+    base_new = flat.reshape(tuple(base.shape))
+    _write(t, new_value._data, op)
+    _write(base, base_new._data, op)  # a no-op where t shares memory with base
+    base._bump_version()  # one counter for the base and all its views
+    if base_new._grad_fn is not None:
+        _rebase(base, base_new)
+        fresh = t._view.replay(base)
+        _rebase(t, fresh)
+    t._view.version = t._vc[0]
+    return t
 
 
 def _overwrite_backward(node, g):

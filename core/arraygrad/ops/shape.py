@@ -14,6 +14,9 @@ from arraygrad.ops._record import (
     backward_node, cast_data, normalize_dims, record, record_multi, same_backend,
 )
 from arraygrad.ops.broadcast import sum_to
+from arraygrad.ops.views import (
+    expanded_strides, indexed_strides, make_view, permuted_strides, view_strides,
+)
 from arraygrad.tensor import Tensor, _wrap_dim
 
 __all__ = [
@@ -21,13 +24,6 @@ __all__ = [
     "movedim", "expand", "expand_as", "broadcast_to", "repeat", "flip", "cat", "concat",
     "concatenate", "stack", "split", "chunk", "unbind", "t", "narrow",
 ]
-
-
-def _as_view(out: Tensor, base: Tensor) -> Tensor:
-    """Mark ``out`` as a view of ``base``: they share one version counter."""
-    out._vc = base._version_counter()
-    out._base = base._base if base._base is not None else base
-    return out
 
 
 def _sizes(args, op: str) -> tuple:
@@ -73,12 +69,21 @@ UnsqueezeBackward0 = backward_node("UnsqueezeBackward0", _reshape_backward)
 SqueezeBackward0 = backward_node("SqueezeBackward0", _reshape_backward)
 
 
-def _reshape_as(input: Tensor, shape: tuple, cls) -> Tensor:
-    if shape == input._data.shape:
-        data = input._data
-    else:
+def _reshape_as(input: Tensor, shape: tuple, cls, op: str = "reshape") -> Tensor:
+    """``input`` in ``shape``: a view when the logical strides allow it, else a copy
+    (``view`` raises instead, as PyTorch does)."""
+    viewable, strides = view_strides(input._data.shape, input._strides, shape)
+    if not viewable:
+        if op == "view":
+            raise RuntimeError(
+                f"view size is not compatible with input tensor's size and stride (at least one "
+                f"dimension spans across two contiguous subspaces): input shape "
+                f"{list(input._data.shape)}, requested {list(shape)}. Use .reshape(...) instead.")
         data = input._backend.xp.reshape(input._data, shape)
-    return _as_view(record(data, input._backend, cls, (input,), args=input._data.shape), input)
+        return record(data, input._backend, cls, (input,), args=input._data.shape)
+    data = input._data if shape == input._data.shape else input._backend.xp.reshape(input._data, shape)
+    out = record(data, input._backend, cls, (input,), args=input._data.shape)
+    return make_view(out, input, lambda base: _reshape_as(base, shape, cls), strides)
 
 
 def reshape(input: Tensor, *shape) -> Tensor:
@@ -92,7 +97,7 @@ def view(input: Tensor, *shape) -> Tensor:
     if len(shape) == 1 and isinstance(shape[0], _dt.dtype):
         raise RuntimeError("view(dtype) is not supported; use .to(dtype)")
     shape = _infer_shape(_sizes(shape, "view"), input.numel(), "view", input._data.shape)
-    return _reshape_as(input, shape, ViewBackward0)
+    return _reshape_as(input, shape, ViewBackward0, "view")
 
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
@@ -145,7 +150,9 @@ def _permuted(input: Tensor, dims: tuple, cls) -> Tensor:
         data = input._data
     else:
         data = input._backend.xp.permute_dims(input._data, dims)
-    return _as_view(record(data, input._backend, cls, (input,), args=dims), input)
+    out = record(data, input._backend, cls, (input,), args=dims)
+    return make_view(out, input, lambda base: _permuted(base, dims, cls),
+                     permuted_strides(input, dims))
 
 
 def permute(input: Tensor, *dims) -> Tensor:
@@ -232,11 +239,10 @@ def expand(input: Tensor, *sizes) -> Tensor:
                 f"sizes: {list(shape)}")
         target.append(s)
     target = tuple(target)
-    if target == shape:
-        return _as_view(record(input._data, input._backend, ExpandBackward0, (input,),
-                               args=shape), input)
-    data = input._backend.xp.broadcast_to(input._data, target)
-    return _as_view(record(data, input._backend, ExpandBackward0, (input,), args=shape), input)
+    data = input._data if target == shape else input._backend.xp.broadcast_to(input._data, target)
+    out = record(data, input._backend, ExpandBackward0, (input,), args=shape)
+    return make_view(out, input, lambda base: expand(base, target),
+                     expanded_strides(input, target))
 
 
 def expand_as(input: Tensor, other: Tensor) -> Tensor:
@@ -380,18 +386,24 @@ SplitBackward0 = backward_node("SplitBackward0", _split_backward)
 SplitWithSizesBackward0 = backward_node("SplitWithSizesBackward0", _split_backward)
 
 
-def _split_at(input: Tensor, sizes: list, d: int, cls) -> tuple:
-    xp = input._backend.xp
-    data = input._data
-    parts, start = [], 0
-    for s in sizes:
-        index = (slice(None),) * d + (slice(start, start + s),)
-        parts.append(data[index])
-        start += s
-    outs = record_multi(parts, input._backend, cls, (input,), args=d)
-    for o in outs:
-        _as_view(o, input)
+def _views_of_parts(outs, input, keys) -> tuple:
+    """Mark the outputs of a multi-output op as views picked from ``input`` by ``keys``."""
+    from arraygrad.ops.indexing import getitem
+
+    for out, key in zip(outs, keys):
+        make_view(out, input, lambda base, key=key: getitem(base, key),
+                  indexed_strides(input, key, out._data.shape), multi_output=True)
     return outs
+
+
+def _split_at(input: Tensor, sizes: list, d: int, cls) -> tuple:
+    data = input._data
+    keys, start = [], 0
+    for size in sizes:
+        keys.append((slice(None),) * d + (slice(start, start + size),))
+        start += size
+    outs = record_multi([data[k] for k in keys], input._backend, cls, (input,), args=d)
+    return _views_of_parts(outs, input, keys)
 
 
 def split(input: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
@@ -434,11 +446,9 @@ def unbind(input: Tensor, dim: int = 0) -> tuple:
     """The slices along ``dim``, each without that dimension."""
     d = _wrap_dim(dim, input._data.ndim, "unbind")
     data = input._data
-    parts = [data[(slice(None),) * d + (i,)] for i in range(data.shape[d])]
-    outs = record_multi(parts, input._backend, UnbindBackward0, (input,), args=d)
-    for o in outs:
-        _as_view(o, input)
-    return outs
+    keys = [(slice(None),) * d + (i, Ellipsis) for i in range(data.shape[d])]
+    outs = record_multi([data[k] for k in keys], input._backend, UnbindBackward0, (input,), args=d)
+    return _views_of_parts(outs, input, keys)
 
 
 def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:

@@ -1,0 +1,1 @@
+"""The pieces of ``arraygrad.nn.functional``, one family per file (see ``nn/functional.py``)."""

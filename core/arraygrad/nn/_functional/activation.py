@@ -1,0 +1,89 @@
+"""Activation functions of ``nn.functional``, composed from differentiable Tensor ops.
+
+Branches that can overflow (``exp`` in ``elu``) are fed a clamped argument, so
+the branch ``where`` does not pick never produces ``inf`` (whose zero gradient
+would turn into ``0 * inf = nan`` in backward).
+"""
+
+from __future__ import annotations
+
+import math
+
+from arraygrad.ops import activation as _act, elementwise as ew
+from arraygrad.nn import _ops
+
+__all__ = ["relu", "leaky_relu", "gelu", "silu", "elu", "softplus", "sigmoid", "tanh", "softmax",
+           "log_softmax", "logsigmoid"]
+
+
+def _inplace_result(input, out):
+    """Write ``out`` into ``input`` (for the ``inplace=True`` forms) and return ``input``."""
+    return input.copy_(out)
+
+
+def relu(input, inplace: bool = False):
+    """``max(x, 0)``."""
+    return input.relu_() if inplace else ew.relu(input)
+
+
+def leaky_relu(input, negative_slope: float = 0.01, inplace: bool = False):
+    """``x`` where positive, else ``negative_slope * x``."""
+    out = ew.where(input > 0, input, input * negative_slope)
+    return _inplace_result(input, out) if inplace else out
+
+
+def gelu(input, approximate: str = "none"):
+    """``x * Phi(x)`` with the exact normal CDF, or its tanh approximation with ``approximate='tanh'``."""
+    if approximate == "none":
+        return input * 0.5 * (1.0 + _ops.erf(input * (1.0 / math.sqrt(2.0))))
+    if approximate == "tanh":
+        inner = (input + input * input * input * 0.044715) * math.sqrt(2.0 / math.pi)
+        return input * 0.5 * (1.0 + ew.tanh(inner))
+    raise RuntimeError(f"approximate argument must be either none or tanh.")
+
+
+def silu(input, inplace: bool = False):
+    """``x * sigmoid(x)`` (swish)."""
+    out = input * ew.sigmoid(input)
+    return _inplace_result(input, out) if inplace else out
+
+
+def elu(input, alpha: float = 1.0, inplace: bool = False):
+    """``x`` where positive, else ``alpha * (exp(x) - 1)``."""
+    negative = ew.expm1(ew.clamp(input, max=0.0)) * alpha
+    out = ew.where(input > 0, input, negative)
+    return _inplace_result(input, out) if inplace else out
+
+
+def softplus(input, beta: float = 1.0, threshold: float = 20.0):
+    """``log(1 + exp(beta * x)) / beta``, linear where ``beta * x > threshold``."""
+    scaled = input * beta
+    smooth = -_ops.log_sigmoid(-scaled)  # log1p(exp(z)) without overflow
+    if beta != 1:
+        smooth = smooth / beta
+    return ew.where(scaled > threshold, input, smooth)
+
+
+def logsigmoid(input):
+    """``log(sigmoid(x))``, stable for large ``|x|``."""
+    return _ops.log_sigmoid(input)
+
+
+def sigmoid(input):
+    """``1 / (1 + exp(-x))``."""
+    return ew.sigmoid(input)
+
+
+def tanh(input):
+    """Hyperbolic tangent."""
+    return ew.tanh(input)
+
+
+def softmax(input, dim=None, _stacklevel: int = 3, dtype=None):
+    """``exp(x) / sum(exp(x))`` along ``dim``."""
+    return _act.softmax(input, dim, dtype=dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel: int = 3, dtype=None):
+    """``log(softmax(x))`` along ``dim``, computed stably."""
+    return _act.log_softmax(input, dim, dtype=dtype)

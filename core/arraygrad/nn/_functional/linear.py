@@ -1,0 +1,186 @@
+"""``linear``, ``bilinear``, ``dropout``, ``embedding``, ``one_hot`` and ``pad``."""
+
+from __future__ import annotations
+
+from arraygrad import dtypes as _dt
+from arraygrad.autograd.grad_mode import no_grad
+from arraygrad.ops import elementwise as ew, indexing, linalg
+from arraygrad.tensor import Tensor
+
+__all__ = ["linear", "bilinear", "dropout", "embedding", "one_hot", "pad"]
+
+
+def linear(input, weight, bias=None):
+    """``input @ weight.T + bias``."""
+    out = linalg.matmul(input, weight.t()) if weight.ndim == 2 else linalg.matmul(input, weight)
+    return out if bias is None else out + bias
+
+
+def bilinear(input1, input2, weight, bias=None):
+    """``y[..., k] = x1 @ weight[k] @ x2 + bias[k]`` with ``weight`` of shape (out, in1, in2)."""
+    out_f, in1, in2 = weight.shape
+    if input1.shape[-1] != in1 or input2.shape[-1] != in2:
+        raise RuntimeError(
+            f"bilinear(): input sizes {list(input1.shape)} and {list(input2.shape)} do not match "
+            f"weight of shape {list(weight.shape)}")
+    # x1 @ W viewed as (in1, out*in2): one matmul, then a product with x2 summed over in2
+    w = weight.permute(1, 0, 2).reshape(in1, out_f * in2)
+    tmp = linalg.matmul(input1, w).reshape(*input1.shape[:-1], out_f, in2)
+    out = (tmp * input2.unsqueeze(-2)).sum(-1)
+    return out if bias is None else out + bias
+
+
+def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False):
+    """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)`` (training only)."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    from arraygrad.creation import rand
+
+    backend = input._backend
+    xp = backend.xp
+    if p == 1.0:
+        scale = xp.zeros(input._data.shape, dtype=input._data.dtype)
+    else:
+        u = rand(*input.shape, dtype=input.dtype, device=input.device)._data
+        keep = xp.astype(u >= p, input._data.dtype)
+        scale = keep * (1.0 / (1.0 - p))
+    out = input * Tensor._wrap(scale, backend)
+    return input.copy_(out) if inplace else out
+
+
+def _renorm_rows(weight, indices, max_norm: float, norm_type: float) -> None:
+    """Scale, in place, the rows ``indices`` of ``weight`` whose norm exceeds ``max_norm``."""
+    with no_grad():
+        idx = indices.reshape(-1)
+        rows = weight[idx]
+        norms = rows.norm(p=norm_type, dim=1, keepdim=True)
+        scale = ew.where(norms > max_norm, max_norm / (norms + 1e-7), ew.full_like_scalar(norms, 1.0))
+        weight[idx] = rows * scale
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type: float = 2.0,
+              scale_grad_by_freq: bool = False, sparse: bool = False):
+    """Rows of ``weight`` picked by the integer tensor ``input``.
+
+    The row ``padding_idx`` gets no gradient.
+    """
+    if input.dtype not in (_dt.int64, _dt.int32):
+        raise RuntimeError(
+            "Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+            f"Long, Int; but got {input.dtype} instead (while checking arguments for embedding)")
+    if sparse:
+        raise NotImplementedError("embedding: sparse gradients are not supported")
+    if scale_grad_by_freq:
+        raise NotImplementedError("embedding: scale_grad_by_freq is not supported")
+    num = weight.shape[0]
+    if padding_idx is not None:
+        if padding_idx > 0:
+            assert padding_idx < num, "Padding_idx must be within num_embeddings"
+        elif padding_idx < 0:
+            assert padding_idx >= -num, "Padding_idx must be within num_embeddings"
+            padding_idx = num + padding_idx
+    if input.numel():
+        xp = input._backend.xp
+        lo, hi = int(xp.min(input._data)), int(xp.max(input._data))
+        if lo < 0 or hi >= num:
+            raise IndexError("index out of range in self")
+    if max_norm is not None:
+        _renorm_rows(weight, input, max_norm, norm_type)
+    out = weight[input]
+    if padding_idx is not None:
+        # same values, but the padding positions read a detached copy: no gradient reaches the row
+        keep = (input != padding_idx).unsqueeze(-1)
+        out = ew.where(keep, out, out.detach())
+    return out
+
+
+def one_hot(tensor, num_classes: int = -1):
+    """int64 one-hot encoding of an integer tensor along a new last dimension."""
+    if tensor.dtype not in (_dt.int64, _dt.int32):
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    backend = tensor._backend
+    xp = backend.xp
+    data = tensor._data
+    if num_classes == -1:
+        if tensor.numel() == 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(xp.max(data)) + 1
+    if tensor.numel() and (int(xp.min(data)) < 0):
+        raise RuntimeError("Class values must be non-negative.")
+    if tensor.numel() and int(xp.max(data)) >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    classes = xp.arange(num_classes, dtype=data.dtype)
+    hot = xp.astype(data[..., None] == classes, backend.native_dtype(_dt.int64))
+    return Tensor._wrap(hot, backend)
+
+
+def _pad_index(size: int, left: int, right: int, mode: str) -> list:
+    """Source positions of each output position for the non-constant modes."""
+    out = []
+    for i in range(-left, size + right):
+        if mode == "replicate":
+            j = min(max(i, 0), size - 1)
+        elif mode == "circular":
+            j = i % size
+        else:  # reflect: mirror without repeating the edge
+            period = 2 * (size - 1)
+            j = abs(i) % period if period else 0
+            if j >= size:
+                j = period - j
+        out.append(j)
+    return out
+
+
+def pad(input, pad, mode: str = "constant", value=None):
+    """Pad the last ``len(pad) // 2`` dimensions: ``pad = (left_last, right_last, left_prev, ...)``.
+
+    Modes: ``constant`` (negative amounts crop), ``reflect``, ``replicate``, ``circular``.
+    """
+    if len(pad) % 2 != 0:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) // 2 > input.ndim:
+        raise RuntimeError("Padding length should be less than or equal to two times the input "
+                           "dimension but got padding length "
+                           f"{len(pad)} and input of dimension {input.ndim}")
+    pairs = [(input.ndim - 1 - i, int(pad[2 * i]), int(pad[2 * i + 1])) for i in range(len(pad) // 2)]
+    if mode == "constant":
+        return _pad_constant(input, pairs, 0.0 if value is None else value)
+    if mode not in ("reflect", "replicate", "circular"):
+        raise NotImplementedError(f"pad: unsupported padding mode {mode!r}")
+    if value not in (None, 0, 0.0):
+        raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument.")
+    from arraygrad.creation import tensor
+
+    out = input
+    for d, left, right in pairs:
+        size = out.shape[d]
+        if mode == "reflect" and (left >= size or right >= size):
+            raise RuntimeError(
+                f"Argument #4: Padding size should be less than the corresponding input dimension, "
+                f"but got: padding ({left}, {right}) at dimension {d} of input {list(input.shape)}")
+        idx = tensor(_pad_index(size, left, right, mode), dtype=_dt.int64, device=input.device)
+        out = indexing.index_select(out, d, idx)
+    return out
+
+
+def _pad_constant(input, pairs, value):
+    from arraygrad.creation import full
+
+    # negative amounts crop: slice first, then place the rest inside a filled tensor
+    crop = [slice(None)] * input.ndim
+    for d, left, right in pairs:
+        size = input.shape[d]
+        crop[d] = slice(max(-left, 0), size - max(-right, 0))
+    cropped = input[tuple(crop)]
+    shape = list(cropped.shape)
+    place = [slice(None)] * input.ndim
+    for d, left, right in pairs:
+        lo, hi = max(left, 0), max(right, 0)
+        place[d] = slice(lo, lo + shape[d])
+        shape[d] += lo + hi
+    if any(s < 0 for s in shape):
+        raise RuntimeError(f"pad: the padded size would be negative: {shape}")
+    out = full(tuple(shape), value, dtype=input.dtype, device=input.device)
+    return indexing.index_put(out, tuple(place), cropped)

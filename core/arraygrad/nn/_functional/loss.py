@@ -1,0 +1,285 @@
+"""Loss functions of ``nn.functional`` with PyTorch's reductions and weighting rules."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+from arraygrad import dtypes as _dt
+from arraygrad.nn import _ops
+from arraygrad.ops import activation as _act, elementwise as ew
+from arraygrad.tensor import Tensor
+
+__all__ = ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "cross_entropy", "nll_loss",
+           "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
+           "legacy_get_string"]
+
+
+def legacy_get_string(size_average, reduce, emit_warning: bool = True) -> str:
+    """The ``reduction`` string the deprecated ``size_average``/``reduce`` pair stands for."""
+    if size_average is None:
+        size_average = True
+    if reduce is None:
+        reduce = True
+    if size_average and reduce:
+        ret = "mean"
+    elif reduce:
+        ret = "sum"
+    else:
+        ret = "none"
+    if emit_warning:
+        warnings.warn(f"size_average and reduce args will be deprecated, please use "
+                      f"reduction='{ret}' instead.", UserWarning, stacklevel=3)
+    return ret
+
+
+def _reduction(size_average, reduce, reduction: str) -> str:
+    if size_average is not None or reduce is not None:
+        return legacy_get_string(size_average, reduce)
+    return reduction
+
+
+def _reduce(loss, reduction: str):
+    if reduction == "none":
+        return loss
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _check_same_size(input, target, stacklevel: int = 3) -> None:
+    if tuple(target.shape) != tuple(input.shape):
+        warnings.warn(
+            f"Using a target size ({target.shape}) that is different to the input size "
+            f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
+            "Please ensure they have the same size.", UserWarning, stacklevel=stacklevel)
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction: str = "mean"):
+    """Mean squared error ``(x - y)^2``."""
+    reduction = _reduction(size_average, reduce, reduction)
+    _check_same_size(input, target)
+    diff = input - target
+    return _reduce(diff * diff, reduction)
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction: str = "mean"):
+    """Mean absolute error ``|x - y|``."""
+    reduction = _reduction(size_average, reduce, reduction)
+    _check_same_size(input, target)
+    return _reduce(ew.abs(input - target), reduction)
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction: str = "mean",
+                   beta: float = 1.0):
+    """``0.5 d^2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta``."""
+    reduction = _reduction(size_average, reduce, reduction)
+    _check_same_size(input, target)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    d = ew.abs(input - target)
+    if beta == 0:
+        return _reduce(d, reduction)
+    loss = ew.where(d < beta, d * d * (0.5 / beta), d - 0.5 * beta)
+    return _reduce(loss, reduction)
+
+
+def huber_loss(input, target, reduction: str = "mean", delta: float = 1.0, weight=None):
+    """``0.5 d^2`` where ``|d| < delta``, else ``delta (|d| - 0.5 delta)``."""
+    _check_same_size(input, target)
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    d = ew.abs(input - target)
+    loss = ew.where(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def _class_dim(input) -> int:
+    return 0 if input.ndim == 1 else 1
+
+
+def _weight_view(weight, input):
+    """``weight`` (one entry per class) shaped to broadcast along the class dimension."""
+    shape = [1] * input.ndim
+    shape[_class_dim(input)] = weight.shape[0]
+    return weight.reshape(tuple(shape))
+
+
+def _nll_parts(input, target, weight, ignore_index):
+    """Per-element ``-w[t] * input[t]`` (0 where ignored) and the matching weights ``w[t]``."""
+    if not isinstance(target, Tensor) or target.dtype not in (_dt.int64, _dt.int32):
+        raise RuntimeError(f"expected scalar type Long but found {getattr(target, 'dtype', type(target))}")
+    unbatched = input.ndim == 1
+    if unbatched:
+        if target.ndim != 0:
+            raise RuntimeError(
+                f"0D or 1D target tensor expected, multi-target not supported")
+        input, target = input.unsqueeze(0), target.unsqueeze(0)
+    elif input.ndim < 1 or target.ndim != input.ndim - 1:
+        raise ValueError(
+            f"Expected target size {[input.shape[0]] + list(input.shape[2:])}, got {target.shape}")
+    if target.shape[0] != input.shape[0]:
+        raise ValueError(
+            f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+            f"({target.shape[0]}).")
+    if tuple(target.shape[1:]) != tuple(input.shape[2:]):
+        raise RuntimeError(
+            f"Expected target size {[input.shape[0]] + list(input.shape[2:])}, got {target.shape}")
+    n_classes = input.shape[1]
+    if weight is not None and (weight.ndim != 1 or weight.shape[0] != n_classes):
+        raise RuntimeError(
+            f"weight tensor should be defined either for all {n_classes} classes or no classes but "
+            f"got weight tensor of shape: {weight.shape}")
+    valid = target != ignore_index
+    safe = ew.where(valid, target, 0)
+    xp = target._backend.xp
+    if safe.numel():
+        lo, hi = int(xp.min(safe._data)), int(xp.max(safe._data))
+        if lo < 0 or hi >= n_classes:
+            bad = hi if hi >= n_classes else lo
+            raise IndexError(f"Target {bad} is out of bounds.")
+    picked = input.gather(1, safe.unsqueeze(1)).squeeze(1)
+    mask = valid.to(input.dtype)
+    w = mask if weight is None else weight[safe] * mask
+    loss = -picked * w
+    if unbatched:
+        loss, w = loss.squeeze(0), w.squeeze(0)
+    return loss, w
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index: int = -100,
+             reduce=None, reduction: str = "mean"):
+    """Negative log likelihood of class-index ``target`` under log-probabilities ``input``.
+
+    ``'mean'`` divides by the summed weights of the non-ignored targets.
+    """
+    reduction = _reduction(size_average, reduce, reduction)
+    loss, w = _nll_parts(input, target, weight, ignore_index)
+    if reduction == "mean":
+        return loss.sum() / w.sum()
+    return _reduce(loss, reduction)
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index: int = -100,
+                  reduce=None, reduction: str = "mean", label_smoothing: float = 0.0):
+    """``nll_loss(log_softmax(input, 1), target)`` for class indices, or ``-sum(p log q)`` for
+    class probabilities (``target`` floating, same shape as ``input``); optional label smoothing.
+    """
+    reduction = _reduction(size_average, reduce, reduction)
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    cdim = _class_dim(input)
+    n_classes = input.shape[cdim]
+    logp = _act.log_softmax(input, cdim)
+    if target.is_floating_point():
+        return _cross_entropy_probs(logp, target, weight, ignore_index, reduction,
+                                    label_smoothing, cdim, n_classes)
+    loss, w = _nll_parts(logp, target, weight, ignore_index)
+    nll = loss.sum() / w.sum() if reduction == "mean" else _reduce(loss, reduction)
+    if label_smoothing <= 0.0:
+        return nll
+    weighted = logp if weight is None else logp * _weight_view(weight, logp)
+    smooth = -weighted.sum(cdim) * (target != ignore_index).to(logp.dtype)
+    if reduction == "mean":
+        smooth = smooth.sum() / w.sum()
+    else:
+        smooth = _reduce(smooth, reduction)
+    return nll * (1 - label_smoothing) + smooth * (label_smoothing / n_classes)
+
+
+def _cross_entropy_probs(logp, target, weight, ignore_index, reduction, label_smoothing, cdim,
+                         n_classes):
+    if tuple(target.shape) != tuple(logp.shape):
+        raise RuntimeError(
+            f"Expected target size {list(logp.shape)}, got {list(target.shape)}")
+    if ignore_index >= 0:
+        raise RuntimeError("ignore_index is not supported for floating point target")
+    if label_smoothing > 0:
+        target = target * (1 - label_smoothing) + label_smoothing / n_classes
+    prod = logp * target
+    if weight is not None:
+        prod = prod * _weight_view(weight, logp)
+    if reduction == "none":
+        return -prod.sum(cdim)
+    total = -prod.sum()
+    if reduction == "sum":
+        return total
+    return total / (logp.numel() / n_classes)
+
+
+def _log_clamped(x):
+    """``max(log(x), -100)`` as PyTorch's BCE clamps, with a finite gradient at 0."""
+    return ew.log(ew.clamp(x, min=math.exp(-100)))
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
+                         reduction: str = "mean"):
+    """``-(t log x + (1 - t) log(1 - x))`` for probabilities ``input`` (logs clamped at -100)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(
+            f"Using a target size ({target.shape}) that is different to the input size "
+            f"({input.shape}) is deprecated. Please ensure they have the same size.")
+    xp = input._backend.xp
+    if input.numel() and (float(xp.min(input._data)) < 0 or float(xp.max(input._data)) > 1):
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    loss = -(target * _log_clamped(input) + (1 - target) * _log_clamped(1 - input))
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction: str = "mean", pos_weight=None):
+    """BCE of ``sigmoid(input)`` computed stably from the logits; ``pos_weight`` scales positives."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(
+            f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    neg_log_sig = -_ops.log_sigmoid(input)  # -log(sigmoid(x)) = softplus(-x)
+    if pos_weight is not None:
+        log_weight = (pos_weight - 1) * target + 1
+        loss = (1 - target) * input + log_weight * neg_log_sig
+    else:
+        loss = (1 - target) * input + neg_log_sig
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def _xlogy(x, y):
+    """``x * log(y)``, 0 where ``x == 0`` (with a finite gradient there)."""
+    pos = x != 0
+    safe_y = ew.where(pos, y, ew.full_like_scalar(y, 1.0))
+    return ew.where(pos, x * ew.log(safe_y), ew.full_like_scalar(y, 0.0))
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction: str = "mean",
+           log_target: bool = False):
+    """KL divergence ``sum t (log t - input)`` with ``input`` log-probabilities.
+
+    ``reduction='batchmean'`` divides the sum by the batch size (the true KL
+    divergence); ``'mean'`` divides by the element count, with PyTorch's warning.
+    """
+    if size_average is not None or reduce is not None:
+        reduction = legacy_get_string(size_average, reduce)
+    elif reduction == "mean":
+        warnings.warn(
+            "reduction: 'mean' divides the total loss by both the batch size and the support size."
+            "'batchmean' divides only by the batch size, and aligns with the KL div math "
+            "definition.'mean' will be changed to behave the same as 'batchmean' in the next "
+            "major release.", UserWarning, stacklevel=2)
+    if log_target:
+        loss = ew.exp(target) * (target - input)
+    else:
+        loss = _xlogy(target, target) - target * input
+    if reduction == "batchmean":
+        total = loss.sum()
+        return total / input.shape[0] if input.ndim != 0 else total
+    return _reduce(loss, reduction)

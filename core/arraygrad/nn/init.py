@@ -1,0 +1,135 @@
+"""``arraygrad.nn.init``: in-place initialisers with PyTorch's names, formulas and defaults.
+
+All run under ``no_grad`` and return the tensor they filled.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+from arraygrad.autograd.grad_mode import no_grad
+
+__all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_",
+           "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_",
+           "_calculate_fan_in_and_fan_out"]
+
+
+def calculate_gain(nonlinearity: str, param=None) -> float:
+    """The recommended gain for ``nonlinearity`` (``'relu'``: sqrt(2), ``'tanh'``: 5/3, ...)."""
+    linear_fns = ["linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+                  "conv_transpose3d"]
+    if nonlinearity in linear_fns or nonlinearity == "sigmoid":
+        return 1
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        if param is None:
+            negative_slope = 0.01
+        elif (not isinstance(param, bool) and isinstance(param, int)) or isinstance(param, float):
+            negative_slope = param
+        else:
+            raise ValueError(f"negative_slope {param} not a valid number")
+        return math.sqrt(2.0 / (1 + negative_slope ** 2))
+    if nonlinearity == "selu":
+        return 3.0 / 4
+    raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
+
+
+def _calculate_fan_in_and_fan_out(tensor) -> tuple[int, int]:
+    """``(fan_in, fan_out)``: dim 1 and dim 0 sizes times the receptive field size."""
+    if tensor.dim() < 2:
+        raise ValueError(
+            "Fan in and fan out can not be computed for tensor with fewer than 2 dimensions")
+    receptive = 1
+    for s in tensor.shape[2:]:
+        receptive *= s
+    return tensor.size(1) * receptive, tensor.size(0) * receptive
+
+
+def _calculate_correct_fan(tensor, mode: str) -> int:
+    mode = mode.lower()
+    if mode not in ("fan_in", "fan_out"):
+        raise ValueError(f"Mode {mode} not supported, please use one of fan_in, fan_out")
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    return fan_in if mode == "fan_in" else fan_out
+
+
+def _fill_from(tensor, sample):
+    with no_grad():
+        tensor.copy_(sample)
+    return tensor
+
+
+def uniform_(tensor, a: float = 0.0, b: float = 1.0, generator=None):
+    """Fill with samples of U(a, b)."""
+    from arraygrad.creation import rand
+
+    u = rand(*tensor.shape, generator=generator, dtype=tensor.dtype, device=tensor.device)
+    return _fill_from(tensor, u * (b - a) + a)
+
+
+def normal_(tensor, mean: float = 0.0, std: float = 1.0, generator=None):
+    """Fill with samples of N(mean, std^2)."""
+    from arraygrad.creation import randn
+
+    z = randn(*tensor.shape, generator=generator, dtype=tensor.dtype, device=tensor.device)
+    return _fill_from(tensor, z * std + mean)
+
+
+def constant_(tensor, val: float):
+    """Fill with ``val``."""
+    with no_grad():
+        tensor.fill_(val)
+    return tensor
+
+
+def zeros_(tensor):
+    """Fill with 0."""
+    return constant_(tensor, 0.0)
+
+
+def ones_(tensor):
+    """Fill with 1."""
+    return constant_(tensor, 1.0)
+
+
+def xavier_uniform_(tensor, gain: float = 1.0, generator=None):
+    """Glorot uniform: U(-a, a) with ``a = gain * sqrt(6 / (fan_in + fan_out))``."""
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    a = math.sqrt(3.0) * std
+    return uniform_(tensor, -a, a, generator)
+
+
+def xavier_normal_(tensor, gain: float = 1.0, generator=None):
+    """Glorot normal: N(0, std^2) with ``std = gain * sqrt(2 / (fan_in + fan_out))``."""
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    return normal_(tensor, 0.0, std, generator)
+
+
+def _kaiming_std(tensor, a, mode, nonlinearity):
+    fan = _calculate_correct_fan(tensor, mode)
+    return calculate_gain(nonlinearity, a) / math.sqrt(fan)
+
+
+def kaiming_uniform_(tensor, a: float = 0, mode: str = "fan_in",
+                     nonlinearity: str = "leaky_relu", generator=None):
+    """He uniform: U(-b, b) with ``b = gain * sqrt(3 / fan)``."""
+    if 0 in tuple(tensor.shape):
+        warnings.warn("Initializing zero-element tensors is a no-op")
+        return tensor
+    bound = math.sqrt(3.0) * _kaiming_std(tensor, a, mode, nonlinearity)
+    return uniform_(tensor, -bound, bound, generator)
+
+
+def kaiming_normal_(tensor, a: float = 0, mode: str = "fan_in",
+                    nonlinearity: str = "leaky_relu", generator=None):
+    """He normal: N(0, std^2) with ``std = gain / sqrt(fan)``."""
+    if 0 in tuple(tensor.shape):
+        warnings.warn("Initializing zero-element tensors is a no-op")
+        return tensor
+    return normal_(tensor, 0.0, _kaiming_std(tensor, a, mode, nonlinearity), generator)

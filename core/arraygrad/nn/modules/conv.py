@@ -1,0 +1,199 @@
+"""Convolution layers: ``Conv1d``, ``Conv2d``, ``ConvTranspose2d``.
+
+Weights use PyTorch's default initialisation: ``kaiming_uniform_(a=sqrt(5))``
+(that is U(-1/sqrt(fan_in), 1/sqrt(fan_in))) and the bias
+U(-1/sqrt(fan_in), 1/sqrt(fan_in)), so a seeded model starts at the same
+scale as its PyTorch twin.
+"""
+
+from __future__ import annotations
+
+import math
+
+from arraygrad.creation import empty
+from arraygrad.nn import functional_conv as C, init
+from arraygrad.nn.modules.module import Module
+from arraygrad.nn.parameter import Parameter
+
+__all__ = ["Conv1d", "Conv2d", "ConvTranspose2d"]
+
+_PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
+
+
+def _ntuple(value, n: int) -> tuple:
+    if isinstance(value, (list, tuple)):
+        return tuple(value)
+    return (value,) * n
+
+
+class _ConvNd(Module):
+    """Shared construction, initialisation and ``repr`` of the convolution layers."""
+
+    _n = 2
+    _transposed = False
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride, padding,
+                 dilation, groups: int, bias: bool, padding_mode: str, output_padding=0,
+                 device=None, dtype=None) -> None:
+        super().__init__()
+        n = self._n
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups != 0:
+            raise ValueError("out_channels must be divisible by groups")
+        if isinstance(padding, str):
+            if padding not in {"same", "valid"}:
+                raise ValueError(f"Invalid padding string {padding!r}, should be one of "
+                                 "{'valid', 'same'}")
+            if padding == "same" and any(s != 1 for s in _ntuple(stride, n)):
+                raise ValueError("padding='same' is not supported for strided convolutions")
+        if padding_mode not in _PADDING_MODES:
+            raise ValueError(f"padding_mode must be one of {_PADDING_MODES}, but got "
+                             f"padding_mode='{padding_mode}'")
+        self.in_channels = in_channels
+        self.out_channels = out_channels
+        self.kernel_size = _ntuple(kernel_size, n)
+        self.stride = _ntuple(stride, n)
+        self.padding = padding if isinstance(padding, str) else _ntuple(padding, n)
+        self.dilation = _ntuple(dilation, n)
+        self.transposed = self._transposed
+        self.output_padding = _ntuple(output_padding, n)
+        self.groups = groups
+        self.padding_mode = padding_mode
+        shape = ((in_channels, out_channels // groups) if self._transposed
+                 else (out_channels, in_channels // groups)) + self.kernel_size
+        self.weight = Parameter(empty(*shape, dtype=dtype, device=device))
+        if bias:
+            self.bias = Parameter(empty(out_channels, dtype=dtype, device=device))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Re-draw the weights with PyTorch's default initialisation."""
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            if fan_in != 0:
+                bound = 1 / math.sqrt(fan_in)
+                init.uniform_(self.bias, -bound, bound)
+
+    def _padded(self, input):
+        """``input`` padded by ``padding_mode`` (non-zero modes pad explicitly, as PyTorch)."""
+        from arraygrad.nn.functional import pad
+
+        amounts = []
+        if isinstance(self.padding, str):  # 'same': the extra element goes last
+            for k, d in reversed(list(zip(self.kernel_size, self.dilation))):
+                total = d * (k - 1)
+                amounts += [total // 2, total - total // 2]
+        else:
+            for p in reversed(self.padding):
+                amounts += [p, p]
+        return pad(input, amounts, mode=self.padding_mode)
+
+    def extra_repr(self) -> str:
+        s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
+             f"stride={self.stride}")
+        if self.padding != (0,) * self._n:
+            s += f", padding={self.padding}"
+        if self.dilation != (1,) * self._n:
+            s += f", dilation={self.dilation}"
+        if self.output_padding != (0,) * self._n:
+            s += f", output_padding={self.output_padding}"
+        if self.groups != 1:
+            s += f", groups={self.groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += f", padding_mode={self.padding_mode}"
+        return s
+
+
+class Conv1d(_ConvNd):
+    """1-D convolution over ``(N, C_in, L)``; weight ``(C_out, C_in / groups, k)``."""
+
+    _n = 1
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
+                 dilation=1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
+                 device=None, dtype=None) -> None:
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, bias, padding_mode, device=device, dtype=dtype)
+
+    def forward(self, input):
+        """``conv1d(input, weight, bias)`` with this layer's settings."""
+        if self.padding_mode != "zeros":
+            return C.conv1d(self._padded(input), self.weight, self.bias, self.stride, 0,
+                            self.dilation, self.groups)
+        return C.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
+                        self.groups)
+
+
+class Conv2d(_ConvNd):
+    """2-D convolution over ``(N, C_in, H, W)``; weight ``(C_out, C_in / groups, kh, kw)``."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
+                 dilation=1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
+                 device=None, dtype=None) -> None:
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, bias, padding_mode, device=device, dtype=dtype)
+
+    def forward(self, input):
+        """``conv2d(input, weight, bias)`` with this layer's settings."""
+        if self.padding_mode != "zeros":
+            return C.conv2d(self._padded(input), self.weight, self.bias, self.stride, 0,
+                            self.dilation, self.groups)
+        return C.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
+                        self.groups)
+
+
+class ConvTranspose2d(_ConvNd):
+    """Transposed 2-D convolution; weight ``(C_in, C_out / groups, kh, kw)``.
+
+    ``forward(input, output_size=None)``: an explicit ``output_size`` picks the
+    ``output_padding`` that reaches it, as in PyTorch.
+    """
+
+    _transposed = True
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups: int = 1, bias: bool = True, dilation=1,
+                 padding_mode: str = "zeros", device=None, dtype=None) -> None:
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
+        if isinstance(padding, str):
+            raise ValueError("ConvTranspose2d does not support string padding")
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, bias, padding_mode, output_padding, device=device, dtype=dtype)
+
+    def _output_padding(self, input, output_size) -> tuple:
+        if output_size is None:
+            return self.output_padding
+        non_spatial = 2 if input.ndim == 4 else 1
+        output_size = tuple(output_size)
+        if len(output_size) == non_spatial + 2:
+            output_size = output_size[non_spatial:]
+        if len(output_size) != 2:
+            raise ValueError(f"ConvTranspose2D: for {input.ndim}D input, output_size must have "
+                             f"2 or {non_spatial + 2} elements (got {len(output_size)})")
+        lo, hi = [], []
+        for d in range(2):
+            size = ((input.shape[d + non_spatial] - 1) * self.stride[d] - 2 * self.padding[d]
+                    + self.dilation[d] * (self.kernel_size[d] - 1) + 1)
+            lo.append(size)
+            hi.append(size + self.stride[d] - 1)
+        for d in range(2):
+            if not lo[d] <= output_size[d] <= hi[d]:
+                raise ValueError(f"requested an output size of {list(output_size)}, but valid "
+                                 f"sizes range from {lo} to {hi} (for an input of "
+                                 f"{list(input.shape[non_spatial:])})")
+        return tuple(output_size[d] - lo[d] for d in range(2))
+
+    def forward(self, input, output_size=None):
+        """``conv_transpose2d(input, weight, bias)`` with this layer's settings."""
+        output_padding = self._output_padding(input, output_size)
+        return C.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
+                                  output_padding, self.groups, self.dilation)

@@ -1,0 +1,38 @@
+"""``PixelShuffle`` and ``PixelUnshuffle``: trade channels for spatial resolution and back."""
+
+from __future__ import annotations
+
+from arraygrad.nn import functional_conv as C
+from arraygrad.nn.modules.module import Module
+
+__all__ = ["PixelShuffle", "PixelUnshuffle"]
+
+
+class PixelShuffle(Module):
+    """``(*, C*r*r, H, W)`` -> ``(*, C, H*r, W*r)`` with ``r = upscale_factor``."""
+
+    def __init__(self, upscale_factor: int) -> None:
+        super().__init__()
+        self.upscale_factor = upscale_factor
+
+    def forward(self, input):
+        """The shuffled input."""
+        return C.pixel_shuffle(input, self.upscale_factor)
+
+    def extra_repr(self) -> str:
+        return f"upscale_factor={self.upscale_factor}"
+
+
+class PixelUnshuffle(Module):
+    """``(*, C, H*r, W*r)`` -> ``(*, C*r*r, H, W)`` with ``r = downscale_factor``."""
+
+    def __init__(self, downscale_factor: int) -> None:
+        super().__init__()
+        self.downscale_factor = downscale_factor
+
+    def forward(self, input):
+        """The unshuffled input."""
+        return C.pixel_unshuffle(input, self.downscale_factor)
+
+    def extra_repr(self) -> str:
+        return f"downscale_factor={self.downscale_factor}"

@@ -1,0 +1,49 @@
+"""``nn.Parameter``: a tensor a ``Module`` registers as one of its parameters."""
+
+from __future__ import annotations
+
+from arraygrad.tensor import Tensor
+
+__all__ = ["Parameter"]
+
+
+class Parameter(Tensor):
+    """A leaf tensor that, assigned as a ``Module`` attribute, joins ``parameters()``.
+
+    ``Parameter(data)`` shares ``data``'s memory (and version counter) and
+    requires grad by default.
+
+    >>> p = Parameter(arraygrad.ones(2))
+    >>> p
+    Parameter containing:
+    tensor([1., 1.], requires_grad=True)
+    """
+
+    def __new__(cls, data: Tensor | None = None, requires_grad: bool = True):
+        if data is None:
+            from arraygrad.creation import empty
+
+            data = empty(0)
+        if not isinstance(data, Tensor):
+            raise TypeError(f"Parameter(): data must be a Tensor, got {type(data).__name__}")
+        p = Tensor._wrap.__func__(cls, data._data, data._backend)
+        p._vc = data._version_counter()  # an alias of data, as PyTorch's _make_subclass
+        if requires_grad:
+            p.requires_grad_(True)
+        return p
+
+    def __init__(self, data: Tensor | None = None, requires_grad: bool = True):
+        # everything happens in __new__; Tensor.__init__ (the legacy constructor) must not run
+        pass
+
+    def __repr__(self) -> str:
+        return "Parameter containing:\n" + super().__repr__()
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        result = Parameter(self._detached_copy(), self._requires_grad)
+        if self._grad is not None:
+            result._grad = self._grad._detached_copy()
+        memo[id(self)] = result
+        return result

@@ -1,0 +1,50 @@
+"""``Adagrad``: per-coordinate steps shrinking with the accumulated squared gradients."""
+
+from __future__ import annotations
+
+from arraygrad import dtypes as _dt
+from arraygrad.creation import full_like, tensor
+from arraygrad.optim._checks import check_lr, check_non_negative
+from arraygrad.optim.optimizer import Optimizer
+
+__all__ = ["Adagrad"]
+
+
+class Adagrad(Optimizer):
+    """PyTorch's Adagrad: ``clr = lr / (1 + (t - 1) * lr_decay)``; ``s += g * g``;
+    ``p -= clr * g / (sqrt(s) + eps)``. State is created eagerly, as in PyTorch.
+    """
+
+    def __init__(self, params, lr: float = 1e-2, lr_decay: float = 0, weight_decay: float = 0,
+                 initial_accumulator_value: float = 0, eps: float = 1e-10, foreach=None, *,
+                 maximize: bool = False, differentiable: bool = False, fused=None):
+        check_lr(lr)
+        check_non_negative("lr_decay", lr_decay)
+        check_non_negative("weight_decay", weight_decay)
+        check_non_negative("initial_accumulator_value", initial_accumulator_value)
+        check_non_negative("epsilon", eps)
+        defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
+                        initial_accumulator_value=initial_accumulator_value, foreach=foreach,
+                        maximize=maximize, differentiable=differentiable, fused=fused)
+        super().__init__(params, defaults)
+        for group in self.param_groups:
+            for p in group["params"]:
+                state = self.state[p]
+                state["step"] = tensor(0.0, dtype=_dt.float32, device=p.device)
+                state["sum"] = full_like(p, group["initial_accumulator_value"])
+
+    def _update_group(self, group) -> None:
+        lr, lr_decay, wd, eps = group["lr"], group["lr_decay"], group["weight_decay"], group["eps"]
+        for p in group["params"]:
+            if p.grad is None:
+                continue
+            g = -p.grad if group["maximize"] else p.grad
+            state = self.state[p]
+            state["step"] += 1
+            step = state["step"].item()
+            if wd != 0:
+                g = g.add(p, alpha=wd)
+            clr = lr / (1 + (step - 1) * lr_decay)
+            state["sum"].add_(g * g)
+            std = state["sum"].sqrt().add_(eps)
+            p.add_(g / std, alpha=-clr)

@@ -1,0 +1,90 @@
+"""``Adam`` and ``AdamW`` (decoupled weight decay), with AMSGrad and ``maximize``."""
+
+from __future__ import annotations
+
+import math
+
+from arraygrad.creation import tensor, zeros_like
+from arraygrad import dtypes as _dt
+from arraygrad.ops.elementwise import maximum
+from arraygrad.optim._checks import check_betas, check_lr, check_non_negative
+from arraygrad.optim.optimizer import Optimizer
+
+__all__ = ["Adam", "AdamW"]
+
+
+class Adam(Optimizer):
+    """PyTorch's Adam: moments ``m = lerp(m, g, 1 - b1)``, ``v = b2 * v + (1 - b2) * g * g``,
+    ``p -= lr / (1 - b1**t) * m / (sqrt(v) / sqrt(1 - b2**t) + eps)``.
+
+    ``weight_decay`` adds ``wd * p`` to the gradient (L2); ``AdamW`` decays ``p``
+    directly instead.
+    """
+
+    _decoupled = False
+
+    def __init__(self, params, lr: float = 1e-3, betas=(0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0, amsgrad: bool = False, *, foreach=None,
+                 maximize: bool = False, capturable: bool = False, differentiable: bool = False,
+                 fused=None):
+        check_lr(lr)
+        check_non_negative("epsilon", eps)
+        check_betas(betas)
+        check_non_negative("weight_decay", weight_decay)
+        defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
+                        amsgrad=amsgrad, maximize=maximize, foreach=foreach,
+                        capturable=capturable, differentiable=differentiable, fused=fused)
+        super().__init__(params, defaults)
+
+    def _init_state(self, p, amsgrad: bool) -> dict:
+        state = self.state[p]
+        if not state:
+            # PyTorch keeps ``step`` as a float32 scalar tensor
+            state["step"] = tensor(0.0, dtype=_dt.float32, device=p.device)
+            state["exp_avg"] = zeros_like(p)
+            state["exp_avg_sq"] = zeros_like(p)
+            if amsgrad:
+                state["max_exp_avg_sq"] = zeros_like(p)
+        return state
+
+    def _update_group(self, group) -> None:
+        lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
+        wd, amsgrad, maximize = group["weight_decay"], group["amsgrad"], group["maximize"]
+        for p in group["params"]:
+            if p.grad is None:
+                continue
+            g = -p.grad if maximize else p.grad
+            state = self._init_state(p, amsgrad)
+            if wd != 0:
+                if self._decoupled:
+                    p.mul_(1 - lr * wd)
+                else:
+                    g = g.add(p, alpha=wd)
+            state["step"] += 1
+            step = state["step"].item()
+            exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+            exp_avg.add_((g - exp_avg) * (1 - beta1))  # lerp, as PyTorch
+            exp_avg_sq.mul_(beta2).add_(g * g, alpha=1 - beta2)
+            step_size = lr / (1 - beta1 ** step)
+            bias_correction2_sqrt = math.sqrt(1 - beta2 ** step)
+            if amsgrad:
+                max_sq = state["max_exp_avg_sq"]
+                max_sq.copy_(maximum(max_sq, exp_avg_sq))
+                denom = (max_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+            else:
+                denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+            p.add_(exp_avg / denom, alpha=-step_size)
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay: ``p *= 1 - lr * wd`` before the Adam step."""
+
+    _decoupled = True
+
+    def __init__(self, params, lr: float = 1e-3, betas=(0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 1e-2, amsgrad: bool = False, *, maximize: bool = False,
+                 foreach=None, capturable: bool = False, differentiable: bool = False,
+                 fused=None):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach,
+                         maximize=maximize, capturable=capturable,
+                         differentiable=differentiable, fused=fused)

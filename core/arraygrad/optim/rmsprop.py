@@ -1,0 +1,65 @@
+"""``RMSprop``: a running average of squared gradients scales each step."""
+
+from __future__ import annotations
+
+from arraygrad import dtypes as _dt
+from arraygrad.creation import tensor, zeros_like
+from arraygrad.optim._checks import check_lr, check_non_negative
+from arraygrad.optim.optimizer import Optimizer
+
+__all__ = ["RMSprop"]
+
+
+class RMSprop(Optimizer):
+    """PyTorch's RMSprop: ``v = alpha * v + (1 - alpha) * g * g``; with ``centered`` the
+    denominator is ``sqrt(v - mean(g)**2) + eps``, else ``sqrt(v) + eps``; with momentum
+    ``b = mu * b + g / denom; p -= lr * b``, else ``p -= lr * g / denom``.
+    """
+
+    def __init__(self, params, lr: float = 1e-2, alpha: float = 0.99, eps: float = 1e-8,
+                 weight_decay: float = 0, momentum: float = 0, centered: bool = False,
+                 capturable: bool = False, foreach=None, maximize: bool = False,
+                 differentiable: bool = False):
+        check_lr(lr)
+        check_non_negative("epsilon", eps)
+        check_non_negative("momentum", momentum)
+        check_non_negative("weight_decay", weight_decay)
+        check_non_negative("alpha", alpha)
+        defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
+                        weight_decay=weight_decay, capturable=capturable, foreach=foreach,
+                        maximize=maximize, differentiable=differentiable)
+        super().__init__(params, defaults)
+
+    def _update_group(self, group) -> None:
+        lr, alpha, eps = group["lr"], group["alpha"], group["eps"]
+        wd, momentum, centered = group["weight_decay"], group["momentum"], group["centered"]
+        for p in group["params"]:
+            if p.grad is None:
+                continue
+            g = -p.grad if group["maximize"] else p.grad
+            state = self.state[p]
+            if not state:
+                state["step"] = tensor(0.0, dtype=_dt.float32, device=p.device)
+                state["square_avg"] = zeros_like(p)
+                if momentum > 0:
+                    state["momentum_buffer"] = zeros_like(p)
+                if centered:
+                    state["grad_avg"] = zeros_like(p)
+            state["step"] += 1
+            if wd != 0:
+                g = g.add(p, alpha=wd)
+            square_avg = state["square_avg"]
+            square_avg.mul_(alpha).add_(g * g, alpha=1 - alpha)
+            if centered:
+                grad_avg = state["grad_avg"]
+                grad_avg.add_((g - grad_avg) * (1 - alpha))
+                avg = (square_avg - grad_avg * grad_avg).sqrt_()
+            else:
+                avg = square_avg.sqrt()
+            avg = avg.add_(eps)
+            if momentum > 0:
+                buf = state["momentum_buffer"]
+                buf.mul_(momentum).add_(g / avg)
+                p.add_(buf, alpha=-lr)
+            else:
+                p.add_(g / avg, alpha=-lr)

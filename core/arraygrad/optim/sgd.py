@@ -1,0 +1,46 @@
+"""``SGD``: stochastic gradient descent with momentum, dampening, Nesterov and weight decay."""
+
+from __future__ import annotations
+
+from arraygrad.optim._checks import check_lr, check_non_negative
+from arraygrad.optim.optimizer import Optimizer
+
+__all__ = ["SGD"]
+
+
+class SGD(Optimizer):
+    """PyTorch's SGD: ``g = ±grad + wd * p``; ``b = mu * b + (1 - dampening) * g`` (``b = g``
+    at the first step); ``g = g + mu * b`` (Nesterov) or ``g = b``; ``p -= lr * g``.
+    """
+
+    def __init__(self, params, lr: float = 1e-3, momentum: float = 0, dampening: float = 0,
+                 weight_decay: float = 0, nesterov: bool = False, *, maximize: bool = False,
+                 foreach=None, differentiable: bool = False, fused=None):
+        check_lr(lr)
+        check_non_negative("momentum", momentum)
+        check_non_negative("weight_decay", weight_decay)
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        defaults = dict(lr=lr, momentum=momentum, dampening=dampening,
+                        weight_decay=weight_decay, nesterov=nesterov, maximize=maximize,
+                        foreach=foreach, differentiable=differentiable, fused=fused)
+        super().__init__(params, defaults)
+
+    def _update_group(self, group) -> None:
+        lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
+        wd, nesterov, maximize = group["weight_decay"], group["nesterov"], group["maximize"]
+        for p in group["params"]:
+            if p.grad is None:
+                continue
+            g = -p.grad if maximize else p.grad
+            if wd != 0:
+                g = g.add(p, alpha=wd)
+            if momentum != 0:
+                state = self.state[p]
+                buf = state.get("momentum_buffer")
+                if buf is None:
+                    buf = state["momentum_buffer"] = g.detach().clone()
+                else:
+                    buf.mul_(momentum).add_(g, alpha=1 - dampening)
+                g = g.add(buf, alpha=momentum) if nesterov else buf
+            p.add_(g, alpha=-lr)

@@ -1,0 +1,116 @@
+"""``DataLoader``: batches of samples from a dataset, in order or shuffled.
+
+Loading runs in the calling process; ``num_workers > 0`` is accepted for
+compatibility and falls back to it with a warning.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from arraygrad.utils.data._collate import default_collate, default_convert
+from arraygrad.utils.data.dataset import IterableDataset
+from arraygrad.utils.data.sampler import BatchSampler, RandomSampler, SequentialSampler
+
+__all__ = ["DataLoader"]
+
+
+class DataLoader:
+    """Iterate over ``dataset`` in batches of ``batch_size``, as ``torch.utils.data.DataLoader``.
+
+    ``shuffle=True`` draws a new permutation each epoch from ``generator``
+    (or from the default generator, so ``arraygrad.manual_seed`` makes it
+    reproducible); ``drop_last`` drops a final short batch; ``collate_fn``
+    merges a list of samples (``default_collate`` by default).
+    """
+
+    def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None,
+                 num_workers: int = 0, collate_fn=None, pin_memory: bool = False,
+                 drop_last: bool = False, timeout: float = 0, worker_init_fn=None,
+                 multiprocessing_context=None, generator=None, *, prefetch_factor=None,
+                 persistent_workers: bool = False, pin_memory_device: str = "") -> None:
+        if num_workers < 0:
+            raise ValueError("num_workers option should be non-negative; use num_workers=0 to "
+                             "disable multiprocessing.")
+        if num_workers > 0:
+            warnings.warn("arraygrad's DataLoader loads in the main process; num_workers is "
+                          "ignored", stacklevel=2)
+        if timeout < 0:
+            raise ValueError("timeout option should be non-negative")
+        self.dataset = dataset
+        self.num_workers = num_workers
+        self.pin_memory = pin_memory
+        self.timeout = timeout
+        self.worker_init_fn = worker_init_fn
+        self.generator = generator
+        self._iterable = isinstance(dataset, IterableDataset)
+        if self._iterable:
+            if shuffle not in (None, False):
+                raise ValueError(f"DataLoader with IterableDataset: expected unspecified shuffle "
+                                 f"option, but got shuffle={shuffle}")
+            if sampler is not None or batch_sampler is not None:
+                raise ValueError("DataLoader with IterableDataset: expected unspecified sampler "
+                                 "and batch_sampler options")
+        if sampler is not None and shuffle:
+            raise ValueError("sampler option is mutually exclusive with shuffle")
+        if batch_sampler is not None:
+            if batch_size != 1 or shuffle or sampler is not None or drop_last:
+                raise ValueError("batch_sampler option is mutually exclusive with batch_size, "
+                                 "shuffle, sampler, and drop_last")
+            batch_size = None
+            drop_last = False
+        elif batch_size is None and drop_last:
+            raise ValueError("batch_size=None option disables auto-batching and is mutually "
+                             "exclusive with drop_last")
+        if sampler is None and not self._iterable:
+            sampler = (RandomSampler(dataset, generator=generator) if shuffle
+                       else SequentialSampler(dataset))
+        if batch_size is not None and batch_sampler is None and not self._iterable:
+            batch_sampler = BatchSampler(sampler, batch_size, drop_last)
+        self.batch_size = batch_size
+        self.drop_last = drop_last
+        self.sampler = sampler
+        self.batch_sampler = batch_sampler
+        if collate_fn is None:
+            collate_fn = default_collate if self._auto_collation or (
+                self._iterable and batch_size is not None) else default_convert
+        self.collate_fn = collate_fn
+
+    @property
+    def _auto_collation(self) -> bool:
+        return self.batch_sampler is not None
+
+    def __iter__(self):
+        if self._iterable:
+            yield from self._iter_stream()
+            return
+        if self._auto_collation:
+            for indices in self.batch_sampler:
+                yield self.collate_fn([self.dataset[i] for i in indices])
+        else:
+            for i in self.sampler:
+                yield self.collate_fn(self.dataset[i])
+
+    def _iter_stream(self):
+        if self.batch_size is None:
+            for sample in self.dataset:
+                yield self.collate_fn(sample)
+            return
+        batch = []
+        for sample in self.dataset:
+            batch.append(sample)
+            if len(batch) == self.batch_size:
+                yield self.collate_fn(batch)
+                batch = []
+        if batch and not self.drop_last:
+            yield self.collate_fn(batch)
+
+    def __len__(self) -> int:
+        if self._iterable:
+            n = len(self.dataset)
+            if self.batch_size is None:
+                return n
+            return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
+        if self._auto_collation:
+            return len(self.batch_sampler)
+        return len(self.sampler)

@@ -1,0 +1,120 @@
+"""Samplers: the order in which a ``DataLoader`` visits dataset indices."""
+
+from __future__ import annotations
+
+__all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
+           "BatchSampler"]
+
+
+class Sampler:
+    """Base class: an iterable of indices (or of index lists, for batch samplers)."""
+
+    def __init__(self, data_source=None) -> None:
+        pass
+
+    def __iter__(self):
+        raise NotImplementedError
+
+
+def _generator(generator):
+    """``generator``, or a fresh one seeded from the default generator (so ``manual_seed``
+    makes shuffling reproducible, as in PyTorch)."""
+    if generator is not None:
+        return generator
+    from arraygrad.creation import randint
+    from arraygrad.random import Generator
+
+    seed = int(randint(0, 2 ** 62, (1,)).item())
+    return Generator().manual_seed(seed)
+
+
+class SequentialSampler(Sampler):
+    """``0, 1, ..., len(data_source) - 1``."""
+
+    def __init__(self, data_source) -> None:
+        self.data_source = data_source
+
+    def __iter__(self):
+        return iter(range(len(self.data_source)))
+
+    def __len__(self) -> int:
+        return len(self.data_source)
+
+
+class RandomSampler(Sampler):
+    """A random permutation (or, with ``replacement``, ``num_samples`` uniform draws)."""
+
+    def __init__(self, data_source, replacement: bool = False, num_samples=None,
+                 generator=None) -> None:
+        self.data_source = data_source
+        self.replacement = replacement
+        self._num_samples = num_samples
+        self.generator = generator
+        if not isinstance(self.num_samples, int) or self.num_samples <= 0:
+            raise ValueError("num_samples should be a positive integer value, but got "
+                             f"num_samples={self.num_samples}")
+
+    @property
+    def num_samples(self) -> int:
+        """How many indices one pass yields."""
+        return len(self.data_source) if self._num_samples is None else self._num_samples
+
+    def __iter__(self):
+        from arraygrad.creation import randint, randperm
+
+        n = len(self.data_source)
+        gen = _generator(self.generator)
+        if self.replacement:
+            yield from randint(0, n, (self.num_samples,), generator=gen).tolist()
+            return
+        for _ in range(self.num_samples // n):
+            yield from randperm(n, generator=gen).tolist()
+        yield from randperm(n, generator=gen).tolist()[:self.num_samples % n]
+
+    def __len__(self) -> int:
+        return self.num_samples
+
+
+class SubsetRandomSampler(Sampler):
+    """The given ``indices`` in random order."""
+
+    def __init__(self, indices, generator=None) -> None:
+        self.indices = indices
+        self.generator = generator
+
+    def __iter__(self):
+        from arraygrad.creation import randperm
+
+        for i in randperm(len(self.indices), generator=_generator(self.generator)).tolist():
+            yield self.indices[i]
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+
+class BatchSampler(Sampler):
+    """Groups another sampler's indices into lists of ``batch_size``."""
+
+    def __init__(self, sampler, batch_size: int, drop_last: bool) -> None:
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size <= 0:
+            raise ValueError("batch_size should be a positive integer value, but got "
+                             f"batch_size={batch_size}")
+        if not isinstance(drop_last, bool):
+            raise ValueError(f"drop_last should be a boolean value, but got drop_last={drop_last}")
+        self.sampler = sampler
+        self.batch_size = batch_size
+        self.drop_last = drop_last
+
+    def __iter__(self):
+        batch = []
+        for idx in self.sampler:
+            batch.append(idx)
+            if len(batch) == self.batch_size:
+                yield batch
+                batch = []
+        if batch and not self.drop_last:
+            yield batch
+
+    def __len__(self) -> int:
+        n = len(self.sampler)
+        return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
