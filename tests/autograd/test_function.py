@@ -216,3 +216,40 @@ def test_variable_alias():
         v = ag.autograd.Variable(ag.ones(2), requires_grad=True)
     assert isinstance(v, ag.autograd.Variable) and isinstance(v, ag.Tensor)
     assert v.requires_grad and v.is_leaf
+
+
+class AddOneInPlace(Function):
+    @staticmethod
+    def forward(ctx, x):
+        x.add_(1)
+        ctx.mark_dirty(x)
+        return x
+
+    @staticmethod
+    def backward(ctx, g):
+        return g
+
+
+def test_mark_dirty_rebases_the_modified_input():
+    a = ag.tensor([1., 2.], requires_grad=True)
+    y = a * 2
+    out = AddOneInPlace.apply(y)
+    assert out is y and y.tolist() == [3., 5.]
+    assert y.grad_fn.name() == "AddOneInPlaceBackward" and y._version == 1
+    (y * 3).sum().backward()
+    assert a.grad.tolist() == [6., 6.]
+
+
+def test_mark_dirty_on_leaf_requiring_grad_raises():
+    a = ag.tensor([1., 2.], requires_grad=True)
+    with pytest.raises(RuntimeError, match="leaf Variable"):
+        AddOneInPlace.apply(a)
+
+
+def test_mark_dirty_invalidates_earlier_saves():
+    a = ag.tensor([1., 2.], requires_grad=True)
+    y = a * 1
+    z = y * y  # saves y
+    AddOneInPlace.apply(y)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        z.sum().backward()

@@ -185,6 +185,11 @@ class Function(metaclass=_FunctionMeta):
                                 for a in tensor_args)
         non_diff = {id(t) for t in ctx._non_differentiable}
         dirty = {id(t) for t in ctx._dirty}
+        for t in ctx._dirty:
+            if t._grad_fn is None and t._requires_grad:
+                raise RuntimeError(
+                    f"{cls.__name__}: a leaf Variable that requires grad has been used in an "
+                    f"in-place operation (marked dirty in forward).")
         wrapped = []
         for i, out in enumerate(outputs):
             if not isinstance(out, Tensor):

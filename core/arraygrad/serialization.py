@@ -1,0 +1,329 @@
+"""``arraygrad.save`` / ``arraygrad.load``: tensors and nested containers in the safetensors layout.
+
+The file is data only, never code, so loading an untrusted file cannot run
+anything (unlike pickle, which ``torch.save`` uses)::
+
+    8 bytes    little-endian unsigned header length N
+    N bytes    UTF-8 JSON header:
+                 {"<name>": {"dtype": "F32", "shape": [2, 3], "data_offsets": [begin, end]},
+                  ...,
+                  "__metadata__": {"format": "arraygrad", "version": "1",
+                                   "structure": "<JSON string, see below>"}}
+    rest       the tensors' raw little-endian bytes; offsets are relative to here
+
+dtypes: ``F16 F32 F64 I32 I64 BOOL``. A plain safetensors file (no
+``structure``) loads as a dict of name -> tensor.
+
+``structure`` describes the saved object as a JSON tree of one-key objects:
+``{"T": name}`` a tensor (``"rg": true`` if it required grad, ``"p": true`` for
+an ``nn.Parameter``, ``"dev"`` its device), ``{"D": [[key, value], ...]}`` a
+dict and ``{"O": ...}`` an OrderedDict (keys are encoded like values, so
+integer keys survive), ``{"L": [...]}`` a list, ``{"U": [...]}`` a tuple,
+``{"i": 3}``, ``{"f": "0x1.8p+1"}`` (``float.hex``, exact and NaN/inf-safe),
+``{"b": true}``, ``{"s": "text"}``, ``{"n": null}``. A tensor saved twice is
+stored once and loads as one shared tensor.
+
+Reading bytes into an array uses the backend's optional
+``from_bytes(data, native_dtype, shape)`` when it has one, else a portable
+path through ``struct`` and ``backend.from_host``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import struct
+import sys
+from collections import OrderedDict
+
+from arraygrad import dtypes as _dt
+from arraygrad.tensor import Tensor
+
+__all__ = ["save", "load", "MAX_HEADER_BYTES"]
+
+MAX_HEADER_BYTES = 100 * 1024 * 1024
+"""Headers above this size are rejected before being read (a corrupt length must not
+make ``load`` allocate gigabytes)."""
+
+_FORMAT = "arraygrad"
+_VERSION = "1"
+
+# safetensors dtype name <-> arraygrad dtype, and the struct format of one element
+_CODES = {_dt.float16: "F16", _dt.float32: "F32", _dt.float64: "F64", _dt.int32: "I32",
+          _dt.int64: "I64", _dt.bool: "BOOL"}
+_DTYPES = {code: d for d, code in _CODES.items()}
+_STRUCT = {"F16": "e", "F32": "f", "F64": "d", "I32": "i", "I64": "q", "BOOL": "?"}
+_ITEMSIZE = {"F16": 2, "F32": 4, "F64": 8, "I32": 4, "I64": 8, "BOOL": 1}
+
+
+# -- saving -----------------------------------------------------------------------------
+
+class _Writer:
+    """Collects the tensors of one object tree and encodes its structure."""
+
+    def __init__(self):
+        self.entries = []   # (name, tensor)
+        self.names = {}     # id(tensor) -> name, so a shared tensor is stored once
+
+    def encode(self, obj):
+        if isinstance(obj, Tensor):
+            return self._tensor(obj)
+        if obj is None:
+            return {"n": None}
+        if isinstance(obj, bool):
+            return {"b": obj}
+        if isinstance(obj, int):
+            return {"i": obj}
+        if isinstance(obj, float):
+            return {"f": obj.hex()}
+        if isinstance(obj, str):
+            return {"s": obj}
+        if isinstance(obj, dict):
+            tag = "O" if isinstance(obj, OrderedDict) else "D"
+            return {tag: [[self.encode(k), self.encode(v)] for k, v in obj.items()]}
+        if isinstance(obj, list):
+            return {"L": [self.encode(v) for v in obj]}
+        if isinstance(obj, tuple):
+            return {"U": [self.encode(v) for v in obj]}
+        raise TypeError(
+            f"arraygrad.save: cannot save an object of type {type(obj).__name__}; supported are "
+            "tensors and (nested) dicts, lists and tuples of tensors, numbers, strings and None")
+
+    def _tensor(self, t: Tensor) -> dict:
+        if t.dtype not in _CODES:
+            raise TypeError(f"arraygrad.save: unsupported dtype {t.dtype}")
+        name = self.names.get(id(t))
+        if name is None:
+            name = self.names[id(t)] = f"t{len(self.entries)}"
+            self.entries.append((name, t))
+        out = {"T": name, "dev": str(t.device)}
+        if t.requires_grad:
+            out["rg"] = True
+        if type(t).__name__ == "Parameter":
+            out["p"] = True
+        return out
+
+
+def _little_endian_bytes(t: Tensor) -> bytes:
+    host = t._backend.to_host(t.detach()._data)
+    if sys.byteorder == "big" and hasattr(host, "byteswap"):
+        host = host.byteswap()
+    return host.tobytes()
+
+
+def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_serialization=True):
+    """Save ``obj`` (a tensor, or nested dicts/lists/tuples of tensors and plain values) to ``f``.
+
+    ``f`` is a path or a binary file object. The pickle arguments exist for
+    signature compatibility with ``torch.save`` and must be left unset.
+    """
+    if pickle_module is not None:
+        raise ValueError("arraygrad.save never pickles; pickle_module is not supported")
+    writer = _Writer()
+    structure = writer.encode(obj)
+    header, chunks, offset = {}, [], 0
+    for name, t in writer.entries:
+        data = _little_endian_bytes(t)
+        header[name] = {"dtype": _CODES[t.dtype], "shape": list(t.shape),
+                        "data_offsets": [offset, offset + len(data)]}
+        chunks.append(data)
+        offset += len(data)
+    header["__metadata__"] = {"format": _FORMAT, "version": _VERSION,
+                              "structure": json.dumps(structure, separators=(",", ":"))}
+    raw = json.dumps(header, separators=(",", ":")).encode("utf-8")
+    raw += b" " * (-len(raw) % 8)  # safetensors pads the header so data starts 8-aligned
+    payload = [struct.pack("<Q", len(raw)), raw, *chunks]
+    if isinstance(f, (str, os.PathLike)):
+        with open(f, "wb") as fh:
+            for part in payload:
+                fh.write(part)
+    else:
+        for part in payload:
+            f.write(part)
+
+
+# -- loading ----------------------------------------------------------------------------
+
+def _bad(msg: str) -> RuntimeError:
+    return RuntimeError(f"arraygrad.load: {msg}")
+
+
+def _read_all(f) -> bytes:
+    if isinstance(f, (str, os.PathLike)):
+        with open(f, "rb") as fh:
+            return _read_bounded(fh)
+    return _read_bounded(f)
+
+
+def _read_bounded(fh) -> bytes:
+    """The header length, checked before anything large is read, then the whole file."""
+    head = fh.read(8)
+    if len(head) < 8:
+        raise _bad(f"file is truncated: {len(head)} bytes, too short for the 8-byte header "
+                   "length")
+    _reject_foreign(head)
+    (n,) = struct.unpack("<Q", head)
+    if n > MAX_HEADER_BYTES:
+        raise _bad(f"header length {n} exceeds the {MAX_HEADER_BYTES}-byte limit; the file is "
+                   "corrupt or not an arraygrad/safetensors file")
+    return head + fh.read()
+
+
+def _reject_foreign(head: bytes) -> None:
+    """Clear errors for the files people most often pass by mistake."""
+    if head[:1] == b"\x80" and head[1:2] in (b"\x02", b"\x03", b"\x04", b"\x05"):
+        raise _bad("this is a pickle file (e.g. from torch.save with the legacy format); "
+                   "arraygrad never unpickles, since unpickling can run arbitrary code")
+    if head[:4] == b"PK\x03\x04":
+        raise _bad("this is a zip archive (e.g. from torch.save); arraygrad never unpickles its "
+                   "contents. Convert it to safetensors first")
+
+
+def _parse_header(blob: bytes):
+    (n,) = struct.unpack("<Q", blob[:8])
+    if 8 + n > len(blob):
+        raise _bad(f"file is truncated: header of {n} bytes announced, only "
+                   f"{len(blob) - 8} bytes follow")
+    try:
+        header = json.loads(blob[8:8 + n].decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise _bad(f"header is not valid UTF-8 JSON ({exc})") from None
+    if not isinstance(header, dict):
+        raise _bad("header is not a JSON object")
+    return header, memoryview(blob)[8 + n:]
+
+
+def _check_entry(name: str, entry, data_len: int):
+    if not isinstance(entry, dict):
+        raise _bad(f"header entry {name!r} is not an object")
+    code, shape, offsets = entry.get("dtype"), entry.get("shape"), entry.get("data_offsets")
+    if code not in _DTYPES:
+        raise _bad(f"tensor {name!r} has unsupported dtype {code!r}")
+    if (not isinstance(shape, list)
+            or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in shape)):
+        raise _bad(f"tensor {name!r} has an invalid shape {shape!r}")
+    if (not isinstance(offsets, list) or len(offsets) != 2
+            or not all(isinstance(o, int) and not isinstance(o, bool) for o in offsets)):
+        raise _bad(f"tensor {name!r} has invalid data_offsets {offsets!r}")
+    begin, end = offsets
+    if not 0 <= begin <= end <= data_len:
+        raise _bad(f"tensor {name!r}: data_offsets {offsets} fall outside the {data_len} data "
+                   "bytes (truncated or corrupt file)")
+    if end - begin != math.prod(shape) * _ITEMSIZE[code]:
+        raise _bad(f"tensor {name!r}: {end - begin} bytes do not match shape {shape} of {code}")
+    return code, tuple(shape), begin, end
+
+
+def _to_array(backend, data: bytes, code: str, shape: tuple):
+    native = backend.native_dtype(_DTYPES[code])
+    from_bytes = getattr(backend, "from_bytes", None)
+    if from_bytes is not None:
+        return from_bytes(data, native, shape)
+    count = math.prod(shape)
+    values = list(struct.unpack(f"<{count}{_STRUCT[code]}", data))
+    return backend.xp.reshape(backend.from_host(values, native), shape)
+
+
+def _target_device(stored: str, map_location):
+    if map_location is None:
+        return stored
+    if isinstance(map_location, dict):
+        return map_location.get(stored, stored)
+    if callable(map_location):
+        raise TypeError("arraygrad.load: map_location must be a device, a string or a dict")
+    return str(map_location)
+
+
+def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None, **kwargs):
+    """Load an object saved by ``arraygrad.save`` (or any safetensors file).
+
+    ``map_location``: a device (``"cpu"``) for every tensor, or a dict
+    ``{"cuda:0": "cpu"}`` remapping stored devices. Malformed, truncated or
+    pickle files raise ``RuntimeError``; nothing in a file is ever executed.
+    """
+    if pickle_module is not None or not weights_only:
+        raise ValueError("arraygrad.load never unpickles; pickle_module and weights_only=False "
+                         "are not supported")
+    from arraygrad.backends import backend_for_device
+
+    header, data = _parse_header(_read_all(f))
+    meta = header.pop("__metadata__", None)
+    if meta is not None and not isinstance(meta, dict):
+        raise _bad("__metadata__ is not an object")
+    entries = {name: _check_entry(name, entry, len(data)) for name, entry in header.items()}
+    cache = {}
+
+    def tensor(name: str, device: str) -> Tensor:
+        key = (name, device)
+        if key not in cache:
+            if name not in entries:
+                raise _bad(f"structure refers to a missing tensor {name!r}")
+            code, shape, begin, end = entries[name]
+            backend = backend_for_device(_target_device(device, map_location))
+            cache[key] = Tensor._wrap(_to_array(backend, bytes(data[begin:end]), code, shape),
+                                      backend)
+        return cache[key]
+
+    if meta is None or "structure" not in meta:  # a plain safetensors file
+        return {name: tensor(name, "cpu") for name in entries}
+    if meta.get("format") != _FORMAT:
+        raise _bad(f"unknown format {meta.get('format')!r} in __metadata__")
+    try:
+        structure = json.loads(meta["structure"])
+    except (TypeError, ValueError) as exc:
+        raise _bad(f"structure metadata is not valid JSON ({exc})") from None
+    return _decode(structure, tensor, 0)
+
+
+_MAX_DEPTH = 200
+
+
+def _decode(node, tensor, depth: int):
+    if depth > _MAX_DEPTH:
+        raise _bad("structure is nested too deeply")
+    if not isinstance(node, dict) or len(node) not in (1, 2, 3, 4):
+        raise _bad(f"malformed structure node {str(node)[:80]!r}")
+    if "T" in node:
+        t = tensor(node["T"], node.get("dev", "cpu"))
+        if node.get("p"):
+            try:
+                from arraygrad.nn import Parameter
+
+                return Parameter(t, requires_grad=bool(node.get("rg")))
+            except ImportError:
+                pass
+        if node.get("rg"):
+            t = t.detach().requires_grad_(True)
+        return t
+    if len(node) != 1:
+        raise _bad(f"malformed structure node {str(node)[:80]!r}")
+    ((tag, value),) = node.items()
+    if tag == "n":
+        return None
+    if tag == "b" and isinstance(value, bool):
+        return value
+    if tag == "i" and isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if tag == "f" and isinstance(value, str):
+        try:
+            return float.fromhex(value)
+        except ValueError:
+            raise _bad(f"invalid float {value!r}") from None
+    if tag == "s" and isinstance(value, str):
+        return value
+    if tag in ("L", "U") and isinstance(value, list):
+        items = [_decode(v, tensor, depth + 1) for v in value]
+        return items if tag == "L" else tuple(items)
+    if tag in ("D", "O") and isinstance(value, list):
+        out = OrderedDict() if tag == "O" else {}
+        for pair in value:
+            if not isinstance(pair, list) or len(pair) != 2:
+                raise _bad("malformed dict item in structure")
+            key = _decode(pair[0], tensor, depth + 1)
+            try:
+                out[key] = _decode(pair[1], tensor, depth + 1)
+            except TypeError:
+                raise _bad("unhashable dict key in structure") from None
+        return out
+    raise _bad(f"malformed structure node {str(node)[:80]!r}")
