@@ -130,3 +130,13 @@ def test_make_dot_on_seed_graph():
     src = ag.viz.make_dot(d, params={"a": a, "b": b}).source
     assert src.count("MulBackward0") == 3 and src.count("AddBackward0") == 3
     assert "a\\n(2,)" in src and "b\\n(2,)" in src
+
+
+@pytest.mark.skipif(__import__("shutil").which("dot") is None,
+                    reason="Graphviz 'dot' program not installed")
+def test_make_dot_renders_svg(tmp_path):
+    w = ag.tensor([1., 2.], requires_grad=True)
+    dot = ag.viz.make_dot((w * w).sum(), params={"w": w})
+    out = dot.render(tmp_path / "graph", format="svg")
+    text = out.read_text()
+    assert text.lstrip().startswith("<?xml") and "MulBackward0" in text
