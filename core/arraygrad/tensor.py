@@ -412,6 +412,17 @@ class Tensor:
 
     __hash__ = object.__hash__
 
+    def __getattr__(self, name: str):
+        # Only reached for names the class lacks: methods contributed by op plugins.
+        if name.startswith("_"):
+            raise AttributeError(f"'Tensor' object has no attribute {name!r}")
+        from arraygrad.ops.registry import method_op
+
+        fn = method_op(name)
+        if fn is None:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute {name!r}")
+        return fn.__get__(self, type(self))
+
     def __repr__(self) -> str:
         from arraygrad.tensor_str import tensor_repr
 

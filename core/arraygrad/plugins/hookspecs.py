@@ -10,3 +10,19 @@ from arraygrad.plugins.markers import hookspec
 @hookspec
 def arraygrad_register_backends(register):
     """Register array backends: call ``register(backend)`` with ``Backend`` instances."""
+
+
+@hookspec
+def arraygrad_register_ops(registry):
+    """Register ops and per-backend kernels on ``registry`` (an ``arraygrad.ops.registry.OpRegistrar``).
+
+    ``registry.op(name, fn, namespace=..., method=..., cases=...)`` adds a new op;
+    ``registry.kernel(op_name, backend_name, fn)`` adds a fast kernel for an
+    existing op on one backend. A name clash raises unless ``override=True``.
+    """
+
+
+@hookspec
+def arraygrad_conformance(register):
+    """Declare conformance facts: ``register.backend(name, capabilities=..., xfail={check_id: reason})``
+    for a backend, ``register.cases(cases)`` for extra op cases."""

@@ -10,7 +10,6 @@ wraps inputs and outputs so those hooks fire during backward (see
 
 from __future__ import annotations
 
-import functools
 from collections import OrderedDict, namedtuple
 from typing import Any, Callable, Iterator
 
