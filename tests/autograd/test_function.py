@@ -253,3 +253,23 @@ def test_mark_dirty_invalidates_earlier_saves():
     AddOneInPlace.apply(y)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         z.sum().backward()
+
+
+def test_mark_non_differentiable_on_returned_input():
+    class Id(Function):
+        @staticmethod
+        def forward(ctx, a, b):
+            ctx.mark_non_differentiable(b)
+            return a, b
+
+        @staticmethod
+        def backward(ctx, ga, gb):
+            return ga, None
+
+    x, y = Id.apply(ag.ones(2, requires_grad=True), ag.ones(2, requires_grad=True))
+    assert x.requires_grad and not y.requires_grad
+
+
+def test_gradcheck_accepts_a_list_of_inputs():
+    x = ag.randn(3, dtype=ag.float64, requires_grad=True)
+    assert ag.autograd.gradcheck(lambda t: (t * t).sum(), [x])

@@ -69,5 +69,10 @@ class NumpyBackend(Backend):
     def from_host(self, data, dtype=None):
         return np.array(data, dtype=dtype)
 
+    def from_bytes(self, data, native_dtype, shape):
+        dt = np.dtype(native_dtype)
+        # frombuffer gives a read-only view of the bytes; tensors must be writable
+        return np.frombuffer(data, dtype=dt.newbyteorder("<")).astype(dt, copy=True).reshape(shape)
+
     def from_dlpack(self, obj):
         return np.from_dlpack(obj)

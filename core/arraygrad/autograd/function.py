@@ -195,9 +195,10 @@ class Function(metaclass=_FunctionMeta):
             if not isinstance(out, Tensor):
                 wrapped.append(out)
                 continue
+            marked_non_diff = id(out) in non_diff
             if any(out is a for a in tensor_args) and id(out) not in dirty:
                 out = out.detach()  # an input returned as-is gets its own tensor
-            if id(out) not in non_diff and out.dtype.is_floating_point:
+            if not marked_non_diff and out.dtype.is_floating_point:
                 out._grad_fn = ctx
                 out._output_nr = i
                 out._requires_grad = True

@@ -18,6 +18,8 @@ class GradcheckError(RuntimeError):
 
 
 def _as_tuple(x):
+    if isinstance(x, list):
+        return tuple(x)
     return x if isinstance(x, tuple) else (x,)
 
 

@@ -115,6 +115,20 @@ class Backend(abc.ABC):
             return self.xp.asarray(data)
         return self.xp.asarray(data, dtype=dtype)
 
+    def from_bytes(self, data: bytes, native_dtype: Any, shape: tuple[int, ...]) -> Any:
+        """An array of ``shape``/``native_dtype`` from raw little-endian bytes (``arraygrad.load``).
+
+        The portable default goes through Python values; backends override it with
+        a zero-parse path (NumPy: ``frombuffer``).
+        """
+        import math
+        import struct
+
+        fmt = {"float16": "e", "float32": "f", "float64": "d", "int32": "i", "int64": "q",
+               "bool": "?"}[self.arraygrad_dtype(native_dtype).name]
+        values = list(struct.unpack(f"<{math.prod(shape)}{fmt}", data))
+        return self.xp.reshape(self.from_host(values, native_dtype), tuple(shape))
+
     def from_dlpack(self, obj: Any) -> Any:
         """An array from any object with ``__dlpack__``."""
         return self.xp.from_dlpack(obj)

@@ -57,6 +57,7 @@ def _add(backends: dict[str, Backend], backend: object, plugin: str) -> None:
             f"{_origin[backend.name]!r} and again by plugin {plugin!r}")
     backends[backend.name] = backend
     _origin[backend.name] = plugin
+    manager.note_registration(plugin, f"backend {backend.name} ({backend.device_type})")
 
 
 def _registry() -> dict[str, Backend]:

@@ -85,6 +85,7 @@ class OpRegistrar:
                     f"plugin {self.plugin!r}: Tensor.{method} already exists; pass override=True")
         _state.ops[name] = OpDef(name, fn, self.plugin, namespace, method, tuple(cases),
                                  doc or (fn.__doc__ or ""))
+        manager.note_registration(self.plugin, f"op {namespace + '.' if namespace else ''}{name}")
 
     def kernel(self, op_name: str, backend_name: str, fn: Callable, *,
                override: bool = False) -> None:
@@ -99,6 +100,7 @@ class OpRegistrar:
             log.warning("kernel %r on %r from plugin %r overrides the one from %r", op_name,
                         backend_name, self.plugin, existing[1])
         _state.kernels[key] = (fn, self.plugin)
+        manager.note_registration(self.plugin, f"kernel {op_name} on {backend_name}")
 
 
 def load_ops() -> None:

@@ -18,14 +18,17 @@ implementations and name it in your distribution's entry points::
 from arraygrad.plugins.markers import hookimpl, hookspec
 from arraygrad.plugins.manager import (
     ENTRY_POINT_GROUP,
+    PluginError,
+    PluginInfo,
     PluginLoadWarning,
     get_plugin_manager,
     load_plugins,
     plugin_errors,
+    plugin_report,
     register_plugin,
 )
 
 __all__ = [
-    "ENTRY_POINT_GROUP", "PluginLoadWarning", "get_plugin_manager", "hookimpl",
-    "hookspec", "load_plugins", "plugin_errors", "register_plugin",
+    "ENTRY_POINT_GROUP", "PluginError", "PluginInfo", "PluginLoadWarning", "get_plugin_manager",
+    "hookimpl", "hookspec", "load_plugins", "plugin_errors", "plugin_report", "register_plugin",
 ]

@@ -1,15 +1,18 @@
 """The plugin manager: entry points read once, lazily, each plugin isolated.
 
 A plugin that fails to import or raises while registering is reported with a
-``PluginLoadWarning`` naming its entry point and the error; every other
-plugin still loads. ``ARRAYGRAD_DISABLE_PLUGIN_AUTOLOAD=1`` turns entry-point
-discovery off (register plugins explicitly with ``register_plugin``).
+``PluginLoadWarning`` naming its entry point, its distribution and the error;
+every other plugin still loads. ``ARRAYGRAD_STRICT_PLUGINS=1`` turns those
+warnings into ``PluginError``s. ``ARRAYGRAD_DISABLE_PLUGIN_AUTOLOAD=1`` turns
+entry-point discovery off, so no third-party code runs at import (register
+plugins explicitly with ``register_plugin``).
 """
 
 from __future__ import annotations
 
 import importlib.metadata
 import os
+from dataclasses import dataclass, field
 import threading
 import warnings
 from typing import Any, Callable
@@ -20,22 +23,40 @@ from arraygrad.plugins import hookspecs
 from arraygrad.plugins.markers import PROJECT_NAME
 
 __all__ = [
-    "ENTRY_POINT_GROUP", "PluginLoadWarning", "get_plugin_manager", "load_plugins",
-    "plugin_errors", "register_plugin", "call_each",
+    "ENTRY_POINT_GROUP", "PluginError", "PluginLoadWarning", "PluginInfo", "get_plugin_manager",
+    "load_plugins", "plugin_errors", "plugin_report", "register_plugin", "note_registration",
 ]
 
 ENTRY_POINT_GROUP = "arraygrad"
 DISABLE_ENV = "ARRAYGRAD_DISABLE_PLUGIN_AUTOLOAD"
+STRICT_ENV = "ARRAYGRAD_STRICT_PLUGINS"
 
 
 class PluginLoadWarning(UserWarning):
     """A plugin could not be loaded or failed while registering; others still work."""
 
 
+class PluginError(RuntimeError):
+    """A plugin failed and ``ARRAYGRAD_STRICT_PLUGINS=1`` asks for failures to be errors."""
+
+
+@dataclass
+class PluginInfo:
+    """One row of ``plugin_report()``: a plugin, where it comes from, what it registered."""
+
+    name: str
+    distribution: str
+    version: str
+    registered: list = field(default_factory=list)
+    error: str = ""
+
+
 _pm: pluggy.PluginManager | None = None
 _loaded = False
 _lock = threading.RLock()
 _errors: dict[str, str] = {}
+_origins: dict[str, tuple[str, str]] = {}  # plugin name -> (distribution, version)
+_registered: dict[str, list] = {}  # plugin name -> ["backend numpy", "op erf", ...]
 
 
 def get_plugin_manager() -> pluggy.PluginManager:
@@ -53,9 +74,18 @@ def _manager() -> pluggy.PluginManager:
     return _pm
 
 
+def _env_flag(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() not in ("", "0", "false", "no")
+
+
 def autoload_disabled() -> bool:
     """Whether ``ARRAYGRAD_DISABLE_PLUGIN_AUTOLOAD`` switches discovery off."""
-    return os.environ.get(DISABLE_ENV, "").strip().lower() not in ("", "0", "false", "no")
+    return _env_flag(DISABLE_ENV)
+
+
+def strict_plugins() -> bool:
+    """Whether ``ARRAYGRAD_STRICT_PLUGINS`` makes plugin failures errors."""
+    return _env_flag(STRICT_ENV)
 
 
 def load_plugins() -> None:
@@ -72,6 +102,9 @@ def load_plugins() -> None:
                          key=lambda e: e.name):
             if pm.get_plugin(ep.name) is not None or pm.is_blocked(ep.name):
                 continue
+            dist = getattr(ep, "dist", None)
+            _origins[ep.name] = ((dist.metadata["Name"] if dist else "?"),
+                                 (dist.version if dist else "?"))
             try:
                 plugin = ep.load()
             except Exception as exc:  # a broken plugin must not brick the host
@@ -92,9 +125,16 @@ def register_plugin(plugin: Any, name: str | None = None) -> str:
 
 
 def report_failure(where: str, exc: BaseException, key: str | None = None) -> None:
-    """Warn that a plugin failed, naming it and the error, and remember it."""
-    message = f"arraygrad plugin {where} failed: {type(exc).__name__}: {exc}"
+    """Warn that a plugin failed, naming it, its distribution and the error, and remember it.
+
+    With ``ARRAYGRAD_STRICT_PLUGINS=1`` this raises ``PluginError`` instead.
+    """
+    origin = _origins.get(key or "")
+    source = f" from distribution {origin[0]!r} {origin[1]}" if origin else ""
+    message = f"arraygrad plugin {where}{source} failed: {type(exc).__name__}: {exc}"
     _errors[key or where] = message
+    if strict_plugins():
+        raise PluginError(message) from exc
     warnings.warn(message, PluginLoadWarning, stacklevel=3)
 
 
@@ -103,15 +143,26 @@ def plugin_errors() -> dict[str, str]:
     return dict(_errors)
 
 
-def call_each(hook_name: str, **kwargs: Any) -> None:
-    """Call a hook on every plugin separately, so one raising plugin cannot stop the rest."""
+def note_registration(plugin: str, what: str) -> None:
+    """Record that ``plugin`` registered ``what`` (e.g. "backend numpy"), for ``plugin_report``."""
+    _registered.setdefault(plugin, []).append(what)
+
+
+def plugin_report() -> list[PluginInfo]:
+    """Every plugin known: its distribution and version, what it registered, any load error."""
+    from arraygrad.backends import registry as backends
+    from arraygrad.ops import registry as ops
+
     pm = get_plugin_manager()
-    caller = getattr(pm.hook, hook_name)
-    for impl in caller.get_hookimpls():
-        try:
-            impl.function(**kwargs)
-        except Exception as exc:
-            report_failure(f"{impl.plugin_name!r} in {hook_name}", exc, key=impl.plugin_name)
+    backends.available()  # make sure registration hooks have run
+    ops.load_ops()
+    names = sorted(set(_origins) | {name for name, _ in pm.list_name_plugin()} | set(_errors))
+    rows = []
+    for name in names:
+        dist, version = _origins.get(name, ("(registered by hand)", ""))
+        rows.append(PluginInfo(name, dist, version, list(_registered.get(name, [])),
+                               _errors.get(name, "")))
+    return rows
 
 
 _listeners: list[Callable[[], None]] = []
@@ -133,4 +184,5 @@ def _reset_for_tests() -> None:
     with _lock:
         _pm, _loaded = None, False
         _errors.clear()
+        _registered.clear()
         _notify_listeners()

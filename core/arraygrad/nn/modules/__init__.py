@@ -42,7 +42,7 @@ try:
 except ImportError:
     pass
 try:
-    from arraygrad.nn.modules.pixelshuffle import PixelShuffle  # noqa: F401
-    __all__ += ["PixelShuffle"]
+    from arraygrad.nn.modules.pixelshuffle import PixelShuffle, PixelUnshuffle  # noqa: F401
+    __all__ += ["PixelShuffle", "PixelUnshuffle"]
 except ImportError:
     pass

@@ -1,0 +1,7 @@
+"""``python -m arraygrad``: the ``arraygrad`` command."""
+
+import sys
+
+from arraygrad.cli import main
+
+sys.exit(main())

@@ -1,0 +1,62 @@
+"""The ``arraygrad`` command (also ``python -m arraygrad``): ``arraygrad plugins``, ``arraygrad backends``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+__all__ = ["main"]
+
+
+def _plugins(args) -> int:
+    from arraygrad.plugins import plugin_report
+
+    rows = plugin_report()
+    if not rows:
+        print("no arraygrad plugins found"
+              + (" (autoload is disabled)" if _autoload_off() else ""))
+        return 0
+    for row in rows:
+        version = f" {row.version}" if row.version else ""
+        print(f"{row.name}  [{row.distribution}{version}]")
+        for what in row.registered:
+            print(f"    registered {what}")
+        if row.error:
+            print(f"    ERROR: {row.error}")
+    return 1 if args.strict and any(r.error for r in rows) else 0
+
+
+def _backends(args) -> int:
+    from arraygrad.backends import available
+
+    for info in available():
+        status = "available" if info.available else f"unavailable: {info.reason}"
+        print(f"{info.name:<10} {info.device_type:<8} {status}  (plugin {info.plugin})")
+    return 0
+
+
+def _autoload_off() -> bool:
+    from arraygrad.plugins.manager import autoload_disabled
+
+    return autoload_disabled()
+
+
+def main(argv=None) -> int:
+    """Entry point of the ``arraygrad`` command."""
+    parser = argparse.ArgumentParser(prog="arraygrad", description="arraygrad utilities")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("plugins", help="list plugins, their versions, registrations and errors")
+    p.add_argument("--strict", action="store_true", help="exit 1 if any plugin failed")
+    p.set_defaults(run=_plugins)
+    b = sub.add_parser("backends", help="list backends and whether they are usable here")
+    b.set_defaults(run=_backends)
+    args = parser.parse_args(argv)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # failures are listed in the report itself
+        return args.run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
