@@ -11,7 +11,7 @@ $(PY):
 
 $(STAMP): $(PY) pyproject.toml tests/plugins/dummy_plugin/pyproject.toml
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[numpy,test]"
+	$(PY) -m pip install --quiet -e ".[numpy,test,demo]"
 	$(PY) -m pip install --quiet -e tests/plugins/dummy_plugin
 	touch $(STAMP)
 

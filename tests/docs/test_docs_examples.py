@@ -18,3 +18,15 @@ def test_guide_code_blocks_run(name):
     namespace: dict = {}
     for i, code in enumerate(blocks):
         exec(compile(code, f"{name}[block {i}]", "exec"), namespace)  # noqa: S102
+
+
+def test_readme_examples_run(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)  # the training example saves a file
+    text = (DOCS.parent / "README.md").read_text()
+    blocks = BLOCK.findall(text)
+    assert len(blocks) >= 2
+    for i, code in enumerate(blocks):
+        exec(compile(code, f"README.md[block {i}]", "exec"), {})  # noqa: S102
+    out = capsys.readouterr().out
+    assert "tensor([ 36., 288., 972.])" in out
+    assert (tmp_path / "model.safetensors").exists()
