@@ -5,8 +5,12 @@
 2. Seed the roots' input buffers with the output gradients.
 3. Pop ready nodes (all their inputs summed) from a heap, latest-created first
    (leaves' ``AccumulateGrad`` as soon as ready, as PyTorch does); run tensor
-   hooks, ``retain_grad``, node pre-hooks, the node, node post-hooks; release
-   its saved values unless ``retain_graph``; pass each gradient along its edge.
+   hooks, ``retain_grad``, node pre-hooks, the node, node post-hooks; pass each
+   gradient along its edge.
+4. When every node has run, commit: accumulate into the leaves' ``.grad`` (with
+   their post-accumulate hooks) and store retained grads; then release the
+   saved values unless ``retain_graph``. An exception before that leaves every
+   ``.grad`` and the graph untouched.
 
 ``autograd.grad`` runs the same walk with *captures*: gradients arriving at the
 requested inputs are recorded instead of accumulated, and only nodes that lead
@@ -16,6 +20,7 @@ to an input are run.
 from __future__ import annotations
 
 import heapq
+import threading
 
 from arraygrad.autograd import anomaly_mode
 from arraygrad.autograd.anomaly_mode import state as _anomaly
@@ -92,16 +97,13 @@ def _run_tensor_hooks(node, grads: list) -> None:
             grads[nr] = _check_hook_result(node, nr, grads[nr], hook(grads[nr]), "a tensor hook")
 
 
-def _retain_grads(node, grads: list) -> None:
+def _retained_grads(node, grads: list, retained: list) -> None:
+    """Queue ``retain_grad`` writes for the outputs of ``node`` (committed at the end)."""
     for nr, ref in node._retains_grad.items():
         tensor = ref()
         g = grads[nr]
-        if tensor is None or g is None:
-            continue
-        if tensor._grad is None:
-            tensor._grad = g if _state.enabled else g.detach()
-        else:
-            tensor._grad = tensor._grad + (g if _state.enabled else g.detach())
+        if tensor is not None and g is not None:
+            retained.append((tensor, g if _state.enabled else g.detach()))
 
 
 def _materialize(node, grads: list) -> list:
@@ -133,6 +135,43 @@ def _apply(node, grads):
     return outs
 
 
+def _run_node(node, grads: list) -> tuple:
+    """Pre-hooks, the node itself (timed by an active profiler), post-hooks."""
+    if node._pre_hooks:
+        for hook in tuple(node._pre_hooks.values()):
+            new = hook(tuple(grads))
+            if new is not None:
+                grads = [_check_hook_result(node, i, o, n, "a pre-hook")
+                         for i, (o, n) in enumerate(zip(grads, new))]
+    if node._freed:
+        raise RuntimeError(FREED_MESSAGE)
+    if len(grads) > 1 and None in grads and getattr(node, "materialize_grads", True):
+        grads = _materialize(node, grads)
+    if node_runner is not None:
+        outs = node_runner(node, grads, _apply)
+    else:
+        outs = _apply(node, grads)
+    if node._post_hooks:
+        for hook in tuple(node._post_hooks.values()):
+            new = hook(outs, tuple(grads))
+            if new is not None:
+                outs = tuple(new)
+    return outs
+
+
+_commit_lock = threading.Lock()
+"""Serialises ``.grad`` writes, so concurrent backwards into shared leaves all count."""
+
+
+def _commit(accumulations: list, retained: list) -> None:
+    """Write the pass's results: leaves' ``.grad`` (with their hooks) and retained grads."""
+    with _commit_lock:
+        for node, grads in accumulations:
+            _run_node(node, grads)
+        for tensor, g in retained:
+            tensor._grad = g if tensor._grad is None else tensor._grad + g
+
+
 def run_backward(roots, root_grads, *, retain_graph: bool, create_graph: bool,
                  inputs=None, accumulate: bool = True, allow_unused: bool = False):
     """Run backward from ``roots`` (gradient edges) seeded with ``root_grads``.
@@ -141,6 +180,10 @@ def run_backward(roots, root_grads, *, retain_graph: bool, create_graph: bool,
     returned, for ``autograd.grad`` (``accumulate=False``: no ``.grad`` is
     touched) or ``backward(inputs=...)`` (only those leaves accumulate; the
     caller stores the captures of non-leaf inputs).
+
+    The pass is all-or-nothing: ``.grad`` writes are committed, and saved values
+    released, only once every node has run, so an exception in a hook or a
+    custom backward leaves every tensor, gradient and the graph as they were.
     """
     root_nodes = []
     for node, _ in roots:
@@ -174,6 +217,9 @@ def run_backward(roots, root_grads, *, retain_graph: bool, create_graph: bool,
             counter += 1
     heapq.heapify(heap)
 
+    executed: list = []
+    accumulations: list = []
+    retained: list = []
     prev_mode = _state.enabled
     _state.enabled = create_graph
     try:
@@ -183,7 +229,7 @@ def run_backward(roots, root_grads, *, retain_graph: bool, create_graph: bool,
             if node._tensor_pre_hooks:
                 _run_tensor_hooks(node, grads)
             if node._retains_grad:
-                _retain_grads(node, grads)
+                _retained_grads(node, grads, retained)
             if captures is not None:
                 for nr, g in enumerate(grads):
                     slots = captures.get((node, nr))
@@ -198,27 +244,11 @@ def run_backward(roots, root_grads, *, retain_graph: bool, create_graph: bool,
                     accumulate and type(node) is AccumulateGrad and node in targets)
             outs = None
             if run and any(g is not None for g in grads):
-                if node._pre_hooks:
-                    for hook in tuple(node._pre_hooks.values()):
-                        new = hook(tuple(grads))
-                        if new is not None:
-                            grads = [_check_hook_result(node, i, o, n, "a pre-hook")
-                                     for i, (o, n) in enumerate(zip(grads, new))]
-                if node._freed:
-                    raise RuntimeError(FREED_MESSAGE)
-                if len(grads) > 1 and None in grads and getattr(node, "materialize_grads", True):
-                    grads = _materialize(node, grads)
-                if node_runner is not None:  # the profiler times each node
-                    outs = node_runner(node, grads, _apply)
-                else:
-                    outs = _apply(node, grads)
-                if node._post_hooks:
-                    for hook in tuple(node._post_hooks.values()):
-                        new = hook(outs, tuple(grads))
-                        if new is not None:
-                            outs = tuple(new)
-                if not retain_graph:
-                    node._release()
+                if type(node) is AccumulateGrad:
+                    accumulations.append((node, grads))
+                    continue
+                outs = _run_node(node, grads)
+                executed.append(node)
             for i, edge in enumerate(node._next):
                 if edge is None:
                     continue
@@ -235,13 +265,14 @@ def run_backward(roots, root_grads, *, retain_graph: bool, create_graph: bool,
                 if left == 0:
                     counter += 1
                     heapq.heappush(heap, (-child._seq, counter, child))
+        if inputs is not None and not accumulate and not allow_unused and not all(reached):
+            raise RuntimeError(
+                "One of the differentiated Tensors appears to not have been used in the "
+                "graph. Set allow_unused=True if this is the desired behavior.")
+        _commit(accumulations, retained)
     finally:
         _state.enabled = prev_mode
-
-    if inputs is not None and not accumulate and not allow_unused:
-        for i, ok in enumerate(reached):
-            if not ok:
-                raise RuntimeError(
-                    "One of the differentiated Tensors appears to not have been used in the "
-                    "graph. Set allow_unused=True if this is the desired behavior.")
+    if not retain_graph:
+        for node in executed:
+            node._release()
     return captured
