@@ -21,7 +21,7 @@ from typing import Any, Callable
 from arraygrad.plugins import manager
 
 __all__ = ["OpDef", "OpRegistrar", "OpRegistrationError", "get_op", "get_kernel", "ops",
-           "load_ops"]
+           "load_ops", "run_kernel"]
 
 log = logging.getLogger("arraygrad.ops")
 
@@ -153,6 +153,30 @@ def get_kernel(op_name: str, backend) -> Callable | None:
     if entry is not None:
         return entry[0]
     return backend.kernel(op_name)
+
+
+def run_kernel(op_name: str, backend, portable: Callable, *args, **kwargs):
+    """Run the plugin kernel for ``op_name`` on ``backend`` if any, else ``portable``.
+
+    A plugin kernel that raises is reported (naming its plugin and distribution),
+    dropped for the rest of the process, and the portable implementation runs
+    instead, so a broken kernel cannot break the op. Under
+    ``ARRAYGRAD_STRICT_PLUGINS=1`` the failure is an error.
+    """
+    if not _state.loaded:
+        load_ops()
+    entry = _state.kernels.get((op_name, backend.name))
+    if entry is None:
+        return portable(*args, **kwargs)
+    kernel, plugin = entry
+    try:
+        return kernel(*args, **kwargs)
+    except Exception as exc:
+        with _lock:
+            _state.kernels.pop((op_name, backend.name), None)
+        manager.report_failure(f"{plugin!r} (kernel {op_name!r} on backend {backend.name!r})",
+                               exc, key=plugin)
+        return portable(*args, **kwargs)
 
 
 def namespace_op(namespace: str, name: str) -> Any:

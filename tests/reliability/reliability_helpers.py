@@ -1,0 +1,21 @@
+"""Shared helpers for the reliability tests: snapshots of tensor and graph state."""
+
+from __future__ import annotations
+
+import arraygrad as ag
+
+
+def state_of(*tensors) -> list:
+    """Everything a failed call must leave unchanged, per tensor."""
+    out = []
+    for t in tensors:
+        grad = t._grad
+        out.append((t.tolist(), t.requires_grad, t._version, t._grad_fn,
+                    None if grad is None else grad.tolist(),
+                    None if t._grad_fn is None else t._grad_fn._freed))
+    return out
+
+
+def leaf(values, dtype=None):
+    """A float leaf that requires grad."""
+    return ag.tensor(values, dtype=dtype, requires_grad=True)
