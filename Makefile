@@ -25,7 +25,7 @@ soak: $(STAMP)
 	$(PY) -m pytest -q -s -m soak tests/reliability
 
 bench: $(STAMP)
-	$(PY) benchmarks/overhead.py
+	$(PY) benchmarks/bench.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,119 @@
+"""The benchmark suite (``make bench``): every workload for raw NumPy (hand-written gradients,
+the floor), arraygrad, and PyTorch when installed, interleaved in one process so ratios hold
+on a noisy machine. Prints medians and ratios; ``--json PATH`` writes the same.
+
+Each workload's gradients are checked once against NumPy: a fast wrong answer shows WRONG.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+import warnings
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import numpy as np  # noqa: E402
+
+from workloads import chain, conv, deep, dense, memory, mlp  # noqa: E402
+
+TIMED = {
+    "overhead_chain": chain.workload,
+    "mlp_step": mlp.mlp_step,
+    "mlp_small_step": mlp.mlp_small_step,
+    "matmul_big": dense.matmul_big,
+    "broadcast_reduce": dense.broadcast_reduce,
+    "conv_step": conv.conv_step,
+}
+
+
+def _check(w) -> dict:
+    """``{impl: True/False}``: each implementation's gradients against NumPy's."""
+    ref = w.impls["numpy"].run()
+    out = {"numpy": True}  # the reference (its next run would see its own SGD update)
+    for name, impl in w.impls.items():
+        if name == "numpy":
+            continue
+        got = impl.run()
+        out[name] = len(got) == len(ref) and all(
+            np.allclose(a, b, rtol=w.rtol, atol=1e-5) for a, b in zip(got, ref))
+    return out
+
+
+def time_workload(w, quick: bool) -> dict:
+    """Median time per call in the workload's unit, interleaving implementations."""
+    correct = _check(w)
+    for impl in w.impls.values():  # warm caches and lazily built state
+        impl.run()
+    repeats = max(3, w.repeats // 5) if quick else w.repeats
+    samples = {name: [] for name in w.impls}
+    for _ in range(repeats):
+        for name, impl in w.impls.items():
+            t0 = time.perf_counter()
+            impl.run()
+            samples[name].append((time.perf_counter() - t0) * w.scale)
+    return {name: {"median": statistics.median(v), "correct": correct[name]}
+            for name, v in samples.items()}
+
+
+def _row(label, unit, results):
+    np_med = results["numpy"]["median"]
+    torch_med = results.get("torch", {}).get("median")
+    lines = []
+    for name, r in results.items():
+        vs_np = r["median"] / np_med
+        vs_torch = f"{r['median'] / torch_med:8.2f}" if torch_med else "       -"
+        lines.append(f"{label:<18} {name:<10} {r['median']:10.3f} {unit:<8} {vs_np:8.2f} "
+                     f"{vs_torch}  {'ok' if r['correct'] else 'WRONG'}")
+        label = ""
+    return lines
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repeats")
+    parser.add_argument("--only", nargs="*", help="workload names to run")
+    parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
+    args = parser.parse_args(argv)
+    warnings.simplefilter("ignore")
+    results: dict = {"machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
+                                 "platform": platform.platform()}}
+    print(f"{'workload':<18} {'impl':<10} {'median':>10} {'unit':<8} {'x numpy':>8} "
+          f"{'x torch':>8}  check")
+    for name, make in TIMED.items():
+        if args.only and name not in args.only:
+            continue
+        w = make()
+        results[name] = time_workload(w, args.quick)
+        for line in _row(name, w.unit, results[name]):
+            print(line, flush=True)
+    if not args.only or "deep_chain" in args.only:
+        dc = deep.deep_chain()
+        results["deep_chain"] = dc
+        torch = dc.get("torch")
+        for impl, r in dc.items():
+            if "error" in r:
+                print(f"{'deep_chain':<18} {impl:<10} error: {r['error']}")
+                continue
+            ratio = (f"  {r['seconds'] / torch['seconds']:.2f}x torch time, "
+                     f"{r['rss_mb'] / max(torch['rss_mb'], 1e-9):.2f}x torch RSS") if torch else ""
+            print(f"{'deep_chain':<18} {impl:<10} {r['seconds']:10.3f} s        "
+                  f"peak RSS +{r['rss_mb']:.1f} MB{ratio}  {'ok' if r['correct'] else 'WRONG'}")
+    if not args.only or "memory_mlp" in args.only:
+        mem = memory.memory_mlp()
+        results["memory_mlp"] = mem
+        print(f"{'memory_mlp':<18} numpy {mem['numpy']:.2f} MB, arraygrad {mem['arraygrad']:.2f} MB"
+              f" -> {mem['arraygrad'] / mem['numpy']:.2f}x numpy (tracemalloc peak of one step)")
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(results, fh, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
