@@ -42,9 +42,18 @@ class Tensor:
     tensor([2., 4.])
     """
 
-    __slots__ = ("_data", "_backend", "_requires_grad", "_grad", "_grad_fn", "_output_nr",
-                 "_vc", "_hooks", "_post_acc_hooks", "_acc_ref", "_base", "_view", "_strides",
-                 "__weakref__", "__dict__")
+    # Hot attributes are slots; rarely-set ones are class-level defaults that an
+    # instance overrides (in its __dict__) only when used, keeping creation cheap.
+    __slots__ = ("_data", "_backend", "_requires_grad", "_grad_fn", "__weakref__", "__dict__")
+    _grad = None
+    _output_nr = 0
+    _vc = None
+    _hooks = None
+    _post_acc_hooks = None
+    _acc_ref = None
+    _base = None
+    _view = None
+    _strides = None
 
     # -- construction ---------------------------------------------------------
     def __init__(self, *args, dtype=None, device=None, requires_grad: bool = False):
@@ -63,16 +72,7 @@ class Tensor:
         self._data = data
         self._backend = backend
         self._requires_grad = False
-        self._grad = None
         self._grad_fn = None
-        self._output_nr = 0
-        self._vc = None
-        self._hooks = None
-        self._post_acc_hooks = None
-        self._acc_ref = None
-        self._base = None
-        self._view = None
-        self._strides = None
 
     @classmethod
     def _wrap(cls, data, backend) -> "Tensor":
@@ -83,16 +83,7 @@ class Tensor:
         t._data = data
         t._backend = backend
         t._requires_grad = False
-        t._grad = None
         t._grad_fn = None
-        t._output_nr = 0
-        t._vc = None
-        t._hooks = None
-        t._post_acc_hooks = None
-        t._acc_ref = None
-        t._base = None
-        t._view = None
-        t._strides = None
         return t
 
     # -- basic properties -------------------------------------------------------

@@ -31,9 +31,12 @@ def with_axis_alias(fn):
     return wrapper
 
 
+_OPERAND_TYPES = frozenset((float, int, bool))
+
+
 def _binary(fn, reverse=False):
     def method(self, other):
-        if not isinstance(other, (Tensor, int, float, bool)):
+        if type(other) not in _OPERAND_TYPES and not isinstance(other, Tensor):
             try:
                 float(other)
             except (TypeError, ValueError):

@@ -206,7 +206,7 @@ def run_backward(roots, root_grads, *, retain_graph: bool, create_graph: bool,
     for (node, nr), grad in zip(roots, root_grads):
         buf = buffers.get(node)
         if buf is None:
-            buf = buffers[node] = [None] * max(len(node._out_meta), nr + 1)
+            buf = buffers[node] = [None] * max(node._n_outputs, nr + 1)
         _add_grad(buf, nr, grad)
 
     heap = []
@@ -217,15 +217,19 @@ def run_backward(roots, root_grads, *, retain_graph: bool, create_graph: bool,
             counter += 1
     heapq.heapify(heap)
 
+    fast = node_runner is None and not _anomaly.enabled  # no profiler, no anomaly checks
     executed: list = []
     accumulations: list = []
     retained: list = []
+    heappop, heappush = heapq.heappop, heapq.heappush  # locals: this loop is the hot path
+    pop_buffer, get_buffer = buffers.pop, buffers.get
+    record_executed = executed.append
     prev_mode = _state.enabled
     _state.enabled = create_graph
     try:
         while heap:
-            node = heapq.heappop(heap)[2]
-            grads = buffers.pop(node, None) or [None] * max(len(node._out_meta), 1)
+            node = heappop(heap)[2]
+            grads = pop_buffer(node, None) or [None] * node._n_outputs
             if node._tensor_pre_hooks:
                 _run_tensor_hooks(node, grads)
             if node._retains_grad:
@@ -243,28 +247,42 @@ def run_backward(roots, root_grads, *, retain_graph: bool, create_graph: bool,
                 run = node in needed or (
                     accumulate and type(node) is AccumulateGrad and node in targets)
             outs = None
-            if run and any(g is not None for g in grads):
+            if run and (grads[0] is not None or any(g is not None for g in grads)):
                 if type(node) is AccumulateGrad:
                     accumulations.append((node, grads))
                     continue
-                outs = _run_node(node, grads)
-                executed.append(node)
-            for i, edge in enumerate(node._next):
+                if fast and node._pre_hooks is None and node._post_hooks is None:
+                    if node._freed:
+                        raise RuntimeError(FREED_MESSAGE)
+                    if len(grads) > 1 and None in grads and getattr(node, "materialize_grads", True):
+                        grads = _materialize(node, grads)
+                    outs = node._apply(grads)
+                else:
+                    outs = _run_node(node, grads)
+                record_executed(node)
+            i = -1
+            for edge in node._next:
+                i += 1
                 if edge is None:
                     continue
-                child, nr = edge
+                child = edge[0]
                 if outs is not None:
                     g = outs[i]
                     if g is not None:
-                        buf = buffers.get(child)
+                        nr = edge[1]
+                        buf = get_buffer(child)
                         if buf is None:
-                            buf = buffers[child] = [None] * max(len(child._out_meta), nr + 1)
-                        _add_grad(buf, nr, g)
+                            buf = buffers[child] = [None] * (child._n_outputs if nr == 0 else
+                                                             max(child._n_outputs, nr + 1))
+                            buf[nr] = g
+                        else:
+                            old = buf[nr]
+                            buf[nr] = g if old is None else old + g
                 left = deps[child] - 1
                 deps[child] = left
                 if left == 0:
                     counter += 1
-                    heapq.heappush(heap, (-child._seq, counter, child))
+                    heappush(heap, (-child._seq, counter, child))
         if inputs is not None and not accumulate and not allow_unused and not all(reached):
             raise RuntimeError(
                 "One of the differentiated Tensors appears to not have been used in the "

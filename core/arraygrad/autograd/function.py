@@ -205,6 +205,7 @@ class Function(metaclass=_FunctionMeta):
             wrapped.append(out)
         ctx._out_meta = tuple((o._data.shape, o._data.dtype, o._backend) if isinstance(o, Tensor)
                               else ((), None, None) for o in wrapped)
+        ctx._n_outputs = len(wrapped)
         saved = []
         for t in ctx._to_save:
             if t is None:

@@ -91,21 +91,24 @@ class Node:
     where an input needs no gradient. Subclasses implement ``_apply``.
     """
 
-    __slots__ = ("_next", "_seq", "_pre_hooks", "_post_hooks", "_tensor_pre_hooks",
-                 "_retains_grad", "_saved", "_freed", "_out_meta", "__weakref__")
+    # Hot attributes are slots; rarely-set ones (hooks, retained grads, the freed
+    # flag, multi-output metadata) are class-level defaults overridden per instance
+    # only when used, so making a node costs three assignments.
+    __slots__ = ("_next", "_seq", "_saved", "__dict__", "__weakref__")
+    _pre_hooks = None
+    _post_hooks = None
+    _tensor_pre_hooks = None
+    _retains_grad = None
+    _freed = False
+    _n_outputs = 1
+    _out_meta = ()
 
     def __init__(self):
         self._seq = next(_sequence)
+        self._next = ()
+        self._saved = ()
         if _anomaly.enabled:
             remember_forward(self)
-        self._next = ()
-        self._pre_hooks = None
-        self._post_hooks = None
-        self._tensor_pre_hooks = None
-        self._retains_grad = None
-        self._saved = ()
-        self._freed = False
-        self._out_meta = ()
 
     # -- what a node computes ----------------------------------------------
     def _apply(self, grads: list) -> tuple:
@@ -173,7 +176,6 @@ class AccumulateGrad(Node):
         if variable._hooks is None:
             variable._hooks = HookDict()
         self._tensor_pre_hooks = {0: variable._hooks}
-        self._out_meta = ((tuple(variable._data.shape), variable._data.dtype, variable._backend),)
 
     def _apply(self, grads: list) -> tuple:
         from arraygrad.autograd.grad_mode import _state

@@ -189,7 +189,17 @@ class Backend(abc.ABC):
             # attribute (NumPy: np.dtype('float32') vs np.float32).
             from_native[xp.empty((0,), dtype=native).dtype] = ag_dtype
         self._to_native, self._from_native = to_native, from_native
+        self._floating_natives = frozenset(n for n, d in from_native.items() if d.is_floating_point)
         return to_native, from_native
+
+    @property
+    def floating_natives(self) -> frozenset:
+        """The native dtypes that are floating point (a cheap test on hot paths)."""
+        table = self.__dict__.get("_floating_natives")
+        if table is None:
+            self._build_dtype_tables()
+            table = self._floating_natives
+        return table
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r} on {self.device}>"

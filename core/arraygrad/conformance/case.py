@@ -11,69 +11,134 @@ checks gradients by finite differences and, where promised, double backward.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Callable
 
-__all__ = ["OpCase", "InputMaker", "CHECK_KINDS"]
+__all__ = ["OpCase", "InputMaker", "CHECK_KINDS", "check_id"]
 
 CHECK_KINDS = ("forward", "grad", "double_grad", "dtypes", "devices")
 """The columns of the conformance report."""
 
+# A check id is ``<prefix>[<case name>]``. Double backward is spelled
+# ``double_backward`` because ``-k`` matches substrings: ``grad[exp/basic]``
+# must select the gradient check alone, not ``double_grad[exp/basic]`` too.
+_ID_PREFIX = {"double_grad": "double_backward"}
+
+
+def check_id(kind: str, case_name: str) -> str:
+    """The stable id of check ``kind`` on case ``case_name``, e.g. ``grad[exp/basic]``."""
+    return f"{_ID_PREFIX.get(kind, kind)}[{case_name}]"
+
 
 class InputMaker:
-    """Makes a case's input tensors on one backend, reproducibly.
+    """Makes a case's input tensors, reproducibly, the same on every backend.
+
+    Values are always drawn on the reference (NumPy, float64) from a fixed seed
+    and then moved to ``device`` and cast to ``dtype``, so the backend under test
+    and the reference see identical inputs whatever the backends' generators.
 
     ``make(shape, low=-1.0, high=1.0, requires_grad=True, dtype=None, kind="float")``:
-    uniform values in ``[low, high)`` from a fixed seed; ``kind="int"`` gives
-    integers in ``[low, high)`` (no grad), ``kind="bool"`` a random mask.
+
+    * ``kind="float"``: uniform in ``[low, high)``;
+    * ``kind="away"``: magnitude uniform in ``[low, high)`` (defaults 0.3, 1.3), random sign:
+      away from zero, for division and products;
+    * ``kind="grid"``: distinct values ``0.05 + 0.3 k``, no two equal across all the case's
+      grid inputs and none near the kinks of abs/relu/sign/clamp (0, +-0.5, +-1, +-2);
+    * ``kind="int"``: integers in ``[low, high)`` (never requires grad);
+    * ``kind="bool"``: a random mask.
+
+    ``zeros=(i, ...)`` sets those flat positions to 0. ``make.tensor(data)`` makes a
+    constant (index tensors, masks) on the device under test.
     """
 
-    def __init__(self, device, dtype, seed: int = 0):
+    _GRID_POOL = 96
+
+    def __init__(self, device, dtype, seed: int = 0, reference: str = "cpu"):
         import arraygrad as ag
 
         self.device = device
         self.dtype = dtype
-        self.generator = ag.Generator(device).manual_seed(seed)
         self._ag = ag
+        self._ref = reference
+        self.generator = ag.Generator(reference).manual_seed(seed)
+        self._grid = None
+        self._grid_used = 0
 
-    def __call__(self, shape, low: float = -1.0, high: float = 1.0, requires_grad: bool = True,
-                 dtype=None, kind: str = "float"):
+    def _uniform(self, shape):
+        ag = self._ag
+        return ag.rand(*shape, generator=self.generator, device=self._ref, dtype=ag.float64)
+
+    def _grid_values(self, n):
+        ag = self._ag
+        if self._grid is None:
+            perm = ag.randperm(self._GRID_POOL, generator=self.generator, device=self._ref)
+            self._grid = (perm.to(ag.float64) - self._GRID_POOL // 2) * 0.3 + 0.05
+        if self._grid_used + n > self._GRID_POOL:
+            raise ValueError("InputMaker: grid inputs of one case exceed the pool of distinct values")
+        out = self._grid[self._grid_used:self._grid_used + n]
+        self._grid_used += n
+        return out
+
+    def __call__(self, shape, low=None, high=None, requires_grad: bool = True, dtype=None,
+                 kind: str = "float", zeros=()):
         ag = self._ag
         shape = tuple(shape)
         if kind == "int":
-            return ag.randint(int(low), int(high), shape, generator=self.generator,
-                              device=self.device)
-        u = ag.rand(*shape, generator=self.generator, device=self.device, dtype=ag.float64
-                    if self._has_float64() else ag.float32)
+            t = ag.randint(int(low or 0), int(high), shape, generator=self.generator,
+                           device=self._ref)
+            return t.to(self.device)
         if kind == "bool":
-            return u > 0.5
-        t = (u * (high - low) + low).to(dtype or self.dtype)
-        return t.requires_grad_(requires_grad) if requires_grad else t
+            return (self._uniform(shape) > 0.5).to(self.device)
+        if kind == "grid":
+            t = self._grid_values(math.prod(shape)).reshape(shape)
+        elif kind == "away":
+            lo, hi = 0.3 if low is None else low, 1.3 if high is None else high
+            sign = ag.where(self._uniform(shape) < 0.5, -1.0, 1.0)
+            t = (self._uniform(shape) * (hi - lo) + lo) * sign
+        elif kind == "float":
+            lo, hi = -1.0 if low is None else low, 1.0 if high is None else high
+            t = self._uniform(shape) * (hi - lo) + lo
+        else:
+            raise ValueError(f"InputMaker: unknown kind {kind!r}")
+        if zeros:
+            flat = t.reshape(-1).clone()
+            for p in zeros:
+                flat[p] = 0.0
+            t = flat.reshape(shape)
+        t = t.detach().to(self.device, dtype or self.dtype)
+        return t.requires_grad_(True) if requires_grad else t
 
-    def _has_float64(self) -> bool:
-        return self.dtype is self._ag.float64
+    def tensor(self, data, dtype=None):
+        """A constant tensor (no grad) on the device under test, e.g. an index."""
+        return self._ag.tensor(data, dtype=dtype, device=self.device)
 
 
 @dataclass(frozen=True)
 class OpCase:
     """One conformance case.
 
-    ``op``: the op's name (a row of the report). ``name``: unique case id.
+    ``op``: the op's name (a row of the report). ``name``: unique case id, ``op/variant``.
     ``fn(*tensors)``: returns a tensor or a tuple of tensors.
     ``inputs(make)``: the input tensors, made with an ``InputMaker``.
     ``checks``: which check kinds apply; ``double_grad`` only where the op promises it.
     ``rtol``/``atol``: forward tolerances in float64 (float32 runs use 1e3 times wider atol
     and 1e-3 rtol at least). ``grad_atol``/``grad_rtol``: for finite differences.
+    ``dtypes``: the floating dtypes the ``dtypes`` check runs the case in.
     """
 
     op: str
     name: str
     fn: Callable
     inputs: Callable
-    checks: tuple = ("forward", "grad", "double_grad", "dtypes")
+    checks: tuple = ("forward", "grad", "double_grad", "dtypes", "devices")
     rtol: float = 1e-7
     atol: float = 1e-9
     grad_rtol: float = 1e-3
     grad_atol: float = 1e-5
     dtypes: tuple = ("float32", "float64")
     tags: tuple = field(default_factory=tuple)
+
+    def check_ids(self) -> list[str]:
+        """The ids of every check this case contributes."""
+        return [check_id(kind, self.name) for kind in self.checks]

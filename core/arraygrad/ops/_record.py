@@ -45,8 +45,11 @@ def backward_node(name: str, backward) -> type:
 
 def _make_node(cls, inputs, saved, args):
     node = cls()
-    node._next = tuple(t._gradient_edge() if (t is not None and t._requires_grad) else None
-                       for t in inputs)
+    if len(inputs) == 1:  # the common unary case, without a generator
+        node._next = (inputs[0]._gradient_edge(),)
+    else:
+        node._next = tuple(t._gradient_edge() if (t is not None and t._requires_grad) else None
+                           for t in inputs)
     if saved:
         node._saved = tuple(SavedTensor(s) if isinstance(s, Tensor) else s for s in saved)
     node.args = args
@@ -72,8 +75,7 @@ def record(data, backend, cls, inputs, saved=(), args=None) -> Tensor:
     node = _make_node(cls, inputs, saved, args)
     out._grad_fn = node
     out._requires_grad = True
-    node._out_meta = ((out._data.shape, out._data.dtype, backend),)
-    if OUTPUT in saved:
+    if saved and OUTPUT in saved:
         node._saved = tuple(SavedOutput(out) if s is OUTPUT else s for s in node._saved)
     return out
 
@@ -88,6 +90,7 @@ def record_multi(datas, backend, cls, inputs, saved=(), args=None, differentiabl
         return outs
     node = _make_node(cls, inputs, saved, args)
     node._out_meta = tuple((o._data.shape, o._data.dtype, backend) for o in outs)
+    node._n_outputs = len(outs)
     for i, out in enumerate(outs):
         if differentiable is None or differentiable[i]:
             out._grad_fn = node
@@ -134,7 +137,7 @@ def cast_data(t: Tensor, d: _dt.dtype):
 
 def to_float_data(t: Tensor):
     """``t``'s array, converted to the default float dtype if it is integer or bool."""
-    if t._backend.arraygrad_dtype(t._data.dtype).is_floating_point:
+    if t._data.dtype in t._backend.floating_natives:
         return t._data
     return cast_data(t, _dt.get_default_dtype())
 

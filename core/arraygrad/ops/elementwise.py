@@ -10,6 +10,7 @@ import math
 from numbers import Number
 
 from arraygrad import dtypes as _dt
+from arraygrad.autograd.grad_mode import _state
 from arraygrad.ops._record import (
     OUTPUT, backward_node, cast_data, record, same_backend, to_float_data,
 )
@@ -27,8 +28,24 @@ def _operands(op: str, a, b, floating: bool = False):
     Returns ``(backend, a_data, b_data, ta, tb)`` where ``ta``/``tb`` are the
     tensor operands (None for scalars) and the data are native arrays or scalars.
     """
+    # fast paths: same-dtype tensors of one shape, and a float tensor with a Python number
     ta = a if isinstance(a, Tensor) else None
     tb = b if isinstance(b, Tensor) else None
+    if not floating:
+        if ta is not None:
+            if tb is not None:
+                da, db = ta._data, tb._data
+                if (ta._backend is tb._backend and da.shape == db.shape
+                        and da.dtype == db.dtype):
+                    return ta._backend, da, db, ta, tb
+            elif type(b) is float or type(b) is int:
+                backend = ta._backend
+                if ta._data.dtype in backend.floating_natives:
+                    return backend, ta._data, b, ta, None
+        elif tb is not None and (type(a) is float or type(a) is int):
+            backend = tb._backend
+            if tb._data.dtype in backend.floating_natives:
+                return backend, a, tb._data, None, tb
     if ta is not None and tb is not None:
         backend = ta._backend
         if tb._backend is not backend:
@@ -75,6 +92,12 @@ def _meta(t):
     return None if t is None else (t._data.shape, t._data.dtype)
 
 
+def _no_graph(ta, tb) -> bool:
+    """True when the op's result needs no node (grad mode off, or no operand requires grad)."""
+    return not _state.enabled or not (
+        (ta is not None and ta._requires_grad) or (tb is not None and tb._requires_grad))
+
+
 def _grad_for(g, meta):
     return None if meta is None else reduce_grad(g, meta[0], meta[1])
 
@@ -96,6 +119,8 @@ def add(input, other, *, alpha=1):
     """``input + alpha * other`` with broadcasting and type promotion."""
     backend, ad, bd, ta, tb = _operands("add", input, other)
     data = ad + bd if alpha == 1 else ad + bd * alpha
+    if _no_graph(ta, tb):
+        return Tensor._wrap(data, backend)
     return record(data, backend, AddBackward0, (ta, tb), args=(_meta(ta), _meta(tb), alpha))
 
 
@@ -116,6 +141,8 @@ def sub(input, other, *, alpha=1):
         raise RuntimeError("sub: Subtraction, the `-` operator, with two bool tensors is not "
                            "supported. Use the `^` or `logical_xor()` operator instead.")
     data = ad - bd if alpha == 1 else ad - bd * alpha
+    if _no_graph(ta, tb):
+        return Tensor._wrap(data, backend)
     return record(data, backend, SubBackward0, (ta, tb), args=(_meta(ta), _meta(tb), alpha))
 
 
@@ -138,6 +165,8 @@ MulBackward0 = backward_node("MulBackward0", _mul_backward)
 def mul(input, other):
     """Elementwise product."""
     backend, ad, bd, ta, tb = _operands("mul", input, other)
+    if _no_graph(ta, tb):
+        return Tensor._wrap(ad * bd, backend)
     # the gradient of each operand needs the other one
     need_a = ta is not None and ta._requires_grad
     need_b = tb is not None and tb._requires_grad
@@ -168,6 +197,8 @@ def div(input, other, *, rounding_mode=None):
         raise RuntimeError(f"div: expected rounding_mode to be one of None, 'trunc', or 'floor' "
                            f"but found {rounding_mode!r}")
     backend, ad, bd, ta, tb = _operands("div", input, other, floating=True)
+    if _no_graph(ta, tb):
+        return Tensor._wrap(ad / bd, backend)
     need_b = tb is not None and tb._requires_grad
     return record(ad / bd, backend, DivBackward0, (ta, tb),
                   saved=(input if need_b else None, other), args=(_meta(ta), _meta(tb)))
@@ -309,6 +340,10 @@ def _saved0(node):
     return node.saved_tensors[0]
 
 
+def _squared(t):
+    return t * t  # cheaper than the general pow
+
+
 exp = _unary("exp", lambda xp, a: xp.exp(a), lambda n, g: g * _saved0(n), save_output=True)
 log = _unary("log", lambda xp, a: xp.log(a), lambda n, g: g / _saved0(n), save_input=True)
 log1p = _unary("log1p", lambda xp, a: xp.log1p(a), lambda n, g: g / (_saved0(n) + 1),
@@ -321,9 +356,9 @@ rsqrt = _unary("rsqrt", lambda xp, a: 1 / xp.sqrt(a),
                lambda n, g: -0.5 * g * _saved0(n) ** 3, save_output=True)
 sin = _unary("sin", lambda xp, a: xp.sin(a), lambda n, g: g * cos(_saved0(n)), save_input=True)
 cos = _unary("cos", lambda xp, a: xp.cos(a), lambda n, g: -g * sin(_saved0(n)), save_input=True)
-tan = _unary("tan", lambda xp, a: xp.tan(a), lambda n, g: g * (1 + _saved0(n) ** 2),
+tan = _unary("tan", lambda xp, a: xp.tan(a), lambda n, g: g * (1 + _squared(_saved0(n))),
              save_output=True)
-tanh = _unary("tanh", lambda xp, a: xp.tanh(a), lambda n, g: g * (1 - _saved0(n) ** 2),
+tanh = _unary("tanh", lambda xp, a: xp.tanh(a), lambda n, g: g * (1 - _squared(_saved0(n))),
               save_output=True)
 # tanh form: no overflow for large |x|
 sigmoid = _unary("sigmoid", lambda xp, a: 0.5 * xp.tanh(0.5 * a) + 0.5,

@@ -8,7 +8,10 @@ backward works.
 
 from __future__ import annotations
 
+import math
+
 from arraygrad import dtypes as _dt
+from arraygrad.ops._linear_index import LinearKey, linear_key
 from arraygrad.ops._record import backward_node, record, same_backend
 from arraygrad.ops.views import indexed_strides, make_view
 from arraygrad.tensor import Tensor, _wrap_dim
@@ -20,7 +23,8 @@ _INT = (int,)
 
 def _normalize_key(input: Tensor, key):
     """``key`` with tensors and lists turned into native arrays and boolean masks into
-    integer index arrays. Returns ``(key, advanced)``."""
+    integer index arrays. Returns ``(key, advanced)``: a basic key ends with ``...`` (the
+    standard requires one index per axis otherwise); an advanced key is a ``LinearKey``."""
     backend = input._backend
     xp = backend.xp
     if not isinstance(key, tuple):
@@ -101,12 +105,16 @@ def _normalize_key(input: Tensor, key):
         advanced = True
     if dim > ndim:
         raise IndexError(f"index: too many indices for tensor of dimension {ndim}")
-    return tuple(out), advanced
+    if advanced:
+        return linear_key(xp, tuple(input._data.shape), tuple(out)), True
+    if not any(k is Ellipsis for k in out):
+        out.append(Ellipsis)
+    return tuple(out), False
 
 
 def _is_bool_mask(k, backend) -> bool:
-    if isinstance(k, Tensor):
-        return k._data.dtype == backend.native_dtype(_dt.bool)
+    if isinstance(k, Tensor):  # maybe another backend's: compare arraygrad dtypes
+        return k.dtype is _dt.bool
     return hasattr(k, "dtype") and _is_bool_array(k, backend)
 
 
@@ -115,12 +123,11 @@ def _mask_ndim(k, backend) -> int:
 
 
 def _is_bool_array(k, backend) -> bool:
-    return k.dtype == backend.native_dtype(_dt.bool)
+    return backend.xp.isdtype(k.dtype, "bool")
 
 
 def _is_int_array(k, backend) -> bool:
-    return k.dtype in (backend.native_dtype(_dt.int64), backend.native_dtype(_dt.int32)) or (
-        hasattr(backend.xp, "isdtype") and backend.xp.isdtype(k.dtype, "integral"))
+    return backend.xp.isdtype(k.dtype, "integral")
 
 
 def _index_backward(node, g):
@@ -144,7 +151,7 @@ IndexPutBackward0 = backward_node("IndexPutBackward0", _index_put_backward)
 
 
 def _take(input: Tensor, key, cls, advanced: bool) -> Tensor:
-    data = input._data[key]
+    data = key.take(input._backend.xp, input._data) if advanced else input._data[key]
     return record(data, input._backend, cls, (input,),
                   args=(input._data.shape, key, advanced, input._data.dtype))
 
@@ -153,11 +160,13 @@ def index_add_into(g: Tensor, shape: tuple, key, advanced: bool, native=None) ->
     """Zeros of ``shape`` with ``g`` added at ``key`` (repeated indices accumulate)."""
     backend = g._backend
     xp = backend.xp
-    out = xp.zeros(shape, dtype=native if native is not None else g._data.dtype)
+    dtype = native if native is not None else g._data.dtype
     if advanced:
-        backend.scatter_add(out, key, g._data)
+        out = xp.zeros((math.prod(shape),), dtype=dtype)
+        out = xp.reshape(key.add_into(xp, backend, out, g._data), tuple(shape))
     else:
-        out[key] = g._data
+        out = xp.zeros(shape, dtype=dtype)
+        _set_basic(xp, out, key, g._data)
     return record(out, backend, IndexPutBackward0, (g,), args=(key, advanced))
 
 
@@ -214,7 +223,7 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
     xp = input._backend.xp
     if index.numel() and (int(xp.min(index._data)) < -size or int(xp.max(index._data)) >= size):
         raise IndexError(f"gather(): index out of range for dimension {d} with size {size}")
-    key = _along_dim_key(input, index, d)
+    key = linear_key(xp, tuple(input._data.shape), _along_dim_key(input, index, d))
     return _take(input, key, GatherBackward0, True)
 
 
@@ -248,8 +257,13 @@ def _index_put_value_backward(node, g):
 
 def _take_zeroed(g: Tensor, key) -> Tensor:
     """``g`` with the entries at ``key`` set to zero (recorded: its backward does the same)."""
-    data = g._backend.xp.asarray(g._data, copy=True)
-    data[key] = 0
+    xp = g._backend.xp
+    if isinstance(key, LinearKey):
+        hit = xp.reshape(key.hits(xp, g._backend, g._data.dtype), tuple(key.shape)) > 0
+        data = xp.where(hit, xp.zeros_like(g._data), g._data)
+    else:
+        data = xp.asarray(g._data, copy=True)
+        _set_basic(xp, data, key, 0)
     return record(data, g._backend, MaskedKeyBackward0, (g,), args=key)
 
 
@@ -275,10 +289,42 @@ def index_put(input: Tensor, key, value) -> Tensor:
     if vdata.dtype != data.dtype:
         vdata = backend.xp.astype(vdata, data.dtype)
     try:
-        data[norm] = vdata
+        if advanced:
+            data = _put_linear(backend, data, norm, vdata)
+        else:
+            _set_basic(backend.xp, data, norm, vdata)
     except (ValueError, TypeError) as exc:
+        target = norm.lin.shape if advanced else input._data[norm].shape
         raise RuntimeError(
             f"index_put: shape mismatch: value tensor of shape {list(value.shape)} cannot be "
-            f"broadcast to indexing result of {list(input._data[norm].shape)}") from exc
+            f"broadcast to indexing result of {list(target)}") from exc
     return record(data, backend, IndexPutValueBackward0, (input, value),
                   args=(norm, advanced, (value._data.shape, value._data.dtype)))
+
+
+def _set_basic(xp, data, key, values) -> None:
+    """``data[key] = values`` for a basic key, in place.
+
+    The standard's ``__setitem__`` takes no ``None``; those only add size-1
+    dimensions, so they are dropped from the key and from the values' shape.
+    """
+    if any(k is None for k in key):
+        picked = data[key].shape
+        key = tuple(k for k in key if k is not None)
+        if hasattr(values, "shape"):
+            values = xp.reshape(xp.broadcast_to(values, tuple(picked)), tuple(data[key].shape))
+    data[key] = values
+
+
+def _put_linear(backend, data, key: LinearKey, values):
+    """A copy of ``data`` with the elements ``key`` selects set to ``values``.
+
+    Written with the standard's ``where`` and the backend's scatter-add (the
+    standard cannot assign through integer arrays). Where an index repeats,
+    the values add up; PyTorch leaves that case undefined.
+    """
+    xp = backend.xp
+    shape = tuple(data.shape)
+    placed = key.add_into(xp, backend, xp.zeros((math.prod(shape),), dtype=data.dtype), values)
+    hit = key.hits(xp, backend, data.dtype) > 0
+    return xp.reshape(xp.where(hit, placed, xp.reshape(data, (-1,))), shape)

@@ -400,7 +400,7 @@ def _split_at(input: Tensor, sizes: list, d: int, cls) -> tuple:
     data = input._data
     keys, start = [], 0
     for size in sizes:
-        keys.append((slice(None),) * d + (slice(start, start + size),))
+        keys.append((slice(None),) * d + (slice(start, start + size), Ellipsis))
         start += size
     outs = record_multi([data[k] for k in keys], input._backend, cls, (input,), args=d)
     return _views_of_parts(outs, input, keys)

@@ -1,0 +1,43 @@
+"""Arithmetic operators: tensor-tensor (with broadcasting), tensor-scalar, scalar-tensor."""
+
+import arraygrad as ag
+from arraygrad.conformance.cases._make import case
+
+CASES = (
+    case("add", "basic", lambda a, b: a + b, [(2, 3), (2, 3)]),
+    case("add", "broadcast", lambda a, b: a + b, [(2, 1, 3), (4, 1)]),
+    case("add", "scalar", lambda a: a + 2.5, [(2, 3)]),
+    case("add", "rscalar", lambda a: 2.5 + a, [(2, 3)]),
+    case("add", "alpha", lambda a, b: ag.add(a, b, alpha=-2.0), [(2, 3), (3,)]),
+    case("sub", "basic", lambda a, b: a - b, [(2, 3), (2, 3)]),
+    case("sub", "broadcast", lambda a, b: a - b, [(3,), (2, 1)]),
+    case("sub", "scalar", lambda a: a - 1.5, [(2, 3)]),
+    case("sub", "rscalar", lambda a: 1.5 - a, [(2, 3)]),
+    case("sub", "alpha", lambda a, b: ag.sub(a, b, alpha=3.0), [(2, 3), (2, 1)]),
+    case("mul", "basic", lambda a, b: a * b, [(2, 3), (2, 3)]),
+    case("mul", "broadcast", lambda a, b: a * b, [(2, 1, 3), (4, 1)]),
+    case("mul", "0dim", lambda a, b: a * b, [(2, 3), ()]),
+    case("mul", "scalar", lambda a: a * 3.0, [(2, 3)]),
+    case("mul", "rscalar", lambda a: 3.0 * a, [(2, 3)]),
+    case("mul", "self", lambda a: a * a, [(2, 3)]),
+    case("div", "basic", lambda a, b: a / b, [(2, 3), (2, 3)], "away"),
+    case("div", "broadcast", lambda a, b: a / b, [(2, 3), (3,)], "away"),
+    case("div", "scalar", lambda a: a / 4.0, [(2, 3)]),
+    case("div", "rscalar", lambda a: 4.0 / a, [(2, 3)], "away"),
+    case("floordiv", "basic", lambda a, b: a // b, [(2, 3), (2, 3)], "away"),
+    case("floordiv", "scalar", lambda a: a // 0.7, [(2, 3)], "away"),
+    case("floordiv", "rscalar", lambda a: 3.0 // a, [(2, 3)], "away"),
+    case("mod", "basic", lambda a, b: a % b, [(2, 3), (2, 3)], "away"),
+    case("mod", "broadcast", lambda a, b: a % b, [(2, 3), (3,)], "away"),
+    case("mod", "scalar", lambda a: a % 0.7, [(2, 3)], "away"),
+    case("mod", "rscalar", lambda a: 3.0 % a, [(2, 3)], "away"),
+    case("pow", "basic", lambda a, b: a ** b, [(2, 3), (2, 3)], low=0.5, high=1.5),
+    case("pow", "broadcast", lambda a, b: a ** b, [(2, 3), (3,)], low=0.5, high=1.5),
+    case("pow", "scalar-2", lambda a: a ** 2, [(2, 3)]),
+    case("pow", "scalar-3", lambda a: a ** 3, [(2, 3)]),
+    case("pow", "scalar-0", lambda a: a ** 0, [(2, 3)]),
+    case("pow", "scalar-half", lambda a: a ** 0.5, [(2, 3)], low=0.5, high=1.5),
+    case("pow", "scalar-neg", lambda a: a ** -1.5, [(2, 3)], low=0.5, high=1.5),
+    case("pow", "rscalar", lambda a: 2.0 ** a, [(2, 3)]),
+    case("neg", "basic", lambda a: -a, [(2, 3)]),
+)

@@ -1,0 +1,42 @@
+"""``arraygrad-conformance BACKEND [--strict] [pytest args]``: run the suite on one backend.
+
+Equivalent to ``pytest --pyargs arraygrad.conformance --arraygrad-backend=BACKEND``,
+except that a backend that cannot run here (e.g. ``cupy`` without a device)
+prints one line saying why and exits 0, or 1 with ``--strict``.
+"""
+
+from __future__ import annotations
+
+import sys
+
+__all__ = ["main"]
+
+USAGE = "usage: arraygrad-conformance BACKEND [--strict] [pytest args...]"
+
+
+def main(argv=None) -> int:
+    """Run the suite; returns pytest's exit code."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0].startswith("-"):
+        print(USAGE, file=sys.stderr)
+        return 2
+    name, rest = args[0], args[1:]
+    strict = "--strict" in rest
+    rest = [a for a in rest if a != "--strict"]
+    from arraygrad.backends import registry
+
+    known = {info.name: info for info in registry.available()}
+    info = known.get(name)
+    if info is None or not info.available:
+        why = (f"no backend named {name!r} (found: {', '.join(sorted(known)) or 'none'})"
+               if info is None else info.reason)
+        print(f"arraygrad-conformance: skipped {name}: {why}")
+        return 1 if strict else 0
+    import pytest
+
+    return int(pytest.main(["--pyargs", "arraygrad.conformance",
+                            f"--arraygrad-backend={name}", *rest]))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

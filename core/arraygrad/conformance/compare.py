@@ -1,0 +1,44 @@
+"""Comparing outputs of a case on two backends, with arraygrad itself (no NumPy in the core)."""
+
+from __future__ import annotations
+
+__all__ = ["flat_outputs", "assert_close"]
+
+
+def flat_outputs(out) -> list:
+    """A case's result as a flat list of tensors (tuples, named tuples and lists flattened)."""
+    from arraygrad.tensor import Tensor
+
+    if isinstance(out, Tensor):
+        return [out]
+    flat = []
+    for item in out:
+        flat.extend(flat_outputs(item))
+    return flat
+
+
+def assert_close(actual, expected, rtol: float, atol: float, what: str = "output") -> None:
+    """Every output of ``actual`` matches ``expected`` (the reference) in shape and value.
+
+    Both are moved to the cpu in float64 (or compared exactly for integer and bool).
+    """
+    acts, exps = flat_outputs(actual), flat_outputs(expected)
+    assert len(acts) == len(exps), f"{what}: {len(acts)} outputs, reference has {len(exps)}"
+    for k, (a, e) in enumerate(zip(acts, exps)):
+        assert tuple(a.shape) == tuple(e.shape), \
+            f"{what} {k}: shape {tuple(a.shape)}, reference {tuple(e.shape)}"
+        a = a.detach().to("cpu")
+        e = e.detach().to("cpu")
+        if not e.dtype.is_floating_point:
+            same = not a.dtype.is_floating_point and bool((a.to(e.dtype) == e).all())
+            assert same, \
+                f"{what} {k}: {a.tolist()} != reference {e.tolist()}"
+            continue
+        a, e = a.double(), e.double()
+        err = (a - e).abs()
+        bad = err > atol + rtol * e.abs()
+        if bool(bad.any()):
+            raise AssertionError(
+                f"{what} {k}: {int(bad.sum())} of {e.numel()} elements off; max abs error "
+                f"{float(err.max()):.3g} (rtol={rtol:g}, atol={atol:g})\n"
+                f"  got:       {a.tolist()}\n  reference: {e.tolist()}")

@@ -1,0 +1,65 @@
+"""``Context``: the backend under test, its capabilities, its expected failures and its cases."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["Context", "make_context", "all_cases"]
+
+
+@dataclass
+class Context:
+    """Everything a check needs to know about the backend under test."""
+
+    name: str
+    backend: object
+    device: object
+    dtypes: tuple
+    float64: bool
+    device_types: tuple
+    xfail: dict
+    cases: tuple
+
+    @property
+    def float(self):
+        """The dtype checks run in: float64 where the backend has it, else float32."""
+        import arraygrad as ag
+
+        return ag.float64 if self.float64 else ag.float32
+
+    @property
+    def is_reference(self) -> bool:
+        """Whether the backend is the cpu device itself (the reference's own device)."""
+        return self.backend.device_type == "cpu"
+
+
+def all_cases(declarations) -> tuple:
+    """Built-in cases, plus plugin ops' ``cases`` and ``register.cases(...)`` contributions."""
+    from arraygrad.conformance.cases import BUILTIN_CASES
+    from arraygrad.ops import registry
+
+    cases = list(BUILTIN_CASES)
+    for op in registry.ops().values():
+        cases.extend(op.cases)
+    cases.extend(declarations.cases)
+    seen = set()
+    for c in cases:
+        if c.name in seen:
+            raise ValueError(f"duplicate conformance case name {c.name!r}")
+        seen.add(c.name)
+    return tuple(cases)
+
+
+def make_context(name: str, declarations) -> Context:
+    """The context for backend ``name``; RuntimeError if it is missing or unavailable."""
+    from arraygrad.backends import get_backend
+
+    backend = get_backend(name)
+    decl = declarations.backends.get(name)
+    caps = dict(decl.capabilities) if decl else {}
+    dtypes = tuple(caps.get("dtypes") or (d.name for d in backend.supported_dtypes()))
+    return Context(
+        name=name, backend=backend, device=backend.device, dtypes=dtypes,
+        float64=bool(caps.get("float64", "float64" in dtypes)),
+        device_types=tuple(caps.get("device_types") or (backend.device_type,)),
+        xfail=dict(decl.xfail) if decl else {}, cases=all_cases(declarations))

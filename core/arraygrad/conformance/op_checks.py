@@ -1,0 +1,113 @@
+"""The five per-case checks: forward, grad, double_grad (double backward), dtypes, devices.
+
+Each takes the ``Context`` and an ``OpCase`` and raises ``AssertionError`` (or
+the op's own error) on failure, or ``pytest.skip`` with a reason.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import arraygrad as ag
+from arraygrad.autograd import gradcheck, gradgradcheck
+from arraygrad.conformance.case import InputMaker
+from arraygrad.conformance.compare import assert_close, flat_outputs
+
+__all__ = ["CHECKS"]
+
+_NO_F64 = "backend has no float64"
+
+# float32 finite differences need a larger step; their error is ~1e-4 relative.
+_F32_GRAD = dict(eps=1e-3, atol=1e-2, rtol=1e-2)
+
+
+def _inputs(case, device, dtype, seed=0):
+    return tuple(case.inputs(InputMaker(device, dtype, seed=seed)))
+
+
+def _reference(case, dtype=ag.float64, seed=0):
+    return case.fn(*_inputs(case, "cpu", dtype, seed))
+
+
+def _tolerances(case, dtype):
+    if dtype is ag.float64:
+        return case.rtol, case.atol
+    if dtype is ag.float32:
+        return max(case.rtol, 1e-3), case.atol * 1e3
+    return max(case.rtol, 1e-2), case.atol * 1e6
+
+
+def _needs(ctx, case):
+    if "float64" in case.tags and not ctx.float64:
+        pytest.skip(f"{case.name} needs float64; {_NO_F64}")
+
+
+def forward(ctx, case):
+    """The case on the backend matches the float64 NumPy reference."""
+    _needs(ctx, case)
+    out = case.fn(*_inputs(case, ctx.device, ctx.float))
+    assert_close(out, _reference(case), *_tolerances(case, ctx.float), what="forward output")
+
+
+def grad(ctx, case):
+    """Analytic gradients on the backend match central finite differences."""
+    _needs(ctx, case)
+    inputs = _inputs(case, ctx.device, ctx.float)
+    if ctx.float64:
+        assert gradcheck(case.fn, inputs, atol=case.grad_atol, rtol=case.grad_rtol)
+    else:
+        assert gradcheck(case.fn, inputs, **_F32_GRAD)
+
+
+def double_grad(ctx, case):
+    """Second derivatives (the backward of the backward) match finite differences."""
+    _needs(ctx, case)
+    inputs = _inputs(case, ctx.device, ctx.float, seed=1)
+    if ctx.float64:
+        assert gradgradcheck(case.fn, inputs, atol=case.grad_atol, rtol=case.grad_rtol)
+    else:
+        assert gradgradcheck(case.fn, inputs, **_F32_GRAD)
+
+
+def dtypes(ctx, case):
+    """In every floating dtype both support, result dtypes equal the reference's, values close."""
+    _needs(ctx, case)
+    names = [d for d in case.dtypes if d in ctx.dtypes]
+    if not names:
+        pytest.skip(f"backend supports none of {case.dtypes}")
+    expected64 = _reference(case)
+    for name in names:
+        dt = getattr(ag, name)
+        out = case.fn(*_inputs(case, ctx.device, dt))
+        ref = _reference(case, dt)
+        for k, (o, r) in enumerate(zip(flat_outputs(out), flat_outputs(ref))):
+            assert o.dtype is r.dtype, f"{name} inputs: output {k} is {o.dtype}, reference {r.dtype}"
+        assert_close(out, expected64, *_tolerances(case, dt), what=f"{name} output")
+
+
+def devices(ctx, case):
+    """Outputs and gradients stay on the backend's device; mixing in a cpu tensor raises."""
+    _needs(ctx, case)
+    if ctx.is_reference:
+        pytest.skip("backend is the cpu reference itself: no second device to mix with")
+    inputs = _inputs(case, ctx.device, ctx.float)
+    outs = flat_outputs(case.fn(*inputs))
+    for k, o in enumerate(outs):
+        assert o.device == ctx.device, f"output {k} on {o.device}, expected {ctx.device}"
+    diff = [o for o in outs if o.requires_grad]
+    if diff:
+        sum(o.sum() for o in diff).backward()
+        for k, x in enumerate(inputs):
+            if x.requires_grad and x.grad is not None:
+                assert x.grad.device == ctx.device, f"grad of input {k} on {x.grad.device}"
+    floats = [k for k, x in enumerate(inputs) if x.requires_grad]
+    if len(inputs) >= 2 and floats:
+        mixed = list(inputs)
+        mixed[floats[0]] = inputs[floats[0]].detach().to("cpu")
+        with pytest.raises(RuntimeError, match="device"):
+            case.fn(*mixed)
+
+
+CHECKS = {"forward": forward, "grad": grad, "double_grad": double_grad, "dtypes": dtypes,
+          "devices": devices}
+"""Check functions by check kind (the report's columns)."""

@@ -1,0 +1,124 @@
+"""Advanced indexing through the standard alone: a key becomes one flat (linear) index.
+
+The Array API standard's integer-array indexing is narrow: every axis must be
+indexed by an integer array or integer (no slices, ``...`` or ``None`` beside
+them), and ``__setitem__`` takes no integer arrays at all. NumPy-style keys
+such as ``a[:, idx]`` or ``a[idx, :, jdx]`` are therefore lowered here to the
+flat positions they select, ``lin`` (shaped like the result), so reading is
+``take(reshape(x, -1), lin)`` and writing is the backend's ``scatter_add`` on
+a 1-D target, both within the standard and the backend contract. The result
+layout follows NumPy: the broadcast advanced dimensions replace the advanced
+indices when those are adjacent, and go first otherwise.
+"""
+
+from __future__ import annotations
+
+import math
+
+__all__ = ["LinearKey", "linear_key"]
+
+
+class LinearKey:
+    """The flat positions ``lin`` (int64, result-shaped) an advanced key selects in ``shape``."""
+
+    __slots__ = ("lin", "shape")
+
+    def __init__(self, lin, shape: tuple):
+        self.lin = lin
+        self.shape = tuple(shape)
+
+    def flat(self, xp):
+        """``lin`` as a 1-D array."""
+        return xp.reshape(self.lin, (-1,))
+
+    def take(self, xp, data):
+        """``data[key]``."""
+        flat = xp.take(xp.reshape(data, (-1,)), self.flat(xp), axis=0)
+        return xp.reshape(flat, tuple(self.lin.shape))
+
+    def hits(self, xp, backend, dtype):
+        """How many times the key selects each element of ``shape`` (flat, ``dtype``)."""
+        count = xp.zeros((math.prod(self.shape),), dtype=dtype)
+        ones = xp.ones((math.prod(self.lin.shape),), dtype=dtype)
+        return backend.scatter_add(count, self.flat(xp), ones)
+
+    def add_into(self, xp, backend, out_flat, values):
+        """``out_flat[key] += values`` (repeats accumulate); returns ``out_flat``."""
+        values = xp.broadcast_to(values, tuple(self.lin.shape))
+        return backend.scatter_add(out_flat, self.flat(xp), xp.reshape(values, (-1,)))
+
+
+def linear_key(xp, shape: tuple, key: tuple) -> LinearKey:
+    """Lower a normalised key (ints, slices, None, Ellipsis, integer arrays) to a ``LinearKey``."""
+    ndim = len(shape)
+    consumed = sum(1 for k in key if k is not None and k is not Ellipsis)
+    full = []
+    for k in key:
+        if k is Ellipsis:
+            full.extend([slice(None)] * (ndim - consumed))
+        else:
+            full.append(k)
+    if not any(k is Ellipsis for k in key):  # identity: `in` would compare arrays
+        full.extend([slice(None)] * (ndim - consumed))
+
+    # Integers take part in broadcasting as 0-d advanced indices (NumPy's rule).
+    adv_pos = [p for p, k in enumerate(full) if k is not None and not isinstance(k, slice)]
+    arrays = []
+    axis = 0
+    for p, k in enumerate(full):
+        if k is None:
+            continue
+        if p in adv_pos:
+            arr = xp.asarray(k, dtype=xp.int64) if isinstance(k, int) else xp.astype(k, xp.int64)
+            arrays.append(xp.where(arr < 0, arr + shape[axis], arr))
+        axis += 1
+    arrays = list(xp.broadcast_arrays(*arrays)) if len(arrays) > 1 else arrays
+    adv_shape = tuple(arrays[0].shape) if arrays else ()
+    adjacent = bool(adv_pos) and adv_pos == list(range(adv_pos[0], adv_pos[-1] + 1))
+
+    # The result's dimensions, in order: a list of ("adv",) or (size,) slots per key entry.
+    out_dims = []   # sizes
+    where = []      # for each key entry: index of its first output dimension
+    adv_at = None
+    if not adjacent:
+        adv_at, out_dims = 0, list(adv_shape)
+    axis = 0
+    for p, k in enumerate(full):
+        if k is None:
+            where.append(len(out_dims))
+            out_dims.append(1)
+        elif isinstance(k, slice):
+            where.append(len(out_dims))
+            out_dims.append(len(range(*k.indices(shape[axis]))))
+            axis += 1
+        else:
+            if adjacent and adv_at is None:
+                adv_at = len(out_dims)
+                out_dims.extend(adv_shape)
+            where.append(None)
+            axis += 1
+    n_out = len(out_dims)
+
+    strides = [1] * ndim
+    for d in range(ndim - 2, -1, -1):
+        strides[d] = strides[d + 1] * shape[d + 1]
+
+    lin = xp.zeros(tuple(out_dims), dtype=xp.int64)
+    axis = 0
+    adv_iter = iter(arrays)
+    for p, k in enumerate(full):
+        if k is None:
+            continue
+        if isinstance(k, slice):
+            start, stop, step = k.indices(shape[axis])
+            idx = xp.arange(start, stop, step, dtype=xp.int64)
+            dims = [1] * n_out
+            dims[where[p]] = idx.shape[0]
+            lin = lin + xp.reshape(idx, tuple(dims)) * strides[axis]
+        else:
+            arr = next(adv_iter)
+            dims = [1] * n_out
+            dims[adv_at:adv_at + len(adv_shape)] = adv_shape
+            lin = lin + xp.reshape(arr, tuple(dims)) * strides[axis]
+        axis += 1
+    return LinearKey(lin, shape)

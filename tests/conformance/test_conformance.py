@@ -1,0 +1,126 @@
+"""The conformance suite run against every backend found, and against a deliberately broken one.
+
+Each run is a fresh interpreter (``runner.py``) with plugin autoload off and
+only the plugins under test registered, so results do not depend on other
+installed plugins; outcomes are read from the suite's JSON report.
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import arraygrad as ag
+
+HERE = Path(__file__).parent
+BACKEND_PLUGINS = {"numpy": [], "strict": ["arraygrad_strict.plugin"],
+                   "cupy": ["arraygrad_cupy.plugin"],
+                   "broken": ["broken_backend.plugin"]}
+
+# Exactly the checks that depend on the broken ``exp`` kernel (forward values, in every
+# dtype) and on the broken op's gradient. exp's own gradient check still passes: its
+# backward reuses the (wrong) output, consistently with the finite differences.
+BROKEN_FAILS = {
+    "forward[exp/basic]", "dtypes[exp/basic]",
+    "forward[composite/chain]", "dtypes[composite/chain]",
+    "forward[log_softmax/dim-1]", "dtypes[log_softmax/dim-1]",
+    "forward[log_softmax/dim0]", "dtypes[log_softmax/dim0]",
+    "forward[logsumexp/dim]", "dtypes[logsumexp/dim]",
+    "forward[logsumexp/dims-keepdim]", "dtypes[logsumexp/dims-keepdim]",
+    "grad[broken_scale/basic]",
+}
+
+
+def run_suite(backend, tmp_path, *pytest_args, env=None):
+    """Run the suite on ``backend``; returns (exit code, JSON report, output)."""
+    report = tmp_path / f"{backend}.json"
+    cmd = [sys.executable, str(HERE / "runner.py"), backend, "arraygrad_numpy.plugin",
+           *BACKEND_PLUGINS[backend], "--", f"--arraygrad-report-json={report}", *pytest_args]
+    full_env = {**os.environ, "ARRAYGRAD_DISABLE_PLUGIN_AUTOLOAD": "1",
+                "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]),
+                **(env or {})}
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=full_env, cwd=tmp_path,
+                          timeout=300)
+    data = json.loads(report.read_text()) if report.exists() else None
+    return proc.returncode, data, proc.stdout + proc.stderr
+
+
+def _failing(data):
+    return {k for k, v in data["checks"].items() if v["status"] == "FAIL"}
+
+
+def _cupy_skip_reason():
+    info = {b.name: b for b in ag.backends.available()}.get("cupy")
+    if info is None or not info.available:
+        why = info.reason if info else "cupy backend not registered"
+        return "no CUDA device" if why == "no CUDA device" else f"no CUDA device ({why})"
+    return None
+
+
+@pytest.mark.parametrize("backend", ["numpy", "strict", "cupy"])
+def test_backend_passes_the_suite(backend, tmp_path):
+    if backend == "cupy" and _cupy_skip_reason():
+        pytest.skip(_cupy_skip_reason())
+    code, data, out = run_suite(backend, tmp_path)
+    assert code == 0, out[-4000:]
+    assert not _failing(data)
+    assert data["counts"]["pass"] > 700
+    # The table is printed, with one row per op and one column per check kind.
+    assert "op" in out and "double grad" in out and "\nmatmul " in out
+
+
+def test_broken_backend_fails_exactly_the_broken_checks(tmp_path):
+    code, data, out = run_suite("broken", tmp_path)
+    assert code == 1, out[-4000:]
+    assert _failing(data) == BROKEN_FAILS
+    assert data["table"]["exp"]["forward"] == "FAIL" and data["table"]["exp"]["grad"] == "pass"
+    assert data["table"]["broken_scale"]["grad"] == "FAIL"
+
+
+def test_expected_failures_are_strict(tmp_path):
+    xfail = ",".join(["forward[exp/basic]=exp kernel is 1% off",     # fails: xfail
+                      "grad[sin/basic]=declared but passes",          # passes: an error
+                      "grad[no_such/op]=names no check"])             # unknown: an error
+    code, data, _ = run_suite("broken", tmp_path, "-k", "exp/basic or sin/basic or declarations",
+                              env={"BROKEN_XFAIL": xfail})
+    assert code == 1
+    checks = data["checks"]
+    assert checks["forward[exp/basic]"]["status"] == "xfail"
+    assert checks["grad[sin/basic]"]["status"] == "FAIL"
+    assert "XPASS" in checks["grad[sin/basic]"]["reason"]
+    assert checks["declarations[xfail_ids_known]"]["status"] == "FAIL"
+    assert "no_such/op" in checks["declarations[xfail_ids_known]"]["reason"]
+
+
+def test_one_check_runs_alone_by_id(tmp_path):
+    code, data, out = run_suite("strict", tmp_path, "-k", "grad[exp/basic]")
+    assert code == 0, out[-2000:]
+    assert set(data["checks"]) == {"grad[exp/basic]"}
+
+
+def _cli(*args):
+    exe = Path(sys.executable).with_name("arraygrad-conformance")
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "arraygrad.conformance.cli"]
+    return subprocess.run([*cmd, *args], capture_output=True, text=True, timeout=120)
+
+
+def test_cli_skips_an_unavailable_backend_in_one_line():
+    if not _cupy_skip_reason():
+        pytest.skip("a CUDA device is present")
+    proc = _cli("cupy")
+    assert proc.returncode == 0
+    lines = proc.stdout.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("arraygrad-conformance: skipped cupy:")
+    assert _cli("cupy", "--strict").returncode != 0
+
+
+def test_plugin_is_inert_without_the_option(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "pytest", "--pyargs", "arraygrad.conformance",
+                           "-q", "-p", "no:cacheprovider"],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert proc.returncode == 0, proc.stdout[-2000:]
+    assert "skipped" in proc.stdout and "arraygrad conformance" not in proc.stdout
+    assert not list(tmp_path.glob("*.json"))
