@@ -9,10 +9,11 @@ STAMP := $(VENV)/.installed
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
-$(STAMP): $(PY) pyproject.toml tests/plugins/dummy_plugin/pyproject.toml
+$(STAMP): $(PY) pyproject.toml tests/plugins/dummy_plugin/pyproject.toml plugins/special/pyproject.toml
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e ".[numpy,test,demo]"
 	$(PY) -m pip install --quiet -e tests/plugins/dummy_plugin
+	$(PY) -m pip install --quiet -e "plugins/special[numpy]"
 	touch $(STAMP)
 
 demo: $(STAMP)

@@ -8,8 +8,8 @@ this repository). Without it, each name raises an AttributeError saying so.
 from __future__ import annotations
 
 DISTRIBUTION = "arraygrad-special"
-KNOWN = ("erf", "erfc", "erfinv", "lgamma", "gammaln", "digamma", "polygamma", "i0", "xlogy",
-         "logit", "expit")
+KNOWN = ("erf", "erfc", "erfinv", "lgamma", "gammaln", "digamma", "psi", "polygamma", "i0", "i1",
+         "xlogy", "logit", "expit")
 
 
 def __getattr__(name: str):

@@ -45,8 +45,13 @@ def backward_node(name: str, backward) -> type:
 
 def _make_node(cls, inputs, saved, args):
     node = cls()
-    if len(inputs) == 1:  # the common unary case, without a generator
+    n = len(inputs)
+    if n == 1:  # the common unary and binary cases, without a generator
         node._next = (inputs[0]._gradient_edge(),)
+    elif n == 2:
+        a, b = inputs
+        node._next = (a._gradient_edge() if a is not None and a._requires_grad else None,
+                      b._gradient_edge() if b is not None and b._requires_grad else None)
     else:
         node._next = tuple(t._gradient_edge() if (t is not None and t._requires_grad) else None
                            for t in inputs)
