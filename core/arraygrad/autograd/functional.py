@@ -66,6 +66,34 @@ def _grads(outputs, inputs, grad_outputs, create_graph: bool, strict: bool, fn: 
     return tuple(out)
 
 
+def _vectors(v, refs, fn: str, what: str):
+    """``v`` as a tuple matching ``refs`` in shape; ones when None and ``refs`` is one scalar."""
+    from arraygrad.creation import ones_like
+
+    if v is None:
+        if len(refs) != 1 or refs[0].numel() != 1:
+            raise RuntimeError(f"The vector v can only be None if the {what} of the user-provided "
+                               f"function is a single Tensor with a single element.")
+        return (ones_like(refs[0]),)
+    _, vs = _as_tuple(v, "v", fn)
+    if len(vs) != len(refs):
+        raise RuntimeError(f"{fn}: v has {len(vs)} elements but the function has {len(refs)} {what}s")
+    for i, (vi, r) in enumerate(zip(vs, refs)):
+        if tuple(vi.shape) != tuple(r.shape):
+            raise RuntimeError(f"Mismatch in shape: v[{i}] has a shape of {vi.shape} and "
+                               f"{what}[{i}] has a shape of {r.shape}.")
+    return vs
+
+
+def _vjp_of(grads, wrt, vs, create_graph: bool):
+    """The VJP of ``grads`` (a first derivative) with ``vs``, w.r.t. ``wrt`` (None where unused)."""
+    pairs = [(gi, vi) for gi, vi in zip(grads, vs) if gi.requires_grad]
+    if not pairs:
+        return (None,) * len(wrt)
+    return _grad([gi for gi, _ in pairs], wrt, [vi for _, vi in pairs],
+                 create_graph=create_graph, allow_unused=True)
+
+
 def _finish(values, create_graph: bool):
     return tuple(v if create_graph else v.detach() for v in values)
 
@@ -80,27 +108,11 @@ def vjp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool
     >>> vjp(lambda x: x ** 2, arraygrad.tensor([1., 2.]), arraygrad.ones(2))[1]
     tensor([2., 4.])
     """
-    from arraygrad.creation import ones_like
-
     with enable_grad():
         in_tuple, inputs = _as_tuple(inputs, "inputs", "vjp")
         inputs = _require(inputs, create_graph)
         out_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided function", "vjp")
-        if v is None:
-            if len(outputs) != 1 or outputs[0].numel() != 1:
-                raise RuntimeError("The vector v can only be None if the user-provided function "
-                                   "returns a single Tensor with a single element.")
-            vs = (ones_like(outputs[0]),)
-        else:
-            _, vs = _as_tuple(v, "v", "vjp")
-            if len(vs) != len(outputs):
-                raise RuntimeError(f"v has {len(vs)} elements but the function has "
-                                   f"{len(outputs)} outputs")
-            for i, (vi, o) in enumerate(zip(vs, outputs)):
-                if tuple(vi.shape) != tuple(o.shape):
-                    raise RuntimeError(
-                        f"Mismatch in shape: v[{i}] has a shape of {vi.shape} and output[{i}] "
-                        f"has a shape of {o.shape}.")
+        vs = _vectors(v, outputs, "vjp", "output")
         grads = _grads(outputs, inputs, vs, create_graph, strict, "vjp")
     return (_unwrap(out_tuple, _finish(outputs, create_graph)),
             _unwrap(in_tuple, _finish(grads, create_graph)))
@@ -108,32 +120,17 @@ def vjp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool
 
 def jvp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool = False):
     """``(func(inputs), J v)``: the Jacobian-vector product, by differentiating a VJP."""
-    from arraygrad.creation import ones_like, zeros_like
+    from arraygrad.creation import zeros_like
 
     with enable_grad():
         in_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
         inputs = _require(inputs, create_graph)
-        if v is None:
-            if len(inputs) != 1 or inputs[0].numel() != 1:
-                raise RuntimeError("The vector v can only be None if the input to the "
-                                   "user-provided function is a single Tensor with a single element.")
-            vs = (ones_like(inputs[0]),)
-        else:
-            _, vs = _as_tuple(v, "v", "jvp")
-            for i, (vi, x) in enumerate(zip(vs, inputs)):
-                if tuple(vi.shape) != tuple(x.shape):
-                    raise RuntimeError(f"Mismatch in shape: v[{i}] has a shape of {vi.shape} "
-                                       f"and input[{i}] has a shape of {x.shape}.")
+        vs = _vectors(v, inputs, "jvp", "input")
         out_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided function", "jvp")
         # u -> J^T u is linear in u; differentiating <J^T u, v> w.r.t. u gives J v.
         dummies = tuple(zeros_like(o).requires_grad_(True) for o in outputs)
         g = _grads(outputs, inputs, dummies, True, strict, "jvp")
-        pairs = [(gi, vi) for gi, vi in zip(g, vs) if gi.requires_grad]
-        if pairs:
-            jv = _grad([gi for gi, _ in pairs], dummies, [vi for _, vi in pairs],
-                       create_graph=create_graph, allow_unused=True)
-        else:
-            jv = (None,) * len(dummies)
+        jv = _vjp_of(g, dummies, vs, create_graph)
         result = []
         for i, (o, j) in enumerate(zip(outputs, jv)):
             if j is None:
@@ -228,29 +225,14 @@ def _second_order(func, inputs, v, create_graph, strict, fn):
     with enable_grad():
         in_tuple, inputs = _as_tuple(inputs, "inputs", fn)
         inputs = _require(inputs, create_graph)
-        if v is None:
-            if len(inputs) != 1 or inputs[0].numel() != 1:
-                raise RuntimeError("The vector v can only be None if the input to the "
-                                   "user-provided function is a single Tensor with a single element.")
-            vs = (ones_like(inputs[0]),)
-        else:
-            _, vs = _as_tuple(v, "v", fn)
-            for i, (vi, x) in enumerate(zip(vs, inputs)):
-                if tuple(vi.shape) != tuple(x.shape):
-                    raise RuntimeError(f"Mismatch in shape: v[{i}] has a shape of {vi.shape} "
-                                       f"and input[{i}] has a shape of {x.shape}.")
+        vs = _vectors(v, inputs, fn, "input")
         out = func(*inputs)
         _, outs = _as_tuple(out, "outputs of the user-provided function", fn)
         if len(outs) != 1 or outs[0].numel() != 1:
             raise RuntimeError(f"The function given to {fn} should return a single Tensor "
                                "containing a single element")
         g = _grads(outs, inputs, (ones_like(outs[0]),), True, strict, fn)
-        pairs = [(gi, vi) for gi, vi in zip(g, vs) if gi.requires_grad]
-        if pairs:
-            hv = _grad([gi for gi, _ in pairs], inputs, [vi for _, vi in pairs],
-                       create_graph=create_graph, allow_unused=True)
-        else:
-            hv = (None,) * len(inputs)
+        hv = _vjp_of(g, inputs, vs, create_graph)
         from arraygrad.creation import zeros_like
 
         result = []

@@ -133,3 +133,16 @@ def kaiming_normal_(tensor, a: float = 0, mode: str = "fan_in",
         warnings.warn("Initializing zero-element tensors is a no-op")
         return tensor
     return normal_(tensor, 0.0, _kaiming_std(tensor, a, mode, nonlinearity), generator)
+
+
+def default_layer_init_(weight, bias=None) -> None:
+    """PyTorch's default initialisation of Linear and Conv layers.
+
+    ``kaiming_uniform_(weight, a=sqrt(5))`` (that is U(-1/sqrt(fan_in), 1/sqrt(fan_in)))
+    and the bias uniform in the same bound.
+    """
+    kaiming_uniform_(weight, a=math.sqrt(5))
+    if bias is not None:
+        fan_in, _ = _calculate_fan_in_and_fan_out(weight)
+        bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+        uniform_(bias, -bound, bound)

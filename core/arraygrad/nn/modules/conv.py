@@ -8,7 +8,6 @@ scale as its PyTorch twin.
 
 from __future__ import annotations
 
-import math
 
 from arraygrad.creation import empty
 from arraygrad.nn import functional_conv as C, init
@@ -73,12 +72,7 @@ class _ConvNd(Module):
 
     def reset_parameters(self) -> None:
         """Re-draw the weights with PyTorch's default initialisation."""
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            if fan_in != 0:
-                bound = 1 / math.sqrt(fan_in)
-                init.uniform_(self.bias, -bound, bound)
+        init.default_layer_init_(self.weight, self.bias)
 
     def _padded(self, input):
         """``input`` padded by ``padding_mode`` (non-zero modes pad explicitly, as PyTorch)."""
@@ -112,42 +106,35 @@ class _ConvNd(Module):
         return s
 
 
-class Conv1d(_ConvNd):
+class _Conv(_ConvNd):
+    """A forward convolution: ``padding_mode`` pads explicitly, then the functional op runs."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
+                 dilation=1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
+                 device=None, dtype=None) -> None:
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, bias, padding_mode, device=device, dtype=dtype)
+
+    def forward(self, input):
+        """The functional convolution with this layer's settings."""
+        if self.padding_mode != "zeros":
+            return self._conv(self._padded(input), self.weight, self.bias, self.stride, 0,
+                              self.dilation, self.groups)
+        return self._conv(input, self.weight, self.bias, self.stride, self.padding,
+                          self.dilation, self.groups)
+
+
+class Conv1d(_Conv):
     """1-D convolution over ``(N, C_in, L)``; weight ``(C_out, C_in / groups, k)``."""
 
     _n = 1
-
-    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
-                 dilation=1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
-                 device=None, dtype=None) -> None:
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         groups, bias, padding_mode, device=device, dtype=dtype)
-
-    def forward(self, input):
-        """``conv1d(input, weight, bias)`` with this layer's settings."""
-        if self.padding_mode != "zeros":
-            return C.conv1d(self._padded(input), self.weight, self.bias, self.stride, 0,
-                            self.dilation, self.groups)
-        return C.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
-                        self.groups)
+    _conv = staticmethod(C.conv1d)
 
 
-class Conv2d(_ConvNd):
+class Conv2d(_Conv):
     """2-D convolution over ``(N, C_in, H, W)``; weight ``(C_out, C_in / groups, kh, kw)``."""
 
-    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
-                 dilation=1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
-                 device=None, dtype=None) -> None:
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         groups, bias, padding_mode, device=device, dtype=dtype)
-
-    def forward(self, input):
-        """``conv2d(input, weight, bias)`` with this layer's settings."""
-        if self.padding_mode != "zeros":
-            return C.conv2d(self._padded(input), self.weight, self.bias, self.stride, 0,
-                            self.dilation, self.groups)
-        return C.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
-                        self.groups)
+    _conv = staticmethod(C.conv2d)
 
 
 class ConvTranspose2d(_ConvNd):
