@@ -11,7 +11,7 @@ import functools
 from arraygrad import dtypes as _dt
 from arraygrad.ops import activation, elementwise as ew, indexing, linalg, reduction, shape
 from arraygrad.ops import transfer
-from arraygrad.ops.inplace import apply_inplace, overwritten
+from arraygrad.ops.inplace import apply_inplace, native_arithmetic, overwritten
 from arraygrad.tensor import Tensor
 
 __all__ = ["with_axis_alias", "bind"]
@@ -50,6 +50,9 @@ def _binary(fn, reverse=False):
 
 def _inplace(fn, name):
     def method(self, *args, **kwargs):
+        if (len(args) == 1 and (not kwargs or list(kwargs) == ["alpha"])
+                and native_arithmetic(self, name, args[0], kwargs.get("alpha", 1))):
+            return self
         return apply_inplace(self, name, lambda src: fn(src, *args, **kwargs))
 
     method.__name__ = name

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from arraygrad.backends import Availability, Backend, Generator
@@ -90,6 +92,12 @@ class NumpyBackend(Backend):
 
     def from_host(self, data, dtype=None):
         return np.array(data, dtype=dtype)
+
+    def is_exclusive(self, array):
+        # own memory (not a view), and referenced only by its tensor: the tensor's
+        # slot, this call's argument and getrefcount's argument
+        return (type(array) is np.ndarray and array.base is None and array.flags.writeable
+                and sys.getrefcount(array) <= 3)
 
     def from_bytes(self, data, native_dtype, shape):
         dt = np.dtype(native_dtype)

@@ -8,6 +8,7 @@ A node knows the edges to the nodes that produced its inputs
 from __future__ import annotations
 
 import itertools
+import sys
 from typing import Any
 
 from arraygrad.autograd.anomaly_mode import remember_forward, state as _anomaly
@@ -16,6 +17,8 @@ from arraygrad.autograd.hooks import HookDict, RemovableHandle
 __all__ = ["Node", "AccumulateGrad", "SavedTensor", "SavedOutput", "FREED_MESSAGE"]
 
 _sequence = itertools.count()
+_refcount = getattr(sys, "getrefcount", lambda obj: 1 << 30)  # other Pythons: always copy
+_UNSHARED = 3  # the grads list, the local name, and getrefcount's own argument
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -187,7 +190,12 @@ class AccumulateGrad(Node):
         if _state.enabled:  # create_graph: keep the gradient's own graph
             var._grad = g if var._grad is None else var._grad + g
         elif var._grad is None:
-            var._grad = g._detached_copy()
+            # steal the gradient's array when nothing else can see it (as PyTorch does),
+            # else copy it so later in-place accumulation cannot reach another tensor
+            if _refcount(g) <= _UNSHARED and g._grad_fn is None and g._backend.is_exclusive(g._data):
+                var._grad = g
+            else:
+                var._grad = g._detached_copy()
         elif var._grad._grad_fn is not None:
             var._grad = var._grad.detach() + g.detach()
         else:

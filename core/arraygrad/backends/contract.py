@@ -116,6 +116,14 @@ class Backend(abc.ABC):
             return self.xp.asarray(data)
         return self.xp.asarray(data, dtype=dtype)
 
+    def is_exclusive(self, array: Any) -> bool:
+        """Whether ``array`` owns its memory and nothing but its one tensor refers to it.
+
+        When True, a gradient can become a leaf's ``.grad`` without a copy. The
+        safe default is False (always copy); CPython backends can check refcounts.
+        """
+        return False
+
     def from_bytes(self, data: bytes, native_dtype: Any, shape: tuple[int, ...]) -> Any:
         """An array of ``shape``/``native_dtype`` from raw little-endian bytes (``arraygrad.load``).
 

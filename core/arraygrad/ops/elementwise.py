@@ -430,8 +430,9 @@ def relu(input):
     """``max(input, 0)``; gradient 1 where the output is positive."""
     xp = input._backend.xp
     data = input._data
-    return record(xp.where(data > 0, data, xp.zeros_like(data)), input._backend, ReluBackward0,
-                  (input,), saved=(OUTPUT,))
+    # one pass, and NaN stays NaN as in PyTorch
+    out = xp.maximum(data, xp.zeros((), dtype=data.dtype))
+    return record(out, input._backend, ReluBackward0, (input,), saved=(OUTPUT,))
 
 
 def _clamp_backward(node, g):

@@ -14,11 +14,13 @@ is "the old base with the view's region replaced by the new values" (an
 
 from __future__ import annotations
 
+import operator
+
 from arraygrad.autograd.grad_mode import _state, no_grad
 from arraygrad.ops._record import backward_node, record
 from arraygrad.tensor import Tensor
 
-__all__ = ["apply_inplace", "overwritten"]
+__all__ = ["apply_inplace", "overwritten", "native_arithmetic"]
 
 
 def _check_writable(t: Tensor, op: str) -> None:
@@ -96,6 +98,53 @@ def apply_inplace(t: Tensor, op: str, compute) -> Tensor:
     if grad_on and result._grad_fn is not None:
         _rebase(t, result)
     return t
+
+
+_NATIVE_OPS = {
+    "add_": operator.iadd, "__iadd__": operator.iadd, "sub_": operator.isub,
+    "__isub__": operator.isub, "mul_": operator.imul, "__imul__": operator.imul,
+    "div_": operator.itruediv, "__itruediv__": operator.itruediv,
+}
+
+
+def native_arithmetic(t: Tensor, op: str, other, alpha=1) -> bool:
+    """Do ``t op= other * alpha`` with the array's own in-place operator, when that is exact.
+
+    The fast path of optimizers' updates: only when nothing needs recording and
+    the result keeps ``t``'s dtype and shape. Returns False to ask for the
+    general mechanism.
+    """
+    fn = _NATIVE_OPS.get(op)
+    if fn is None:
+        return False
+    if _state.enabled and (t._requires_grad or (t._base is not None and t._base._requires_grad)):
+        return False
+    data = t._data
+    if data.dtype not in t._backend.floating_natives:
+        return False
+    if isinstance(other, Tensor):
+        if (_state.enabled and other._requires_grad) or other._backend is not t._backend:
+            return False
+        value = other._data
+        if value.dtype != data.dtype or len(value.shape) > len(data.shape):
+            return False
+        for a, b in zip(reversed(value.shape), reversed(data.shape)):
+            if a != b and a != 1:
+                return False
+    elif type(other) is float or type(other) is int:
+        value = other
+    else:
+        return False
+    if alpha != 1:
+        value = value * alpha
+    try:
+        result = fn(data, value)
+    except ValueError:  # e.g. a read-only broadcast view: the general path explains it
+        return False
+    if result is not data:  # a namespace without true in-place operators
+        _write(t, result, op)
+    t._bump_version()
+    return True
 
 
 def _inplace_on_view(t: Tensor, op: str, compute) -> Tensor:

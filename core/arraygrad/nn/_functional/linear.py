@@ -5,15 +5,56 @@ from __future__ import annotations
 from arraygrad import dtypes as _dt
 from arraygrad.autograd.grad_mode import no_grad
 from arraygrad.ops import elementwise as ew, indexing, linalg
+from arraygrad.ops._record import backward_node, record, same_backend
 from arraygrad.tensor import Tensor
 
 __all__ = ["linear", "bilinear", "dropout", "embedding", "one_hot", "pad"]
 
 
+def _linear_backward(node, g):
+    x, w = node.saved_tensors
+    out_f, in_f = w.shape
+    gx = gw = gb = None
+    if node._next[0] is not None:
+        gx = linalg.matmul(g, w)
+    if node._next[1] is not None or (len(node._next) > 2 and node._next[2] is not None):
+        g2 = g.reshape(-1, out_f)
+        if node._next[1] is not None:  # a fresh, contiguous (out, in) array: no transposed view
+            gw = linalg.matmul(g2.t(), x.reshape(-1, in_f))
+        if len(node._next) > 2 and node._next[2] is not None:
+            gb = g2.sum(0)
+    return gx, gw, gb
+
+
+AddmmBackward0 = backward_node("AddmmBackward0", _linear_backward)
+MmBackward0 = backward_node("MmBackward0", _linear_backward)
+
+
 def linear(input, weight, bias=None):
-    """``input @ weight.T + bias``."""
-    out = linalg.matmul(input, weight.t()) if weight.ndim == 2 else linalg.matmul(input, weight)
-    return out if bias is None else out + bias
+    """``input @ weight.T + bias``, recorded as one node (PyTorch's ``AddmmBackward0``)."""
+    if weight.ndim != 2 or not isinstance(input, Tensor) or input.ndim == 0:
+        out = linalg.matmul(input, weight.t()) if weight.ndim == 2 else linalg.matmul(input, weight)
+        return out if bias is None else out + bias
+    backend = same_backend("linear", input, weight, *(() if bias is None else (bias,)))
+    out_f, in_f = weight._data.shape
+    x, w = input._data, weight._data
+    if x.shape[-1] != in_f:
+        raise RuntimeError(
+            f"linear: mat1 and mat2 shapes cannot be multiplied "
+            f"({'x'.join(map(str, x.shape))} and {in_f}x{out_f})")
+    if x.dtype != w.dtype or (bias is not None and bias._data.dtype != w.dtype):
+        raise RuntimeError(
+            f"linear: expected input, weight and bias to have the same dtype, but got "
+            f"{input.dtype}, {weight.dtype}" + (f" and {bias.dtype}" if bias is not None else ""))
+    if bias is not None and tuple(bias._data.shape) not in ((out_f,), ()):
+        raise RuntimeError(f"linear: bias of shape {list(bias.shape)} does not match "
+                           f"{out_f} output features")
+    xp = backend.xp
+    data = xp.matmul(x, xp.permute_dims(w, (1, 0)))
+    if bias is not None:
+        data = data + bias._data
+        return record(data, backend, AddmmBackward0, (input, weight, bias), saved=(input, weight))
+    return record(data, backend, MmBackward0, (input, weight), saved=(input, weight))
 
 
 def bilinear(input1, input2, weight, bias=None):
