@@ -226,9 +226,13 @@ def run_backward(roots, root_grads, *, retain_graph: bool, create_graph: bool,
     record_executed = executed.append
     prev_mode = _state.enabled
     _state.enabled = create_graph
+    follow = None  # the only ready node, run next without a heap round trip
     try:
-        while heap:
-            node = heappop(heap)[2]
+        while heap or follow is not None:
+            if follow is not None:
+                node, follow = follow, None
+            else:
+                node = heappop(heap)[2]
             grads = pop_buffer(node, None) or [None] * node._n_outputs
             if node._tensor_pre_hooks:
                 _run_tensor_hooks(node, grads)
@@ -261,6 +265,7 @@ def run_backward(roots, root_grads, *, retain_graph: bool, create_graph: bool,
                     outs = _run_node(node, grads)
                 record_executed(node)
             i = -1
+            became_ready = None
             for edge in node._next:
                 i += 1
                 if edge is None:
@@ -281,8 +286,17 @@ def run_backward(roots, root_grads, *, retain_graph: bool, create_graph: bool,
                 left = deps[child] - 1
                 deps[child] = left
                 if left == 0:
+                    if became_ready is None:
+                        became_ready = child
+                    else:
+                        counter += 1
+                        heappush(heap, (-child._seq, counter, child))
+            if became_ready is not None:
+                if heap:  # several ready: the heap orders them
                     counter += 1
-                    heappush(heap, (-child._seq, counter, child))
+                    heappush(heap, (-became_ready._seq, counter, became_ready))
+                else:
+                    follow = became_ready
         if inputs is not None and not accumulate and not allow_unused and not all(reached):
             raise RuntimeError(
                 "One of the differentiated Tensors appears to not have been used in the "

@@ -12,13 +12,17 @@ from numbers import Number
 
 from arraygrad import dtypes as _dt
 from arraygrad.autograd.grad_mode import _state
-from arraygrad.autograd.graph import Node, SavedOutput, SavedTensor
+from arraygrad.autograd.anomaly_mode import remember_forward, state as _anomaly
+from arraygrad.autograd.graph import Node, SavedOutput, SavedTensor, _sequence
 from arraygrad.tensor import Tensor
 
 __all__ = [
     "OpNode", "backward_node", "record", "record_multi", "as_tensor_like", "same_backend",
     "normalize_dims", "cast_data", "to_float_data", "OUTPUT",
 ]
+
+_new = object.__new__
+_next_seq = _sequence.__next__
 
 OUTPUT = object()
 """Marker in ``saved``: save the op's own output (kept without a reference cycle)."""
@@ -43,20 +47,30 @@ def backward_node(name: str, backward) -> type:
     return type(name, (OpNode,), {"__slots__": (), "_backward": staticmethod(backward)})
 
 
+def _edge(t):
+    """``t``'s gradient edge, inlining the common non-leaf case."""
+    if t is None or not t._requires_grad:
+        return None
+    fn = t._grad_fn
+    if fn is not None and t._view is None:
+        return (fn, t._output_nr)
+    return t._gradient_edge()
+
+
 def _make_node(cls, inputs, saved, args):
-    node = cls()
-    n = len(inputs)
-    if n == 1:  # the common unary and binary cases, without a generator
-        node._next = (inputs[0]._gradient_edge(),)
-    elif n == 2:
-        a, b = inputs
-        node._next = (a._gradient_edge() if a is not None and a._requires_grad else None,
-                      b._gradient_edge() if b is not None and b._requires_grad else None)
+    # object.__new__ plus direct slot writes: Node.__init__'s work without its call
+    node = _new(cls)
+    node._seq = _next_seq()
+    if _anomaly.enabled:
+        remember_forward(node)
+    if len(inputs) == 1:
+        node._next = (_edge(inputs[0]),)
+    elif len(inputs) == 2:
+        node._next = (_edge(inputs[0]), _edge(inputs[1]))
     else:
-        node._next = tuple(t._gradient_edge() if (t is not None and t._requires_grad) else None
-                           for t in inputs)
-    if saved:
-        node._saved = tuple(SavedTensor(s) if isinstance(s, Tensor) else s for s in saved)
+        node._next = tuple(_edge(t) for t in inputs)
+    node._saved = (tuple(SavedTensor(s) if isinstance(s, Tensor) else s for s in saved)
+                   if saved else ())
     node.args = args
     return node
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
+
 from arraygrad.ops._record import backward_node, record
 from arraygrad.tensor import Tensor
 
-__all__ = ["broadcast_shapes", "sum_to", "reduce_grad"]
+__all__ = ["broadcast_shapes", "sum_to", "reduce_grad", "mul_sum_to"]
 
 
 def broadcast_shapes(op: str, *shapes) -> tuple:
@@ -61,3 +63,62 @@ def reduce_grad(g: Tensor, like_shape: tuple, like_dtype) -> Tensor:
 
         g = to_native(g, like_dtype)
     return g
+
+
+def _compact(g: Tensor) -> Tensor:
+    """``g`` without the dimensions an ``expand`` repeated (logical stride 0, size > 1)."""
+    strides = g._strides
+    if strides is None:
+        return g
+    key = tuple(slice(0, 1) if s == 0 and n > 1 else slice(None)
+                for s, n in zip(strides, g._data.shape))
+    return g[key] if any(k != slice(None) for k in key) else g
+
+
+def mul_sum_to(g: Tensor, other, shape: tuple) -> Tensor:
+    """``sum_to(g * other, shape)`` without materialising the broadcast product.
+
+    The gradient of one factor of a broadcasting product is a contraction: dimensions
+    summed away where both ``g`` and ``other`` vary become the inner dimension of a
+    batched matmul, dimensions only one of them varies along are summed first, and
+    ``g``'s own broadcast (an ``expand`` from a reduction's backward) is undone before
+    anything is multiplied. Falls back to the direct product when that is not larger.
+    """
+    if not isinstance(other, Tensor):
+        return sum_to(g, shape) * other
+    g0 = _compact(g)
+    nd = max(g0.ndim, other.ndim, len(shape))
+    gs = (1,) * (nd - g0.ndim) + tuple(g0._data.shape)
+    bs = (1,) * (nd - other.ndim) + tuple(other._data.shape)
+    ts = (1,) * (nd - len(shape)) + tuple(shape)
+    full = [max(a, b) for a, b in zip(gs, bs)]
+    full_numel = math.prod(full)
+    if full_numel <= 2 * max(math.prod(gs), math.prod(bs), math.prod(ts), 1):
+        return sum_to(g * other, shape)  # nothing big to avoid
+    if other._data.dtype != g0._data.dtype:
+        from arraygrad.ops.elementwise import to_native
+
+        other = to_native(other, g0._data.dtype)
+    a = g0.reshape(gs)
+    b = other.reshape(bs)
+    solo_a = tuple(d for d in range(nd) if ts[d] == 1 and gs[d] > 1 and bs[d] == 1)
+    solo_b = tuple(d for d in range(nd) if ts[d] == 1 and bs[d] > 1 and gs[d] == 1)
+    if solo_a:
+        a = a.sum(solo_a, keepdim=True)
+    if solo_b:
+        b = b.sum(solo_b, keepdim=True)
+    both = [d for d in range(nd) if ts[d] > 1 and gs[d] > 1 and bs[d] > 1]
+    only_a = [d for d in range(nd) if ts[d] > 1 and gs[d] > 1 and bs[d] == 1]
+    only_b = [d for d in range(nd) if ts[d] > 1 and bs[d] > 1 and gs[d] == 1]
+    inner = [d for d in range(nd) if ts[d] == 1 and gs[d] > 1 and bs[d] > 1]
+    rest_a = [d for d in range(nd) if d not in both + only_a + inner]
+    rest_b = [d for d in range(nd) if d not in both + inner + only_b]
+    size = lambda dims: math.prod(full[d] for d in dims)  # noqa: E731
+    a2 = a.permute(*(both + only_a + inner + rest_a)).reshape(size(both), size(only_a), size(inner))
+    b2 = b.permute(*(both + inner + only_b + rest_b)).reshape(size(both), size(inner), size(only_b))
+    r = a2 @ b2  # (both, only_a, only_b)
+    order = both + only_a + only_b
+    r = r.reshape(tuple(full[d] for d in order))
+    kept = [order.index(d) for d in range(nd) if d in order]
+    r = r.permute(*kept) if kept != list(range(len(kept))) else r
+    return r.reshape(shape)

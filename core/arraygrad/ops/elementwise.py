@@ -14,7 +14,7 @@ from arraygrad.autograd.grad_mode import _state
 from arraygrad.ops._record import (
     OUTPUT, backward_node, cast_data, record, same_backend, to_float_data,
 )
-from arraygrad.ops.broadcast import broadcast_shapes, reduce_grad
+from arraygrad.ops.broadcast import broadcast_shapes, mul_sum_to, reduce_grad
 from arraygrad.tensor import Tensor
 
 _scalar_types = (int, float, bool)
@@ -154,9 +154,16 @@ def rsub(input, other, *, alpha=1):
 def _mul_backward(node, g):
     a, b = node.saved_tensors
     am, bm = node.args
-    ga = _grad_for(g * b, am) if node._next[0] is not None else None
-    gb = _grad_for(g * a, bm) if node._next[1] is not None else None
+    ga = _product_grad(g, b, am) if node._next[0] is not None else None
+    gb = _product_grad(g, a, bm) if node._next[1] is not None else None
     return ga, gb
+
+
+def _product_grad(g, other, meta):
+    """``sum_to(g * other)`` for one factor: a contraction when broadcasting made it big."""
+    if meta[0] != g._data.shape:
+        return reduce_grad(mul_sum_to(g, other, meta[0]), meta[0], meta[1])
+    return reduce_grad(g * other, meta[0], meta[1])
 
 
 MulBackward0 = backward_node("MulBackward0", _mul_backward)
