@@ -129,7 +129,7 @@ def make_dot(var, params: dict | None = None, show_attrs: bool = False,
         for edge in node._next:
             if edge is None:
                 continue
-            child = edge[0]
+            child = edge[0] if type(edge) is tuple else edge
             dot.edge(str(id(child)), str(id(node)))
             if id(child) not in seen:
                 stack.append(child)

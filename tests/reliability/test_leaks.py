@@ -37,7 +37,7 @@ def _saved_arrays(root):
                 refs.append(weakref.ref(s.data))
             elif isinstance(s, SavedTensor) and s.tensor._grad_fn is not None:
                 refs.append(weakref.ref(s.tensor._data))
-        stack.extend(e[0] for e in node._next if e is not None)
+        stack.extend(f for f, _ in node.next_functions if f is not None)
     return refs
 
 

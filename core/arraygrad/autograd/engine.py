@@ -44,7 +44,7 @@ def _dependencies(roots) -> dict:
         for edge in node._next:
             if edge is None:
                 continue
-            child = edge[0]
+            child = edge[0] if type(edge) is tuple else edge
             deps[child] = deps.get(child, 0) + 1
             if child not in seen:
                 seen.add(child)
@@ -65,7 +65,10 @@ def _nodes_leading_to(roots, targets: set) -> set:
         node, expanded = stack.pop()
         if expanded:
             for edge in node._next:
-                if edge is not None and (edge[0] in targets or edge[0] in needed):
+                if edge is None:
+                    continue
+                child = edge[0] if type(edge) is tuple else edge
+                if child in targets or child in needed:
                     needed.add(node)
                     break
             done.add(node)
@@ -74,8 +77,11 @@ def _nodes_leading_to(roots, targets: set) -> set:
             continue
         stack.append((node, True))
         for edge in node._next:
-            if edge is not None and edge[0] not in done:
-                stack.append((edge[0], False))
+            if edge is None:
+                continue
+            child = edge[0] if type(edge) is tuple else edge
+            if child not in done:
+                stack.append((child, False))
     return needed
 
 
@@ -270,11 +276,13 @@ def run_backward(roots, root_grads, *, retain_graph: bool, create_graph: bool,
                 i += 1
                 if edge is None:
                     continue
-                child = edge[0]
+                if type(edge) is tuple:
+                    child, nr = edge
+                else:  # the compact form of (node, 0)
+                    child, nr = edge, 0
                 if outs is not None:
                     g = outs[i]
                     if g is not None:
-                        nr = edge[1]
                         buf = get_buffer(child)
                         if buf is None:
                             buf = buffers[child] = [None] * (child._n_outputs if nr == 0 else

@@ -91,7 +91,9 @@ class Node:
     """A recorded operation: the ``grad_fn`` of the tensors it produced.
 
     ``next_functions`` are ``(node, output_nr)`` pairs, one per input, ``None``
-    where an input needs no gradient. Subclasses implement ``_apply``.
+    where an input needs no gradient. Internally ``_next`` stores an edge to
+    output 0 as the bare node (one object less per op for the garbage collector
+    to scan in deep graphs). Subclasses implement ``_apply``.
     """
 
     # Hot attributes are slots; rarely-set ones (hooks, retained grads, the freed
@@ -125,7 +127,8 @@ class Node:
     @property
     def next_functions(self) -> tuple:
         """``((node, output_nr) | (None, 0), ...)``: the edges to the inputs' nodes."""
-        return tuple(e if e is not None else (None, 0) for e in self._next)
+        return tuple((None, 0) if e is None else (e if type(e) is tuple else (e, 0))
+                     for e in self._next)
 
     @property
     def saved_tensors(self) -> tuple:

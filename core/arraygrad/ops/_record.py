@@ -52,9 +52,11 @@ def _edge(t):
     if t is None or not t._requires_grad:
         return None
     fn = t._grad_fn
-    if fn is not None and t._view is None:
-        return (fn, t._output_nr)
-    return t._gradient_edge()
+    if fn is None or t._view is not None:
+        fn, nr = t._gradient_edge()
+    else:
+        nr = t._output_nr
+    return fn if nr == 0 else (fn, nr)  # compact form for output 0
 
 
 def _make_node(cls, inputs, saved, args):
