@@ -131,3 +131,12 @@ def test_plugins_command_lists_plugins_registrations_and_errors():
                 "runpy.run_module('arraygrad', run_name='__main__')",
                 ARRAYGRAD_TEST_BROKEN_PLUGINS="1")
     assert proc.returncode == 1
+
+
+def test_console_script_is_installed():
+    import shutil
+
+    exe = shutil.which("arraygrad", path=os.path.dirname(sys.executable))
+    assert exe is not None, "the 'arraygrad' console script is not installed"
+    proc = subprocess.run([exe, "backends"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and "numpy" in proc.stdout
