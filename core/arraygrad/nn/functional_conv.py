@@ -111,7 +111,7 @@ def _col2im_data(backend, cols, in_hw, geom):
     for i in range(kh):
         for j in range(kw):
             key = _window_key(i, j, geom)
-            padded[key] = padded[key] + cols[:, :, i * kw + j]
+            padded[key] = padded[key] + cols[:, :, i * kw + j, ...]  # "..." for the standard
     return padded[:, :, pt:pt + h, pl:pl + w]
 
 
