@@ -10,6 +10,28 @@ from arraygrad.nn.parameter import Parameter
 __all__ = ["LayerNorm", "GroupNorm"]
 
 
+
+def _affine_parameters(module, affine: bool, bias: bool, shape, dtype, device) -> None:
+    """Register ``weight`` (and ``bias`` if asked) of ``shape``, or None for both, then init."""
+    if affine:
+        module.weight = Parameter(empty(*shape, dtype=dtype, device=device))
+        if bias:
+            module.bias = Parameter(empty(*shape, dtype=dtype, device=device))
+        else:
+            module.register_parameter("bias", None)
+    else:
+        module.register_parameter("weight", None)
+        module.register_parameter("bias", None)
+    module.reset_parameters()
+
+
+def _reset_affine(module) -> None:
+    """Weight 1 and bias 0, where they exist."""
+    if module.weight is not None:
+        init.ones_(module.weight)
+    if module.bias is not None:
+        init.zeros_(module.bias)
+
 class LayerNorm(Module):
     """Normalise over the trailing ``normalized_shape`` dims; affine weight 1 and bias 0."""
 
@@ -21,23 +43,11 @@ class LayerNorm(Module):
         self.normalized_shape = tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(empty(*self.normalized_shape, dtype=dtype, device=device))
-            if bias:
-                self.bias = Parameter(empty(*self.normalized_shape, dtype=dtype, device=device))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
-        self.reset_parameters()
+        _affine_parameters(self, elementwise_affine, bias, self.normalized_shape, dtype, device)
 
     def reset_parameters(self) -> None:
         """Weight 1, bias 0."""
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input):
         """The layer-normalised input."""
@@ -60,23 +70,11 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        if affine:
-            self.weight = Parameter(empty(num_channels, dtype=dtype, device=device))
-            if bias:
-                self.bias = Parameter(empty(num_channels, dtype=dtype, device=device))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
-        self.reset_parameters()
+        _affine_parameters(self, affine, bias, (num_channels,), dtype, device)
 
     def reset_parameters(self) -> None:
         """Weight 1, bias 0."""
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input):
         """The group-normalised input."""
