@@ -57,6 +57,10 @@ CASES = {
     "cross_entropy_probs": (lambda x, p: F.cross_entropy(x, p.softmax(1)),
                             lambda: (_x(4, 3), _x(4, 3, seed=1))),
     "nll_loss": (lambda x: F.nll_loss(x.log_softmax(1), TARGET), lambda: (_x(4, 3),)),
+    "nll_loss_ignore_none": (lambda x: F.nll_loss(x, TARGET, ignore_index=1, reduction="none"),
+                             lambda: (_x(4, 3),)),
+    "cross_entropy_ignore_sum": (lambda x: F.cross_entropy(x, TARGET, ignore_index=0,
+                                                           reduction="sum"), lambda: (_x(4, 3),)),
     "binary_cross_entropy": (lambda p: F.binary_cross_entropy(p, ag.tensor(
         [[0., 1.], [1., 0.]], dtype=ag.float64)), lambda: (_x(2, 2, low=0.2, high=0.8),)),
     "binary_cross_entropy_with_logits": (

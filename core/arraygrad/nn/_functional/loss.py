@@ -8,6 +8,7 @@ import warnings
 from arraygrad import dtypes as _dt
 from arraygrad.nn import _ops
 from arraygrad.ops import activation as _act, elementwise as ew
+from arraygrad.ops._record import backward_node, record
 from arraygrad.tensor import Tensor
 
 __all__ = ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "cross_entropy", "nll_loss",
@@ -151,6 +152,44 @@ def _nll_parts(input, target, weight, ignore_index):
     return loss, w
 
 
+def _nll_backward(node, g):
+    (picks,) = node.saved_tensors  # -1/denominator at each row's target class, 0 elsewhere
+    reduction = node.args
+    if reduction == "none":
+        return picks * g.unsqueeze(1)
+    return picks * g
+
+
+NllLossBackward0 = backward_node("NllLossBackward0", _nll_backward)
+
+
+def _nll_2d(input, target, ignore_index: int, reduction: str):
+    """NLL of a (N, C) input with (N,) class targets and no class weights: one node."""
+    backend = input._backend
+    xp = backend.xp
+    n, c = input._data.shape
+    t = target._data
+    valid = t != ignore_index
+    safe = xp.where(valid, t, xp.zeros_like(t))
+    if n:
+        lo, hi = int(xp.min(safe)), int(xp.max(safe))
+        if lo < 0 or hi >= c:
+            raise IndexError(f"Target {hi if hi >= c else lo} is out of bounds.")
+    classes = xp.reshape(xp.arange(c, dtype=t.dtype), (1, c))
+    onehot = xp.astype((xp.reshape(safe, (n, 1)) == classes) & xp.reshape(valid, (n, 1)),
+                       input._data.dtype)
+    per_row = -xp.sum(input._data * onehot, axis=1)
+    if reduction == "none":
+        data, scale = per_row, -onehot
+    else:
+        count = xp.sum(xp.astype(valid, input._data.dtype))
+        denom = count if reduction == "mean" else xp.ones((), dtype=input._data.dtype)
+        data = xp.sum(per_row) / denom
+        scale = -onehot / denom
+    picks = Tensor._wrap(scale, backend)
+    return record(data, backend, NllLossBackward0, (input,), saved=(picks,), args=reduction)
+
+
 def nll_loss(input, target, weight=None, size_average=None, ignore_index: int = -100,
              reduce=None, reduction: str = "mean"):
     """Negative log likelihood of class-index ``target`` under log-probabilities ``input``.
@@ -158,10 +197,20 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index: int = 
     ``'mean'`` divides by the summed weights of the non-ignored targets.
     """
     reduction = _reduction(size_average, reduce, reduction)
+    if _fast_nll(input, target, weight, reduction):
+        return _nll_2d(input, target, ignore_index, reduction)
     loss, w = _nll_parts(input, target, weight, ignore_index)
     if reduction == "mean":
         return loss.sum() / w.sum()
     return _reduce(loss, reduction)
+
+
+def _fast_nll(input, target, weight, reduction) -> bool:
+    """Whether the one-node NLL applies: (N, C) input, (N,) integer targets, no weights."""
+    return (weight is None and isinstance(target, Tensor) and input.ndim == 2
+            and target.ndim == 1 and target.shape[0] == input.shape[0]
+            and target.dtype in (_dt.int64, _dt.int32) and reduction in ("mean", "sum", "none")
+            and target._backend is input._backend)
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index: int = -100,
@@ -180,6 +229,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index: i
     if target.is_floating_point():
         return _cross_entropy_probs(logp, target, weight, ignore_index, reduction,
                                     label_smoothing, cdim, n_classes)
+    if label_smoothing <= 0.0 and _fast_nll(logp, target, weight, reduction):
+        return _nll_2d(logp, target, ignore_index, reduction)
     loss, w = _nll_parts(logp, target, weight, ignore_index)
     nll = loss.sum() / w.sum() if reduction == "mean" else _reduce(loss, reduction)
     if label_smoothing <= 0.0:
