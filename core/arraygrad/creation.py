@@ -79,6 +79,11 @@ def _dtype_of_array(arr, backend) -> _dt.dtype:
         raise TypeError(f"tensor(): unsupported array dtype {arr.dtype}") from None
 
 
+def _widest_float(backend, dtype) -> _dt.dtype:
+    """float64 for intermediate values when the backend has it (accuracy), else ``dtype``."""
+    return _dt.float64 if _dt.float64 in backend.supported_dtypes() else dtype
+
+
 def tensor(data, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """A new tensor holding a copy of ``data`` (nested lists, scalars or an array)."""
     backend = _backend(device)
@@ -225,8 +230,8 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     n = max(0, math.ceil((end - start) / step))
     xp = backend.xp
     if dtype.is_floating_point:
-        data = xp.asarray(start, dtype=backend.native_dtype(_dt.float64)) + \
-            xp.arange(n, dtype=backend.native_dtype(_dt.float64)) * step
+        work = backend.native_dtype(_widest_float(backend, dtype))
+        data = xp.asarray(start, dtype=work) + xp.arange(n, dtype=work) * step
         data = xp.astype(data, backend.native_dtype(dtype))
     else:
         data = xp.arange(start, start + n * step, step, dtype=backend.native_dtype(dtype))[:n]
@@ -240,7 +245,7 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
     backend = _backend(device)
     d = dtype or _dt.get_default_dtype()
     data = backend.xp.linspace(float(start), float(end), int(steps),
-                               dtype=backend.native_dtype(_dt.float64))
+                               dtype=backend.native_dtype(_widest_float(backend, d)))
     return _finish(backend.xp.astype(data, backend.native_dtype(d)), backend, requires_grad)
 
 

@@ -18,7 +18,8 @@ import arraygrad as ag
 HERE = Path(__file__).parent
 BACKEND_PLUGINS = {"numpy": [], "strict": ["arraygrad_strict.plugin"],
                    "cupy": ["arraygrad_cupy.plugin"],
-                   "broken": ["broken_backend.plugin"]}
+                   "broken": ["broken_backend.plugin"],
+                   "f32only": ["float32_backend.plugin"]}
 
 # Exactly the checks that depend on the broken ``exp`` kernel (forward values, in every
 # dtype) and on the broken op's gradient. exp's own gradient check still passes: its
@@ -70,6 +71,13 @@ def test_backend_passes_the_suite(backend, tmp_path):
     assert data["counts"]["pass"] > 700
     # The table is printed, with one row per op and one column per check kind.
     assert "op" in out and "double grad" in out and "\nmatmul " in out
+
+
+def test_float32_only_backend_passes_with_float32_tolerances(tmp_path):
+    code, data, out = run_suite("f32only", tmp_path)
+    assert code == 0, out[-4000:]
+    assert not _failing(data)
+    assert data["counts"]["pass"] > 500
 
 
 def test_broken_backend_fails_exactly_the_broken_checks(tmp_path):
@@ -124,3 +132,32 @@ def test_plugin_is_inert_without_the_option(tmp_path):
     assert proc.returncode == 0, proc.stdout[-2000:]
     assert "skipped" in proc.stdout and "arraygrad conformance" not in proc.stdout
     assert not list(tmp_path.glob("*.json"))
+
+
+def test_float32_only_backend_runs_creation_and_nn(tmp_path):
+    code = """
+import json, arraygrad as ag
+from arraygrad.plugins import register_plugin
+import float32_backend.plugin as p
+register_plugin(p, name="f32")
+d = "f32only"
+out = {"arange": ag.arange(0., 1., 0.25, device=d).tolist(),
+       "linspace": ag.linspace(0, 1, 3, device=d).tolist()}
+model = ag.nn.Sequential(ag.nn.Linear(3, 4), ag.nn.Tanh(), ag.nn.Linear(4, 1)).to(d)
+loss = model(ag.ones(2, 3, device=d)).pow(2).mean()
+loss.backward()
+out["grads"] = all(q.grad is not None and q.grad.dtype is ag.float32 for q in model.parameters())
+try:
+    ag.zeros(2, dtype=ag.float64, device=d)
+except TypeError as e:
+    out["error"] = str(e)
+print(json.dumps(out))
+"""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.run([sys.executable, "-W", "ignore", "-c", code], capture_output=True,
+                          text=True, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out["arange"] == [0.0, 0.25, 0.5, 0.75] and out["linspace"] == [0.0, 0.5, 1.0]
+    assert out["grads"] is True
+    assert "does not support dtype arraygrad.float64" in out["error"]

@@ -171,7 +171,11 @@ class Backend(abc.ABC):
         table = self.__dict__.get("_to_native")
         if table is None:
             table = self._build_dtype_tables()[0]
-        return table[dtype]
+        try:
+            return table[dtype]
+        except KeyError:
+            raise TypeError(f"backend {self.name!r} does not support dtype {dtype} "
+                            f"(it has {sorted(d.name for d in table)})") from None
 
     def arraygrad_dtype(self, native) -> Any:
         """The ``arraygrad.dtype`` of a native dtype."""
