@@ -19,3 +19,14 @@ def state_of(*tensors) -> list:
 def leaf(values, dtype=None):
     """A float leaf that requires grad."""
     return ag.tensor(values, dtype=dtype, requires_grad=True)
+
+
+FIGURES: dict = {}
+"""Figures the reliability tests measured (cases tried, RSS, threads x iterations),
+printed at the end of the pytest run by ``conftest.pytest_terminal_summary``."""
+
+
+def report(name: str, text: str) -> None:
+    """Record a figure for the end-of-run summary (and print it for ``-s`` runs)."""
+    FIGURES[name] = text
+    print(f"\n{name}: {text}")

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import arraygrad as ag
 from arraygrad import nn
 
-from reliability_helpers import state_of
+from reliability_helpers import report, state_of
 
 CASES = {"count": 0}
 BINARY = {"add": ag.add, "sub": ag.sub, "mul": ag.mul, "div": ag.div, "pow": ag.pow,
@@ -212,5 +212,5 @@ def test_load_state_dict_bad_keys_and_shapes():
 
 def test_report_case_count(capsys):
     # runs last in this module (pytest keeps file order): the count of cases tried
-    print(f"\nbad-input cases tried: {CASES['count']}")
+    report("bad-input cases tried", str(CASES["count"]))
     assert CASES["count"] > 100

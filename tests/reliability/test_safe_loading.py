@@ -12,6 +12,7 @@ import time
 import pytest
 
 import arraygrad as ag
+from reliability_helpers import report
 
 
 class _Marker:
@@ -84,5 +85,5 @@ def test_fuzzed_files_raise_cleanly_within_time_budget(tmp_path):
             loaded += 1  # a flip inside tensor data is still a valid file
         except (RuntimeError, ValueError):
             rejected += 1
-    print(f"\nfuzzed files tried: {tried} (rejected cleanly {rejected}, still valid {loaded})")
+    report("fuzzed files tried", f"{tried} (rejected cleanly {rejected}, still valid {loaded})")
     assert tried >= 200 and rejected > 0

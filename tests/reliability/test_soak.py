@@ -8,6 +8,7 @@ import resource
 import pytest
 
 import arraygrad as ag
+from reliability_helpers import report
 from arraygrad import nn
 
 pytestmark = pytest.mark.soak
@@ -40,8 +41,8 @@ def _soak(model, make_batch, steps: int, label: str, tolerance_mb: float):
             samples.append((step, _rss_mb()))
     base = next(rss for s, rss in samples if s >= 100)
     after = [rss for s, rss in samples if s >= 100]
-    print(f"\n{label}: {steps} steps; RSS after step 100 {base:.1f} MB, max {max(after):.1f} MB, "
-          f"end {after[-1]:.1f} MB")
+    report(f"soak {label}", f"{steps} steps; RSS after step 100 {base:.1f} MB, max "
+           f"{max(after):.1f} MB, end {after[-1]:.1f} MB")
     assert max(after) - base < tolerance_mb, samples
 
 

@@ -5,6 +5,7 @@ engine commits ``.grad`` writes under a lock)."""
 import threading
 
 import arraygrad as ag
+from reliability_helpers import report
 from arraygrad import nn
 
 THREADS, ITERATIONS = 4, 200
@@ -43,7 +44,7 @@ def test_threads_match_sequential_results_exactly():
     for i in range(THREADS):
         assert len(results[i]) == ITERATIONS
         assert all(r == expected[i] for r in results[i]), f"thread {i} diverged"
-    print(f"\nthreads x iterations: {THREADS} x {ITERATIONS}, all identical to sequential")
+    report("threads x iterations", f"{THREADS} x {ITERATIONS}, all identical to sequential")
 
 
 def test_grad_mode_is_thread_local_under_load():
