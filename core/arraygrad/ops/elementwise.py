@@ -89,7 +89,8 @@ def _scalar_as(value, d):
 
 
 def _meta(t):
-    return None if t is None else (t._data.shape, t._data.dtype)
+    """What the backward needs of an operand to reduce its gradient; None when it gets none."""
+    return None if t is None or not t._requires_grad else (t._data.shape, t._data.dtype)
 
 
 def _no_graph(ta, tb) -> bool:
