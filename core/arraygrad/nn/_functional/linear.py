@@ -18,9 +18,9 @@ def _linear_backward(node, g):
     if node._next[0] is not None:
         gx = linalg.matmul(g, w)
     if node._next[1] is not None or (len(node._next) > 2 and node._next[2] is not None):
-        g2 = g.reshape(-1, out_f)
+        g2 = g if g.ndim == 2 else g.reshape(-1, out_f)
         if node._next[1] is not None:  # a fresh, contiguous (out, in) array: no transposed view
-            gw = linalg.matmul(g2.t(), x.reshape(-1, in_f))
+            gw = linalg.matmul(g2.t(), x if x.ndim == 2 else x.reshape(-1, in_f))
         if len(node._next) > 2 and node._next[2] is not None:
             gb = g2.sum(0)
     return gx, gw, gb
