@@ -87,6 +87,9 @@ def _modified_message(node, tensor, saved, now, shape=None) -> str:
             f"instead (saved by {node.name()}).")
 
 
+_SAVED_KINDS = frozenset((SavedTensor, SavedOutput))
+
+
 class Node:
     """A recorded operation: the ``grad_fn`` of the tensors it produced.
 
@@ -135,8 +138,7 @@ class Node:
         """The values saved for backward (raises once the graph was freed)."""
         if self._freed:
             raise RuntimeError(FREED_MESSAGE)
-        return tuple(s.unpack(self) if isinstance(s, (SavedTensor, SavedOutput)) else s
-                     for s in self._saved)
+        return tuple([s.unpack(self) if s.__class__ in _SAVED_KINDS else s for s in self._saved])
 
     def _release(self) -> None:
         """Drop the saved values after the node ran (unless ``retain_graph``)."""

@@ -14,6 +14,7 @@ from arraygrad.autograd.grad_mode import _state
 from arraygrad.ops._record import (
     OUTPUT, backward_node, cast_data, record, same_backend, to_float_data,
 )
+from arraygrad.ops import activation_backward as _act_bw
 from arraygrad.ops.broadcast import broadcast_shapes, mul_sum_to, reduce_grad
 from arraygrad.tensor import Tensor
 
@@ -162,9 +163,11 @@ def _mul_backward(node, g):
 
 def _product_grad(g, other, meta):
     """``sum_to(g * other)`` for one factor: a contraction when broadcasting made it big."""
-    if meta[0] != g._data.shape:
-        return reduce_grad(mul_sum_to(g, other, meta[0]), meta[0], meta[1])
-    return reduce_grad(g * other, meta[0], meta[1])
+    shape, native = meta
+    if shape != g._data.shape:
+        return reduce_grad(mul_sum_to(g, other, shape), shape, native)
+    out = g * other
+    return out if out._data.dtype == native else reduce_grad(out, shape, native)
 
 
 MulBackward0 = backward_node("MulBackward0", _mul_backward)
@@ -366,11 +369,11 @@ sin = _unary("sin", lambda xp, a: xp.sin(a), lambda n, g: g * cos(_saved0(n)), s
 cos = _unary("cos", lambda xp, a: xp.cos(a), lambda n, g: -g * sin(_saved0(n)), save_input=True)
 tan = _unary("tan", lambda xp, a: xp.tan(a), lambda n, g: g * (1 + _squared(_saved0(n))),
              save_output=True)
-tanh = _unary("tanh", lambda xp, a: xp.tanh(a), lambda n, g: g * (1 - _squared(_saved0(n))),
+tanh = _unary("tanh", lambda xp, a: xp.tanh(a), lambda n, g: _act_bw.tanh_backward(g, _saved0(n)),
               save_output=True)
 # tanh form: no overflow for large |x|
 sigmoid = _unary("sigmoid", lambda xp, a: 0.5 * xp.tanh(0.5 * a) + 0.5,
-                 lambda n, g: g * _saved0(n) * (1 - _saved0(n)), save_output=True)
+                 lambda n, g: _act_bw.sigmoid_backward(g, _saved0(n)), save_output=True)
 reciprocal = _unary("reciprocal", lambda xp, a: 1 / a,
                     lambda n, g: -g * _saved0(n) * _saved0(n), save_output=True)
 
@@ -428,7 +431,7 @@ def trunc(input):
 
 
 def _relu_backward(node, g):
-    return g * (node.saved_tensors[0] > 0)
+    return _act_bw.threshold_backward(g, node.saved_tensors[0])
 
 
 ReluBackward0 = backward_node("ReluBackward0", _relu_backward)
