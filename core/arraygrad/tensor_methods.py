@@ -194,10 +194,12 @@ METHODS = {
 }
 
 OPERATORS = {
-    "__add__": _binary(ew.add), "__radd__": _binary(ew.add, True),
-    "__sub__": _binary(ew.sub), "__rsub__": _binary(ew.sub, True),
-    "__mul__": _binary(ew.mul), "__rmul__": _binary(ew.mul, True),
-    "__truediv__": _binary(ew.div), "__rtruediv__": _binary(ew.div, True),
+    # the hottest forward operators call the op directly (it raises TypeError for operands it
+    # cannot take); the others go through _binary, which returns NotImplemented for them
+    "__add__": ew.add, "__radd__": _binary(ew.add, True),
+    "__sub__": ew.sub, "__rsub__": _binary(ew.sub, True),
+    "__mul__": ew.mul, "__rmul__": _binary(ew.mul, True),
+    "__truediv__": ew.div, "__rtruediv__": _binary(ew.div, True),
     "__floordiv__": _binary(ew.floor_divide), "__rfloordiv__": _binary(ew.floor_divide, True),
     "__mod__": _binary(ew.remainder), "__rmod__": _binary(ew.remainder, True),
     "__pow__": _binary(ew.pow), "__rpow__": _binary(ew.pow, True),
