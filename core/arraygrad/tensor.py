@@ -150,6 +150,13 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
+        # as in PyTorch, the attribute of a non-leaf cannot be set at all, while
+        # requires_grad_(True) on a non-leaf is a no-op
+        if self._grad_fn is not None:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables."
+                + ("" if value else " If you want to use a computed variable in a subgraph that "
+                   "doesn't require differentiation use var_no_grad = var.detach()."))
         self.requires_grad_(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":

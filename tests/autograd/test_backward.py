@@ -193,7 +193,11 @@ def test_leaf_and_requires_grad_rules():
     y = x * 2
     with pytest.raises(RuntimeError, match="leaf variables"):
         y.requires_grad = False
-    assert y.requires_grad_() is y
+    with pytest.raises(RuntimeError, match="leaf variables"):
+        y.requires_grad = True  # the attribute of a non-leaf cannot be set, as in PyTorch
+    with pytest.raises(RuntimeError, match="leaf variables"):
+        y.requires_grad_(False)
+    assert y.requires_grad_() is y  # PyTorch: requires_grad_(True) on a non-leaf is a no-op
 
 
 def test_integer_tensor_ops_do_not_require_grad():
