@@ -25,7 +25,7 @@ import threading
 from arraygrad.autograd import anomaly_mode
 from arraygrad.autograd.anomaly_mode import state as _anomaly
 from arraygrad.autograd.grad_mode import _state
-from arraygrad.autograd.graph import FREED_MESSAGE, AccumulateGrad
+from arraygrad.autograd.graph import FREED, FREED_MESSAGE, AccumulateGrad
 
 __all__ = ["run_backward"]
 
@@ -36,19 +36,22 @@ def _add_grad(buffer: list, index: int, grad) -> None:
 
 
 def _dependencies(roots) -> dict:
-    deps: dict = {}
+    """How many edges lead into each node below ``roots`` (roots start at 0)."""
+    deps: dict = dict.fromkeys(roots, 0)
     stack = list(roots)
-    seen = set(stack)
+    get = deps.get
     while stack:
         node = stack.pop()
         for edge in node._next:
             if edge is None:
                 continue
             child = edge[0] if type(edge) is tuple else edge
-            deps[child] = deps.get(child, 0) + 1
-            if child not in seen:
-                seen.add(child)
+            n = get(child)
+            if n is None:  # first visit: count it and walk below it
+                deps[child] = 1
                 stack.append(child)
+            else:
+                deps[child] = n + 1
     return deps
 
 
@@ -262,7 +265,7 @@ def run_backward(roots, root_grads, *, retain_graph: bool, create_graph: bool,
                     accumulations.append((node, grads))
                     continue
                 if fast and node._pre_hooks is None and node._post_hooks is None:
-                    if node._freed:
+                    if node._saved is FREED:
                         raise RuntimeError(FREED_MESSAGE)
                     if len(grads) > 1 and None in grads and getattr(node, "materialize_grads", True):
                         grads = _materialize(node, grads)

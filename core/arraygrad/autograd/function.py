@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 
 from arraygrad.autograd.grad_mode import _state, no_grad
-from arraygrad.autograd.graph import FREED_MESSAGE, Node, SavedOutput, SavedTensor
+from arraygrad.autograd.graph import FREED, FREED_MESSAGE, Node, SavedOutput, SavedTensor
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
 
@@ -78,8 +78,7 @@ class BackwardCFunction(FunctionCtx, Node):
 
     def _release(self) -> None:
         if self._saved:
-            self._saved = ()
-            self._freed = True
+            self._saved = FREED
 
     def _apply(self, grads: list) -> tuple:
         from arraygrad.ops.broadcast import reduce_grad

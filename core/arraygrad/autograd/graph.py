@@ -90,6 +90,15 @@ def _modified_message(node, tensor, saved, now, shape=None) -> str:
 _SAVED_KINDS = frozenset((SavedTensor, SavedOutput))
 
 
+class _Freed(tuple):
+    """The ``_saved`` of a node whose saved values were released: empty, and recognisable."""
+
+    __slots__ = ()
+
+
+FREED = _Freed()
+
+
 class Node:
     """A recorded operation: the ``grad_fn`` of the tensors it produced.
 
@@ -107,7 +116,6 @@ class Node:
     _post_hooks = None
     _tensor_pre_hooks = None
     _retains_grad = None
-    _freed = False
     _n_outputs = 1
     _out_meta = ()
 
@@ -134,17 +142,21 @@ class Node:
                      for e in self._next)
 
     @property
+    def _freed(self) -> bool:
+        """Whether the saved values were released by a backward without ``retain_graph``."""
+        return self._saved is FREED
+
+    @property
     def saved_tensors(self) -> tuple:
         """The values saved for backward (raises once the graph was freed)."""
-        if self._freed:
+        if self._saved is FREED:
             raise RuntimeError(FREED_MESSAGE)
         return tuple([s.unpack(self) if s.__class__ in _SAVED_KINDS else s for s in self._saved])
 
     def _release(self) -> None:
         """Drop the saved values after the node ran (unless ``retain_graph``)."""
         if self._saved:
-            self._saved = ()
-            self._freed = True
+            self._saved = FREED
 
     # -- hooks ---------------------------------------------------------------
     def register_hook(self, fn) -> RemovableHandle:
