@@ -17,7 +17,7 @@ from arraygrad.autograd.graph import Node, SavedOutput, SavedTensor, _sequence
 from arraygrad.tensor import Tensor
 
 __all__ = [
-    "OpNode", "backward_node", "record", "record_multi", "as_tensor_like", "same_backend",
+    "OpNode", "backward_node", "record", "record_node", "record_multi", "as_tensor_like", "same_backend",
     "normalize_dims", "cast_data", "to_float_data", "OUTPUT",
 ]
 
@@ -98,6 +98,16 @@ def record(data, backend, cls, inputs, saved=(), args=None) -> Tensor:
     out._requires_grad = True
     if saved and OUTPUT in saved:
         node._saved = tuple(SavedOutput(out) if s is OUTPUT else s for s in node._saved)
+    return out
+
+
+def record_node(data, backend, cls, inputs, saved=(), args=None) -> Tensor:
+    """``record`` for callers that already know a node is needed (grad mode on and an input
+    requires grad): the hot binary ops, which test that first to skip building ``args``."""
+    out = Tensor._wrap(data, backend)
+    node = _make_node(cls, inputs, saved, args)
+    out._grad_fn = node
+    out._requires_grad = True
     return out
 
 

@@ -12,7 +12,7 @@ from numbers import Number
 from arraygrad import dtypes as _dt
 from arraygrad.autograd.grad_mode import _state
 from arraygrad.ops._record import (
-    OUTPUT, backward_node, cast_data, record, same_backend, to_float_data,
+    OUTPUT, backward_node, cast_data, record, record_node, same_backend, to_float_data,
 )
 from arraygrad.ops import activation_backward as _act_bw
 from arraygrad.ops.broadcast import broadcast_shapes, mul_sum_to, reduce_grad
@@ -123,7 +123,7 @@ def add(input, other, *, alpha=1):
     data = ad + bd if alpha == 1 else ad + bd * alpha
     if _no_graph(ta, tb):
         return Tensor._wrap(data, backend)
-    return record(data, backend, AddBackward0, (ta, tb), args=(_meta(ta), _meta(tb), alpha))
+    return record_node(data, backend, AddBackward0, (ta, tb), args=(_meta(ta), _meta(tb), alpha))
 
 
 def _sub_backward(node, g):
@@ -139,13 +139,14 @@ SubBackward0 = backward_node("SubBackward0", _sub_backward)
 def sub(input, other, *, alpha=1):
     """``input - alpha * other``."""
     backend, ad, bd, ta, tb = _operands("sub", input, other)
-    if (ad if hasattr(ad, "dtype") else bd).dtype == backend.native_dtype(_dt.bool):
+    dtype = (ad if ta is not None else bd).dtype
+    if dtype not in backend.floating_natives and dtype == backend.native_dtype(_dt.bool):
         raise RuntimeError("sub: Subtraction, the `-` operator, with two bool tensors is not "
                            "supported. Use the `^` or `logical_xor()` operator instead.")
     data = ad - bd if alpha == 1 else ad - bd * alpha
     if _no_graph(ta, tb):
         return Tensor._wrap(data, backend)
-    return record(data, backend, SubBackward0, (ta, tb), args=(_meta(ta), _meta(tb), alpha))
+    return record_node(data, backend, SubBackward0, (ta, tb), args=(_meta(ta), _meta(tb), alpha))
 
 
 def rsub(input, other, *, alpha=1):
@@ -181,7 +182,7 @@ def mul(input, other):
     # the gradient of each operand needs the other one
     need_a = ta is not None and ta._requires_grad
     need_b = tb is not None and tb._requires_grad
-    return record(ad * bd, backend, MulBackward0, (ta, tb),
+    return record_node(ad * bd, backend, MulBackward0, (ta, tb),
                   saved=(input if need_b else None, other if need_a else None),
                   args=(_meta(ta), _meta(tb)))
 
