@@ -5,6 +5,7 @@ from __future__ import annotations
 from arraygrad import dtypes as _dt
 from arraygrad.autograd.grad_mode import no_grad
 from arraygrad.ops import elementwise as ew, indexing, linalg
+from arraygrad.nn._functional.linear_backward import linear_backward
 from arraygrad.ops._record import backward_node, record, same_backend
 from arraygrad.tensor import Tensor
 
@@ -13,17 +14,9 @@ __all__ = ["linear", "bilinear", "dropout", "embedding", "one_hot", "pad"]
 
 def _linear_backward(node, g):
     x, w = node.saved_tensors
-    out_f, in_f = w.shape
-    gx = gw = gb = None
-    if node._next[0] is not None:
-        gx = linalg.matmul(g, w)
-    if node._next[1] is not None or (len(node._next) > 2 and node._next[2] is not None):
-        g2 = g if g.ndim == 2 else g.reshape(-1, out_f)
-        if node._next[1] is not None:  # a fresh, contiguous (out, in) array: no transposed view
-            gw = linalg.matmul(g2.t(), x if x.ndim == 2 else x.reshape(-1, in_f))
-        if len(node._next) > 2 and node._next[2] is not None:
-            gb = g2.sum(0)
-    return gx, gw, gb
+    nxt = node._next
+    return linear_backward(g, x, w, nxt[0] is not None, nxt[1] is not None,
+                           len(nxt) > 2 and nxt[2] is not None)
 
 
 AddmmBackward0 = backward_node("AddmmBackward0", _linear_backward)
