@@ -65,14 +65,25 @@ def _make_node(cls, inputs, saved, args):
     node._seq = _next_seq()
     if _anomaly.enabled:
         remember_forward(node)
-    if len(inputs) == 1:
+    if len(inputs) == 2:
+        a, b = inputs
+        # the common case inline: a non-view output 0 of a node is its edge's compact form
+        if a is None or not a._requires_grad:
+            ea = None
+        elif a._grad_fn is not None and a._view is None and a._output_nr == 0:
+            ea = a._grad_fn
+        else:
+            ea = _edge(a)
+        eb = None if b is None or not b._requires_grad else _edge(b)
+        node._next = (ea, eb)
+    elif len(inputs) == 1:
         node._next = (_edge(inputs[0]),)
-    elif len(inputs) == 2:
-        node._next = (_edge(inputs[0]), _edge(inputs[1]))
     else:
-        node._next = tuple(_edge(t) for t in inputs)
-    node._saved = (tuple(SavedTensor(s) if isinstance(s, Tensor) else s for s in saved)
-                   if saved else ())
+        node._next = tuple([_edge(t) for t in inputs])
+    if saved:
+        node._saved = tuple([SavedTensor(s) if isinstance(s, Tensor) else s for s in saved])
+    else:
+        node._saved = ()
     node.args = args
     return node
 
