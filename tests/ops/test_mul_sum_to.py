@@ -38,3 +38,17 @@ def test_broadcast_reduce_gradients_and_double_backward():
     f = lambda a, b: (a[:, None, :] * b[None, :, :]).sum(-1).mean()  # noqa: E731
     assert ag.autograd.gradcheck(f, (x, y))
     assert ag.autograd.gradgradcheck(f, (x, y))
+
+
+@settings(max_examples=40, deadline=None)
+@given(dim_specs)
+def test_gradient_expanded_from_a_scalar(specs):
+    # as after mean()'s backward: every dimension of g is a broadcast (stride 0)
+    a_shape = tuple(n if in_a else 1 for n, in_a, _ in specs)
+    b_shape = tuple(n if in_b else 1 for n, _, in_b in specs)
+    full = tuple(max(x, y) for x, y in zip(a_shape, b_shape))
+    g = ag.tensor(0.25, dtype=ag.float64).expand(*full)
+    b = ag.randn(*b_shape, dtype=ag.float64)
+    got = mul_sum_to(g, b, a_shape)
+    want = sum_to(g * b, a_shape)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-10, atol=1e-10)

@@ -82,7 +82,8 @@ def mul_sum_to(g: Tensor, other, shape: tuple) -> Tensor:
     summed away where both ``g`` and ``other`` vary become the inner dimension of a
     batched matmul, dimensions only one of them varies along are summed first, and
     ``g``'s own broadcast (an ``expand`` from a reduction's backward) is undone before
-    anything is multiplied. Falls back to the direct product when that is not larger.
+    anything is multiplied; dimensions along which neither varies are computed once and
+    expanded at the end. Small products are simply multiplied.
     """
     if not isinstance(other, Tensor):
         return sum_to(g, shape) * other
@@ -92,15 +93,25 @@ def mul_sum_to(g: Tensor, other, shape: tuple) -> Tensor:
     bs = (1,) * (nd - other.ndim) + tuple(other._data.shape)
     ts = (1,) * (nd - len(shape)) + tuple(shape)
     full = [max(a, b) for a, b in zip(gs, bs)]
-    full_numel = math.prod(full)
-    if full_numel <= 2 * max(math.prod(gs), math.prod(bs), math.prod(ts), 1):
-        return sum_to(g * other, shape)  # nothing big to avoid
+    # where neither factor varies the result is the same for every index: compute it once
+    eff = tuple(t if f > 1 else 1 for t, f in zip(ts, full))
     if other._data.dtype != g0._data.dtype:
         from arraygrad.ops.elementwise import to_native
 
         other = to_native(other, g0._data.dtype)
     a = g0.reshape(gs)
     b = other.reshape(bs)
+    if math.prod(full) <= 2 * max(math.prod(gs), math.prod(bs), math.prod(eff), 1):
+        r = sum_to(a * b, eff)  # nothing big to avoid
+    else:
+        r = _contract(a, b, gs, bs, eff, full, nd)
+    if eff != ts:
+        r = r.expand(ts)
+    return r.reshape(shape)
+
+
+def _contract(a: Tensor, b: Tensor, gs, bs, ts, full, nd: int) -> Tensor:
+    """``sum_to(a * b, ts)`` as one batched matmul (shapes aligned to ``nd`` dims)."""
     solo_a = tuple(d for d in range(nd) if ts[d] == 1 and gs[d] > 1 and bs[d] == 1)
     solo_b = tuple(d for d in range(nd) if ts[d] == 1 and bs[d] > 1 and gs[d] == 1)
     if solo_a:
@@ -121,4 +132,4 @@ def mul_sum_to(g: Tensor, other, shape: tuple) -> Tensor:
     r = r.reshape(tuple(full[d] for d in order))
     kept = [order.index(d) for d in range(nd) if d in order]
     r = r.permute(*kept) if kept != list(range(len(kept))) else r
-    return r.reshape(shape)
+    return r.reshape(ts)

@@ -85,7 +85,8 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, axis=None):  # noqa: A001
 
 def _mean_backward(node, g):
     shape, dims, keepdim = node.args
-    return _unreduce(g, shape, dims, keepdim) / _count(shape, dims)
+    # divide the small gradient, then expand: the result stays a broadcast view
+    return _unreduce(g / _count(shape, dims), shape, dims, keepdim)
 
 
 MeanBackward0 = backward_node("MeanBackward0", _mean_backward)
