@@ -46,3 +46,34 @@ def try_torch():
         return torch
     except ImportError:
         return None
+
+
+def sgd_step(lib, model, params, x, y):
+    """A framework's SGD training step on ``model`` after loading ``params`` (NumPy arrays,
+    in ``model.parameters()`` order); ``run()`` returns the gradients of the step."""
+    with lib.no_grad():
+        for p, v in zip(model.parameters(), params):
+            p.copy_(lib.from_numpy(v))
+    opt = lib.optim.SGD(model.parameters(), lr=0.01)
+    xt, yt = lib.from_numpy(x), lib.from_numpy(y)
+    loss_fn = lib.nn.CrossEntropyLoss()
+
+    def run():
+        opt.zero_grad()
+        loss_fn(model(xt), yt).backward()
+        grads = [to_numpy(p.grad) for p in model.parameters()]
+        opt.step()
+        return grads
+    return run
+
+
+def with_frameworks(w: Workload, numpy_run, framework) -> Workload:
+    """Fill ``w`` with the NumPy floor, arraygrad, and PyTorch if installed."""
+    import arraygrad
+
+    w.impls["numpy"] = Impl(numpy_run)
+    w.impls["arraygrad"] = Impl(framework(arraygrad))
+    torch = try_torch()
+    if torch is not None:
+        w.impls["torch"] = Impl(framework(torch))
+    return w

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from workloads.base import Impl, Workload, to_numpy, try_torch
+from workloads.base import Workload, to_numpy, with_frameworks
 
 OPS = 200
 
@@ -46,13 +46,6 @@ def _framework(lib, x0):
 
 
 def workload() -> Workload:
-    import arraygrad as ag
-
     x0 = np.array([0.1, 0.2, 0.3, 0.4], dtype=np.float32)
-    w = Workload("overhead_chain", "us/op", 1e6 / OPS, repeats=200)
-    w.impls["numpy"] = Impl(_numpy(x0))
-    w.impls["arraygrad"] = Impl(_framework(ag, x0))
-    torch = try_torch()
-    if torch is not None:
-        w.impls["torch"] = Impl(_framework(torch, x0))
-    return w
+    return with_frameworks(Workload("overhead_chain", "us/op", 1e6 / OPS, repeats=200),
+                           _numpy(x0), lambda lib: _framework(lib, x0))

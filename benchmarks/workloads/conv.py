@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from workloads.base import Impl, Workload, to_numpy, try_torch
+from workloads.base import Workload, sgd_step, with_frameworks
 
 SHAPES = [("c1w", (16, 1, 3, 3)), ("c1b", (16,)), ("c2w", (32, 16, 3, 3)), ("c2b", (32,)),
           ("l1w", (64, 512)), ("l1b", (64,)), ("l2w", (10, 64)), ("l2b", (10,))]
@@ -83,35 +83,16 @@ def numpy_step(params, x, y, lr=0.01):
     return grads
 
 
-def _framework(lib, nn):
+def _framework(lib):
     params, x, y = make_data()
+    nn = lib.nn
     model = nn.Sequential(nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.Conv2d(16, 32, 3, padding=1),
                           nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(), nn.Linear(512, 64), nn.ReLU(),
                           nn.Linear(64, 10))
-    with lib.no_grad():
-        for p, v in zip(model.parameters(), params):
-            p.copy_(lib.from_numpy(v))
-    opt = lib.optim.SGD(model.parameters(), lr=0.01)
-    xt, yt = lib.from_numpy(x), lib.from_numpy(y)
-    loss_fn = nn.CrossEntropyLoss()
-
-    def run():
-        opt.zero_grad()
-        loss_fn(model(xt), yt).backward()
-        grads = [to_numpy(p.grad) for p in model.parameters()]
-        opt.step()
-        return grads
-    return run
+    return sgd_step(lib, model, params, x, y)
 
 
 def conv_step() -> Workload:
-    import arraygrad as ag
-
     w = Workload("conv_step", "ms/step", 1e3, repeats=30, rtol=2e-3)
     params, x, y = make_data()
-    w.impls["numpy"] = Impl(lambda: numpy_step(params, x, y))
-    w.impls["arraygrad"] = Impl(_framework(ag, ag.nn))
-    torch = try_torch()
-    if torch is not None:
-        w.impls["torch"] = Impl(_framework(torch, torch.nn))
-    return w
+    return with_frameworks(w, lambda: numpy_step(params, x, y), _framework)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from workloads.base import Impl, Workload, to_numpy, try_torch
+from workloads.base import Workload, to_numpy, with_frameworks
 
 
 def _data(shape_a, shape_b, seed=0):
@@ -14,38 +14,32 @@ def _data(shape_a, shape_b, seed=0):
             rng.standard_normal(shape_b).astype(np.float32))
 
 
-def matmul_big() -> Workload:
-    import arraygrad as ag
+def _grads_of(a, b, fn):
+    """A framework run: gradients of ``fn(x, y)`` for leaves made from ``a`` and ``b``."""
+    def framework(lib):
+        def run():
+            x = lib.tensor(a, requires_grad=True)
+            y = lib.tensor(b, requires_grad=True)
+            fn(x, y).backward()
+            return [to_numpy(x.grad), to_numpy(y.grad)]
+        return run
+    return framework
 
+
+def matmul_big() -> Workload:
     a, b = _data((1024, 1024), (1024, 1024))
-    w = Workload("matmul_big", "ms", 1e3, repeats=15)
 
     def numpy_run():
         _ = (a @ b).sum()
         g = np.ones((1024, 1024), np.float32)
         return [g @ b.T, a.T @ g]
 
-    def framework(lib):
-        def run():
-            x = lib.tensor(a, requires_grad=True)
-            y = lib.tensor(b, requires_grad=True)
-            (x @ y).sum().backward()
-            return [to_numpy(x.grad), to_numpy(y.grad)]
-        return run
-
-    w.impls["numpy"] = Impl(numpy_run)
-    w.impls["arraygrad"] = Impl(framework(ag))
-    torch = try_torch()
-    if torch is not None:
-        w.impls["torch"] = Impl(framework(torch))
-    return w
+    return with_frameworks(Workload("matmul_big", "ms", 1e3, repeats=15), numpy_run,
+                           _grads_of(a, b, lambda x, y: (x @ y).sum()))
 
 
 def broadcast_reduce() -> Workload:
-    import arraygrad as ag
-
     xa, ya = _data((256, 128), (256, 128))
-    w = Workload("broadcast_reduce", "ms", 1e3, repeats=30)
 
     def numpy_run():
         prod = xa[:, None, :] * ya[None, :, :]
@@ -54,17 +48,6 @@ def broadcast_reduce() -> Workload:
         # d/dx_ik = sum_j g * y_jk ; d/dy_jk = sum_i g * x_ik
         return [np.broadcast_to(ya.sum(0) * g, xa.shape), np.broadcast_to(xa.sum(0) * g, ya.shape)]
 
-    def framework(lib):
-        def run():
-            x = lib.tensor(xa, requires_grad=True)
-            y = lib.tensor(ya, requires_grad=True)
-            (x[:, None, :] * y[None, :, :]).sum(-1).mean().backward()
-            return [to_numpy(x.grad), to_numpy(y.grad)]
-        return run
-
-    w.impls["numpy"] = Impl(numpy_run)
-    w.impls["arraygrad"] = Impl(framework(ag))
-    torch = try_torch()
-    if torch is not None:
-        w.impls["torch"] = Impl(framework(torch))
-    return w
+    return with_frameworks(Workload("broadcast_reduce", "ms", 1e3, repeats=30), numpy_run,
+                           _grads_of(xa, ya, lambda x, y: (x[:, None, :] * y[None, :, :])
+                                     .sum(-1).mean()))

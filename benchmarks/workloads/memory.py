@@ -21,6 +21,8 @@ def _peak(step) -> float:
 
 def memory_mlp() -> dict:
     """``{impl: peak MB}`` for numpy and arraygrad (torch's allocator is not traced)."""
+    import arraygrad
+
     sizes, batch = (784, 512, 512, 10), 128
     return {"numpy": _peak(mlp._numpy(sizes, batch)),
-            "arraygrad": _peak(mlp._arraygrad(sizes, batch))}
+            "arraygrad": _peak(mlp._framework(arraygrad, sizes, batch))}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from workloads.base import Impl, Workload, to_numpy, try_torch
+from workloads.base import Workload, sgd_step, with_frameworks
 
 
 def make_data(sizes, batch, seed=0):
@@ -54,63 +54,18 @@ def _numpy(sizes, batch):
     return lambda: numpy_step(params, x, y)
 
 
-def _arraygrad(sizes, batch):
-    import arraygrad as ag
-    from arraygrad import nn
-
+def _framework(lib, sizes, batch):
+    """The MLP in ``lib`` (arraygrad or torch) with the same weights as the NumPy floor."""
     params, x, y = make_data(sizes, batch)
     layers = []
-    for i, (fan_in, fan_out) in enumerate(zip(sizes[:-1], sizes[1:])):
-        lin = nn.Linear(fan_in, fan_out)
-        with ag.no_grad():
-            lin.weight.copy_(ag.from_numpy(params[2 * i]))
-            lin.bias.copy_(ag.from_numpy(params[2 * i + 1]))
-        layers += [lin, nn.ReLU()]
-    model = nn.Sequential(*layers[:-1])
-    opt = ag.optim.SGD(model.parameters(), lr=0.01)
-    xt, yt = ag.from_numpy(x), ag.from_numpy(y)
-    loss_fn = nn.CrossEntropyLoss()
-
-    def run():
-        opt.zero_grad()
-        loss_fn(model(xt), yt).backward()
-        grads = [to_numpy(p.grad) for p in model.parameters()]
-        opt.step()
-        return grads
-    return run
-
-
-def _torch(torch, sizes, batch):
-    params, x, y = make_data(sizes, batch)
-    layers = []
-    for i, (fan_in, fan_out) in enumerate(zip(sizes[:-1], sizes[1:])):
-        lin = torch.nn.Linear(fan_in, fan_out)
-        with torch.no_grad():
-            lin.weight.copy_(torch.from_numpy(params[2 * i]))
-            lin.bias.copy_(torch.from_numpy(params[2 * i + 1]))
-        layers += [lin, torch.nn.ReLU()]
-    model = torch.nn.Sequential(*layers[:-1])
-    opt = torch.optim.SGD(model.parameters(), lr=0.01)
-    xt, yt = torch.from_numpy(x), torch.from_numpy(y)
-    loss_fn = torch.nn.CrossEntropyLoss()
-
-    def run():
-        opt.zero_grad()
-        loss_fn(model(xt), yt).backward()
-        grads = [to_numpy(p.grad) for p in model.parameters()]
-        opt.step()
-        return grads
-    return run
+    for fan_in, fan_out in zip(sizes[:-1], sizes[1:]):
+        layers += [lib.nn.Linear(fan_in, fan_out), lib.nn.ReLU()]
+    return sgd_step(lib, lib.nn.Sequential(*layers[:-1]), params, x, y)
 
 
 def workload(name: str, sizes, batch, repeats) -> Workload:
     w = Workload(name, "ms/step", 1e3, repeats=repeats, rtol=2e-3)
-    w.impls["numpy"] = Impl(_numpy(sizes, batch))
-    w.impls["arraygrad"] = Impl(_arraygrad(sizes, batch))
-    torch = try_torch()
-    if torch is not None:
-        w.impls["torch"] = Impl(_torch(torch, sizes, batch))
-    return w
+    return with_frameworks(w, _numpy(sizes, batch), lambda lib: _framework(lib, sizes, batch))
 
 
 def mlp_step() -> Workload:

@@ -110,7 +110,7 @@ def _check_ragged(data) -> None:
         if isinstance(x, list):
             inner = [shape_of(e) for e in x]
             if inner and any(s != inner[0] for s in inner):
-                raise ValueError(f"tensor(): expected sequence of equal-length lists, got ragged data")
+                raise ValueError("tensor(): expected sequence of equal-length lists, got ragged data")
             return (len(x),) + (inner[0] if inner else ())
         return ()
     shape_of(data)

@@ -10,7 +10,6 @@ import warnings
 import weakref
 
 from arraygrad import dtypes as _dt
-from arraygrad.autograd.grad_mode import _state
 from arraygrad.autograd.graph import AccumulateGrad
 from arraygrad.autograd.hooks import HookDict, RemovableHandle
 
@@ -394,7 +393,7 @@ class Tensor:
     def __bool__(self) -> bool:
         if self.numel() != 1:
             raise RuntimeError(
-                f"Boolean value of Tensor with more than one value is ambiguous")
+                "Boolean value of Tensor with more than one value is ambiguous")
         return bool(self.item())
 
     def __float__(self) -> float:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Sequence
 
 from arraygrad.autograd.engine import run_backward
 

@@ -94,6 +94,20 @@ def _vjp_of(grads, wrt, vs, create_graph: bool):
                  create_graph=create_graph, allow_unused=True)
 
 
+def _zeros_for_unused(values, likes, strict: bool, message: str) -> list:
+    """``values`` with None replaced by zeros shaped like ``likes`` (an error if ``strict``)."""
+    from arraygrad.creation import zeros_like
+
+    out = []
+    for i, (v, like) in enumerate(zip(values, likes)):
+        if v is None:
+            if strict:
+                raise RuntimeError(message.format(i))
+            v = zeros_like(like)
+        out.append(v)
+    return out
+
+
 def _finish(values, create_graph: bool):
     return tuple(v if create_graph else v.detach() for v in values)
 
@@ -131,13 +145,8 @@ def jvp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool
         dummies = tuple(zeros_like(o).requires_grad_(True) for o in outputs)
         g = _grads(outputs, inputs, dummies, True, strict, "jvp")
         jv = _vjp_of(g, dummies, vs, create_graph)
-        result = []
-        for i, (o, j) in enumerate(zip(outputs, jv)):
-            if j is None:
-                if strict:
-                    raise RuntimeError(f"jvp: output {i} is independent of the inputs (strict=True)")
-                j = zeros_like(o)
-            result.append(j)
+        result = _zeros_for_unused(jv, outputs, strict,
+                                   "jvp: output {} is independent of the inputs (strict=True)")
     return (_unwrap(out_tuple, _finish(outputs, create_graph)),
             _unwrap(out_tuple, _finish(result, create_graph)))
 
@@ -233,13 +242,6 @@ def _second_order(func, inputs, v, create_graph, strict, fn):
                                "containing a single element")
         g = _grads(outs, inputs, (ones_like(outs[0]),), True, strict, fn)
         hv = _vjp_of(g, inputs, vs, create_graph)
-        from arraygrad.creation import zeros_like
-
-        result = []
-        for i, (x, h) in enumerate(zip(inputs, hv)):
-            if h is None:
-                if strict:
-                    raise RuntimeError(f"{fn}: the Hessian is independent of input {i} (strict=True)")
-                h = zeros_like(x)
-            result.append(h)
+        result = _zeros_for_unused(hv, inputs, strict,
+                                   fn + ": the Hessian is independent of input {} (strict=True)")
     return (_finish(outs, create_graph)[0], _unwrap(in_tuple, _finish(result, create_graph)))

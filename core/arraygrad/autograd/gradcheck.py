@@ -8,7 +8,7 @@ output and input indices and shows both Jacobians.
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Callable
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import itertools
 import sys
-from typing import Any
 
 from arraygrad.autograd.anomaly_mode import remember_forward, state as _anomaly
 from arraygrad.autograd.hooks import HookDict, RemovableHandle

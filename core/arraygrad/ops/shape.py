@@ -226,7 +226,7 @@ def expand(input: Tensor, *sizes) -> Tensor:
     for i, s in enumerate(sizes):
         if i < lead:
             if s < 0:
-                raise RuntimeError(f"expand: -1 is not allowed in a leading, non-existing dimension")
+                raise RuntimeError("expand: -1 is not allowed in a leading, non-existing dimension")
             target.append(s)
             continue
         cur = shape[i - lead]

@@ -39,7 +39,7 @@ def gelu(input, approximate: str = "none"):
     if approximate == "tanh":
         inner = (input + input * input * input * 0.044715) * math.sqrt(2.0 / math.pi)
         return input * 0.5 * (1.0 + ew.tanh(inner))
-    raise RuntimeError(f"approximate argument must be either none or tanh.")
+    raise RuntimeError("approximate argument must be either none or tanh.")
 
 
 def silu(input, inplace: bool = False):

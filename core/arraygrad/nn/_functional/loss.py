@@ -118,7 +118,7 @@ def _nll_parts(input, target, weight, ignore_index):
     if unbatched:
         if target.ndim != 0:
             raise RuntimeError(
-                f"0D or 1D target tensor expected, multi-target not supported")
+                "0D or 1D target tensor expected, multi-target not supported")
         input, target = input.unsqueeze(0), target.unsqueeze(0)
     elif input.ndim < 1 or target.ndim != input.ndim - 1:
         raise ValueError(
