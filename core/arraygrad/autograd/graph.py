@@ -61,13 +61,17 @@ class SavedOutput:
         self.version = self.counter[0]
         self.output_nr = tensor._output_nr
 
-    def unpack(self, node: "Node"):
-        from arraygrad.tensor import Tensor
-
+    def checked_data(self, node: "Node"):
+        """The saved array (no tensor around it), after the same version check as ``unpack``."""
         if self.counter[0] != self.version:
             raise RuntimeError(_modified_message(node, None, self.version, self.counter[0],
                                                  shape=tuple(self.data.shape)))
-        t = Tensor._wrap(self.data, self.backend)
+        return self.data
+
+    def unpack(self, node: "Node"):
+        from arraygrad.tensor import Tensor
+
+        t = Tensor._wrap(self.checked_data(node), self.backend)
         t._vc = self.counter
         t._requires_grad = True
         t._grad_fn = node

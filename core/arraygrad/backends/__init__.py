@@ -6,6 +6,7 @@
 """
 
 from arraygrad.backends.contract import Availability, Backend, Generator
+from arraygrad.backends.scalar_operands import ScalarOperands
 from arraygrad.backends.registry import (
     BackendInfo,
     BackendRegistrationError,
@@ -17,6 +18,6 @@ from arraygrad.backends.registry import (
 )
 
 __all__ = [
-    "Availability", "Backend", "BackendInfo", "BackendRegistrationError", "Generator",
+    "Availability", "Backend", "BackendInfo", "BackendRegistrationError", "Generator", "ScalarOperands",
     "available", "backend_for_device", "default_backend", "get_backend", "register_backend",
 ]

@@ -106,6 +106,11 @@ class Backend(abc.ABC):
     array_type: type | None = None
     """The library's array class; results of another class go through ``coerce``."""
 
+    scalar_operands: Any = None
+    """Optional ``ScalarOperands`` cache: Python scalars in ``+ - * /`` become cached 0-d
+    arrays of the other operand's dtype (worth it when the library converts scalars
+    slowly, as NumPy does); None passes scalars as they are."""
+
     def coerce(self, value: Any) -> Any:
         """Turn what an xp function returned (e.g. a NumPy scalar) into an array."""
         return self.xp.asarray(value)

@@ -8,9 +8,14 @@ does the same (``TanhBackwardBackward0``...).
 
 from __future__ import annotations
 
-from arraygrad.ops._record import backward_node, record
+from arraygrad.autograd.grad_mode import _state
+from arraygrad.ops._record import OpNode, backward_node, record
+from arraygrad.tensor import Tensor
 
-__all__ = ["tanh_backward", "sigmoid_backward", "threshold_backward"]
+__all__ = [
+    "tanh_backward", "sigmoid_backward", "threshold_backward", "tanh_grad_data",
+    "sigmoid_grad_data", "threshold_grad_data", "SavedOutputActivation", "activation_node",
+]
 
 
 def _tanh_backward_backward(node, gg):
@@ -23,11 +28,16 @@ def _tanh_backward_backward(node, gg):
 TanhBackwardBackward0 = backward_node("TanhBackwardBackward0", _tanh_backward_backward)
 
 
+def tanh_grad_data(xp, gd, yd):
+    """``g * (1 - y**2)`` on arrays, as ``g - g*y*y``: no Python scalar (NumPy converts
+    one on every call), so ~30% faster on small arrays."""
+    return gd - gd * yd * yd
+
+
 def tanh_backward(g, y):
     """``g * (1 - y**2)``: the gradient through ``y = tanh(x)``."""
-    yd = y._data
-    return record(g._data * (1 - yd * yd), g._backend, TanhBackwardBackward0, (g, y),
-                  saved=(g, y))
+    return record(tanh_grad_data(None, g._data, y._data), g._backend, TanhBackwardBackward0,
+                  (g, y), saved=(g, y))
 
 
 def _sigmoid_backward_backward(node, gg):
@@ -40,11 +50,15 @@ def _sigmoid_backward_backward(node, gg):
 SigmoidBackwardBackward0 = backward_node("SigmoidBackwardBackward0", _sigmoid_backward_backward)
 
 
+def sigmoid_grad_data(xp, gd, yd):
+    """``g * y * (1 - y)`` on arrays."""
+    return gd * (yd * (1 - yd))
+
+
 def sigmoid_backward(g, y):
     """``g * y * (1 - y)``: the gradient through ``y = sigmoid(x)``."""
-    yd = y._data
-    return record(g._data * (yd * (1 - yd)), g._backend, SigmoidBackwardBackward0, (g, y),
-                  saved=(g, y))
+    return record(sigmoid_grad_data(None, g._data, y._data), g._backend,
+                  SigmoidBackwardBackward0, (g, y), saved=(g, y))
 
 
 def _threshold_backward_backward(node, gg):
@@ -56,11 +70,45 @@ ThresholdBackwardBackward0 = backward_node("ThresholdBackwardBackward0",
                                            _threshold_backward_backward)
 
 
+def threshold_grad_data(xp, gd, yd):
+    """``g`` where ``y > 0``, else 0, on arrays."""
+    # a multiply by the 0/1 mask: branch-free, and ~15x faster than NumPy's where on
+    # random masks (an infinite gradient where y <= 0 gives NaN here, 0 in PyTorch);
+    # the mask is a fresh array, so the product is written into it
+    mask = xp.astype(yd > 0, gd.dtype)
+    mask *= gd
+    return mask
+
+
 def threshold_backward(g, y):
     """``g`` where ``y > 0``, else 0: the gradient through ``y = relu(x)``."""
-    xp = g._backend.xp
-    gd = g._data
-    # a multiply by the 0/1 mask: branch-free, and ~15x faster than NumPy's where on
-    # random masks (an infinite gradient where y <= 0 gives NaN here, 0 in PyTorch)
-    data = gd * xp.astype(y._data > 0, gd.dtype)
-    return record(data, g._backend, ThresholdBackwardBackward0, (g, None), saved=(y,))
+    return record(threshold_grad_data(g._backend.xp, g._data, y._data), g._backend,
+                  ThresholdBackwardBackward0, (g, None), saved=(y,))
+
+
+class SavedOutputActivation(OpNode):
+    """The node of a one-input op whose gradient needs only its own saved output ``y``
+    (tanh, sigmoid, relu). Subclasses name ``_grad_data(xp, g, y)`` (arrays) and
+    ``_differentiable(g, y)`` (the recorded op built on it).
+
+    First-order backward calls the array formula directly: no tensor for ``y``, no
+    dispatch. Under ``create_graph`` it runs the differentiable op, so double backward
+    sees the same formula recorded.
+    """
+
+    __slots__ = ()
+
+    def _apply(self, grads):
+        g = grads[0]
+        if _state.enabled:
+            return (self._differentiable(g, self.saved_tensors[0]),)
+        backend = g._backend
+        return (Tensor._wrap(self._grad_data(backend.xp, g._data,
+                                             self._saved[0].checked_data(self)), backend),)
+
+
+def activation_node(name: str, grad_data, differentiable) -> type:
+    """A ``SavedOutputActivation`` class named like PyTorch's (``"TanhBackward0"``)."""
+    return type(name, (SavedOutputActivation,), {
+        "__slots__": (), "_grad_data": staticmethod(grad_data),
+        "_differentiable": staticmethod(differentiable)})

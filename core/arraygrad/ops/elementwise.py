@@ -11,10 +11,11 @@ from numbers import Number
 
 from arraygrad import dtypes as _dt
 from arraygrad.autograd.grad_mode import _state
+from arraygrad.autograd.graph import SavedOutput, SavedTensor
 from arraygrad.ops._record import (
-    OUTPUT, backward_node, cast_data, record, record_node, same_backend, to_float_data,
+    OUTPUT, _edge, backward_node, cast_data, record, record_node, same_backend, to_float_data,
 )
-from arraygrad.ops import activation_backward as _act_bw
+from arraygrad.ops import activation_backward as _act_bw, fast_arith as _fast
 from arraygrad.ops.broadcast import broadcast_shapes, mul_sum_to, reduce_grad
 from arraygrad.tensor import Tensor
 
@@ -23,11 +24,14 @@ _scalar_types = (int, float, bool)
 
 # -- operand preparation -------------------------------------------------------
 
-def _operands(op: str, a, b, floating: bool = False):
+def _operands(op: str, a, b, floating: bool = False, cached_scalars: bool = False):
     """Promote ``a``, ``b`` (tensors or Python scalars) to one dtype on one backend.
 
     Returns ``(backend, a_data, b_data, ta, tb)`` where ``ta``/``tb`` are the
     tensor operands (None for scalars) and the data are native arrays or scalars.
+    ``cached_scalars``: a Python scalar beside a float tensor may come back as the
+    backend's cached 0-d array (``Backend.scalar_operands``); only for ops whose
+    result does not depend on the scalar being a Python number (``+ - * /``).
     """
     # fast paths: same-dtype tensors of one shape, and a float tensor with a Python number
     ta = a if isinstance(a, Tensor) else None
@@ -41,12 +45,20 @@ def _operands(op: str, a, b, floating: bool = False):
                     return ta._backend, da, db, ta, tb
             elif type(b) is float or type(b) is int:
                 backend = ta._backend
-                if ta._data.dtype in backend.floating_natives:
-                    return backend, ta._data, b, ta, None
+                da = ta._data
+                if da.dtype in backend.floating_natives:
+                    cache = backend.scalar_operands
+                    if cached_scalars and b and cache is not None:  # zeros: -0.0 == 0.0
+                        return backend, da, cache[b, da.dtype], ta, None
+                    return backend, da, b, ta, None
         elif tb is not None and (type(a) is float or type(a) is int):
             backend = tb._backend
-            if tb._data.dtype in backend.floating_natives:
-                return backend, a, tb._data, None, tb
+            db = tb._data
+            if db.dtype in backend.floating_natives:
+                cache = backend.scalar_operands
+                if cached_scalars and a and cache is not None:
+                    return backend, cache[a, db.dtype], db, None, tb
+                return backend, a, db, None, tb
     if ta is not None and tb is not None:
         backend = ta._backend
         if tb._backend is not backend:
@@ -119,7 +131,11 @@ AddBackward0 = backward_node("AddBackward0", _add_backward)
 
 def add(input, other, *, alpha=1):
     """``input + alpha * other`` with broadcasting and type promotion."""
-    backend, ad, bd, ta, tb = _operands("add", input, other)
+    if alpha == 1:
+        out = _fast.binary(input, other, _fast.ADD)
+        if out is not None:
+            return out
+    backend, ad, bd, ta, tb = _operands("add", input, other, cached_scalars=True)
     data = ad + bd if alpha == 1 else ad + bd * alpha
     if _no_graph(ta, tb):
         return Tensor._wrap(data, backend)
@@ -138,7 +154,11 @@ SubBackward0 = backward_node("SubBackward0", _sub_backward)
 
 def sub(input, other, *, alpha=1):
     """``input - alpha * other``."""
-    backend, ad, bd, ta, tb = _operands("sub", input, other)
+    if alpha == 1:
+        out = _fast.binary(input, other, _fast.SUB)
+        if out is not None:
+            return out
+    backend, ad, bd, ta, tb = _operands("sub", input, other, cached_scalars=True)
     dtype = (ad if ta is not None else bd).dtype
     if dtype not in backend.floating_natives and dtype == backend.native_dtype(_dt.bool):
         raise RuntimeError("sub: Subtraction, the `-` operator, with two bool tensors is not "
@@ -176,7 +196,10 @@ MulBackward0 = backward_node("MulBackward0", _mul_backward)
 
 def mul(input, other):
     """Elementwise product."""
-    backend, ad, bd, ta, tb = _operands("mul", input, other)
+    out = _fast.binary(input, other, _fast.MUL)
+    if out is not None:
+        return out
+    backend, ad, bd, ta, tb = _operands("mul", input, other, cached_scalars=True)
     if _no_graph(ta, tb):
         return Tensor._wrap(ad * bd, backend)
     # the gradient of each operand needs the other one
@@ -208,6 +231,9 @@ def div(input, other, *, rounding_mode=None):
     if rounding_mode is not None:
         raise RuntimeError(f"div: expected rounding_mode to be one of None, 'trunc', or 'floor' "
                            f"but found {rounding_mode!r}")
+    out = _fast.binary(input, other, _fast.DIV)
+    if out is not None:
+        return out
     backend, ad, bd, ta, tb = _operands("div", input, other, floating=True)
     if _no_graph(ta, tb):
         return Tensor._wrap(ad / bd, backend)
@@ -334,14 +360,26 @@ negative = neg
 # -- unary math -------------------------------------------------------------------
 
 def _unary(name: str, fwd, backward, save_input=False, save_output=False):
-    """Define a float unary op ``name`` from its native forward and Tensor backward."""
-    cls = backward_node(f"{name[0].upper()}{name[1:]}Backward0", backward)
+    """Define a float unary op ``name`` from its native forward and Tensor backward
+    (``backward(node, g)``, or a ready node class)."""
+    cls = backward if isinstance(backward, type) else backward_node(
+        f"{name[0].upper()}{name[1:]}Backward0", backward)
 
     def op(input):
         backend = input._backend
-        data = fwd(backend.xp, to_float_data(input))
-        saved = ((input,) if save_input else ()) + ((OUTPUT,) if save_output else ())
-        return record(data, backend, cls, (input,), saved=saved)
+        data = input._data
+        if data.dtype not in backend.floating_natives:
+            data = to_float_data(input)
+        out = _fast.wrap_output(fwd(backend.xp, data), backend)
+        if input._requires_grad and _state.enabled:
+            node = _fast.new_node(cls, out, (_edge(input),))
+            if save_input:
+                node._saved = (SavedTensor(input), SavedOutput(out)) if save_output else (
+                    SavedTensor(input),)
+            else:
+                node._saved = (SavedOutput(out),) if save_output else ()
+            node.args = None
+        return out
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = f"Elementwise ``{name}``."
@@ -370,11 +408,14 @@ sin = _unary("sin", lambda xp, a: xp.sin(a), lambda n, g: g * cos(_saved0(n)), s
 cos = _unary("cos", lambda xp, a: xp.cos(a), lambda n, g: -g * sin(_saved0(n)), save_input=True)
 tan = _unary("tan", lambda xp, a: xp.tan(a), lambda n, g: g * (1 + _squared(_saved0(n))),
              save_output=True)
-tanh = _unary("tanh", lambda xp, a: xp.tanh(a), lambda n, g: _act_bw.tanh_backward(g, _saved0(n)),
-              save_output=True)
+TanhBackward0 = _act_bw.activation_node("TanhBackward0", _act_bw.tanh_grad_data,
+                                        _act_bw.tanh_backward)
+tanh = _unary("tanh", lambda xp, a: xp.tanh(a), TanhBackward0, save_output=True)
+SigmoidBackward0 = _act_bw.activation_node("SigmoidBackward0", _act_bw.sigmoid_grad_data,
+                                           _act_bw.sigmoid_backward)
 # tanh form: no overflow for large |x|
-sigmoid = _unary("sigmoid", lambda xp, a: 0.5 * xp.tanh(0.5 * a) + 0.5,
-                 lambda n, g: _act_bw.sigmoid_backward(g, _saved0(n)), save_output=True)
+sigmoid = _unary("sigmoid", lambda xp, a: 0.5 * xp.tanh(0.5 * a) + 0.5, SigmoidBackward0,
+                 save_output=True)
 reciprocal = _unary("reciprocal", lambda xp, a: 1 / a,
                     lambda n, g: -g * _saved0(n) * _saved0(n), save_output=True)
 
@@ -431,11 +472,8 @@ def trunc(input):
     return record(input._backend.xp.trunc(input._data), input._backend, TruncBackward0, (input,))
 
 
-def _relu_backward(node, g):
-    return _act_bw.threshold_backward(g, node.saved_tensors[0])
-
-
-ReluBackward0 = backward_node("ReluBackward0", _relu_backward)
+ReluBackward0 = _act_bw.activation_node("ReluBackward0", _act_bw.threshold_grad_data,
+                                        _act_bw.threshold_backward)
 
 
 def relu(input):

@@ -1,0 +1,37 @@
+"""``ScalarOperands``: 0-d arrays standing in for Python scalars in arithmetic.
+
+On NumPy, ``array + 1.0`` costs more than twice ``array + array0d`` on small
+arrays (the Python float is converted on every call). A backend that gains from
+it sets ``scalar_operands = ScalarOperands(xp)``; the arithmetic ops then look
+the scalar up, keyed by value and the array's dtype, instead of passing it raw.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["ScalarOperands"]
+
+
+class ScalarOperands(dict):
+    """A bounded cache ``(value, native_dtype) -> 0-d array of that dtype``.
+
+    Zeros are never looked up (``-0.0 == 0.0`` would share an entry), and the
+    cache is emptied when full (NaN keys never compare equal, so repeated NaNs
+    could otherwise grow it). The arrays are operands only: no op returns one.
+    """
+
+    __slots__ = ("_xp", "_limit")
+
+    def __init__(self, xp: Any, limit: int = 512):
+        super().__init__()
+        self._xp = xp
+        self._limit = limit
+
+    def __missing__(self, key):
+        if len(self) >= self._limit:
+            self.clear()
+        value, native = key
+        array = self._xp.asarray(value, dtype=native)
+        self[key] = array
+        return array

@@ -1,0 +1,198 @@
+"""Fast paths of ``+ - * /`` and of one-input ops, for the operands that dominate real code.
+
+A tensor with a Python number, or two tensors of one shape, dtype and backend,
+need no promotion, broadcasting or gradient reduction. For those the ops in
+``elementwise`` call ``binary`` first: it computes the result and links a node
+whose backward is the formula with nothing to undo, in about half the time of
+the general path. Anything else returns None and takes the general path, which
+stays the reference: ``tests/ops/test_fast_arith.py`` checks that both agree on
+values, dtypes, node names, edges and gradients (first and second order).
+"""
+
+from __future__ import annotations
+
+import operator
+
+from arraygrad.autograd.anomaly_mode import remember_forward, state as _anomaly
+from arraygrad.autograd.grad_mode import _state
+from arraygrad.autograd.graph import SavedTensor
+from arraygrad.ops._record import OpNode, _edge, _next_seq
+from arraygrad.tensor import Tensor
+
+__all__ = ["binary", "new_node", "wrap_output"]
+
+_new = object.__new__
+
+
+def wrap_output(data, backend) -> Tensor:
+    """``Tensor._wrap`` without the call (hot paths only)."""
+    if type(data) is not backend.array_type and backend.array_type is not None:
+        data = backend.coerce(data)  # e.g. NumPy's scalar from a 0-d operation
+    out = _new(Tensor)
+    out._data = data
+    out._backend = backend
+    out._requires_grad = False
+    out._grad_fn = None
+    return out
+
+
+def new_node(cls, out: Tensor, edges: tuple):
+    """A ``cls`` node with ``edges`` (see ``_edge``) producing ``out``; ``_saved`` and
+    ``args`` are left to the caller."""
+    node = _new(cls)
+    node._seq = _next_seq()
+    if _anomaly.enabled:
+        remember_forward(node)
+    node._next = edges
+    out._grad_fn = node
+    out._requires_grad = True
+    return node
+
+
+# -- nodes: the backward of each fast case, with nothing to reduce or cast ------------------
+
+class _TensorScalar(OpNode):
+    """Base of ``tensor op scalar`` nodes: the tensor's edge and a None for the number
+    (``(None, edge)`` for ``scalar op tensor``). ``*`` and ``/`` save the number, as
+    PyTorch does, so a second backward through them raises once the graph is freed."""
+
+    __slots__ = ()
+
+
+class _AddScalar(_TensorScalar):
+    __slots__ = ()
+
+    def _apply(self, grads):
+        g = grads[0]
+        return (None, g) if self._next[0] is None else (g, None)
+
+
+class _SubScalar(_TensorScalar):  # tensor - scalar
+    __slots__ = ()
+
+    def _apply(self, grads):
+        return (grads[0], None)
+
+
+class _RsubScalar(_TensorScalar):  # scalar - tensor: edges (None, tensor)
+    __slots__ = ()
+
+    def _apply(self, grads):
+        return (None, -grads[0])
+
+
+class _MulScalar(_TensorScalar):
+    __slots__ = ()
+
+    def _apply(self, grads):
+        g = grads[0] * self._saved[0]
+        return (None, g) if self._next[0] is None else (g, None)
+
+
+class _DivScalar(_TensorScalar):  # tensor / scalar
+    __slots__ = ()
+
+    def _apply(self, grads):
+        return (grads[0] / self._saved[0], None)
+
+
+class _AddSame(OpNode):
+    __slots__ = ()
+
+    def _apply(self, grads):
+        g = grads[0]
+        return (g, g)
+
+
+class _SubSame(OpNode):
+    __slots__ = ()
+
+    def _apply(self, grads):
+        g = grads[0]
+        return (g, -g if self._next[1] is not None else None)
+
+
+class _MulSame(OpNode):
+    __slots__ = ()
+
+    def _apply(self, grads):
+        g = grads[0]
+        a, b = self.saved_tensors
+        nxt = self._next
+        return (g * b if nxt[0] is not None else None, g * a if nxt[1] is not None else None)
+
+
+for _cls, _name in ((_AddScalar, "AddBackward0"), (_SubScalar, "SubBackward0"),
+                    (_RsubScalar, "SubBackward0"), (_MulScalar, "MulBackward0"),
+                    (_DivScalar, "DivBackward0"), (_AddSame, "AddBackward0"),
+                    (_SubSame, "SubBackward0"), (_MulSame, "MulBackward0")):
+    _cls.__name__ = _cls.__qualname__ = _name  # the names PyTorch shows
+
+
+class _Spec:
+    """One operator's fast cases: its native function and node classes (None: no fast
+    case), and whether its backward needs the operands (saved)."""
+
+    __slots__ = ("native", "scalar_node", "scalar_first_node", "same_node", "saves_operands")
+
+    def __init__(self, native, scalar_node, scalar_first_node, same_node, saves_operands=False):
+        self.native = native
+        self.scalar_node = scalar_node
+        self.scalar_first_node = scalar_first_node
+        self.same_node = same_node
+        self.saves_operands = saves_operands
+
+
+ADD = _Spec(operator.add, _AddScalar, _AddScalar, _AddSame)
+SUB = _Spec(operator.sub, _SubScalar, _RsubScalar, _SubSame)
+MUL = _Spec(operator.mul, _MulScalar, _MulScalar, _MulSame, saves_operands=True)
+DIV = _Spec(operator.truediv, _DivScalar, None, None, saves_operands=True)
+
+
+def binary(a, b, spec: _Spec):
+    """``a op b`` on the fast path, or None when the operands need the general one.
+
+    Fast: a floating tensor with a Python ``float``/``int`` (either side), or two
+    tensors of one backend, shape and floating dtype.
+    """
+    if isinstance(a, Tensor):
+        t, other, scalar_first = a, b, False
+    else:
+        t, other, scalar_first = b, a, True
+        if not isinstance(t, Tensor):
+            return None
+    data = t._data
+    backend = t._backend
+    dtype = data.dtype
+    if dtype not in backend.floating_natives:
+        return None
+    kind = type(other)
+    if kind is float or kind is int:
+        node_cls = spec.scalar_first_node if scalar_first else spec.scalar_node
+        if node_cls is None:
+            return None
+        cache = backend.scalar_operands
+        s = cache[other, dtype] if other and cache is not None else other  # never -0.0 vs 0.0
+        out = wrap_output(spec.native(s, data) if scalar_first else spec.native(data, s), backend)
+        if t._requires_grad and _state.enabled:
+            edge = _edge(t)
+            node = new_node(node_cls, out, (None, edge) if scalar_first else (edge, None))
+            node._saved = (other,) if spec.saves_operands else ()
+            node.args = None
+        return out
+    if scalar_first or not isinstance(other, Tensor) or spec.same_node is None:
+        return None
+    od = other._data
+    if od.shape != data.shape or od.dtype != dtype or other._backend is not backend:
+        return None
+    out = wrap_output(spec.native(data, od), backend)
+    if _state.enabled and (t._requires_grad or other._requires_grad):
+        node = new_node(spec.same_node, out, (_edge(t), _edge(other)))
+        if spec.saves_operands:  # each gradient needs the other operand
+            nxt = node._next
+            node._saved = (SavedTensor(t) if nxt[1] is not None else None,
+                           SavedTensor(other) if nxt[0] is not None else None)
+        else:
+            node._saved = ()
+        node.args = None
+    return out
