@@ -247,6 +247,7 @@ class Tensor:
         fn = self._grad_fn
         if fn._retains_grad is None:
             fn._retains_grad = {}
+            fn._hooked = True
         fn._retains_grad[self._output_nr] = weakref.ref(self)
 
     def _version_counter(self) -> list:

@@ -110,6 +110,12 @@ def _cast(d):
     return method
 
 
+def _cpu(self):
+    """This tensor on the CPU: itself when it is already there (as in PyTorch)."""
+    backend = transfer.default_cpu_backend()
+    return self if self._backend is backend else transfer.to_backend(self, backend)
+
+
 def _cuda(self, device=None):
     """This tensor on a CUDA device (``cuda:0`` by default)."""
     dev = "cuda" if device is None else (f"cuda:{device}" if isinstance(device, int) else device)
@@ -242,7 +248,7 @@ def bind() -> None:
     Tensor.contiguous = _contiguous
     Tensor.is_contiguous = lambda self, memory_format=None: self._strides is None
     Tensor.stride = _stride
-    Tensor.cpu = lambda self: transfer.to(self, "cpu")
+    Tensor.cpu = _cpu
     Tensor.cuda = _cuda
     Tensor.type = _type
     for name, d in (("float", _dt.float32), ("double", _dt.float64), ("half", _dt.float16),

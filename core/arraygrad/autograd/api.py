@@ -22,7 +22,6 @@ def _as_tuple(value, what: str) -> tuple:
 
 def _make_grads(outputs: tuple, grads: tuple, op: str) -> list:
     """The gradient for each output: given, or ones for a one-element output."""
-    from arraygrad.creation import ones_like
     from arraygrad.ops.elementwise import to_native
     from arraygrad.tensor import Tensor
 
@@ -35,10 +34,11 @@ def _make_grads(outputs: tuple, grads: tuple, op: str) -> list:
         if g is None:
             if out.numel() != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            if not out.dtype.is_floating_point:
+            backend = out._backend
+            if out._data.dtype not in backend.floating_natives:
                 raise RuntimeError(
                     f"grad can be implicitly created only for real scalar outputs but got {out.dtype}")
-            result.append(ones_like(out))
+            result.append(Tensor._wrap(backend.xp.ones_like(out._data), backend))
             continue
         if not isinstance(g, Tensor):
             raise TypeError(

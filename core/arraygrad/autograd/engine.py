@@ -168,15 +168,53 @@ def _run_node(node, grads: list) -> tuple:
     return outs
 
 
+_ACCUMULATED = object()
+"""What ``_visit`` returns for a leaf's ``AccumulateGrad``: queued for the commit, no edges."""
+
+
+def _visit(node, grads, captures, captured, reached, needed, targets, accumulate,
+           accumulations, retained, record_executed):
+    """The general handling of one ready node: tensor hooks, retained grads, captures for
+    ``autograd.grad``, then the node (with its hooks, the profiler, anomaly checks).
+    Returns the input gradients, None if the node did not run, or ``_ACCUMULATED``."""
+    if node._tensor_pre_hooks:
+        _run_tensor_hooks(node, grads)
+    if node._retains_grad:
+        _retained_grads(node, grads, retained)
+    if captures is not None:
+        for nr, g in enumerate(grads):
+            slots = captures.get((node, nr))
+            if slots:
+                for i in slots:
+                    captured[i] = g
+                    reached[i] = True
+    if needed is not None and not (
+            node in needed or (accumulate and type(node) is AccumulateGrad and node in targets)):
+        return None  # autograd.grad never accumulates; backward(inputs=...) only into inputs
+    if all(g is None for g in grads):
+        return None
+    if type(node) is AccumulateGrad:
+        accumulations.append((node, grads))
+        return _ACCUMULATED
+    outs = _run_node(node, grads)
+    record_executed(node)
+    return outs
+
+
 _commit_lock = threading.Lock()
 """Serialises ``.grad`` writes, so concurrent backwards into shared leaves all count."""
 
 
 def _commit(accumulations: list, retained: list) -> None:
     """Write the pass's results: leaves' ``.grad`` (with their hooks) and retained grads."""
+    plain = node_runner is None and not _anomaly.enabled
     with _commit_lock:
         for node, grads in accumulations:
-            _run_node(node, grads)
+            if plain and node._pre_hooks is None and node._post_hooks is None:
+                if grads[0] is not None:
+                    node._apply(grads)
+            else:
+                _run_node(node, grads)
         for tensor, g in retained:
             tensor._grad = g if tensor._grad is None else tensor._grad + g
 
@@ -226,7 +264,9 @@ def run_backward(roots, root_grads, *, retain_graph: bool, create_graph: bool,
             counter += 1
     heapq.heapify(heap)
 
-    fast = node_runner is None and not _anomaly.enabled  # no profiler, no anomaly checks
+    # nodes without hooks, retained grads or captures, outside a profiler and anomaly
+    # mode, take the lean branch of the loop below; the rest the general one
+    plain = node_runner is None and not _anomaly.enabled and captures is None
     executed: list = []
     accumulations: list = []
     retained: list = []
@@ -237,46 +277,34 @@ def run_backward(roots, root_grads, *, retain_graph: bool, create_graph: bool,
     _state.enabled = create_graph
     follow = None  # the only ready node, run next without a heap round trip
     try:
-        while heap or follow is not None:
+        while True:
             if follow is not None:
                 node, follow = follow, None
-            else:
+            elif heap:
                 node = heappop(heap)[2]
+            else:
+                break
             grads = pop_buffer(node, None) or [None] * node._n_outputs
-            if node._tensor_pre_hooks:
-                _run_tensor_hooks(node, grads)
-            if node._retains_grad:
-                _retained_grads(node, grads, retained)
-            if captures is not None:
-                for nr, g in enumerate(grads):
-                    slots = captures.get((node, nr))
-                    if slots:
-                        for i in slots:
-                            captured[i] = g
-                            reached[i] = True
-            if needed is None:
-                run = True
-            else:  # autograd.grad never accumulates; backward(inputs=...) only into inputs
-                run = node in needed or (
-                    accumulate and type(node) is AccumulateGrad and node in targets)
-            outs = None
-            if run and (grads[0] is not None or any(g is not None for g in grads)):
-                if type(node) is AccumulateGrad:
-                    accumulations.append((node, grads))
-                    continue
-                if fast and node._pre_hooks is None and node._post_hooks is None:
+            if plain and not node._hooked:
+                if grads[0] is None and (len(grads) == 1 or all(g is None for g in grads)):
+                    outs = None
+                else:
                     if node._saved is FREED:
                         raise RuntimeError(FREED_MESSAGE)
                     if len(grads) > 1 and None in grads and getattr(node, "materialize_grads", True):
                         grads = _materialize(node, grads)
                     outs = node._apply(grads)
-                else:
-                    outs = _run_node(node, grads)
-                record_executed(node)
-            i = -1
+                    record_executed(node)
+            elif plain and type(node) is AccumulateGrad and not node.variable._hooks:
+                accumulations.append((node, grads))  # a leaf without hooks: to the commit
+                continue
+            else:
+                outs = _visit(node, grads, captures, captured, reached, needed, targets,
+                              accumulate, accumulations, retained, record_executed)
+                if outs is _ACCUMULATED:
+                    continue
             became_ready = None
-            for edge in node._next:
-                i += 1
+            for i, edge in enumerate(node._next):
                 if edge is None:
                     continue
                 if type(edge) is tuple:

@@ -11,6 +11,7 @@ import itertools
 import sys
 
 from arraygrad.autograd.anomaly_mode import remember_forward, state as _anomaly
+from arraygrad.autograd.grad_mode import _state
 from arraygrad.autograd.hooks import HookDict, RemovableHandle
 
 __all__ = ["Node", "AccumulateGrad", "SavedTensor", "SavedOutput", "FREED_MESSAGE"]
@@ -34,11 +35,13 @@ class SavedTensor:
 
     def __init__(self, tensor):
         self.tensor = tensor
-        self.version = tensor._version_counter()[0]
+        vc = tensor._vc  # created lazily: a tensor never modified in place has none (version 0)
+        self.version = vc[0] if vc is not None else 0
 
     def unpack(self, node: "Node"):
         t = self.tensor
-        now = t._vc[0]
+        vc = t._vc
+        now = vc[0] if vc is not None else 0
         if now != self.version:
             raise RuntimeError(_modified_message(node, t, self.version, now))
         return t
@@ -119,6 +122,7 @@ class Node:
     _post_hooks = None
     _tensor_pre_hooks = None
     _retains_grad = None
+    _hooked = False  # True once any of the four above is set: the engine's general branch
     _n_outputs = 1
     _out_meta = ()
 
@@ -166,18 +170,21 @@ class Node:
         """``fn(grad_inputs, grad_outputs)`` runs after the node; may return new grad_inputs."""
         if self._post_hooks is None:
             self._post_hooks = HookDict()
+            self._hooked = True
         return RemovableHandle(self._post_hooks).add(self._post_hooks, fn)
 
     def register_prehook(self, fn) -> RemovableHandle:
         """``fn(grad_outputs)`` runs before the node; may return new grad_outputs."""
         if self._pre_hooks is None:
             self._pre_hooks = HookDict()
+            self._hooked = True
         return RemovableHandle(self._pre_hooks).add(self._pre_hooks, fn)
 
     def _tensor_hooks(self, output_nr: int) -> HookDict:
         """The hook dict of the tensor that is this node's output ``output_nr``."""
         if self._tensor_pre_hooks is None:
             self._tensor_pre_hooks = {}
+            self._hooked = True
         hooks = self._tensor_pre_hooks.get(output_nr)
         if hooks is None:
             hooks = self._tensor_pre_hooks[output_nr] = HookDict()
@@ -199,10 +206,9 @@ class AccumulateGrad(Node):
         if variable._hooks is None:
             variable._hooks = HookDict()
         self._tensor_pre_hooks = {0: variable._hooks}
+        self._hooked = True
 
     def _apply(self, grads: list) -> tuple:
-        from arraygrad.autograd.grad_mode import _state
-
         var = self.variable
         g = grads[0]
         if g is None:

@@ -28,6 +28,14 @@ class ScalarOperands(dict):
         self._xp = xp
         self._limit = limit
 
+    def zero(self, native):
+        """A cached ``+0.0`` (or integer 0) 0-d array of ``native`` dtype."""
+        key = ("zero", native)  # a key no number lookup can produce
+        array = self.get(key)
+        if array is None:
+            array = self[key] = self._xp.zeros((), dtype=native)
+        return array
+
     def __missing__(self, key):
         if len(self) >= self._limit:
             self.clear()

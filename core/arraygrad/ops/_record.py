@@ -48,40 +48,45 @@ def backward_node(name: str, backward) -> type:
 
 
 def _edge(t):
-    """``t``'s gradient edge, inlining the common non-leaf case."""
+    """``t``'s gradient edge (None if it needs no gradient), inlining the common cases: a
+    non-view output of a node, and a leaf whose ``AccumulateGrad`` already exists."""
     if t is None or not t._requires_grad:
         return None
     fn = t._grad_fn
-    if fn is None or t._view is not None:
-        fn, nr = t._gradient_edge()
-    else:
-        nr = t._output_nr
-    return fn if nr == 0 else (fn, nr)  # compact form for output 0
+    if t._view is None:
+        if fn is not None:
+            nr = t._output_nr
+            return fn if nr == 0 else (fn, nr)  # compact form for output 0
+        ref = t._acc_ref
+        if ref is not None:
+            acc = ref()
+            if acc is not None:
+                return acc
+    fn, nr = t._gradient_edge()
+    return fn if nr == 0 else (fn, nr)
 
 
-def _make_node(cls, inputs, saved, args):
+def _make_node(cls, inputs, saved, args, out=None):
+    """A ``cls`` node with edges to ``inputs``; ``saved`` tensors are version-checked and
+    ``OUTPUT`` becomes ``out`` (kept without a reference cycle)."""
     # object.__new__ plus direct slot writes: Node.__init__'s work without its call
     node = _new(cls)
     node._seq = _next_seq()
     if _anomaly.enabled:
         remember_forward(node)
-    if len(inputs) == 2:
-        a, b = inputs
-        # the common case inline: a non-view output 0 of a node is its edge's compact form
-        if a is None or not a._requires_grad:
-            ea = None
-        elif a._grad_fn is not None and a._view is None and a._output_nr == 0:
-            ea = a._grad_fn
-        else:
-            ea = _edge(a)
-        eb = None if b is None or not b._requires_grad else _edge(b)
-        node._next = (ea, eb)
-    elif len(inputs) == 1:
+    if len(inputs) == 1:
         node._next = (_edge(inputs[0]),)
     else:
         node._next = tuple([_edge(t) for t in inputs])
     if saved:
-        node._saved = tuple([SavedTensor(s) if isinstance(s, Tensor) else s for s in saved])
+        kept = []
+        for s in saved:
+            if isinstance(s, Tensor):
+                s = SavedTensor(s)
+            elif s is OUTPUT:
+                s = SavedOutput(out)
+            kept.append(s)
+        node._saved = tuple(kept)
     else:
         node._saved = ()
     node.args = args
@@ -104,11 +109,8 @@ def record(data, backend, cls, inputs, saved=(), args=None) -> Tensor:
             break
     else:
         return out
-    node = _make_node(cls, inputs, saved, args)
-    out._grad_fn = node
+    out._grad_fn = _make_node(cls, inputs, saved, args, out)
     out._requires_grad = True
-    if saved and OUTPUT in saved:
-        node._saved = tuple(SavedOutput(out) if s is OUTPUT else s for s in node._saved)
     return out
 
 
@@ -116,8 +118,7 @@ def record_node(data, backend, cls, inputs, saved=(), args=None) -> Tensor:
     """``record`` for callers that already know a node is needed (grad mode on and an input
     requires grad): the hot binary ops, which test that first to skip building ``args``."""
     out = Tensor._wrap(data, backend)
-    node = _make_node(cls, inputs, saved, args)
-    out._grad_fn = node
+    out._grad_fn = _make_node(cls, inputs, saved, args, out)
     out._requires_grad = True
     return out
 

@@ -63,5 +63,6 @@ def log_softmax(input, dim=None, dtype=None):
         data = xp.zeros_like(x)
     else:
         shifted = x - xp.max(x, axis=d, keepdims=True)
-        data = shifted - xp.log(xp.sum(xp.exp(shifted), axis=d, keepdims=True))
+        shifted -= xp.log(xp.sum(xp.exp(shifted), axis=d, keepdims=True))  # fresh: in place
+        data = shifted
     return record(data, input._backend, LogSoftmaxBackward0, (input,), saved=(OUTPUT,), args=d)

@@ -478,11 +478,21 @@ ReluBackward0 = _act_bw.activation_node("ReluBackward0", _act_bw.threshold_grad_
 
 def relu(input):
     """``max(input, 0)``; gradient 1 where the output is positive."""
-    xp = input._backend.xp
+    backend = input._backend
     data = input._data
     # one pass, and NaN stays NaN as in PyTorch
-    out = xp.maximum(data, xp.zeros((), dtype=data.dtype))
-    return record(out, input._backend, ReluBackward0, (input,), saved=(OUTPUT,))
+    out = _fast.wrap_output(backend.xp.maximum(data, _zero_like(backend, data.dtype)), backend)
+    if input._requires_grad and _state.enabled:
+        node = _fast.new_node(ReluBackward0, out, (_edge(input),))
+        node._saved = (SavedOutput(out),)
+        node.args = None
+    return out
+
+
+def _zero_like(backend, native):
+    """A 0-d zero of ``native`` dtype (the backend's cached operand when it has them)."""
+    cache = backend.scalar_operands
+    return backend.xp.zeros((), dtype=native) if cache is None else cache.zero(native)
 
 
 def _clamp_backward(node, g):

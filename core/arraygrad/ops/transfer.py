@@ -9,6 +9,8 @@ from arraygrad.ops._record import backward_node, record
 from arraygrad.ops.elementwise import to_dtype
 from arraygrad.tensor import Tensor
 
+_CPU = _device("cpu")
+
 __all__ = ["to", "to_backend", "clone"]
 
 
@@ -27,6 +29,11 @@ def _transfer_backward(node, g):
 
 
 CopyBackwards = backward_node("CopyBackwards", _transfer_backward)
+
+
+def default_cpu_backend():
+    """The backend ``"cpu"`` means (``Tensor.cpu()``'s target)."""
+    return backend_for_device(_CPU)
 
 
 def to_backend(t: Tensor, backend) -> Tensor:

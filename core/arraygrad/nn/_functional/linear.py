@@ -25,12 +25,14 @@ MmBackward0 = backward_node("MmBackward0", _linear_backward)
 
 def linear(input, weight, bias=None):
     """``input @ weight.T + bias``, recorded as one node (PyTorch's ``AddmmBackward0``)."""
-    if weight.ndim != 2 or not isinstance(input, Tensor) or input.ndim == 0:
+    if not isinstance(input, Tensor) or weight._data.ndim != 2 or input._data.ndim == 0:
         out = linalg.matmul(input, weight.t()) if weight.ndim == 2 else linalg.matmul(input, weight)
         return out if bias is None else out + bias
-    backend = same_backend("linear", input, weight, *(() if bias is None else (bias,)))
-    out_f, in_f = weight._data.shape
+    backend = input._backend
+    if weight._backend is not backend or (bias is not None and bias._backend is not backend):
+        same_backend("linear", input, weight, *(() if bias is None else (bias,)))  # raises
     x, w = input._data, weight._data
+    out_f, in_f = w.shape
     if x.shape[-1] != in_f:
         raise RuntimeError(
             f"linear: mat1 and mat2 shapes cannot be multiplied "
@@ -39,13 +41,12 @@ def linear(input, weight, bias=None):
         raise RuntimeError(
             f"linear: expected input, weight and bias to have the same dtype, but got "
             f"{input.dtype}, {weight.dtype}" + (f" and {bias.dtype}" if bias is not None else ""))
-    if bias is not None and tuple(bias._data.shape) not in ((out_f,), ()):
+    if bias is not None and bias._data.shape not in ((out_f,), ()):
         raise RuntimeError(f"linear: bias of shape {list(bias.shape)} does not match "
                            f"{out_f} output features")
-    xp = backend.xp
-    data = xp.matmul(x, xp.permute_dims(w, (1, 0)))
+    data = backend.xp.matmul(x, w.T)  # .T: the standard's attribute for 2-D arrays
     if bias is not None:
-        data = data + bias._data
+        data += bias._data  # the product is a fresh array: no second one for the sum
         return record(data, backend, AddmmBackward0, (input, weight, bias), saved=(input, weight))
     return record(data, backend, MmBackward0, (input, weight), saved=(input, weight))
 

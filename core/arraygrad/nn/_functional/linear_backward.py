@@ -7,8 +7,10 @@ backward (written in Tensor ops) gives second derivatives.
 
 from __future__ import annotations
 
+from arraygrad.autograd.grad_mode import _state
 from arraygrad.ops import linalg
 from arraygrad.ops._record import backward_node, record_multi
+from arraygrad.tensor import Tensor
 
 __all__ = ["linear_backward"]
 
@@ -51,18 +53,20 @@ def linear_backward(g, x, w, need_x: bool, need_w: bool, need_b: bool):
     out_f, in_f = w._data.shape
     gd = g._data
     g2 = gd if gd.ndim == 2 else xp.reshape(gd, (-1, out_f))
-    datas, which = [], []
-    if need_x:
-        datas.append(xp.matmul(gd, w._data))
-        which.append("x")
+    gx = xp.matmul(gd, w._data) if need_x else None
+    gw = gb = None
     if need_w:
         xd = x._data
-        x2 = xd if xd.ndim == 2 else xp.reshape(xd, (-1, in_f))
-        datas.append(xp.matmul(xp.permute_dims(g2, (1, 0)), x2))  # fresh (out, in) array
-        which.append("w")
+        gw = xp.matmul(g2.T, xd if xd.ndim == 2 else xp.reshape(xd, (-1, in_f)))  # fresh (out, in)
     if need_b:
-        datas.append(xp.sum(g2, axis=0))
-        which.append("b")
+        gb = xp.sum(g2, axis=0)
+    if not _state.enabled or not (g._requires_grad or x._requires_grad or w._requires_grad):
+        # first order (the usual case): nothing to record
+        wrap = Tensor._wrap
+        return (None if gx is None else wrap(gx, backend), None if gw is None else wrap(gw, backend),
+                None if gb is None else wrap(gb, backend))
+    which = tuple(name for name, d in (("x", gx), ("w", gw), ("b", gb)) if d is not None)
+    datas = [d for d in (gx, gw, gb) if d is not None]
     outs = dict(zip(which, record_multi(datas, backend, LinearBackwardBackward0, (g, x, w),
-                                        saved=(g, x, w), args=tuple(which))))
+                                        saved=(g, x, w), args=which)))
     return outs.get("x"), outs.get("w"), outs.get("b")

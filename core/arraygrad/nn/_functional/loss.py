@@ -167,26 +167,33 @@ def _nll_2d(input, target, ignore_index: int, reduction: str):
     """NLL of a (N, C) input with (N,) class targets and no class weights: one node."""
     backend = input._backend
     xp = backend.xp
-    n, c = input._data.shape
+    x = input._data
+    n, c = x.shape
     t = target._data
-    valid = t != ignore_index
-    safe = xp.where(valid, t, xp.zeros_like(t))
-    if n:
-        lo, hi = int(xp.min(safe)), int(xp.max(safe))
-        if lo < 0 or hi >= c:
-            raise IndexError(f"Target {hi if hi >= c else lo} is out of bounds.")
-    classes = xp.reshape(xp.arange(c, dtype=t.dtype), (1, c))
-    onehot = xp.astype((xp.reshape(safe, (n, 1)) == classes) & xp.reshape(valid, (n, 1)),
-                       input._data.dtype)
-    per_row = -xp.sum(input._data * onehot, axis=1)
-    if reduction == "none":
-        data, scale = per_row, -onehot
+    lo, hi = (int(xp.min(t)), int(xp.max(t))) if n else (0, 0)
+    if 0 <= lo and hi < c and not lo <= ignore_index <= hi:
+        # every target is a class and none is ignored (the common case): no masks needed
+        onehot = xp.astype(xp.reshape(t, (n, 1)) == xp.arange(c, dtype=t.dtype), x.dtype)
+        count = n
     else:
-        count = xp.sum(xp.astype(valid, input._data.dtype))
-        denom = count if reduction == "mean" else xp.ones((), dtype=input._data.dtype)
-        data = xp.sum(per_row) / denom
-        scale = -onehot / denom
-    picks = Tensor._wrap(scale, backend)
+        valid = t != ignore_index
+        safe = xp.where(valid, t, xp.zeros_like(t))
+        if n:
+            lo, hi = int(xp.min(safe)), int(xp.max(safe))
+            if lo < 0 or hi >= c:
+                raise IndexError(f"Target {hi if hi >= c else lo} is out of bounds.")
+        classes = xp.arange(c, dtype=t.dtype)
+        onehot = xp.astype((xp.reshape(safe, (n, 1)) == classes) & xp.reshape(valid, (n, 1)),
+                           x.dtype)
+        count = xp.sum(xp.astype(valid, x.dtype))
+    if reduction == "none":
+        data = -xp.sum(x * onehot, axis=1)
+        onehot *= -1.0  # the gradient of each row's pick
+    else:
+        denom = count if reduction == "mean" else 1
+        data = -xp.sum(x * onehot) / denom
+        onehot *= -1.0 / denom  # a fresh array: scaled in place
+    picks = Tensor._wrap(onehot, backend)  # -1/denominator at each row's target, 0 elsewhere
     return record(data, backend, NllLossBackward0, (input,), saved=(picks,), args=reduction)
 
 
