@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 
 from arraygrad.ops._record import OUTPUT, backward_node, record, to_float_data
+from arraygrad.ops.activation_backward import activation_node
 from arraygrad.ops import elementwise as ew
 from arraygrad.tensor import _wrap_dim
 
@@ -43,13 +44,22 @@ def softmax(input, dim=None, dtype=None):
     return record(data, input._backend, SoftmaxBackward0, (input,), saved=(OUTPUT,), args=d)
 
 
-def _log_softmax_backward(node, g):
-    (y,) = node.saved_tensors
-    d = node.args
+def _log_softmax_backward(g, y, d):
+    """``g - exp(y) * sum(g)`` along ``d``, in Tensor ops (recorded under create_graph)."""
     return g - ew.exp(y) * g.sum(d, keepdim=True)
 
 
-LogSoftmaxBackward0 = backward_node("LogSoftmaxBackward0", _log_softmax_backward)
+def _log_softmax_grad_data(xp, gd, yd, d):
+    """``_log_softmax_backward`` on arrays (first order)."""
+    if gd.ndim == 0:
+        return gd - xp.exp(yd) * gd
+    scaled = xp.exp(yd)
+    scaled *= xp.sum(gd, axis=d, keepdims=True)  # a fresh array: in place
+    return gd - scaled
+
+
+LogSoftmaxBackward0 = activation_node("LogSoftmaxBackward0", _log_softmax_grad_data,
+                                      _log_softmax_backward)
 
 
 def log_softmax(input, dim=None, dtype=None):

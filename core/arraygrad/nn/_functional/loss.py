@@ -6,6 +6,7 @@ import math
 import warnings
 
 from arraygrad import dtypes as _dt
+from arraygrad.autograd.grad_mode import _state
 from arraygrad.nn import _ops
 from arraygrad.ops import activation as _act, elementwise as ew
 from arraygrad.ops._record import backward_node, record
@@ -154,10 +155,12 @@ def _nll_parts(input, target, weight, ignore_index):
 
 def _nll_backward(node, g):
     (picks,) = node.saved_tensors  # -1/denominator at each row's target class, 0 elsewhere
-    reduction = node.args
-    if reduction == "none":
-        return picks * g.unsqueeze(1)
-    return picks * g
+    column = node.args == "none"  # per-row losses: each row's gradient scales its row
+    if not _state.enabled:  # first order: the same product on arrays, without dispatch
+        backend = g._backend
+        gd = backend.xp.reshape(g._data, (-1, 1)) if column else g._data
+        return Tensor._wrap(picks._data * gd, backend)
+    return picks * (g.unsqueeze(1) if column else g)
 
 
 NllLossBackward0 = backward_node("NllLossBackward0", _nll_backward)
@@ -173,7 +176,7 @@ def _nll_2d(input, target, ignore_index: int, reduction: str):
     lo, hi = (int(xp.min(t)), int(xp.max(t))) if n else (0, 0)
     if 0 <= lo and hi < c and not lo <= ignore_index <= hi:
         # every target is a class and none is ignored (the common case): no masks needed
-        onehot = xp.astype(xp.reshape(t, (n, 1)) == xp.arange(c, dtype=t.dtype), x.dtype)
+        onehot = xp.astype(t[:, None] == xp.arange(c, dtype=t.dtype), x.dtype)
         count = n
     else:
         valid = t != ignore_index
@@ -214,10 +217,11 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index: int = 
 
 def _fast_nll(input, target, weight, reduction) -> bool:
     """Whether the one-node NLL applies: (N, C) input, (N,) integer targets, no weights."""
-    return (weight is None and isinstance(target, Tensor) and input.ndim == 2
-            and target.ndim == 1 and target.shape[0] == input.shape[0]
-            and target.dtype in (_dt.int64, _dt.int32) and reduction in ("mean", "sum", "none")
-            and target._backend is input._backend)
+    if weight is not None or not isinstance(target, Tensor) or target._backend is not input._backend:
+        return False
+    x, t = input._data, target._data
+    return (x.ndim == 2 and t.ndim == 1 and t.shape[0] == x.shape[0]
+            and target.dtype in (_dt.int64, _dt.int32) and reduction in ("mean", "sum", "none"))
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index: int = -100,
