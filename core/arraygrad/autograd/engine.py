@@ -340,6 +340,9 @@ def run_backward(roots, root_grads, *, retain_graph: bool, create_graph: bool,
             raise RuntimeError(
                 "One of the differentiated Tensors appears to not have been used in the "
                 "graph. Set allow_unused=True if this is the desired behavior.")
+        # the loop's last locals may still hold a leaf's gradient: drop them, so the commit
+        # can adopt an unshared gradient instead of copying it
+        outs = grads = g = None
         _commit(accumulations, retained)
     finally:
         _state.enabled = prev_mode

@@ -53,13 +53,13 @@ def linear_backward(g, x, w, need_x: bool, need_w: bool, need_b: bool):
     out_f, in_f = w._data.shape
     gd = g._data
     g2 = gd if gd.ndim == 2 else xp.reshape(gd, (-1, out_f))
-    gx = xp.matmul(gd, w._data) if need_x else None
     gw = gb = None
     if need_w:
         xd = x._data
         gw = xp.matmul(g2.T, xd if xd.ndim == 2 else xp.reshape(xd, (-1, in_f)))  # fresh (out, in)
     if need_b:
         gb = xp.sum(g2, axis=0)
+    gx = xp.matmul(gd, w._data) if need_x else None
     if not _state.enabled or not (g._requires_grad or x._requires_grad or w._requires_grad):
         # first order (the usual case): nothing to record
         wrap = Tensor._wrap

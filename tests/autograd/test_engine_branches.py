@@ -1,0 +1,66 @@
+"""The engine's lean branches (plain nodes, hook-free leaves) behave like its general one,
+and an unshared gradient becomes a leaf's ``.grad`` without a copy."""
+
+import numpy as np
+import pytest
+
+import arraygrad as ag
+from arraygrad.tensor import Tensor
+
+
+@pytest.fixture
+def copies(monkeypatch):
+    """How many gradients were copied into a ``.grad`` (instead of adopted)."""
+    count = [0]
+    original = Tensor._detached_copy
+
+    def counting(self):
+        count[0] += 1
+        return original(self)
+
+    monkeypatch.setattr(Tensor, "_detached_copy", counting)
+    return count
+
+
+def test_last_node_gradient_is_adopted_not_copied(copies):
+    # the leaf's gradient comes from the last node the engine runs; the engine's own
+    # locals used to keep a reference to it, which forced a copy
+    x = ag.tensor(np.ones((64, 64)), requires_grad=True)
+    (x * 2.0).sum().backward()
+    assert copies[0] == 0
+    np.testing.assert_array_equal(x.grad.numpy(), np.full((64, 64), 2.0))
+
+
+def test_every_linear_layer_gradient_is_adopted(copies):
+    model = ag.nn.Sequential(ag.nn.Linear(8, 16), ag.nn.ReLU(), ag.nn.Linear(16, 3))
+    x = ag.randn(5, 8)
+    ag.nn.functional.cross_entropy(model(x), ag.tensor([0, 1, 2, 0, 1])).backward()
+    assert copies[0] == 0
+    assert all(p.grad is not None for p in model.parameters())
+
+
+def test_shared_gradient_is_copied(copies):
+    """A gradient another tensor can still see must not become ``.grad`` itself."""
+    x = ag.tensor([1.0, 2.0], requires_grad=True)
+    seen = []
+    y = x * 1.0
+    y.register_hook(lambda g: seen.append(g))  # keeps a reference to the gradient
+    y.sum().backward()
+    assert x.grad is not seen[0]
+    x.grad.add_(1.0)
+    np.testing.assert_array_equal(seen[0].numpy(), [1.0, 1.0])  # untouched
+
+
+def test_leaf_hooks_and_node_hooks_still_run_on_lean_branches():
+    calls = []
+    x = ag.tensor([1.0, 2.0], dtype=ag.float64, requires_grad=True)
+    x.register_hook(lambda g: calls.append("leaf") or g * 2)
+    y = (x * 3.0).tanh()
+    y.grad_fn.register_prehook(lambda gs: calls.append("pre") or None)
+    y.grad_fn.register_hook(lambda gi, go: calls.append("post") or None)
+    y.retain_grad()
+    y.sum().backward()
+    assert calls == ["pre", "post", "leaf"]
+    expected = 2 * 3 * (1 - np.tanh(3 * np.array([1.0, 2.0])) ** 2)
+    np.testing.assert_allclose(x.grad.numpy(), expected)
+    np.testing.assert_array_equal(y.grad.numpy(), [1.0, 1.0])
