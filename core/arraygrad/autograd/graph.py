@@ -198,15 +198,23 @@ class AccumulateGrad(Node):
     """The node of a leaf that requires grad: sums incoming gradients into ``.grad``."""
 
     __slots__ = ("variable",)
+    # class-level, not per instance: a leaf's node is rebuilt for every graph it joins
+    _seq = float("inf")  # run as soon as ready, like PyTorch
+    _hooked = True  # the engine's general branch checks the leaf's hooks
 
     def __init__(self, variable):
-        super().__init__()
-        self._seq = float("inf")  # run as soon as ready, like PyTorch
+        self._next = ()
+        self._saved = ()
+        if _anomaly.enabled:
+            remember_forward(self)
         self.variable = variable
         if variable._hooks is None:
             variable._hooks = HookDict()
-        self._tensor_pre_hooks = {0: variable._hooks}
-        self._hooked = True
+
+    @property
+    def _tensor_pre_hooks(self) -> dict:
+        """The leaf's own tensor hooks (``register_hook`` on it), as output 0's."""
+        return {0: self.variable._hooks}
 
     def _apply(self, grads: list) -> tuple:
         var = self.variable
