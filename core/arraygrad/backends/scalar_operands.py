@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["ScalarOperands"]
+__all__ = ["ScalarOperands", "scalar_operand"]
+
+
+def scalar_operand(backend, value, native):
+    """``value`` as ``backend``'s cached 0-d array of dtype ``native``, or as it is when the
+    backend keeps no cache (zeros are never cached: ``-0.0 == 0.0``)."""
+    cache = backend.scalar_operands
+    return cache[value, native] if value and cache is not None else value
 
 
 class ScalarOperands(dict):

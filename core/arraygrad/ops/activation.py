@@ -49,8 +49,9 @@ def _log_softmax_backward(g, y, d):
     return g - ew.exp(y) * g.sum(d, keepdim=True)
 
 
-def _log_softmax_grad_data(xp, gd, yd, d):
+def _log_softmax_grad_data(backend, gd, yd, d):
     """``_log_softmax_backward`` on arrays (first order)."""
+    xp = backend.xp
     if gd.ndim == 0:
         return gd - xp.exp(yd) * gd
     scaled = xp.exp(yd)

@@ -9,6 +9,7 @@ does the same (``TanhBackwardBackward0``...).
 from __future__ import annotations
 
 from arraygrad.autograd.grad_mode import _state
+from arraygrad.backends.scalar_operands import scalar_operand
 from arraygrad.ops._record import OpNode, backward_node, record
 from arraygrad.tensor import Tensor
 
@@ -28,15 +29,15 @@ def _tanh_backward_backward(node, gg):
 TanhBackwardBackward0 = backward_node("TanhBackwardBackward0", _tanh_backward_backward)
 
 
-def tanh_grad_data(xp, gd, yd, args=None):
+def tanh_grad_data(backend, gd, yd, args=None):
     """``g * (1 - y**2)`` on arrays (not ``g - g*y*y``: an infinite ``g`` where ``y**2 < 1``
     must stay infinite, as in PyTorch, not become ``inf - inf``)."""
-    return gd * (1 - yd * yd)
+    return gd * (scalar_operand(backend, 1, yd.dtype) - yd * yd)
 
 
 def tanh_backward(g, y, args=None):
     """``g * (1 - y**2)``: the gradient through ``y = tanh(x)``."""
-    return record(tanh_grad_data(None, g._data, y._data), g._backend, TanhBackwardBackward0,
+    return record(tanh_grad_data(g._backend, g._data, y._data), g._backend, TanhBackwardBackward0,
                   (g, y), saved=(g, y))
 
 
@@ -50,14 +51,14 @@ def _sigmoid_backward_backward(node, gg):
 SigmoidBackwardBackward0 = backward_node("SigmoidBackwardBackward0", _sigmoid_backward_backward)
 
 
-def sigmoid_grad_data(xp, gd, yd, args=None):
+def sigmoid_grad_data(backend, gd, yd, args=None):
     """``g * y * (1 - y)`` on arrays."""
-    return gd * (yd * (1 - yd))
+    return gd * (yd * (scalar_operand(backend, 1, yd.dtype) - yd))
 
 
 def sigmoid_backward(g, y, args=None):
     """``g * y * (1 - y)``: the gradient through ``y = sigmoid(x)``."""
-    return record(sigmoid_grad_data(None, g._data, y._data), g._backend,
+    return record(sigmoid_grad_data(g._backend, g._data, y._data), g._backend,
                   SigmoidBackwardBackward0, (g, y), saved=(g, y))
 
 
@@ -70,26 +71,26 @@ ThresholdBackwardBackward0 = backward_node("ThresholdBackwardBackward0",
                                            _threshold_backward_backward)
 
 
-def threshold_grad_data(xp, gd, yd, args=None):
+def threshold_grad_data(backend, gd, yd, args=None):
     """``g`` where ``y > 0``, else 0, on arrays."""
     # a multiply by the 0/1 mask: branch-free, and ~15x faster than NumPy's where on
     # random masks (an infinite gradient where y <= 0 gives NaN here, 0 in PyTorch);
     # the mask is a fresh array, so the product is written into it
-    mask = xp.astype(yd > 0, gd.dtype)
+    mask = backend.xp.astype(yd > 0, gd.dtype)
     mask *= gd
     return mask
 
 
 def threshold_backward(g, y, args=None):
     """``g`` where ``y > 0``, else 0: the gradient through ``y = relu(x)``."""
-    return record(threshold_grad_data(g._backend.xp, g._data, y._data), g._backend,
+    return record(threshold_grad_data(g._backend, g._data, y._data), g._backend,
                   ThresholdBackwardBackward0, (g, None), saved=(y,))
 
 
 class SavedOutputActivation(OpNode):
     """The node of a one-input op whose gradient needs only its own saved output ``y``
     and its ``args`` (tanh, sigmoid, relu, log_softmax). Subclasses name
-    ``_grad_data(xp, g, y, args)`` (arrays) and ``_differentiable(g, y, args)`` (the
+    ``_grad_data(backend, g, y, args)`` (arrays) and ``_differentiable(g, y, args)`` (the
     recorded op or Tensor formula giving the same values).
 
     First-order backward calls the array formula directly: no tensor for ``y``, no
@@ -104,7 +105,7 @@ class SavedOutputActivation(OpNode):
         if _state.enabled:
             return (self._differentiable(g, self.saved_tensors[0], self.args),)
         backend = g._backend
-        return (Tensor._wrap(self._grad_data(backend.xp, g._data,
+        return (Tensor._wrap(self._grad_data(backend, g._data,
                                              self._saved[0].checked_data(self), self.args),
                              backend),)
 

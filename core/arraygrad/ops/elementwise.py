@@ -24,14 +24,11 @@ _scalar_types = (int, float, bool)
 
 # -- operand preparation -------------------------------------------------------
 
-def _operands(op: str, a, b, floating: bool = False, cached_scalars: bool = False):
+def _operands(op: str, a, b, floating: bool = False):
     """Promote ``a``, ``b`` (tensors or Python scalars) to one dtype on one backend.
 
     Returns ``(backend, a_data, b_data, ta, tb)`` where ``ta``/``tb`` are the
     tensor operands (None for scalars) and the data are native arrays or scalars.
-    ``cached_scalars``: a Python scalar beside a float tensor may come back as the
-    backend's cached 0-d array (``Backend.scalar_operands``); only for ops whose
-    result does not depend on the scalar being a Python number (``+ - * /``).
     """
     # fast paths: same-dtype tensors of one shape, and a float tensor with a Python number
     ta = a if isinstance(a, Tensor) else None
@@ -47,17 +44,11 @@ def _operands(op: str, a, b, floating: bool = False, cached_scalars: bool = Fals
                 backend = ta._backend
                 da = ta._data
                 if da.dtype in backend.floating_natives:
-                    cache = backend.scalar_operands
-                    if cached_scalars and b and cache is not None:  # zeros: -0.0 == 0.0
-                        return backend, da, cache[b, da.dtype], ta, None
                     return backend, da, b, ta, None
         elif tb is not None and (type(a) is float or type(a) is int):
             backend = tb._backend
             db = tb._data
             if db.dtype in backend.floating_natives:
-                cache = backend.scalar_operands
-                if cached_scalars and a and cache is not None:
-                    return backend, cache[a, db.dtype], db, None, tb
                 return backend, a, db, None, tb
     if ta is not None and tb is not None:
         backend = ta._backend
@@ -135,7 +126,7 @@ def add(input, other, *, alpha=1):
         out = _fast.binary(input, other, _fast.ADD)
         if out is not None:
             return out
-    backend, ad, bd, ta, tb = _operands("add", input, other, cached_scalars=True)
+    backend, ad, bd, ta, tb = _operands("add", input, other)
     data = ad + bd if alpha == 1 else ad + bd * alpha
     if _no_graph(ta, tb):
         return Tensor._wrap(data, backend)
@@ -158,7 +149,7 @@ def sub(input, other, *, alpha=1):
         out = _fast.binary(input, other, _fast.SUB)
         if out is not None:
             return out
-    backend, ad, bd, ta, tb = _operands("sub", input, other, cached_scalars=True)
+    backend, ad, bd, ta, tb = _operands("sub", input, other)
     dtype = (ad if ta is not None else bd).dtype
     if dtype not in backend.floating_natives and dtype == backend.native_dtype(_dt.bool):
         raise RuntimeError("sub: Subtraction, the `-` operator, with two bool tensors is not "
@@ -199,7 +190,7 @@ def mul(input, other):
     out = _fast.binary(input, other, _fast.MUL)
     if out is not None:
         return out
-    backend, ad, bd, ta, tb = _operands("mul", input, other, cached_scalars=True)
+    backend, ad, bd, ta, tb = _operands("mul", input, other)
     if _no_graph(ta, tb):
         return Tensor._wrap(ad * bd, backend)
     # the gradient of each operand needs the other one

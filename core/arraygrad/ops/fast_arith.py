@@ -16,6 +16,7 @@ import operator
 from arraygrad.autograd.anomaly_mode import remember_forward, state as _anomaly
 from arraygrad.autograd.grad_mode import _state
 from arraygrad.autograd.graph import SavedTensor
+from arraygrad.backends.scalar_operands import scalar_operand
 from arraygrad.ops._record import OpNode, _edge, _next_seq
 from arraygrad.tensor import Tensor
 
@@ -85,7 +86,13 @@ class _MulScalar(_TensorScalar):
     __slots__ = ()
 
     def _apply(self, grads):
-        g = grads[0] * self._saved[0]
+        g = grads[0]
+        s = self._saved[0]
+        if _state.enabled:  # create_graph: recorded
+            g = g * s
+        else:  # first order: the product on arrays
+            data = g._data
+            g = wrap_output(data * scalar_operand(g._backend, s, data.dtype), g._backend)
         return (None, g) if self._next[0] is None else (g, None)
 
 
@@ -171,8 +178,8 @@ def binary(a, b, spec: _Spec):
         node_cls = spec.scalar_first_node if scalar_first else spec.scalar_node
         if node_cls is None:
             return None
-        cache = backend.scalar_operands
-        s = cache[other, dtype] if other and cache is not None else other  # never -0.0 vs 0.0
+        cache = backend.scalar_operands  # scalar_operand(backend, other, dtype), inlined
+        s = cache[other, dtype] if other and cache is not None else other
         out = wrap_output(spec.native(s, data) if scalar_first else spec.native(data, s), backend)
         if t._requires_grad and _state.enabled:
             edge = _edge(t)
