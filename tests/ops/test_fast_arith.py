@@ -199,3 +199,12 @@ def test_activation_output_modified_in_place_is_caught():
         y.mul_(2.0)
     with pytest.raises(RuntimeError, match="output 0 of TanhBackward0"):
         y.sum().backward()
+
+
+def test_tanh_backward_keeps_an_infinite_gradient_infinite():
+    """``g * (1 - y*y)``, not ``g - g*y*y``: the latter turned inf into NaN (a bug caught by
+    the in-place program test while rewriting the formula on arrays)."""
+    x = ag.tensor([0.5, -0.25], dtype=ag.float64, requires_grad=True)
+    y = x.tanh()
+    (gx,) = ag.autograd.grad(y, x, ag.tensor([float("inf"), float("-inf")], dtype=ag.float64))
+    assert gx.tolist() == [float("inf"), float("-inf")]
