@@ -64,3 +64,23 @@ def test_leaf_hooks_and_node_hooks_still_run_on_lean_branches():
     expected = 2 * 3 * (1 - np.tanh(3 * np.array([1.0, 2.0])) ** 2)
     np.testing.assert_allclose(x.grad.numpy(), expected)
     np.testing.assert_array_equal(y.grad.numpy(), [1.0, 1.0])
+
+
+def test_recording_an_op_never_compares_tensors(monkeypatch):
+    """``record`` used ``OUTPUT in saved``, which ran each saved tensor's elementwise ``==``
+    (a wasted op per recorded op that saves tensors and its output, e.g. ``x ** y``)."""
+    calls = []
+    original = Tensor.__eq__
+
+    def counting(self, other):
+        calls.append(other)
+        return original(self, other)
+
+    monkeypatch.setattr(Tensor, "__eq__", counting)
+    x = ag.tensor([1.5, 2.0], requires_grad=True)
+    y = ag.tensor([2.0, 3.0], requires_grad=True)
+    z = x ** y
+    assert calls == []
+    z.sum().backward()
+    np.testing.assert_allclose(y.grad.numpy(), (np.array([1.5, 2.0]) ** [2.0, 3.0])
+                               * np.log([1.5, 2.0]), rtol=1e-6)
