@@ -20,8 +20,8 @@ def make_data(sizes, batch, seed=0):
     return params, x, y
 
 
-def numpy_step(params, x, y, lr=0.01):
-    """Forward, hand-written backward and SGD update; returns the gradients."""
+def numpy_forward(params, x, y):
+    """The floor's forward: the layers' inputs, and the loss gradient w.r.t. the logits."""
     acts, h = [x], x
     n_layers = len(params) // 2
     for i in range(n_layers):
@@ -37,6 +37,12 @@ def numpy_step(params, x, y, lr=0.01):
     g = p
     g[np.arange(len(y)), y] -= 1
     g /= len(y)
+    return acts, g
+
+
+def numpy_backward(params, acts, g):
+    """The floor's hand-written backward: one gradient per parameter."""
+    n_layers = len(params) // 2
     grads = [None] * len(params)
     for i in reversed(range(n_layers)):
         w = params[2 * i]
@@ -44,8 +50,20 @@ def numpy_step(params, x, y, lr=0.01):
         grads[2 * i + 1] = g.sum(0)
         if i:
             g = (g @ w) * (acts[i] > 0)
+    return grads
+
+
+def numpy_update(params, grads, lr=0.01):
+    """The floor's SGD update, in place."""
     for p_, g_ in zip(params, grads):
         p_ -= lr * g_
+
+
+def numpy_step(params, x, y, lr=0.01):
+    """Forward, hand-written backward and SGD update; returns the gradients."""
+    acts, g = numpy_forward(params, x, y)
+    grads = numpy_backward(params, acts, g)
+    numpy_update(params, grads, lr)
     return grads
 
 
