@@ -84,3 +84,27 @@ def test_recording_an_op_never_compares_tensors(monkeypatch):
     z.sum().backward()
     np.testing.assert_allclose(y.grad.numpy(), (np.array([1.5, 2.0]) ** [2.0, 3.0])
                                * np.log([1.5, 2.0]), rtol=1e-6)
+
+
+def test_leaf_node_prehook_does_not_run_without_a_gradient():
+    """A leaf whose edge carries no gradient (a custom backward returned None for it) is not
+    run: its node pre-hook sees nothing, and its ``.grad`` stays None."""
+
+    class FirstOnly(ag.autograd.Function):
+        @staticmethod
+        def forward(ctx, a, b):
+            return a * 1.0
+
+        @staticmethod
+        def backward(ctx, g):
+            return g, None
+
+    calls = []
+    x = ag.tensor([1.0, 2.0], requires_grad=True)
+    y = ag.tensor([3.0, 4.0], requires_grad=True)
+    out = FirstOnly.apply(x, y)
+    acc = out.grad_fn.next_functions[1][0]
+    acc.register_prehook(lambda gs: calls.append(gs))
+    out.sum().backward()
+    assert calls == []
+    assert y.grad is None and x.grad.tolist() == [1.0, 1.0]

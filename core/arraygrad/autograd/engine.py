@@ -296,7 +296,8 @@ def run_backward(roots, root_grads, *, retain_graph: bool, create_graph: bool,
                     outs = node._apply(grads)
                     record_executed(node)
             elif plain and type(node) is AccumulateGrad and not node.variable._hooks:
-                accumulations.append((node, grads))  # a leaf without hooks: to the commit
+                if grads[0] is not None:  # a leaf without tensor hooks: to the commit
+                    accumulations.append((node, grads))
                 continue
             else:
                 outs = _visit(node, grads, captures, captured, reached, needed, targets,
