@@ -274,3 +274,16 @@ def test_conv_names_resolve_lazily_or_raise_attribute_error():
             assert F.conv2d is conv.conv2d
     with pytest.raises(AttributeError, match="no attribute 'not_a_function'"):
         F.not_a_function
+
+
+def test_cross_entropy_of_an_empty_batch_is_nan_for_mean_and_zero_for_sum():
+    """As in PyTorch. The one-hot fast path divided a Python float by a zero count."""
+    x = ag.zeros(0, 5, requires_grad=True)
+    y = ag.zeros(0, dtype=ag.int64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        mean = ag.nn.functional.cross_entropy(x, y)
+        total = ag.nn.functional.cross_entropy(x, y, reduction="sum")
+        assert math.isnan(mean.item()) and total.item() == 0.0
+        total.backward()
+    assert x.grad.shape == (0, 5)

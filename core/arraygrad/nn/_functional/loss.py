@@ -174,7 +174,7 @@ def _nll_2d(input, target, ignore_index: int, reduction: str):
     n, c = x.shape
     t = target._data
     lo, hi = (int(xp.min(t)), int(xp.max(t))) if n else (0, 0)
-    if 0 <= lo and hi < c and not lo <= ignore_index <= hi:
+    if n and 0 <= lo and hi < c and not lo <= ignore_index <= hi:
         # every target is a class and none is ignored (the common case): no masks needed
         onehot = xp.astype(t[:, None] == xp.arange(c, dtype=t.dtype), x.dtype)
         count = n
