@@ -21,6 +21,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import numpy as np  # noqa: E402
 
 from workloads import chain, conv, deep, dense, memory, mlp  # noqa: E402
+from workloads.base import to_numpy  # noqa: E402
 
 TIMED = {
     "overhead_chain": chain.workload,
@@ -34,12 +35,12 @@ TIMED = {
 
 def _check(w) -> dict:
     """``{impl: True/False}``: each implementation's gradients against NumPy's."""
-    ref = w.impls["numpy"].run()
+    ref = [to_numpy(g) for g in w.impls["numpy"].run()]
     out = {"numpy": True}  # the reference (its next run would see its own SGD update)
     for name, impl in w.impls.items():
         if name == "numpy":
             continue
-        got = impl.run()
+        got = [to_numpy(g) for g in impl.run()]
         out[name] = len(got) == len(ref) and all(
             np.allclose(a, b, rtol=w.rtol, atol=1e-5) for a, b in zip(got, ref))
     return out
