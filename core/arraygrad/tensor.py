@@ -43,10 +43,12 @@ class Tensor:
 
     # Hot attributes are slots; rarely-set ones are class-level defaults that an
     # instance overrides (in its __dict__) only when used, keeping creation cheap.
-    __slots__ = ("_data", "_backend", "_requires_grad", "_grad_fn", "__weakref__", "__dict__")
+    # ``_vc`` (the version counter, created on first need) is a slot too: saving an op's
+    # output creates it, and as a ``__dict__`` entry that cost a dict per saved output.
+    __slots__ = ("_data", "_backend", "_requires_grad", "_grad_fn", "_vc", "__weakref__",
+                 "__dict__")
     _grad = None
     _output_nr = 0
-    _vc = None
     _hooks = None
     _post_acc_hooks = None
     _acc_ref = None
@@ -72,6 +74,7 @@ class Tensor:
         self._backend = backend
         self._requires_grad = False
         self._grad_fn = None
+        self._vc = None
 
     @classmethod
     def _wrap(cls, data, backend) -> "Tensor":
@@ -83,6 +86,7 @@ class Tensor:
         t._backend = backend
         t._requires_grad = False
         t._grad_fn = None
+        t._vc = None
         return t
 
     # -- basic properties -------------------------------------------------------

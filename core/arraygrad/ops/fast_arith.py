@@ -34,6 +34,7 @@ def wrap_output(data, backend) -> Tensor:
     out._backend = backend
     out._requires_grad = False
     out._grad_fn = None
+    out._vc = None
     return out
 
 
@@ -198,6 +199,7 @@ def binary(a, b, spec: _Spec):
     out = _new(Tensor)
     out._data = result
     out._backend = backend
+    out._vc = None
     if not (needs_node and _state.enabled):
         out._requires_grad = False
         out._grad_fn = None
