@@ -108,3 +108,34 @@ def test_leaf_node_prehook_does_not_run_without_a_gradient():
     out.sum().backward()
     assert calls == []
     assert y.grad is None and x.grad.tolist() == [1.0, 1.0]
+
+
+def test_training_steps_leave_no_reference_cycles():
+    """Graphs are freed by reference counting alone (no work for the cyclic collector)."""
+    import gc
+
+    model = ag.nn.Sequential(ag.nn.Linear(8, 16), ag.nn.Tanh(), ag.nn.Linear(16, 3))
+    opt = ag.optim.SGD(model.parameters(), lr=0.1)
+    x, y = ag.randn(5, 8), ag.tensor([0, 1, 2, 0, 1])
+    w = ag.randn(5, 8, requires_grad=True)
+
+    def step():
+        opt.zero_grad()
+        loss = ag.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        h = (w.sum(1) * 2.0 + 1.0).sigmoid()  # the fast paths too
+        h.retain_grad()
+        (h * h).sum().backward()
+
+    step()
+    gc.collect()
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for _ in range(5):
+            step()
+        assert gc.collect() == 0
+    finally:
+        if was_enabled:
+            gc.enable()
