@@ -76,18 +76,8 @@ class Tensor:
         self._grad_fn = None
         self._vc = None
 
-    @classmethod
-    def _wrap(cls, data, backend) -> "Tensor":
-        """A new tensor around a native array (no copy, no graph)."""
-        if backend.array_type is not None and type(data) is not backend.array_type:
-            data = backend.coerce(data)
-        t = object.__new__(cls)
-        t._data = data
-        t._backend = backend
-        t._requires_grad = False
-        t._grad_fn = None
-        t._vc = None
-        return t
+    # ``Tensor._wrap(data, backend)``, the core's way to make a tensor around an array, is the
+    # module-level ``wrap`` below, attached after the class as a static method.
 
     # -- basic properties -------------------------------------------------------
     @property
@@ -444,6 +434,28 @@ class Tensor:
             t._grad = self._grad._detached_copy()
         memo[id(self)] = t
         return t
+
+
+def wrap(data, backend) -> Tensor:
+    """A new tensor around a native array (no copy, no graph).
+
+    A plain function, not a method, because every op's result goes through it (a
+    classmethod call costs a third more). Arrays of another type than the backend's
+    (NumPy's scalars from 0-d operations) are coerced first.
+    """
+    if type(data) is not backend.array_type and backend.array_type is not None:
+        data = backend.coerce(data)
+    t = _new(Tensor)
+    t._data = data
+    t._backend = backend
+    t._requires_grad = False
+    t._grad_fn = None
+    t._vc = None
+    return t
+
+
+_new = object.__new__
+Tensor._wrap = staticmethod(wrap)  # the name the core has always used
 
 
 def _wrap_dim(dim: int, ndim: int, op: str) -> int:

@@ -26,7 +26,8 @@ class Parameter(Tensor):
             data = empty(0)
         if not isinstance(data, Tensor):
             raise TypeError(f"Parameter(): data must be a Tensor, got {type(data).__name__}")
-        p = Tensor._wrap.__func__(cls, data._data, data._backend)
+        p = object.__new__(cls)
+        p._init_from(data._data, data._backend)
         p._vc = data._version_counter()  # an alias of data, as PyTorch's _make_subclass
         if requires_grad:
             p.requires_grad_(True)

@@ -17,7 +17,7 @@ from arraygrad.ops._record import (
 )
 from arraygrad.ops import activation_backward as _act_bw, fast_arith as _fast
 from arraygrad.ops.broadcast import broadcast_shapes, mul_sum_to, reduce_grad
-from arraygrad.tensor import Tensor
+from arraygrad.tensor import Tensor, wrap
 
 _scalar_types = (int, float, bool)
 
@@ -361,7 +361,7 @@ def _unary(name: str, fwd, backward, save_input=False, save_output=False):
         data = input._data
         if data.dtype not in backend.floating_natives:
             data = to_float_data(input)
-        out = _fast.wrap_output(fwd(backend.xp, data), backend)
+        out = wrap(fwd(backend.xp, data), backend)
         if input._requires_grad and _state.enabled:
             node = _fast.new_node(cls, out, (_edge(input),))
             if save_input:
@@ -472,7 +472,7 @@ def relu(input):
     backend = input._backend
     data = input._data
     # one pass, and NaN stays NaN as in PyTorch
-    out = _fast.wrap_output(backend.xp.maximum(data, _zero_like(backend, data.dtype)), backend)
+    out = wrap(backend.xp.maximum(data, _zero_like(backend, data.dtype)), backend)
     if input._requires_grad and _state.enabled:
         node = _fast.new_node(ReluBackward0, out, (_edge(input),))
         node._saved = (SavedOutput(out),)

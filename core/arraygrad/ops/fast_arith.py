@@ -18,24 +18,11 @@ from arraygrad.autograd.grad_mode import _state
 from arraygrad.autograd.graph import SavedTensor
 from arraygrad.backends.scalar_operands import scalar_operand
 from arraygrad.ops._record import OpNode, _edge, _next_seq
-from arraygrad.tensor import Tensor
+from arraygrad.tensor import Tensor, wrap
 
-__all__ = ["binary", "new_node", "wrap_output"]
+__all__ = ["binary", "new_node"]
 
 _new = object.__new__
-
-
-def wrap_output(data, backend) -> Tensor:
-    """``Tensor._wrap`` without the call (hot paths only)."""
-    if type(data) is not backend.array_type and backend.array_type is not None:
-        data = backend.coerce(data)  # e.g. NumPy's scalar from a 0-d operation
-    out = _new(Tensor)
-    out._data = data
-    out._backend = backend
-    out._requires_grad = False
-    out._grad_fn = None
-    out._vc = None
-    return out
 
 
 def new_node(cls, out: Tensor, edges: tuple):
@@ -93,7 +80,7 @@ class _MulScalar(_TensorScalar):
             g = g * s
         else:  # first order: the product on arrays
             data = g._data
-            g = wrap_output(data * scalar_operand(g._backend, s, data.dtype), g._backend)
+            g = wrap(data * scalar_operand(g._backend, s, data.dtype), g._backend)
         return (None, g) if self._next[0] is None else (g, None)
 
 
@@ -161,9 +148,8 @@ def binary(a, b, spec: _Spec):
     """``a op b`` on the fast path, or None when the operands need the general one.
 
     Fast: a floating tensor with a Python ``float``/``int`` (either side), or two
-    tensors of one backend, shape and floating dtype. (Wrapping the result and
-    linking the node are written out here rather than called: this function runs
-    for most arithmetic, and the calls were a fifth of its time.)
+    tensors of one backend, shape and floating dtype. (Linking the node is written out
+    here rather than called: this function runs for most arithmetic.)
     """
     if isinstance(a, Tensor):
         t, other, scalar_first = a, b, False
@@ -194,15 +180,8 @@ def binary(a, b, spec: _Spec):
         node_cls = spec.same_node
         result = spec.native(data, od)
         needs_node = t._requires_grad or other._requires_grad
-    if type(result) is not backend.array_type and backend.array_type is not None:
-        result = backend.coerce(result)  # e.g. NumPy's scalar from a 0-d operation
-    out = _new(Tensor)
-    out._data = result
-    out._backend = backend
-    out._vc = None
+    out = wrap(result, backend)
     if not (needs_node and _state.enabled):
-        out._requires_grad = False
-        out._grad_fn = None
         return out
     node = _new(node_cls)
     node._seq = _next_seq()
