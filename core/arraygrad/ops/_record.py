@@ -17,7 +17,7 @@ from arraygrad.autograd.graph import Node, SavedOutput, SavedTensor, _sequence
 from arraygrad.tensor import Tensor
 
 __all__ = [
-    "OpNode", "backward_node", "record", "record_node", "record_multi", "as_tensor_like", "same_backend",
+    "OpNode", "backward_node", "new_node", "record", "record_node", "record_multi", "as_tensor_like", "same_backend",
     "normalize_dims", "cast_data", "to_float_data", "OUTPUT",
 ]
 
@@ -66,18 +66,29 @@ def _edge(t):
     return fn if nr == 0 else (fn, nr)
 
 
-def _make_node(cls, inputs, saved, args, out=None):
-    """A ``cls`` node with edges to ``inputs``; ``saved`` tensors are version-checked and
-    ``OUTPUT`` becomes ``out`` (kept without a reference cycle)."""
-    # object.__new__ plus direct slot writes: Node.__init__'s work without its call
+def new_node(cls, edges: tuple, out: Tensor | None = None):
+    """A ``cls`` node with ``edges`` (see ``_edge``), linked as ``out``'s ``grad_fn`` when
+    ``out`` is given; ``_saved`` and ``args`` are left to the caller.
+
+    ``object.__new__`` plus direct slot writes: ``Node.__init__``'s work without its call,
+    since every recorded op makes one.
+    """
     node = _new(cls)
     node._seq = _next_seq()
     if _anomaly.enabled:
         remember_forward(node)
-    if len(inputs) == 1:
-        node._next = (_edge(inputs[0]),)
-    else:
-        node._next = tuple([_edge(t) for t in inputs])
+    node._next = edges
+    if out is not None:
+        out._grad_fn = node
+        out._requires_grad = True
+    return node
+
+
+def _make_node(cls, inputs, saved, args, out=None):
+    """A ``cls`` node with edges to ``inputs`` (producing ``out`` when given); ``saved``
+    tensors are version-checked and ``OUTPUT`` becomes ``out`` (kept without a cycle)."""
+    node = new_node(cls, (_edge(inputs[0]),) if len(inputs) == 1 else
+                    tuple([_edge(t) for t in inputs]), out)
     if saved:
         kept = []
         for s in saved:
@@ -109,8 +120,7 @@ def record(data, backend, cls, inputs, saved=(), args=None) -> Tensor:
             break
     else:
         return out
-    out._grad_fn = _make_node(cls, inputs, saved, args, out)
-    out._requires_grad = True
+    _make_node(cls, inputs, saved, args, out)
     return out
 
 
@@ -118,8 +128,7 @@ def record_node(data, backend, cls, inputs, saved=(), args=None) -> Tensor:
     """``record`` for callers that already know a node is needed (grad mode on and an input
     requires grad): the hot binary ops, which test that first to skip building ``args``."""
     out = Tensor._wrap(data, backend)
-    out._grad_fn = _make_node(cls, inputs, saved, args, out)
-    out._requires_grad = True
+    _make_node(cls, inputs, saved, args, out)
     return out
 
 

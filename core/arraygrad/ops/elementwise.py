@@ -13,7 +13,7 @@ from arraygrad import dtypes as _dt
 from arraygrad.autograd.grad_mode import _state
 from arraygrad.autograd.graph import SavedOutput, SavedTensor
 from arraygrad.ops._record import (
-    OUTPUT, _edge, backward_node, cast_data, record, record_node, same_backend, to_float_data,
+    OUTPUT, _edge, backward_node, new_node, cast_data, record, record_node, same_backend, to_float_data,
 )
 from arraygrad.ops import activation_backward as _act_bw, fast_arith as _fast
 from arraygrad.ops.broadcast import broadcast_shapes, mul_sum_to, reduce_grad
@@ -363,7 +363,7 @@ def _unary(name: str, fwd, backward, save_input=False, save_output=False):
             data = to_float_data(input)
         out = wrap(fwd(backend.xp, data), backend)
         if input._requires_grad and _state.enabled:
-            node = _fast.new_node(cls, out, (_edge(input),))
+            node = new_node(cls, (_edge(input),), out)
             if save_input:
                 node._saved = (SavedTensor(input), SavedOutput(out)) if save_output else (
                     SavedTensor(input),)
@@ -474,7 +474,7 @@ def relu(input):
     # one pass, and NaN stays NaN as in PyTorch
     out = wrap(backend.xp.maximum(data, _zero_like(backend, data.dtype)), backend)
     if input._requires_grad and _state.enabled:
-        node = _fast.new_node(ReluBackward0, out, (_edge(input),))
+        node = new_node(ReluBackward0, (_edge(input),), out)
         node._saved = (SavedOutput(out),)
         node.args = None
     return out

@@ -1,4 +1,4 @@
-"""Fast paths of ``+ - * /`` and of one-input ops, for the operands that dominate real code.
+"""Fast paths of ``+ - * /`` for the operands that dominate real code.
 
 A tensor with a Python number, or two tensors of one shape, dtype and backend,
 need no promotion, broadcasting or gradient reduction. For those the ops in
@@ -13,29 +13,13 @@ from __future__ import annotations
 
 import operator
 
-from arraygrad.autograd.anomaly_mode import remember_forward, state as _anomaly
 from arraygrad.autograd.grad_mode import _state
 from arraygrad.autograd.graph import SavedTensor
 from arraygrad.backends.scalar_operands import scalar_operand
-from arraygrad.ops._record import OpNode, _edge, _next_seq
+from arraygrad.ops._record import OpNode, _edge, new_node
 from arraygrad.tensor import Tensor, wrap
 
-__all__ = ["binary", "new_node"]
-
-_new = object.__new__
-
-
-def new_node(cls, out: Tensor, edges: tuple):
-    """A ``cls`` node with ``edges`` (see ``_edge``) producing ``out``; ``_saved`` and
-    ``args`` are left to the caller."""
-    node = _new(cls)
-    node._seq = _next_seq()
-    if _anomaly.enabled:
-        remember_forward(node)
-    node._next = edges
-    out._grad_fn = node
-    out._requires_grad = True
-    return node
+__all__ = ["binary"]
 
 
 # -- nodes: the backward of each fast case, with nothing to reduce or cast ------------------
@@ -148,8 +132,7 @@ def binary(a, b, spec: _Spec):
     """``a op b`` on the fast path, or None when the operands need the general one.
 
     Fast: a floating tensor with a Python ``float``/``int`` (either side), or two
-    tensors of one backend, shape and floating dtype. (Linking the node is written out
-    here rather than called: this function runs for most arithmetic.)
+    tensors of one backend, shape and floating dtype.
     """
     if isinstance(a, Tensor):
         t, other, scalar_first = a, b, False
@@ -183,23 +166,17 @@ def binary(a, b, spec: _Spec):
     out = wrap(result, backend)
     if not (needs_node and _state.enabled):
         return out
-    node = _new(node_cls)
-    node._seq = _next_seq()
-    if _anomaly.enabled:
-        remember_forward(node)
-    fn = t._grad_fn  # t's edge: _edge(t) with its commonest case first
-    edge = fn if (fn is not None and t._view is None and t._output_nr == 0) else _edge(t)
+    edge = _edge(t)
     if node_cls is spec.same_node:
-        node._next = nxt = (edge, _edge(other))
+        node = new_node(node_cls, (edge, _edge(other)), out)
         if spec.saves_operands:  # each gradient needs the other operand
+            nxt = node._next
             node._saved = (SavedTensor(t) if nxt[1] is not None else None,
                            SavedTensor(other) if nxt[0] is not None else None)
         else:
             node._saved = ()
     else:
-        node._next = (None, edge) if scalar_first else (edge, None)
+        node = new_node(node_cls, (None, edge) if scalar_first else (edge, None), out)
         node._saved = (other,) if spec.saves_operands else ()
     node.args = None
-    out._grad_fn = node
-    out._requires_grad = True
     return out
