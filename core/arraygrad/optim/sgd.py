@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from arraygrad.optim._checks import check_lr, check_non_negative
-from arraygrad.ops.inplace import native_arithmetic
 from arraygrad.optim.optimizer import Optimizer
 
 __all__ = ["SGD"]
@@ -30,17 +29,12 @@ class SGD(Optimizer):
     def _update_group(self, group) -> None:
         lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
         wd, nesterov, maximize = group["weight_decay"], group["nesterov"], group["maximize"]
-        if momentum == 0 and wd == 0 and not maximize:
-            # plain SGD, the common case: straight to the array's in-place update
-            for p in group["params"]:
-                g = p._grad
-                if g is not None and not native_arithmetic(p, "add_", g, -lr):
-                    p.add_(g, alpha=-lr)  # the general in-place path explains any problem
-            return
         for p in group["params"]:
-            if p.grad is None:
+            g = p.grad
+            if g is None:
                 continue
-            g = -p.grad if maximize else p.grad
+            if maximize:
+                g = -g
             if wd != 0:
                 g = g.add(p, alpha=wd)
             if momentum != 0:
