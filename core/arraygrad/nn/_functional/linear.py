@@ -95,6 +95,19 @@ def _renorm_rows(weight, indices, max_norm: float, norm_type: float) -> None:
         weight[idx] = rows * scale
 
 
+def normalize_padding_idx(padding_idx, num_embeddings: int):
+    """``padding_idx`` as a row index in ``[0, num_embeddings)`` (negative counts from the
+    end), or None; PyTorch's AssertionError when it is out of range."""
+    if padding_idx is None:
+        return None
+    if padding_idx > 0:
+        assert padding_idx < num_embeddings, "Padding_idx must be within num_embeddings"
+    elif padding_idx < 0:
+        assert padding_idx >= -num_embeddings, "Padding_idx must be within num_embeddings"
+        padding_idx = num_embeddings + padding_idx
+    return padding_idx
+
+
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type: float = 2.0,
               scale_grad_by_freq: bool = False, sparse: bool = False):
     """Rows of ``weight`` picked by the integer tensor ``input``.
@@ -110,12 +123,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type: float =
     if scale_grad_by_freq:
         raise NotImplementedError("embedding: scale_grad_by_freq is not supported")
     num = weight.shape[0]
-    if padding_idx is not None:
-        if padding_idx > 0:
-            assert padding_idx < num, "Padding_idx must be within num_embeddings"
-        elif padding_idx < 0:
-            assert padding_idx >= -num, "Padding_idx must be within num_embeddings"
-            padding_idx = num + padding_idx
+    padding_idx = normalize_padding_idx(padding_idx, num)
     if input.numel():
         xp = input._backend.xp
         lo, hi = int(xp.min(input._data)), int(xp.max(input._data))

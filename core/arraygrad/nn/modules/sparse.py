@@ -5,6 +5,7 @@ from __future__ import annotations
 from arraygrad.autograd.grad_mode import no_grad
 from arraygrad.creation import empty
 from arraygrad.nn import functional as F, init
+from arraygrad.nn._functional.linear import normalize_padding_idx
 from arraygrad.nn.modules.module import Module
 from arraygrad.nn.parameter import Parameter
 
@@ -23,13 +24,7 @@ class Embedding(Module):
         super().__init__()
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
-        if padding_idx is not None:
-            if padding_idx > 0:
-                assert padding_idx < num_embeddings, "Padding_idx must be within num_embeddings"
-            elif padding_idx < 0:
-                assert padding_idx >= -num_embeddings, "Padding_idx must be within num_embeddings"
-                padding_idx = num_embeddings + padding_idx
-        self.padding_idx = padding_idx
+        self.padding_idx = normalize_padding_idx(padding_idx, num_embeddings)
         self.max_norm = max_norm
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
