@@ -60,6 +60,12 @@ class OpRegistrar:
     def __init__(self, plugin: str):
         self.plugin = plugin
 
+    def _clash(self, what: str, owner: str, override: bool, refusal: str) -> None:
+        """A registration meets an earlier one: refuse it, or (``override``) log the takeover."""
+        if not override:
+            raise OpRegistrationError(refusal)
+        log.warning("%s from plugin %r overrides the one from %r", what, self.plugin, owner)
+
     def op(self, name: str, fn: Callable, *, namespace: str | None = None,
            method: str | None = None, cases=(), override: bool = False, doc: str = "") -> None:
         """Register op ``name`` implemented by ``fn`` (a function of tensors).
@@ -71,12 +77,9 @@ class OpRegistrar:
             raise OpRegistrationError(f"plugin {self.plugin!r}: op {name!r} is not callable")
         existing = _state.ops.get(name)
         if existing is not None:
-            if not override:
-                raise OpRegistrationError(
-                    f"op {name!r} from plugin {self.plugin!r} clashes with the one registered by "
-                    f"{existing.plugin!r}; pass override=True to replace it")
-            log.warning("op %r from plugin %r overrides the one from %r", name, self.plugin,
-                        existing.plugin)
+            self._clash(f"op {name!r}", existing.plugin, override,
+                        f"op {name!r} from plugin {self.plugin!r} clashes with the one registered "
+                        f"by {existing.plugin!r}; pass override=True to replace it")
         if method is not None:
             from arraygrad.tensor import Tensor
 
@@ -93,12 +96,10 @@ class OpRegistrar:
         key = (op_name, backend_name)
         existing = _state.kernels.get(key)
         if existing is not None:
-            if not override:
-                raise OpRegistrationError(
-                    f"kernel for op {op_name!r} on backend {backend_name!r} from plugin "
-                    f"{self.plugin!r} clashes with the one from {existing[1]!r}; pass override=True")
-            log.warning("kernel %r on %r from plugin %r overrides the one from %r", op_name,
-                        backend_name, self.plugin, existing[1])
+            self._clash(f"kernel {op_name!r} on {backend_name!r}", existing[1], override,
+                        f"kernel for op {op_name!r} on backend {backend_name!r} from plugin "
+                        f"{self.plugin!r} clashes with the one from {existing[1]!r}; pass "
+                        "override=True")
         _state.kernels[key] = (fn, self.plugin)
         manager.note_registration(self.plugin, f"kernel {op_name} on {backend_name}")
 
