@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from arraygrad.tensor import Tensor
 
-__all__ = ["Parameter"]
+__all__ = ["Parameter", "optional_parameter"]
 
 
 class Parameter(Tensor):
@@ -48,3 +48,15 @@ class Parameter(Tensor):
             result._grad = self._grad._detached_copy()
         memo[id(self)] = result
         return result
+
+
+def optional_parameter(module, name: str, wanted: bool, *shape: int, dtype=None,
+                       device=None) -> None:
+    """Register ``module.<name>`` as an uninitialised Parameter of ``shape`` when ``wanted``,
+    else as None (so it is listed, as PyTorch lists ``bias=False`` layers' ``bias``)."""
+    if wanted:
+        from arraygrad.creation import empty
+
+        setattr(module, name, Parameter(empty(*shape, dtype=dtype, device=device)))
+    else:
+        module.register_parameter(name, None)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from arraygrad import dtypes as _dt
-from arraygrad.creation import empty, ones, tensor, zeros
+from arraygrad.creation import ones, tensor, zeros
 from arraygrad.nn import functional as F, init
 from arraygrad.nn.modules.module import Module
-from arraygrad.nn.parameter import Parameter
+from arraygrad.nn.parameter import optional_parameter
 
 __all__ = ["BatchNorm1d", "BatchNorm2d"]
 
@@ -23,15 +23,8 @@ class _BatchNorm(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        if affine:
-            self.weight = Parameter(empty(num_features, dtype=dtype, device=device))
-            if bias:
-                self.bias = Parameter(empty(num_features, dtype=dtype, device=device))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        optional_parameter(self, "weight", affine, num_features, dtype=dtype, device=device)
+        optional_parameter(self, "bias", affine and bias, num_features, dtype=dtype, device=device)
         if track_running_stats:
             self.register_buffer("running_mean", zeros(num_features, dtype=dtype, device=device))
             self.register_buffer("running_var", ones(num_features, dtype=dtype, device=device))

@@ -12,7 +12,7 @@ from __future__ import annotations
 from arraygrad.creation import empty
 from arraygrad.nn import functional_conv as C, init
 from arraygrad.nn.modules.module import Module
-from arraygrad.nn.parameter import Parameter
+from arraygrad.nn.parameter import Parameter, optional_parameter
 
 __all__ = ["Conv1d", "Conv2d", "ConvTranspose2d"]
 
@@ -64,10 +64,7 @@ class _ConvNd(Module):
         shape = ((in_channels, out_channels // groups) if self._transposed
                  else (out_channels, in_channels // groups)) + self.kernel_size
         self.weight = Parameter(empty(*shape, dtype=dtype, device=device))
-        if bias:
-            self.bias = Parameter(empty(out_channels, dtype=dtype, device=device))
-        else:
-            self.register_parameter("bias", None)
+        optional_parameter(self, "bias", bias, out_channels, dtype=dtype, device=device)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:

@@ -7,7 +7,7 @@ import math
 from arraygrad.creation import empty
 from arraygrad.nn import functional as F, init
 from arraygrad.nn.modules.module import Module
-from arraygrad.nn.parameter import Parameter
+from arraygrad.nn.parameter import Parameter, optional_parameter
 
 __all__ = ["Identity", "Linear", "Bilinear"]
 
@@ -36,10 +36,7 @@ class Linear(Module):
         self.in_features = in_features
         self.out_features = out_features
         self.weight = Parameter(empty(out_features, in_features, dtype=dtype, device=device))
-        if bias:
-            self.bias = Parameter(empty(out_features, dtype=dtype, device=device))
-        else:
-            self.register_parameter("bias", None)
+        optional_parameter(self, "bias", bias, out_features, dtype=dtype, device=device)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -66,10 +63,7 @@ class Bilinear(Module):
         self.out_features = out_features
         self.weight = Parameter(empty(out_features, in1_features, in2_features, dtype=dtype,
                                       device=device))
-        if bias:
-            self.bias = Parameter(empty(out_features, dtype=dtype, device=device))
-        else:
-            self.register_parameter("bias", None)
+        optional_parameter(self, "bias", bias, out_features, dtype=dtype, device=device)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from arraygrad.creation import empty
 from arraygrad.nn import functional as F, init
 from arraygrad.nn.modules.module import Module
-from arraygrad.nn.parameter import Parameter
+from arraygrad.nn.parameter import optional_parameter
 
 __all__ = ["LayerNorm", "GroupNorm"]
 
@@ -13,15 +12,8 @@ __all__ = ["LayerNorm", "GroupNorm"]
 
 def _affine_parameters(module, affine: bool, bias: bool, shape, dtype, device) -> None:
     """Register ``weight`` (and ``bias`` if asked) of ``shape``, or None for both, then init."""
-    if affine:
-        module.weight = Parameter(empty(*shape, dtype=dtype, device=device))
-        if bias:
-            module.bias = Parameter(empty(*shape, dtype=dtype, device=device))
-        else:
-            module.register_parameter("bias", None)
-    else:
-        module.register_parameter("weight", None)
-        module.register_parameter("bias", None)
+    optional_parameter(module, "weight", affine, *shape, dtype=dtype, device=device)
+    optional_parameter(module, "bias", affine and bias, *shape, dtype=dtype, device=device)
     module.reset_parameters()
 
 
