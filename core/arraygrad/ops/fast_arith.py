@@ -150,8 +150,7 @@ def binary(a, b, spec: _Spec):
         node_cls = spec.scalar_first_node if scalar_first else spec.scalar_node
         if node_cls is None:
             return None
-        cache = backend.scalar_operands  # scalar_operand(backend, other, dtype), inlined
-        s = cache[other, dtype] if other and cache is not None else other
+        s = scalar_operand(backend, other, dtype)
         result = spec.native(s, data) if scalar_first else spec.native(data, s)
         needs_node = t._requires_grad
     elif scalar_first or not isinstance(other, Tensor) or spec.same_node is None:
