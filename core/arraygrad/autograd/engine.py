@@ -211,8 +211,7 @@ def _commit(accumulations: list, retained: list) -> None:
     with _commit_lock:
         for node, grads in accumulations:
             if plain and node._pre_hooks is None and node._post_hooks is None:
-                if grads[0] is not None:
-                    node._apply(grads)
+                node._apply(grads)  # queued only with a gradient
             else:
                 _run_node(node, grads)
         for tensor, g in retained:
