@@ -13,14 +13,44 @@ def _run(*args):
                           timeout=300, check=True).stdout
 
 
-def test_bench_quick_gradients_agree_with_numpy(tmp_path):
+def test_bench_quick_runs_every_workload_and_every_answer_is_right(tmp_path):
     out = tmp_path / "bench.json"
-    _run("benchmarks/bench.py", "--quick", "--only", "overhead_chain", "mlp_small_step",
-         "--json", str(out))
+    table = _run("benchmarks/bench.py", "--quick", "--json", str(out))
     results = json.loads(out.read_text())
-    for name in ("overhead_chain", "mlp_small_step"):
-        assert results[name]["arraygrad"]["correct"] is True
-        assert results[name]["arraygrad"]["median"] > 0
+    timed = ["overhead_chain", "mlp_step", "mlp_small_step", "matmul_big", "broadcast_reduce",
+             "conv_step"]
+    for name in timed:
+        assert {"numpy", "arraygrad"} <= set(results[name]), name
+        for impl, r in results[name].items():
+            assert r["correct"] is True, (name, impl)
+            assert r["median"] > 0
+    for impl, r in results["deep_chain"].items():
+        assert r["correct"] is True, impl
+    assert results["memory_mlp"]["arraygrad"] > 0 and results["memory_mlp"]["numpy"] > 0
+    assert "WRONG" not in table
+    try:
+        import torch  # noqa: F401
+    except ImportError:  # without PyTorch its column is left out, not an error
+        assert all("torch" not in results[name] for name in timed)
+
+
+def test_a_fast_wrong_answer_shows_as_wrong(capsys):
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import bench
+        from workloads.base import Impl, Workload
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    import numpy as np
+
+    w = Workload("toy", "ms", 1e3, repeats=3)
+    w.impls["numpy"] = Impl(lambda: [np.ones(3)])
+    w.impls["arraygrad"] = Impl(lambda: [np.ones(3) * 1.5])  # fast, and wrong
+    results = bench.time_workload(w, quick=True)
+    assert results["numpy"]["correct"] is True
+    assert results["arraygrad"]["correct"] is False
+    rows = bench._row("toy", w.unit, results)
+    assert rows[1].endswith("WRONG") and rows[0].endswith("ok")
 
 
 def test_mlp_phases_prints_each_phase_beside_the_floor():
