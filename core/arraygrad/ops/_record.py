@@ -14,6 +14,9 @@ from arraygrad import dtypes as _dt
 from arraygrad.autograd.grad_mode import _state
 from arraygrad.autograd.anomaly_mode import remember_forward, state as _anomaly
 from arraygrad.autograd.graph import Node, SavedOutput, SavedTensor, _sequence
+from arraygrad.ops.casting import cast_data, to_float_data  # noqa: F401 - older import path
+from arraygrad.ops.promotion import same_backend  # noqa: F401 - older import path
+from arraygrad.ops.rule import edge_of as _edge, new_node  # noqa: F401 - older import path
 from arraygrad.tensor import Tensor
 
 __all__ = [
@@ -45,43 +48,6 @@ class OpNode(Node):
 def backward_node(name: str, backward) -> type:
     """A node class named like PyTorch's (``"MulBackward0"``) running ``backward``."""
     return type(name, (OpNode,), {"__slots__": (), "_backward": staticmethod(backward)})
-
-
-def _edge(t):
-    """``t``'s gradient edge (None if it needs no gradient), inlining the common cases: a
-    non-view output of a node, and a leaf whose ``AccumulateGrad`` already exists."""
-    if t is None or not t._requires_grad:
-        return None
-    fn = t._grad_fn
-    if t._view is None:
-        if fn is not None:
-            nr = t._output_nr
-            return fn if nr == 0 else (fn, nr)  # compact form for output 0
-        ref = t._acc_ref
-        if ref is not None:
-            acc = ref()
-            if acc is not None:
-                return acc
-    fn, nr = t._gradient_edge()
-    return fn if nr == 0 else (fn, nr)
-
-
-def new_node(cls, edges: tuple, out: Tensor | None = None):
-    """A ``cls`` node with ``edges`` (see ``_edge``), linked as ``out``'s ``grad_fn`` when
-    ``out`` is given; ``_saved`` and ``args`` are left to the caller.
-
-    ``object.__new__`` plus direct slot writes: ``Node.__init__``'s work without its call,
-    since every recorded op makes one.
-    """
-    node = _new(cls)
-    node._seq = _next_seq()
-    if _anomaly.enabled:
-        remember_forward(node)
-    node._next = edges
-    if out is not None:
-        out._grad_fn = node
-        out._requires_grad = True
-    return node
 
 
 def _make_node(cls, inputs, saved, args, out=None):
@@ -151,17 +117,6 @@ def record_multi(datas, backend, cls, inputs, saved=(), args=None, differentiabl
     return outs
 
 
-def same_backend(op: str, *tensors: Tensor):
-    """The one backend of ``tensors``; RuntimeError naming both devices if they differ."""
-    backend = tensors[0]._backend
-    for t in tensors[1:]:
-        if t._backend is not backend:
-            raise RuntimeError(
-                f"{op}: Expected all tensors to be on the same device, but found at least two "
-                f"devices, {tensors[0].device} and {t.device}!")
-    return backend
-
-
 def as_tensor_like(value, like: Tensor, op: str) -> Tensor:
     """``value`` (Tensor, Python scalar or nested list) as a tensor on ``like``'s backend."""
     if isinstance(value, Tensor):
@@ -175,23 +130,6 @@ def as_tensor_like(value, like: Tensor, op: str) -> Tensor:
 
         return tensor(value, device=like.device)
     raise TypeError(f"{op}: expected a Tensor or a number, got {type(value).__name__}")
-
-
-def cast_data(t: Tensor, d: _dt.dtype):
-    """``t``'s native array converted to dtype ``d`` (no copy when it already is)."""
-    backend = t._backend
-    native = backend.native_dtype(d)
-    data = t._data
-    if data.dtype == native:
-        return data
-    return backend.xp.astype(data, native)
-
-
-def to_float_data(t: Tensor):
-    """``t``'s array, converted to the default float dtype if it is integer or bool."""
-    if t._data.dtype in t._backend.floating_natives:
-        return t._data
-    return cast_data(t, _dt.get_default_dtype())
 
 
 def normalize_dims(dim, ndim: int, op: str):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import warnings
 
-from arraygrad.ops._record import OUTPUT, backward_node, record, to_float_data
-from arraygrad.ops.activation_backward import activation_node
 from arraygrad.ops import elementwise as ew
+from arraygrad.ops.casting import to_float_data
+from arraygrad.ops.rule import defop
 from arraygrad.tensor import _wrap_dim
 
 __all__ = ["softmax", "log_softmax"]
@@ -20,13 +20,8 @@ def _dim(input, dim, op):
     return _wrap_dim(dim, input.ndim, op)
 
 
-def _softmax_backward(node, g):
-    (y,) = node.saved_tensors
-    d = node.args
-    return y * (g - (g * y).sum(d, keepdim=True))
-
-
-SoftmaxBackward0 = backward_node("SoftmaxBackward0", _softmax_backward)
+SOFTMAX = defop("SoftmaxBackward0", saves=("result",), params=("dim",),
+                vjp=(lambda g, n: n.result * (g - (g * n.result).sum(n.dim, keepdim=True)),))
 
 
 def softmax(input, dim=None, dtype=None):
@@ -41,7 +36,7 @@ def softmax(input, dim=None, dtype=None):
     else:
         e = xp.exp(x - xp.max(x, axis=d, keepdims=True))
         data = e / xp.sum(e, axis=d, keepdims=True)
-    return record(data, input._backend, SoftmaxBackward0, (input,), saved=(OUTPUT,), args=d)
+    return SOFTMAX.record(data, input._backend, (input,), dim=d)
 
 
 def _log_softmax_backward(g, y, d):
@@ -59,8 +54,10 @@ def _log_softmax_grad_data(backend, gd, yd, d):
     return gd - scaled
 
 
-LogSoftmaxBackward0 = activation_node("LogSoftmaxBackward0", _log_softmax_grad_data,
-                                      _log_softmax_backward)
+LOG_SOFTMAX = defop(
+    "LogSoftmaxBackward0", saves=("result",), params=("dim",),
+    vjp=(lambda g, n: _log_softmax_backward(g, n.result, n.dim),),
+    first_order=(lambda gd, n, b: _log_softmax_grad_data(b, gd, n.saved_data("result"), n.dim),))
 
 
 def log_softmax(input, dim=None, dtype=None):
@@ -76,4 +73,4 @@ def log_softmax(input, dim=None, dtype=None):
         shifted = x - xp.max(x, axis=d, keepdims=True)
         shifted -= xp.log(xp.sum(xp.exp(shifted), axis=d, keepdims=True))  # fresh: in place
         data = shifted
-    return record(data, input._backend, LogSoftmaxBackward0, (input,), saved=(OUTPUT,), args=d)
+    return LOG_SOFTMAX.record(data, input._backend, (input,), dim=d)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from arraygrad.ops._record import backward_node, record
+from arraygrad.ops.rule import defop
 from arraygrad.tensor import Tensor
 
 __all__ = ["broadcast_shapes", "sum_to", "reduce_grad", "mul_sum_to"]
@@ -27,12 +27,7 @@ def broadcast_shapes(op: str, *shapes) -> tuple:
     return tuple(out)
 
 
-def _sum_to_backward(node, g):
-    shape = node.args
-    return g.expand(shape)
-
-
-SumToSizeBackward0 = backward_node("SumToSizeBackward0", _sum_to_backward)
+SUM_TO_SIZE = defop("SumToSizeBackward0", vjp=(lambda g, n: g.expand(n.input_shape(0)),))
 
 
 def sum_to(g: Tensor, shape: tuple) -> Tensor:
@@ -51,7 +46,7 @@ def sum_to(g: Tensor, shape: tuple) -> Tensor:
     xp = g._backend.xp
     data = xp.sum(g._data, axis=tuple(axes)) if axes else g._data
     data = xp.reshape(data, shape)
-    return record(data, g._backend, SumToSizeBackward0, (g,), args=tuple(gshape))
+    return SUM_TO_SIZE.record(data, g._backend, (g,))
 
 
 def reduce_grad(g: Tensor, like_shape: tuple, like_dtype) -> Tensor:
@@ -59,7 +54,7 @@ def reduce_grad(g: Tensor, like_shape: tuple, like_dtype) -> Tensor:
     if g._data.shape != like_shape:
         g = sum_to(g, like_shape)
     if g._data.dtype != like_dtype:
-        from arraygrad.ops.elementwise import to_native
+        from arraygrad.ops.casting import to_native
 
         g = to_native(g, like_dtype)
     return g
@@ -96,7 +91,7 @@ def mul_sum_to(g: Tensor, other, shape: tuple) -> Tensor:
     # where neither factor varies the result is the same for every index: compute it once
     eff = tuple(t if f > 1 else 1 for t, f in zip(ts, full))
     if other._data.dtype != g0._data.dtype:
-        from arraygrad.ops.elementwise import to_native
+        from arraygrad.ops.casting import to_native
 
         other = to_native(other, g0._data.dtype)
     a = g0.reshape(gs)

@@ -1,152 +1,56 @@
-"""Elementwise ops: arithmetic, unary math, comparisons, ``where``, ``clamp``, casts.
+"""Elementwise ops: arithmetic, unary math, comparisons, ``where``, ``clamp``.
 
-Each op is its forward on native arrays and, beside it, its backward written
-in Tensor operations (so ``create_graph=True`` records it).
+Each differentiable op is its forward on native arrays plus one rule (``ops.rule``):
+PyTorch's node name, what the backward saves, and one vector-Jacobian product per
+input in Tensor operations (recorded under ``create_graph=True``). Broadcast undoing and
+the cast back to an input's dtype are the recorder's, not the rules'. Type promotion is
+in ``ops.promotion``, casts in ``ops.casting``, shortcuts in ``ops.fast``.
 """
 
 from __future__ import annotations
 
 import math
-from numbers import Number
+import operator
 
 from arraygrad import dtypes as _dt
-from arraygrad.autograd.grad_mode import _state
-from arraygrad.autograd.graph import SavedOutput, SavedTensor
-from arraygrad.ops._record import (
-    OUTPUT, _edge, backward_node, new_node, cast_data, record, record_node, same_backend, to_float_data,
+from arraygrad.ops import activation_backward as _act_bw, fast as _fast
+from arraygrad.ops.broadcast import broadcast_shapes, mul_sum_to
+from arraygrad.ops.casting import (  # noqa: F401 - re-exported: ops import casts from here
+    cast_data, full_like_scalar, to_dtype, to_float_data, to_native,
 )
-from arraygrad.ops import activation_backward as _act_bw, fast_arith as _fast
-from arraygrad.ops.broadcast import broadcast_shapes, mul_sum_to, reduce_grad
-from arraygrad.tensor import Tensor, wrap
-
-_scalar_types = (int, float, bool)
-
-
-# -- operand preparation -------------------------------------------------------
-
-def _operands(op: str, a, b, floating: bool = False):
-    """Promote ``a``, ``b`` (tensors or Python scalars) to one dtype on one backend.
-
-    Returns ``(backend, a_data, b_data, ta, tb)`` where ``ta``/``tb`` are the
-    tensor operands (None for scalars) and the data are native arrays or scalars.
-    """
-    # fast paths: same-dtype tensors of one shape, and a float tensor with a Python number
-    ta = a if isinstance(a, Tensor) else None
-    tb = b if isinstance(b, Tensor) else None
-    if not floating:
-        if ta is not None:
-            if tb is not None:
-                da, db = ta._data, tb._data
-                if (ta._backend is tb._backend and da.shape == db.shape
-                        and da.dtype == db.dtype):
-                    return ta._backend, da, db, ta, tb
-            elif type(b) is float or type(b) is int:
-                backend = ta._backend
-                da = ta._data
-                if da.dtype in backend.floating_natives:
-                    return backend, da, b, ta, None
-        elif tb is not None and (type(a) is float or type(a) is int):
-            backend = tb._backend
-            db = tb._data
-            if db.dtype in backend.floating_natives:
-                return backend, a, db, None, tb
-    if ta is not None and tb is not None:
-        backend = ta._backend
-        if tb._backend is not backend:
-            same_backend(op, ta, tb)
-        sa, sb = ta._data.shape, tb._data.shape
-        if sa != sb:
-            broadcast_shapes(op, sa, sb)
-    elif ta is None and tb is None:
-        raise TypeError(f"{op}: expected at least one Tensor operand")
-    else:
-        other = b if ta is not None else a
-        if not isinstance(other, _scalar_types):
-            if isinstance(other, Number):
-                other = float(other) if not isinstance(other, int) else int(other)
-                if ta is not None:
-                    b = other
-                else:
-                    a = other
-            else:
-                raise TypeError(
-                    f"{op}: unsupported operand type {type(other).__name__} (expected Tensor or number)")
-        backend = (ta if ta is not None else tb)._backend
-    if (ta is not None and tb is not None and ta._data.dtype == tb._data.dtype
-            and not floating):
-        return backend, ta._data, tb._data, ta, tb
-    d = _dt.result_type(a, b)
-    if floating and not d.is_floating_point:
-        d = _dt.get_default_dtype()
-    ad = cast_data(ta, d) if ta is not None else _scalar_as(a, d)
-    bd = cast_data(tb, d) if tb is not None else _scalar_as(b, d)
-    return backend, ad, bd, ta, tb
-
-
-def _scalar_as(value, d):
-    """A Python scalar converted to the kind of ``d`` (the standard wants matching kinds)."""
-    if d.is_floating_point:
-        return float(value)
-    if d is _dt.bool:
-        return bool(value)
-    return int(value)
-
-
-def _meta(t):
-    """What the backward needs of an operand to reduce its gradient; None when it gets none."""
-    return None if t is None or not t._requires_grad else (t._data.shape, t._data.dtype)
-
-
-def _no_graph(ta, tb) -> bool:
-    """True when the op's result needs no node (grad mode off, or no operand requires grad)."""
-    return not _state.enabled or not (
-        (ta is not None and ta._requires_grad) or (tb is not None and tb._requires_grad))
-
-
-def _grad_for(g, meta):
-    return None if meta is None else reduce_grad(g, meta[0], meta[1])
+from arraygrad.ops.promotion import operands as _operands, same_backend
+from arraygrad.ops.rule import defop
+from arraygrad.tensor import Tensor
 
 
 # -- arithmetic ------------------------------------------------------------------
 
-def _add_backward(node, g):
-    am, bm, alpha = node.args
-    gb = None
-    if node._next[1] is not None:
-        gb = _grad_for(g if alpha == 1 else g * alpha, bm)
-    return (_grad_for(g, am) if node._next[0] is not None else None), gb
-
-
-AddBackward0 = backward_node("AddBackward0", _add_backward)
+ADD = defop("AddBackward0", inputs=("self", "other"), params={"alpha": 1},
+            vjp=(lambda g, n: g,
+                 lambda g, n: g if n.alpha == 1 else g * n.alpha))
 
 
 def add(input, other, *, alpha=1):
     """``input + alpha * other`` with broadcasting and type promotion."""
     if alpha == 1:
-        out = _fast.binary(input, other, _fast.ADD)
+        out = _fast.binary(input, other, _ADD)
         if out is not None:
             return out
     backend, ad, bd, ta, tb = _operands("add", input, other)
-    data = ad + bd if alpha == 1 else ad + bd * alpha
-    if _no_graph(ta, tb):
-        return Tensor._wrap(data, backend)
-    return record_node(data, backend, AddBackward0, (ta, tb), args=(_meta(ta), _meta(tb), alpha))
+    if alpha == 1:
+        return ADD.record(ad + bd, backend, (ta, tb))
+    return ADD.record(ad + bd * alpha, backend, (ta, tb), alpha=alpha)
 
 
-def _sub_backward(node, g):
-    am, bm, alpha = node.args
-    ga = _grad_for(g, am) if node._next[0] is not None else None
-    gb = _grad_for(-g if alpha == 1 else g * (-alpha), bm) if node._next[1] is not None else None
-    return ga, gb
-
-
-SubBackward0 = backward_node("SubBackward0", _sub_backward)
+SUB = defop("SubBackward0", inputs=("self", "other"), params={"alpha": 1},
+            vjp=(lambda g, n: g,
+                 lambda g, n: -g if n.alpha == 1 else g * (-n.alpha)))
 
 
 def sub(input, other, *, alpha=1):
     """``input - alpha * other``."""
     if alpha == 1:
-        out = _fast.binary(input, other, _fast.SUB)
+        out = _fast.binary(input, other, _SUB)
         if out is not None:
             return out
     backend, ad, bd, ta, tb = _operands("sub", input, other)
@@ -154,62 +58,39 @@ def sub(input, other, *, alpha=1):
     if dtype not in backend.floating_natives and dtype == backend.native_dtype(_dt.bool):
         raise RuntimeError("sub: Subtraction, the `-` operator, with two bool tensors is not "
                            "supported. Use the `^` or `logical_xor()` operator instead.")
-    data = ad - bd if alpha == 1 else ad - bd * alpha
-    if _no_graph(ta, tb):
-        return Tensor._wrap(data, backend)
-    return record_node(data, backend, SubBackward0, (ta, tb), args=(_meta(ta), _meta(tb), alpha))
+    if alpha == 1:
+        return SUB.record(ad - bd, backend, (ta, tb))
+    return SUB.record(ad - bd * alpha, backend, (ta, tb), alpha=alpha)
 
 
-def rsub(input, other, *, alpha=1):
-    """``other - alpha * input``."""
-    return sub(other, input, alpha=alpha)
+def _product_grad(g, other, node, i: int):
+    """The gradient of factor ``i`` of a product: ``g * other``, as a contraction when
+    broadcasting made the product larger than the factor (``mul_sum_to``)."""
+    shape = node.input_shape(i)
+    if shape is not None and shape != g._data.shape and isinstance(other, Tensor):
+        return mul_sum_to(g, other, shape)
+    return g * other
 
 
-def _mul_backward(node, g):
-    a, b = node.saved_tensors
-    am, bm = node.args
-    ga = _product_grad(g, b, am) if node._next[0] is not None else None
-    gb = _product_grad(g, a, bm) if node._next[1] is not None else None
-    return ga, gb
-
-
-def _product_grad(g, other, meta):
-    """``sum_to(g * other)`` for one factor: a contraction when broadcasting made it big."""
-    shape, native = meta
-    if shape != g._data.shape:
-        return reduce_grad(mul_sum_to(g, other, shape), shape, native)
-    out = g * other
-    return out if out._data.dtype == native else reduce_grad(out, shape, native)
-
-
-MulBackward0 = backward_node("MulBackward0", _mul_backward)
+MUL = defop("MulBackward0", inputs=("self", "other"), saves=("self", "other"),
+            uses=(("other",), ("self",)),  # each factor's gradient needs the other one
+            vjp=(lambda g, n: _product_grad(g, n.other, n, 0),
+                 lambda g, n: _product_grad(g, n.self, n, 1)))
 
 
 def mul(input, other):
     """Elementwise product."""
-    out = _fast.binary(input, other, _fast.MUL)
+    out = _fast.binary(input, other, _MUL)
     if out is not None:
         return out
     backend, ad, bd, ta, tb = _operands("mul", input, other)
-    if _no_graph(ta, tb):
-        return Tensor._wrap(ad * bd, backend)
-    # the gradient of each operand needs the other one
-    need_a = ta is not None and ta._requires_grad
-    need_b = tb is not None and tb._requires_grad
-    return record_node(ad * bd, backend, MulBackward0, (ta, tb),
-                  saved=(input if need_b else None, other if need_a else None),
-                  args=(_meta(ta), _meta(tb)))
+    return MUL.record(ad * bd, backend, (input, other))
 
 
-def _div_backward(node, g):
-    a, b = node.saved_tensors
-    am, bm = node.args
-    ga = _grad_for(g / b, am) if node._next[0] is not None else None
-    gb = _grad_for(-g * a / (b * b), bm) if node._next[1] is not None else None
-    return ga, gb
-
-
-DivBackward0 = backward_node("DivBackward0", _div_backward)
+DIV = defop("DivBackward0", inputs=("self", "other"), saves=("self", "other"),
+            uses=(("other",), ("self", "other")),
+            vjp=(lambda g, n: g / n.other,
+                 lambda g, n: -g * n.self / (n.other * n.other)))
 
 
 def div(input, other, *, rounding_mode=None):
@@ -222,37 +103,26 @@ def div(input, other, *, rounding_mode=None):
     if rounding_mode is not None:
         raise RuntimeError(f"div: expected rounding_mode to be one of None, 'trunc', or 'floor' "
                            f"but found {rounding_mode!r}")
-    out = _fast.binary(input, other, _fast.DIV)
+    out = _fast.binary(input, other, _DIV)
     if out is not None:
         return out
     backend, ad, bd, ta, tb = _operands("div", input, other, floating=True)
-    if _no_graph(ta, tb):
-        return Tensor._wrap(ad / bd, backend)
-    need_b = tb is not None and tb._requires_grad
-    return record(ad / bd, backend, DivBackward0, (ta, tb),
-                  saved=(input if need_b else None, other), args=(_meta(ta), _meta(tb)))
+    return DIV.record(ad / bd, backend, (input, other))
 
 
-def rdiv(input, other):
-    """``other / input``."""
-    return div(other, input)
+def _zero_grad(g, n):
+    return g * 0
 
 
-def _floor_divide_backward(node, g):
-    am, bm = node.args
-    zero = g * 0
-    return (_grad_for(zero, am) if node._next[0] is not None else None,
-            _grad_for(zero, bm) if node._next[1] is not None else None)
-
-
-FloorDivideBackward0 = backward_node("FloorDivideBackward0", _floor_divide_backward)
+FLOOR_DIVIDE = defop("FloorDivideBackward0", inputs=("self", "other"),
+                     vjp=(_zero_grad, _zero_grad))
 
 
 def floor_divide(input, other):
     """Division rounded toward negative infinity (gradient zero, as it is piecewise constant)."""
     backend, ad, bd, ta, tb = _operands("floor_divide", input, other)
     _no_bool("floor_divide", backend, ad, bd)
-    return record(ad // bd, backend, FloorDivideBackward0, (ta, tb), args=(_meta(ta), _meta(tb)))
+    return FLOOR_DIVIDE.record(ad // bd, backend, (ta, tb))
 
 
 def _no_bool(op: str, backend, ad, bd) -> None:
@@ -261,52 +131,41 @@ def _no_bool(op: str, backend, ad, bd) -> None:
         raise RuntimeError(f'{op}: "{op}_cpu" not implemented for \'Bool\'')
 
 
-def _remainder_backward(node, g):
-    a, b = node.saved_tensors
-    am, bm = node.args
-    ga = _grad_for(g, am) if node._next[0] is not None else None
-    gb = _grad_for(-g * floor_divide(a, b), bm) if node._next[1] is not None else None
-    return ga, gb
-
-
-RemainderBackward0 = backward_node("RemainderBackward0", _remainder_backward)
+REMAINDER = defop("RemainderBackward0", inputs=("self", "other"), saves=("self", "other"),
+                  uses=((), ("self", "other")),
+                  vjp=(lambda g, n: g,
+                       lambda g, n: -g * floor_divide(n.self, n.other)))
 
 
 def remainder(input, other):
     """Python-style modulus (sign of the divisor), as ``torch.remainder``."""
     backend, ad, bd, ta, tb = _operands("remainder", input, other)
     _no_bool("remainder", backend, ad, bd)
-    need_b = tb is not None and tb._requires_grad
-    return record(ad % bd, backend, RemainderBackward0, (ta, tb),
-                  saved=(input if need_b else None, other if need_b else None),
-                  args=(_meta(ta), _meta(tb)))
+    return REMAINDER.record(ad % bd, backend, (input, other))
 
 
-def _pow_backward(node, g):
-    a, b, out = node.saved_tensors
-    am, bm = node.args
-    ga = gb = None
-    if node._next[0] is not None:
-        if isinstance(b, Tensor):
-            ga = g * b * where(b == 0, 0.0, a ** (b - 1))
-        else:
-            ga = g * 0 if b == 0 else g * b * a ** (b - 1)
-        ga = _grad_for(ga, am)
-    if node._next[1] is not None:
-        # d(a**b)/db = a**b * log(a); taken as 0 where a == 0 and b >= 0, as PyTorch does
-        if isinstance(a, Tensor):
-            gb = where((a == 0) & (b >= 0), 0.0, g * out * log(a))
-        elif a > 0:
-            gb = g * out * math.log(a)
-        elif a == 0:
-            gb = where(b >= 0, 0.0, g * out * -math.inf)
-        else:
-            gb = g * math.nan  # log of a negative base, as PyTorch
-        gb = _grad_for(gb, bm)
-    return ga, gb
+def _pow_base_grad(g, n):
+    a, b = n.self, n.exponent
+    if isinstance(b, Tensor):
+        return g * b * where(b == 0, 0.0, a ** (b - 1))
+    return g * 0 if b == 0 else g * b * a ** (b - 1)
 
 
-PowBackward0 = backward_node("PowBackward0", _pow_backward)
+def _pow_exponent_grad(g, n):
+    # d(a**b)/db = a**b * log(a); taken as 0 where a == 0 and b >= 0, as PyTorch does
+    a, b, out = n.self, n.exponent, n.result
+    if isinstance(a, Tensor):
+        return where((a == 0) & (b >= 0), 0.0, g * out * log(a))
+    if a > 0:
+        return g * out * math.log(a)
+    if a == 0:
+        return where(b >= 0, 0.0, g * out * -math.inf)
+    return g * math.nan  # log of a negative base, as PyTorch
+
+
+POW = defop("PowBackward0", inputs=("self", "exponent"), saves=("self", "exponent", "result"),
+            uses=(("self", "exponent"), ("self", "exponent", "result")),
+            vjp=(_pow_base_grad, _pow_exponent_grad))
 
 
 def pow(input, exponent):  # noqa: A001 - PyTorch's name
@@ -317,23 +176,10 @@ def pow(input, exponent):  # noqa: A001 - PyTorch's name
         negative = bd < 0 if isinstance(bd, int) else bool(backend.xp.any(bd < 0))
         if negative:
             raise RuntimeError("pow: Integers to negative integer powers are not allowed.")
-    data = ad ** bd
-    out_saved = tb is not None and tb._requires_grad
-    return record(data, backend, PowBackward0, (ta, tb),
-                  saved=(input, exponent, OUTPUT if out_saved else None),
-                  args=(_meta(ta), _meta(tb)))
+    return POW.record(ad ** bd, backend, (input, exponent))
 
 
-def rpow(input, other):
-    """``other ** input``."""
-    return pow(other, input)
-
-
-def _neg_backward(node, g):
-    return -g
-
-
-NegBackward0 = backward_node("NegBackward0", _neg_backward)
+NEG = defop("NegBackward0", vjp=(lambda g, n: -g,))
 
 
 def neg(input):
@@ -342,129 +188,107 @@ def neg(input):
         raise RuntimeError("neg: Negation, the `-` operator, on a bool tensor is not supported. "
                            "If you are trying to invert a mask, use the `~` or `logical_not()` "
                            "operator instead.")
-    return record(-input._data, input._backend, NegBackward0, (input,))
+    return _fast.record_unary(NEG, -input._data, input._backend, input)
 
 
 negative = neg
 
+_ADD = _fast.BinarySpec(operator.add, ADD)
+_SUB = _fast.BinarySpec(operator.sub, SUB)
+_MUL = _fast.BinarySpec(operator.mul, MUL)
+_DIV = _fast.BinarySpec(operator.truediv, DIV, scalar_first=False)
+
 
 # -- unary math -------------------------------------------------------------------
 
-def _unary(name: str, fwd, backward, save_input=False, save_output=False):
-    """Define a float unary op ``name`` from its native forward and Tensor backward
-    (``backward(node, g)``, or a ready node class)."""
-    cls = backward if isinstance(backward, type) else backward_node(
-        f"{name[0].upper()}{name[1:]}Backward0", backward)
+def _float_unary(name: str, forward, rule):
+    """The float unary op ``name``: ``forward(xp, array)``, recorded by ``rule`` (integer
+    and bool inputs compute in the default float dtype)."""
 
     def op(input):
         backend = input._backend
         data = input._data
         if data.dtype not in backend.floating_natives:
             data = to_float_data(input)
-        out = wrap(fwd(backend.xp, data), backend)
-        if input._requires_grad and _state.enabled:
-            node = new_node(cls, (_edge(input),), out)
-            if save_input:
-                node._saved = (SavedTensor(input), SavedOutput(out)) if save_output else (
-                    SavedTensor(input),)
-            else:
-                node._saved = (SavedOutput(out),) if save_output else ()
-            node.args = None
-        return out
+        return _fast.record_unary(rule, forward(backend.xp, data), backend, input)
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = f"Elementwise ``{name}``."
     return op
 
 
-def _saved0(node):
-    return node.saved_tensors[0]
+def _unary_rule(node_name: str, saves: str, vjp):
+    """The rule of a one-input op whose gradient reads its input (``saves="self"``) or its
+    result (``saves="result"``)."""
+    return defop(node_name, saves=(saves,), vjp=(vjp,))
 
 
-def _squared(t):
-    return t * t  # cheaper than the general pow
+EXP = _unary_rule("ExpBackward0", "result", lambda g, n: g * n.result)
+LOG = _unary_rule("LogBackward0", "self", lambda g, n: g / n.self)
+LOG1P = _unary_rule("Log1pBackward0", "self", lambda g, n: g / (n.self + 1))
+EXPM1 = _unary_rule("Expm1Backward0", "result", lambda g, n: g * (n.result + 1))
+SQRT = _unary_rule("SqrtBackward0", "result", lambda g, n: g / (2 * n.result))
+RSQRT = _unary_rule("RsqrtBackward0", "result", lambda g, n: -0.5 * g * n.result ** 3)
+SIN = _unary_rule("SinBackward0", "self", lambda g, n: g * cos(n.self))
+COS = _unary_rule("CosBackward0", "self", lambda g, n: -g * sin(n.self))
+TAN = _unary_rule("TanBackward0", "result", lambda g, n: g * (1 + n.result * n.result))
+RECIPROCAL = _unary_rule("ReciprocalBackward0", "result", lambda g, n: -g * n.result * n.result)
+TANH = defop("TanhBackward0", saves=("result",),
+             vjp=(lambda g, n: _act_bw.tanh_backward(g, n.result),),
+             first_order=(lambda gd, n, b: _act_bw.tanh_grad_data(b, gd, n.saved_data("result")),))
+SIGMOID = defop("SigmoidBackward0", saves=("result",),
+                vjp=(lambda g, n: _act_bw.sigmoid_backward(g, n.result),),
+                first_order=(lambda gd, n, b: _act_bw.sigmoid_grad_data(
+                    b, gd, n.saved_data("result")),))
 
-
-exp = _unary("exp", lambda xp, a: xp.exp(a), lambda n, g: g * _saved0(n), save_output=True)
-log = _unary("log", lambda xp, a: xp.log(a), lambda n, g: g / _saved0(n), save_input=True)
-log1p = _unary("log1p", lambda xp, a: xp.log1p(a), lambda n, g: g / (_saved0(n) + 1),
-               save_input=True)
-expm1 = _unary("expm1", lambda xp, a: xp.expm1(a), lambda n, g: g * (_saved0(n) + 1),
-               save_output=True)
-sqrt = _unary("sqrt", lambda xp, a: xp.sqrt(a), lambda n, g: g / (2 * _saved0(n)),
-              save_output=True)
-rsqrt = _unary("rsqrt", lambda xp, a: 1 / xp.sqrt(a),
-               lambda n, g: -0.5 * g * _saved0(n) ** 3, save_output=True)
-sin = _unary("sin", lambda xp, a: xp.sin(a), lambda n, g: g * cos(_saved0(n)), save_input=True)
-cos = _unary("cos", lambda xp, a: xp.cos(a), lambda n, g: -g * sin(_saved0(n)), save_input=True)
-tan = _unary("tan", lambda xp, a: xp.tan(a), lambda n, g: g * (1 + _squared(_saved0(n))),
-             save_output=True)
-TanhBackward0 = _act_bw.activation_node("TanhBackward0", _act_bw.tanh_grad_data,
-                                        _act_bw.tanh_backward)
-tanh = _unary("tanh", lambda xp, a: xp.tanh(a), TanhBackward0, save_output=True)
-SigmoidBackward0 = _act_bw.activation_node("SigmoidBackward0", _act_bw.sigmoid_grad_data,
-                                           _act_bw.sigmoid_backward)
+exp = _float_unary("exp", lambda xp, a: xp.exp(a), EXP)
+log = _float_unary("log", lambda xp, a: xp.log(a), LOG)
+log1p = _float_unary("log1p", lambda xp, a: xp.log1p(a), LOG1P)
+expm1 = _float_unary("expm1", lambda xp, a: xp.expm1(a), EXPM1)
+sqrt = _float_unary("sqrt", lambda xp, a: xp.sqrt(a), SQRT)
+rsqrt = _float_unary("rsqrt", lambda xp, a: 1 / xp.sqrt(a), RSQRT)
+sin = _float_unary("sin", lambda xp, a: xp.sin(a), SIN)
+cos = _float_unary("cos", lambda xp, a: xp.cos(a), COS)
+tan = _float_unary("tan", lambda xp, a: xp.tan(a), TAN)
+tanh = _float_unary("tanh", lambda xp, a: xp.tanh(a), TANH)
 # tanh form: no overflow for large |x|
-sigmoid = _unary("sigmoid", lambda xp, a: 0.5 * xp.tanh(0.5 * a) + 0.5, SigmoidBackward0,
-                 save_output=True)
-reciprocal = _unary("reciprocal", lambda xp, a: 1 / a,
-                    lambda n, g: -g * _saved0(n) * _saved0(n), save_output=True)
+sigmoid = _float_unary("sigmoid", lambda xp, a: 0.5 * xp.tanh(0.5 * a) + 0.5, SIGMOID)
+reciprocal = _float_unary("reciprocal", lambda xp, a: 1 / a, RECIPROCAL)
 
-
-def _abs_backward(node, g):
-    return g * sign(node.saved_tensors[0])
-
-
-AbsBackward0 = backward_node("AbsBackward0", _abs_backward)
+ABS = _unary_rule("AbsBackward0", "self", lambda g, n: g * sign(n.self))
 
 
 def abs(input):  # noqa: A001
     """Elementwise absolute value (gradient ``sign(x)``, 0 at 0)."""
-    return record(input._backend.xp.abs(input._data), input._backend, AbsBackward0, (input,),
-                  saved=(input,))
+    return _fast.record_unary(ABS, input._backend.xp.abs(input._data), input._backend, input)
 
 
 absolute = abs
 
 
-def _zero_backward(node, g):
-    return g * 0
+def _rounding(name: str, node_name: str, doc: str):
+    """A piecewise-constant op (gradient 0) computed by ``xp.<name>``."""
+    rule = defop(node_name, vjp=(_zero_grad,))
+
+    def op(input):
+        backend = input._backend
+        return _fast.record_unary(rule, getattr(backend.xp, name)(input._data), backend, input)
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = doc
+    return op
 
 
-SignBackward0 = backward_node("SignBackward0", _zero_backward)
-FloorBackward0 = backward_node("FloorBackward0", _zero_backward)
-CeilBackward0 = backward_node("CeilBackward0", _zero_backward)
-RoundBackward0 = backward_node("RoundBackward0", _zero_backward)
-TruncBackward0 = backward_node("TruncBackward0", _zero_backward)
+sign = _rounding("sign", "SignBackward0", "-1, 0 or 1 by the sign of each element (gradient 0).")
+floor = _rounding("floor", "FloorBackward0", "Round down (gradient 0).")
+ceil = _rounding("ceil", "CeilBackward0", "Round up (gradient 0).")
+round = _rounding("round", "RoundBackward0", "Round half to even (gradient 0).")  # noqa: A001
+trunc = _rounding("trunc", "TruncBackward0", "Round toward zero (gradient 0).")
 
-
-def sign(input):
-    """-1, 0 or 1 by the sign of each element (gradient 0)."""
-    return record(input._backend.xp.sign(input._data), input._backend, SignBackward0, (input,))
-
-
-def floor(input):
-    """Round down (gradient 0)."""
-    return record(input._backend.xp.floor(input._data), input._backend, FloorBackward0, (input,))
-
-
-def ceil(input):
-    """Round up (gradient 0)."""
-    return record(input._backend.xp.ceil(input._data), input._backend, CeilBackward0, (input,))
-
-
-def round(input):  # noqa: A001
-    """Round half to even (gradient 0)."""
-    return record(input._backend.xp.round(input._data), input._backend, RoundBackward0, (input,))
-
-
-def trunc(input):
-    """Round toward zero (gradient 0)."""
-    return record(input._backend.xp.trunc(input._data), input._backend, TruncBackward0, (input,))
-
-
-ReluBackward0 = _act_bw.activation_node("ReluBackward0", _act_bw.threshold_grad_data,
-                                        _act_bw.threshold_backward)
+RELU = defop("ReluBackward0", saves=("result",),
+             vjp=(lambda g, n: _act_bw.threshold_backward(g, n.result),),
+             first_order=(lambda gd, n, b: _act_bw.threshold_grad_data(
+                 b, gd, n.saved_data("result")),))
 
 
 def relu(input):
@@ -472,12 +296,8 @@ def relu(input):
     backend = input._backend
     data = input._data
     # one pass, and NaN stays NaN as in PyTorch
-    out = wrap(backend.xp.maximum(data, _zero_like(backend, data.dtype)), backend)
-    if input._requires_grad and _state.enabled:
-        node = new_node(ReluBackward0, (_edge(input),), out)
-        node._saved = (SavedOutput(out),)
-        node.args = None
-    return out
+    return _fast.record_unary(RELU, backend.xp.maximum(data, _zero_like(backend, data.dtype)),
+                              backend, input)
 
 
 def _zero_like(backend, native):
@@ -486,18 +306,17 @@ def _zero_like(backend, native):
     return backend.xp.zeros((), dtype=native) if cache is None else cache.zero(native)
 
 
-def _clamp_backward(node, g):
-    (x,) = node.saved_tensors
-    lo, hi = node.args
+def _clamp_grad(g, n):
+    x = n.self
     mask = None
-    if lo is not None:
-        mask = x >= lo
-    if hi is not None:
-        mask = (x <= hi) if mask is None else mask & (x <= hi)
+    if n.min is not None:
+        mask = x >= n.min
+    if n.max is not None:
+        mask = (x <= n.max) if mask is None else mask & (x <= n.max)
     return g * mask
 
 
-ClampBackward1 = backward_node("ClampBackward1", _clamp_backward)
+CLAMP = defop("ClampBackward1", saves=("self",), params=("min", "max"), vjp=(_clamp_grad,))
 
 
 def clamp(input, min=None, max=None):  # noqa: A002
@@ -520,57 +339,45 @@ def clamp(input, min=None, max=None):  # noqa: A002
         data = xp.where(data < min, xp.asarray(min, dtype=data.dtype), data)
     if max is not None:
         data = xp.where(data > max, xp.asarray(max, dtype=data.dtype), data)
-    return record(data, input._backend, ClampBackward1, (input,), saved=(input,), args=(min, max))
+    return CLAMP.record(data, input._backend, (input,), min=min, max=max)
 
 
 clip = clamp
 
 
-def full_like_scalar(like: Tensor, value) -> Tensor:
-    """A 0-dim tensor holding ``value`` in ``like``'s dtype and device."""
-    backend = like._backend
-    return Tensor._wrap(backend.xp.asarray(value, dtype=like._data.dtype), backend)
+def _share(g, a, b, loses):
+    """The part of ``g`` that goes to ``a`` in a max/min with ``b``: none where ``a`` lost
+    (``loses``), half on ties, all otherwise (NaN included), as PyTorch's formula gives."""
+    native = g._data.dtype
+    return g * (1 - to_native(loses, native) - to_native(a == b, native) * 0.5)
 
 
-def _maxmin_backward(node, g):
-    a, b = node.saved_tensors
-    am, bm, is_max = node.args
-    pick_a = (a > b) if is_max else (a < b)
-    tie = a == b
-    share_a = to_native(pick_a, g._data.dtype) + to_native(tie, g._data.dtype) * 0.5
-    ga = _grad_for(g * share_a, am) if node._next[0] is not None else None
-    gb = _grad_for(g * (1 - share_a), bm) if node._next[1] is not None else None
-    return ga, gb
+def _maxmin_rule(node_name: str, beats):
+    return defop(node_name, inputs=("self", "other"), saves=("self", "other"), vjp=(
+        lambda g, n: _share(g, n.self, n.other, beats(n.other, n.self)),
+        lambda g, n: _share(g, n.other, n.self, beats(n.self, n.other))))
 
 
-MaximumBackward0 = backward_node("MaximumBackward0", _maxmin_backward)
-MinimumBackward0 = backward_node("MinimumBackward0", _maxmin_backward)
+MAXIMUM = _maxmin_rule("MaximumBackward0", lambda a, b: a > b)
+MINIMUM = _maxmin_rule("MinimumBackward0", lambda a, b: a < b)
 
 
 def maximum(input, other):
     """Elementwise maximum (ties split the gradient equally, as PyTorch)."""
     backend, ad, bd, ta, tb = _operands("maximum", input, other)
-    return record(backend.xp.maximum(ad, bd), backend, MaximumBackward0, (ta, tb),
-                  saved=(input, other), args=(_meta(ta), _meta(tb), True))
+    return MAXIMUM.record(backend.xp.maximum(ad, bd), backend, (input, other))
 
 
 def minimum(input, other):
     """Elementwise minimum (ties split the gradient equally, as PyTorch)."""
     backend, ad, bd, ta, tb = _operands("minimum", input, other)
-    return record(backend.xp.minimum(ad, bd), backend, MinimumBackward0, (ta, tb),
-                  saved=(input, other), args=(_meta(ta), _meta(tb), False))
+    return MINIMUM.record(backend.xp.minimum(ad, bd), backend, (input, other))
 
 
-def _where_backward(node, g):
-    (cond,) = node.saved_tensors
-    am, bm = node.args
-    zero = g * 0
-    ga = _grad_for(where(cond, g, zero), am) if node._next[1] is not None else None
-    gb = _grad_for(where(cond, zero, g), bm) if node._next[2] is not None else None
-    return None, ga, gb
-
-
-WhereBackward0 = backward_node("WhereBackward0", _where_backward)
+WHERE = defop("WhereBackward0", inputs=("condition", "self", "other"), saves=("condition",),
+              vjp=(None,
+                   lambda g, n: where(n.condition, g, g * 0),
+                   lambda g, n: where(n.condition, g * 0, g)))
 
 
 def where(condition, input, other):
@@ -594,31 +401,7 @@ def where(condition, input, other):
     if not hasattr(bd, "shape"):
         bd = xp.asarray(bd, dtype=ad.dtype)
     broadcast_shapes("where", cd.shape, ad.shape, bd.shape)
-    return record(xp.where(cd, ad, bd), backend, WhereBackward0, (None, ta, tb),
-                  saved=(condition,), args=(_meta(ta), _meta(tb)))
-
-
-# -- casts ---------------------------------------------------------------------------
-
-def _to_backward(node, g):
-    native = node.args
-    return to_native(g, native)
-
-
-ToCopyBackward0 = backward_node("ToCopyBackward0", _to_backward)
-
-
-def to_native(input: Tensor, native_dtype) -> Tensor:
-    """``input`` converted to a native dtype of its backend (differentiable)."""
-    if input._data.dtype == native_dtype:
-        return input
-    data = input._backend.xp.astype(input._data, native_dtype)
-    return record(data, input._backend, ToCopyBackward0, (input,), args=input._data.dtype)
-
-
-def to_dtype(input: Tensor, dtype: _dt.dtype) -> Tensor:
-    """``input`` converted to ``dtype`` (no-op when it already has it)."""
-    return to_native(input, input._backend.native_dtype(dtype))
+    return WHERE.record(xp.where(cd, ad, bd), backend, (condition, ta, tb))
 
 
 # -- comparisons and logic (never differentiable) ---------------------------------------

@@ -1,7 +1,7 @@
-"""The fast paths of ``+ - * /`` (``ops/fast_arith.py``) agree with the general path.
+"""The fast paths (``ops/fast.py``, rules' ``first_order``) agree with the general path.
 
-Each case runs twice: as shipped, and with the fast path switched off (so the
-general, reference path computes it). Values, dtypes, node names, edges,
+Each case runs twice: as shipped, and in reference mode (``rule.reference_mode()``, what
+``ARRAYGRAD_REFERENCE=1`` gives), where the general path computes it. Values, dtypes, node names, edges,
 first- and second-order gradients and the freed-graph error must match.
 """
 
@@ -12,7 +12,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import arraygrad as ag
-from arraygrad.ops import activation_backward as act_bw, fast_arith
+from arraygrad.ops import fast
+from arraygrad.ops.rule import reference_mode
 
 OPS = {
     "add": lambda a, b: a + b,
@@ -35,9 +36,7 @@ def _edges(t):
 
 def _run(program, fast: bool, monkeypatch):
     """``program()`` with the fast path on or off; its result as plain data."""
-    with monkeypatch.context() as m:
-        if not fast:
-            m.setattr(fast_arith, "binary", lambda a, b, spec: None)
+    with reference_mode(not fast):
         return program()
 
 
@@ -128,9 +127,7 @@ def test_second_backward_raises_like_general_path(op, monkeypatch):
     """``*`` and ``/`` save their number (as PyTorch does), so a second backward raises."""
     outcomes = []
     for fast in (True, False):
-        with monkeypatch.context() as m:
-            if not fast:
-                m.setattr(fast_arith, "binary", lambda a, b, spec: None)
+        with reference_mode(not fast):
             x = ag.tensor([1.0, 2.0], requires_grad=True)
             y = OPS[op](x + 0.5, 2.0).sum()
             y.backward()
@@ -143,16 +140,35 @@ def test_second_backward_raises_like_general_path(op, monkeypatch):
     assert (outcomes[0] != "ok") == (op in ("mul", "div"))
 
 
-def test_fast_path_really_taken():
-    """Guard against the fast path silently never running (its node classes are distinct)."""
+def _taken(monkeypatch, program) -> int:
+    """How many times ``fast.binary`` answered (did not decline) while ``program`` ran."""
+    answered = []
+    real = fast.binary
+
+    def spy(a, b, spec):
+        out = real(a, b, spec)
+        answered.append(out is not None)
+        return out
+
+    monkeypatch.setattr(fast, "binary", spy)
+    program()
+    monkeypatch.setattr(fast, "binary", real)
+    return sum(answered)
+
+
+def test_fast_path_really_taken(monkeypatch):
+    """Guard against the fast path silently never running, and against it running where
+    it must not (broadcasting, mixed dtypes) or in reference mode."""
     x = ag.tensor([1.0, 2.0], requires_grad=True)
-    assert type((x + 1.0).grad_fn).__module__ == fast_arith.__name__
-    assert type((2.0 * x).grad_fn).__module__ == fast_arith.__name__
-    assert type((x * x).grad_fn).__module__ == fast_arith.__name__
-    # int tensors, broadcasting and mixed dtypes take the general path
-    assert type((x * ag.tensor([[1.0], [2.0]])).grad_fn).__module__ != fast_arith.__name__
-    assert type((x + ag.tensor([1.0, 2.0], dtype=ag.float64)).grad_fn).__module__ != \
-        fast_arith.__name__
+    with reference_mode(False):  # on, also in a run under ARRAYGRAD_REFERENCE=1
+        assert _taken(monkeypatch, lambda: (x + 1.0, 2.0 * x, x * x)) == 3
+        assert _taken(monkeypatch, lambda: x * ag.tensor([[1.0], [2.0]])) == 0
+        assert _taken(monkeypatch, lambda: x + ag.tensor([1.0, 2.0], dtype=ag.float64)) == 0
+    with reference_mode():
+        assert _taken(monkeypatch, lambda: (x + 1.0, x * x)) == 0
+    # the fast path links the rule's own node class: PyTorch's name, the same class
+    assert type((x * 2.0).grad_fn) is type((x * ag.tensor([[1.0], [2.0]])).grad_fn)
+    assert (x * 2.0).grad_fn.name() == "MulBackward0"
 
 
 def test_inputs_modified_in_place_are_caught():
@@ -186,10 +202,13 @@ def test_activation_first_order_array_formula_matches_recorded_op(name):
     x = ag.tensor(values, requires_grad=True)
     y = x.log_softmax(1) if name == "log_softmax" else getattr(x, name)()
     g = ag.tensor(rng.standard_normal((5, 10)))
-    (fast,) = ag.autograd.grad(y, x, g, retain_graph=True)
+    (arrays,) = ag.autograd.grad(y, x, g, retain_graph=True)
     (recorded,) = ag.autograd.grad(y, x, g, create_graph=True)
-    np.testing.assert_allclose(fast.numpy(), recorded.detach().numpy(), rtol=1e-12)
-    assert isinstance(y.grad_fn, act_bw.SavedOutputActivation)
+    np.testing.assert_allclose(arrays.numpy(), recorded.detach().numpy(), rtol=1e-12)
+    assert type(y.grad_fn)._rule.first_order is not None
+    with reference_mode():  # the reference takes the recorded formula in plain backward too
+        (reference,) = ag.autograd.grad(y, x, g, retain_graph=True)
+    np.testing.assert_allclose(arrays.numpy(), reference.numpy(), rtol=1e-12)
 
 
 def test_activation_output_modified_in_place_is_caught():

@@ -1,0 +1,151 @@
+"""Fast paths: the one seam beside the recorder where ops skip work the general path does.
+
+Every shortcut in the op layer lives here and is taken only while
+``rule.fast_paths.on`` (``ARRAYGRAD_REFERENCE=1`` turns them all off; ``make test``
+runs the suite both ways). Each returns None, or is not taken, for inputs it does
+not cover, and then the general path runs: it stays the reference. The nodes they link
+are the rules' own node classes, so names, edges, saved values and backward formulas
+are the general path's; what is skipped is promotion, broadcasting checks, the
+recorder's loops and the metadata ``finish_grad`` would find has nothing to undo.
+
+- ``binary``: ``+ - * /`` of a floating tensor with a Python number (either side), or of
+  two tensors of one backend, shape and floating dtype.
+- ``record_unary``: a one-input op of a tensor, its node built inline.
+- ``operands``: the promotion of two operands that need none (same shape and dtype, or a
+  floating tensor with a Python number, which keeps the tensor's dtype).
+"""
+
+from __future__ import annotations
+
+from arraygrad.autograd.grad_mode import _state
+from arraygrad.autograd.graph import SavedOutput, SavedTensor
+from arraygrad.backends.scalar_operands import scalar_operand
+from arraygrad.ops.rule import OUTPUT, Rule, edge_of, fast_paths, new_node
+from arraygrad.tensor import Tensor, wrap
+
+__all__ = ["binary", "record_unary", "operands", "BinarySpec"]
+
+_SAME = (None, None)  # operands of the result's shape and dtype: nothing for finish_grad to undo
+
+
+class BinarySpec:
+    """One operator's fast case: its native function, its rule, and whether the number may
+    come first (``2 - x``; ``2 / x`` takes the general path)."""
+
+    __slots__ = ("native", "rule", "scalar_first")
+
+    def __init__(self, native, rule: Rule, scalar_first: bool = True):
+        self.native = native
+        self.rule = rule
+        self.scalar_first = scalar_first
+
+
+def binary(a, b, spec: BinarySpec):
+    """``a op b`` on the fast path, or None when the operands need the general one."""
+    if not fast_paths.on:
+        return None
+    if isinstance(a, Tensor):
+        t, other, scalar_first = a, b, False
+    else:
+        t, other, scalar_first = b, a, True
+        if not isinstance(t, Tensor) or not spec.scalar_first:
+            return None
+    data = t._data
+    backend = t._backend
+    dtype = data.dtype
+    if dtype not in backend.floating_natives:
+        return None
+    kind = type(other)
+    if kind is float or kind is int:
+        s = scalar_operand(backend, other, dtype)
+        out = wrap(spec.native(s, data) if scalar_first else spec.native(data, s), backend)
+        if not (t._requires_grad and _state.enabled):
+            return out
+        edge = edge_of(t)
+        if scalar_first:
+            node = new_node(spec.rule.node, (None, edge), out)
+            node._meta = _SAME
+            node._saved = _saves(spec.rule, other, t, False, True)
+        else:
+            node = new_node(spec.rule.node, (edge, None), out)
+            node._meta = _SAME
+            node._saved = _saves(spec.rule, t, other, True, False)
+        node.args = _NO_ARGS
+        return out
+    if scalar_first or not isinstance(other, Tensor):
+        return None
+    od = other._data
+    if od.shape != data.shape or od.dtype != dtype or other._backend is not backend:
+        return None
+    out = wrap(spec.native(data, od), backend)
+    if not ((t._requires_grad or other._requires_grad) and _state.enabled):
+        return out
+    ea = edge_of(t)
+    eb = edge_of(other)
+    node = new_node(spec.rule.node, (ea, eb), out)
+    node._meta = _SAME
+    node._saved = _saves(spec.rule, t, other, ea is not None, eb is not None)
+    node.args = _NO_ARGS
+    return out
+
+
+_NO_ARGS: dict = {}
+
+
+def _saves(rule: Rule, a, b, need_a: bool, need_b: bool) -> tuple:
+    """The saved values of a two-input rule whose saves are its inputs (``self``, ``other``),
+    kept only where a needed input's vjp reads them (the rule's ``uses``)."""
+    if not rule.saves:
+        return ()
+    wanted = set()
+    if need_a:
+        wanted |= rule.uses[0]
+    if need_b:
+        wanted |= rule.uses[1]
+    return tuple((SavedTensor(v) if isinstance(v, Tensor) else v) if i in wanted else None
+                 for i, v in enumerate((a, b)))
+
+
+def record_unary(rule: Rule, data, backend, input: Tensor) -> Tensor:
+    """``rule.record(data, backend, (input,))`` for a one-input rule without params whose
+    saves are ``self`` and/or ``result``: the node built inline."""
+    out = wrap(data, backend)
+    if not (input._requires_grad and _state.enabled):
+        return out
+    if not fast_paths.on:
+        rule._link((input,), _NO_ARGS, out)
+        return out
+    node = new_node(rule.node, (edge_of(input),), out)
+    d = input._data
+    node._meta = ((d.shape, d.dtype),)
+    node.args = _NO_ARGS
+    saves = rule.saves
+    if not saves:
+        node._saved = ()
+    elif len(saves) == 1:
+        node._saved = (SavedOutput(out) if saves[0] == OUTPUT else SavedTensor(input),)
+    else:
+        node._saved = tuple(SavedOutput(out) if n == OUTPUT else SavedTensor(input) for n in saves)
+    return out
+
+
+def operands(a, b):
+    """``promotion.operands``'s answer for operands that need no promotion, else None."""
+    if not fast_paths.on:
+        return None
+    if isinstance(a, Tensor):
+        if isinstance(b, Tensor):
+            da, db = a._data, b._data
+            if a._backend is b._backend and da.shape == db.shape and da.dtype == db.dtype:
+                return a._backend, da, db, a, b
+        elif type(b) is float or type(b) is int:
+            backend = a._backend
+            da = a._data
+            if da.dtype in backend.floating_natives:
+                return backend, da, b, a, None
+    elif isinstance(b, Tensor) and (type(a) is float or type(a) is int):
+        backend = b._backend
+        db = b._data
+        if db.dtype in backend.floating_natives:
+            return backend, a, db, None, b
+    return None

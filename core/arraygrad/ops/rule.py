@@ -1,0 +1,404 @@
+"""One op, one rule: the rule table and the recorder every differentiable op goes through.
+
+A *rule* is an op's entry in the table: PyTorch's node name, the names of its inputs,
+what its backward reads (``saves``: input names, ``"result"`` or extra values; ``params``:
+non-tensor arguments), and its reverse rule, one vector-Jacobian product per input::
+
+    MUL = defop("MulBackward0", inputs=("self", "other"), saves=("self", "other"),
+                uses=(("other",), ("self",)),
+                vjp=(lambda g, n: g * n.other,      # d(self)
+                     lambda g, n: g * n.self))      # d(other)
+
+An op computes its result on native arrays, then ``MUL.record(data, backend, (a, b))``.
+The recorder does, once, for every op:
+
+- nothing at all when grad mode is off or no input requires grad;
+- an edge per input (None where the input needs no gradient), and only the saved values
+  the needed inputs' rules read (``uses``), version-checked at backward;
+- at backward, only the needed inputs' ``vjp`` run; each gradient is summed back to its
+  input's shape (undoing broadcasting) and cast back to its input's dtype;
+- the choice between an optional ``first_order`` formula on raw arrays (plain backward)
+  and ``vjp`` in Tensor ops, which is recorded under ``create_graph=True`` so higher-order
+  derivatives work; ``ARRAYGRAD_REFERENCE=1`` (see ``ops.fast``) always takes ``vjp``;
+- the node's class name (``MulBackward0``), and PyTorch's ``_saved_<name>`` attributes.
+
+A rule's functions get ``(g, node)``: ``g`` the output's gradient (the list of them for a
+rule with several outputs), ``node`` the recorded node, whose attributes are the saved
+values and params by name. ``vjp`` may also be one *joint* function returning a tuple of
+gradients (for ops whose input gradients share work); ``node.needs_input_grad`` then says
+which are wanted. ``jvp`` holds the forward-mode rule (filled in by the forward-mode work).
+"""
+
+from __future__ import annotations
+
+import os
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, Sequence
+
+from arraygrad.autograd.anomaly_mode import remember_forward, state as _anomaly
+from arraygrad.autograd.grad_mode import _state
+from arraygrad.autograd.graph import (
+    FREED, FREED_MESSAGE, Node, SavedOutput, SavedTensor, _sequence,
+)
+from arraygrad.tensor import Tensor, wrap
+
+__all__ = ["Rule", "RuleNode", "defop", "rules", "OUTPUT", "edge_of", "new_node", "finish_grad",
+           "fast_paths", "reference_mode"]
+
+
+class _FastPaths:
+    """The one switch of every fast path (``ops.fast`` and rules' ``first_order`` formulas).
+
+    Off when the process starts with ``ARRAYGRAD_REFERENCE=1``: then every op takes the
+    general recorder and every backward its recorded ``vjp``, the reference the fast paths
+    are tested against.
+    """
+
+    __slots__ = ("on",)
+
+    def __init__(self) -> None:
+        self.on = os.environ.get("ARRAYGRAD_REFERENCE", "").strip().lower() not in (
+            "1", "true", "yes", "on")
+
+
+fast_paths = _FastPaths()
+
+
+@contextmanager
+def reference_mode(on: bool = True) -> Iterator[None]:
+    """Within the block, fast paths are off (``on=True``) or on (``on=False``)."""
+    before = fast_paths.on
+    fast_paths.on = not on
+    try:
+        yield
+    finally:
+        fast_paths.on = before
+
+_new = object.__new__
+_next_seq = _sequence.__next__
+_SAVED_KINDS = (SavedTensor, SavedOutput)
+
+OUTPUT = "result"
+"""The saved name that stands for the op's own output (kept without a reference cycle)."""
+
+_table: dict[str, "Rule"] = {}
+
+
+def rules() -> dict[str, "Rule"]:
+    """The rule table: every rule defined so far, by node name."""
+    return dict(_table)
+
+
+# -- the node every rule records -------------------------------------------------------
+
+class RuleNode(Node):
+    """The ``grad_fn`` a rule records. Class attributes (set by ``defop``): ``_rule``."""
+
+    __slots__ = ("args", "_meta")
+    _rule: "Rule"
+
+    @property
+    def needs_input_grad(self) -> tuple:
+        """One bool per input: whether its gradient is wanted (its edge exists)."""
+        return tuple(e is not None for e in self._next)
+
+    def input_shape(self, i: int) -> tuple | None:
+        """The shape input ``i`` had (None when it gets no gradient)."""
+        meta = self._meta[i]
+        return None if meta is None else meta[0]
+
+    def saved_data(self, name: str):
+        """The native array of saved tensor ``name`` (version-checked), with no Tensor around it:
+        what ``first_order`` formulas read."""
+        saved = self._saved
+        if saved is FREED:
+            raise RuntimeError(FREED_MESSAGE)
+        s = saved[self._rule.saves.index(name)]
+        if s.__class__ is SavedOutput:
+            return s.checked_data(self)
+        if s.__class__ is SavedTensor:
+            return s.unpack(self)._data
+        return s._data if isinstance(s, Tensor) else s
+
+    def _apply(self, grads: list) -> tuple:
+        rule = self._rule
+        g = grads[0] if rule.outputs == 1 else grads
+        first = rule.first_order
+        use_arrays = first is not None and not _state.enabled and fast_paths.on
+        nxt = self._next
+        if rule.joint:
+            if use_arrays:
+                backend = (g if rule.outputs == 1 else _first_tensor(g))._backend
+                raw = first(g._data if rule.outputs == 1 else _datas(g), self, backend)
+                found = tuple(None if r is None else wrap(r, backend) for r in raw)
+            else:
+                found = rule.vjp(g, self)
+                if type(found) is not tuple:
+                    found = (found,)
+            return tuple([None if e is None or gi is None else finish_grad(gi, m)
+                          for e, gi, m in zip(nxt, found, self._meta)])
+        if len(nxt) == 1:  # the common one-input case, without the loop
+            if use_arrays:
+                backend = g._backend
+                return (finish_grad(wrap(first[0](g._data, self, backend), backend), self._meta[0]),)
+            return (finish_grad(rule.vjp[0](g, self), self._meta[0]),)
+        out = []
+        for i, e in enumerate(nxt):
+            if e is None:
+                out.append(None)
+            elif use_arrays and first[i] is not None:
+                backend = g._backend
+                out.append(finish_grad(wrap(first[i](g._data, self, backend), backend), self._meta[i]))
+            else:
+                out.append(finish_grad(rule.vjp[i](g, self), self._meta[i]))
+        return tuple(out)
+
+
+def _first_tensor(grads):
+    for g in grads:
+        if g is not None:
+            return g
+    raise RuntimeError("no gradient reached a multi-output node")
+
+
+def _datas(grads):
+    return [None if g is None else g._data for g in grads]
+
+
+def finish_grad(g, meta):
+    """An input's gradient as the recorder hands it on: summed back to the input's shape
+    (undoing broadcasting) and cast back to its dtype. ``meta`` is ``(shape, native dtype)``."""
+    if g is None or meta is None:
+        return g
+    shape, native = meta
+    data = g._data
+    if data.shape != shape:
+        from arraygrad.ops.broadcast import sum_to
+
+        g = sum_to(g, shape)
+        data = g._data
+    if data.dtype != native:
+        from arraygrad.ops.casting import to_native
+
+        g = to_native(g, native)
+    return g
+
+
+def _saved_property(index: int, name: str) -> property:
+    def get(node):
+        saved = node._saved
+        if saved is FREED:
+            raise RuntimeError(FREED_MESSAGE)
+        s = saved[index]
+        return s.unpack(node) if s.__class__ in _SAVED_KINDS else s
+
+    return property(get, doc=f"The saved value ``{name}`` (version-checked).")
+
+
+_REQUIRED = object()
+
+
+def _param_property(name: str, default=_REQUIRED) -> property:
+    if default is _REQUIRED:
+        def get(node):
+            return node.args[name]
+    else:
+        def get(node):
+            return node.args.get(name, default)
+
+    return property(get, doc=f"The op's argument ``{name}``.")
+
+
+# -- rules ------------------------------------------------------------------------------
+
+class Rule:
+    """One differentiable op in the rule table; ``record`` links its node to a result.
+
+    Fields: ``name`` (the node's class name, PyTorch's: ``"MulBackward0"``), ``inputs``
+    (names, in the order ``record`` receives them and gradients are returned), ``saves``,
+    ``params``, ``uses`` (per input: the saved names its vjp reads; None: all), ``vjp``,
+    ``first_order``, ``jvp``, ``outputs``, ``joint``, and ``node`` (the node class).
+    """
+
+    __slots__ = ("name", "inputs", "saves", "params", "uses", "vjp", "first_order", "jvp",
+                 "outputs", "joint", "node", "_input_slot", "_extra_saves")
+
+    def __init__(self, name: str, *, inputs: Sequence[str], vjp, saves: Sequence[str] = (),
+                 params: Sequence[str] | dict = (), uses=None, first_order=None, jvp=None,
+                 outputs: int = 1, base: type = RuleNode):
+        self.name = name
+        self.inputs = tuple(inputs)
+        self.saves = tuple(saves)
+        # params: names, or a mapping of names to defaults (a call may leave those out)
+        defaults = dict(params) if isinstance(params, dict) else dict.fromkeys(params, _REQUIRED)
+        self.params = tuple(defaults)
+        self.joint = callable(vjp)
+        if not self.joint and len(vjp) != len(self.inputs):
+            raise ValueError(f"rule {name}: {len(vjp)} vjp functions for {len(self.inputs)} inputs")
+        self.vjp = vjp if self.joint else tuple(vjp)
+        self.first_order = first_order if first_order is None or callable(first_order) \
+            else tuple(first_order)
+        self.jvp = jvp
+        self.outputs = outputs
+        self.uses = None if uses is None else tuple(
+            frozenset(self.saves.index(n) for n in names) for names in uses)
+        # where each saved name comes from: an input's position, the output, or a keyword
+        self._input_slot = tuple(self.inputs.index(n) if n in self.inputs else
+                                 (-1 if n == OUTPUT else None) for n in self.saves)
+        self._extra_saves = tuple(n for n, slot in zip(self.saves, self._input_slot)
+                                  if slot is None)
+        attrs: dict[str, Any] = {"__slots__": (), "_rule": self, "__module__": __name__}
+        for i, n in enumerate(self.saves):
+            attrs[n] = attrs[f"_saved_{n}"] = _saved_property(i, n)
+        for n, default in defaults.items():
+            attrs[n] = attrs[f"_saved_{n}"] = _param_property(n, default)
+        for n in attrs:
+            if n in ("__slots__", "_rule", "__module__"):
+                continue
+            if hasattr(base, n):
+                raise ValueError(f"rule {name}: the name {n!r} would hide Node.{n}")
+        self.node = type(name, (base,), attrs)
+
+    def __repr__(self) -> str:
+        return f"<rule {self.name}({', '.join(self.inputs)})>"
+
+    def record(self, data, backend, inputs: Sequence, **named) -> Tensor:
+        """Wrap ``data`` as the op's result and, when a gradient is needed, link a node.
+
+        ``inputs``: the operands in the rule's ``inputs`` order (Tensors, or numbers and
+        None for operands without a gradient); ``named``: the rule's ``params`` and its
+        extra saved values by name.
+        """
+        out = wrap(data, backend)
+        if not _state.enabled:
+            return out
+        for t in inputs:
+            if isinstance(t, Tensor) and t._requires_grad:
+                break
+        else:
+            return out
+        self._link(inputs, named, out)
+        return out
+
+    def record_many(self, datas: Sequence, backend, inputs: Sequence, differentiable=None,
+                    **named) -> tuple:
+        """``record`` for a rule with several outputs (``split``, ``max`` with indices).
+
+        ``differentiable``: which outputs carry gradients (default all)."""
+        outs = tuple(wrap(d, backend) for d in datas)
+        if not _state.enabled or not any(isinstance(t, Tensor) and t._requires_grad
+                                         for t in inputs):
+            return outs
+        node = self._link(inputs, named, None)
+        node._out_meta = tuple((o._data.shape, o._data.dtype, backend) for o in outs)
+        node._n_outputs = len(outs)
+        for i, out in enumerate(outs):
+            if differentiable is None or differentiable[i]:
+                out._grad_fn = node
+                out._requires_grad = True
+                out._output_nr = i
+        return outs
+
+    def _link(self, inputs, named, out):
+        """The node: edges, input metadata for ``finish_grad``, saved values, params."""
+        edges = []
+        meta = []
+        for t in inputs:
+            if isinstance(t, Tensor) and t._requires_grad:
+                edges.append(edge_of(t))
+                d = t._data
+                meta.append((d.shape, d.dtype))
+            else:
+                edges.append(None)
+                meta.append(None)
+        node = new_node(self.node, tuple(edges), out)
+        node._meta = tuple(meta)
+        extras = self._extra_saves
+        # params stay on the node; extra saved values go to ``_saved`` only, so releasing
+        # the graph frees them
+        node.args = {k: v for k, v in named.items() if k not in extras} if extras else named
+        if self.saves:
+            wanted = None
+            if self.uses is not None:
+                wanted = set()
+                for i, e in enumerate(edges):
+                    if e is not None:
+                        wanted |= self.uses[i]
+            kept = []
+            for i, (n, slot) in enumerate(zip(self.saves, self._input_slot)):
+                if wanted is not None and i not in wanted:
+                    kept.append(None)
+                    continue
+                if slot is None:
+                    v = named[n]
+                elif slot == -1:
+                    kept.append(SavedOutput(out))
+                    continue
+                else:
+                    v = inputs[slot]
+                kept.append(SavedTensor(v) if isinstance(v, Tensor) else v)
+            node._saved = tuple(kept)
+        else:
+            node._saved = ()
+        return node
+
+
+def defop(name: str, *, inputs: Sequence[str] = ("self",), vjp, saves: Sequence[str] = (),
+          params: Sequence[str] | dict = (), uses=None, first_order=None, jvp=None,
+          outputs: int = 1) -> Rule:
+    """Define an op's rule and add it to the table (see the module docstring).
+
+    ``vjp``: one function ``(g, node) -> Tensor`` per input (None for an input that never
+    has a gradient), or one joint function returning a tuple. ``first_order``: the same
+    shape on arrays, ``(g_array, node, backend) -> array``, used for plain (not ``create_graph``)
+    backward. ``uses``: per input, the saved names its ``vjp`` reads, so only those are
+    kept. ``jvp``: the forward-mode rule (reserved).
+    """
+    vjp = vjp if callable(vjp) else tuple(_never if f is None else f for f in vjp)
+    rule = Rule(name, inputs=inputs, vjp=vjp, saves=saves, params=params, uses=uses,
+                first_order=first_order, jvp=jvp, outputs=outputs)
+    _table[name] = rule
+    return rule
+
+
+def _never(g, node):
+    return None
+
+
+# -- edges and nodes -----------------------------------------------------------------------
+
+def edge_of(t):
+    """``t``'s gradient edge (None if it needs no gradient), inlining the common cases: a
+    non-view output of a node, and a leaf whose ``AccumulateGrad`` already exists."""
+    if t is None or not t._requires_grad:
+        return None
+    fn = t._grad_fn
+    if t._view is None:
+        if fn is not None:
+            nr = t._output_nr
+            return fn if nr == 0 else (fn, nr)  # compact form for output 0
+        ref = t._acc_ref
+        if ref is not None:
+            acc = ref()
+            if acc is not None:
+                return acc
+    fn, nr = t._gradient_edge()
+    return fn if nr == 0 else (fn, nr)
+
+
+def new_node(cls: type, edges: tuple, out: Tensor | None = None):
+    """A ``cls`` node with ``edges``, linked as ``out``'s ``grad_fn`` when given; ``_saved``,
+    ``args`` and ``_meta`` are left to the caller.
+
+    ``object.__new__`` plus slot writes: ``Node.__init__``'s work without its call, since
+    every recorded op makes one.
+    """
+    node = _new(cls)
+    node._seq = _next_seq()
+    if _anomaly.enabled:
+        remember_forward(node)
+    node._next = edges
+    if out is not None:
+        out._grad_fn = node
+        out._requires_grad = True
+    return node
