@@ -27,7 +27,7 @@ def broadcast_shapes(op: str, *shapes) -> tuple:
     return tuple(out)
 
 
-SUM_TO_SIZE = defop("SumToSizeBackward0", vjp=(lambda g, n: g.expand(n.input_shape(0)),))
+SUM_TO_SIZE = defop("SumToSizeBackward0", params=("size",), vjp=(lambda g, n: g.expand(n.size),))
 
 
 def sum_to(g: Tensor, shape: tuple) -> Tensor:
@@ -46,7 +46,7 @@ def sum_to(g: Tensor, shape: tuple) -> Tensor:
     xp = g._backend.xp
     data = xp.sum(g._data, axis=tuple(axes)) if axes else g._data
     data = xp.reshape(data, shape)
-    return SUM_TO_SIZE.record(data, g._backend, (g,))
+    return SUM_TO_SIZE.record(data, g._backend, (g,), size=tuple(gshape))
 
 
 def reduce_grad(g: Tensor, like_shape: tuple, like_dtype) -> Tensor:

@@ -13,6 +13,7 @@ import math
 import operator
 
 from arraygrad import dtypes as _dt
+from arraygrad.backends.scalar_operands import scalar_operand
 from arraygrad.ops import activation_backward as _act_bw, fast as _fast
 from arraygrad.ops.broadcast import broadcast_shapes, mul_sum_to
 from arraygrad.ops.casting import (  # noqa: F401 - re-exported: ops import casts from here
@@ -72,10 +73,23 @@ def _product_grad(g, other, node, i: int):
     return g * other
 
 
+def _times_number(factor: str):
+    """First order: ``g * number`` on arrays when the other factor is a Python number
+    (None, "take the vjp", when it is a tensor)."""
+    def first(gd, n, backend):
+        other = getattr(n, factor)
+        kind = type(other)
+        if kind is float or kind is int:
+            return gd * scalar_operand(backend, other, gd.dtype)
+        return None
+    return first
+
+
 MUL = defop("MulBackward0", inputs=("self", "other"), saves=("self", "other"),
             uses=(("other",), ("self",)),  # each factor's gradient needs the other one
             vjp=(lambda g, n: _product_grad(g, n.other, n, 0),
-                 lambda g, n: _product_grad(g, n.self, n, 1)))
+                 lambda g, n: _product_grad(g, n.self, n, 1)),
+            first_order=(_times_number("other"), _times_number("self")))
 
 
 def mul(input, other):

@@ -26,18 +26,22 @@ from arraygrad.tensor import Tensor, wrap
 __all__ = ["binary", "record_unary", "operands", "BinarySpec"]
 
 _SAME = (None, None)  # operands of the result's shape and dtype: nothing for finish_grad to undo
+_SAME1 = (None,)
 
 
 class BinarySpec:
     """One operator's fast case: its native function, its rule, and whether the number may
-    come first (``2 - x``; ``2 / x`` takes the general path)."""
+    come first (``2 - x``; ``2 / x`` takes the general path). ``keep``: per needed input
+    (0: ``self``, 1: ``other``), which operands its rule's vjp reads (the rule's ``uses``)."""
 
-    __slots__ = ("native", "rule", "scalar_first")
+    __slots__ = ("native", "rule", "scalar_first", "keep")
 
     def __init__(self, native, rule: Rule, scalar_first: bool = True):
         self.native = native
         self.rule = rule
         self.scalar_first = scalar_first
+        self.keep = None if not rule.saves else tuple(
+            (0 in used, 1 in used) for used in rule.uses)
 
 
 def binary(a, b, spec: BinarySpec):
@@ -64,12 +68,11 @@ def binary(a, b, spec: BinarySpec):
         edge = edge_of(t)
         if scalar_first:
             node = new_node(spec.rule.node, (None, edge), out)
-            node._meta = _SAME
-            node._saved = _saves(spec.rule, other, t, False, True)
+            node._saved = () if spec.keep is None else _kept(spec.keep[1], other, t)
         else:
             node = new_node(spec.rule.node, (edge, None), out)
-            node._meta = _SAME
-            node._saved = _saves(spec.rule, t, other, True, False)
+            node._saved = () if spec.keep is None else _kept(spec.keep[0], t, other)
+        node._meta = _SAME
         node.args = _NO_ARGS
         return out
     if scalar_first or not isinstance(other, Tensor):
@@ -84,7 +87,16 @@ def binary(a, b, spec: BinarySpec):
     eb = edge_of(other)
     node = new_node(spec.rule.node, (ea, eb), out)
     node._meta = _SAME
-    node._saved = _saves(spec.rule, t, other, ea is not None, eb is not None)
+    keep = spec.keep
+    if keep is None:
+        node._saved = ()
+    elif eb is None:
+        node._saved = _kept(keep[0], t, other)
+    elif ea is None:
+        node._saved = _kept(keep[1], t, other)
+    else:
+        both = (keep[0][0] or keep[1][0], keep[0][1] or keep[1][1])
+        node._saved = _kept(both, t, other)
     node.args = _NO_ARGS
     return out
 
@@ -92,18 +104,11 @@ def binary(a, b, spec: BinarySpec):
 _NO_ARGS: dict = {}
 
 
-def _saves(rule: Rule, a, b, need_a: bool, need_b: bool) -> tuple:
-    """The saved values of a two-input rule whose saves are its inputs (``self``, ``other``),
-    kept only where a needed input's vjp reads them (the rule's ``uses``)."""
-    if not rule.saves:
-        return ()
-    wanted = set()
-    if need_a:
-        wanted |= rule.uses[0]
-    if need_b:
-        wanted |= rule.uses[1]
-    return tuple((SavedTensor(v) if isinstance(v, Tensor) else v) if i in wanted else None
-                 for i, v in enumerate((a, b)))
+def _kept(keep: tuple, a, b) -> tuple:
+    """The saved ``(self, other)`` of a node one input of which needs a gradient: the operands
+    its vjp reads (``keep``), tensors version-checked, the rest None."""
+    return ((SavedTensor(a) if isinstance(a, Tensor) else a) if keep[0] else None,
+            (SavedTensor(b) if isinstance(b, Tensor) else b) if keep[1] else None)
 
 
 def record_unary(rule: Rule, data, backend, input: Tensor) -> Tensor:
@@ -117,7 +122,8 @@ def record_unary(rule: Rule, data, backend, input: Tensor) -> Tensor:
         return out
     node = new_node(rule.node, (edge_of(input),), out)
     d = input._data
-    node._meta = ((d.shape, d.dtype),)
+    node._meta = _SAME1 if d.shape == data.shape and d.dtype == data.dtype else (
+        (d.shape, d.dtype),)
     node.args = _NO_ARGS
     saves = rule.saves
     if not saves:

@@ -103,7 +103,8 @@ class RuleNode(Node):
         return tuple(e is not None for e in self._next)
 
     def input_shape(self, i: int) -> tuple | None:
-        """The shape input ``i`` had (None when it gets no gradient)."""
+        """The shape input ``i`` had when it differs from the result's (None when it is the
+        result's shape and dtype, or the input gets no gradient)."""
         meta = self._meta[i]
         return None if meta is None else meta[0]
 
@@ -121,37 +122,89 @@ class RuleNode(Node):
         return s._data if isinstance(s, Tensor) else s
 
     def _apply(self, grads: list) -> tuple:
+        """Run the rule: the needed inputs' vjps (or first-order array formulas), each
+        gradient finished (summed back to its input's shape, cast to its dtype)."""
         rule = self._rule
         g = grads[0] if rule.outputs == 1 else grads
-        first = rule.first_order
-        use_arrays = first is not None and not _state.enabled and fast_paths.on
-        nxt = self._next
+        arrays = rule.first_order is not None and not _state.enabled and fast_paths.on
         if rule.joint:
-            if use_arrays:
-                backend = (g if rule.outputs == 1 else _first_tensor(g))._backend
-                raw = first(g._data if rule.outputs == 1 else _datas(g), self, backend)
-                found = tuple(None if r is None else wrap(r, backend) for r in raw)
-            else:
+            found = self._joint_arrays(g) if arrays else None
+            if found is None:
                 found = rule.vjp(g, self)
                 if type(found) is not tuple:
                     found = (found,)
             return tuple([None if e is None or gi is None else finish_grad(gi, m)
-                          for e, gi, m in zip(nxt, found, self._meta)])
-        if len(nxt) == 1:  # the common one-input case, without the loop
-            if use_arrays:
+                          for e, gi, m in zip(self._next, found, self._meta)])
+        return tuple([None if e is None else self._input_grad(i, g, arrays)
+                      for i, e in enumerate(self._next)])
+
+    def _input_grad(self, i: int, g, arrays: bool):
+        """Input ``i``'s finished gradient: its first-order array formula when ``arrays`` and
+        the formula answers (it may return None: "take the vjp"), else its vjp."""
+        rule = self._rule
+        if arrays:
+            first = rule.first_order[i]
+            if first is not None:
                 backend = g._backend
-                return (finish_grad(wrap(first[0](g._data, self, backend), backend), self._meta[0]),)
-            return (finish_grad(rule.vjp[0](g, self), self._meta[0]),)
-        out = []
-        for i, e in enumerate(nxt):
-            if e is None:
-                out.append(None)
-            elif use_arrays and first[i] is not None:
-                backend = g._backend
-                out.append(finish_grad(wrap(first[i](g._data, self, backend), backend), self._meta[i]))
-            else:
-                out.append(finish_grad(rule.vjp[i](g, self), self._meta[i]))
-        return tuple(out)
+                found = first(g._data, self, backend)
+                if found is not None:
+                    m = self._meta[i]
+                    out = wrap(found, backend)
+                    return out if m is None else finish_grad(out, m)
+        found = rule.vjp[i](g, self)
+        m = self._meta[i]
+        return found if m is None or found is None else finish_grad(found, m)
+
+    def _joint_arrays(self, g):
+        backend = (g if self._rule.outputs == 1 else _first_tensor(g))._backend
+        raw = self._rule.first_order(g._data if self._rule.outputs == 1 else _datas(g), self,
+                                     backend)
+        if raw is None:
+            return None
+        return tuple(None if r is None else wrap(r, backend) for r in raw)
+
+
+class _UnaryRuleNode(RuleNode):
+    """A one-input, one-output rule's node: ``RuleNode._apply`` inlined for the common case."""
+
+    __slots__ = ()
+
+    def _apply(self, grads: list) -> tuple:
+        g = grads[0]
+        rule = self._rule
+        if rule.first_order is not None and not _state.enabled and fast_paths.on:
+            return (self._input_grad(0, g, True),)
+        found = rule.vjp[0](g, self)
+        m = self._meta[0]
+        return (found if m is None or found is None else finish_grad(found, m),)
+
+
+class _BinaryRuleNode(RuleNode):
+    """A two-input, one-output rule's node: ``RuleNode._apply`` inlined."""
+
+    __slots__ = ()
+
+    def _apply(self, grads: list) -> tuple:
+        g = grads[0]
+        a, b = self._next
+        rule = self._rule
+        if rule.first_order is not None and not _state.enabled and fast_paths.on:
+            return (None if a is None else self._input_grad(0, g, True),
+                    None if b is None else self._input_grad(1, g, True))
+        vjp = rule.vjp
+        meta = self._meta
+        ga = gb = None
+        if a is not None:
+            ga = vjp[0](g, self)
+            m = meta[0]
+            if m is not None and ga is not None:
+                ga = finish_grad(ga, m)
+        if b is not None:
+            gb = vjp[1](g, self)
+            m = meta[1]
+            if m is not None and gb is not None:
+                gb = finish_grad(gb, m)
+        return (ga, gb)
 
 
 def _first_tensor(grads):
@@ -225,7 +278,7 @@ class Rule:
 
     def __init__(self, name: str, *, inputs: Sequence[str], vjp, saves: Sequence[str] = (),
                  params: Sequence[str] | dict = (), uses=None, first_order=None, jvp=None,
-                 outputs: int = 1, base: type = RuleNode):
+                 outputs: int = 1):
         self.name = name
         self.inputs = tuple(inputs)
         self.saves = tuple(saves)
@@ -247,6 +300,9 @@ class Rule:
                                  (-1 if n == OUTPUT else None) for n in self.saves)
         self._extra_saves = tuple(n for n, slot in zip(self.saves, self._input_slot)
                                   if slot is None)
+        base = RuleNode
+        if not self.joint and outputs == 1 and len(self.inputs) in (1, 2):
+            base = _UnaryRuleNode if len(self.inputs) == 1 else _BinaryRuleNode
         attrs: dict[str, Any] = {"__slots__": (), "_rule": self, "__module__": __name__}
         for i, n in enumerate(self.saves):
             attrs[n] = attrs[f"_saved_{n}"] = _saved_property(i, n)
@@ -303,11 +359,19 @@ class Rule:
         """The node: edges, input metadata for ``finish_grad``, saved values, params."""
         edges = []
         meta = []
+        if out is not None:
+            od = out._data
+            out_shape, out_dtype = od.shape, od.dtype
+        else:
+            out_shape = out_dtype = None
         for t in inputs:
             if isinstance(t, Tensor) and t._requires_grad:
                 edges.append(edge_of(t))
                 d = t._data
-                meta.append((d.shape, d.dtype))
+                # None: the input has the result's shape and dtype, so a gradient shaped like
+                # the result's needs nothing from finish_grad
+                meta.append(None if d.shape == out_shape and d.dtype == out_dtype
+                            else (d.shape, d.dtype))
             else:
                 edges.append(None)
                 meta.append(None)
