@@ -1,24 +1,27 @@
 """The public API for op plugins: define a differentiable op the way the core's own ops are.
 
 An op computes its result on native arrays through ``backend_of(t).xp`` (or a
-per-backend kernel from ``get_kernel``), then calls ``record``: when gradients are
-needed a node of a class made by ``backward_node`` joins the graph. Backward
-formulas use Tensor operations, so ``create_graph=True`` records them too.
+per-backend kernel from ``get_kernel``), then records it with its *rule*: one entry of
+the rule table (``defop``) naming PyTorch-style its node, what its backward saves and one
+vector-Jacobian product per input, written in Tensor operations so that
+``create_graph=True`` records them too. Broadcast undoing and dtype cast-back are the
+recorder's. See docs/adding-an-op.md.
 
->>> def _softsign_backward(node, g):
-...     (x,) = node.saved_tensors
-...     return g / (1 + x.abs()) ** 2
->>> SoftsignBackward0 = backward_node("SoftsignBackward0", _softsign_backward)
+>>> SOFTSIGN = defop("SoftsignBackward0", saves=("self",),
+...                  vjp=(lambda g, n: g / (1 + n.self.abs()) ** 2,))
 >>> def softsign(x):
-...     xp = backend_of(x).xp
-...     data = native(x) / (1 + xp.abs(native(x)))
-...     return record(data, backend_of(x), SoftsignBackward0, (x,), saved=(x,))
+...     xp, data = backend_of(x).xp, native(x)
+...     return SOFTSIGN.record(data / (1 + xp.abs(data)), backend_of(x), (x,))
 """
 
-from arraygrad.ops._record import OUTPUT, backward_node, record
+from arraygrad.ops.legacy import backward_node, record
+from arraygrad.ops.legacy import LEGACY_OUTPUT as OUTPUT
+from arraygrad.ops.promotion import same_backend
 from arraygrad.ops.registry import get_kernel, run_kernel
+from arraygrad.ops.rule import Rule, defop, fast_paths, reference_mode, rules
 
-__all__ = ["OUTPUT", "backward_node", "record", "get_kernel", "run_kernel", "native", "backend_of"]
+__all__ = ["defop", "Rule", "rules", "fast_paths", "reference_mode", "get_kernel", "run_kernel",
+           "native", "backend_of", "same_backend", "OUTPUT", "backward_node", "record"]
 
 
 def native(t):

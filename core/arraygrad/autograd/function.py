@@ -81,7 +81,7 @@ class BackwardCFunction(FunctionCtx, Node):
             self._saved = FREED
 
     def _apply(self, grads: list) -> tuple:
-        from arraygrad.ops.broadcast import reduce_grad
+        from arraygrad.ops.rule import finish_grad
         from arraygrad.tensor import Tensor
 
         result = self._function.backward(self, *grads)
@@ -104,15 +104,14 @@ class BackwardCFunction(FunctionCtx, Node):
                 raise TypeError(
                     f"function {self.name()} returned a gradient of type {type(g).__name__} at "
                     f"index {i}; expected a Tensor or None")
-            shape, native = meta
-            if g._data.shape != shape:
-                if not _expands_to(shape, g._data.shape):
-                    raise RuntimeError(
-                        f"Function {self.name()} returned an invalid gradient at index {i} - got "
-                        f"{list(result[i].shape)} but expected shape compatible with {list(shape)}")
-                g = reduce_grad(g, shape, native)  # a broadcast gradient is summed back
-            elif g._data.dtype != native:
-                g = reduce_grad(g, shape, native)
+            shape = meta[0]
+            if g._data.shape != shape and not _expands_to(shape, g._data.shape):
+                raise RuntimeError(
+                    f"Function {self.name()} returned an invalid gradient at index {i} - got "
+                    f"{list(result[i].shape)} but expected shape compatible with {list(shape)}")
+            # the recorder's own last step, shared with every rule: a broadcast gradient is
+            # summed back to the input's shape and cast back to its dtype
+            g = finish_grad(g, meta)
             out.append(g)
         return tuple(out)
 

@@ -278,7 +278,7 @@ class Rule:
 
     def __init__(self, name: str, *, inputs: Sequence[str], vjp, saves: Sequence[str] = (),
                  params: Sequence[str] | dict = (), uses=None, first_order=None, jvp=None,
-                 outputs: int = 1):
+                 outputs: int = 1, base: type | None = None):
         self.name = name
         self.inputs = tuple(inputs)
         self.saves = tuple(saves)
@@ -300,8 +300,9 @@ class Rule:
                                  (-1 if n == OUTPUT else None) for n in self.saves)
         self._extra_saves = tuple(n for n, slot in zip(self.saves, self._input_slot)
                                   if slot is None)
-        base = RuleNode
-        if not self.joint and outputs == 1 and len(self.inputs) in (1, 2):
+        if base is None:
+            base = RuleNode
+        if base is RuleNode and not self.joint and outputs == 1 and len(self.inputs) in (1, 2):
             base = _UnaryRuleNode if len(self.inputs) == 1 else _BinaryRuleNode
         attrs: dict[str, Any] = {"__slots__": (), "_rule": self, "__module__": __name__}
         for i, n in enumerate(self.saves):
