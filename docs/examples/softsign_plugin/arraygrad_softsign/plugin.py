@@ -2,18 +2,14 @@
 
 import arraygrad as ag
 from arraygrad.conformance import OpCase
-from arraygrad.extend import backward_node, record
+from arraygrad.extend import defop
 from arraygrad.plugins import hookimpl
 
-
-def _softsign_backward(node, grad):
-    # d/dx x / (1 + |x|) = 1 / (1 + |x|)^2. Written with Tensor ops, so it is itself
-    # recorded under create_graph=True and second derivatives work.
-    (x,) = node.saved_tensors
-    return grad / (1 + ag.abs(x)) ** 2
-
-
-SoftsignBackward0 = backward_node("SoftsignBackward0", _softsign_backward)
+# The rule: d/dx x / (1 + |x|) = 1 / (1 + |x|)^2, written with Tensor ops, so it is itself
+# recorded under create_graph=True and second derivatives work. The recorder skips it when
+# x needs no gradient, and would sum it back to x's shape after broadcasting.
+SOFTSIGN = defop("SoftsignBackward0", saves=("self",),
+                 vjp=(lambda grad, n: grad / (1 + ag.abs(n.self)) ** 2,))
 
 
 def softsign(input):
@@ -21,8 +17,8 @@ def softsign(input):
     backend = input._backend           # the array library behind this tensor
     xp, data = backend.xp, input._data  # its Array API namespace and the native array
     out = data / (1 + xp.abs(data))
-    # record() wraps the result and, if input requires grad, attaches the backward node
-    return record(out, backend, SoftsignBackward0, (input,), saved=(input,))
+    # record() wraps the result and, if input requires grad, links the rule's node
+    return SOFTSIGN.record(out, backend, (input,))
 
 
 CASES = (
