@@ -73,11 +73,11 @@ def _product_grad(g, other, node, i: int):
     return g * other
 
 
-def _times_number(factor: str):
-    """First order: ``g * number`` on arrays when the other factor is a Python number
-    (None, "take the vjp", when it is a tensor)."""
+def _times_number(index: int):
+    """First order: ``g * number`` on arrays when the other factor (saved at ``index``) is a
+    Python number; None ("take the vjp") when it is a tensor."""
     def first(gd, n, backend):
-        other = getattr(n, factor)
+        other = n._saved[index]  # raw: a number is saved as itself, a tensor as SavedTensor
         kind = type(other)
         if kind is float or kind is int:
             return gd * scalar_operand(backend, other, gd.dtype)
@@ -89,7 +89,7 @@ MUL = defop("MulBackward0", inputs=("self", "other"), saves=("self", "other"),
             uses=(("other",), ("self",)),  # each factor's gradient needs the other one
             vjp=(lambda g, n: _product_grad(g, n.other, n, 0),
                  lambda g, n: _product_grad(g, n.self, n, 1)),
-            first_order=(_times_number("other"), _times_number("self")))
+            first_order=(_times_number(1), _times_number(0)))
 
 
 def mul(input, other):
