@@ -1,8 +1,8 @@
 """The public API for op plugins: define a differentiable op the way the core's own ops are.
 
 An op computes its result on native arrays through ``backend_of(t).xp`` (or a
-per-backend kernel from ``get_kernel``), then calls ``record``: when gradients are
-needed a node of a class made by ``backward_node`` joins the graph. Backward
+per-backend kernel, called through ``dispatch_kernel``), then calls ``record``:
+when gradients are needed a node of a class made by ``backward_node`` joins the graph. Backward
 formulas use Tensor operations, so ``create_graph=True`` records them too.
 
 >>> def _softsign_backward(node, g):
@@ -16,9 +16,10 @@ formulas use Tensor operations, so ``create_graph=True`` records them too.
 """
 
 from arraygrad.ops._record import OUTPUT, backward_node, record
-from arraygrad.ops.registry import get_kernel, run_kernel
+from arraygrad.plugins.registry import dispatch_kernel, get_kernel
 
-__all__ = ["OUTPUT", "backward_node", "record", "get_kernel", "run_kernel", "native", "backend_of"]
+__all__ = ["OUTPUT", "backward_node", "record", "get_kernel", "dispatch_kernel", "native",
+           "backend_of"]
 
 
 def native(t):
