@@ -5,12 +5,24 @@ from __future__ import annotations
 import argparse
 import sys
 
-__all__ = ["main"]
+from arraygrad.backends import registry as _backends
+from arraygrad.plugins import manager as _manager, registry as _op_registry
+from arraygrad.plugins.manager import PluginInfo
+
+__all__ = ["main", "plugin_report"]
+
+
+def plugin_report() -> list[PluginInfo]:
+    """Every plugin known: its distribution and version, what it registered, any load error.
+
+    Runs the backend and op registrations first, so everything plugins register is listed.
+    """
+    _backends.available()
+    _op_registry.load_ops()
+    return _manager.plugin_infos()
 
 
 def _plugins(args) -> int:
-    from arraygrad.plugins import plugin_report
-
     rows = plugin_report()
     if not rows:
         print("no arraygrad plugins found"
@@ -26,19 +38,15 @@ def _plugins(args) -> int:
     return 1 if args.strict and any(r.error for r in rows) else 0
 
 
-def _backends(args) -> int:
-    from arraygrad.backends import available
-
-    for info in available():
+def _list_backends(args) -> int:
+    for info in _backends.available():
         status = "available" if info.available else f"unavailable: {info.reason}"
         print(f"{info.name:<10} {info.device_type:<8} {status}  (plugin {info.plugin})")
     return 0
 
 
 def _autoload_off() -> bool:
-    from arraygrad.plugins.manager import autoload_disabled
-
-    return autoload_disabled()
+    return _manager.autoload_disabled()
 
 
 def main(argv=None) -> int:
@@ -49,7 +57,7 @@ def main(argv=None) -> int:
     p.add_argument("--strict", action="store_true", help="exit 1 if any plugin failed")
     p.set_defaults(run=_plugins)
     b = sub.add_parser("backends", help="list backends and whether they are usable here")
-    b.set_defaults(run=_backends)
+    b.set_defaults(run=_list_backends)
     args = parser.parse_args(argv)
     import warnings
 

@@ -1,7 +1,7 @@
 """The public API for op plugins: define a differentiable op the way the core's own ops are.
 
 An op computes its result on native arrays through ``backend_of(t).xp`` (or a
-per-backend kernel from ``get_kernel``), then records it with its *rule*: one entry of
+per-backend kernel, called through ``dispatch_kernel``), then records it with its *rule*: one entry of
 the rule table (``defop``) naming PyTorch-style its node, what its backward saves and one
 vector-Jacobian product per input, written in Tensor operations so that
 ``create_graph=True`` records them too. Broadcast undoing and dtype cast-back are the
@@ -17,10 +17,10 @@ recorder's. See docs/adding-an-op.md.
 from arraygrad.ops.legacy import backward_node, record
 from arraygrad.ops.legacy import LEGACY_OUTPUT as OUTPUT
 from arraygrad.ops.promotion import same_backend
-from arraygrad.ops.registry import get_kernel, run_kernel
+from arraygrad.plugins.registry import dispatch_kernel, get_kernel
 from arraygrad.ops.rule import Rule, defop, fast_paths, reference_mode, rules
 
-__all__ = ["defop", "Rule", "rules", "fast_paths", "reference_mode", "get_kernel", "run_kernel",
+__all__ = ["defop", "Rule", "rules", "fast_paths", "reference_mode", "get_kernel", "dispatch_kernel",
            "native", "backend_of", "same_backend", "OUTPUT", "backward_node", "record"]
 
 

@@ -13,7 +13,7 @@ KNOWN = ("erf", "erfc", "erfinv", "lgamma", "gammaln", "digamma", "psi", "polyga
 
 
 def __getattr__(name: str):
-    from arraygrad.ops.registry import namespace_op
+    from arraygrad.plugins.registry import namespace_op
 
     if name.startswith("__"):
         raise AttributeError(name)
@@ -26,6 +26,6 @@ def __getattr__(name: str):
 
 
 def __dir__():
-    from arraygrad.ops.registry import ops
+    from arraygrad.plugins.registry import ops
 
     return sorted(op.name for op in ops().values() if op.namespace == "special")

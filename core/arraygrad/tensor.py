@@ -1,7 +1,9 @@
 """``arraygrad.Tensor``: a backend array plus the autograd state PyTorch users know.
 
-The class holds data and autograd bookkeeping only; operators and methods
-are thin calls into the ops (bound in ``arraygrad.tensor_methods``).
+The class holds data and autograd bookkeeping only; operators, methods and
+the legacy constructor are thin calls into the ops (bound in
+``arraygrad.tensor_methods``), and plugin ops' methods are bound by the op
+registry (``arraygrad.plugins.registry``).
 """
 
 from __future__ import annotations
@@ -57,17 +59,9 @@ class Tensor:
     _strides = None
 
     # -- construction ---------------------------------------------------------
-    def __init__(self, *args, dtype=None, device=None, requires_grad: bool = False):
-        """Legacy constructor: ``Tensor([1, 2])`` (float32 data) or ``Tensor(2, 3)`` (uninitialised)."""
-        from arraygrad import creation
-
-        if len(args) == 1 and not isinstance(args[0], int):
-            src = creation.tensor(args[0], dtype=dtype or _dt.get_default_dtype(), device=device)
-        else:
-            src = creation.empty(*args, dtype=dtype, device=device)
-        self._init_from(src._data, src._backend)
-        if requires_grad:
-            self.requires_grad_(True)
+    # The legacy constructor ``Tensor([1, 2])`` / ``Tensor(2, 3)`` builds its data with the
+    # creation functions, so it is bound in ``arraygrad.tensor_methods`` (this file imports
+    # no ops). Plugin ops' methods are bound by ``arraygrad.plugins.registry`` as they load.
 
     def _init_from(self, data, backend) -> None:
         self._data = data
@@ -403,17 +397,6 @@ class Tensor:
         return int(self.item())
 
     __hash__ = object.__hash__
-
-    def __getattr__(self, name: str):
-        # Only reached for names the class lacks: methods contributed by op plugins.
-        if name.startswith("_"):
-            raise AttributeError(f"'Tensor' object has no attribute {name!r}")
-        from arraygrad.ops.registry import method_op
-
-        fn = method_op(name)
-        if fn is None:
-            raise AttributeError(f"'{type(self).__name__}' object has no attribute {name!r}")
-        return fn.__get__(self, type(self))
 
     def __repr__(self) -> str:
         from arraygrad.tensor_str import tensor_repr

@@ -1,17 +1,20 @@
-"""Binds operators and methods onto ``Tensor``: each is a thin call into an op function.
+"""Binds operators, methods and the legacy constructor onto ``Tensor``: thin calls into the ops.
 
 Kept apart from ``tensor.py`` so the class file holds state only and the ops
-can import ``Tensor`` without a cycle.
+can import ``Tensor`` without a cycle. Methods of plugin ops are the op
+registry's to bind (``arraygrad.plugins.registry``); ``bind`` only lets the
+first unknown attribute load them.
 """
 
 from __future__ import annotations
 
 import functools
 
-from arraygrad import dtypes as _dt
+from arraygrad import creation, dtypes as _dt
 from arraygrad.ops import activation, elementwise as ew, indexing, linalg, reduction, shape
 from arraygrad.ops import transfer
 from arraygrad.ops.inplace import apply_inplace, native_arithmetic, overwritten
+from arraygrad.plugins import registry as _op_registry
 from arraygrad.tensor import Tensor
 
 __all__ = ["with_axis_alias", "bind"]
@@ -81,10 +84,19 @@ def _copy(src, other):
     return overwritten(src, other, "copy_")
 
 
+def _legacy_init(self, *args, dtype=None, device=None, requires_grad: bool = False) -> None:
+    """Legacy constructor: ``Tensor([1, 2])`` (float32 data) or ``Tensor(2, 3)`` (uninitialised)."""
+    if len(args) == 1 and not isinstance(args[0], int):
+        src = creation.tensor(args[0], dtype=dtype or _dt.get_default_dtype(), device=device)
+    else:
+        src = creation.empty(*args, dtype=dtype, device=device)
+    self._init_from(src._data, src._backend)
+    if requires_grad:
+        self.requires_grad_(True)
+
+
 def _new(factory):
     def method(self, *args, dtype=None, device=None, requires_grad=False, **kwargs):
-        from arraygrad import creation
-
         return getattr(creation, factory)(*args, dtype=dtype or self.dtype,
                                           device=device if device is not None else self.device,
                                           requires_grad=requires_grad, **kwargs)
@@ -95,8 +107,6 @@ def _new(factory):
 
 
 def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
-    from arraygrad import creation
-
     return creation.tensor(data, dtype=dtype or self.dtype,
                            device=device if device is not None else self.device,
                            requires_grad=requires_grad)
@@ -231,7 +241,8 @@ INPLACE = {
 
 
 def bind() -> None:
-    """Attach every method and operator to ``Tensor`` (idempotent)."""
+    """Attach the constructor and every method and operator to ``Tensor`` (idempotent)."""
+    Tensor.__init__ = _legacy_init
     for name, fn in {**METHODS, **OPERATORS}.items():
         setattr(Tensor, name, fn)
     for name, fn in INPLACE.items():
@@ -257,3 +268,4 @@ def bind() -> None:
     Tensor.new_tensor = _new_tensor
     for factory in ("zeros", "ones", "empty", "full"):
         setattr(Tensor, f"new_{factory}", _new(factory))
+    _op_registry.install_method_loader()  # plugin ops' methods: bound when the ops load

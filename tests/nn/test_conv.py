@@ -8,7 +8,7 @@ import pytest
 
 import arraygrad as ag
 from arraygrad.autograd import gradcheck, gradgradcheck
-from arraygrad.nn import functional_conv as F
+from arraygrad.nn._functional import conv as F
 
 F64 = ag.float64
 

@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import warnings
 
 import pytest
 
@@ -28,12 +29,17 @@ def _run(code: str, **env) -> subprocess.CompletedProcess:
 def isolated_plugins():
     """Plugins registered by a test are forgotten afterwards (entry points reload)."""
     from arraygrad.backends import registry
-    from arraygrad.ops import registry as op_registry
+    from arraygrad.plugins import registry as op_registry
     from arraygrad.plugins import manager
 
+    pm = manager.get_plugin_manager()
+    before = {name for name, _ in pm.list_name_plugin()}
     saved = (manager._pm, manager._loaded, dict(manager._errors), registry._backends,
              dict(registry._origin), dict(registry._device_cache))
     yield
+    for name, _ in list(pm.list_name_plugin()):  # the test's plugins must not outlive it
+        if name not in before:
+            pm.unregister(name=name)
     manager._reset_for_tests()
     pm, loaded, errors, backends, origin, cache = saved
     manager._pm, manager._loaded = pm, loaded
@@ -106,7 +112,7 @@ def test_malformed_backend_is_rejected_and_reported(isolated_plugins):
 
 
 def test_kernel_that_raises_falls_back_to_portable_and_is_reported(isolated_plugins):
-    from arraygrad.ops.registry import run_kernel
+    from arraygrad.plugins.registry import dispatch_kernel, get_kernel
 
     class BadKernels:
         @hookimpl
@@ -116,8 +122,107 @@ def test_kernel_that_raises_falls_back_to_portable_and_is_reported(isolated_plug
     register_plugin(BadKernels(), name="bad_kernels")
     backend = ag.ones(1)._backend
     with pytest.warns(PluginLoadWarning, match=r"bad_kernels.*kernel 'demo_op'.*ZeroDivisionError"):
-        assert run_kernel("demo_op", backend, lambda a: a * 2, 21) == 42
-    assert run_kernel("demo_op", backend, lambda a: a * 2, 1) == 2  # kernel dropped: no warning
+        assert dispatch_kernel("demo_op", backend, lambda a: a * 2, 21) == 42
+    assert get_kernel("demo_op", backend) is None  # dropped
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # dropped: no second report
+        assert dispatch_kernel("demo_op", backend, lambda a: a * 2, 1) == 2
+
+
+# -- conv2d runs its kernels through the dispatcher --------------------------------------------
+
+def _conv_inputs():
+    ag.manual_seed(0)
+    x = ag.randn(2, 3, 5, 5, dtype=ag.float64, requires_grad=True)
+    w = ag.randn(4, 3, 3, 3, dtype=ag.float64, requires_grad=True)
+    return x, w
+
+
+def _portable_conv(x, w):
+    from arraygrad.nn._functional import conv
+
+    return conv._conv2d_portable(x, w, None, (1, 1), ((1, 1), (1, 1)), (1, 1), 1)
+
+
+def _kernel_plugin(kernel):
+    class ConvKernel:
+        @hookimpl
+        def arraygrad_register_ops(self, registry):
+            registry.kernel("conv2d", "numpy", kernel)
+
+    register_plugin(ConvKernel(), name="conv_kernel")
+
+
+def test_a_conv2d_plugin_kernel_that_raises_falls_back_and_is_reported(isolated_plugins):
+    calls = []
+
+    def broken(*args):
+        calls.append(args)
+        raise ValueError("kernel bug")
+
+    _kernel_plugin(broken)
+    x, w = _conv_inputs()
+    with pytest.warns(PluginLoadWarning, match=r"conv_kernel.*kernel 'conv2d'.*kernel bug"):
+        out = ag.nn.functional.conv2d(x, w, padding=1)
+    assert len(calls) == 1
+    assert out.tolist() == _portable_conv(x, w).tolist()
+    out.sum().backward()  # the portable result takes part in autograd
+    assert x.grad is not None and w.grad is not None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ag.nn.functional.conv2d(x, w, padding=1)
+    assert len(calls) == 1  # dropped
+
+
+def test_a_backends_own_conv2d_kernel_that_raises_falls_back_and_names_its_plugin(
+        isolated_plugins, monkeypatch):
+    x, w = _conv_inputs()
+    backend = x._backend
+    calls = []
+
+    def broken(*args):
+        calls.append(args)
+        raise RuntimeError("backend kernel bug")
+
+    monkeypatch.setattr(backend, "kernel", lambda op: broken if op == "conv2d" else None)
+    with pytest.warns(PluginLoadWarning,
+                      match=r"'numpy' \(backend 'numpy''s own kernel 'conv2d'\).*kernel bug"):
+        out = ag.nn.functional.conv2d(x, w, padding=1)
+    assert out.tolist() == _portable_conv(x, w).tolist() and len(calls) == 1
+    ag.nn.functional.conv2d(x, w, padding=1)
+    assert len(calls) == 1  # dropped
+
+
+def test_a_conv2d_kernel_may_decline_a_call_or_answer_it(isolated_plugins):
+    answers = []
+
+    def picky(x, weight, bias, stride, padding, dilation, groups):
+        if groups != 1:
+            answers.append("declined")
+            return NotImplemented
+        answers.append("answered")
+        return _portable_conv(x, weight) * 0 + 7
+
+    _kernel_plugin(picky)
+    x, w = _conv_inputs()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PluginLoadWarning)
+        assert ag.nn.functional.conv2d(x, w, padding=1).tolist() == (
+            _portable_conv(x, w) * 0 + 7).tolist()
+        w3 = ag.randn(3, 1, 3, 3, dtype=ag.float64)
+        ag.nn.functional.conv2d(x, w3, padding=1, groups=3)  # declined: portable
+        assert ag.nn.functional.conv2d(x, w, padding=1).tolist()[0][0][0][0] == 7.0
+    assert answers == ["answered", "declined", "answered"]  # declining does not drop it
+
+
+def test_a_raising_kernel_is_an_error_under_strict_plugins(isolated_plugins, monkeypatch):
+    from arraygrad.plugins import PluginError
+
+    monkeypatch.setenv("ARRAYGRAD_STRICT_PLUGINS", "1")
+    _kernel_plugin(lambda *args: 1 / 0)
+    x, w = _conv_inputs()
+    with pytest.raises(PluginError, match="conv_kernel.*ZeroDivisionError"):
+        ag.nn.functional.conv2d(x, w, padding=1)
 
 
 def test_plugins_command_lists_plugins_registrations_and_errors():

@@ -22,7 +22,6 @@ def _as_tuple(value, what: str) -> tuple:
 
 def _make_grads(outputs: tuple, grads: tuple, op: str) -> list:
     """The gradient for each output: given, or ones for a one-element output."""
-    from arraygrad.ops.elementwise import to_native
     from arraygrad.tensor import Tensor
 
     if grads and len(grads) != len(outputs):
@@ -55,7 +54,7 @@ def _make_grads(outputs: tuple, grads: tuple, op: str) -> list:
                 f"{op}: grad_output[{i}] has dtype {g.dtype} but output[{i}] has dtype "
                 f"{out.dtype}; expected a floating point gradient")
         if g._data.dtype != out._data.dtype:
-            g = to_native(g, out._data.dtype)
+            g = g.type_as(out)  # a Tensor method: the autograd API imports no ops
         result.append(g)
     return result
 
@@ -148,9 +147,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bo
     result = []
     for t, g in zip(ins, captured):
         if g is None and materialize_grads:
-            from arraygrad.creation import zeros_like
-
-            g = zeros_like(t)
+            g = t.new_zeros(t.shape)  # zeros_like(t), without importing the creation layer
         elif g is not None and not create_graph:
             g = g.detach()
         result.append(g)

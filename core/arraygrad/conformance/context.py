@@ -36,7 +36,7 @@ class Context:
 def all_cases(declarations) -> tuple:
     """Built-in cases, plus plugin ops' ``cases`` and ``register.cases(...)`` contributions."""
     from arraygrad.conformance.cases import BUILTIN_CASES
-    from arraygrad.ops import registry
+    from arraygrad.plugins import registry
 
     cases = list(BUILTIN_CASES)
     for op in registry.ops().values():

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+from arraygrad.ops import rule as _rule
+from arraygrad.ops.casting import to_native
 from arraygrad.ops.rule import defop
 from arraygrad.tensor import Tensor
 
@@ -49,13 +51,14 @@ def sum_to(g: Tensor, shape: tuple) -> Tensor:
     return SUM_TO_SIZE.record(data, g._backend, (g,), size=tuple(gshape))
 
 
+_rule.finishers.sum_to = sum_to
+
+
 def reduce_grad(g: Tensor, like_shape: tuple, like_dtype) -> Tensor:
     """``g`` summed to an input's shape and cast to its native dtype (after promotion)."""
     if g._data.shape != like_shape:
         g = sum_to(g, like_shape)
     if g._data.dtype != like_dtype:
-        from arraygrad.ops.casting import to_native
-
         g = to_native(g, like_dtype)
     return g
 
@@ -91,8 +94,6 @@ def mul_sum_to(g: Tensor, other, shape: tuple) -> Tensor:
     # where neither factor varies the result is the same for every index: compute it once
     eff = tuple(t if f > 1 else 1 for t, f in zip(ts, full))
     if other._data.dtype != g0._data.dtype:
-        from arraygrad.ops.casting import to_native
-
         other = to_native(other, g0._data.dtype)
     a = g0.reshape(gs)
     b = other.reshape(bs)

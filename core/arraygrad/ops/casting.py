@@ -4,7 +4,7 @@ and the array-level helpers ops use before computing."""
 from __future__ import annotations
 
 from arraygrad import dtypes as _dt
-from arraygrad.ops.rule import defop
+from arraygrad.ops.rule import defop, finishers
 from arraygrad.tensor import Tensor
 
 __all__ = ["to_native", "to_dtype", "cast_data", "to_float_data", "full_like_scalar"]
@@ -19,6 +19,9 @@ def to_native(input: Tensor, native_dtype) -> Tensor:
         return input
     return TO_COPY.record(input._backend.xp.astype(input._data, native_dtype), input._backend,
                           (input,))
+
+
+finishers.to_native = to_native
 
 
 def to_dtype(input: Tensor, dtype: _dt.dtype) -> Tensor:

@@ -185,7 +185,7 @@ def _overwrite_backward(node, g):
 
 
 FillBackward0 = backward_node("FillBackward0", _overwrite_backward)
-CopyBackwards0 = backward_node("CopyBackwards", _overwrite_backward)
+CopyBackwards = backward_node("CopyBackwards", _overwrite_backward)  # PyTorch's copy_ node: no 0
 
 
 def overwritten(old: Tensor, value, op: str) -> Tensor:
@@ -206,7 +206,7 @@ def overwritten(old: Tensor, value, op: str) -> Tensor:
             raise RuntimeError(
                 f"{op}: source of shape {list(value.shape)} cannot be broadcast to "
                 f"{list(old.shape)}") from None
-        return record(data, backend, CopyBackwards0 if op == "copy_" else FillBackward0,
+        return record(data, backend, CopyBackwards if op == "copy_" else FillBackward0,
                       (old, value), args=(value._data.shape, value._data.dtype))
     data = xp.full(old._data.shape, value, dtype=old._data.dtype)
     return record(data, backend, FillBackward0, (old, None), args=None)

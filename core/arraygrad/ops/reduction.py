@@ -341,7 +341,7 @@ StdBackward0 = backward_node("StdBackward0", _std_backward)
 
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, axis=None):
     """Standard deviation over ``dim`` with Bessel's ``correction`` (1 by default)."""
-    if isinstance(dim, bool):  # legacy positional form var(unbiased)
+    if isinstance(dim, bool):  # legacy positional form std(unbiased)
         dim, unbiased = None, dim
     dims = _dims(input, dim, axis, "std")
     corr = _correction(unbiased, correction)

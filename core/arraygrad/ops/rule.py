@@ -218,6 +218,18 @@ def _datas(grads):
     return [None if g is None else g._data for g in grads]
 
 
+class _Finishers:
+    """The two ops ``finish_grad`` records with, themselves rules: ``sum_to`` (set by
+    ``ops.broadcast``) and ``to_native`` (set by ``ops.casting``) when those load. Handed in,
+    not imported, so the recorder sits below every op module in the import graph."""
+
+    sum_to: Callable[..., Tensor]
+    to_native: Callable[..., Tensor]
+
+
+finishers = _Finishers()
+
+
 def finish_grad(g, meta):
     """An input's gradient as the recorder hands it on: summed back to the input's shape
     (undoing broadcasting) and cast back to its dtype. ``meta`` is ``(shape, native dtype)``."""
@@ -226,14 +238,10 @@ def finish_grad(g, meta):
     shape, native = meta
     data = g._data
     if data.shape != shape:
-        from arraygrad.ops.broadcast import sum_to
-
-        g = sum_to(g, shape)
+        g = finishers.sum_to(g, shape)
         data = g._data
     if data.dtype != native:
-        from arraygrad.ops.casting import to_native
-
-        g = to_native(g, native)
+        g = finishers.to_native(g, native)
     return g
 
 

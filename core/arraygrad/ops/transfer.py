@@ -28,7 +28,8 @@ def _transfer_backward(node, g):
     return to_backend(g, node.args)
 
 
-CopyBackwards = backward_node("CopyBackwards", _transfer_backward)
+# PyTorch records a device move as ``_to_copy``: its node is ToCopyBackward0 (as a dtype cast)
+ToCopyBackward0 = backward_node("ToCopyBackward0", _transfer_backward)
 
 
 def default_cpu_backend():
@@ -41,7 +42,7 @@ def to_backend(t: Tensor, backend) -> Tensor:
     if t._backend is backend:
         return t
     data = _move(t._data, t._backend, backend)
-    return record(data, backend, CopyBackwards, (t,), args=t._backend)
+    return record(data, backend, ToCopyBackward0, (t,), args=t._backend)
 
 
 def _parse(args, kwargs):

@@ -24,11 +24,10 @@ from arraygrad.plugins.manager import (
     get_plugin_manager,
     load_plugins,
     plugin_errors,
-    plugin_report,
     register_plugin,
 )
 
 __all__ = [
     "ENTRY_POINT_GROUP", "PluginError", "PluginInfo", "PluginLoadWarning", "get_plugin_manager",
-    "hookimpl", "hookspec", "load_plugins", "plugin_errors", "plugin_report", "register_plugin",
+    "hookimpl", "hookspec", "load_plugins", "plugin_errors", "register_plugin",
 ]

@@ -14,7 +14,7 @@ def arraygrad_register_backends(register):
 
 @hookspec
 def arraygrad_register_ops(registry):
-    """Register ops and per-backend kernels on ``registry`` (an ``arraygrad.ops.registry.OpRegistrar``).
+    """Register ops and per-backend kernels on ``registry`` (an ``arraygrad.plugins.registry.OpRegistrar``).
 
     ``registry.op(name, fn, namespace=..., method=..., cases=...)`` adds a new op;
     ``registry.kernel(op_name, backend_name, fn)`` adds a fast kernel for an

@@ -24,7 +24,7 @@ from arraygrad.plugins.markers import PROJECT_NAME
 
 __all__ = [
     "ENTRY_POINT_GROUP", "PluginError", "PluginLoadWarning", "PluginInfo", "get_plugin_manager",
-    "load_plugins", "plugin_errors", "plugin_report", "register_plugin", "note_registration",
+    "load_plugins", "plugin_errors", "plugin_infos", "register_plugin", "note_registration",
 ]
 
 ENTRY_POINT_GROUP = "arraygrad"
@@ -42,7 +42,7 @@ class PluginError(RuntimeError):
 
 @dataclass
 class PluginInfo:
-    """One row of ``plugin_report()``: a plugin, where it comes from, what it registered."""
+    """One row of ``arraygrad plugins``: a plugin, where it comes from, what it registered."""
 
     name: str
     distribution: str
@@ -144,18 +144,17 @@ def plugin_errors() -> dict[str, str]:
 
 
 def note_registration(plugin: str, what: str) -> None:
-    """Record that ``plugin`` registered ``what`` (e.g. "backend numpy"), for ``plugin_report``."""
+    """Record that ``plugin`` registered ``what`` (e.g. "backend numpy"), for ``plugin_infos``."""
     _registered.setdefault(plugin, []).append(what)
 
 
-def plugin_report() -> list[PluginInfo]:
-    """Every plugin known: its distribution and version, what it registered, any load error."""
-    from arraygrad.backends import registry as backends
-    from arraygrad.ops import registry as ops
+def plugin_infos() -> list[PluginInfo]:
+    """Every plugin known so far: its distribution and version, what it registered, any error.
 
+    Registrations are recorded as the backend and op registries run, which this does
+    not trigger; ``arraygrad.cli.plugin_report`` runs them first.
+    """
     pm = get_plugin_manager()
-    backends.available()  # make sure registration hooks have run
-    ops.load_ops()
     names = sorted(set(_origins) | {name for name, _ in pm.list_name_plugin()} | set(_errors))
     rows = []
     for name in names:

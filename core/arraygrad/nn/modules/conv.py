@@ -10,7 +10,8 @@ from __future__ import annotations
 
 
 from arraygrad.creation import empty
-from arraygrad.nn import functional_conv as C, init
+from arraygrad.nn import init
+from arraygrad.nn._functional import conv as C
 from arraygrad.nn.modules.module import Module
 from arraygrad.nn.parameter import Parameter, optional_parameter
 

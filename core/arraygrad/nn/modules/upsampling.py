@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from arraygrad.nn import functional_conv as C
+from arraygrad.nn._functional import conv as C
 from arraygrad.nn.modules.module import Module
 
 __all__ = ["Upsample"]

@@ -2,7 +2,7 @@
 
 import arraygrad as ag
 from arraygrad.autograd import gradcheck, gradgradcheck
-from arraygrad.ops import registry
+from arraygrad.plugins import registry
 
 from arraygrad_softsign import softsign
 

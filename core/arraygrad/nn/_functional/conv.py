@@ -12,11 +12,12 @@ flow through them. Convolution is ``im2col`` followed by one batched
 ``matmul``; pooling reduces the window axis; ``conv_transpose2d`` is a matmul
 followed by ``col2im``.
 
-Backend kernel hook
--------------------
-Before the portable path, ``conv2d`` (and ``conv1d``, which is a 2-D
-convolution of height 1) asks ``input._backend.kernel("conv2d")``. A backend
-that provides one returns a callable::
+Kernel hook
+-----------
+``conv2d`` (and ``conv1d``, which is a 2-D convolution of height 1) runs
+through ``arraygrad.plugins.registry.dispatch_kernel``: a ``"conv2d"`` kernel
+registered by an op plugin for the backend, else the backend's own
+``kernel("conv2d")``, else the portable path. A kernel is a callable::
 
     kernel(input, weight, bias, stride, padding, dilation, groups) -> Tensor
 
@@ -25,7 +26,8 @@ with ``input`` ``(N, C_in, H, W)``, ``weight`` ``(C_out, C_in/groups, kh, kw)``,
 ``padding`` as ``((top, bottom), (left, right))`` zero-padding (asymmetric for
 ``padding='same'`` with an even extent). It must return a Tensor that takes
 part in autograd (for example built with ``arraygrad.autograd.Function``), or
-``NotImplemented`` to fall back to the portable path for this call.
+``NotImplemented`` to fall back to the portable path for this call. A kernel
+that raises is reported, dropped, and the portable path runs.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from __future__ import annotations
 import math
 
 from arraygrad.ops._record import backward_node, record
+from arraygrad.plugins.registry import dispatch_kernel
 from arraygrad.tensor import Tensor
 
 __all__ = [
@@ -202,11 +205,12 @@ def _check_conv(input: Tensor, weight: Tensor, groups: int, op: str, transposed=
 
 
 def _conv2d_core(x: Tensor, weight, bias, stride, pads, dilation, groups) -> Tensor:
-    kernel = weight._backend.kernel("conv2d")
-    if kernel is not None:
-        out = kernel(x, weight, bias, stride, pads, dilation, groups)
-        if out is not NotImplemented:
-            return out
+    return dispatch_kernel("conv2d", weight._backend, _conv2d_portable,
+                           x, weight, bias, stride, pads, dilation, groups)
+
+
+def _conv2d_portable(x: Tensor, weight, bias, stride, pads, dilation, groups) -> Tensor:
+    """``im2col`` then one (grouped) matmul: the convolution every backend can run."""
     n, c, h, w = x.shape
     o, cg, kh, kw = weight.shape
     (pt, pb), (pl, pr) = pads
