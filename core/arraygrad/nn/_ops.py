@@ -17,7 +17,8 @@ from __future__ import annotations
 import math
 
 from arraygrad.ops import elementwise as ew
-from arraygrad.ops._record import backward_node, record, to_float_data
+from arraygrad.ops.casting import to_float_data
+from arraygrad.ops.rule import defop
 
 __all__ = ["erf", "log_sigmoid"]
 
@@ -76,27 +77,20 @@ def _erf_data(xp, x):
     return xp.where(y <= _THRESH, small, big)
 
 
-def _erf_backward(node, g):
-    (x,) = node.saved_tensors
-    return g * (ew.exp(-(x * x)) * _TWO_OVER_SQRT_PI)
-
-
-ErfBackward0 = backward_node("ErfBackward0", _erf_backward)
+ERF = defop("ErfBackward0", saves=("self",),
+            vjp=(lambda g, n: g * (ew.exp(-(n.self * n.self)) * _TWO_OVER_SQRT_PI),))
 
 
 def erf(input):
     """The error function ``2/sqrt(pi) * integral_0^x exp(-t^2) dt``, elementwise."""
     backend = input._backend
     data = _erf_data(backend.xp, to_float_data(input))
-    return record(data, backend, ErfBackward0, (input,), saved=(input,))
+    return ERF.record(data, backend, (input,))
 
 
-def _log_sigmoid_backward(node, g):
-    (x,) = node.saved_tensors
-    return g * ew.sigmoid(-x)
-
-
-LogSigmoidBackward0 = backward_node("LogSigmoidBackward0", _log_sigmoid_backward)
+# sigmoid(-x), not a composition through abs: no kink at 0
+LOG_SIGMOID = defop("LogSigmoidBackward0", saves=("self",),
+                    vjp=(lambda g, n: g * ew.sigmoid(-n.self),))
 
 
 def log_sigmoid(input):
@@ -105,4 +99,4 @@ def log_sigmoid(input):
     xp = backend.xp
     x = to_float_data(input)
     data = xp.minimum(x, xp.zeros_like(x)) - xp.log1p(xp.exp(-xp.abs(x)))
-    return record(data, backend, LogSigmoidBackward0, (input,), saved=(input,))
+    return LOG_SIGMOID.record(data, backend, (input,))

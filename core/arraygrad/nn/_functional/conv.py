@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 
-from arraygrad.ops._record import backward_node, record
+from arraygrad.ops.rule import defop
 from arraygrad.plugins.registry import dispatch_kernel
 from arraygrad.tensor import Tensor
 
@@ -118,18 +118,11 @@ def _col2im_data(backend, cols, in_hw, geom):
     return padded[:, :, pt:pt + h, pl:pl + w]
 
 
-def _im2col_backward(node, g):
-    in_hw, geom = node.args
-    return col2im(g, in_hw, geom)
-
-
-def _col2im_backward(node, g):
-    _, geom = node.args
-    return im2col(g, geom)
-
-
-Im2ColBackward0 = backward_node("Im2ColBackward0", _im2col_backward)
-Col2ImBackward0 = backward_node("Col2ImBackward0", _col2im_backward)
+# each is the other's adjoint: backward of either is the other, so every order works
+IM2COL = defop("Im2ColBackward0", params=("in_hw", "geom"),
+               vjp=(lambda g, n: col2im(g, n.in_hw, n.geom),))
+COL2IM = defop("Col2ImBackward0", params=("in_hw", "geom"),
+               vjp=(lambda g, n: im2col(g, n.geom),))
 
 
 def im2col(input: Tensor, geom, pad_value=0) -> Tensor:
@@ -140,14 +133,13 @@ def im2col(input: Tensor, geom, pad_value=0) -> Tensor:
     the padding (``-inf`` for max pooling; it gets no gradient either way).
     """
     data = _im2col_data(input._backend, input._data, geom, pad_value)
-    return record(data, input._backend, Im2ColBackward0, (input,),
-                  args=(input._data.shape[2:], geom))
+    return IM2COL.record(data, input._backend, (input,), in_hw=input._data.shape[2:], geom=geom)
 
 
 def col2im(cols: Tensor, in_hw, geom) -> Tensor:
     """The adjoint of ``im2col``: windows summed back into ``(N, C, *in_hw)`` (recorded)."""
     data = _col2im_data(cols._backend, cols._data, tuple(in_hw), geom)
-    return record(data, cols._backend, Col2ImBackward0, (cols,), args=(tuple(in_hw), geom))
+    return COL2IM.record(data, cols._backend, (cols,), in_hw=tuple(in_hw), geom=geom)
 
 
 # -- convolution --------------------------------------------------------------------

@@ -5,22 +5,36 @@ from __future__ import annotations
 from arraygrad import dtypes as _dt
 from arraygrad.autograd.grad_mode import no_grad
 from arraygrad.ops import elementwise as ew, indexing, linalg
-from arraygrad.nn._functional.linear_backward import linear_backward
-from arraygrad.ops._record import backward_node, record, same_backend
+from arraygrad.nn._functional.linear_backward import linear_backward, linear_grad_data
+from arraygrad.ops.promotion import same_backend
+from arraygrad.ops.rule import defop
 from arraygrad.tensor import Tensor
 
 __all__ = ["linear", "bilinear", "dropout", "embedding", "one_hot", "pad"]
 
 
-def _linear_backward(node, g):
-    x, w = node.saved_tensors
-    nxt = node._next
-    return linear_backward(g, x, w, nxt[0] is not None, nxt[1] is not None,
-                           len(nxt) > 2 and nxt[2] is not None)
+def _linear_vjp(g, n) -> tuple:
+    """The gradients of ``(input, weight, bias)``: one ``LinearBackwardBackward0`` node."""
+    need = n.needs_input_grad
+    return linear_backward(g, n.input, n.weight, need[0], need[1], len(need) > 2 and need[2])
 
 
-AddmmBackward0 = backward_node("AddmmBackward0", _linear_backward)
-MmBackward0 = backward_node("MmBackward0", _linear_backward)
+def _linear_grad_data(gd, n, backend) -> tuple:
+    """``_linear_vjp`` on arrays (first order): three products, nothing recorded."""
+    need = n.needs_input_grad
+    x = n.saved_data("input") if need[1] else None
+    w = n.saved_data("weight")
+    return linear_grad_data(backend, gd, x, w, need[0], need[1], len(need) > 2 and need[2])
+
+
+# every gradient reads the weight (its shape at least); the input only the weight's (as
+# PyTorch's addmm, which saves mat1 only for mat2's gradient)
+ADDMM = defop("AddmmBackward0", inputs=("input", "weight", "bias"), saves=("input", "weight"),
+              uses=(("weight",), ("input", "weight"), ("weight",)),
+              vjp=_linear_vjp, first_order=_linear_grad_data)
+# without a bias: the same products under PyTorch's name for them
+MM = defop("MmBackward0", inputs=("input", "weight"), saves=("input", "weight"),
+           uses=(("weight",), ("input", "weight")), vjp=_linear_vjp, first_order=_linear_grad_data)
 
 
 def linear(input, weight, bias=None):
@@ -47,8 +61,8 @@ def linear(input, weight, bias=None):
     data = backend.xp.matmul(x, w.T)  # .T: the standard's attribute for 2-D arrays
     if bias is not None:
         data += bias._data  # the product is a fresh array: no second one for the sum
-        return record(data, backend, AddmmBackward0, (input, weight, bias), saved=(input, weight))
-    return record(data, backend, MmBackward0, (input, weight), saved=(input, weight))
+        return ADDMM.record(data, backend, (input, weight, bias))
+    return MM.record(data, backend, (input, weight))
 
 
 def bilinear(input1, input2, weight, bias=None):

@@ -6,10 +6,9 @@ import math
 import warnings
 
 from arraygrad import dtypes as _dt
-from arraygrad.autograd.grad_mode import _state
 from arraygrad.nn import _ops
 from arraygrad.ops import activation as _act, elementwise as ew
-from arraygrad.ops._record import backward_node, record
+from arraygrad.ops.rule import defop, fast_paths
 from arraygrad.tensor import Tensor
 
 __all__ = ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "cross_entropy", "nll_loss",
@@ -153,17 +152,18 @@ def _nll_parts(input, target, weight, ignore_index):
     return loss, w
 
 
-def _nll_backward(node, g):
-    (picks,) = node.saved_tensors  # -1/denominator at each row's target class, 0 elsewhere
-    column = node.args == "none"  # per-row losses: each row's gradient scales its row
-    if not _state.enabled:  # first order: the same product on arrays, without dispatch
-        backend = g._backend
-        gd = backend.xp.reshape(g._data, (-1, 1)) if column else g._data
-        return Tensor._wrap(picks._data * gd, backend)
-    return picks * (g.unsqueeze(1) if column else g)
+def _nll_grad_data(gd, n, backend):
+    """``NLL``'s first-order gradient on arrays: the saved picks scaled by ``g``."""
+    if n.reduction == "none":  # per-row losses: each row's gradient scales its row
+        gd = backend.xp.reshape(gd, (-1, 1))
+    return n.saved_data("picks") * gd
 
 
-NllLossBackward0 = backward_node("NllLossBackward0", _nll_backward)
+# ``picks``: -1/denominator at each row's target class, 0 elsewhere (the gradient of the
+# loss, computed with the forward's one-hot)
+NLL = defop("NllLossBackward0", saves=("picks",), params=("reduction",),
+            vjp=(lambda g, n: n.picks * (g.unsqueeze(1) if n.reduction == "none" else g),),
+            first_order=(_nll_grad_data,))
 
 
 def _nll_2d(input, target, ignore_index: int, reduction: str):
@@ -174,7 +174,7 @@ def _nll_2d(input, target, ignore_index: int, reduction: str):
     n, c = x.shape
     t = target._data
     lo, hi = (int(xp.min(t)), int(xp.max(t))) if n else (0, 0)
-    if n and 0 <= lo and hi < c and not lo <= ignore_index <= hi:
+    if fast_paths.on and n and 0 <= lo and hi < c and not lo <= ignore_index <= hi:
         # every target is a class and none is ignored (the common case): no masks needed
         onehot = xp.astype(t[:, None] == xp.arange(c, dtype=t.dtype), x.dtype)
         count = n
@@ -196,8 +196,8 @@ def _nll_2d(input, target, ignore_index: int, reduction: str):
         denom = count if reduction == "mean" else 1
         data = -xp.sum(x * onehot) / denom
         onehot *= -1.0 / denom  # a fresh array: scaled in place
-    picks = Tensor._wrap(onehot, backend)  # -1/denominator at each row's target, 0 elsewhere
-    return record(data, backend, NllLossBackward0, (input,), saved=(picks,), args=reduction)
+    return NLL.record(data, backend, (input,), picks=Tensor._wrap(onehot, backend),
+                      reduction=reduction)
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index: int = -100,
