@@ -67,3 +67,12 @@ def test_only_needed_inputs_run_their_vjp():
     out = rule.record(x._data + y._data, x._backend, (x, y))
     out.backward()
     assert calls == ["self"] and out.grad_fn.next_functions[1] == (None, 0)
+
+
+def test_one_op_one_rule_a_key_defined_twice_is_refused():
+    defop("ThrowawayTwiceBackward0", vjp=(lambda g, n: g,))
+    with pytest.raises(ValueError, match="exists already"):
+        defop("ThrowawayTwiceBackward0", vjp=(lambda g, n: g,))
+    # the same PyTorch node name under another key is fine (mm and bias-free linear)
+    other = defop("ThrowawayTwiceBackward0", key="ThrowawayTwiceOther", vjp=(lambda g, n: g,))
+    assert other.node.__name__ == "ThrowawayTwiceBackward0"

@@ -85,7 +85,8 @@ _table: dict[str, "Rule"] = {}
 
 
 def rules() -> dict[str, "Rule"]:
-    """The rule table: every rule defined so far, by node name."""
+    """The rule table: every rule defined so far, by key (its node name unless ``defop`` was
+    given another ``key``)."""
     return dict(_table)
 
 
@@ -418,19 +419,26 @@ class Rule:
 
 def defop(name: str, *, inputs: Sequence[str] = ("self",), vjp, saves: Sequence[str] = (),
           params: Sequence[str] | dict = (), uses=None, first_order=None, jvp=None,
-          outputs: int = 1) -> Rule:
+          outputs: int = 1, key: str | None = None) -> Rule:
     """Define an op's rule and add it to the table (see the module docstring).
 
     ``vjp``: one function ``(g, node) -> Tensor`` per input (None for an input that never
     has a gradient), or one joint function returning a tuple. ``first_order``: the same
-    shape on arrays, ``(g_array, node, backend) -> array``, used for plain (not ``create_graph``)
-    backward. ``uses``: per input, the saved names its ``vjp`` reads, so only those are
-    kept. ``jvp``: the forward-mode rule (reserved).
+    shape on arrays, ``(g_array, node, backend) -> array``, used for plain (not
+    ``create_graph``) backward. ``uses``: per input, the saved names its ``vjp`` reads, so
+    only those are kept. ``jvp``: the forward-mode rule (reserved). ``key``: the rule's
+    entry in the table, default ``name``; two rules whose nodes PyTorch names alike (``mm``
+    and a bias-free ``linear`` both show ``MmBackward0``) need distinct keys. A key defined
+    twice is a ValueError: one op, one rule.
     """
+    key = name if key is None else key
+    if key in _table:
+        raise ValueError(f"defop: a rule {key!r} exists already ({_table[key]!r}); give this "
+                         "one another key")
     vjp = vjp if callable(vjp) else tuple(_never if f is None else f for f in vjp)
     rule = Rule(name, inputs=inputs, vjp=vjp, saves=saves, params=params, uses=uses,
                 first_order=first_order, jvp=jvp, outputs=outputs)
-    _table[name] = rule
+    _table[key] = rule
     return rule
 
 

@@ -33,8 +33,9 @@ ADDMM = defop("AddmmBackward0", inputs=("input", "weight", "bias"), saves=("inpu
               uses=(("weight",), ("input", "weight"), ("weight",)),
               vjp=_linear_vjp, first_order=_linear_grad_data)
 # without a bias: the same products under PyTorch's name for them
-MM = defop("MmBackward0", inputs=("input", "weight"), saves=("input", "weight"),
-           uses=(("weight",), ("input", "weight")), vjp=_linear_vjp, first_order=_linear_grad_data)
+MM = defop("MmBackward0", key="LinearMmBackward0", inputs=("input", "weight"),
+           saves=("input", "weight"), uses=(("weight",), ("input", "weight")), vjp=_linear_vjp,
+           first_order=_linear_grad_data)
 
 
 def linear(input, weight, bias=None):
