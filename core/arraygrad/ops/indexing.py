@@ -190,7 +190,8 @@ def getitem(input: Tensor, key) -> Tensor:
     norm, advanced = _normalize_key(input, key)
     if advanced:
         rule = INDEX
-    elif all(isinstance(k, int) for k in norm):
+    elif all(isinstance(k, int) or k is Ellipsis for k in norm) and norm != (Ellipsis,):
+        # integers only (a basic key ends with ...): PyTorch's select
         rule = SELECT
     else:
         rule = SLICE
