@@ -12,6 +12,7 @@ import math
 
 from arraygrad import dtypes as _dt
 from arraygrad.ops._linear_index import LinearKey, linear_key
+from arraygrad.ops.broadcast import sum_to
 from arraygrad.ops.promotion import same_backend
 from arraygrad.ops.rule import defop
 from arraygrad.ops.views import indexed_strides, make_view
@@ -153,8 +154,6 @@ def _picked(g: Tensor, n) -> Tensor:
     recorder does that only where their shape differs from the result's)."""
     picked = _take(g, n.key, INDEX if n.advanced else SLICE, n.advanced)
     if n.input_shape(1) is None:  # the values had the result's shape: broadcast to the key's
-        from arraygrad.ops.broadcast import sum_to
-
         picked = sum_to(picked, tuple(g._data.shape))
     return picked
 
