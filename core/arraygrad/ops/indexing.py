@@ -12,7 +12,9 @@ import math
 
 from arraygrad import dtypes as _dt
 from arraygrad.ops._linear_index import LinearKey, linear_key
-from arraygrad.ops._record import backward_node, record, same_backend
+from arraygrad.ops.broadcast import sum_to
+from arraygrad.ops.promotion import same_backend
+from arraygrad.ops.rule import defop
 from arraygrad.ops.views import indexed_strides, make_view
 from arraygrad.tensor import Tensor, _wrap_dim
 
@@ -130,58 +132,71 @@ def _is_int_array(k, backend) -> bool:
     return backend.xp.isdtype(k.dtype, "integral")
 
 
-def _index_backward(node, g):
-    shape, key, advanced, native = node.args
-    return index_add_into(g, shape, key, advanced, native)
+def _index_vjp(g, n):
+    """Reading at a key: the gradient added into zeros of the input's shape at that key."""
+    return index_add_into(g, n.shape, n.key, n.advanced)
 
 
-SelectBackward0 = backward_node("SelectBackward0", _index_backward)
-SliceBackward0 = backward_node("SliceBackward0", _index_backward)
-IndexBackward0 = backward_node("IndexBackward0", _index_backward)
-GatherBackward0 = backward_node("GatherBackward0", _index_backward)
-IndexSelectBackward0 = backward_node("IndexSelectBackward0", _index_backward)
+def _reading_rule(name: str):
+    # one formula; PyTorch names the node after the kind of key
+    return defop(name, params=("shape", "key", "advanced"), vjp=(_index_vjp,))
 
 
-def _index_put_backward(node, g):
-    key, advanced = node.args
-    return _take(g, key, IndexBackward0 if advanced else SliceBackward0, advanced)
+SELECT = _reading_rule("SelectBackward0")   # integers only
+SLICE = _reading_rule("SliceBackward0")     # a basic key with slices, None or ...
+INDEX = _reading_rule("IndexBackward0")     # integer arrays or boolean masks
+GATHER = _reading_rule("GatherBackward0")
+INDEX_SELECT = _reading_rule("IndexSelectBackward0")
 
 
-IndexPutBackward0 = backward_node("IndexPutBackward0", _index_put_backward)
+def _picked(g: Tensor, n) -> Tensor:
+    """``g`` read at the key: the written values' gradient, summed to their shape (the
+    recorder does that only where their shape differs from the result's)."""
+    picked = _take(g, n.key, INDEX if n.advanced else SLICE, n.advanced)
+    if n.input_shape(1) is None:  # the values had the result's shape: broadcast to the key's
+        picked = sum_to(picked, tuple(g._data.shape))
+    return picked
 
 
-def _take(input: Tensor, key, cls, advanced: bool) -> Tensor:
+# ``index_put`` and the backward of reading (zeros with ``values`` written at a key, where
+# ``self`` is None): the old values are overwritten, the written ones read back
+INDEX_PUT = defop("IndexPutBackward0", inputs=("self", "values"), params=("key", "advanced"),
+                  vjp=(lambda g, n: _take_zeroed(g, n.key), _picked))
+
+
+def _take(input: Tensor, key, rule, advanced: bool) -> Tensor:
     data = key.take(input._backend.xp, input._data) if advanced else input._data[key]
-    return record(data, input._backend, cls, (input,),
-                  args=(input._data.shape, key, advanced, input._data.dtype))
+    return rule.record(data, input._backend, (input,), shape=input._data.shape, key=key,
+                       advanced=advanced)
 
 
-def index_add_into(g: Tensor, shape: tuple, key, advanced: bool, native=None) -> Tensor:
+def index_add_into(g: Tensor, shape: tuple, key, advanced: bool) -> Tensor:
     """Zeros of ``shape`` with ``g`` added at ``key`` (repeated indices accumulate)."""
     backend = g._backend
     xp = backend.xp
-    dtype = native if native is not None else g._data.dtype
+    dtype = g._data.dtype
     if advanced:
         out = xp.zeros((math.prod(shape),), dtype=dtype)
         out = xp.reshape(key.add_into(xp, backend, out, g._data), tuple(shape))
     else:
         out = xp.zeros(shape, dtype=dtype)
         _set_basic(xp, out, key, g._data)
-    return record(out, backend, IndexPutBackward0, (g,), args=(key, advanced))
+    return INDEX_PUT.record(out, backend, (None, g), key=key, advanced=advanced)
 
 
 def getitem(input: Tensor, key) -> Tensor:
     """``input[key]``: basic slicing, integer arrays (repeats allowed) and boolean masks."""
     norm, advanced = _normalize_key(input, key)
     if advanced:
-        cls = IndexBackward0
-    elif all(isinstance(k, int) for k in norm):
-        cls = SelectBackward0
+        rule = INDEX
+    elif all(isinstance(k, int) or k is Ellipsis for k in norm) and norm != (Ellipsis,):
+        # integers only (a basic key ends with ...): PyTorch's select
+        rule = SELECT
     else:
-        cls = SliceBackward0
+        rule = SLICE
     if not advanced and Ellipsis not in norm:
         norm = norm + (Ellipsis,)  # so integer keys give a 0-d view, not a copied scalar
-    out = _take(input, norm, cls, advanced)
+    out = _take(input, norm, rule, advanced)
     if not advanced:  # basic indexing gives a view, as in PyTorch
         make_view(out, input, lambda base: getitem(base, norm),
                   indexed_strides(input, norm, out._data.shape))
@@ -224,7 +239,7 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
     if index.numel() and (int(xp.min(index._data)) < -size or int(xp.max(index._data)) >= size):
         raise IndexError(f"gather(): index out of range for dimension {d} with size {size}")
     key = linear_key(xp, tuple(input._data.shape), _along_dim_key(input, index, d))
-    return _take(input, key, GatherBackward0, True)
+    return _take(input, key, GATHER, True)
 
 
 def take_along_dim(input: Tensor, indices: Tensor, dim: int) -> Tensor:
@@ -240,19 +255,7 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
         raise IndexError("index_select(): Index is supposed to be a vector")
     d = _wrap_dim(dim, input._data.ndim, "index_select")
     norm, _ = _normalize_key(input, (slice(None),) * d + (index.reshape(-1),))
-    return _take(input, norm, IndexSelectBackward0, True)
-
-
-def _index_put_value_backward(node, g):
-    key, advanced, value_meta = node.args
-    from arraygrad.ops.broadcast import reduce_grad
-
-    g_input = _take_zeroed(g, key) if node._next[0] is not None else None
-    g_value = None
-    if node._next[1] is not None:
-        picked = _take(g, key, IndexBackward0 if advanced else SliceBackward0, advanced)
-        g_value = reduce_grad(picked, value_meta[0], value_meta[1])
-    return g_input, g_value
+    return _take(input, norm, INDEX_SELECT, True)
 
 
 def _take_zeroed(g: Tensor, key) -> Tensor:
@@ -264,15 +267,11 @@ def _take_zeroed(g: Tensor, key) -> Tensor:
     else:
         data = xp.asarray(g._data, copy=True)
         _set_basic(xp, data, key, 0)
-    return record(data, g._backend, MaskedKeyBackward0, (g,), args=key)
+    return MASKED_KEY.record(data, g._backend, (g,), key=key)
 
 
-def _masked_key_backward(node, g):
-    return _take_zeroed(g, node.args)
-
-
-MaskedKeyBackward0 = backward_node("MaskedKeyBackward0", _masked_key_backward)
-IndexPutValueBackward0 = backward_node("IndexPutBackward0", _index_put_value_backward)
+MASKED_KEY = defop("MaskedKeyBackward0", params=("key",),
+                   vjp=(lambda g, n: _take_zeroed(g, n.key),))
 
 
 def index_put(input: Tensor, key, value) -> Tensor:
@@ -298,8 +297,7 @@ def index_put(input: Tensor, key, value) -> Tensor:
         raise RuntimeError(
             f"index_put: shape mismatch: value tensor of shape {list(value.shape)} cannot be "
             f"broadcast to indexing result of {list(target)}") from exc
-    return record(data, backend, IndexPutValueBackward0, (input, value),
-                  args=(norm, advanced, (value._data.shape, value._data.dtype)))
+    return INDEX_PUT.record(data, backend, (input, value), key=norm, advanced=advanced)
 
 
 def _set_basic(xp, data, key, values) -> None:

@@ -2,52 +2,55 @@
 
 from __future__ import annotations
 
-from arraygrad.ops._record import backward_node, record, same_backend
-from arraygrad.ops.broadcast import broadcast_shapes, reduce_grad
+from arraygrad.ops.broadcast import broadcast_shapes
+from arraygrad.ops.promotion import same_backend
+from arraygrad.ops.rule import defop
 from arraygrad.tensor import Tensor
 
 __all__ = ["matmul", "mm", "bmm", "dot", "outer", "mv"]
 
 
-def _matmul_backward(node, g):
-    a, b = node.saved_tensors
-    ga = gb = None
+def _matmul_vjp(g, n):
+    """Both operands' gradients (joint: they share the copy of an expanded ``g``).
+
+    Each is the product with the other operand on NumPy's 1-D rules; the recorder sums
+    broadcast batch dimensions back to the operand's shape.
+    """
+    a, b = n.self, n.other
+    want_a, want_b = n.needs_input_grad
     if g._strides is not None and 0 in g._strides:
         # an expanded gradient (e.g. from sum()): BLAS cannot read stride-0 rows, so the
         # library would copy it for each product below (~10% of a 1024^2 matmul each time);
         # one row-major copy here serves both
         g = g.contiguous()
     if a.ndim == 1 and b.ndim == 1:
-        ga = g * b if node._next[0] is not None else None
-        gb = g * a if node._next[1] is not None else None
-        return ga, gb
-    if node._next[0] is not None:
+        return (g * b if want_a else None), (g * a if want_b else None)
+    ga = gb = None
+    if want_a:
         if b.ndim == 1:
             ga = g.unsqueeze(-1) * b
         elif a.ndim == 1:
             ga = matmul(b, g.unsqueeze(-1)).squeeze(-1)
         else:
             ga = matmul(g, b.transpose(-1, -2))
-        ga = reduce_grad(ga, a._data.shape, a._data.dtype)
-    if node._next[1] is not None:
+    if want_b:
         if b.ndim == 1:
             gb = matmul(a.transpose(-1, -2), g.unsqueeze(-1)).squeeze(-1)
         elif a.ndim == 1:
             gb = a.unsqueeze(-1) * g.unsqueeze(-2)
         else:
             gb = matmul(a.transpose(-1, -2), g)
-        gb = reduce_grad(gb, b._data.shape, b._data.dtype)
     return ga, gb
 
 
-MmBackward0 = backward_node("MmBackward0", _matmul_backward)
-BmmBackward0 = backward_node("BmmBackward0", _matmul_backward)
-DotBackward0 = backward_node("DotBackward0", _matmul_backward)
-MvBackward0 = backward_node("MvBackward0", _matmul_backward)
-UnsafeViewBackward0 = backward_node("UnsafeViewBackward0", _matmul_backward)
+def _product_rule(name: str):
+    # one formula; PyTorch names the node after the operands' ranks
+    return defop(name, inputs=("self", "other"), saves=("self", "other"), vjp=_matmul_vjp)
 
-_CLASS_BY_NDIM = {(1, 1): DotBackward0, (2, 1): MvBackward0, (2, 2): MmBackward0,
-                  (3, 3): BmmBackward0}
+
+_RULE_BY_NDIM = {(1, 1): _product_rule("DotBackward0"), (2, 1): _product_rule("MvBackward0"),
+                 (2, 2): _product_rule("MmBackward0"), (3, 3): _product_rule("BmmBackward0")}
+_BATCHED = _product_rule("UnsafeViewBackward0")  # any other ranks: batched, broadcast
 
 
 def _check(op: str, a, b) -> None:
@@ -79,8 +82,8 @@ def _matmul(op: str, input: Tensor, other: Tensor) -> Tensor:
     _check(op, input, other)
     backend = input._backend
     data = backend.xp.matmul(input._data, other._data)
-    cls = _CLASS_BY_NDIM.get((input._data.ndim, other._data.ndim), UnsafeViewBackward0)
-    return record(data, backend, cls, (input, other), saved=(input, other))
+    rule = _RULE_BY_NDIM.get((input._data.ndim, other._data.ndim), _BATCHED)
+    return rule.record(data, backend, (input, other))
 
 
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
