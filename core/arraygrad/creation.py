@@ -90,7 +90,8 @@ def _widest_float(backend: Backend, dtype: _dt.dtype) -> _dt.dtype:
     return _dt.float64 if _dt.float64 in backend.supported_dtypes() else dtype
 
 
-def tensor(data: Any, *, dtype: _dt.dtype | None = None, device: DeviceLike | None = None, requires_grad: bool = False) -> Tensor:
+def tensor(data: Any, *, dtype: _dt.dtype | None = None, device: DeviceLike | None = None,
+           requires_grad: bool = False) -> Tensor:
     """A new tensor holding a copy of ``data`` (nested lists, scalars or an array)."""
     backend = _backend(device)
     if isinstance(data, Tensor):
@@ -122,7 +123,8 @@ def _check_ragged(data: Any) -> None:
     shape_of(data)
 
 
-def scalar_tensor(value: Any, *, dtype: _dt.dtype | None = None, device: DeviceLike | None = None, requires_grad: bool = False) -> Tensor:
+def scalar_tensor(value: Any, *, dtype: _dt.dtype | None = None, device: DeviceLike | None = None,
+                  requires_grad: bool = False) -> Tensor:
     """A 0-dim tensor holding ``value`` (float by default)."""
     return tensor(float(value) if dtype is None else value, dtype=dtype, device=device,
                   requires_grad=requires_grad)
@@ -132,7 +134,8 @@ def _to_backend(t: Tensor, backend: Backend) -> Tensor:
     return _wrap(backend.from_host(t._backend.to_host(t._data)), backend)
 
 
-def as_tensor(data: Any, dtype: _dt.dtype | None = None, device: DeviceLike | None = None) -> Tensor:
+def as_tensor(data: Any, dtype: _dt.dtype | None = None,
+              device: DeviceLike | None = None) -> Tensor:
     """``data`` as a tensor, sharing memory when dtype and device already match."""
     if isinstance(data, Tensor):
         out = data
@@ -196,24 +199,26 @@ def _filled(op: str, size: tuple[Any, ...], fill: Any, dtype: _dt.dtype | None,
     return _finish(data, backend, requires_grad)
 
 
-def zeros(*size: Any, dtype: _dt.dtype | None = None, device: DeviceLike | None = None, requires_grad: bool = False,
-          out: Tensor | None = None) -> Tensor:
+def zeros(*size: Any, dtype: _dt.dtype | None = None, device: DeviceLike | None = None,
+          requires_grad: bool = False, out: Tensor | None = None) -> Tensor:
     """A tensor of zeros."""
     return _filled("zeros", size, 0, dtype, device, requires_grad)
 
 
-def ones(*size: Any, dtype: _dt.dtype | None = None, device: DeviceLike | None = None, requires_grad: bool = False) -> Tensor:
+def ones(*size: Any, dtype: _dt.dtype | None = None, device: DeviceLike | None = None,
+         requires_grad: bool = False) -> Tensor:
     """A tensor of ones."""
     return _filled("ones", size, 1, dtype, device, requires_grad)
 
 
-def empty(*size: Any, dtype: _dt.dtype | None = None, device: DeviceLike | None = None, requires_grad: bool = False) -> Tensor:
+def empty(*size: Any, dtype: _dt.dtype | None = None, device: DeviceLike | None = None,
+          requires_grad: bool = False) -> Tensor:
     """An uninitialised tensor."""
     return _filled("empty", size, None, dtype, device, requires_grad)
 
 
-def full(size: Any, fill_value: Any, *, dtype: _dt.dtype | None = None, device: DeviceLike | None = None,
-         requires_grad: bool = False) -> Tensor:
+def full(size: Any, fill_value: Any, *, dtype: _dt.dtype | None = None,
+         device: DeviceLike | None = None, requires_grad: bool = False) -> Tensor:
     """A tensor filled with ``fill_value`` (dtype inferred from it, as in PyTorch)."""
     if dtype is None:
         dtype = _dt.dtype_of_scalar(fill_value) if isinstance(fill_value, Number) else None
@@ -260,8 +265,8 @@ def linspace(start: Any, end: Any, steps: int, *, dtype: _dt.dtype | None = None
     return _finish(backend.xp.astype(data, backend.native_dtype(d)), backend, requires_grad)
 
 
-def eye(n: int, m: int | None = None, *, dtype: _dt.dtype | None = None, device: DeviceLike | None = None,
-        requires_grad: bool = False) -> Tensor:
+def eye(n: int, m: int | None = None, *, dtype: _dt.dtype | None = None,
+        device: DeviceLike | None = None, requires_grad: bool = False) -> Tensor:
     """A 2-D tensor with ones on the diagonal."""
     if n < 0 or (m is not None and m < 0):
         raise RuntimeError(f"eye: n and m must be non-negative, got {n} and {m}")
@@ -283,22 +288,23 @@ def _random(op: str, size: tuple[Any, ...], dtype: _dt.dtype | None, device: Dev
     return _finish(data, backend, requires_grad)
 
 
-def rand(*size: Any, generator: Generator | None = None, dtype: _dt.dtype | None = None, device: DeviceLike | None = None,
-         requires_grad: bool = False) -> Tensor:
+def rand(*size: Any, generator: Generator | None = None, dtype: _dt.dtype | None = None,
+         device: DeviceLike | None = None, requires_grad: bool = False) -> Tensor:
     """Uniform samples in [0, 1)."""
     return _random("rand", size, dtype, device, requires_grad, generator,
                    lambda g, s, n: g.uniform(s, n))
 
 
-def randn(*size: Any, generator: Generator | None = None, dtype: _dt.dtype | None = None, device: DeviceLike | None = None,
-          requires_grad: bool = False) -> Tensor:
+def randn(*size: Any, generator: Generator | None = None, dtype: _dt.dtype | None = None,
+          device: DeviceLike | None = None, requires_grad: bool = False) -> Tensor:
     """Standard normal samples."""
     return _random("randn", size, dtype, device, requires_grad, generator,
                    lambda g, s, n: g.normal(s, n))
 
 
 def randint(low: Any, high: Any = None, size: Any = None, *, generator: Generator | None = None,
-            dtype: _dt.dtype | None = None, device: DeviceLike | None = None, requires_grad: bool = False) -> Tensor:
+            dtype: _dt.dtype | None = None, device: DeviceLike | None = None,
+            requires_grad: bool = False) -> Tensor:
     """Uniform integers in ``[low, high)`` (``randint(high, size)`` also works)."""
     if size is None:
         if high is None or not isinstance(high, (tuple, list)):

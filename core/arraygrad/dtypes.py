@@ -25,14 +25,16 @@ class dtype:
 
     __slots__ = ("name", "category", "itemsize", "is_floating_point", "_rank")
 
-    # The module below rebinds ``int``/``bool``/``float`` to dtypes (PyTorch's names), hence builtins.
+    # The module below rebinds ``int``/``bool``/``float`` to dtypes (PyTorch's names),
+    # hence ``builtins`` in these annotations.
     name: str
     category: builtins.int
     itemsize: builtins.int
     is_floating_point: builtins.bool
     _rank: builtins.int
 
-    def __init__(self, name: str, category: builtins.int, itemsize: builtins.int, rank: builtins.int):
+    def __init__(self, name: str, category: builtins.int, itemsize: builtins.int,
+                 rank: builtins.int):
         self.name = name
         self.category = category
         self.itemsize = itemsize
@@ -139,4 +141,5 @@ def _scalar_cat(value: object) -> builtins.int:
     return _FLOAT
 
 
-_CATEGORY_DEFAULT: dict[builtins.int, Callable[[], dtype]] = {_BOOL: lambda: bool, _INT: lambda: int64, _FLOAT: get_default_dtype}
+_CATEGORY_DEFAULT: dict[builtins.int, Callable[[], dtype]] = {
+    _BOOL: lambda: bool, _INT: lambda: int64, _FLOAT: get_default_dtype}

@@ -101,8 +101,9 @@ def _saved_lines(node: Node) -> list[str]:
     return lines
 
 
-def make_dot(var: Tensor | Sequence[Tensor], params: dict[str, Tensor] | None = None, show_attrs: bool = False,
-             show_saved: bool = True, max_attr_chars: int = 50) -> Digraph:
+def make_dot(var: Tensor | Sequence[Tensor], params: dict[str, Tensor] | None = None,
+             show_attrs: bool = False, show_saved: bool = True,
+             max_attr_chars: int = 50) -> Digraph:
     """The autograd graph behind ``var`` (a tensor or a sequence of tensors) as a ``Digraph``."""
     from arraygrad.autograd.graph import AccumulateGrad
     from arraygrad.tensor import Tensor

@@ -91,7 +91,8 @@ def _input_edges(inputs: tuple[Any, ...], op: str) -> list[Any]:
     return edges
 
 
-def backward(tensors: _TensorOrTensors, grad_tensors: Tensor | Sequence[Tensor | None] | None = None,
+def backward(tensors: _TensorOrTensors,
+             grad_tensors: Tensor | Sequence[Tensor | None] | None = None,
              retain_graph: bool | None = None, create_graph: bool = False,
              grad_variables: Tensor | Sequence[Tensor | None] | None = None,
              inputs: _TensorOrTensors | None = None) -> None:

@@ -127,7 +127,8 @@ def _unwrap(is_tuple: bool, values: tuple[Tensor, ...]) -> _TensorOrTensors:
 
 
 def vjp(func: Callable[..., Any], inputs: _TensorOrTensors, v: _TensorOrTensors | None = None,
-        create_graph: bool = False, strict: bool = False) -> tuple[_TensorOrTensors, _TensorOrTensors]:
+        create_graph: bool = False,
+        strict: bool = False) -> tuple[_TensorOrTensors, _TensorOrTensors]:
     """``(func(inputs), v^T J)``: the vector-Jacobian product at ``inputs``.
 
     >>> vjp(lambda x: x ** 2, arraygrad.tensor([1., 2.]), arraygrad.ones(2))[1]
@@ -144,7 +145,8 @@ def vjp(func: Callable[..., Any], inputs: _TensorOrTensors, v: _TensorOrTensors 
 
 
 def jvp(func: Callable[..., Any], inputs: _TensorOrTensors, v: _TensorOrTensors | None = None,
-        create_graph: bool = False, strict: bool = False) -> tuple[_TensorOrTensors, _TensorOrTensors]:
+        create_graph: bool = False,
+        strict: bool = False) -> tuple[_TensorOrTensors, _TensorOrTensors]:
     """``(func(inputs), J v)``: the Jacobian-vector product, by differentiating a VJP."""
     from arraygrad.creation import zeros_like
 
@@ -163,8 +165,9 @@ def jvp(func: Callable[..., Any], inputs: _TensorOrTensors, v: _TensorOrTensors 
             _unwrap(out_tuple, _finish(result, create_graph)))
 
 
-def jacobian(func: Callable[..., Any], inputs: _TensorOrTensors, create_graph: bool = False, strict: bool = False,
-             vectorize: bool = False, strategy: str = "reverse-mode") -> _Jacobian:
+def jacobian(func: Callable[..., Any], inputs: _TensorOrTensors, create_graph: bool = False,
+             strict: bool = False, vectorize: bool = False,
+             strategy: str = "reverse-mode") -> _Jacobian:
     """The Jacobian of ``func`` at ``inputs``: ``J[i][j]`` has shape ``out_i.shape + in_j.shape``.
 
     A single input and output give a single tensor; tuples give tuples, as in PyTorch.
@@ -209,8 +212,9 @@ def jacobian(func: Callable[..., Any], inputs: _TensorOrTensors, create_graph: b
     return tuple(rows) if out_tuple else rows[0]
 
 
-def hessian(func: Callable[..., Any], inputs: _TensorOrTensors, create_graph: bool = False, strict: bool = False,
-            vectorize: bool = False, outer_jacobian_strategy: str = "reverse-mode") -> _Jacobian:
+def hessian(func: Callable[..., Any], inputs: _TensorOrTensors, create_graph: bool = False,
+            strict: bool = False, vectorize: bool = False,
+            outer_jacobian_strategy: str = "reverse-mode") -> _Jacobian:
     """The Hessian of a scalar function: the Jacobian of its gradient."""
     in_tuple, inputs = _as_tuple(inputs, "inputs", "hessian")
 
@@ -245,8 +249,8 @@ def hvp(func: Callable[..., Any], inputs: _TensorOrTensors, v: _TensorOrTensors 
     return _second_order(func, inputs, v, create_graph, strict, "hvp")
 
 
-def _second_order(func: Callable[..., Any], inputs: _TensorOrTensors, v: _TensorOrTensors | None, create_graph: bool,
-                  strict: bool, fn: str) -> tuple[Tensor, _TensorOrTensors]:
+def _second_order(func: Callable[..., Any], inputs: _TensorOrTensors, v: _TensorOrTensors | None,
+                  create_graph: bool, strict: bool, fn: str) -> tuple[Tensor, _TensorOrTensors]:
     from arraygrad.creation import ones_like
 
     with enable_grad():

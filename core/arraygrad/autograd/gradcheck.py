@@ -117,9 +117,10 @@ def _format_matrix(columns: Sequence[Sequence[float]]) -> str:
     return "\n".join("[" + ", ".join(f"{v: .6f}" for v in r) + "]" for r in rows)
 
 
-def gradcheck(func: Callable[..., Any], inputs: Tensor | Sequence[Any], *, eps: float = 1e-6, atol: float = 1e-5,
-              rtol: float = 1e-3, raise_exception: bool = True, nondet_tol: float = 0.0,
-              check_undefined_grad: bool = True, fast_mode: bool = False) -> bool:
+def gradcheck(func: Callable[..., Any], inputs: Tensor | Sequence[Any], *, eps: float = 1e-6,
+              atol: float = 1e-5, rtol: float = 1e-3, raise_exception: bool = True,
+              nondet_tol: float = 0.0, check_undefined_grad: bool = True,
+              fast_mode: bool = False) -> bool:
     """Whether ``func``'s analytic gradients match finite differences at ``inputs``.
 
     Inputs that require grad should be float64. Returns True, or raises

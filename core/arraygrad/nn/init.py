@@ -68,7 +68,8 @@ def _fill_from(tensor: Tensor, sample: Tensor) -> Tensor:
     return tensor
 
 
-def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Generator | None = None) -> Tensor:
+def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0,
+             generator: Generator | None = None) -> Tensor:
     """Fill with samples of U(a, b)."""
     from arraygrad.creation import rand
 
@@ -78,7 +79,8 @@ def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Generato
     return _fill_from(tensor, u * (b - a) + a)  # type: ignore[operator, arg-type]
 
 
-def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Generator | None = None) -> Tensor:
+def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0,
+            generator: Generator | None = None) -> Tensor:
     """Fill with samples of N(mean, std^2)."""
     from arraygrad.creation import randn
 
@@ -105,7 +107,8 @@ def ones_(tensor: Tensor) -> Tensor:
     return constant_(tensor, 1.0)
 
 
-def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator: Generator | None = None) -> Tensor:
+def xavier_uniform_(tensor: Tensor, gain: float = 1.0,
+                    generator: Generator | None = None) -> Tensor:
     """Glorot uniform: U(-a, a) with ``a = gain * sqrt(6 / (fan_in + fan_out))``."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
@@ -126,7 +129,8 @@ def _kaiming_std(tensor: Tensor, a: float, mode: str, nonlinearity: str) -> floa
 
 
 def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
-                     nonlinearity: str = "leaky_relu", generator: Generator | None = None) -> Tensor:
+                     nonlinearity: str = "leaky_relu",
+                     generator: Generator | None = None) -> Tensor:
     """He uniform: U(-b, b) with ``b = gain * sqrt(3 / fan)``."""
     if 0 in tuple(tensor.shape):
         warnings.warn("Initializing zero-element tensors is a no-op")

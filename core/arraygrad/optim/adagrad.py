@@ -21,9 +21,10 @@ class Adagrad(Optimizer):
     ``p -= clr * g / (sqrt(s) + eps)``. State is created eagerly, as in PyTorch.
     """
 
-    def __init__(self, params: ParamsT, lr: float = 1e-2, lr_decay: float = 0, weight_decay: float = 0,
-                 initial_accumulator_value: float = 0, eps: float = 1e-10, foreach: bool | None = None, *,
-                 maximize: bool = False, differentiable: bool = False, fused: bool | None = None) -> None:
+    def __init__(self, params: ParamsT, lr: float = 1e-2, lr_decay: float = 0,
+                 weight_decay: float = 0, initial_accumulator_value: float = 0, eps: float = 1e-10,
+                 foreach: bool | None = None, *, maximize: bool = False,
+                 differentiable: bool = False, fused: bool | None = None) -> None:
         check_lr(lr)
         check_non_negative("lr_decay", lr_decay)
         check_non_negative("weight_decay", weight_decay)

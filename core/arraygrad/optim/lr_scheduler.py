@@ -283,8 +283,10 @@ class ReduceLROnPlateau(LRScheduler):
         """Whether reductions are currently paused after the last one."""
         return self.cooldown_counter > 0
 
-    # PyTorch's signature, step(metrics), differs from the base's step(epoch)
-    def step(self, metrics: float, epoch: int | None = None) -> None:  # type: ignore[override]  # noqa: D102
+    # PyTorch's signature, step(metrics), differs from the base's step(epoch);
+    # documented on the class
+    def step(self, metrics: float,  # type: ignore[override]
+             epoch: int | None = None) -> None:  # noqa: D102
         current = float(metrics)
         if epoch is None:
             epoch = self.last_epoch + 1

@@ -19,9 +19,10 @@ class SGD(Optimizer):
     at the first step); ``g = g + mu * b`` (Nesterov) or ``g = b``; ``p -= lr * g``.
     """
 
-    def __init__(self, params: ParamsT, lr: float = 1e-3, momentum: float = 0, dampening: float = 0,
-                 weight_decay: float = 0, nesterov: bool = False, *, maximize: bool = False,
-                 foreach: bool | None = None, differentiable: bool = False, fused: bool | None = None) -> None:
+    def __init__(self, params: ParamsT, lr: float = 1e-3, momentum: float = 0,
+                 dampening: float = 0, weight_decay: float = 0, nesterov: bool = False, *,
+                 maximize: bool = False, foreach: bool | None = None, differentiable: bool = False,
+                 fused: bool | None = None) -> None:
         check_lr(lr)
         check_non_negative("momentum", momentum)
         check_non_negative("weight_decay", weight_decay)

@@ -22,8 +22,9 @@ class _BatchNorm(Module):
     """Shared by the batch-norm layers; subclasses check the input rank."""
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
-                 affine: bool = True, track_running_stats: bool = True, device: DeviceLike | None = None,
-                 dtype: dtype | None = None, *, bias: bool = True) -> None:
+                 affine: bool = True, track_running_stats: bool = True,
+                 device: DeviceLike | None = None, dtype: dtype | None = None, *,
+                 bias: bool = True) -> None:
         super().__init__()
         self.num_features = num_features
         self.eps = eps

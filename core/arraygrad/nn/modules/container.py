@@ -9,7 +9,8 @@ from __future__ import annotations
 import operator
 from collections import OrderedDict
 from itertools import islice
-from typing import Any, ItemsView, Iterable, Iterator, KeysView, Mapping, Self, SupportsIndex, ValuesView, cast, overload
+from typing import (Any, ItemsView, Iterable, Iterator, KeysView, Mapping, Self, SupportsIndex,
+                    ValuesView, cast, overload)
 
 from arraygrad.nn.modules.module import Module, _typename
 from arraygrad.nn.parameter import Parameter
@@ -202,7 +203,8 @@ class ModuleList(Module):
 class ModuleDict(Module):
     """An ordered dict of modules, registered under their keys (no ``forward``)."""
 
-    def __init__(self, modules: Mapping[str, Module] | Iterable[tuple[str, Module]] | None = None) -> None:
+    def __init__(self, modules: (Mapping[str, Module] | Iterable[tuple[str, Module]]
+                                 | None) = None) -> None:
         super().__init__()
         if modules is not None:
             self.update(modules)

@@ -65,7 +65,8 @@ class _ConvNd(Module):
         self.out_channels = out_channels
         self.kernel_size = _ntuple(kernel_size, n)
         self.stride = _ntuple(stride, n)
-        self.padding: tuple[int, ...] | str = padding if isinstance(padding, str) else _ntuple(padding, n)
+        self.padding: tuple[int, ...] | str = (padding if isinstance(padding, str)
+                                               else _ntuple(padding, n))
         self.dilation = _ntuple(dilation, n)
         self.transposed = self._transposed
         self.output_padding = _ntuple(output_padding, n)

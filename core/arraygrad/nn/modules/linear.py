@@ -37,8 +37,8 @@ class Linear(Module):
     U(-1/sqrt(in), 1/sqrt(in))), bias U(-1/sqrt(in), 1/sqrt(in)).
     """
 
-    def __init__(self, in_features: int, out_features: int, bias: bool = True, device: DeviceLike | None = None,
-                 dtype: dtype | None = None) -> None:
+    def __init__(self, in_features: int, out_features: int, bias: bool = True,
+                 device: DeviceLike | None = None, dtype: dtype | None = None) -> None:
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features

@@ -18,7 +18,8 @@ __all__ = ["MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "CrossEntropyLoss",
 class _Loss(Module):
     """Base of the losses: resolves the deprecated ``size_average``/``reduce`` into ``reduction``."""
 
-    def __init__(self, size_average: bool | None = None, reduce: bool | None = None, reduction: str = "mean") -> None:
+    def __init__(self, size_average: bool | None = None, reduce: bool | None = None,
+                 reduction: str = "mean") -> None:
         super().__init__()
         if size_average is not None or reduce is not None:
             self.reduction = legacy_get_string(size_average, reduce)
@@ -29,8 +30,8 @@ class _Loss(Module):
 class _WeightedLoss(_Loss):
     """A loss with a per-class ``weight`` buffer."""
 
-    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None, reduce: bool | None = None,
-                 reduction: str = "mean") -> None:
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
+                 reduce: bool | None = None, reduction: str = "mean") -> None:
         super().__init__(size_average, reduce, reduction)
         self.register_buffer("weight", weight)
 
@@ -54,8 +55,8 @@ class L1Loss(_Loss):
 class SmoothL1Loss(_Loss):
     """Quadratic below ``beta``, linear above (``0.5 d^2 / beta`` / ``|d| - beta / 2``)."""
 
-    def __init__(self, size_average: bool | None = None, reduce: bool | None = None, reduction: str = "mean",
-                 beta: float = 1.0) -> None:
+    def __init__(self, size_average: bool | None = None, reduce: bool | None = None,
+                 reduction: str = "mean", beta: float = 1.0) -> None:
         super().__init__(size_average, reduce, reduction)
         self.beta = beta
 
@@ -79,8 +80,9 @@ class HuberLoss(_Loss):
 class CrossEntropyLoss(_WeightedLoss):
     """Cross entropy of logits against class indices or class probabilities."""
 
-    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None, ignore_index: int = -100, reduce: bool | None = None,
-                 reduction: str = "mean", label_smoothing: float = 0.0) -> None:
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
+                 ignore_index: int = -100, reduce: bool | None = None, reduction: str = "mean",
+                 label_smoothing: float = 0.0) -> None:
         super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index = ignore_index
         self.label_smoothing = label_smoothing
@@ -94,7 +96,8 @@ class CrossEntropyLoss(_WeightedLoss):
 class NLLLoss(_WeightedLoss):
     """Negative log likelihood of log-probabilities against class indices."""
 
-    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None, ignore_index: int = -100, reduce: bool | None = None,
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
+                 ignore_index: int = -100, reduce: bool | None = None,
                  reduction: str = "mean") -> None:
         super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index = ignore_index
@@ -116,7 +119,8 @@ class BCELoss(_WeightedLoss):
 class BCEWithLogitsLoss(_Loss):
     """Binary cross entropy of logits (a stable sigmoid + BCE), with optional ``pos_weight``."""
 
-    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None, reduce: bool | None = None, reduction: str = "mean",
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
+                 reduce: bool | None = None, reduction: str = "mean",
                  pos_weight: Tensor | None = None) -> None:
         super().__init__(size_average, reduce, reduction)
         self.register_buffer("weight", weight)
@@ -133,8 +137,8 @@ class KLDivLoss(_Loss):
     """KL divergence of log-probabilities ``input`` from ``target`` (``reduction='batchmean'`` for
     the mathematical definition)."""
 
-    def __init__(self, size_average: bool | None = None, reduce: bool | None = None, reduction: str = "mean",
-                 log_target: bool = False) -> None:
+    def __init__(self, size_average: bool | None = None, reduce: bool | None = None,
+                 reduction: str = "mean", log_target: bool = False) -> None:
         super().__init__(size_average, reduce, reduction)
         self.log_target = log_target
 

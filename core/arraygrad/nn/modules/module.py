@@ -481,7 +481,8 @@ class Module:
         return destination
 
     def _load_plan(self, state_dict: Mapping[str, Any], prefix: str,
-                   plan: list[tuple[Tensor, Any]], missing: list[str], error_msgs: list[str]) -> None:
+                   plan: list[tuple[Tensor, Any]], missing: list[str],
+                   error_msgs: list[str]) -> None:
         """Match this module's entries against ``state_dict`` without changing anything."""
         persistent = {k: v for k, v in self._buffers.items()
                       if k not in self._non_persistent_buffers_set}
@@ -555,7 +556,8 @@ class Module:
             self._forward_pre_hooks_with_kwargs[handle.id] = True
         return handle
 
-    def register_forward_hook(self, hook: Callable[..., Any], *, prepend: bool = False, with_kwargs: bool = False,
+    def register_forward_hook(self, hook: Callable[..., Any], *, prepend: bool = False,
+                              with_kwargs: bool = False,
                               always_call: bool = False) -> RemovableHandle:
         """``hook(module, args, output)`` (or with kwargs) after ``forward``; may return a new output.
 
@@ -570,13 +572,15 @@ class Module:
             self._forward_hooks_always_called[handle.id] = True
         return handle
 
-    def register_full_backward_pre_hook(self, hook: Callable[..., Any], prepend: bool = False) -> RemovableHandle:
+    def register_full_backward_pre_hook(self, hook: Callable[..., Any],
+                                        prepend: bool = False) -> RemovableHandle:
         """``hook(module, grad_output)`` when the output gradients arrive; may return new ones."""
         handle = RemovableHandle(self._backward_pre_hooks)
         _add_hook(self._backward_pre_hooks, handle, hook, prepend)
         return handle
 
-    def register_full_backward_hook(self, hook: Callable[..., Any], prepend: bool = False) -> RemovableHandle:
+    def register_full_backward_hook(self, hook: Callable[..., Any],
+                                    prepend: bool = False) -> RemovableHandle:
         """``hook(module, grad_input, grad_output)`` once the input gradients are computed.
 
         ``grad_input`` has one entry per positional input (None where it needs no

@@ -35,8 +35,9 @@ def _reset_affine(module: Module) -> None:
 class LayerNorm(Module):
     """Normalise over the trailing ``normalized_shape`` dims; affine weight 1 and bias 0."""
 
-    def __init__(self, normalized_shape: int | Sequence[int], eps: float = 1e-5, elementwise_affine: bool = True,
-                 bias: bool = True, device: DeviceLike | None = None, dtype: dtype | None = None) -> None:
+    def __init__(self, normalized_shape: int | Sequence[int], eps: float = 1e-5,
+                 elementwise_affine: bool = True, bias: bool = True,
+                 device: DeviceLike | None = None, dtype: dtype | None = None) -> None:
         super().__init__()
         if isinstance(normalized_shape, int):
             normalized_shape = (normalized_shape,)
@@ -62,7 +63,8 @@ class GroupNorm(Module):
     """Normalise groups of channels; per-channel affine weight 1 and bias 0."""
 
     def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5, affine: bool = True,
-                 device: DeviceLike | None = None, dtype: dtype | None = None, *, bias: bool = True) -> None:
+                 device: DeviceLike | None = None, dtype: dtype | None = None, *,
+                 bias: bool = True) -> None:
         super().__init__()
         if num_channels % num_groups != 0:
             raise ValueError("num_channels must be divisible by num_groups")

@@ -68,7 +68,8 @@ class ConcatDataset(Dataset):
             if isinstance(d, IterableDataset):
                 raise AssertionError("ConcatDataset does not support IterableDataset")
         # map-style datasets define __len__ by convention; Dataset itself does not (as in torch)
-        self.cumulative_sizes = list(accumulate(len(d) for d in self.datasets))  # type: ignore[arg-type]
+        sizes = (len(d) for d in self.datasets)  # type: ignore[arg-type]
+        self.cumulative_sizes = list(accumulate(sizes))
 
     def __len__(self) -> int:
         return self.cumulative_sizes[-1]
