@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import math
 from numbers import Number
+from typing import TYPE_CHECKING, Any, Callable
 
 from arraygrad import dtypes as _dt
 from arraygrad.backends.registry import backend_for_device, default_backend
 from arraygrad.random import generator_for
-from arraygrad.tensor import Tensor
+from arraygrad.tensor import Tensor, wrap as _wrap
+
+if TYPE_CHECKING:
+    from arraygrad.backends.contract import Backend
+    from arraygrad.device import DeviceLike
+    from arraygrad.random import Generator
 
 __all__ = [
     "tensor", "as_tensor", "from_numpy", "from_dlpack", "zeros", "ones", "full", "empty",
@@ -18,18 +24,18 @@ __all__ = [
 ]
 
 
-def _backend(device):
+def _backend(device: DeviceLike | None) -> Backend:
     return default_backend() if device is None else backend_for_device(device)
 
 
-def _finish(data, backend, requires_grad: bool) -> Tensor:
-    t = Tensor._wrap(data, backend)
+def _finish(data: Any, backend: Backend, requires_grad: bool) -> Tensor:
+    t = _wrap(data, backend)
     if requires_grad:
         t.requires_grad_(True)
     return t
 
 
-def _infer_dtype(data) -> _dt.dtype:
+def _infer_dtype(data: Any) -> _dt.dtype:
     """PyTorch's dtype for nested Python data: float if any float, else int64, else bool."""
     kind = -1
     stack = [data]
@@ -56,7 +62,7 @@ def _infer_dtype(data) -> _dt.dtype:
             2: _dt.get_default_dtype()}[kind]
 
 
-def _plain(data):
+def _plain(data: Any) -> Any:
     """Nested data with tensors replaced by Python values."""
     if isinstance(data, Tensor):
         return data.tolist()
@@ -65,7 +71,7 @@ def _plain(data):
     return data
 
 
-def _dtype_of_array(arr, backend) -> _dt.dtype:
+def _dtype_of_array(arr: Any, backend: Backend) -> _dt.dtype:
     try:
         return backend.arraygrad_dtype(arr.dtype)
     except (TypeError, KeyError):
@@ -79,12 +85,13 @@ def _dtype_of_array(arr, backend) -> _dt.dtype:
         raise TypeError(f"tensor(): unsupported array dtype {arr.dtype}") from None
 
 
-def _widest_float(backend, dtype) -> _dt.dtype:
+def _widest_float(backend: Backend, dtype: _dt.dtype) -> _dt.dtype:
     """float64 for intermediate values when the backend has it (accuracy), else ``dtype``."""
     return _dt.float64 if _dt.float64 in backend.supported_dtypes() else dtype
 
 
-def tensor(data, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def tensor(data: Any, *, dtype: _dt.dtype | None = None, device: DeviceLike | None = None,
+           requires_grad: bool = False) -> Tensor:
     """A new tensor holding a copy of ``data`` (nested lists, scalars or an array)."""
     backend = _backend(device)
     if isinstance(data, Tensor):
@@ -105,8 +112,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad: bool = False) -> Ten
     return _finish(backend.from_host(data, backend.native_dtype(d)), backend, requires_grad)
 
 
-def _check_ragged(data) -> None:
-    def shape_of(x):
+def _check_ragged(data: Any) -> None:
+    def shape_of(x: Any) -> tuple[int, ...]:
         if isinstance(x, list):
             inner = [shape_of(e) for e in x]
             if inner and any(s != inner[0] for s in inner):
@@ -116,17 +123,19 @@ def _check_ragged(data) -> None:
     shape_of(data)
 
 
-def scalar_tensor(value, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+def scalar_tensor(value: Any, *, dtype: _dt.dtype | None = None, device: DeviceLike | None = None,
+                  requires_grad: bool = False) -> Tensor:
     """A 0-dim tensor holding ``value`` (float by default)."""
     return tensor(float(value) if dtype is None else value, dtype=dtype, device=device,
                   requires_grad=requires_grad)
 
 
-def _to_backend(t: Tensor, backend) -> Tensor:
-    return Tensor._wrap(backend.from_host(t._backend.to_host(t._data)), backend)
+def _to_backend(t: Tensor, backend: Backend) -> Tensor:
+    return _wrap(backend.from_host(t._backend.to_host(t._data)), backend)
 
 
-def as_tensor(data, dtype=None, device=None) -> Tensor:
+def as_tensor(data: Any, dtype: _dt.dtype | None = None,
+              device: DeviceLike | None = None) -> Tensor:
     """``data`` as a tensor, sharing memory when dtype and device already match."""
     if isinstance(data, Tensor):
         out = data
@@ -138,26 +147,26 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
     backend = _backend(device)
     if hasattr(data, "__array__") or hasattr(data, "__dlpack__"):
         d = dtype or _dtype_of_array(data, backend)
-        return Tensor._wrap(backend.xp.asarray(data, dtype=backend.native_dtype(d)), backend)
+        return _wrap(backend.xp.asarray(data, dtype=backend.native_dtype(d)), backend)
     return tensor(data, dtype=dtype, device=device)
 
 
-def from_numpy(ndarray) -> Tensor:
+def from_numpy(ndarray: Any) -> Tensor:
     """A CPU tensor sharing memory with a NumPy array."""
     backend = backend_for_device("cpu")
     d = _dtype_of_array(ndarray, backend)
-    return Tensor._wrap(backend.xp.asarray(ndarray, dtype=backend.native_dtype(d)), backend)
+    return _wrap(backend.xp.asarray(ndarray, dtype=backend.native_dtype(d)), backend)
 
 
-def from_dlpack(ext_tensor) -> Tensor:
+def from_dlpack(ext_tensor: Any) -> Tensor:
     """A tensor sharing memory with any object supporting ``__dlpack__``."""
     dev_type, dev_id = ext_tensor.__dlpack_device__()
     device = "cpu" if int(dev_type) == 1 else f"cuda:{dev_id}"
     backend = backend_for_device(device)
-    return Tensor._wrap(backend.from_dlpack(ext_tensor), backend)
+    return _wrap(backend.from_dlpack(ext_tensor), backend)
 
 
-def _size(size, op: str) -> tuple:
+def _size(size: tuple[Any, ...], op: str) -> tuple[int, ...]:
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
     out = []
@@ -172,7 +181,8 @@ def _size(size, op: str) -> tuple:
     return tuple(out)
 
 
-def _filled(op, size, fill, dtype, device, requires_grad):
+def _filled(op: str, size: tuple[Any, ...], fill: Any, dtype: _dt.dtype | None,
+            device: DeviceLike | None, requires_grad: bool) -> Tensor:
     backend = _backend(device)
     shape = _size(size, op)
     d = dtype or _dt.get_default_dtype()
@@ -189,22 +199,26 @@ def _filled(op, size, fill, dtype, device, requires_grad):
     return _finish(data, backend, requires_grad)
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
+def zeros(*size: Any, dtype: _dt.dtype | None = None, device: DeviceLike | None = None,
+          requires_grad: bool = False, out: Tensor | None = None) -> Tensor:
     """A tensor of zeros."""
     return _filled("zeros", size, 0, dtype, device, requires_grad)
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
+def ones(*size: Any, dtype: _dt.dtype | None = None, device: DeviceLike | None = None,
+         requires_grad: bool = False) -> Tensor:
     """A tensor of ones."""
     return _filled("ones", size, 1, dtype, device, requires_grad)
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
+def empty(*size: Any, dtype: _dt.dtype | None = None, device: DeviceLike | None = None,
+          requires_grad: bool = False) -> Tensor:
     """An uninitialised tensor."""
     return _filled("empty", size, None, dtype, device, requires_grad)
 
 
-def full(size, fill_value, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+def full(size: Any, fill_value: Any, *, dtype: _dt.dtype | None = None,
+         device: DeviceLike | None = None, requires_grad: bool = False) -> Tensor:
     """A tensor filled with ``fill_value`` (dtype inferred from it, as in PyTorch)."""
     if dtype is None:
         dtype = _dt.dtype_of_scalar(fill_value) if isinstance(fill_value, Number) else None
@@ -212,7 +226,8 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False) -> T
                    fill_value, dtype, device, requires_grad)
 
 
-def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: _dt.dtype | None = None,
+           device: DeviceLike | None = None, requires_grad: bool = False) -> Tensor:
     """Values from ``start`` to ``end`` (exclusive) by ``step``; int64 unless a bound is float."""
     if end is None:
         start, end = 0, start
@@ -238,7 +253,8 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     return _finish(data, backend, requires_grad)
 
 
-def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+def linspace(start: Any, end: Any, steps: int, *, dtype: _dt.dtype | None = None,
+             device: DeviceLike | None = None, requires_grad: bool = False) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
     if steps < 0:
         raise RuntimeError("linspace: number of steps must be non-negative")
@@ -249,7 +265,8 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
     return _finish(backend.xp.astype(data, backend.native_dtype(d)), backend, requires_grad)
 
 
-def eye(n, m=None, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+def eye(n: int, m: int | None = None, *, dtype: _dt.dtype | None = None,
+        device: DeviceLike | None = None, requires_grad: bool = False) -> Tensor:
     """A 2-D tensor with ones on the diagonal."""
     if n < 0 or (m is not None and m < 0):
         raise RuntimeError(f"eye: n and m must be non-negative, got {n} and {m}")
@@ -258,7 +275,9 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False) -> Tensor:
     return _finish(backend.xp.eye(n, m, dtype=backend.native_dtype(d)), backend, requires_grad)
 
 
-def _random(op, size, dtype, device, requires_grad, generator, draw):
+def _random(op: str, size: tuple[Any, ...], dtype: _dt.dtype | None, device: DeviceLike | None,
+            requires_grad: bool, generator: Generator | None,
+            draw: Callable[[Any, tuple[int, ...], Any], Any]) -> Tensor:
     backend = _backend(device)
     shape = _size(size, op)
     d = dtype or _dt.get_default_dtype()
@@ -269,20 +288,23 @@ def _random(op, size, dtype, device, requires_grad, generator, draw):
     return _finish(data, backend, requires_grad)
 
 
-def rand(*size, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
+def rand(*size: Any, generator: Generator | None = None, dtype: _dt.dtype | None = None,
+         device: DeviceLike | None = None, requires_grad: bool = False) -> Tensor:
     """Uniform samples in [0, 1)."""
     return _random("rand", size, dtype, device, requires_grad, generator,
                    lambda g, s, n: g.uniform(s, n))
 
 
-def randn(*size, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
+def randn(*size: Any, generator: Generator | None = None, dtype: _dt.dtype | None = None,
+          device: DeviceLike | None = None, requires_grad: bool = False) -> Tensor:
     """Standard normal samples."""
     return _random("randn", size, dtype, device, requires_grad, generator,
                    lambda g, s, n: g.normal(s, n))
 
 
-def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None,
-            requires_grad=False) -> Tensor:
+def randint(low: Any, high: Any = None, size: Any = None, *, generator: Generator | None = None,
+            dtype: _dt.dtype | None = None, device: DeviceLike | None = None,
+            requires_grad: bool = False) -> Tensor:
     """Uniform integers in ``[low, high)`` (``randint(high, size)`` also works)."""
     if size is None:
         if high is None or not isinstance(high, (tuple, list)):
@@ -301,52 +323,61 @@ def randint(low, high=None, size=None, *, generator=None, dtype=None, device=Non
     return _finish(data, backend, requires_grad)
 
 
-def randperm(n, *, generator=None, dtype=None, device=None) -> Tensor:
+def randperm(n: int, *, generator: Generator | None = None, dtype: _dt.dtype | None = None,
+             device: DeviceLike | None = None) -> Tensor:
     """A random permutation of ``0..n-1``."""
     backend = _backend(device)
     gen = generator_for(backend, generator)
     data = gen.permutation(int(n))
-    return Tensor._wrap(backend.xp.astype(data, backend.native_dtype(dtype or _dt.int64)), backend)
+    return _wrap(backend.xp.astype(data, backend.native_dtype(dtype or _dt.int64)), backend)
 
 
-def _like(fn, input, dtype, device, requires_grad, *args, **kwargs):
+def _like(fn: Callable[..., Tensor], input: Tensor, dtype: _dt.dtype | None,
+          device: DeviceLike | None, requires_grad: bool, *args: Any, **kwargs: Any) -> Tensor:
     return fn(*args, tuple(input.shape), dtype=dtype or input.dtype,
               device=device if device is not None else input.device,
               requires_grad=requires_grad, **kwargs)
 
 
-def zeros_like(input, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+def zeros_like(input: Tensor, *, dtype: _dt.dtype | None = None, device: DeviceLike | None = None,
+               requires_grad: bool = False) -> Tensor:
     """Zeros with ``input``'s shape, dtype and device."""
     return _like(zeros, input, dtype, device, requires_grad)
 
 
-def ones_like(input, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+def ones_like(input: Tensor, *, dtype: _dt.dtype | None = None, device: DeviceLike | None = None,
+              requires_grad: bool = False) -> Tensor:
     """Ones with ``input``'s shape, dtype and device."""
     return _like(ones, input, dtype, device, requires_grad)
 
 
-def empty_like(input, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+def empty_like(input: Tensor, *, dtype: _dt.dtype | None = None, device: DeviceLike | None = None,
+               requires_grad: bool = False) -> Tensor:
     """Uninitialised, with ``input``'s shape, dtype and device."""
     return _like(empty, input, dtype, device, requires_grad)
 
 
-def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+def full_like(input: Tensor, fill_value: Any, *, dtype: _dt.dtype | None = None,
+              device: DeviceLike | None = None, requires_grad: bool = False) -> Tensor:
     """``fill_value`` with ``input``'s shape, dtype and device."""
     return full(tuple(input.shape), fill_value, dtype=dtype or input.dtype,
                 device=device if device is not None else input.device, requires_grad=requires_grad)
 
 
-def rand_like(input, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+def rand_like(input: Tensor, *, dtype: _dt.dtype | None = None, device: DeviceLike | None = None,
+              requires_grad: bool = False) -> Tensor:
     """Uniform samples with ``input``'s shape, dtype and device."""
     return _like(rand, input, dtype, device, requires_grad)
 
 
-def randn_like(input, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+def randn_like(input: Tensor, *, dtype: _dt.dtype | None = None, device: DeviceLike | None = None,
+               requires_grad: bool = False) -> Tensor:
     """Normal samples with ``input``'s shape, dtype and device."""
     return _like(randn, input, dtype, device, requires_grad)
 
 
-def randint_like(input, low, high=None, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+def randint_like(input: Tensor, low: Any, high: Any = None, *, dtype: _dt.dtype | None = None,
+                 device: DeviceLike | None = None, requires_grad: bool = False) -> Tensor:
     """Random integers with ``input``'s shape and device."""
     if high is None:
         low, high = 0, low

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from arraygrad.backends.contract import Backend
+    from arraygrad.device import DeviceLike
+
 __all__ = ["is_available", "device_count", "synchronize", "current_device"]
 
 
-def _cuda_backends():
+def _cuda_backends() -> list[Backend]:
     from arraygrad.backends import registry
 
     return [b for b in registry._registry().values() if b.device_type == "cuda"]
@@ -29,7 +35,7 @@ def current_device() -> int:
     return 0
 
 
-def synchronize(device=None) -> None:
+def synchronize(device: DeviceLike | None = None) -> None:
     """Wait for queued work on a CUDA device to finish."""
     from arraygrad.backends.registry import backend_for_device
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-__all__ = ["device", "as_device"]
+from typing import Union
+
+__all__ = ["device", "as_device", "DeviceLike"]
 
 
 class device:
@@ -13,10 +15,13 @@ class device:
     """
 
     __slots__ = ("type", "index")
+    type: str
+    index: int | None
 
-    def __init__(self, type: "str | device", index: int | None = None):  # noqa: A002
+    def __init__(self, type: str | device, index: int | None = None):  # noqa: A002
+        name: str
         if isinstance(type, device):
-            type, index = type.type, type.index if index is None else index
+            name, index = type.type, type.index if index is None else index
         elif not isinstance(type, str):
             raise TypeError(f"device: expected a string or device, got {type!r}")
         else:
@@ -27,12 +32,11 @@ class device:
                 if not idx.isdigit():
                     raise RuntimeError(f"device: invalid device string {type!r}")
                 index = int(idx)
-            type = name
-        if not type or not type.replace("_", "").isalnum():
-            raise RuntimeError(f"device: invalid device string {type!r}")
+        if not name or not name.replace("_", "").isalnum():
+            raise RuntimeError(f"device: invalid device string {name!r}")
         if index is not None and index < 0:
             raise RuntimeError(f"device: index must be non-negative, got {index}")
-        self.type = type
+        self.type = name
         self.index = index
 
     def __repr__(self) -> str:
@@ -43,7 +47,7 @@ class device:
     def __str__(self) -> str:
         return self.type if self.index is None else f"{self.type}:{self.index}"
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         if isinstance(other, str):
             other = device(other)
         return isinstance(other, device) and self.type == other.type and self.index == other.index
@@ -52,10 +56,16 @@ class device:
         return hash((self.type, self.index))
 
 
-def as_device(value) -> device:
+# What a ``device=`` argument accepts, as torch's ``_device``: a device, a string, a CUDA index.
+DeviceLike = Union[device, str, int]
+
+
+def as_device(value: DeviceLike) -> device:
     """Coerce a string, int (a CUDA index, as in PyTorch) or device to a ``device``."""
     if isinstance(value, device):
         return value
     if isinstance(value, int) and not isinstance(value, bool):
         return device("cuda", value)
+    if not isinstance(value, str):  # the same error device() gives for a bool or other object
+        raise TypeError(f"device: expected a string or device, got {value!r}")
     return device(value)

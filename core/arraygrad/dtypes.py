@@ -9,6 +9,9 @@ category than the dimensioned operands (``int_tensor * 1.5`` is float32).
 
 from __future__ import annotations
 
+import builtins
+from typing import Any, Callable
+
 __all__ = [
     "dtype", "float16", "float32", "float64", "int32", "int64", "bool",
     "get_default_dtype", "set_default_dtype", "promote_types", "result_type",
@@ -22,7 +25,16 @@ class dtype:
 
     __slots__ = ("name", "category", "itemsize", "is_floating_point", "_rank")
 
-    def __init__(self, name: str, category: int, itemsize: int, rank: int):
+    # The module below rebinds ``int``/``bool``/``float`` to dtypes (PyTorch's names),
+    # hence ``builtins`` in these annotations.
+    name: str
+    category: builtins.int
+    itemsize: builtins.int
+    is_floating_point: builtins.bool
+    _rank: builtins.int
+
+    def __init__(self, name: str, category: builtins.int, itemsize: builtins.int,
+                 rank: builtins.int):
         self.name = name
         self.category = category
         self.itemsize = itemsize
@@ -32,7 +44,7 @@ class dtype:
     def __repr__(self) -> str:
         return f"arraygrad.{self.name}"
 
-    def __reduce__(self):
+    def __reduce__(self) -> str:
         return self.name  # module-level singleton
 
 
@@ -80,7 +92,7 @@ _py_float = (0.0).__class__
 _py_bool = (True).__class__
 
 
-def dtype_of_scalar(value) -> dtype:
+def dtype_of_scalar(value: object) -> dtype:
     """The dtype a tensor made from this Python scalar gets."""
     if isinstance(value, _py_bool):
         return bool
@@ -89,14 +101,15 @@ def dtype_of_scalar(value) -> dtype:
     return _default_float
 
 
-def result_type(*operands) -> dtype:
+def result_type(*operands: Any) -> dtype:
     """PyTorch's result dtype for tensors (dimensioned or 0-dim) and Python scalars.
 
     Operands are tensors or Python scalars. Three tiers take part, each only
     when it raises the category: dimensioned tensors, then 0-dim tensors,
     then Python scalars.
     """
-    dim_t = zero_t = None
+    dim_t: dtype | None = None
+    zero_t: dtype | None = None
     scalar_cat = -1
     for op in operands:
         d = getattr(op, "dtype", None)
@@ -115,10 +128,12 @@ def result_type(*operands) -> dtype:
     if scalar_cat >= 0:
         if result is None or scalar_cat > result.category:
             result = _CATEGORY_DEFAULT[scalar_cat]()
+    if result is None:  # no operands at all
+        raise TypeError("result_type: expected at least one operand")
     return result
 
 
-def _scalar_cat(value) -> int:
+def _scalar_cat(value: object) -> builtins.int:
     if isinstance(value, _py_bool):
         return _BOOL
     if isinstance(value, _py_int):
@@ -126,4 +141,5 @@ def _scalar_cat(value) -> int:
     return _FLOAT
 
 
-_CATEGORY_DEFAULT = {_BOOL: lambda: bool, _INT: lambda: int64, _FLOAT: get_default_dtype}
+_CATEGORY_DEFAULT: dict[builtins.int, Callable[[], dtype]] = {
+    _BOOL: lambda: bool, _INT: lambda: int64, _FLOAT: get_default_dtype}

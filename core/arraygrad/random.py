@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import threading
+from typing import TYPE_CHECKING, Any
 
-from arraygrad.device import as_device
+from arraygrad.device import DeviceLike, as_device, device
+
+if TYPE_CHECKING:
+    from arraygrad.backends.contract import Backend, Generator as NativeGenerator
 
 __all__ = ["Generator", "manual_seed", "seed", "initial_seed", "default_generator"]
 
@@ -18,10 +22,10 @@ class Generator:
     >>> a = arraygrad.rand(3, generator=g)
     """
 
-    def __init__(self, device="cpu"):
+    def __init__(self, device: DeviceLike = "cpu") -> None:
         self.device = as_device(device)
         self._seed = DEFAULT_SEED
-        self._native = None
+        self._native: tuple[Backend, NativeGenerator] | None = None
         self._lock = threading.Lock()
 
     def manual_seed(self, seed: int) -> "Generator":
@@ -46,7 +50,7 @@ class Generator:
         self.manual_seed(new)
         return new
 
-    def native(self, backend):
+    def native(self, backend: Backend) -> NativeGenerator:
         """The backend's native generator behind this stream (made on first use)."""
         with self._lock:
             if self._native is None or self._native[0] is not backend:
@@ -54,10 +58,10 @@ class Generator:
             return self._native[1]
 
 
-_default: dict = {}
+_default: dict[device, Generator] = {}
 
 
-def default_generator(device="cpu") -> Generator:
+def default_generator(device: DeviceLike = "cpu") -> Generator:
     """The process-wide generator of ``device``."""
     dev = as_device(device)
     gen = _default.get(dev)
@@ -76,7 +80,7 @@ def manual_seed(seed: int) -> Generator:
     return cpu
 
 
-_pending_seed = [None]
+_pending_seed: list[int | None] = [None]
 
 
 def seed() -> int:
@@ -91,7 +95,7 @@ def initial_seed() -> int:
     return default_generator("cpu").initial_seed()
 
 
-def generator_for(backend, generator=None):
+def generator_for(backend: Backend, generator: Generator | None = None) -> NativeGenerator:
     """The native generator to sample from on ``backend``."""
     if generator is None:
         dev = backend.device

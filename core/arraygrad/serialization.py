@@ -36,9 +36,17 @@ import os
 import struct
 import sys
 from collections import OrderedDict
+from typing import IO, TYPE_CHECKING, Any, Callable, Union
 
 from arraygrad import dtypes as _dt
-from arraygrad.tensor import Tensor
+from arraygrad.tensor import Tensor, wrap
+
+if TYPE_CHECKING:
+    from arraygrad.backends.contract import Backend
+    from arraygrad.device import DeviceLike
+
+# What save/load take as ``f``: a path or a binary file object.
+FileLike = Union[str, "os.PathLike[str]", IO[bytes]]
 
 __all__ = ["save", "load", "MAX_HEADER_BYTES"]
 
@@ -62,11 +70,11 @@ _ITEMSIZE = {"F16": 2, "F32": 4, "F64": 8, "I32": 4, "I64": 8, "BOOL": 1}
 class _Writer:
     """Collects the tensors of one object tree and encodes its structure."""
 
-    def __init__(self):
-        self.entries = []   # (name, tensor)
-        self.names = {}     # id(tensor) -> name, so a shared tensor is stored once
+    def __init__(self) -> None:
+        self.entries: list[tuple[str, Tensor]] = []
+        self.names: dict[int, str] = {}  # id(tensor) -> name, so a shared tensor is stored once
 
-    def encode(self, obj):
+    def encode(self, obj: Any) -> Any:
         if isinstance(obj, Tensor):
             return self._tensor(obj)
         if obj is None:
@@ -90,14 +98,14 @@ class _Writer:
             f"arraygrad.save: cannot save an object of type {type(obj).__name__}; supported are "
             "tensors and (nested) dicts, lists and tuples of tensors, numbers, strings and None")
 
-    def _tensor(self, t: Tensor) -> dict:
+    def _tensor(self, t: Tensor) -> dict[str, Any]:
         if t.dtype not in _CODES:
             raise TypeError(f"arraygrad.save: unsupported dtype {t.dtype}")
         name = self.names.get(id(t))
         if name is None:
             name = self.names[id(t)] = f"t{len(self.entries)}"
             self.entries.append((name, t))
-        out = {"T": name, "dev": str(t.device)}
+        out: dict[str, Any] = {"T": name, "dev": str(t.device)}
         if t.requires_grad:
             out["rg"] = True
         if type(t).__name__ == "Parameter":
@@ -112,7 +120,8 @@ def _little_endian_bytes(t: Tensor) -> bytes:
     return host.tobytes()
 
 
-def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_serialization=True):
+def save(obj: Any, f: FileLike, pickle_module: Any = None, pickle_protocol: int | None = None,
+         _use_new_zipfile_serialization: bool = True) -> None:
     """Save ``obj`` (a tensor, or nested dicts/lists/tuples of tensors and plain values) to ``f``.
 
     ``f`` is a path or a binary file object. The pickle arguments exist for
@@ -149,14 +158,14 @@ def _bad(msg: str) -> RuntimeError:
     return RuntimeError(f"arraygrad.load: {msg}")
 
 
-def _read_all(f) -> bytes:
+def _read_all(f: FileLike) -> bytes:
     if isinstance(f, (str, os.PathLike)):
         with open(f, "rb") as fh:
             return _read_bounded(fh)
     return _read_bounded(f)
 
 
-def _read_bounded(fh) -> bytes:
+def _read_bounded(fh: IO[bytes]) -> bytes:
     """The header length, checked before anything large is read, then the whole file."""
     head = fh.read(8)
     if len(head) < 8:
@@ -180,7 +189,7 @@ def _reject_foreign(head: bytes) -> None:
                    "contents. Convert it to safetensors first")
 
 
-def _parse_header(blob: bytes):
+def _parse_header(blob: bytes) -> tuple[dict[str, Any], memoryview]:
     (n,) = struct.unpack("<Q", blob[:8])
     if 8 + n > len(blob):
         raise _bad(f"file is truncated: header of {n} bytes announced, only "
@@ -194,7 +203,7 @@ def _parse_header(blob: bytes):
     return header, memoryview(blob)[8 + n:]
 
 
-def _check_entry(name: str, entry, data_len: int):
+def _check_entry(name: str, entry: Any, data_len: int) -> tuple[str, tuple[int, ...], int, int]:
     if not isinstance(entry, dict):
         raise _bad(f"header entry {name!r} is not an object")
     code, shape, offsets = entry.get("dtype"), entry.get("shape"), entry.get("data_offsets")
@@ -215,7 +224,7 @@ def _check_entry(name: str, entry, data_len: int):
     return code, tuple(shape), begin, end
 
 
-def _to_array(backend, data: bytes, code: str, shape: tuple):
+def _to_array(backend: Backend, data: bytes, code: str, shape: tuple[int, ...]) -> Any:
     native = backend.native_dtype(_DTYPES[code])
     from_bytes = getattr(backend, "from_bytes", None)
     if from_bytes is not None:
@@ -225,7 +234,11 @@ def _to_array(backend, data: bytes, code: str, shape: tuple):
     return backend.xp.reshape(backend.from_host(values, native), shape)
 
 
-def _target_device(stored: str, map_location):
+# ``map_location``: one device for every tensor, or a {stored: target} remapping.
+MapLocation = Union["DeviceLike", dict[str, str], None]
+
+
+def _target_device(stored: str, map_location: MapLocation) -> str:
     if map_location is None:
         return stored
     if isinstance(map_location, dict):
@@ -235,7 +248,8 @@ def _target_device(stored: str, map_location):
     return str(map_location)
 
 
-def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None, **kwargs):
+def load(f: FileLike, map_location: MapLocation = None, pickle_module: Any = None, *,
+         weights_only: bool = True, mmap: bool | None = None, **kwargs: Any) -> Any:
     """Load an object saved by ``arraygrad.save`` (or any safetensors file).
 
     ``map_location``: a device (``"cpu"``) for every tensor, or a dict
@@ -252,7 +266,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
     if meta is not None and not isinstance(meta, dict):
         raise _bad("__metadata__ is not an object")
     entries = {name: _check_entry(name, entry, len(data)) for name, entry in header.items()}
-    cache = {}
+    cache: dict[tuple[str, str], Tensor] = {}
 
     def tensor(name: str, device: str) -> Tensor:
         key = (name, device)
@@ -261,8 +275,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
                 raise _bad(f"structure refers to a missing tensor {name!r}")
             code, shape, begin, end = entries[name]
             backend = backend_for_device(_target_device(device, map_location))
-            cache[key] = Tensor._wrap(_to_array(backend, bytes(data[begin:end]), code, shape),
-                                      backend)
+            cache[key] = wrap(_to_array(backend, bytes(data[begin:end]), code, shape), backend)
         return cache[key]
 
     if meta is None or "structure" not in meta:  # a plain safetensors file
@@ -279,7 +292,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
 _MAX_DEPTH = 200
 
 
-def _decode(node, tensor, depth: int):
+def _decode(node: Any, tensor: Callable[[str, str], Tensor], depth: int) -> Any:
     if depth > _MAX_DEPTH:
         raise _bad("structure is nested too deeply")
     if not isinstance(node, dict) or len(node) not in (1, 2, 3, 4):

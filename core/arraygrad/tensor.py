@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import warnings
 import weakref
+from typing import TYPE_CHECKING, Any
 
 from arraygrad import dtypes as _dt
 from arraygrad.autograd.graph import AccumulateGrad
@@ -57,6 +58,12 @@ class Tensor:
     _base = None
     _view = None
     _strides = None
+
+    if TYPE_CHECKING:
+        # Operators and op methods (``t.reshape``, ``t + u``) are bound onto the class by
+        # ``arraygrad.tensor_methods`` when the package loads; for the type checker they are
+        # dynamic attributes. (No ``__getattr__`` exists at run time.)
+        def __getattr__(self, name: str) -> Any: ...
 
     # -- construction ---------------------------------------------------------
     # The legacy constructor ``Tensor([1, 2])`` / ``Tensor(2, 3)`` builds its data with the

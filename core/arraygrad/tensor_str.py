@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from arraygrad.tensor import Tensor
 
 __all__ = ["tensor_repr", "format_values"]
 
@@ -15,7 +19,7 @@ LINEWIDTH = 80
 class _Formatter:
     """Chooses one format for all elements (fixed, integer-valued, or scientific) and a width."""
 
-    def __init__(self, values: list, floating: bool):
+    def __init__(self, values: list[Any], floating: bool) -> None:
         self.floating = floating
         self.int_mode = True
         self.sci_mode = False
@@ -38,7 +42,7 @@ class _Formatter:
         self.width = max(len(self.format_plain(v)) for v in nonzero)
 
 
-    def format_plain(self, v) -> str:
+    def format_plain(self, v: Any) -> str:
         if not self.floating:
             return str(v)
         if math.isnan(v):
@@ -51,11 +55,11 @@ class _Formatter:
             return f"{v:.0f}."
         return f"{v:.{PRECISION}f}"
 
-    def format(self, v) -> str:
+    def format(self, v: Any) -> str:
         return self.format_plain(v).rjust(self.width)
 
 
-def _flatten(values, ndim):
+def _flatten(values: Any, ndim: int) -> list[Any]:
     if ndim == 0:
         return [values]
     out = []
@@ -69,7 +73,7 @@ def _flatten(values, ndim):
     return out
 
 
-def _format_nested(values, ndim, fmt: _Formatter, indent: int, summarize: bool) -> str:
+def _format_nested(values: Any, ndim: int, fmt: _Formatter, indent: int, summarize: bool) -> str:
     if ndim == 0:
         return fmt.format(values)
     if ndim == 1:
@@ -87,7 +91,7 @@ def _format_nested(values, ndim, fmt: _Formatter, indent: int, summarize: bool) 
     return "[" + sep.join(rows) + "]"
 
 
-def format_values(values, shape, floating: bool, indent: int) -> str:
+def format_values(values: Any, shape: tuple[int, ...], floating: bool, indent: int) -> str:
     """The bracketed element text of a tensor whose host values are ``values``."""
     ndim = len(shape)
     summarize = math.prod(shape) > THRESHOLD
@@ -102,7 +106,7 @@ def format_values(values, shape, floating: bool, indent: int) -> str:
 _ALWAYS_IMPLIED = {"int64", "bool"}  # with the default float dtype, not printed
 
 
-def tensor_repr(t, prefix: str = "tensor(") -> str:
+def tensor_repr(t: Tensor, prefix: str = "tensor(") -> str:
     """PyTorch-shaped repr: values, then dtype/device/requires_grad/grad_fn suffixes."""
     indent = len(prefix)
     shape = tuple(t.shape)
@@ -134,7 +138,7 @@ def tensor_repr(t, prefix: str = "tensor(") -> str:
     return prefix + ", ".join([body] + suffixes) + ")"
 
 
-def _summarized_list(host, ndim):
+def _summarized_list(host: Any, ndim: int) -> Any:
     """Nested lists of a big host array keeping EDGEITEMS per end; ``...`` marks gaps."""
     n = host.shape[0]
     if ndim == 1:

@@ -11,6 +11,11 @@ from __future__ import annotations
 import shutil
 import subprocess
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Sequence
+
+if TYPE_CHECKING:
+    from arraygrad.autograd.graph import Node
+    from arraygrad.tensor import Tensor
 
 __all__ = ["Digraph", "make_dot"]
 
@@ -19,18 +24,18 @@ def _quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
-def _shape(shape) -> str:
+def _shape(shape: Sequence[int]) -> str:
     return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
 class Digraph:
     """DOT source of a directed graph, savable as text and renderable with Graphviz."""
 
-    def __init__(self, name: str = "autograd"):
+    def __init__(self, name: str = "autograd") -> None:
         self.name = name
         self._lines: list[str] = []
 
-    def node(self, key: str, label: str, **attrs) -> None:
+    def node(self, key: str, label: str, **attrs: Any) -> None:
         """Add a node; ``attrs`` become DOT attributes."""
         extra = "".join(f", {k}={_quote(str(v))}" for k, v in attrs.items())
         self._lines.append(f"  {_quote(key)} [label={_quote(label)}{extra}]")
@@ -75,14 +80,14 @@ class Digraph:
                        check=True)
         return out
 
-    def _repr_svg_(self):  # notebooks
+    def _repr_svg_(self) -> str | None:  # notebooks
         try:
             return self.render("/tmp/arraygrad-graph", "svg").read_text()
         except Exception:
             return None
 
 
-def _saved_lines(node) -> list[str]:
+def _saved_lines(node: Node) -> list[str]:
     from arraygrad.autograd.graph import SavedOutput, SavedTensor
 
     lines = []
@@ -96,8 +101,9 @@ def _saved_lines(node) -> list[str]:
     return lines
 
 
-def make_dot(var, params: dict | None = None, show_attrs: bool = False,
-             show_saved: bool = True, max_attr_chars: int = 50) -> Digraph:
+def make_dot(var: Tensor | Sequence[Tensor], params: dict[str, Tensor] | None = None,
+             show_attrs: bool = False, show_saved: bool = True,
+             max_attr_chars: int = 50) -> Digraph:
     """The autograd graph behind ``var`` (a tensor or a sequence of tensors) as a ``Digraph``."""
     from arraygrad.autograd.graph import AccumulateGrad
     from arraygrad.tensor import Tensor

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, Sequence
 
 from arraygrad.autograd.engine import run_backward
+
+if TYPE_CHECKING:
+    from arraygrad.tensor import Tensor
+
+    _TensorOrTensors = Tensor | Sequence[Tensor]
 
 __all__ = ["backward", "grad"]
 
 
-def _as_tuple(value, what: str) -> tuple:
+def _as_tuple(value: Any, what: str) -> tuple[Any, ...]:
     from arraygrad.tensor import Tensor
 
     if value is None:
@@ -20,9 +26,9 @@ def _as_tuple(value, what: str) -> tuple:
     raise TypeError(f"{what}: expected a Tensor or a sequence of Tensors, got {type(value).__name__}")
 
 
-def _make_grads(outputs: tuple, grads: tuple, op: str) -> list:
+def _make_grads(outputs: tuple[Tensor, ...], grads: tuple[Any, ...], op: str) -> list[Tensor]:
     """The gradient for each output: given, or ones for a one-element output."""
-    from arraygrad.tensor import Tensor
+    from arraygrad.tensor import Tensor, wrap
 
     if grads and len(grads) != len(outputs):
         raise RuntimeError(
@@ -37,7 +43,7 @@ def _make_grads(outputs: tuple, grads: tuple, op: str) -> list:
             if out._data.dtype not in backend.floating_natives:
                 raise RuntimeError(
                     f"grad can be implicitly created only for real scalar outputs but got {out.dtype}")
-            result.append(Tensor._wrap(backend.xp.ones_like(out._data), backend))
+            result.append(wrap(backend.xp.ones_like(out._data), backend))
             continue
         if not isinstance(g, Tensor):
             raise TypeError(
@@ -59,7 +65,7 @@ def _make_grads(outputs: tuple, grads: tuple, op: str) -> list:
     return result
 
 
-def _root_edges(outputs: tuple) -> list:
+def _root_edges(outputs: tuple[Tensor, ...]) -> list[Any]:
     edges = []
     for i, out in enumerate(outputs):
         edge = out._gradient_edge()
@@ -70,7 +76,7 @@ def _root_edges(outputs: tuple) -> list:
     return edges
 
 
-def _input_edges(inputs: tuple, op: str) -> list:
+def _input_edges(inputs: tuple[Any, ...], op: str) -> list[Any]:
     from arraygrad.tensor import Tensor
 
     edges = []
@@ -84,8 +90,11 @@ def _input_edges(inputs: tuple, op: str) -> list:
     return edges
 
 
-def backward(tensors, grad_tensors=None, retain_graph=None, create_graph: bool = False,
-             grad_variables=None, inputs=None) -> None:
+def backward(tensors: _TensorOrTensors,
+             grad_tensors: Tensor | Sequence[Tensor | None] | None = None,
+             retain_graph: bool | None = None, create_graph: bool = False,
+             grad_variables: Tensor | Sequence[Tensor | None] | None = None,
+             inputs: _TensorOrTensors | None = None) -> None:
     """Accumulate into ``.grad`` of the graph's leaves the gradient of ``tensors``.
 
     >>> c = 2 * a + 3 * b + 1
@@ -117,9 +126,11 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph: bool =
                 t._grad = g if t._grad is None else t._grad + g
 
 
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bool = False,
-         only_inputs: bool = True, allow_unused=None, is_grads_batched: bool = False,
-         materialize_grads: bool = False) -> tuple:
+def grad(outputs: _TensorOrTensors, inputs: _TensorOrTensors,
+         grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
+         retain_graph: bool | None = None, create_graph: bool = False, only_inputs: bool = True,
+         allow_unused: bool | None = None, is_grads_batched: bool = False,
+         materialize_grads: bool = False) -> tuple[Tensor | None, ...]:
     """The gradients of ``outputs`` with respect to ``inputs``, returned (not accumulated).
 
     >>> arraygrad.autograd.grad(d, (a, b, c), arraygrad.tensor([1., 1.]))

@@ -10,15 +10,22 @@ backward formulas, which every built-in op has.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from arraygrad.autograd.api import grad as _grad
 from arraygrad.autograd.grad_mode import enable_grad
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 
+if TYPE_CHECKING:
+    from arraygrad.tensor import Tensor
 
-def _as_tuple(x, arg: str, fn: str):
+    _TensorOrTensors = Tensor | tuple[Tensor, ...]
+    # one tensor, a tuple per input or per output, or a tuple of tuples (outputs x inputs)
+    _Jacobian = Tensor | tuple[Tensor, ...] | tuple[tuple[Tensor, ...], ...]
+
+
+def _as_tuple(x: Any, arg: str, fn: str) -> tuple[bool, tuple[Tensor, ...]]:
     from arraygrad.tensor import Tensor
 
     is_tuple = isinstance(x, (tuple, list))
@@ -30,7 +37,7 @@ def _as_tuple(x, arg: str, fn: str):
     return is_tuple, items
 
 
-def _require(inputs, create_graph):
+def _require(inputs: tuple[Tensor, ...], create_graph: bool) -> tuple[Tensor, ...]:
     out = []
     for t in inputs:
         if create_graph and t.requires_grad:
@@ -40,7 +47,8 @@ def _require(inputs, create_graph):
     return tuple(out)
 
 
-def _grads(outputs, inputs, grad_outputs, create_graph: bool, strict: bool, fn: str):
+def _grads(outputs: Sequence[Tensor], inputs: Sequence[Tensor], grad_outputs: Sequence[Tensor],
+           create_graph: bool, strict: bool, fn: str) -> tuple[Tensor, ...]:
     """VJPs of ``outputs`` w.r.t. ``inputs``; zeros (or an error if strict) where unused."""
     from arraygrad.creation import zeros_like
 
@@ -66,7 +74,7 @@ def _grads(outputs, inputs, grad_outputs, create_graph: bool, strict: bool, fn: 
     return tuple(out)
 
 
-def _vectors(v, refs, fn: str, what: str):
+def _vectors(v: Any, refs: Sequence[Tensor], fn: str, what: str) -> tuple[Tensor, ...]:
     """``v`` as a tuple matching ``refs`` in shape; ones when None and ``refs`` is one scalar."""
     from arraygrad.creation import ones_like
 
@@ -85,7 +93,8 @@ def _vectors(v, refs, fn: str, what: str):
     return vs
 
 
-def _vjp_of(grads, wrt, vs, create_graph: bool):
+def _vjp_of(grads: Sequence[Tensor], wrt: Sequence[Tensor], vs: Sequence[Tensor],
+            create_graph: bool) -> tuple[Tensor | None, ...]:
     """The VJP of ``grads`` (a first derivative) with ``vs``, w.r.t. ``wrt`` (None where unused)."""
     pairs = [(gi, vi) for gi, vi in zip(grads, vs) if gi.requires_grad]
     if not pairs:
@@ -94,7 +103,8 @@ def _vjp_of(grads, wrt, vs, create_graph: bool):
                  create_graph=create_graph, allow_unused=True)
 
 
-def _zeros_for_unused(values, likes, strict: bool, message: str) -> list:
+def _zeros_for_unused(values: Sequence[Tensor | None], likes: Sequence[Tensor], strict: bool,
+                      message: str) -> list[Tensor]:
     """``values`` with None replaced by zeros shaped like ``likes`` (an error if ``strict``)."""
     from arraygrad.creation import zeros_like
 
@@ -108,15 +118,17 @@ def _zeros_for_unused(values, likes, strict: bool, message: str) -> list:
     return out
 
 
-def _finish(values, create_graph: bool):
+def _finish(values: Sequence[Tensor], create_graph: bool) -> tuple[Tensor, ...]:
     return tuple(v if create_graph else v.detach() for v in values)
 
 
-def _unwrap(is_tuple: bool, values):
+def _unwrap(is_tuple: bool, values: tuple[Tensor, ...]) -> _TensorOrTensors:
     return values if is_tuple else values[0]
 
 
-def vjp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool = False):
+def vjp(func: Callable[..., Any], inputs: _TensorOrTensors, v: _TensorOrTensors | None = None,
+        create_graph: bool = False,
+        strict: bool = False) -> tuple[_TensorOrTensors, _TensorOrTensors]:
     """``(func(inputs), v^T J)``: the vector-Jacobian product at ``inputs``.
 
     >>> vjp(lambda x: x ** 2, arraygrad.tensor([1., 2.]), arraygrad.ones(2))[1]
@@ -132,7 +144,9 @@ def vjp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool
             _unwrap(in_tuple, _finish(grads, create_graph)))
 
 
-def jvp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool = False):
+def jvp(func: Callable[..., Any], inputs: _TensorOrTensors, v: _TensorOrTensors | None = None,
+        create_graph: bool = False,
+        strict: bool = False) -> tuple[_TensorOrTensors, _TensorOrTensors]:
     """``(func(inputs), J v)``: the Jacobian-vector product, by differentiating a VJP."""
     from arraygrad.creation import zeros_like
 
@@ -151,8 +165,9 @@ def jvp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool
             _unwrap(out_tuple, _finish(result, create_graph)))
 
 
-def jacobian(func: Callable, inputs, create_graph: bool = False, strict: bool = False,
-             vectorize: bool = False, strategy: str = "reverse-mode"):
+def jacobian(func: Callable[..., Any], inputs: _TensorOrTensors, create_graph: bool = False,
+             strict: bool = False, vectorize: bool = False,
+             strategy: str = "reverse-mode") -> _Jacobian:
     """The Jacobian of ``func`` at ``inputs``: ``J[i][j]`` has shape ``out_i.shape + in_j.shape``.
 
     A single input and output give a single tensor; tuples give tuples, as in PyTorch.
@@ -171,7 +186,7 @@ def jacobian(func: Callable, inputs, create_graph: bool = False, strict: bool = 
                                        "jacobian")
         rows = []
         for i, out in enumerate(outputs):
-            per_input = [[] for _ in inputs]
+            per_input: list[list[Tensor]] = [[] for _ in inputs]
             flat = out.reshape(-1)
             for e in range(flat.numel()):
                 if out.requires_grad:
@@ -197,12 +212,13 @@ def jacobian(func: Callable, inputs, create_graph: bool = False, strict: bool = 
     return tuple(rows) if out_tuple else rows[0]
 
 
-def hessian(func: Callable, inputs, create_graph: bool = False, strict: bool = False,
-            vectorize: bool = False, outer_jacobian_strategy: str = "reverse-mode"):
+def hessian(func: Callable[..., Any], inputs: _TensorOrTensors, create_graph: bool = False,
+            strict: bool = False, vectorize: bool = False,
+            outer_jacobian_strategy: str = "reverse-mode") -> _Jacobian:
     """The Hessian of a scalar function: the Jacobian of its gradient."""
     in_tuple, inputs = _as_tuple(inputs, "inputs", "hessian")
 
-    def gradient(*xs):
+    def gradient(*xs: Tensor) -> tuple[Tensor, ...]:
         out = func(*xs)
         _, outs = _as_tuple(out, "outputs of the user-provided function", "hessian")
         if len(outs) != 1 or outs[0].numel() != 1:
@@ -215,20 +231,26 @@ def hessian(func: Callable, inputs, create_graph: bool = False, strict: bool = F
     # gradient returns a tuple (one per input), so jacobian gives rows per input
     jac = jacobian(gradient, inputs if in_tuple else inputs[0], create_graph=create_graph,
                    strict=strict, vectorize=vectorize)
-    return jac if in_tuple else jac[0]
+    if in_tuple:
+        return jac
+    assert isinstance(jac, tuple)  # gradient returns a 1-tuple, so jacobian gives one
+    return jac[0]
 
 
-def vhp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool = False):
+def vhp(func: Callable[..., Any], inputs: _TensorOrTensors, v: _TensorOrTensors | None = None,
+        create_graph: bool = False, strict: bool = False) -> tuple[Tensor, _TensorOrTensors]:
     """``(func(inputs), v^T H)`` for a scalar function."""
     return _second_order(func, inputs, v, create_graph, strict, "vhp")
 
 
-def hvp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool = False):
+def hvp(func: Callable[..., Any], inputs: _TensorOrTensors, v: _TensorOrTensors | None = None,
+        create_graph: bool = False, strict: bool = False) -> tuple[Tensor, _TensorOrTensors]:
     """``(func(inputs), H v)`` for a scalar function (H is symmetric, so the same as vhp)."""
     return _second_order(func, inputs, v, create_graph, strict, "hvp")
 
 
-def _second_order(func, inputs, v, create_graph, strict, fn):
+def _second_order(func: Callable[..., Any], inputs: _TensorOrTensors, v: _TensorOrTensors | None,
+                  create_graph: bool, strict: bool, fn: str) -> tuple[Tensor, _TensorOrTensors]:
     from arraygrad.creation import ones_like
 
     with enable_grad():

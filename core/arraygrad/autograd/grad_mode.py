@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import inspect
 import threading
+from typing import Any, Callable, Literal, TypeVar, cast
 
 __all__ = [
     "enable_grad", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled",
@@ -36,15 +37,18 @@ def is_inference_mode_enabled() -> bool:
     return _state.inference
 
 
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
 class _GradModeContext:
     """Base of the grad-mode context managers: also usable as decorators."""
 
-    def __call__(self, fn):
+    def __call__(self, fn: _F) -> _F:
         if inspect.isclass(fn):
             raise TypeError(f"{type(self).__name__} cannot decorate a class")
         if inspect.isgeneratorfunction(fn):
             @functools.wraps(fn)
-            def gen_wrapper(*args, **kwargs):
+            def gen_wrapper(*args: Any, **kwargs: Any) -> Any:
                 gen = fn(*args, **kwargs)
                 with self.clone():
                     request = next(gen)
@@ -56,16 +60,23 @@ class _GradModeContext:
                             request = gen.send(response)
                     except StopIteration as stop:
                         return stop.value
-            return gen_wrapper
+            return cast(_F, gen_wrapper)
 
         @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
             with self.clone():
                 return fn(*args, **kwargs)
-        return wrapper
+        return cast(_F, wrapper)
 
-    def clone(self):
+    def clone(self) -> _GradModeContext:
+        """A fresh context of the same kind and mode (each decorated call enters its own)."""
         return type(self)()
+
+    def __enter__(self) -> None:
+        raise NotImplementedError  # each mode defines it
+
+    def __exit__(self, *exc: object) -> Literal[False]:
+        raise NotImplementedError  # each mode defines it
 
 
 class no_grad(_GradModeContext):
@@ -78,11 +89,11 @@ class no_grad(_GradModeContext):
     False
     """
 
-    def __enter__(self):
+    def __enter__(self) -> None:
         self._prev = _state.enabled
         _state.enabled = False
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> Literal[False]:
         _state.enabled = self._prev
         return False
 
@@ -90,11 +101,11 @@ class no_grad(_GradModeContext):
 class enable_grad(_GradModeContext):
     """Context manager and decorator that turns graph recording back on (e.g. inside ``no_grad``)."""
 
-    def __enter__(self):
+    def __enter__(self) -> None:
         self._prev = _state.enabled
         _state.enabled = True
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> Literal[False]:
         _state.enabled = self._prev
         return False
 
@@ -106,40 +117,40 @@ class set_grad_enabled(_GradModeContext):
     ``with`` block the previous mode comes back at the block's end.
     """
 
-    def __init__(self, mode: bool):
+    def __init__(self, mode: bool) -> None:
         self._prev = _state.enabled
         self.mode = bool(mode)
         _state.enabled = self.mode
 
-    def __call__(self, fn):
+    def __call__(self, fn: _F) -> _F:
         _state.enabled = self._prev  # as a decorator, the call itself changes nothing
         return super().__call__(fn)
 
-    def __enter__(self):
+    def __enter__(self) -> None:
         _state.enabled = self.mode
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> Literal[False]:
         _state.enabled = self._prev
         return False
 
-    def clone(self):
+    def clone(self) -> set_grad_enabled:
         return set_grad_enabled(self.mode)
 
 
 class inference_mode(_GradModeContext):
     """Like ``no_grad``, for code that will never need gradients (``inference_mode(False)`` is a no-op)."""
 
-    def __init__(self, mode: bool = True):
+    def __init__(self, mode: bool = True) -> None:
         self.mode = bool(mode)
 
-    def __enter__(self):
+    def __enter__(self) -> None:
         self._prev = (_state.enabled, _state.inference)
         if self.mode:
             _state.enabled, _state.inference = False, True
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> Literal[False]:
         _state.enabled, _state.inference = self._prev
         return False
 
-    def clone(self):
+    def clone(self) -> inference_mode:
         return inference_mode(self.mode)

@@ -8,7 +8,10 @@ output and input indices and shows both Jacobians.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+
+if TYPE_CHECKING:
+    from arraygrad.tensor import Tensor
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
@@ -17,23 +20,23 @@ class GradcheckError(RuntimeError):
     """Raised by ``gradcheck`` when analytic and numerical gradients differ."""
 
 
-def _as_tuple(x):
+def _as_tuple(x: Any) -> tuple[Any, ...]:
     if isinstance(x, list):
         return tuple(x)
     return x if isinstance(x, tuple) else (x,)
 
 
-def _differentiable_outputs(outputs):
+def _differentiable_outputs(outputs: Sequence[Any]) -> list[Tensor]:
     from arraygrad.tensor import Tensor
 
     return [o for o in outputs if isinstance(o, Tensor) and o.requires_grad]
 
 
-def _flat_values(t) -> list:
+def _flat_values(t: Tensor) -> list[float]:
     return [float(v) for v in _flatten_list(t.detach().tolist())]
 
 
-def _flatten_list(v):
+def _flatten_list(v: Any) -> list[Any]:
     if isinstance(v, list):
         out = []
         for item in v:
@@ -42,15 +45,16 @@ def _flatten_list(v):
     return [v]
 
 
-def _numerical_jacobian(fn, inputs, index: int, eps: float):
+def _numerical_jacobian(fn: Callable[..., Any], inputs: tuple[Any, ...], index: int,
+                        eps: float) -> list[list[float]]:
     """Columns: d(all outputs flattened) / d(input[index] element j).
 
     Runs with grad mode on, on fresh leaves, so ``fn`` may itself differentiate
     (as ``gradgradcheck``'s first-order function does).
     """
-    from arraygrad.tensor import Tensor
+    from arraygrad.tensor import Tensor, wrap
 
-    copies: dict = {}  # keyed by identity, so a tensor passed twice stays one tensor
+    copies: dict[int, Tensor] = {}  # keyed by identity, so a tensor passed twice stays one tensor
     for t in inputs:
         if isinstance(t, Tensor) and id(t) not in copies:
             copies[id(t)] = t.detach().requires_grad_(t.requires_grad)
@@ -63,7 +67,7 @@ def _numerical_jacobian(fn, inputs, index: int, eps: float):
         for sign in (1.0, -1.0):
             flat = xp.reshape(xp.asarray(x._data, copy=True), (-1,))
             flat[j] = flat[j] + sign * eps
-            perturbed = Tensor._wrap(xp.reshape(flat, x._data.shape), x._backend)
+            perturbed = wrap(xp.reshape(flat, x._data.shape), x._backend)
             perturbed.requires_grad_(x.requires_grad)
             # the same tensor passed twice is perturbed in both places
             args = [perturbed if a is x else f for a, f in zip(inputs, fresh)]
@@ -74,11 +78,12 @@ def _numerical_jacobian(fn, inputs, index: int, eps: float):
     return columns  # columns[j][i]
 
 
-def _analytical_jacobian(fn, inputs, diff_indices):
+def _analytical_jacobian(fn: Callable[..., Any], inputs: tuple[Any, ...],
+                         diff_indices: list[int]) -> tuple[dict[int, list[list[float]]], int]:
     """Per differentiable input: columns[j][i] = d out_i / d in_j, via one backward per output element."""
     from arraygrad.autograd.api import grad
     from arraygrad.creation import zeros_like
-    from arraygrad.tensor import Tensor
+    from arraygrad.tensor import Tensor, wrap
 
     outputs = _as_tuple(fn(*inputs))
     float_outs = [o for o in outputs if isinstance(o, Tensor) and o.dtype.is_floating_point]
@@ -94,7 +99,7 @@ def _analytical_jacobian(fn, inputs, diff_indices):
                 xp = seed._backend.xp
                 flat = xp.reshape(seed._data, (-1,))
                 flat[e] = 1.0
-                seed = Tensor._wrap(xp.reshape(flat, out._data.shape), out._backend)
+                seed = wrap(xp.reshape(flat, out._data.shape), out._backend)
                 gs = grad(out, diff_inputs, seed, retain_graph=True, allow_unused=True)
                 for k, g in zip(diff_indices, gs):
                     if g is None:
@@ -105,16 +110,17 @@ def _analytical_jacobian(fn, inputs, diff_indices):
     return jac, total
 
 
-def _format_matrix(columns) -> str:
+def _format_matrix(columns: Sequence[Sequence[float]]) -> str:
     if not columns:
         return "[]"
     rows = list(zip(*columns))
     return "\n".join("[" + ", ".join(f"{v: .6f}" for v in r) + "]" for r in rows)
 
 
-def gradcheck(func: Callable, inputs, *, eps: float = 1e-6, atol: float = 1e-5,
-              rtol: float = 1e-3, raise_exception: bool = True, nondet_tol: float = 0.0,
-              check_undefined_grad: bool = True, fast_mode: bool = False) -> bool:
+def gradcheck(func: Callable[..., Any], inputs: Tensor | Sequence[Any], *, eps: float = 1e-6,
+              atol: float = 1e-5, rtol: float = 1e-3, raise_exception: bool = True,
+              nondet_tol: float = 0.0, check_undefined_grad: bool = True,
+              fast_mode: bool = False) -> bool:
     """Whether ``func``'s analytic gradients match finite differences at ``inputs``.
 
     Inputs that require grad should be float64. Returns True, or raises
@@ -159,7 +165,8 @@ def gradcheck(func: Callable, inputs, *, eps: float = 1e-6, atol: float = 1e-5,
     return True
 
 
-def gradgradcheck(func: Callable, inputs, grad_outputs=None, *, eps: float = 1e-6,
+def gradgradcheck(func: Callable[..., Any], inputs: Tensor | Sequence[Any],
+                  grad_outputs: Tensor | Sequence[Tensor] | None = None, *, eps: float = 1e-6,
                   atol: float = 1e-5, rtol: float = 1e-3, gen_non_contig_grad_outputs: bool = False,
                   raise_exception: bool = True, nondet_tol: float = 0.0,
                   check_undefined_grad: bool = True, fast_mode: bool = False) -> bool:
@@ -180,7 +187,7 @@ def gradgradcheck(func: Callable, inputs, grad_outputs=None, *, eps: float = 1e-
     n_in = len(inputs)
     diff_in = [k for k, t in enumerate(inputs) if isinstance(t, Tensor) and t.requires_grad]
 
-    def first_order(*args):
+    def first_order(*args: Any) -> tuple[Tensor, ...]:
         ins, gos = args[:n_in], args[n_in:]
         outs = _differentiable_outputs(_as_tuple(func(*ins)))
         gs = grad(outs, [ins[k] for k in diff_in], gos, create_graph=True, allow_unused=True)

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, Self
+
 from arraygrad.tensor import Tensor
+
+if TYPE_CHECKING:
+    from arraygrad import dtypes as _dt
+    from arraygrad.device import DeviceLike
+    from arraygrad.nn.modules.module import Module
 
 __all__ = ["Parameter", "optional_parameter"]
 
@@ -19,7 +26,7 @@ class Parameter(Tensor):
     tensor([1., 1.], requires_grad=True)
     """
 
-    def __new__(cls, data: Tensor | None = None, requires_grad: bool = True):
+    def __new__(cls, data: Tensor | None = None, requires_grad: bool = True) -> Self:
         if data is None:
             from arraygrad.creation import empty
 
@@ -28,19 +35,21 @@ class Parameter(Tensor):
             raise TypeError(f"Parameter(): data must be a Tensor, got {type(data).__name__}")
         p = object.__new__(cls)
         p._init_from(data._data, data._backend)
-        p._vc = data._version_counter()  # an alias of data, as PyTorch's _make_subclass
+        # an alias of data, as PyTorch's _make_subclass; the ignore: tensor.py's untyped code
+        # leaves mypy inferring Tensor._vc as None (typed after the issue-11 merge)
+        p._vc = data._version_counter()  # type: ignore[assignment]
         if requires_grad:
             p.requires_grad_(True)
         return p
 
-    def __init__(self, data: Tensor | None = None, requires_grad: bool = True):
+    def __init__(self, data: Tensor | None = None, requires_grad: bool = True) -> None:
         # everything happens in __new__; Tensor.__init__ (the legacy constructor) must not run
         pass
 
     def __repr__(self) -> str:
         return "Parameter containing:\n" + super().__repr__()
 
-    def __deepcopy__(self, memo):
+    def __deepcopy__(self, memo: dict[int, Any]) -> Parameter:
         if id(self) in memo:
             return memo[id(self)]
         result = Parameter(self._detached_copy(), self._requires_grad)
@@ -50,8 +59,8 @@ class Parameter(Tensor):
         return result
 
 
-def optional_parameter(module, name: str, wanted: bool, *shape: int, dtype=None,
-                       device=None) -> None:
+def optional_parameter(module: Module, name: str, wanted: bool, *shape: int,
+                       dtype: _dt.dtype | None = None, device: DeviceLike | None = None) -> None:
     """Register ``module.<name>`` as an uninitialised Parameter of ``shape`` when ``wanted``,
     else as None (so it is listed, as PyTorch lists ``bias=False`` layers' ``bias``)."""
     if wanted:

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from arraygrad import dtypes as _dt
 from arraygrad.creation import full_like, tensor
 from arraygrad.optim._checks import check_lr, check_non_negative
 from arraygrad.optim.optimizer import Optimizer
+
+if TYPE_CHECKING:
+    from arraygrad.optim.optimizer import ParamsT
+    from arraygrad.tensor import Tensor
 
 __all__ = ["Adagrad"]
 
@@ -15,9 +21,10 @@ class Adagrad(Optimizer):
     ``p -= clr * g / (sqrt(s) + eps)``. State is created eagerly, as in PyTorch.
     """
 
-    def __init__(self, params, lr: float = 1e-2, lr_decay: float = 0, weight_decay: float = 0,
-                 initial_accumulator_value: float = 0, eps: float = 1e-10, foreach=None, *,
-                 maximize: bool = False, differentiable: bool = False, fused=None):
+    def __init__(self, params: ParamsT, lr: float = 1e-2, lr_decay: float = 0,
+                 weight_decay: float = 0, initial_accumulator_value: float = 0, eps: float = 1e-10,
+                 foreach: bool | None = None, *, maximize: bool = False,
+                 differentiable: bool = False, fused: bool | None = None) -> None:
         check_lr(lr)
         check_non_negative("lr_decay", lr_decay)
         check_non_negative("weight_decay", weight_decay)
@@ -33,7 +40,7 @@ class Adagrad(Optimizer):
                 state["step"] = tensor(0.0, dtype=_dt.float32, device=p.device)
                 state["sum"] = full_like(p, group["initial_accumulator_value"])
 
-    def _update_group(self, group) -> None:
+    def _update_group(self, group: dict[str, Any]) -> None:
         lr, lr_decay, wd, eps = group["lr"], group["lr_decay"], group["weight_decay"], group["eps"]
         for p in group["params"]:
             if p.grad is None:

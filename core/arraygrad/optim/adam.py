@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import math
 
 from arraygrad.creation import tensor, zeros_like
@@ -9,6 +11,10 @@ from arraygrad import dtypes as _dt
 from arraygrad.ops.elementwise import maximum
 from arraygrad.optim._checks import check_betas, check_lr, check_non_negative
 from arraygrad.optim.optimizer import Optimizer
+
+if TYPE_CHECKING:
+    from arraygrad.optim.optimizer import ParamsT
+    from arraygrad.tensor import Tensor
 
 __all__ = ["Adam", "AdamW"]
 
@@ -23,10 +29,11 @@ class Adam(Optimizer):
 
     _decoupled = False
 
-    def __init__(self, params, lr: float = 1e-3, betas=(0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 0, amsgrad: bool = False, *, foreach=None,
+    def __init__(self, params: ParamsT, lr: float = 1e-3,
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0, amsgrad: bool = False, *, foreach: bool | None = None,
                  maximize: bool = False, capturable: bool = False, differentiable: bool = False,
-                 fused=None):
+                 fused: bool | None = None):
         check_lr(lr)
         check_non_negative("epsilon", eps)
         check_betas(betas)
@@ -36,7 +43,7 @@ class Adam(Optimizer):
                         capturable=capturable, differentiable=differentiable, fused=fused)
         super().__init__(params, defaults)
 
-    def _init_state(self, p, amsgrad: bool) -> dict:
+    def _init_state(self, p: Tensor, amsgrad: bool) -> dict[str, Any]:
         state = self.state[p]
         if not state:
             # PyTorch keeps ``step`` as a float32 scalar tensor
@@ -47,7 +54,7 @@ class Adam(Optimizer):
                 state["max_exp_avg_sq"] = zeros_like(p)
         return state
 
-    def _update_group(self, group) -> None:
+    def _update_group(self, group: dict[str, Any]) -> None:
         lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
         wd, amsgrad, maximize = group["weight_decay"], group["amsgrad"], group["maximize"]
         for p in group["params"]:
@@ -81,10 +88,12 @@ class AdamW(Adam):
 
     _decoupled = True
 
-    def __init__(self, params, lr: float = 1e-3, betas=(0.9, 0.999), eps: float = 1e-8,
+    def __init__(self, params: ParamsT, lr: float = 1e-3,
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 1e-2, amsgrad: bool = False, *, maximize: bool = False,
-                 foreach=None, capturable: bool = False, differentiable: bool = False,
-                 fused=None):
+                 foreach: bool | None = None, capturable: bool = False,
+                 differentiable: bool = False,
+                 fused: bool | None = None):
         super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach,
                          maximize=maximize, capturable=capturable,
                          differentiable=differentiable, fused=fused)

@@ -14,7 +14,7 @@ import weakref
 from bisect import bisect_right
 from collections import Counter
 from functools import wraps
-from typing import Any
+from typing import Any, Callable, Iterable, Sequence
 
 from arraygrad.optim.optimizer import Optimizer
 
@@ -28,7 +28,7 @@ _EPOCH_DEPRECATION = (
     "chainable form, where available.")
 
 
-def _check_optimizer(optimizer) -> None:
+def _check_optimizer(optimizer: object) -> None:
     if not isinstance(optimizer, Optimizer):
         raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
 
@@ -41,13 +41,15 @@ def _track_step_calls(optimizer: Optimizer) -> None:
     opt_ref = weakref.ref(optimizer)
 
     @wraps(func)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
         opt = opt_ref()
+        assert opt is not None  # the wrapper lives on the optimizer, so it is alive
         opt._opt_called = True
         return func(opt, *args, **kwargs)
 
-    wrapper._wrapped_by_lr_sched = True
-    optimizer.step = wrapper
+    # a marker on the wrapper and a per-instance step, as PyTorch does
+    wrapper._wrapped_by_lr_sched = True  # type: ignore[attr-defined]
+    optimizer.step = wrapper  # type: ignore[method-assign]
 
 
 class LRScheduler:
@@ -118,7 +120,10 @@ class LRScheduler:
 class LambdaLR(LRScheduler):
     """``lr = base_lr * lr_lambda(epoch)`` (one function, or one per group)."""
 
-    def __init__(self, optimizer: Optimizer, lr_lambda, last_epoch: int = -1):
+    def __init__(self, optimizer: Optimizer,
+                 lr_lambda: (Callable[[int], float] | list[Callable[[int], float]]
+                            | tuple[Callable[[int], float], ...]),
+                 last_epoch: int = -1) -> None:
         self.optimizer = optimizer
         n = len(optimizer.param_groups)
         if not isinstance(lr_lambda, (list, tuple)):
@@ -172,8 +177,8 @@ class StepLR(LRScheduler):
 class MultiStepLR(LRScheduler):
     """Multiply the rate by ``gamma`` at each epoch listed in ``milestones``."""
 
-    def __init__(self, optimizer: Optimizer, milestones, gamma: float = 0.1,
-                 last_epoch: int = -1):
+    def __init__(self, optimizer: Optimizer, milestones: Iterable[int], gamma: float = 0.1,
+                 last_epoch: int = -1) -> None:
         self.milestones = Counter(milestones)
         self.gamma = gamma
         super().__init__(optimizer, last_epoch)
@@ -245,7 +250,7 @@ class ReduceLROnPlateau(LRScheduler):
 
     def __init__(self, optimizer: Optimizer, mode: str = "min", factor: float = 0.1,
                  patience: int = 10, threshold: float = 1e-4, threshold_mode: str = "rel",
-                 cooldown: int = 0, min_lr=0, eps: float = 1e-8):
+                 cooldown: int = 0, min_lr: float | Sequence[float] = 0, eps: float = 1e-8) -> None:
         if factor >= 1.0:
             raise ValueError("Factor should be < 1.0.")
         _check_optimizer(optimizer)
@@ -278,7 +283,10 @@ class ReduceLROnPlateau(LRScheduler):
         """Whether reductions are currently paused after the last one."""
         return self.cooldown_counter > 0
 
-    def step(self, metrics, epoch=None) -> None:  # noqa: D102 - documented on the class
+    # PyTorch's signature, step(metrics), differs from the base's step(epoch);
+    # documented on the class
+    def step(self, metrics: float,  # type: ignore[override]
+             epoch: int | None = None) -> None:  # noqa: D102
         current = float(metrics)
         if epoch is None:
             epoch = self.last_epoch + 1

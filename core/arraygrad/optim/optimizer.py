@@ -9,12 +9,15 @@ from __future__ import annotations
 import warnings
 from collections import defaultdict
 from copy import deepcopy
-from typing import Any, Callable
+from typing import Any, Callable, Iterable, Union
 
 from arraygrad.autograd.grad_mode import enable_grad, no_grad
 from arraygrad.tensor import Tensor
 
-__all__ = ["Optimizer", "required"]
+__all__ = ["Optimizer", "required", "ParamsT"]
+
+# What an optimizer takes: tensors, or parameter-group dicts (as torch.optim.optimizer.ParamsT).
+ParamsT = Union[Iterable[Tensor], Iterable[dict[str, Any]]]
 
 
 class _RequiredParameter:
@@ -34,14 +37,16 @@ class Optimizer:
     holding ``"params"`` and per-group overrides of ``defaults``.
     """
 
-    def __init__(self, params, defaults: dict[str, Any]):
+    _opt_called: bool  # set by an LR scheduler's wrapper of ``step``
+
+    def __init__(self, params: ParamsT, defaults: dict[str, Any]) -> None:
         self.defaults = defaults
-        self.state: defaultdict = defaultdict(dict)
+        self.state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)
         self.param_groups: list[dict[str, Any]] = []
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of "
                             f"Tensors or dicts, but got {type(params).__name__}")
-        param_groups = list(params)
+        param_groups: list[Any] = list(params)
         if len(param_groups) == 0:
             raise ValueError("optimizer got an empty parameter list")
         if not isinstance(param_groups[0], dict):
@@ -104,7 +109,7 @@ class Optimizer:
                     with no_grad():
                         g.zero_()
 
-    def step(self, closure: Callable | None = None):
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """One update of every parameter; ``closure`` re-evaluates and returns the loss."""
         loss = None
         if closure is not None:
@@ -128,7 +133,7 @@ class Optimizer:
         mapping: dict[int, int] = {}
         start = 0
 
-        def pack(group):
+        def pack(group: dict[str, Any]) -> dict[str, Any]:
             nonlocal start
             packed = {k: v for k, v in group.items() if k != "params"}
             for i, p in enumerate(group["params"], start):
@@ -184,7 +189,7 @@ class Optimizer:
         return "\n".join(lines)
 
 
-def _cast(param: Tensor, value, key=None):
+def _cast(param: Tensor, value: Any, key: str | None = None) -> Any:
     """A copy of ``value`` with floating tensors in ``param``'s dtype and device (``step`` kept)."""
     if isinstance(value, Tensor):
         out = value.detach().clone()

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from arraygrad import dtypes as _dt
 from arraygrad.creation import tensor, zeros_like
 from arraygrad.optim._checks import check_lr, check_non_negative
 from arraygrad.optim.optimizer import Optimizer
+
+if TYPE_CHECKING:
+    from arraygrad.optim.optimizer import ParamsT
+    from arraygrad.tensor import Tensor
 
 __all__ = ["RMSprop"]
 
@@ -16,10 +22,10 @@ class RMSprop(Optimizer):
     ``b = mu * b + g / denom; p -= lr * b``, else ``p -= lr * g / denom``.
     """
 
-    def __init__(self, params, lr: float = 1e-2, alpha: float = 0.99, eps: float = 1e-8,
+    def __init__(self, params: ParamsT, lr: float = 1e-2, alpha: float = 0.99, eps: float = 1e-8,
                  weight_decay: float = 0, momentum: float = 0, centered: bool = False,
-                 capturable: bool = False, foreach=None, maximize: bool = False,
-                 differentiable: bool = False):
+                 capturable: bool = False, foreach: bool | None = None, maximize: bool = False,
+                 differentiable: bool = False) -> None:
         check_lr(lr)
         check_non_negative("epsilon", eps)
         check_non_negative("momentum", momentum)
@@ -30,7 +36,7 @@ class RMSprop(Optimizer):
                         maximize=maximize, differentiable=differentiable)
         super().__init__(params, defaults)
 
-    def _update_group(self, group) -> None:
+    def _update_group(self, group: dict[str, Any]) -> None:
         lr, alpha, eps = group["lr"], group["alpha"], group["eps"]
         wd, momentum, centered = group["weight_decay"], group["momentum"], group["centered"]
         for p in group["params"]:

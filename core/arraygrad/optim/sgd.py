@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from arraygrad.optim._checks import check_lr, check_non_negative
 from arraygrad.optim.optimizer import Optimizer
+
+if TYPE_CHECKING:
+    from arraygrad.optim.optimizer import ParamsT
+    from arraygrad.tensor import Tensor
 
 __all__ = ["SGD"]
 
@@ -13,9 +19,10 @@ class SGD(Optimizer):
     at the first step); ``g = g + mu * b`` (Nesterov) or ``g = b``; ``p -= lr * g``.
     """
 
-    def __init__(self, params, lr: float = 1e-3, momentum: float = 0, dampening: float = 0,
-                 weight_decay: float = 0, nesterov: bool = False, *, maximize: bool = False,
-                 foreach=None, differentiable: bool = False, fused=None):
+    def __init__(self, params: ParamsT, lr: float = 1e-3, momentum: float = 0,
+                 dampening: float = 0, weight_decay: float = 0, nesterov: bool = False, *,
+                 maximize: bool = False, foreach: bool | None = None, differentiable: bool = False,
+                 fused: bool | None = None) -> None:
         check_lr(lr)
         check_non_negative("momentum", momentum)
         check_non_negative("weight_decay", weight_decay)
@@ -26,7 +33,7 @@ class SGD(Optimizer):
                         foreach=foreach, differentiable=differentiable, fused=fused)
         super().__init__(params, defaults)
 
-    def _update_group(self, group) -> None:
+    def _update_group(self, group: dict[str, Any]) -> None:
         lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
         wd, nesterov, maximize = group["weight_decay"], group["nesterov"], group["maximize"]
         for p in group["params"]:

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from arraygrad.nn import functional as F
 from arraygrad.nn.modules.module import Module
+
+if TYPE_CHECKING:
+    from arraygrad.tensor import Tensor
 
 __all__ = ["ReLU", "LeakyReLU", "GELU", "SiLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "ELU",
            "Softplus", "LogSigmoid"]
@@ -16,7 +21,7 @@ class ReLU(Module):
         super().__init__()
         self.inplace = inplace
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         """ReLU of the input."""
         return F.relu(input, inplace=self.inplace)
 
@@ -32,7 +37,7 @@ class LeakyReLU(Module):
         self.negative_slope = negative_slope
         self.inplace = inplace
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         """Leaky ReLU of the input."""
         return F.leaky_relu(input, self.negative_slope, self.inplace)
 
@@ -47,7 +52,7 @@ class GELU(Module):
         super().__init__()
         self.approximate = approximate
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         """GELU of the input."""
         return F.gelu(input, approximate=self.approximate)
 
@@ -62,7 +67,7 @@ class SiLU(Module):
         super().__init__()
         self.inplace = inplace
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         """SiLU of the input."""
         return F.silu(input, inplace=self.inplace)
 
@@ -73,7 +78,7 @@ class SiLU(Module):
 class Tanh(Module):
     """Hyperbolic tangent."""
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         """tanh of the input."""
         return F.tanh(input)
 
@@ -81,7 +86,7 @@ class Tanh(Module):
 class Sigmoid(Module):
     """Logistic sigmoid."""
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         """sigmoid of the input."""
         return F.sigmoid(input)
 
@@ -89,7 +94,7 @@ class Sigmoid(Module):
 class LogSigmoid(Module):
     """``log(sigmoid(x))``."""
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         """log-sigmoid of the input."""
         return F.logsigmoid(input)
 
@@ -101,7 +106,7 @@ class Softmax(Module):
         super().__init__()
         self.dim = dim
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         """Softmax of the input along ``dim``."""
         return F.softmax(input, self.dim, _stacklevel=5)
 
@@ -116,7 +121,7 @@ class LogSoftmax(Module):
         super().__init__()
         self.dim = dim
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         """Log-softmax of the input along ``dim``."""
         return F.log_softmax(input, self.dim, _stacklevel=5)
 
@@ -132,7 +137,7 @@ class ELU(Module):
         self.alpha = alpha
         self.inplace = inplace
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         """ELU of the input."""
         return F.elu(input, self.alpha, self.inplace)
 
@@ -148,7 +153,7 @@ class Softplus(Module):
         self.beta = beta
         self.threshold = threshold
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         """Softplus of the input."""
         return F.softplus(input, self.beta, self.threshold)
 

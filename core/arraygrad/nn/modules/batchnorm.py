@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from arraygrad import dtypes as _dt
 from arraygrad.creation import ones, tensor, zeros
 from arraygrad.nn import functional as F, init
 from arraygrad.nn.modules.module import Module
 from arraygrad.nn.parameter import optional_parameter
+
+if TYPE_CHECKING:
+    from arraygrad.device import DeviceLike
+    from arraygrad.dtypes import dtype
+    from arraygrad.tensor import Tensor
 
 __all__ = ["BatchNorm1d", "BatchNorm2d"]
 
@@ -15,8 +22,9 @@ class _BatchNorm(Module):
     """Shared by the batch-norm layers; subclasses check the input rank."""
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
-                 affine: bool = True, track_running_stats: bool = True, device=None,
-                 dtype=None, *, bias: bool = True) -> None:
+                 affine: bool = True, track_running_stats: bool = True,
+                 device: DeviceLike | None = None, dtype: dtype | None = None, *,
+                 bias: bool = True) -> None:
         super().__init__()
         self.num_features = num_features
         self.eps = eps
@@ -51,10 +59,10 @@ class _BatchNorm(Module):
             if self.bias is not None:
                 init.zeros_(self.bias)
 
-    def _check_input_dim(self, input) -> None:
+    def _check_input_dim(self, input: Tensor) -> None:
         raise NotImplementedError
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         """Normalise with batch statistics (training) or running statistics (evaluation)."""
         self._check_input_dim(input)
         factor = 0.0 if self.momentum is None else self.momentum
@@ -80,7 +88,7 @@ class _BatchNorm(Module):
 class BatchNorm1d(_BatchNorm):
     """Batch normalisation of (N, C) or (N, C, L) inputs."""
 
-    def _check_input_dim(self, input) -> None:
+    def _check_input_dim(self, input: Tensor) -> None:
         if input.dim() != 2 and input.dim() != 3:
             raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
 
@@ -88,6 +96,6 @@ class BatchNorm1d(_BatchNorm):
 class BatchNorm2d(_BatchNorm):
     """Batch normalisation of (N, C, H, W) inputs."""
 
-    def _check_input_dim(self, input) -> None:
+    def _check_input_dim(self, input: Tensor) -> None:
         if input.dim() != 4:
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")

@@ -8,6 +8,8 @@ scale as its PyTorch twin.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, Sequence
+
 
 from arraygrad.creation import empty
 from arraygrad.nn import init
@@ -15,12 +17,19 @@ from arraygrad.nn._functional import conv as C
 from arraygrad.nn.modules.module import Module
 from arraygrad.nn.parameter import Parameter, optional_parameter
 
+if TYPE_CHECKING:
+    from arraygrad.device import DeviceLike
+    from arraygrad.dtypes import dtype
+    from arraygrad.tensor import Tensor
+
+    _IntOrTuple = int | tuple[int, ...]
+
 __all__ = ["Conv1d", "Conv2d", "ConvTranspose2d"]
 
 _PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
 
 
-def _ntuple(value, n: int) -> tuple:
+def _ntuple(value: Any, n: int) -> tuple[Any, ...]:
     if isinstance(value, (list, tuple)):
         return tuple(value)
     return (value,) * n
@@ -32,9 +41,10 @@ class _ConvNd(Module):
     _n = 2
     _transposed = False
 
-    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride, padding,
-                 dilation, groups: int, bias: bool, padding_mode: str, output_padding=0,
-                 device=None, dtype=None) -> None:
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: _IntOrTuple,
+                 stride: _IntOrTuple, padding: _IntOrTuple | str, dilation: _IntOrTuple,
+                 groups: int, bias: bool, padding_mode: str, output_padding: _IntOrTuple = 0,
+                 device: DeviceLike | None = None, dtype: dtype | None = None) -> None:
         super().__init__()
         n = self._n
         if groups <= 0:
@@ -56,7 +66,8 @@ class _ConvNd(Module):
         self.out_channels = out_channels
         self.kernel_size = _ntuple(kernel_size, n)
         self.stride = _ntuple(stride, n)
-        self.padding = padding if isinstance(padding, str) else _ntuple(padding, n)
+        self.padding: tuple[int, ...] | str = (padding if isinstance(padding, str)
+                                               else _ntuple(padding, n))
         self.dilation = _ntuple(dilation, n)
         self.transposed = self._transposed
         self.output_padding = _ntuple(output_padding, n)
@@ -72,7 +83,7 @@ class _ConvNd(Module):
         """Re-draw the weights with PyTorch's default initialisation."""
         init.default_layer_init_(self.weight, self.bias)
 
-    def _padded(self, input):
+    def _padded(self, input: Tensor) -> Tensor:
         """``input`` padded by ``padding_mode`` (non-zero modes pad explicitly, as PyTorch)."""
         from arraygrad.nn.functional import pad
 
@@ -107,13 +118,15 @@ class _ConvNd(Module):
 class _Conv(_ConvNd):
     """A forward convolution: ``padding_mode`` pads explicitly, then the functional op runs."""
 
-    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
-                 dilation=1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
-                 device=None, dtype=None) -> None:
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: _IntOrTuple,
+                 stride: _IntOrTuple = 1, padding: _IntOrTuple | str = 0,
+                 dilation: _IntOrTuple = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", device: DeviceLike | None = None,
+                 dtype: dtype | None = None) -> None:
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
                          groups, bias, padding_mode, device=device, dtype=dtype)
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         """The functional convolution with this layer's settings."""
         if self.padding_mode != "zeros":
             return self._conv(self._padded(input), self.weight, self.bias, self.stride, 0,
@@ -144,9 +157,11 @@ class ConvTranspose2d(_ConvNd):
 
     _transposed = True
 
-    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
-                 output_padding=0, groups: int = 1, bias: bool = True, dilation=1,
-                 padding_mode: str = "zeros", device=None, dtype=None) -> None:
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: _IntOrTuple,
+                 stride: _IntOrTuple = 1, padding: _IntOrTuple = 0,
+                 output_padding: _IntOrTuple = 0, groups: int = 1, bias: bool = True,
+                 dilation: _IntOrTuple = 1, padding_mode: str = "zeros",
+                 device: DeviceLike | None = None, dtype: dtype | None = None) -> None:
         if padding_mode != "zeros":
             raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
         if isinstance(padding, str):
@@ -154,7 +169,8 @@ class ConvTranspose2d(_ConvNd):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
                          groups, bias, padding_mode, output_padding, device=device, dtype=dtype)
 
-    def _output_padding(self, input, output_size) -> tuple:
+    def _output_padding(self, input: Tensor,
+                        output_size: Sequence[int] | None) -> tuple[int, ...]:
         if output_size is None:
             return self.output_padding
         non_spatial = 2 if input.ndim == 4 else 1
@@ -177,7 +193,7 @@ class ConvTranspose2d(_ConvNd):
                                  f"{list(input.shape[non_spatial:])})")
         return tuple(output_size[d] - lo[d] for d in range(2))
 
-    def forward(self, input, output_size=None):
+    def forward(self, input: Tensor, output_size: Sequence[int] | None = None) -> Tensor:
         """``conv_transpose2d(input, weight, bias)`` with this layer's settings."""
         output_padding = self._output_padding(input, output_size)
         return C.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from arraygrad.nn import functional as F
 from arraygrad.nn.modules.module import Module
+
+if TYPE_CHECKING:
+    from arraygrad.tensor import Tensor
 
 __all__ = ["Dropout"]
 
@@ -18,7 +23,7 @@ class Dropout(Module):
         self.p = p
         self.inplace = inplace
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         """Dropout when ``self.training``, else the input."""
         return F.dropout(input, self.p, self.training, self.inplace)
 

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Sequence
+
 from arraygrad.nn.modules.module import Module
 from arraygrad.tensor import _wrap_dim
+
+if TYPE_CHECKING:
+    from arraygrad.tensor import Tensor
 
 __all__ = ["Flatten", "Unflatten"]
 
@@ -16,7 +21,7 @@ class Flatten(Module):
         self.start_dim = start_dim
         self.end_dim = end_dim
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         """``input.flatten(start_dim, end_dim)``."""
         return input.flatten(self.start_dim, self.end_dim)
 
@@ -27,7 +32,7 @@ class Flatten(Module):
 class Unflatten(Module):
     """Split dimension ``dim`` into ``unflattened_size`` (one entry may be -1)."""
 
-    def __init__(self, dim: int, unflattened_size) -> None:
+    def __init__(self, dim: int, unflattened_size: Sequence[int]) -> None:
         super().__init__()
         if not isinstance(unflattened_size, (tuple, list)):
             raise TypeError("unflattened_size must be tuple of ints, but found type "
@@ -35,7 +40,7 @@ class Unflatten(Module):
         self.dim = dim
         self.unflattened_size = unflattened_size
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         """``input`` with dimension ``dim`` replaced by ``unflattened_size``."""
         d = _wrap_dim(self.dim, input.ndim, "unflatten")
         shape = tuple(input.shape)

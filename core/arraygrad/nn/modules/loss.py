@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from arraygrad.nn import functional as F
 from arraygrad.nn._functional.loss import legacy_get_string
 from arraygrad.nn.modules.module import Module
+
+if TYPE_CHECKING:
+    from arraygrad.tensor import Tensor
 
 __all__ = ["MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "CrossEntropyLoss", "NLLLoss",
            "BCELoss", "BCEWithLogitsLoss", "KLDivLoss"]
@@ -13,7 +18,8 @@ __all__ = ["MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "CrossEntropyLoss",
 class _Loss(Module):
     """Base of the losses: resolves the deprecated ``size_average``/``reduce`` into ``reduction``."""
 
-    def __init__(self, size_average=None, reduce=None, reduction: str = "mean") -> None:
+    def __init__(self, size_average: bool | None = None, reduce: bool | None = None,
+                 reduction: str = "mean") -> None:
         super().__init__()
         if size_average is not None or reduce is not None:
             self.reduction = legacy_get_string(size_average, reduce)
@@ -24,8 +30,8 @@ class _Loss(Module):
 class _WeightedLoss(_Loss):
     """A loss with a per-class ``weight`` buffer."""
 
-    def __init__(self, weight=None, size_average=None, reduce=None,
-                 reduction: str = "mean") -> None:
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
+                 reduce: bool | None = None, reduction: str = "mean") -> None:
         super().__init__(size_average, reduce, reduction)
         self.register_buffer("weight", weight)
 
@@ -33,7 +39,7 @@ class _WeightedLoss(_Loss):
 class MSELoss(_Loss):
     """Mean squared error."""
 
-    def forward(self, input, target):
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
         """The loss of ``input`` against ``target``."""
         return F.mse_loss(input, target, reduction=self.reduction)
 
@@ -41,7 +47,7 @@ class MSELoss(_Loss):
 class L1Loss(_Loss):
     """Mean absolute error."""
 
-    def forward(self, input, target):
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
         """The loss of ``input`` against ``target``."""
         return F.l1_loss(input, target, reduction=self.reduction)
 
@@ -49,12 +55,12 @@ class L1Loss(_Loss):
 class SmoothL1Loss(_Loss):
     """Quadratic below ``beta``, linear above (``0.5 d^2 / beta`` / ``|d| - beta / 2``)."""
 
-    def __init__(self, size_average=None, reduce=None, reduction: str = "mean",
-                 beta: float = 1.0) -> None:
+    def __init__(self, size_average: bool | None = None, reduce: bool | None = None,
+                 reduction: str = "mean", beta: float = 1.0) -> None:
         super().__init__(size_average, reduce, reduction)
         self.beta = beta
 
-    def forward(self, input, target):
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
         """The loss of ``input`` against ``target``."""
         return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
 
@@ -66,7 +72,7 @@ class HuberLoss(_Loss):
         super().__init__(reduction=reduction)
         self.delta = delta
 
-    def forward(self, input, target):
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
         """The loss of ``input`` against ``target``."""
         return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
 
@@ -74,13 +80,14 @@ class HuberLoss(_Loss):
 class CrossEntropyLoss(_WeightedLoss):
     """Cross entropy of logits against class indices or class probabilities."""
 
-    def __init__(self, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
-                 reduction: str = "mean", label_smoothing: float = 0.0) -> None:
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
+                 ignore_index: int = -100, reduce: bool | None = None, reduction: str = "mean",
+                 label_smoothing: float = 0.0) -> None:
         super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index = ignore_index
         self.label_smoothing = label_smoothing
 
-    def forward(self, input, target):
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
         """The loss of logits ``input`` against ``target``."""
         return F.cross_entropy(input, target, weight=self.weight, ignore_index=self.ignore_index,
                                reduction=self.reduction, label_smoothing=self.label_smoothing)
@@ -89,12 +96,13 @@ class CrossEntropyLoss(_WeightedLoss):
 class NLLLoss(_WeightedLoss):
     """Negative log likelihood of log-probabilities against class indices."""
 
-    def __init__(self, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
+                 ignore_index: int = -100, reduce: bool | None = None,
                  reduction: str = "mean") -> None:
         super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index = ignore_index
 
-    def forward(self, input, target):
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
         """The loss of log-probabilities ``input`` against ``target``."""
         return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
                           reduction=self.reduction)
@@ -103,7 +111,7 @@ class NLLLoss(_WeightedLoss):
 class BCELoss(_WeightedLoss):
     """Binary cross entropy of probabilities."""
 
-    def forward(self, input, target):
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
         """The loss of probabilities ``input`` against ``target``."""
         return F.binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)
 
@@ -111,13 +119,14 @@ class BCELoss(_WeightedLoss):
 class BCEWithLogitsLoss(_Loss):
     """Binary cross entropy of logits (a stable sigmoid + BCE), with optional ``pos_weight``."""
 
-    def __init__(self, weight=None, size_average=None, reduce=None, reduction: str = "mean",
-                 pos_weight=None) -> None:
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
+                 reduce: bool | None = None, reduction: str = "mean",
+                 pos_weight: Tensor | None = None) -> None:
         super().__init__(size_average, reduce, reduction)
         self.register_buffer("weight", weight)
         self.register_buffer("pos_weight", pos_weight)
 
-    def forward(self, input, target):
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
         """The loss of logits ``input`` against ``target``."""
         return F.binary_cross_entropy_with_logits(input, target, self.weight,
                                                   pos_weight=self.pos_weight,
@@ -128,11 +137,11 @@ class KLDivLoss(_Loss):
     """KL divergence of log-probabilities ``input`` from ``target`` (``reduction='batchmean'`` for
     the mathematical definition)."""
 
-    def __init__(self, size_average=None, reduce=None, reduction: str = "mean",
-                 log_target: bool = False) -> None:
+    def __init__(self, size_average: bool | None = None, reduce: bool | None = None,
+                 reduction: str = "mean", log_target: bool = False) -> None:
         super().__init__(size_average, reduce, reduction)
         self.log_target = log_target
 
-    def forward(self, input, target):
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
         """The divergence of ``input`` from ``target``."""
         return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)

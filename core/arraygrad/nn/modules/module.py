@@ -11,13 +11,16 @@ wraps inputs and outputs so those hooks fire during backward (see
 from __future__ import annotations
 
 from collections import OrderedDict, namedtuple
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Self
 
 from arraygrad.autograd.grad_mode import no_grad
 from arraygrad.autograd.hooks import HookDict, RemovableHandle
 from arraygrad.nn.modules._backward_hook import BackwardHook
 from arraygrad.nn.parameter import Parameter
 from arraygrad.tensor import Tensor
+
+if TYPE_CHECKING:
+    from arraygrad.device import DeviceLike
 
 __all__ = ["Module"]
 
@@ -35,7 +38,7 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
     __str__ = __repr__
 
 
-def _typename(obj) -> str:
+def _typename(obj: object) -> str:
     """PyTorch's ``torch.typename``: the type name an error message shows."""
     if isinstance(obj, Tensor):
         return f"arraygrad.{type(obj).__name__}" if isinstance(obj, Parameter) else "arraygrad.Tensor"
@@ -52,7 +55,8 @@ def _addindent(s: str, num_spaces: int) -> str:
     return first + "\n" + "\n".join(num_spaces * " " + line for line in lines)
 
 
-def _add_hook(hooks: HookDict, handle: RemovableHandle, hook, prepend: bool) -> None:
+def _add_hook(hooks: HookDict, handle: RemovableHandle, hook: Callable[..., Any],
+              prepend: bool) -> None:
     """Store ``hook`` at the end of ``hooks`` (or at the front with ``prepend``)."""
     if not prepend:
         hooks[handle.id] = hook
@@ -81,7 +85,20 @@ class Module:
     training: bool
     _version: int = 1
 
-    def __init__(self, *args, **kwargs) -> None:
+    # Set in __init__ through object.__setattr__ (Module.__setattr__ needs them to exist).
+    _parameters: OrderedDict[str, Parameter | None]
+    _buffers: OrderedDict[str, Tensor | None]
+    _non_persistent_buffers_set: set[str]
+    _modules: OrderedDict[str, Module | None]
+    _forward_pre_hooks: HookDict
+    _forward_pre_hooks_with_kwargs: HookDict
+    _forward_hooks: HookDict
+    _forward_hooks_with_kwargs: HookDict
+    _forward_hooks_always_called: HookDict
+    _backward_pre_hooks: HookDict
+    _backward_hooks: HookDict
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         if args or kwargs:
             raise TypeError(
                 f"{type(self).__name__}.__init__() got unexpected arguments: {args!r}, {kwargs!r}")
@@ -96,7 +113,7 @@ class Module:
                      "_backward_pre_hooks", "_backward_hooks"):
             setattr_(self, name, HookDict())
 
-    def forward(self, *args, **kwargs):
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
         """The computation of this module; every subclass defines it."""
         raise NotImplementedError(
             f'Module [{type(self).__name__}] is missing the required "forward" function')
@@ -202,7 +219,7 @@ class Module:
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __setattr__(self, name: str, value: Any) -> None:
-        def remove_from(*dicts_or_sets):
+        def remove_from(*dicts_or_sets: dict[str, Any] | set[str]) -> None:
             for d in dicts_or_sets:
                 if name in d:
                     if isinstance(d, dict):
@@ -256,14 +273,16 @@ class Module:
         else:
             object.__delattr__(self, name)
 
-    def __dir__(self):
+    def __dir__(self) -> list[str]:
         keys = list(object.__dir__(self))
         extra = list(self._parameters) + list(self._modules) + list(self._buffers)
         keys += [k for k in extra if not k[:1].isdigit()]
         return sorted(set(keys))
 
     # -- iteration ------------------------------------------------------------------
-    def _named_members(self, get_members, prefix="", recurse=True, remove_duplicate=True):
+    def _named_members(self, get_members: Callable[[Module], Iterable[tuple[str, Any]]],
+                       prefix: str = "", recurse: bool = True,
+                       remove_duplicate: bool = True) -> Iterator[tuple[str, Any]]:
         memo = set()
         modules = (self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
                    if recurse else [(prefix, self)])
@@ -315,8 +334,8 @@ class Module:
         for _, module in self.named_modules():
             yield module
 
-    def named_modules(self, memo: set | None = None, prefix: str = "",
-                      remove_duplicate: bool = True):
+    def named_modules(self, memo: set[int] | None = None, prefix: str = "",
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, Module]]:
         """``(dotted name, module)`` for this module (name ``prefix``) and all below it."""
         if memo is None:
             memo = set()
@@ -332,7 +351,7 @@ class Module:
             yield from module.named_modules(memo, sub_prefix, remove_duplicate)
 
     # -- modes and bulk changes ------------------------------------------------------------
-    def train(self, mode: bool = True) -> "Module":
+    def train(self, mode: bool = True) -> Self:
         """Set training mode (dropout active, batch norm uses batch statistics) recursively."""
         if not isinstance(mode, bool):
             raise ValueError("training mode is expected to be boolean")
@@ -341,11 +360,11 @@ class Module:
             module.train(mode)
         return self
 
-    def eval(self) -> "Module":
+    def eval(self) -> Self:
         """``train(False)``."""
         return self.train(False)
 
-    def requires_grad_(self, requires_grad: bool = True) -> "Module":
+    def requires_grad_(self, requires_grad: bool = True) -> Self:
         """Set ``requires_grad`` of every parameter (freeze with False)."""
         for p in self.parameters():
             p.requires_grad_(requires_grad)
@@ -366,14 +385,14 @@ class Module:
                     g.requires_grad_(False)
                 g.zero_()
 
-    def apply(self, fn: Callable[["Module"], None]) -> "Module":
+    def apply(self, fn: Callable[["Module"], None]) -> Self:
         """Call ``fn`` on every sub-module (children first), then on self; returns self."""
         for module in self.children():
             module.apply(fn)
         fn(self)
         return self
 
-    def _apply(self, fn: Callable[[Tensor], Tensor]) -> "Module":
+    def _apply(self, fn: Callable[[Tensor], Tensor]) -> Self:
         """Replace every parameter's and buffer's data (and grad) by ``fn`` of it, in place.
 
         Parameters keep their identity (optimizers holding them stay valid).
@@ -392,7 +411,7 @@ class Module:
                     self._buffers[key] = fn(buf)
         return self
 
-    def to(self, *args, **kwargs) -> "Module":
+    def to(self, *args: Any, **kwargs: Any) -> Self:
         """Move and/or cast parameters and buffers: ``to(device)``, ``to(dtype)``, ``to(tensor)``.
 
         Only floating-point tensors change dtype (``num_batches_tracked`` stays int64).
@@ -415,28 +434,29 @@ class Module:
 
         return self._apply(convert)
 
-    def cpu(self) -> "Module":
+    def cpu(self) -> Self:
         """Move everything to the CPU."""
         return self.to("cpu")
 
-    def cuda(self, device=None) -> "Module":
+    def cuda(self, device: DeviceLike | None = None) -> Self:
         """Move everything to a CUDA device (``cuda:0`` by default)."""
         return self._apply(lambda t: t.cuda(device))
 
-    def float(self) -> "Module":
+    def float(self) -> Self:
         """Cast floating-point parameters and buffers to float32."""
         return self._apply(lambda t: t.float() if t.is_floating_point() else t)
 
-    def double(self) -> "Module":
+    def double(self) -> Self:
         """Cast floating-point parameters and buffers to float64."""
         return self._apply(lambda t: t.double() if t.is_floating_point() else t)
 
-    def half(self) -> "Module":
+    def half(self) -> Self:
         """Cast floating-point parameters and buffers to float16."""
         return self._apply(lambda t: t.half() if t.is_floating_point() else t)
 
     # -- state dict -------------------------------------------------------------------------
-    def _save_to_state_dict(self, destination, prefix, keep_vars) -> None:
+    def _save_to_state_dict(self, destination: dict[str, Any], prefix: str,
+                            keep_vars: bool) -> None:
         for name, param in self._parameters.items():
             if param is not None:
                 destination[prefix + name] = param if keep_vars else param.detach()
@@ -444,7 +464,8 @@ class Module:
             if buf is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = buf if keep_vars else buf.detach()
 
-    def state_dict(self, *, destination=None, prefix: str = "", keep_vars: bool = False):
+    def state_dict(self, *, destination: dict[str, Any] | None = None, prefix: str = "",
+                   keep_vars: bool = False) -> dict[str, Any]:
         """An ``OrderedDict`` of every parameter and persistent buffer, keyed by dotted name.
 
         Values are detached tensors sharing memory with the module (``keep_vars``
@@ -459,7 +480,9 @@ class Module:
                                   keep_vars=keep_vars)
         return destination
 
-    def _load_plan(self, state_dict, prefix, plan, missing, error_msgs) -> None:
+    def _load_plan(self, state_dict: Mapping[str, Any], prefix: str,
+                   plan: list[tuple[Tensor, Any]], missing: list[str],
+                   error_msgs: list[str]) -> None:
         """Match this module's entries against ``state_dict`` without changing anything."""
         persistent = {k: v for k, v in self._buffers.items()
                       if k not in self._non_persistent_buffers_set}
@@ -486,7 +509,8 @@ class Module:
             if module is not None:
                 module._load_plan(state_dict, prefix + name + ".", plan, missing, error_msgs)
 
-    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
+    def load_state_dict(self, state_dict: Mapping[str, Any], strict: bool = True,
+                        assign: bool = False) -> _IncompatibleKeys:
         """Copy parameters and buffers from ``state_dict``; returns ``(missing_keys, unexpected_keys)``.
 
         Raises RuntimeError (listing every problem) on a size mismatch, or with
@@ -494,9 +518,9 @@ class Module:
         """
         if not isinstance(state_dict, dict):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
-        plan: list = []
-        missing: list = []
-        error_msgs: list = []
+        plan: list[tuple[Tensor, Any]] = []
+        missing: list[str] = []
+        error_msgs: list[str] = []
         self._load_plan(state_dict, "", plan, missing, error_msgs)
         expected = set(self.state_dict(keep_vars=True))
         unexpected = [k for k in state_dict if k not in expected]
@@ -519,7 +543,7 @@ class Module:
         return _IncompatibleKeys(missing, unexpected)
 
     # -- hooks ------------------------------------------------------------------------------
-    def register_forward_pre_hook(self, hook, *, prepend: bool = False,
+    def register_forward_pre_hook(self, hook: Callable[..., Any], *, prepend: bool = False,
                                   with_kwargs: bool = False) -> RemovableHandle:
         """``hook(module, args)`` (or ``hook(module, args, kwargs)``) before ``forward``.
 
@@ -532,7 +556,8 @@ class Module:
             self._forward_pre_hooks_with_kwargs[handle.id] = True
         return handle
 
-    def register_forward_hook(self, hook, *, prepend: bool = False, with_kwargs: bool = False,
+    def register_forward_hook(self, hook: Callable[..., Any], *, prepend: bool = False,
+                              with_kwargs: bool = False,
                               always_call: bool = False) -> RemovableHandle:
         """``hook(module, args, output)`` (or with kwargs) after ``forward``; may return a new output.
 
@@ -547,13 +572,15 @@ class Module:
             self._forward_hooks_always_called[handle.id] = True
         return handle
 
-    def register_full_backward_pre_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+    def register_full_backward_pre_hook(self, hook: Callable[..., Any],
+                                        prepend: bool = False) -> RemovableHandle:
         """``hook(module, grad_output)`` when the output gradients arrive; may return new ones."""
         handle = RemovableHandle(self._backward_pre_hooks)
         _add_hook(self._backward_pre_hooks, handle, hook, prepend)
         return handle
 
-    def register_full_backward_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+    def register_full_backward_hook(self, hook: Callable[..., Any],
+                                    prepend: bool = False) -> RemovableHandle:
         """``hook(module, grad_input, grad_output)`` once the input gradients are computed.
 
         ``grad_input`` has one entry per positional input (None where it needs no
@@ -563,7 +590,7 @@ class Module:
         _add_hook(self._backward_hooks, handle, hook, prepend)
         return handle
 
-    def register_backward_hook(self, hook) -> RemovableHandle:
+    def register_backward_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
         """Same as ``register_full_backward_hook`` (the correct module-level meaning).
 
         Unlike PyTorch's deprecated version, ``grad_input`` is the gradient w.r.t.
@@ -572,7 +599,7 @@ class Module:
         return self.register_full_backward_hook(hook)
 
     # -- calling ------------------------------------------------------------------------------
-    def _call_impl(self, *args, **kwargs):
+    def _call_impl(self, *args: Any, **kwargs: Any) -> Any:
         if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
                 or self._backward_pre_hooks):
             return self.forward(*args, **kwargs)

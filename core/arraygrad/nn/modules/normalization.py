@@ -2,22 +2,30 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Sequence
+
 from arraygrad.nn import functional as F, init
 from arraygrad.nn.modules.module import Module
 from arraygrad.nn.parameter import optional_parameter
+
+if TYPE_CHECKING:
+    from arraygrad.device import DeviceLike
+    from arraygrad.dtypes import dtype
+    from arraygrad.tensor import Tensor
 
 __all__ = ["LayerNorm", "GroupNorm"]
 
 
 
-def _affine_parameters(module, affine: bool, bias: bool, shape, dtype, device) -> None:
+def _affine_parameters(module: Module, affine: bool, bias: bool, shape: tuple[int, ...],
+                       dtype: dtype | None, device: DeviceLike | None) -> None:
     """Register ``weight`` (and ``bias`` if asked) of ``shape``, or None for both, then init."""
     optional_parameter(module, "weight", affine, *shape, dtype=dtype, device=device)
     optional_parameter(module, "bias", affine and bias, *shape, dtype=dtype, device=device)
     module.reset_parameters()
 
 
-def _reset_affine(module) -> None:
+def _reset_affine(module: Module) -> None:
     """Weight 1 and bias 0, where they exist."""
     if module.weight is not None:
         init.ones_(module.weight)
@@ -27,8 +35,9 @@ def _reset_affine(module) -> None:
 class LayerNorm(Module):
     """Normalise over the trailing ``normalized_shape`` dims; affine weight 1 and bias 0."""
 
-    def __init__(self, normalized_shape, eps: float = 1e-5, elementwise_affine: bool = True,
-                 bias: bool = True, device=None, dtype=None) -> None:
+    def __init__(self, normalized_shape: int | Sequence[int], eps: float = 1e-5,
+                 elementwise_affine: bool = True, bias: bool = True,
+                 device: DeviceLike | None = None, dtype: dtype | None = None) -> None:
         super().__init__()
         if isinstance(normalized_shape, int):
             normalized_shape = (normalized_shape,)
@@ -41,7 +50,7 @@ class LayerNorm(Module):
         """Weight 1, bias 0."""
         _reset_affine(self)
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         """The layer-normalised input."""
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
@@ -54,7 +63,8 @@ class GroupNorm(Module):
     """Normalise groups of channels; per-channel affine weight 1 and bias 0."""
 
     def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5, affine: bool = True,
-                 device=None, dtype=None, *, bias: bool = True) -> None:
+                 device: DeviceLike | None = None, dtype: dtype | None = None, *,
+                 bias: bool = True) -> None:
         super().__init__()
         if num_channels % num_groups != 0:
             raise ValueError("num_channels must be divisible by num_groups")
@@ -68,7 +78,7 @@ class GroupNorm(Module):
         """Weight 1, bias 0."""
         _reset_affine(self)
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         """The group-normalised input."""
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
 

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from arraygrad.nn._functional import conv as C
 from arraygrad.nn.modules.module import Module
+
+if TYPE_CHECKING:
+    from arraygrad.tensor import Tensor
 
 __all__ = ["PixelShuffle", "PixelUnshuffle"]
 
@@ -15,7 +20,7 @@ class PixelShuffle(Module):
         super().__init__()
         self.upscale_factor = upscale_factor
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         """The shuffled input."""
         return C.pixel_shuffle(input, self.upscale_factor)
 
@@ -30,7 +35,7 @@ class PixelUnshuffle(Module):
         super().__init__()
         self.downscale_factor = downscale_factor
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         """The unshuffled input."""
         return C.pixel_unshuffle(input, self.downscale_factor)
 

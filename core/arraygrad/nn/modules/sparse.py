@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from arraygrad.autograd.grad_mode import no_grad
 from arraygrad.creation import empty
 from arraygrad.nn import functional as F, init
 from arraygrad.nn._functional.linear import normalize_padding_idx
 from arraygrad.nn.modules.module import Module
 from arraygrad.nn.parameter import Parameter
+
+if TYPE_CHECKING:
+    from arraygrad.device import DeviceLike
+    from arraygrad.dtypes import dtype
+    from arraygrad.tensor import Tensor
 
 __all__ = ["Embedding"]
 
@@ -18,9 +25,11 @@ class Embedding(Module):
     The ``padding_idx`` row starts at zero and receives no gradient.
     """
 
-    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx=None, max_norm=None,
-                 norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False,
-                 _weight=None, _freeze: bool = False, device=None, dtype=None) -> None:
+    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
+                 max_norm: float | None = None, norm_type: float = 2.0,
+                 scale_grad_by_freq: bool = False, sparse: bool = False,
+                 _weight: Tensor | None = None, _freeze: bool = False,
+                 device: DeviceLike | None = None, dtype: dtype | None = None) -> None:
         super().__init__()
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
@@ -48,7 +57,7 @@ class Embedding(Module):
             with no_grad():
                 self.weight[self.padding_idx] = 0.0
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         """The rows of ``weight`` at the indices ``input``."""
         return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
                            self.scale_grad_by_freq, self.sparse)
@@ -68,7 +77,8 @@ class Embedding(Module):
         return s
 
     @classmethod
-    def from_pretrained(cls, embeddings, freeze: bool = True, padding_idx=None, max_norm=None,
+    def from_pretrained(cls, embeddings: Tensor, freeze: bool = True,
+                        padding_idx: int | None = None, max_norm: float | None = None,
                         norm_type: float = 2.0, scale_grad_by_freq: bool = False,
                         sparse: bool = False) -> "Embedding":
         """An ``Embedding`` whose weight is ``embeddings`` (frozen by default)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections.abc
+from typing import Any, Sequence
 
 from arraygrad.tensor import Tensor
 
@@ -12,13 +13,13 @@ _ERR = ("default_collate: batch must contain tensors, numpy arrays, numbers, dic
         "found {}")
 
 
-def _is_array(obj) -> bool:
+def _is_array(obj: object) -> bool:
     """A foreign array (NumPy...) by duck typing: the core imports no array library."""
     return not isinstance(obj, Tensor) and hasattr(obj, "shape") and hasattr(obj, "dtype") \
         and hasattr(obj, "__array__")
 
 
-def default_collate(batch):
+def default_collate(batch: Sequence[Any]) -> Any:
     """Stack tensors and arrays, make numbers tensors, recurse into dicts, tuples and lists.
 
     Floats become float64, ints int64, bools bool, strings stay a list; a tuple
@@ -29,6 +30,7 @@ def default_collate(batch):
     from arraygrad.ops.shape import stack
 
     elem = batch[0]
+    cls: Any = type(elem)  # rebuilt from its parts below, as PyTorch does
     if isinstance(elem, Tensor):
         return stack(list(batch), 0)
     if _is_array(elem):
@@ -46,11 +48,11 @@ def default_collate(batch):
     if isinstance(elem, collections.abc.Mapping):
         collated = {key: default_collate([d[key] for d in batch]) for key in elem}
         try:
-            return type(elem)(collated)
+            return cls(collated)
         except TypeError:
             return collated
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # namedtuple
-        return type(elem)(*(default_collate(list(s)) for s in zip(*batch)))
+        return cls(*(default_collate(list(s)) for s in zip(*batch)))
     if isinstance(elem, collections.abc.Sequence):
         size = len(elem)
         if any(len(e) != size for e in batch):
@@ -59,22 +61,23 @@ def default_collate(batch):
         if isinstance(elem, tuple):
             return transposed
         try:
-            return type(elem)(transposed)
+            return cls(transposed)
         except TypeError:
             return transposed
     raise TypeError(_ERR.format(type(elem)))
 
 
-def default_convert(data):
+def default_convert(data: Any) -> Any:
     """Without batching: turn foreign arrays into tensors, recursively; leave the rest."""
     from arraygrad.creation import as_tensor
 
     if _is_array(data):
         return as_tensor(data)
+    cls: Any = type(data)  # rebuilt from its converted parts, as PyTorch does
     if isinstance(data, collections.abc.Mapping):
-        return type(data)({k: default_convert(v) for k, v in data.items()})
+        return cls({k: default_convert(v) for k, v in data.items()})
     if isinstance(data, tuple) and hasattr(data, "_fields"):
-        return type(data)(*(default_convert(d) for d in data))
+        return cls(*(default_convert(d) for d in data))
     if isinstance(data, (list, tuple)):
-        return type(data)(default_convert(d) for d in data)
+        return cls(default_convert(d) for d in data)
     return data

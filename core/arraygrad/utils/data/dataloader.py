@@ -7,10 +7,16 @@ compatibility and falls back to it with a warning.
 from __future__ import annotations
 
 import warnings
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from arraygrad.utils.data._collate import default_collate, default_convert
 from arraygrad.utils.data.dataset import IterableDataset
 from arraygrad.utils.data.sampler import BatchSampler, RandomSampler, SequentialSampler
+
+if TYPE_CHECKING:
+    from arraygrad.random import Generator
+    from arraygrad.utils.data.dataset import Dataset
+    from arraygrad.utils.data.sampler import Sampler
 
 __all__ = ["DataLoader"]
 
@@ -24,10 +30,20 @@ class DataLoader:
     merges a list of samples (``default_collate`` by default).
     """
 
-    def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None,
-                 num_workers: int = 0, collate_fn=None, pin_memory: bool = False,
-                 drop_last: bool = False, timeout: float = 0, worker_init_fn=None,
-                 multiprocessing_context=None, generator=None, *, prefetch_factor=None,
+    # Duck-typed, as in PyTorch: a map-style dataset (__getitem__, __len__) or an iterable one,
+    # and samplers that are iterables of indices (or of index lists) with __len__.
+    dataset: Any
+    sampler: Any
+    batch_sampler: Any
+
+    def __init__(self, dataset: Dataset, batch_size: int | None = 1, shuffle: bool | None = None,
+                 sampler: Sampler | Iterable[Any] | None = None,
+                 batch_sampler: Sampler | Iterable[list[Any]] | None = None,
+                 num_workers: int = 0, collate_fn: Callable[[Any], Any] | None = None,
+                 pin_memory: bool = False, drop_last: bool = False, timeout: float = 0,
+                 worker_init_fn: Callable[[int], None] | None = None,
+                 multiprocessing_context: Any = None, generator: Generator | None = None, *,
+                 prefetch_factor: int | None = None,
                  persistent_workers: bool = False, pin_memory_device: str = "") -> None:
         if num_workers < 0:
             raise ValueError("num_workers option should be non-negative; use num_workers=0 to "
@@ -63,13 +79,13 @@ class DataLoader:
             raise ValueError("batch_size=None option disables auto-batching and is mutually "
                              "exclusive with drop_last")
         if sampler is None and not self._iterable:
-            sampler = (RandomSampler(dataset, generator=generator) if shuffle
-                       else SequentialSampler(dataset))
+            sampler = (RandomSampler(self.dataset, generator=generator) if shuffle
+                       else SequentialSampler(self.dataset))
+        self.sampler = sampler
         if batch_size is not None and batch_sampler is None and not self._iterable:
-            batch_sampler = BatchSampler(sampler, batch_size, drop_last)
+            batch_sampler = BatchSampler(self.sampler, batch_size, drop_last)
         self.batch_size = batch_size
         self.drop_last = drop_last
-        self.sampler = sampler
         self.batch_sampler = batch_sampler
         if collate_fn is None:
             collate_fn = default_collate if self._auto_collation or (
@@ -80,7 +96,7 @@ class DataLoader:
     def _auto_collation(self) -> bool:
         return self.batch_sampler is not None
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Any]:
         if self._iterable:
             yield from self._iter_stream()
             return
@@ -91,7 +107,7 @@ class DataLoader:
             for i in self.sampler:
                 yield self.collate_fn(self.dataset[i])
 
-    def _iter_stream(self):
+    def _iter_stream(self) -> Iterator[Any]:
         if self.batch_size is None:
             for sample in self.dataset:
                 yield self.collate_fn(sample)

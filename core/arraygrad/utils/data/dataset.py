@@ -7,8 +7,12 @@ import bisect
 import math
 import warnings
 from itertools import accumulate
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, NoReturn, Sequence
 
 from arraygrad.tensor import Tensor
+
+if TYPE_CHECKING:
+    from arraygrad.random import Generator
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "ConcatDataset", "Subset",
            "random_split"]
@@ -17,7 +21,7 @@ __all__ = ["Dataset", "IterableDataset", "TensorDataset", "ConcatDataset", "Subs
 class Dataset:
     """A map-style dataset: subclasses define ``__getitem__`` (and usually ``__len__``)."""
 
-    def __getitem__(self, index):
+    def __getitem__(self, index: Any) -> Any:
         raise NotImplementedError("Subclasses of Dataset should implement __getitem__.")
 
     def __add__(self, other: "Dataset") -> "ConcatDataset":
@@ -27,10 +31,10 @@ class Dataset:
 class IterableDataset(Dataset):
     """A stream of samples: subclasses define ``__iter__``."""
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Any]:
         raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
 
-    def __add__(self, other):
+    def __add__(self, other: Dataset) -> NoReturn:
         raise TypeError("IterableDataset does not support concatenation with +")
 
 
@@ -45,8 +49,9 @@ class TensorDataset(Dataset):
             raise ValueError("Size mismatch between tensors")
         self.tensors = tensors
 
-    def __getitem__(self, index):
-        return tuple(t[index] for t in self.tensors)
+    def __getitem__(self, index: Any) -> tuple[Tensor, ...]:
+        # Tensor's indexing is installed at import by tensor_methods, which mypy cannot see yet
+        return tuple(t[index] for t in self.tensors)  # type: ignore[index]
 
     def __len__(self) -> int:
         return self.tensors[0].size(0)
@@ -55,19 +60,21 @@ class TensorDataset(Dataset):
 class ConcatDataset(Dataset):
     """Several map-style datasets one after another."""
 
-    def __init__(self, datasets) -> None:
+    def __init__(self, datasets: Iterable[Dataset]) -> None:
         self.datasets = list(datasets)
         if not self.datasets:
             raise AssertionError("datasets should not be an empty iterable")
         for d in self.datasets:
             if isinstance(d, IterableDataset):
                 raise AssertionError("ConcatDataset does not support IterableDataset")
-        self.cumulative_sizes = list(accumulate(len(d) for d in self.datasets))
+        # map-style datasets define __len__ by convention; Dataset itself does not (as in torch)
+        sizes = (len(d) for d in self.datasets)  # type: ignore[arg-type]
+        self.cumulative_sizes = list(accumulate(sizes))
 
     def __len__(self) -> int:
         return self.cumulative_sizes[-1]
 
-    def __getitem__(self, idx):
+    def __getitem__(self, idx: int) -> Any:
         if idx < 0:
             if -idx > len(self):
                 raise ValueError("absolute value of index should not exceed dataset length")
@@ -80,11 +87,11 @@ class ConcatDataset(Dataset):
 class Subset(Dataset):
     """The samples of ``dataset`` at ``indices``, in that order."""
 
-    def __init__(self, dataset, indices) -> None:
+    def __init__(self, dataset: Dataset, indices: Sequence[int]) -> None:
         self.dataset = dataset
         self.indices = indices
 
-    def __getitem__(self, idx):
+    def __getitem__(self, idx: int | list[int]) -> Any:
         if isinstance(idx, list):
             return self.dataset[[self.indices[i] for i in idx]]
         return self.dataset[self.indices[idx]]
@@ -93,7 +100,7 @@ class Subset(Dataset):
         return len(self.indices)
 
 
-def _split_lengths(n: int, lengths) -> list:
+def _split_lengths(n: int, lengths: Sequence[int | float]) -> list[int]:
     """``lengths`` as integers: fractions summing to 1 become counts, the remainder spread
     one at a time from the first subset (PyTorch's rule)."""
     if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
@@ -112,13 +119,16 @@ def _split_lengths(n: int, lengths) -> list:
     return [int(x) for x in lengths]
 
 
-def random_split(dataset, lengths, generator=None) -> list:
+def random_split(dataset: Dataset, lengths: Sequence[int | float],
+                 generator: Generator | None = None) -> list[Subset]:
     """Split into non-overlapping random subsets of the given lengths (or fractions)."""
     from arraygrad.creation import randperm
     from arraygrad.random import default_generator
 
-    lengths = _split_lengths(len(dataset), lengths)
-    if sum(lengths) != len(dataset):
+    # map-style datasets define __len__ by convention; Dataset itself does not (as in torch)
+    n = len(dataset)  # type: ignore[arg-type]
+    lengths = _split_lengths(n, lengths)
+    if sum(lengths) != n:
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
     gen = generator if generator is not None else default_generator()
     indices = randperm(sum(lengths), generator=gen).tolist()

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence, Sized
+
+if TYPE_CHECKING:
+    from arraygrad.random import Generator
+
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
            "BatchSampler"]
 
@@ -9,32 +14,32 @@ __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler
 class Sampler:
     """Base class: an iterable of indices (or of index lists, for batch samplers)."""
 
-    def __init__(self, data_source=None) -> None:
+    def __init__(self, data_source: Sized | None = None) -> None:
         pass
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Any]:
         raise NotImplementedError
 
 
-def _generator(generator):
+def _generator(generator: Generator | None) -> Generator:
     """``generator``, or a fresh one seeded from the default generator (so ``manual_seed``
     makes shuffling reproducible, as in PyTorch)."""
     if generator is not None:
         return generator
     from arraygrad.creation import randint
-    from arraygrad.random import Generator
+    from arraygrad.random import Generator as _Generator
 
     seed = int(randint(0, 2 ** 62, (1,)).item())
-    return Generator().manual_seed(seed)
+    return _Generator().manual_seed(seed)
 
 
 class SequentialSampler(Sampler):
     """``0, 1, ..., len(data_source) - 1``."""
 
-    def __init__(self, data_source) -> None:
+    def __init__(self, data_source: Sized) -> None:
         self.data_source = data_source
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[int]:
         return iter(range(len(self.data_source)))
 
     def __len__(self) -> int:
@@ -44,8 +49,8 @@ class SequentialSampler(Sampler):
 class RandomSampler(Sampler):
     """A random permutation (or, with ``replacement``, ``num_samples`` uniform draws)."""
 
-    def __init__(self, data_source, replacement: bool = False, num_samples=None,
-                 generator=None) -> None:
+    def __init__(self, data_source: Sized, replacement: bool = False,
+                 num_samples: int | None = None, generator: Generator | None = None) -> None:
         self.data_source = data_source
         self.replacement = replacement
         self._num_samples = num_samples
@@ -59,7 +64,7 @@ class RandomSampler(Sampler):
         """How many indices one pass yields."""
         return len(self.data_source) if self._num_samples is None else self._num_samples
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[int]:
         from arraygrad.creation import randint, randperm
 
         n = len(self.data_source)
@@ -78,11 +83,11 @@ class RandomSampler(Sampler):
 class SubsetRandomSampler(Sampler):
     """The given ``indices`` in random order."""
 
-    def __init__(self, indices, generator=None) -> None:
+    def __init__(self, indices: Sequence[int], generator: Generator | None = None) -> None:
         self.indices = indices
         self.generator = generator
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[int]:
         from arraygrad.creation import randperm
 
         for i in randperm(len(self.indices), generator=_generator(self.generator)).tolist():
@@ -95,7 +100,7 @@ class SubsetRandomSampler(Sampler):
 class BatchSampler(Sampler):
     """Groups another sampler's indices into lists of ``batch_size``."""
 
-    def __init__(self, sampler, batch_size: int, drop_last: bool) -> None:
+    def __init__(self, sampler: Sampler | Iterable[int], batch_size: int, drop_last: bool) -> None:
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size <= 0:
             raise ValueError("batch_size should be a positive integer value, but got "
                              f"batch_size={batch_size}")
@@ -105,8 +110,8 @@ class BatchSampler(Sampler):
         self.batch_size = batch_size
         self.drop_last = drop_last
 
-    def __iter__(self):
-        batch = []
+    def __iter__(self) -> Iterator[list[int]]:
+        batch: list[int] = []
         for idx in self.sampler:
             batch.append(idx)
             if len(batch) == self.batch_size:
@@ -116,5 +121,6 @@ class BatchSampler(Sampler):
             yield batch
 
     def __len__(self) -> int:
-        n = len(self.sampler)
+        # samplers define __len__ by convention; Sampler itself does not (as in torch)
+        n = len(self.sampler)  # type: ignore[arg-type]
         return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
