@@ -10,7 +10,6 @@ allocation, so tests can check that ``cuda:1`` work really happens on device 1.
 from __future__ import annotations
 
 import sys
-import types
 
 import pytest
 
@@ -102,112 +101,7 @@ def test_array_type_is_none_without_cupy():
     assert CupyBackend().array_type is None
 
 
-# -- a fake cupy made of NumPy ----------------------------------------------------
-
-class FakeCuda:
-    """Builds fake ``cupy``, ``cupyx`` and ``array_api_compat.cupy`` modules."""
-
-    def __init__(self, n_devices: int):
-        import numpy as np
-        import array_api_compat.numpy as np_xp
-
-        self.n_devices = n_devices
-        self.current = 0
-        self.log: list[tuple[str, int]] = []
-        fake = self
-
-        class CUDARuntimeError(RuntimeError):
-            pass
-
-        class Device:
-            def __init__(self, index=None):
-                self.id = fake.current if index is None else index
-                if not 0 <= self.id < max(fake.n_devices, 1):
-                    raise CUDARuntimeError(f"cudaErrorInvalidDevice: {self.id}")
-
-            def __enter__(self):
-                self._previous, fake.current = fake.current, self.id
-                return self
-
-            def __exit__(self, *exc):
-                fake.current = self._previous
-
-            def synchronize(self):
-                fake.log.append(("synchronize", self.id))
-
-        def get_device_count():
-            if fake.n_devices == 0:
-                raise CUDARuntimeError("cudaErrorNoDevice: no CUDA-capable device is detected")
-            return fake.n_devices
-
-        def logged(name, fn):
-            def call(*args, **kwargs):
-                fake.log.append((name, fake.current))
-                return fn(*args, **kwargs)
-            return call
-
-        class Rng:
-            def __init__(self, seed):
-                fake.log.append(("default_rng", fake.current))
-                self._rng = np.random.default_rng(seed)
-
-            def __getattr__(self, name):  # standard_normal, random, integers
-                return logged(f"rng.{name}", getattr(self._rng, name))
-
-        cupy = types.ModuleType("cupy")
-        cupy.ndarray = np.ndarray
-        cupy.float32, cupy.float64, cupy.int64 = np.float32, np.float64, np.int64
-        cupy.asarray = logged("asarray", np.asarray)
-        cupy.asnumpy = logged("asnumpy", np.asarray)
-        cupy.from_dlpack = logged("from_dlpack", np.from_dlpack)
-        cupy.argsort = np.argsort
-        cupy.cuda = types.ModuleType("cupy.cuda")
-        cupy.cuda.Device = Device
-        cupy.cuda.runtime = types.ModuleType("cupy.cuda.runtime")
-        cupy.cuda.runtime.getDeviceCount = get_device_count
-        cupy.cuda.runtime.CUDARuntimeError = CUDARuntimeError
-        cupy.random = types.ModuleType("cupy.random")
-        cupy.random.default_rng = Rng
-
-        cupyx = types.ModuleType("cupyx")
-        cupyx.scatter_add = logged("scatter_add", np.add.at)
-
-        namespace = types.ModuleType("array_api_compat.cupy")
-
-        def namespace_getattr(name):
-            value = getattr(np_xp, name)
-            if callable(value) and not isinstance(value, type):
-                return logged(f"xp.{name}", value)
-            return value
-
-        namespace.__getattr__ = namespace_getattr
-        self.modules = {"cupy": cupy, "cupy.cuda": cupy.cuda,
-                        "cupy.cuda.runtime": cupy.cuda.runtime, "cupy.random": cupy.random,
-                        "cupyx": cupyx, "array_api_compat.cupy": namespace}
-
-    def devices_for(self, name):
-        """The devices that were current for each logged call of ``name``."""
-        return {dev for call, dev in self.log if call == name}
-
-
-@pytest.fixture
-def fake_cuda(monkeypatch, fresh_plugins):
-    """Install a fake cupy; returns a factory ``make(n_devices) -> FakeCuda``."""
-    import array_api_compat
-
-    def make(n_devices=2):
-        fake = FakeCuda(n_devices)
-        for name, module in fake.modules.items():
-            monkeypatch.setitem(sys.modules, name, module)
-        monkeypatch.setattr(array_api_compat, "cupy", fake.modules["array_api_compat.cupy"],
-                            raising=False)
-        cupy_backend_module._reset_probe()
-        fresh_plugins._reset_for_tests()  # new CupyBackend instances, nothing cached
-        return fake
-
-    yield make
-    cupy_backend_module._reset_probe()
-
+# -- the fake cupy (tests/plugins/fake_cupy.py, fixture ``fake_cuda``) ---------------
 
 def test_fake_cupy_without_device_reports_no_cuda_device(fake_cuda):
     fake_cuda(0)
