@@ -16,7 +16,6 @@ import pytest
 import arraygrad as ag
 from arraygrad.backends import available, backend_for_device
 from arraygrad_cupy import CupyBackend, CupyGenerator
-from arraygrad_cupy import backend as cupy_backend_module
 
 pytestmark = pytest.mark.filterwarnings("ignore::arraygrad.plugins.PluginLoadWarning")
 

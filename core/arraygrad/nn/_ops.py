@@ -18,6 +18,8 @@ import math
 
 from arraygrad.ops import elementwise as ew
 from arraygrad.ops._record import backward_node, record, to_float_data
+from arraygrad.ops.registry import run_kernel
+from arraygrad.tensor import Tensor
 
 __all__ = ["erf", "log_sigmoid"]
 
@@ -43,6 +45,10 @@ _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
 def _erf_data(xp, x):
     """erf of a native floating array (all three ranges computed, then selected)."""
+    f16 = getattr(xp, "float16", None)  # not in the Array API standard: only where it exists
+    if f16 is not None and x.dtype == f16:
+        # the coefficients overflow float16 (a NaN for every input): run in float32
+        return xp.astype(_erf_data(xp, xp.astype(x, xp.float32)), f16)
     y = xp.abs(x)
     # small |x|: erf(x) = x * R(x^2); the argument is clamped so unused lanes stay finite
     ys = xp.minimum(y, _THRESH)
@@ -86,9 +92,22 @@ ErfBackward0 = backward_node("ErfBackward0", _erf_backward)
 
 def erf(input):
     """The error function ``2/sqrt(pi) * integral_0^x exp(-t^2) dt``, elementwise."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"erf(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
     backend = input._backend
-    data = _erf_data(backend.xp, to_float_data(input))
+    x = to_float_data(input)
+    # a plugin may register a faster erf kernel for this backend (arraygrad-special: SciPy,
+    # cupyx); one that returns NotImplemented (its library is missing) defers to Cody's
+    data = run_kernel("erf", backend, _no_kernel, x)
+    if data is NotImplemented:
+        data = _erf_data(backend.xp, x)
     return record(data, backend, ErfBackward0, (input,), saved=(input,))
+
+
+def _no_kernel(x):
+    """``run_kernel``'s fallback for erf: defer to the portable code."""
+    return NotImplemented
 
 
 def _log_sigmoid_backward(node, g):

@@ -6,6 +6,11 @@ when there is one (``get_kernel``), else the portable Array API code in
 is written with Tensor ops. The backward of one op calls other ops of this
 plugin (lgamma -> digamma -> polygamma(1) -> polygamma(2) ..., i0 -> i1 -> i0),
 so gradients of any order work.
+
+Only the public API is used: ``arraygrad.extend`` to define the ops, and
+``arraygrad.special.erf``, the core's own erf (with its ``ErfBackward0``), which
+this plugin does not redefine: it contributes only faster erf kernels to it
+(see ``plugin.py``) and ``Tensor.erf``.
 """
 
 from __future__ import annotations
@@ -14,8 +19,8 @@ import math
 from numbers import Number
 
 import arraygrad as ag
-from arraygrad.extend import OUTPUT, backward_node, record
-from arraygrad.ops.registry import get_kernel
+from arraygrad.extend import OUTPUT, backend_of, backward_node, get_kernel, native, record
+from arraygrad.special import erf
 
 from arraygrad_special import portable
 
@@ -39,16 +44,23 @@ def _floating(t):
     return t if t.is_floating_point() else t.to(ag.get_default_dtype())
 
 
-def _forward(name: str, backend, *arrays, prefix=()):
+def _forward(name: str, backend, *arrays, order: int | None = None):
     """``name`` on native ``arrays``: the backend's kernel if any (and willing), else portable.
 
-    ``prefix``: non-array leading arguments (polygamma's ``n``).
+    ``order``: polygamma's ``n``. The portable code takes it as a Python int; a kernel
+    takes it as a 0-d array of the input's dtype on the input's device, because
+    ``cupyx.scipy.special.polygamma`` evaluates ``cupy.where(n == 0, ...)`` on it and
+    fails on a Python int (``'bool' object has no attribute 'astype'``).
     """
     kernel = get_kernel(name, backend)
     if kernel is not None:
+        # backend.xp allocates on the backend's own device (one instance per device)
+        prefix = () if order is None else (
+            backend.xp.asarray(float(order), dtype=arrays[-1].dtype),)
         out = kernel(*prefix, *arrays)
         if out is not NotImplemented:
             return out
+    prefix = () if order is None else (order,)
     return getattr(portable, name)(backend.xp, *prefix, *arrays)
 
 
@@ -59,8 +71,9 @@ def _unary(name: str, node_name: str, backward, *, save: str, doc: str):
     def op(input):
         _check_tensor(name, input)
         x = _floating(input)
-        data = _forward(name, x._backend, x._data)
-        return record(data, x._backend, cls, (x,), saved=(x,) if save == "input" else (OUTPUT,))
+        backend = backend_of(x)
+        data = _forward(name, backend, native(x))
+        return record(data, backend, cls, (x,), saved=(x,) if save == "input" else (OUTPUT,))
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = doc
@@ -72,11 +85,7 @@ def _saved(node):
     return node.saved_tensors[0]
 
 
-# -- erf family ----------------------------------------------------------------------------
-
-erf = _unary(
-    "erf", "ErfBackward0", lambda n, g: g * (_TWO_OVER_SQRT_PI * ag.exp(-_saved(n) ** 2)),
-    save="input", doc="The error function ``2/sqrt(pi) * int_0^x exp(-t^2) dt``, elementwise.")
+# -- erfc, erfinv (erf itself is the core's: ``arraygrad.special.erf``) --------------------
 
 erfc = _unary(
     "erfc", "ErfcBackward0", lambda n, g: g * (-_TWO_OVER_SQRT_PI * ag.exp(-_saved(n) ** 2)),
@@ -127,8 +136,9 @@ def polygamma(n, input):
     if n == 0:
         return digamma(input)  # PyTorch records DigammaBackward0 for n == 0 too
     x = _floating(input)
-    data = _forward("polygamma", x._backend, x._data, prefix=(n,))
-    return record(data, x._backend, PolygammaBackward0, (x,), saved=(x,), args=n)
+    backend = backend_of(x)
+    data = _forward("polygamma", backend, native(x), order=n)
+    return record(data, backend, PolygammaBackward0, (x,), saved=(x,), args=n)
 
 
 def tensor_polygamma(self, n):
@@ -210,8 +220,8 @@ def xlogy(input, other):
     if x.device != y.device:
         raise RuntimeError(f"xlogy: Expected all tensors to be on the same device, but found at "
                            f"least two devices, {x.device} and {y.device}!")
-    backend = x._backend
-    data = _forward("xlogy", backend, x._data, y._data)
+    backend = backend_of(x)
+    data = _forward("xlogy", backend, native(x), native(y))
     return record(data, backend, XlogyBackward0, (x, y), saved=(x, y))
 
 
@@ -236,16 +246,17 @@ def logit(input, eps=None):
     """``log(x / (1 - x))``; with ``eps``, ``x`` is first clamped to ``[eps, 1 - eps]``."""
     _check_tensor("logit", input)
     x = _floating(input)
-    xp = x._backend.xp
-    data = x._data
+    backend = backend_of(x)
+    xp = backend.xp
+    data = native(x)
     if eps is not None:
         eps = float(eps)
         lo = xp.asarray(eps, dtype=data.dtype)
         hi = xp.asarray(1.0 - eps, dtype=data.dtype)
         # where() rather than clip(): nan must stay nan
         data = xp.where(data < lo, lo, xp.where(data > hi, hi, data))
-    out = _forward("logit", x._backend, data)
-    return record(out, x._backend, LogitBackward0, (x,), saved=(x,), args=eps)
+    out = _forward("logit", backend, data)
+    return record(out, backend, LogitBackward0, (x,), saved=(x,), args=eps)
 
 
 def _expit_backward(node, g):

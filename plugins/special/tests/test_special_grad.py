@@ -55,6 +55,8 @@ _PORTABLE_GRAD = [c for c in GRAD_CASES if c[0] in {
 def test_gradcheck_portable_path(name, fn, ranges, monkeypatch):
     """With no kernel (as on a backend SciPy does not serve) the portable forward is used."""
     monkeypatch.setattr(ops, "get_kernel", lambda op, backend: None)
+    # erf is the core's op, which finds the plugin's kernel in the registry itself
+    monkeypatch.delitem(registry._state.kernels, ("erf", "numpy"), raising=False)
     assert gradcheck(fn, _inputs(ranges))
     assert gradgradcheck(fn, _inputs(ranges, seed=1))
 
