@@ -274,3 +274,59 @@ def test_second_device(cuda):
     assert _host(a.grad) == [2.0, 4.0]
     b = a.detach().to("cuda:0")
     assert str(b.device) == "cuda:0" and _host(b) == [1.0, 2.0]
+
+
+# -- the profiler's CUDA columns: cupy.cuda.Event timing ------------------------------------
+
+def test_profiler_times_device_work_with_cuda_events(cuda):
+    from arraygrad.autograd import profiler
+
+    x = ag.randn(32, 32, device="cuda", requires_grad=True)
+    with profiler.profile(use_cuda=True) as prof:
+        with profiler.record_function("step"):
+            (x @ x).relu().sum().backward()
+    averages = prof.key_averages()
+    rows = {r.key: r for r in averages}
+    assert averages.device_measured and averages.device_note == ""
+    for row in rows.values():
+        assert 0 <= row.self_device_time_total <= row.device_time_total + 1e-6
+    step, mm = rows["step"], rows["matmul"]
+    assert mm.device_time_total > 0 and mm.cuda_time_total == mm.device_time_total
+    # everything ran inside "step": its device time covers every other top-level call's
+    assert step.device_time_total >= mm.device_time_total
+    assert sum(r.self_device_time_total for r in averages) == pytest.approx(
+        step.device_time_total, rel=1e-6)
+
+    table = averages.table(sort_by="self_cuda_time_total")
+    header = table.splitlines()[1]
+    columns = ["Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg", "Self CUDA",
+               "Self CUDA %", "CUDA total", "CUDA time avg", "# of Calls"]
+    positions = [header.index(c) for c in columns]
+    assert positions == sorted(positions)
+    lines = table.rstrip().splitlines()
+    assert lines[-2].startswith("Self CPU time total:")
+    assert lines[-1].startswith("Self CUDA time total:")
+
+
+def test_profiler_events_are_on_the_profiled_device_and_read_after_sync(fake_cuda):
+    """Each event is recorded on the profiled device (CUDA refuses another device's), and
+    read only once that device is synchronized (before, CUDA says cudaErrorNotReady)."""
+    from arraygrad.autograd import profiler
+
+    fake = fake_cuda(2)
+    x = ag.ones(4, device="cuda:1", requires_grad=True)
+    fake.log.clear()
+    with profiler.profile(use_device="cuda:1") as prof:
+        (x * 2).sum().backward()
+    assert fake.devices_for("event.record") == {1}
+    assert ("synchronize", 1) in fake.log and not fake.pending
+    assert {r.key: r for r in prof.key_averages()}["mul"].device_time_total > 0
+    assert fake.current == 0
+
+    start, end = (backend_for_device("cuda:1").device_event() for _ in range(2))
+    start.record()
+    end.record()
+    with pytest.raises(RuntimeError, match="cudaErrorNotReady"):
+        start.elapsed_ms(end)
+    backend_for_device("cuda:1").synchronize()
+    assert start.elapsed_ms(end) >= 0
