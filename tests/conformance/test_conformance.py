@@ -74,7 +74,7 @@ def _cupy_skip_reason():
     return None
 
 
-@pytest.mark.parametrize("backend", ["numpy", "strict", "cupy"])
+@pytest.mark.parametrize("backend", ["numpy", "strict", pytest.param("cupy", marks=pytest.mark.cuda)])
 def test_backend_passes_the_suite(backend, tmp_path):
     if backend == "cupy" and _cupy_skip_reason():
         pytest.skip(_cupy_skip_reason())

@@ -20,7 +20,8 @@ from arraygrad_cupy import CupyBackend, CupyGenerator
 pytestmark = pytest.mark.filterwarnings("ignore::arraygrad.plugins.PluginLoadWarning")
 
 HAS_CUDA = bool(CupyBackend().is_available())
-needs_cuda = pytest.mark.skipif(not HAS_CUDA, reason="no CUDA device")
+# `make test-gpu` selects these with -m cuda
+needs_cuda = [pytest.mark.cuda, pytest.mark.skipif(not HAS_CUDA, reason="no CUDA device")]
 
 
 # -- paths that need no GPU (run in this environment) --------------------------
