@@ -1,10 +1,14 @@
-# The two commands of the README: `make demo` and `make test`.
+# The two commands of the README: `make demo` and `make test` (and `make test-gpu` on a
+# machine with a CUDA GPU).
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench soak clean
+CUPY_EXTRA ?= cupy
+GPU_STAMP := $(VENV)/.installed-$(CUPY_EXTRA)
+
+.PHONY: demo test test-gpu bench soak clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -21,6 +25,17 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest -q tests
+
+# CuPy (CUPY_EXTRA=cupy-cuda12 for CUDA 12), then the conformance suite on the cupy
+# backend (--strict: no usable GPU is an error, not a skip) and the tests marked `cuda`
+# (the real-GPU halves of the device tests, which skip without a GPU under `make test`).
+$(GPU_STAMP): $(STAMP)
+	$(PY) -m pip install --quiet -e ".[$(CUPY_EXTRA)]"
+	touch $(GPU_STAMP)
+
+test-gpu: $(GPU_STAMP)
+	$(VENV)/bin/arraygrad-conformance cupy --strict -q -p no:cacheprovider
+	$(PY) -m pytest -q -m cuda tests
 
 soak: $(STAMP)
 	$(PY) -m pytest -q -s -m soak tests/reliability

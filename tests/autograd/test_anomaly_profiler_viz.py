@@ -108,6 +108,34 @@ def test_profiler_table_sorting_counts_and_chrome_trace(tmp_path):
         prof.key_averages().table(sort_by="nonsense")
 
 
+def test_profiler_device_without_timing_events_says_so():
+    """A device backend with no ``device_event`` (the dummy test backend) gets a note line,
+    not silently CPU columns only; without use_cuda/use_device there is neither."""
+    x = ag.ones(3, device="dummy", requires_grad=True)
+    with profiler.profile(use_device="dummy") as prof:
+        (x * 2).sum().backward()
+    averages = prof.key_averages()
+    assert averages.use_device == "dummy" and not averages.device_measured
+    lines = averages.table().rstrip().splitlines()
+    assert "Self DUMMY" not in lines[1] and "# of Calls" in lines[1]
+    assert lines[-2].startswith("Self CPU time total:")
+    assert lines[-1] == ("DUMMY time not measured: backend 'dummy' on dummy has no device timing "
+                         "events (Backend.device_event)")
+    assert all(r.device_time_total == 0 == r.cuda_time_total for r in averages)
+
+    with profiler.profile() as prof:
+        (x * 2).sum()
+    assert prof.key_averages().table().rstrip().splitlines()[-1].startswith("Self CPU time total:")
+
+
+@pytest.mark.skipif(ag.cuda.is_available(), reason="a CUDA device is present")
+def test_profiler_use_cuda_without_a_device_says_so():
+    with profiler.profile(use_cuda=True) as prof:
+        (ag.ones(2) * 2).sum()
+    note = prof.key_averages().table().rstrip().splitlines()[-1]
+    assert note.startswith("CUDA time not measured: ") and "not available" in note
+
+
 def test_make_dot_names_ops_saved_shapes_and_leaves(tmp_path):
     w = ag.tensor([1., 2.], requires_grad=True)
     b = ag.tensor(1., requires_grad=True)

@@ -1,7 +1,7 @@
 """In-place ops: version counters, rebasing history (also through views), and the errors."""
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 import arraygrad as ag
 
@@ -173,6 +173,7 @@ def _run(program, inplace: bool):
 
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.sampled_from(OPS), min_size=1, max_size=6))
+@example(["exp", "exp", "exp", "exp", "tanh"])  # overflows to inf: NaN gradients on both sides
 def test_random_inplace_programs_match_functional_or_raise_version_error(program):
     ref_value, ref_grad = _run(program, inplace=False)
     try:
@@ -182,4 +183,6 @@ def test_random_inplace_programs_match_functional_or_raise_version_error(program
         assert "modified by an inplace operation" in str(e)
         assert "read" in program[:-1]
         return
-    assert value == pytest.approx(ref_value) and grad == pytest.approx(ref_grad)
+    # NaN where the reference has NaN (and only there) is a match
+    assert value == pytest.approx(ref_value, nan_ok=True)
+    assert grad == pytest.approx(ref_grad, nan_ok=True)

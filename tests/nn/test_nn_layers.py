@@ -66,23 +66,47 @@ def test_identity_flatten_unflatten():
 
 # -- dropout ----------------------------------------------------------------------------------
 
+def _dropout_pattern(x, y, p):
+    """Checks ``y = dropout(x, p)`` elementwise: each output is 0 or exactly ``x / (1 - p)``,
+    about ``p`` of them zeroed; returns the kept mask."""
+    xs, ys = arr(x), arr(y)
+    kept = ys != 0
+    np.testing.assert_allclose(ys[kept], xs[kept] / (1 - p), rtol=1e-15)
+    assert abs((~kept).mean() - p) < 0.02, f"zeroed {(~kept).mean():.3f}, expected {p}"
+    return kept
+
+
 def test_dropout_train_and_eval():
     ag.manual_seed(0)
     d = nn.Dropout(0.25)
-    x = ag.ones(200, 50, dtype=F64, requires_grad=True)
+    # distinct nonzero values: a dropout that ignored its input, or did nothing, shows
+    x = t64(rng.uniform(0.5, 1.5, (200, 50)) * rng.choice([-1.0, 1.0], (200, 50)),
+            requires_grad=True)
     y = d(x)
-    vals = arr(y)
-    kept = vals != 0
-    assert set(np.unique(vals).tolist()) <= {0.0, 1 / 0.75}
-    assert abs(kept.mean() - 0.75) < 0.02
+    kept = _dropout_pattern(x, y, 0.25)
     y.sum().backward()
-    np.testing.assert_allclose(arr(x.grad), kept / 0.75)
+    np.testing.assert_allclose(arr(x.grad), kept / 0.75)  # 1/(1-p) where kept, 0 elsewhere
+    ones = d(ag.ones(200, 50, dtype=F64))
+    assert set(np.unique(arr(ones)).tolist()) == {0.0, 1 / 0.75}
+    _dropout_pattern(ag.ones(400, 50), nn.functional.dropout(ag.ones(400, 50)), 0.5)
+    # eval mode, p == 0 and training=False are the identity (the same tensor)
     d.eval()
     assert d(x) is x
-    assert nn.Dropout(1.0)(x).sum().item() == 0
+    assert nn.Dropout(0.0)(x) is x
+    assert nn.functional.dropout(x, 0.5, training=False) is x
+    assert nn.Dropout(1.0)(x).sum().item() == 0 and not arr(nn.Dropout(1.0)(x)).any()
     with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1, but got 1.5"):
         nn.Dropout(1.5)
     assert repr(d) == "Dropout(p=0.25, inplace=False)"
+
+
+def test_dropout_inplace_zeroes_and_scales_the_input():
+    ag.manual_seed(1)
+    x = t64(rng.uniform(0.5, 1.5, (100, 40)))
+    before = x.clone()
+    y = nn.Dropout(0.4, inplace=True)(x)
+    assert y is x
+    _dropout_pattern(before, x, 0.4)
 
 
 def test_dropout_reproducible_with_seed():
@@ -91,6 +115,9 @@ def test_dropout_reproducible_with_seed():
     ag.manual_seed(3)
     b = nn.functional.dropout(ag.ones(20))
     assert a.tolist() == b.tolist()
+    assert set(a.tolist()) == {0.0, 2.0}  # p = 0.5: zeroed or doubled
+    ag.manual_seed(4)
+    assert nn.functional.dropout(ag.ones(20)).tolist() != a.tolist()
 
 
 # -- embedding ----------------------------------------------------------------------------------

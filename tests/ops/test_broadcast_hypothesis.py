@@ -1,4 +1,5 @@
-"""Property tests: broadcasting shapes and gradients, reduction shapes, dtype promotion."""
+"""Property tests: broadcasting shapes and gradients, reductions (shapes, values and gradient
+values against analytic float64 references), dtype promotion."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import itertools
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 from hypothesis.extra.numpy import mutually_broadcastable_shapes
 
 import arraygrad as ag
@@ -78,14 +79,24 @@ def test_binary_broadcast_shape_and_gradients(name, shapes, seed):
 @SETTINGS
 @given(shapes=pair_shapes, seed=st.integers(0, 2 ** 32 - 1), mixed=st.booleans())
 def test_gradient_dtype_follows_input_under_promotion(shapes, seed, mixed):
-    (sa, sb), _ = shapes.input_shapes, shapes.result_shape
+    (sa, sb), out_shape = shapes.input_shapes, shapes.result_shape
     rng = np.random.default_rng(seed)
-    a = ag.tensor(rng.standard_normal(sa), dtype=ag.float32, requires_grad=True)
-    b = ag.tensor(rng.standard_normal(sb), dtype=F64 if mixed else ag.float32,
-                  requires_grad=True)
+    an = rng.standard_normal(sa).astype(np.float32)
+    bn = rng.standard_normal(sb).astype(np.float64 if mixed else np.float32)
+    a = ag.tensor(an, dtype=ag.float32, requires_grad=True)
+    b = ag.tensor(bn, dtype=F64 if mixed else ag.float32, requires_grad=True)
     (a * b).sum().backward()
     assert a.grad.dtype is ag.float32 and tuple(a.grad.shape) == tuple(sa)
     assert b.grad.dtype is b.dtype and tuple(b.grad.shape) == tuple(sb)
+    # values: d/da sum(a*b) = b summed down to a's shape, and the other way round, against a
+    # float64 reference from the same values; float32 tolerances for both, since, as in
+    # PyTorch, the float64 b's gradient is summed from a's float32 products
+    ones = np.ones(out_shape)
+    a64, b64 = an.astype(np.float64), bn.astype(np.float64)
+    np.testing.assert_allclose(a.grad.numpy(), np_sum_to(ones * b64, tuple(sa)),
+                               rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(b.grad.numpy(), np_sum_to(ones * a64, tuple(sb)),
+                               rtol=1e-5, atol=1e-5)
 
 
 @SETTINGS
@@ -140,9 +151,38 @@ REDUCTIONS = {
 }
 
 
+def reduction_grad(name, a, dims):
+    """d sum(reduction(a, dims)) / da in float64: the analytic gradient, with PyTorch's even
+    split between tied extrema."""
+    d = (dims,) if isinstance(dims, int) else tuple(dims)
+    d = tuple(sorted({i % a.ndim for i in d}))
+    n = int(np.prod([a.shape[i] for i in d]))
+
+    def keep(f):
+        return f(a, axis=d, keepdims=True)
+
+    mean = keep(np.mean)
+    if name in ("amax", "amin"):
+        hit = a == keep(np.max if name == "amax" else np.min)
+        return hit / hit.sum(axis=d, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return {
+            "sum": lambda: np.ones_like(a),
+            "mean": lambda: np.full_like(a, 1.0 / n),
+            "prod": lambda: keep(np.prod) / a,
+            "var": lambda: 2 * (a - mean) / n,
+            # PyTorch: 0 where the std is 0 (e.g. over a single element), not 0/0
+            "std": lambda: np.where(keep(np.var) == 0, 0.0,
+                                    (a - mean) / (n * np.sqrt(keep(np.var)))),
+            "logsumexp": lambda: np.exp(a - np.log(keep(lambda x, **k: np.exp(x).sum(**k)))),
+            "norm": lambda: a / np.sqrt(keep(lambda x, **k: (x * x).sum(**k))),
+        }[name]()
+
+
 @pytest.mark.parametrize("name", sorted(REDUCTIONS))
 @SETTINGS
 @given(sdk=shape_dims_keepdim(), seed=st.integers(0, 2 ** 32 - 1))
+@example(sdk=((2, 1), 1, False), seed=0)  # single-element reductions: std's gradient is 0 there
 def test_reduction_shapes_values_and_grad_shape(name, sdk, seed):
     shape, dims, keepdim = sdk
     fn, np_fn = REDUCTIONS[name]
@@ -155,6 +195,8 @@ def test_reduction_shapes_values_and_grad_shape(name, sdk, seed):
     np.testing.assert_allclose(out.detach().numpy(), np_fn(xn, np_dims, keepdim), rtol=1e-10)
     out.sum().backward()
     assert tuple(x.grad.shape) == shape
+    np.testing.assert_allclose(x.grad.numpy(), reduction_grad(name, xn, dims), rtol=1e-10,
+                               atol=1e-12)
 
 
 @pytest.mark.parametrize("op", ["max", "min"])
@@ -172,6 +214,10 @@ def test_max_min_with_dim_shapes(op, sdk, seed):
     values.sum().backward()
     assert tuple(x.grad.shape) == shape
     assert x.grad.sum().item() == values.numel()
+    # values: 1 at each selected element (the values are distinct), 0 elsewhere
+    onehot = np.zeros(shape)
+    np.put_along_axis(onehot, np_fn(xn, axis=dim, keepdims=True), 1.0, axis=dim)
+    np.testing.assert_array_equal(x.grad.numpy(), onehot)
 
 
 # -- dtype promotion ---------------------------------------------------------------------------

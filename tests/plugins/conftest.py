@@ -1,4 +1,4 @@
-"""Fixtures for the plugin tests: isolated plugin state and fresh interpreters.
+"""Fixtures for the plugin tests: isolated plugin state, a fake cupy, fresh interpreters.
 
 The plugin manager and backend registry are process-wide. Tests that rebuild
 them snapshot the exact objects first and put them back afterwards, because
@@ -50,6 +50,28 @@ def fresh_plugins(monkeypatch):
         registry._backends = backends
         registry._origin.update(origin)
         registry._device_cache.update(device_cache)
+
+
+@pytest.fixture
+def fake_cuda(monkeypatch, fresh_plugins):
+    """Install a fake cupy (``fake_cupy.FakeCuda``); returns a factory ``make(n_devices)``."""
+    import array_api_compat
+
+    from arraygrad_cupy import backend as cupy_backend_module
+    from fake_cupy import FakeCuda
+
+    def make(n_devices=2):
+        fake = FakeCuda(n_devices)
+        for name, module in fake.modules.items():
+            monkeypatch.setitem(sys.modules, name, module)
+        monkeypatch.setattr(array_api_compat, "cupy", fake.modules["array_api_compat.cupy"],
+                            raising=False)
+        cupy_backend_module._reset_probe()
+        fresh_plugins._reset_for_tests()  # new CupyBackend instances, nothing cached
+        return fake
+
+    yield make
+    cupy_backend_module._reset_probe()
 
 
 @pytest.fixture

@@ -82,6 +82,16 @@ class _Collector(ast.NodeVisitor):
 
     visit_FunctionDef = visit_AsyncFunctionDef = visit_Lambda = _function
 
+    def visit_If(self, node) -> None:
+        """``if TYPE_CHECKING:`` blocks never run: their imports are for the type checker."""
+        test = node.test
+        name = test.id if isinstance(test, ast.Name) else getattr(test, "attr", None)
+        if name == "TYPE_CHECKING":
+            for child in node.orelse:
+                self.visit(child)
+            return
+        self.generic_visit(node)
+
     def _import(self, node) -> None:
         names = _imported_names(node, self.module, self.is_package)
         if isinstance(node, ast.ImportFrom):

@@ -10,19 +10,18 @@ allocation, so tests can check that ``cuda:1`` work really happens on device 1.
 from __future__ import annotations
 
 import sys
-import types
 
 import pytest
 
 import arraygrad as ag
 from arraygrad.backends import available, backend_for_device
 from arraygrad_cupy import CupyBackend, CupyGenerator
-from arraygrad_cupy import backend as cupy_backend_module
 
 pytestmark = pytest.mark.filterwarnings("ignore::arraygrad.plugins.PluginLoadWarning")
 
 HAS_CUDA = bool(CupyBackend().is_available())
-needs_cuda = pytest.mark.skipif(not HAS_CUDA, reason="no CUDA device")
+# `make test-gpu` selects these with -m cuda
+needs_cuda = [pytest.mark.cuda, pytest.mark.skipif(not HAS_CUDA, reason="no CUDA device")]
 
 
 # -- paths that need no GPU (run in this environment) --------------------------
@@ -102,112 +101,7 @@ def test_array_type_is_none_without_cupy():
     assert CupyBackend().array_type is None
 
 
-# -- a fake cupy made of NumPy ----------------------------------------------------
-
-class FakeCuda:
-    """Builds fake ``cupy``, ``cupyx`` and ``array_api_compat.cupy`` modules."""
-
-    def __init__(self, n_devices: int):
-        import numpy as np
-        import array_api_compat.numpy as np_xp
-
-        self.n_devices = n_devices
-        self.current = 0
-        self.log: list[tuple[str, int]] = []
-        fake = self
-
-        class CUDARuntimeError(RuntimeError):
-            pass
-
-        class Device:
-            def __init__(self, index=None):
-                self.id = fake.current if index is None else index
-                if not 0 <= self.id < max(fake.n_devices, 1):
-                    raise CUDARuntimeError(f"cudaErrorInvalidDevice: {self.id}")
-
-            def __enter__(self):
-                self._previous, fake.current = fake.current, self.id
-                return self
-
-            def __exit__(self, *exc):
-                fake.current = self._previous
-
-            def synchronize(self):
-                fake.log.append(("synchronize", self.id))
-
-        def get_device_count():
-            if fake.n_devices == 0:
-                raise CUDARuntimeError("cudaErrorNoDevice: no CUDA-capable device is detected")
-            return fake.n_devices
-
-        def logged(name, fn):
-            def call(*args, **kwargs):
-                fake.log.append((name, fake.current))
-                return fn(*args, **kwargs)
-            return call
-
-        class Rng:
-            def __init__(self, seed):
-                fake.log.append(("default_rng", fake.current))
-                self._rng = np.random.default_rng(seed)
-
-            def __getattr__(self, name):  # standard_normal, random, integers
-                return logged(f"rng.{name}", getattr(self._rng, name))
-
-        cupy = types.ModuleType("cupy")
-        cupy.ndarray = np.ndarray
-        cupy.float32, cupy.float64, cupy.int64 = np.float32, np.float64, np.int64
-        cupy.asarray = logged("asarray", np.asarray)
-        cupy.asnumpy = logged("asnumpy", np.asarray)
-        cupy.from_dlpack = logged("from_dlpack", np.from_dlpack)
-        cupy.argsort = np.argsort
-        cupy.cuda = types.ModuleType("cupy.cuda")
-        cupy.cuda.Device = Device
-        cupy.cuda.runtime = types.ModuleType("cupy.cuda.runtime")
-        cupy.cuda.runtime.getDeviceCount = get_device_count
-        cupy.cuda.runtime.CUDARuntimeError = CUDARuntimeError
-        cupy.random = types.ModuleType("cupy.random")
-        cupy.random.default_rng = Rng
-
-        cupyx = types.ModuleType("cupyx")
-        cupyx.scatter_add = logged("scatter_add", np.add.at)
-
-        namespace = types.ModuleType("array_api_compat.cupy")
-
-        def namespace_getattr(name):
-            value = getattr(np_xp, name)
-            if callable(value) and not isinstance(value, type):
-                return logged(f"xp.{name}", value)
-            return value
-
-        namespace.__getattr__ = namespace_getattr
-        self.modules = {"cupy": cupy, "cupy.cuda": cupy.cuda,
-                        "cupy.cuda.runtime": cupy.cuda.runtime, "cupy.random": cupy.random,
-                        "cupyx": cupyx, "array_api_compat.cupy": namespace}
-
-    def devices_for(self, name):
-        """The devices that were current for each logged call of ``name``."""
-        return {dev for call, dev in self.log if call == name}
-
-
-@pytest.fixture
-def fake_cuda(monkeypatch, fresh_plugins):
-    """Install a fake cupy; returns a factory ``make(n_devices) -> FakeCuda``."""
-    import array_api_compat
-
-    def make(n_devices=2):
-        fake = FakeCuda(n_devices)
-        for name, module in fake.modules.items():
-            monkeypatch.setitem(sys.modules, name, module)
-        monkeypatch.setattr(array_api_compat, "cupy", fake.modules["array_api_compat.cupy"],
-                            raising=False)
-        cupy_backend_module._reset_probe()
-        fresh_plugins._reset_for_tests()  # new CupyBackend instances, nothing cached
-        return fake
-
-    yield make
-    cupy_backend_module._reset_probe()
-
+# -- the fake cupy (tests/plugins/fake_cupy.py, fixture ``fake_cuda``) ---------------
 
 def test_fake_cupy_without_device_reports_no_cuda_device(fake_cuda):
     fake_cuda(0)
@@ -381,3 +275,59 @@ def test_second_device(cuda):
     assert _host(a.grad) == [2.0, 4.0]
     b = a.detach().to("cuda:0")
     assert str(b.device) == "cuda:0" and _host(b) == [1.0, 2.0]
+
+
+# -- the profiler's CUDA columns: cupy.cuda.Event timing ------------------------------------
+
+def test_profiler_times_device_work_with_cuda_events(cuda):
+    from arraygrad.autograd import profiler
+
+    x = ag.randn(32, 32, device="cuda", requires_grad=True)
+    with profiler.profile(use_cuda=True) as prof:
+        with profiler.record_function("step"):
+            (x @ x).relu().sum().backward()
+    averages = prof.key_averages()
+    rows = {r.key: r for r in averages}
+    assert averages.device_measured and averages.device_note == ""
+    for row in rows.values():
+        assert 0 <= row.self_device_time_total <= row.device_time_total + 1e-6
+    step, mm = rows["step"], rows["matmul"]
+    assert mm.device_time_total > 0 and mm.cuda_time_total == mm.device_time_total
+    # everything ran inside "step": its device time covers every other top-level call's
+    assert step.device_time_total >= mm.device_time_total
+    assert sum(r.self_device_time_total for r in averages) == pytest.approx(
+        step.device_time_total, rel=1e-6)
+
+    table = averages.table(sort_by="self_cuda_time_total")
+    header = table.splitlines()[1]
+    columns = ["Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg", "Self CUDA",
+               "Self CUDA %", "CUDA total", "CUDA time avg", "# of Calls"]
+    positions = [header.index(c) for c in columns]
+    assert positions == sorted(positions)
+    lines = table.rstrip().splitlines()
+    assert lines[-2].startswith("Self CPU time total:")
+    assert lines[-1].startswith("Self CUDA time total:")
+
+
+def test_profiler_events_are_on_the_profiled_device_and_read_after_sync(fake_cuda):
+    """Each event is recorded on the profiled device (CUDA refuses another device's), and
+    read only once that device is synchronized (before, CUDA says cudaErrorNotReady)."""
+    from arraygrad.autograd import profiler
+
+    fake = fake_cuda(2)
+    x = ag.ones(4, device="cuda:1", requires_grad=True)
+    fake.log.clear()
+    with profiler.profile(use_device="cuda:1") as prof:
+        (x * 2).sum().backward()
+    assert fake.devices_for("event.record") == {1}
+    assert ("synchronize", 1) in fake.log and not fake.pending
+    assert {r.key: r for r in prof.key_averages()}["mul"].device_time_total > 0
+    assert fake.current == 0
+
+    start, end = (backend_for_device("cuda:1").device_event() for _ in range(2))
+    start.record()
+    end.record()
+    with pytest.raises(RuntimeError, match="cudaErrorNotReady"):
+        start.elapsed_ms(end)
+    backend_for_device("cuda:1").synchronize()
+    assert start.elapsed_ms(end) >= 0

@@ -46,7 +46,14 @@ def test_entry_points_register_numpy_cupy_and_dummy(fresh_plugins):
 
 
 @quiet
-def test_available_lists_backends_with_availability_and_reason(fresh_plugins):
+@pytest.mark.parametrize("cuda", ["here", "fake"])
+def test_available_lists_backends_with_availability_and_reason(cuda, request):
+    """Correct with and without a CUDA device: "here" is this machine (CuPy may or may not
+    find a device), "fake" the NumPy-made fake CuPy with two devices."""
+    if cuda == "fake":
+        request.getfixturevalue("fake_cuda")(2)
+    else:
+        request.getfixturevalue("fresh_plugins")
     rows = {row.name: row for row in available()}
     assert {"numpy", "cupy", "dummy"} <= set(rows)
 
@@ -59,10 +66,24 @@ def test_available_lists_backends_with_availability_and_reason(fresh_plugins):
     cupy_row = rows["cupy"]
     assert cupy_row.device_type == "cuda"
     assert cupy_row.plugin == "cupy"
-    assert cupy_row.available is False  # no GPU / no cupy in this environment
-    assert "no CUDA device" in cupy_row.reason or "not installed" in cupy_row.reason
+    status = _cupy_status()
+    assert cupy_row.available is bool(status) is ag.cuda.is_available()
+    if cuda == "fake":
+        assert cupy_row.available
+    if cupy_row.available:
+        assert cupy_row.reason == ""
+    else:
+        assert "no CUDA device" in cupy_row.reason or "not installed" in cupy_row.reason
+        assert cupy_row.reason == status.reason
     # Broken plugins register nothing and do not appear as backends.
     assert not any(name.startswith("dummy_broken") for name in rows)
+
+
+def _cupy_status():
+    """What the CuPy backend itself says about this machine (or the installed fake)."""
+    from arraygrad_cupy import CupyBackend
+
+    return CupyBackend().is_available()
 
 
 @quiet

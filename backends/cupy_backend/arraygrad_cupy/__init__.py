@@ -5,6 +5,6 @@ when it is probed (``is_available``) or used, so ``import arraygrad`` and
 plugin discovery stay fast and work on machines without CUDA.
 """
 
-from arraygrad_cupy.backend import CupyBackend, CupyGenerator
+from arraygrad_cupy.backend import CupyBackend, CupyEvent, CupyGenerator
 
-__all__ = ["CupyBackend", "CupyGenerator"]
+__all__ = ["CupyBackend", "CupyEvent", "CupyGenerator"]

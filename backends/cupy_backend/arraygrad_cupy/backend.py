@@ -18,9 +18,9 @@ import threading
 import types
 from typing import Any, NamedTuple
 
-from arraygrad.backends import Availability, Backend, Generator
+from arraygrad.backends import Availability, Backend, DeviceEvent, Generator
 
-__all__ = ["CupyBackend", "CupyGenerator"]
+__all__ = ["CupyBackend", "CupyEvent", "CupyGenerator"]
 
 NOT_INSTALLED = "cupy is not installed"
 NO_DEVICE = "no CUDA device"
@@ -171,6 +171,27 @@ class CupyGenerator(Generator):
             return cp.argsort(self._rng.random((n,))).astype(cp.int64)
 
 
+class CupyEvent(DeviceEvent):
+    """A ``cupy.cuda.Event`` (timing enabled) of one CUDA device, recorded on its current stream."""
+
+    def __init__(self, index: int = 0):
+        cp = _cupy()
+        self._cp = cp
+        self._index = index
+        # CUDA records an event only on a stream of the device it was created on
+        with cp.cuda.Device(index):
+            self._event = cp.cuda.Event()
+
+    def record(self) -> None:
+        """Enqueue the event on this device's current stream."""
+        with self._cp.cuda.Device(self._index):
+            self._event.record()
+
+    def elapsed_ms(self, end: "CupyEvent") -> float:
+        """``cupy.cuda.get_elapsed_time``: device milliseconds to ``end`` (both completed)."""
+        return float(self._cp.cuda.get_elapsed_time(self._event, end._event))
+
+
 class CupyBackend(Backend):
     """CUDA arrays with CuPy; one instance per CUDA device (``cuda:0``, ``cuda:1``...)."""
 
@@ -261,6 +282,10 @@ class CupyBackend(Backend):
     def synchronize(self) -> None:
         """Wait until all queued work on this instance's device has finished."""
         _cupy().cuda.Device(self.index).synchronize()
+
+    def device_event(self) -> CupyEvent:
+        """A ``cupy.cuda.Event`` on this instance's device: the profiler's CUDA columns."""
+        return CupyEvent(self.index)
 
     def device_count(self) -> int:
         """The number of visible CUDA devices (``cupy.cuda.runtime.getDeviceCount()``), 0 without one."""

@@ -5,7 +5,7 @@
 [('cupy', False, 'no CUDA device'), ('numpy', True, '')]
 """
 
-from arraygrad.backends.contract import Availability, Backend, Generator
+from arraygrad.backends.contract import Availability, Backend, DeviceEvent, Generator
 from arraygrad.backends.scalar_operands import ScalarOperands
 from arraygrad.backends.registry import (
     BackendInfo,
@@ -18,6 +18,7 @@ from arraygrad.backends.registry import (
 )
 
 __all__ = [
-    "Availability", "Backend", "BackendInfo", "BackendRegistrationError", "Generator", "ScalarOperands",
+    "Availability", "Backend", "BackendInfo", "BackendRegistrationError", "DeviceEvent", "Generator",
+    "ScalarOperands",
     "available", "backend_for_device", "default_backend", "get_backend", "register_backend",
 ]

@@ -24,7 +24,7 @@ import abc
 import functools
 from typing import Any, Sequence
 
-__all__ = ["Availability", "Backend", "Generator"]
+__all__ = ["Availability", "Backend", "DeviceEvent", "Generator"]
 
 
 class Availability:
@@ -61,6 +61,23 @@ class Generator(abc.ABC):
     @abc.abstractmethod
     def permutation(self, n: int) -> Any:
         """A random permutation of ``range(n)`` as a native int64 array."""
+
+
+class DeviceEvent(abc.ABC):
+    """A marker in a device's queue of work, for timing it (``Backend.device_event``).
+
+    The profiler records one before and one after each op it times; once the
+    device is synchronized, ``start.elapsed_ms(end)`` is the device time between.
+    """
+
+    @abc.abstractmethod
+    def record(self) -> None:
+        """Put the marker on the device's queue, behind the work queued so far (no waiting)."""
+
+    @abc.abstractmethod
+    def elapsed_ms(self, end: "DeviceEvent") -> float:
+        """Device milliseconds from this marker to ``end``; both recorded and reached
+        (call ``Backend.synchronize()`` first)."""
 
 
 class Backend(abc.ABC):
@@ -153,6 +170,11 @@ class Backend(abc.ABC):
     def device_count(self) -> int:
         """How many devices of ``device_type`` this backend can address."""
         return 1
+
+    def device_event(self) -> DeviceEvent | None:
+        """A new, unrecorded timing event on this instance's device, or None (the default):
+        this backend cannot time device work, and the profiler says so in its table."""
+        return None
 
     def for_device(self, index: int | None) -> "Backend":
         """The instance of this backend bound to device ``index``."""

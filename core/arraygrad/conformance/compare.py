@@ -2,7 +2,24 @@
 
 from __future__ import annotations
 
-__all__ = ["flat_outputs", "assert_close"]
+__all__ = ["flat_outputs", "assert_close", "tolerances"]
+
+
+def tolerances(dtype, rtol: float = 1e-7, atol: float = 1e-9) -> tuple[float, float]:
+    """The suite's ``(rtol, atol)`` for results in ``dtype``.
+
+    ``rtol``/``atol`` are the float64 ones (a case's own, or the suite's defaults); float32
+    results get at least 1e-3 relative and 1e3 times ``atol``, float16 1e-2 and 1e6 times.
+    Exact float comparisons have no place in the suite: a device's ``pow`` may be a few
+    ulp off (CuPy gives ``17.999999999999996`` where NumPy gives ``18.0``).
+    """
+    import arraygrad as ag
+
+    if dtype is ag.float64:
+        return rtol, atol
+    if dtype is ag.float32:
+        return max(rtol, 1e-3), atol * 1e3
+    return max(rtol, 1e-2), atol * 1e6
 
 
 def flat_outputs(out) -> list:

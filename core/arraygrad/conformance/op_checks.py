@@ -11,7 +11,7 @@ import pytest
 import arraygrad as ag
 from arraygrad.autograd import gradcheck, gradgradcheck
 from arraygrad.conformance.case import InputMaker
-from arraygrad.conformance.compare import assert_close, flat_outputs
+from arraygrad.conformance.compare import assert_close, flat_outputs, tolerances
 
 __all__ = ["CHECKS"]
 
@@ -30,11 +30,7 @@ def _reference(case, dtype=ag.float64, seed=0):
 
 
 def _tolerances(case, dtype):
-    if dtype is ag.float64:
-        return case.rtol, case.atol
-    if dtype is ag.float32:
-        return max(case.rtol, 1e-3), case.atol * 1e3
-    return max(case.rtol, 1e-2), case.atol * 1e6
+    return tolerances(dtype, case.rtol, case.atol)
 
 
 def _needs(ctx, case):

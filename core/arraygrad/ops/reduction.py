@@ -332,7 +332,9 @@ def _std_backward(node, g):
     x, out = node.saved_tensors
     shape, dims, keepdim, corr = node.args
     centered = x - mean(x, dim=dims, keepdim=True)
-    scale = _unreduce(g / out, shape, dims, keepdim)
+    # 0 where the std is 0 (a single element, or equal ones), as PyTorch; g / 0 would be NaN
+    scale = _unreduce(ew.where(out == 0, 0.0, g / ew.where(out == 0, 1.0, out)), shape, dims,
+                      keepdim)
     return scale * centered / (_count(shape, dims) - corr)
 
 

@@ -8,6 +8,13 @@ the op then uses the portable implementation (see ``ops._forward``).
 Kernels take and return native arrays. The result is cast back to the
 input's dtype, because some SciPy functions (``i0``, ``polygamma``) only have
 float64 loops and would otherwise silently promote float32 inputs.
+``polygamma``'s kernel receives its order ``n`` as a 0-d array of the input's
+dtype on the input's device (``ops._forward`` makes it): cupyx's polygamma
+cannot take a Python int.
+
+The ``erf`` kernels serve the core's own ``erf`` op (``arraygrad.special.erf``),
+which runs a registered kernel and falls back to its portable code when the
+kernel returns ``NotImplemented``.
 """
 
 from __future__ import annotations

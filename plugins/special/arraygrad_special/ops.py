@@ -1,11 +1,17 @@
 """The differentiable special-function ops (``arraygrad.special.*`` and ``Tensor`` methods).
 
 Each op runs its forward on native arrays -- the backend's registered kernel
-when there is one (``get_kernel``), else the portable Array API code in
-``arraygrad_special.portable`` -- and records a backward node whose formula
-is written with Tensor ops. The backward of one op calls other ops of this
+when there is one and it answers (``dispatch_kernel``: a kernel that declines or
+raises falls back), else the portable Array API code in
+``arraygrad_special.portable`` -- and records its rule (``defop``), whose
+vector-Jacobian product is written with Tensor ops. The backward of one op calls other ops of this
 plugin (lgamma -> digamma -> polygamma(1) -> polygamma(2) ..., i0 -> i1 -> i0),
 so gradients of any order work.
+
+Only the public API is used: ``arraygrad.extend`` to define the ops, and
+``arraygrad.special.erf``, the core's own erf (with its ``ErfBackward0``), which
+this plugin does not redefine: it contributes only faster erf kernels to it
+(see ``plugin.py``) and ``Tensor.erf``.
 """
 
 from __future__ import annotations
@@ -14,8 +20,8 @@ import math
 from numbers import Number
 
 import arraygrad as ag
-from arraygrad.extend import OUTPUT, backward_node, record
-from arraygrad.ops.registry import get_kernel
+from arraygrad.extend import backend_of, defop, dispatch_kernel, native
+from arraygrad.special import erf
 
 from arraygrad_special import portable
 
@@ -39,64 +45,62 @@ def _floating(t):
     return t if t.is_floating_point() else t.to(ag.get_default_dtype())
 
 
-def _forward(name: str, backend, *arrays, prefix=()):
+def _forward(name: str, backend, *arrays, order: int | None = None):
     """``name`` on native ``arrays``: the backend's kernel if any (and willing), else portable.
 
-    ``prefix``: non-array leading arguments (polygamma's ``n``).
+    ``order``: polygamma's ``n``. The portable code takes it as a Python int; a kernel
+    takes it as a 0-d array of the input's dtype on the input's device, because
+    ``cupyx.scipy.special.polygamma`` evaluates ``cupy.where(n == 0, ...)`` on it and
+    fails on a Python int (``'bool' object has no attribute 'astype'``).
     """
-    kernel = get_kernel(name, backend)
-    if kernel is not None:
-        out = kernel(*prefix, *arrays)
-        if out is not NotImplemented:
-            return out
-    return getattr(portable, name)(backend.xp, *prefix, *arrays)
+    portable_fn = getattr(portable, name)
+    xp = backend.xp
+    if order is None:
+        return dispatch_kernel(name, backend, lambda *a: portable_fn(xp, *a), *arrays)
+    # backend.xp allocates on the backend's own device (one instance per device)
+    order_array = xp.asarray(float(order), dtype=arrays[-1].dtype)
+    return dispatch_kernel(name, backend, lambda _n, *a: portable_fn(xp, order, *a),
+                           order_array, *arrays)
 
 
-def _unary(name: str, node_name: str, backward, *, save: str, doc: str):
-    """A float unary op ``name`` from its backward (``save``: "input" or "output")."""
-    cls = backward_node(node_name, backward)
+def _unary(name: str, node_name: str, vjp, *, save: str, doc: str, key: str | None = None):
+    """A float unary op ``name`` and its rule: ``vjp(g, node)`` reads ``node.self`` (``save=
+    "self"``) or ``node.result`` (``save="result"``)."""
+    rule = defop(node_name, saves=(save,), vjp=(vjp,), key=key)
 
     def op(input):
         _check_tensor(name, input)
         x = _floating(input)
-        data = _forward(name, x._backend, x._data)
-        return record(data, x._backend, cls, (x,), saved=(x,) if save == "input" else (OUTPUT,))
+        backend = backend_of(x)
+        return rule.record(_forward(name, backend, native(x)), backend, (x,))
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = doc
-    op.backward_node = cls
+    op.rule = rule
     return op
 
 
-def _saved(node):
-    return node.saved_tensors[0]
-
-
-# -- erf family ----------------------------------------------------------------------------
-
-erf = _unary(
-    "erf", "ErfBackward0", lambda n, g: g * (_TWO_OVER_SQRT_PI * ag.exp(-_saved(n) ** 2)),
-    save="input", doc="The error function ``2/sqrt(pi) * int_0^x exp(-t^2) dt``, elementwise.")
+# -- erfc, erfinv (erf itself is the core's: ``arraygrad.special.erf``) --------------------
 
 erfc = _unary(
-    "erfc", "ErfcBackward0", lambda n, g: g * (-_TWO_OVER_SQRT_PI * ag.exp(-_saved(n) ** 2)),
-    save="input", doc="The complementary error function ``1 - erf(x)``, elementwise.")
+    "erfc", "ErfcBackward0", lambda g, n: g * (-_TWO_OVER_SQRT_PI * ag.exp(-n.self ** 2)),
+    save="self", doc="The complementary error function ``1 - erf(x)``, elementwise.")
 
 # d erfinv(x) / dx = sqrt(pi)/2 * exp(erfinv(x)^2): the saved output is part of the graph,
 # so differentiating this again goes through ErfinvBackward0 itself.
 erfinv = _unary(
-    "erfinv", "ErfinvBackward0", lambda n, g: g * (_SQRT_PI_OVER_TWO * ag.exp(_saved(n) ** 2)),
-    save="output", doc="The inverse error function on ``[-1, 1]`` (``±inf`` at ``±1``).")
+    "erfinv", "ErfinvBackward0", lambda g, n: g * (_SQRT_PI_OVER_TWO * ag.exp(n.result ** 2)),
+    save="result", doc="The inverse error function on ``[-1, 1]`` (``±inf`` at ``±1``).")
 
 
 # -- gamma family --------------------------------------------------------------------------
 
 lgamma = _unary(
-    "lgamma", "LgammaBackward0", lambda n, g: g * digamma(_saved(n)), save="input",
+    "lgamma", "LgammaBackward0", lambda g, n: g * digamma(n.self), save="self",
     doc="``log |Gamma(x)|``, elementwise (``inf`` at 0, -1, -2, ...).")
 
 digamma = _unary(
-    "digamma", "DigammaBackward0", lambda n, g: g * polygamma(1, _saved(n)), save="input",
+    "digamma", "DigammaBackward0", lambda g, n: g * polygamma(1, n.self), save="self",
     doc="The digamma function ``psi(x) = d/dx lgamma(x)``, elementwise.")
 
 gammaln = lgamma
@@ -106,12 +110,8 @@ psi = digamma
 """SciPy's name for ``digamma``."""
 
 
-def _polygamma_backward(node, g):
-    (x,) = node.saved_tensors
-    return g * polygamma(node.args + 1, x)
-
-
-PolygammaBackward0 = backward_node("PolygammaBackward0", _polygamma_backward)
+POLYGAMMA = defop("PolygammaBackward0", saves=("self",), params=("n",),
+                  vjp=(lambda g, node: g * polygamma(node.n + 1, node.self),))
 
 
 def polygamma(n, input):
@@ -127,8 +127,9 @@ def polygamma(n, input):
     if n == 0:
         return digamma(input)  # PyTorch records DigammaBackward0 for n == 0 too
     x = _floating(input)
-    data = _forward("polygamma", x._backend, x._data, prefix=(n,))
-    return record(data, x._backend, PolygammaBackward0, (x,), saved=(x,), args=n)
+    backend = backend_of(x)
+    data = _forward("polygamma", backend, native(x), order=n)
+    return POLYGAMMA.record(data, backend, (x,), n=n)
 
 
 def tensor_polygamma(self, n):
@@ -138,12 +139,12 @@ def tensor_polygamma(self, n):
 
 # -- modified Bessel functions -------------------------------------------------------------
 
-i0 = _unary("i0", "I0Backward0", lambda n, g: g * i1(_saved(n)), save="input",
+i0 = _unary("i0", "I0Backward0", lambda g, n: g * i1(n.self), save="self",
             doc="The modified Bessel function of the first kind, order 0, elementwise.")
 
 
-def _i1_backward(node, g):
-    (x,) = node.saved_tensors
+def _i1_backward(g, node):
+    x = node.self
     # i1'(x) = i0(x) - i1(x)/x, whose limit at 0 is 1/2; x is replaced by 1 where it is 0
     # so the unused branch cannot put 0/0 into the (double) backward
     zero = x == 0
@@ -151,38 +152,17 @@ def _i1_backward(node, g):
     return g * ag.where(zero, 0.5, i0(x) - i1(safe) / safe)
 
 
-i1 = _unary("i1", "SpecialI1Backward0", _i1_backward, save="input",
+i1 = _unary("i1", "SpecialI1Backward0", _i1_backward, save="self",
             doc="The modified Bessel function of the first kind, order 1, elementwise.")
 
 
 # -- xlogy ---------------------------------------------------------------------------------
 
-def _sum_to(g, shape):
-    """``g`` summed down to ``shape`` (undoes broadcasting)."""
-    shape = tuple(shape)
-    if tuple(g.shape) == shape:
-        return g
-    lead = g.ndim - len(shape)
-    if lead:
-        g = g.sum(dim=tuple(range(lead)))
-    dims = tuple(i for i, s in enumerate(shape) if s == 1 and g.shape[i] != 1)
-    if dims:
-        g = g.sum(dim=dims, keepdim=True)
-    return g
-
-
-def _xlogy_backward(node, g):
-    x, y = node.saved_tensors
-    gx = gy = None
-    if node.needs_input_grad(0):
-        # PyTorch: d/dx = xlogy(x != 0, y), i.e. 0 where x == 0 (even at y == 0)
-        gx = _sum_to(g * xlogy((x != 0).to(x.dtype), y), x.shape)
-    if node.needs_input_grad(1):
-        gy = _sum_to(g * x / y, y.shape)
-    return gx, gy
-
-
-XlogyBackward0 = backward_node("XlogyBackward0", _xlogy_backward)
+# the recorder sums each gradient back to its input's shape (xlogy broadcasts)
+XLOGY = defop("XlogyBackward0", inputs=("self", "other"), saves=("self", "other"), vjp=(
+    # PyTorch: d/dx = xlogy(x != 0, y), i.e. 0 where x == 0 (even at y == 0)
+    lambda g, n: g * xlogy((n.self != 0).to(n.self.dtype), n.other),
+    lambda g, n: g * n.self / n.other))
 
 
 def _as_operand(value, like, op: str):
@@ -210,16 +190,15 @@ def xlogy(input, other):
     if x.device != y.device:
         raise RuntimeError(f"xlogy: Expected all tensors to be on the same device, but found at "
                            f"least two devices, {x.device} and {y.device}!")
-    backend = x._backend
-    data = _forward("xlogy", backend, x._data, y._data)
-    return record(data, backend, XlogyBackward0, (x, y), saved=(x, y))
+    backend = backend_of(x)
+    data = _forward("xlogy", backend, native(x), native(y))
+    return XLOGY.record(data, backend, (x, y))
 
 
 # -- logit / expit -------------------------------------------------------------------------
 
-def _logit_backward(node, g):
-    (x,) = node.saved_tensors
-    eps = node.args
+def _logit_backward(g, node):
+    x, eps = node.self, node.eps
     if eps is None:
         return g / (x * (1 - x))
     # PyTorch: zero gradient outside [eps, 1 - eps]
@@ -229,31 +208,34 @@ def _logit_backward(node, g):
     return ag.where(inside, g / (xc * (1 - xc)), 0.0)
 
 
-LogitBackward0 = backward_node("LogitBackward0", _logit_backward)
+LOGIT = defop("LogitBackward0", saves=("self",), params=("eps",), vjp=(_logit_backward,))
 
 
 def logit(input, eps=None):
     """``log(x / (1 - x))``; with ``eps``, ``x`` is first clamped to ``[eps, 1 - eps]``."""
     _check_tensor("logit", input)
     x = _floating(input)
-    xp = x._backend.xp
-    data = x._data
+    backend = backend_of(x)
+    xp = backend.xp
+    data = native(x)
     if eps is not None:
         eps = float(eps)
         lo = xp.asarray(eps, dtype=data.dtype)
         hi = xp.asarray(1.0 - eps, dtype=data.dtype)
         # where() rather than clip(): nan must stay nan
         data = xp.where(data < lo, lo, xp.where(data > hi, hi, data))
-    out = _forward("logit", x._backend, data)
-    return record(out, x._backend, LogitBackward0, (x,), saved=(x,), args=eps)
+    out = _forward("logit", backend, data)
+    return LOGIT.record(out, backend, (x,), eps=eps)
 
 
-def _expit_backward(node, g):
-    y = _saved(node)
+def _expit_backward(g, node):
+    y = node.result
     return g * y * (1 - y)
 
 
-# PyTorch's special.expit is sigmoid, and its node is SigmoidBackward0.
-expit = _unary("expit", "SigmoidBackward0", _expit_backward, save="output",
+# PyTorch's special.expit is sigmoid, and its node is SigmoidBackward0 (the core's sigmoid
+# rule has that key: this one, computed by the plugin's kernels, keeps its own)
+expit = _unary("expit", "SigmoidBackward0", _expit_backward, save="result",
+               key="SpecialExpitBackward0",
                doc="The logistic sigmoid ``1 / (1 + exp(-x))`` (``arraygrad.sigmoid``), "
                    "accurate in both tails.")

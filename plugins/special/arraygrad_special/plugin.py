@@ -2,6 +2,10 @@
 
 Loading this module imports only arraygrad and this package; SciPy and CuPy
 are imported the first time one of their kernels runs.
+
+``erf`` is the core's op (``arraygrad.special.erf``, also used by ``gelu``): this
+plugin registers no second erf, only its SciPy/cupyx erf kernels, which the
+core's erf runs when they are registered, and the ``Tensor.erf`` method.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ __all__ = ["arraygrad_register_ops", "OPS"]
 
 OPS = (
     # (op name, function attribute in arraygrad_special.ops, Tensor method or None)
-    ("erf", "erf", "erf"),
+    ("Tensor.erf", "erf", "erf"),  # the core's erf as a method; the function is the core's
     ("erfc", "erfc", "erfc"),
     ("erfinv", "erfinv", "erfinv"),
     ("lgamma", "lgamma", "lgamma"),
@@ -32,12 +36,15 @@ OPS = (
 
 @hookimpl
 def arraygrad_register_ops(registry):
-    """Register the special functions, their conformance cases and per-backend kernels."""
+    """Register the special functions, their conformance cases and per-backend kernels.
+
+    The ``erf`` kernels are for the core's ``erf`` op (``kernels.SCIPY_NAMES``).
+    """
     from arraygrad_special import kernels, ops
     from arraygrad_special.cases import CASES
 
     for name, attr, method in OPS:
-        # "Tensor.polygamma" is only the method's adapter: no arraygrad.special entry
+        # "Tensor.*" ops are only methods: no arraygrad.special entry
         namespace = None if name.startswith("Tensor.") else "special"
         registry.op(name, getattr(ops, attr), namespace=namespace, method=method,
                     cases=CASES.get(name, ()))

@@ -12,8 +12,10 @@ coefficients and the intermediate ranges do not fit float16.
 
 The algorithms:
 
-* ``erf``/``erfc``: Cephes' rational approximations (|x| < 1: erf; |x| >= 1:
-  erfc), with ``exp(-x*x)`` split so its rounding does not grow with x.
+* ``erfc``: Cephes' rational approximations (|x| < 1: 1 - erf; |x| >= 1:
+  erfc), with ``exp(-x*x)`` split so its rounding does not grow with x. (``erf``
+  itself is the core's op, ``arraygrad.special.erf``; the erf rational here is
+  only a building block of erfc and erfinv.)
 * ``erfinv``: Giles' approximation, then two Halley steps on the erf (or, in
   the tails, erfc) residual.
 * ``lgamma``: a Taylor series of ``lgamma(2 + z)`` around 2 (exact near the
@@ -32,7 +34,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-__all__ = ["erf", "erfc", "erfinv", "lgamma", "digamma", "polygamma", "i0", "i1", "xlogy",
+__all__ = ["erfc", "erfinv", "lgamma", "digamma", "polygamma", "i0", "i1", "xlogy",
            "logit", "expit"]
 
 # -- constants computed once, in Python, at import ----------------------------------------
@@ -193,7 +195,7 @@ def _cot_pi(xp, x):
                     xp.sign(r) * xp.tan(math.pi * (0.5 - ar)))
 
 
-# -- erf, erfc, erfinv ---------------------------------------------------------------------
+# -- erfc, erfinv ---------------------------------------------------------------------------
 
 def _exp_minus_x2(xp, x):
     """exp(-x*x) for x >= 0, without the rounding of x*x being amplified (Cephes expx2)."""
@@ -215,15 +217,6 @@ def _erf_small(xp, x):
     """erf(x) for |x| <= 1."""
     z = x * x
     return x * _poly(xp, z, _ERF_T) / _poly(xp, z, _ERF_U)
-
-
-def erf(xp, x):
-    """The error function, 2/sqrt(pi) * integral_0^x exp(-t^2) dt."""
-    w = _work(xp, x)
-    ax = xp.abs(w)
-    small = _erf_small(xp, xp.where(ax <= 1.0, w, xp.zeros_like(w)))
-    large = xp.sign(w) * (1.0 - _erfc_large(xp, ax))
-    return _done(xp, xp.where(ax <= 1.0, small, large), x)
 
 
 def erfc(xp, x):
@@ -251,8 +244,9 @@ def erfinv(xp, x):
     log_one_minus_a = xp.log(xp.where(tail_side, 1.0 - a, xp.ones_like(a)))
     for _ in range(4):
         slope = _TWO_OVER_SQRT_PI * _exp_minus_x2(xp, y)  # d erf / dy
-        # centre: Halley on erf(y) - a (cubic from Giles' ~1e-7 start);
-        d = (erf(xp, y) - a) / slope
+        # centre: Halley on erf(y) - a (cubic from Giles' ~1e-7 start); a <= 1/2 there, so
+        # y < 1/2 and erf(y) is the |y| <= 1 rational (tail lanes' values are discarded)
+        d = (_erf_small(xp, y) - a) / slope
         central_step = d / (1.0 + y * d)
         # tails: Newton on log(erfc(y)) - log(1 - a), which is nearly quadratic in y, so
         # it converges fast even where Giles' polynomial is extrapolated (1 - a < 1e-7)

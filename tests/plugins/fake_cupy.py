@@ -1,0 +1,186 @@
+"""A fake ``cupy`` made of NumPy: runs the CuPy backend's own code on any machine.
+
+``FakeCuda(n)`` builds fake ``cupy``, ``cupyx``, ``cupyx.scipy.special`` and
+``array_api_compat.cupy`` modules; ``install(n)`` puts them in ``sys.modules``
+(for a fresh interpreter, e.g. a conformance run on the fake). The fake
+records which device was current at every allocation, so tests can check that
+``cuda:1`` work really happens on device 1.
+
+Where real CuPy behaves differently from NumPy in a way arraygrad has tripped
+over, the fake copies CuPy, so a test on the fake catches the bug:
+
+* ``cupyx.scipy.special.polygamma(n, x)`` evaluates ``cupy.where(n == 0, ...)``
+  on its order: CuPy 14 fails on a Python int ``n`` with ``AttributeError:
+  'bool' object has no attribute 'astype'``; the order must be an array.
+* ``cupy.cuda.Event``: recorded on the current device only (CUDA refuses an
+  event of another device), and ``cupy.cuda.get_elapsed_time`` raises
+  ``cudaErrorNotReady`` until the device has been synchronized.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+import types
+
+__all__ = ["FakeCuda", "install"]
+
+
+class FakeCuda:
+    """Builds fake ``cupy``, ``cupyx`` and ``array_api_compat.cupy`` modules over NumPy."""
+
+    def __init__(self, n_devices: int):
+        import numpy as np
+        import array_api_compat.numpy as np_xp
+
+        self.n_devices = n_devices
+        self.current = 0
+        self.log: list[tuple[str, int]] = []
+        self.pending: list = []  # recorded events not yet reached by a synchronize
+        fake = self
+
+        class CUDARuntimeError(RuntimeError):
+            pass
+
+        class Device:
+            def __init__(self, index=None):
+                self.id = fake.current if index is None else index
+                if not 0 <= self.id < max(fake.n_devices, 1):
+                    raise CUDARuntimeError(f"cudaErrorInvalidDevice: {self.id}")
+
+            def __enter__(self):
+                self._previous, fake.current = fake.current, self.id
+                return self
+
+            def __exit__(self, *exc):
+                fake.current = self._previous
+
+            def synchronize(self):
+                fake.log.append(("synchronize", self.id))
+                for event in [e for e in fake.pending if e.device == self.id]:
+                    event.done = True
+                    fake.pending.remove(event)
+
+        class Event:
+            """``cupy.cuda.Event``: a timestamp taken on its device's queue."""
+
+            def __init__(self, block=False, disable_timing=False, interprocess=False):
+                self.device = fake.current
+                self.timing = not disable_timing
+                self.time = None
+                self.done = False
+
+            def record(self, stream=None):
+                if fake.current != self.device:
+                    raise CUDARuntimeError(
+                        "cudaErrorInvalidResourceHandle: event of device "
+                        f"{self.device} recorded on device {fake.current}")
+                fake.log.append(("event.record", fake.current))
+                self.time, self.done = time.perf_counter(), False
+                fake.pending.append(self)
+
+        def get_elapsed_time(start, end):
+            """Milliseconds between two recorded, completed events."""
+            for event in (start, end):
+                if event.time is None or not event.timing:
+                    raise CUDARuntimeError("cudaErrorInvalidResourceHandle: invalid resource handle")
+                if not event.done:
+                    raise CUDARuntimeError("cudaErrorNotReady: device not ready")
+            return (end.time - start.time) * 1e3
+
+        def get_device_count():
+            if fake.n_devices == 0:
+                raise CUDARuntimeError("cudaErrorNoDevice: no CUDA-capable device is detected")
+            return fake.n_devices
+
+        def logged(name, fn):
+            def call(*args, **kwargs):
+                fake.log.append((name, fake.current))
+                return fn(*args, **kwargs)
+            return call
+
+        class Rng:
+            def __init__(self, seed):
+                fake.log.append(("default_rng", fake.current))
+                self._rng = np.random.default_rng(seed)
+
+            def __getattr__(self, name):  # standard_normal, random, integers
+                return logged(f"rng.{name}", getattr(self._rng, name))
+
+        cupy = types.ModuleType("cupy")
+        cupy.ndarray = np.ndarray
+        cupy.float32, cupy.float64, cupy.int64 = np.float32, np.float64, np.int64
+        cupy.asarray = logged("asarray", np.asarray)
+        cupy.asnumpy = logged("asnumpy", np.asarray)
+        cupy.from_dlpack = logged("from_dlpack", np.from_dlpack)
+        cupy.argsort = np.argsort
+        cupy.cuda = types.ModuleType("cupy.cuda")
+        cupy.cuda.Device = Device
+        cupy.cuda.Event = Event
+        cupy.cuda.get_elapsed_time = get_elapsed_time
+        cupy.cuda.runtime = types.ModuleType("cupy.cuda.runtime")
+        cupy.cuda.runtime.getDeviceCount = get_device_count
+        cupy.cuda.runtime.CUDARuntimeError = CUDARuntimeError
+        cupy.random = types.ModuleType("cupy.random")
+        cupy.random.default_rng = Rng
+
+        cupyx = types.ModuleType("cupyx")
+        cupyx.scatter_add = logged("scatter_add", np.add.at)
+        cupyx.scipy = types.ModuleType("cupyx.scipy")
+        cupyx.scipy.special = self._special(np)
+
+        namespace = types.ModuleType("array_api_compat.cupy")
+
+        def namespace_getattr(name):
+            value = getattr(np_xp, name)
+            if callable(value) and not isinstance(value, type):
+                return logged(f"xp.{name}", value)
+            return value
+
+        namespace.__getattr__ = namespace_getattr
+        self.modules = {"cupy": cupy, "cupy.cuda": cupy.cuda,
+                        "cupy.cuda.runtime": cupy.cuda.runtime, "cupy.random": cupy.random,
+                        "cupyx": cupyx, "cupyx.scipy": cupyx.scipy,
+                        "cupyx.scipy.special": cupyx.scipy.special,
+                        "array_api_compat.cupy": namespace}
+
+    def _special(self, np):
+        """``cupyx.scipy.special``: SciPy's functions, each call logged (SciPy imported lazily)."""
+        fake = self
+        special = types.ModuleType("cupyx.scipy.special")
+
+        def scipy_special():
+            import scipy.special
+
+            return scipy.special
+
+        def polygamma(n, x):
+            # cupyx.scipy.special.polygamma evaluates cupy.where(n == 0, digamma(x), ...),
+            # and CuPy 14's where calls .astype on the condition: with a Python int n that
+            # is a Python bool, and fails exactly so.
+            (n == 0).astype(bool)
+            fake.log.append(("special.polygamma", fake.current))
+            return scipy_special().polygamma(n, x)
+
+        def special_getattr(name):
+            fn = getattr(scipy_special(), name)  # AttributeError for names SciPy lacks
+            return lambda *args: (fake.log.append((f"special.{name}", fake.current)),
+                                  fn(*args))[1]
+
+        special.polygamma = polygamma
+        special.__getattr__ = special_getattr
+        return special
+
+    def devices_for(self, name):
+        """The devices that were current for each logged call of ``name``."""
+        return {dev for call, dev in self.log if call == name}
+
+
+def install(n_devices: int = 1) -> FakeCuda:
+    """Put a ``FakeCuda(n_devices)`` in ``sys.modules`` (before arraygrad's cupy probe runs)."""
+    import array_api_compat
+
+    fake = FakeCuda(n_devices)
+    sys.modules.update(fake.modules)
+    array_api_compat.cupy = fake.modules["array_api_compat.cupy"]
+    return fake
