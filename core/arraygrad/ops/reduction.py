@@ -56,9 +56,9 @@ def _count(shape: tuple, dims) -> int:
     return math.prod(shape[d] for d in dims)
 
 
-def _shape(n, name: str = "self") -> tuple:
-    """The shape of the node's saved tensor ``name`` (the reduced input)."""
-    return tuple(getattr(n, name)._data.shape)
+def _shape(n) -> tuple:
+    """The reduced input's shape, read from the node's saved ``self``."""
+    return tuple(n.self._data.shape)
 
 
 # -- rules of the reductions over all dims (``...Backward0``) or some (``...Backward1``) --------
