@@ -1,8 +1,11 @@
-"""Reductions: ``sum``, ``mean``, ``prod``, ``max``/``min``, ``argmax``/``argmin``,
-``var``/``std``, ``logsumexp``, ``norm``, ``cumsum``, ``all``/``any``.
+"""Reductions: ``sum``, ``mean``, ``prod``, ``max``/``min``, ``amax``/``amin``,
+``argmax``/``argmin``, ``var``/``std``, ``logsumexp``, ``norm``, ``cumsum``, ``all``/``any``.
 
-All take ``dim`` (int, tuple or None; ``axis`` is an alias) and ``keepdim``.
-Backward formulas put the reduced dimensions back with ``_unreduce``.
+All take ``dim`` (int, tuple or None; ``axis`` is an alias) and ``keepdim``. Each
+differentiable op is its forward on native arrays plus a rule (``ops.rule``) named and
+saving as PyTorch's does (``dim``, ``keepdim``, ``self_sym_sizes``, ``self``, ``result``,
+``indices``); the backward formulas put the reduced dimensions back with ``_unreduce``.
+The cast back to an input's dtype (``sum(x, dtype=...)``, ``cumsum``) is the recorder's.
 """
 
 from __future__ import annotations
@@ -11,10 +14,10 @@ import collections
 import math
 
 from arraygrad import dtypes as _dt
-from arraygrad.ops._record import (
-    OUTPUT, backward_node, normalize_dims, record, record_multi, to_float_data,
-)
+from arraygrad.ops._record import normalize_dims
 from arraygrad.ops import elementwise as ew
+from arraygrad.ops.casting import to_dtype, to_float_data, to_native
+from arraygrad.ops.rule import defop
 from arraygrad.tensor import Tensor
 
 __all__ = [
@@ -53,20 +56,39 @@ def _count(shape: tuple, dims) -> int:
     return math.prod(shape[d] for d in dims)
 
 
-def _axis(dims):
-    return dims if dims is None or len(dims) != 1 else dims[0]
+def _shape(n) -> tuple:
+    """The reduced input's shape, read from the node's saved ``self``."""
+    return tuple(n.self._data.shape)
+
+
+# -- rules of the reductions over all dims (``...Backward0``) or some (``...Backward1``) --------
+
+_DIM_PARAMS = ("dim", "keepdim")
+
+
+def _pair(name0: str, name1: str, grad, saves=(), sizes: bool = False):
+    """The rules of a reduction over all dims (``name0``: PyTorch saves no ``dim``/``keepdim``)
+    and over given dims (``name1``), sharing ``grad(g, node, dims, keepdim)``. ``sizes``: the
+    input's shape is a param (``self_sym_sizes``), for rules that save no input."""
+    extra = ("self_sym_sizes",) if sizes else ()
+    return (defop(name0, saves=saves, params=extra,
+                  vjp=(lambda g, n: grad(g, n, None, False),)),
+            defop(name1, saves=saves, params=_DIM_PARAMS + extra,
+                  vjp=(lambda g, n: grad(g, n, n.dim, n.keepdim),)))
+
+
+def _record_pair(pair, data, input: Tensor, dims, keepdim: bool, sizes: bool = False):
+    """Record ``data`` with the all-dims rule of ``pair`` when ``dims`` is None, else the other."""
+    extra = {"self_sym_sizes": tuple(input._data.shape)} if sizes else {}
+    if dims is None:
+        return pair[0].record(data, input._backend, (input,), **extra)
+    return pair[1].record(data, input._backend, (input,), dim=dims, keepdim=keepdim, **extra)
 
 
 # -- sum / mean / prod --------------------------------------------------------
 
-def _sum_backward(node, g):
-    shape, dims, keepdim, native = node.args
-    g = _unreduce(g, shape, dims, keepdim)
-    return ew.to_native(g, native)
-
-
-SumBackward0 = backward_node("SumBackward0", _sum_backward)
-SumBackward1 = backward_node("SumBackward1", _sum_backward)
+SUM = _pair("SumBackward0", "SumBackward1", sizes=True,
+            grad=lambda g, n, dims, keepdim: _unreduce(g, n.self_sym_sizes, dims, keepdim))
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None, axis=None):  # noqa: A001
@@ -78,33 +100,29 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, axis=None):  # noqa: A001
         d = _dt.int64
     native = backend.native_dtype(d)
     data = backend.xp.sum(input._data, axis=dims, keepdims=keepdim, dtype=native)
-    cls = SumBackward0 if dims is None else SumBackward1
-    return record(data, backend, cls, (input,),
-                  args=(input._data.shape, dims, keepdim, input._data.dtype))
+    return _record_pair(SUM, data, input, dims, keepdim, sizes=True)
 
 
-def _mean_backward(node, g):
-    shape, dims, keepdim = node.args
+def _mean_grad(g, n, dims, keepdim):
+    shape = n.self_sym_sizes
     # divide the small gradient, then expand: the result stays a broadcast view
     return _unreduce(g / _count(shape, dims), shape, dims, keepdim)
 
 
-MeanBackward0 = backward_node("MeanBackward0", _mean_backward)
-MeanBackward1 = backward_node("MeanBackward1", _mean_backward)
+MEAN = _pair("MeanBackward0", "MeanBackward1", _mean_grad, sizes=True)
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None, axis=None):
     """Mean over ``dim`` (all dims by default); floating dtypes only, as in PyTorch."""
     dims = _dims(input, dim, axis, "mean")
     if dtype is not None:
-        input = ew.to_dtype(input, dtype)
+        input = to_dtype(input, dtype)
     if not input.dtype.is_floating_point:
         raise RuntimeError(
             f"mean(): could not infer output dtype. Input dtype must be either a floating point "
             f"or complex dtype. Got: {input.dtype.name}")
     data = input._backend.xp.mean(input._data, axis=dims, keepdims=keepdim)
-    cls = MeanBackward0 if dims is None else MeanBackward1
-    return record(data, input._backend, cls, (input,), args=(input._data.shape, dims, keepdim))
+    return _record_pair(MEAN, data, input, dims, keepdim, sizes=True)
 
 
 def _prod_of_others(x: Tensor, dims) -> Tensor:
@@ -137,10 +155,9 @@ def _prod_of_others(x: Tensor, dims) -> Tensor:
     return others.permute(tuple(inverse))
 
 
-def _prod_backward(node, g):
-    (x,) = node.saved_tensors
-    shape, dims, keepdim = node.args
-    g_full = _unreduce(g, shape, dims, keepdim)
+def _prod_grad(g, n, dims, keepdim):
+    x = n.self
+    g_full = _unreduce(g, _shape(n), dims, keepdim)
     if not bool(any(x == 0)):
         # no zeros: the product of the others is prod / x
         out = prod(x, dim=dims, keepdim=True)
@@ -148,8 +165,7 @@ def _prod_backward(node, g):
     return g_full * _prod_of_others(x, dims)
 
 
-ProdBackward0 = backward_node("ProdBackward0", _prod_backward)
-ProdBackward1 = backward_node("ProdBackward1", _prod_backward)
+PROD = _pair("ProdBackward0", "ProdBackward1", _prod_grad, saves=("self",))
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None, axis=None):
@@ -160,42 +176,44 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, axis=None):
     if not d.is_floating_point and dtype is None:
         d = _dt.int64
     data = backend.xp.prod(input._data, axis=dims, keepdims=keepdim, dtype=backend.native_dtype(d))
-    cls = ProdBackward0 if dims is None else ProdBackward1
-    return record(data, backend, cls, (input,), saved=(input,),
-                  args=(input._data.shape, dims, keepdim))
+    return _record_pair(PROD, data, input, dims, keepdim)
 
 
 # -- max / min --------------------------------------------------------------------
 
-def _extreme_all_backward(node, g):
-    x, out = node.saved_tensors
+def _extreme_all_grad(g, n):
+    x = n.self
     # ties share the gradient evenly, as PyTorch's full max()/min() do
-    mask = ew.to_native(x == out, x._data.dtype)
+    mask = to_native(x == n.result, x._data.dtype)
     return mask * (g / sum(mask))
 
 
-MaxBackward1 = backward_node("MaxBackward1", _extreme_all_backward)
-MinBackward1 = backward_node("MinBackward1", _extreme_all_backward)
+MAX_ALL = defop("MaxBackward1", saves=("self", "result"), vjp=(_extreme_all_grad,))
+MIN_ALL = defop("MinBackward1", saves=("self", "result"), vjp=(_extreme_all_grad,))
 
 
-def _extreme_dim_backward(node, g, _g_indices=None):
-    (indices,) = node.saved_tensors
-    shape, dim, keepdim = node.args
-    if not keepdim:
+def _extreme_dim_grad(grads, n):
+    g = grads[0]  # the indices output has no gradient
+    shape = n.self_sym_sizes
+    if not shape:  # 0-dim input: the value itself
+        return g
+    dim = n.dim
+    indices = n.indices
+    if not n.keepdim:
         g = g.unsqueeze(dim)
         indices = indices.unsqueeze(dim)
     from arraygrad.creation import arange
 
     positions = arange(shape[dim], device=g.device).reshape(
         tuple(shape[dim] if i == dim else 1 for i in range(len(shape))))
-    mask = ew.to_native(positions == indices, g._data.dtype)
+    mask = to_native(positions == indices, g._data.dtype)
     return g * mask
 
 
-MaxBackward0 = backward_node("MaxBackward0", _extreme_dim_backward)
-_ZeroDimMaxBackward = backward_node("MaxBackward0", lambda node, g: g)
-_ZeroDimMinBackward = backward_node("MinBackward0", lambda node, g: g)
-MinBackward0 = backward_node("MinBackward0", _extreme_dim_backward)
+MAX_DIM, MIN_DIM = (
+    defop(name, saves=("indices",), params=("dim", "keepdim", "self_sym_sizes"), outputs=2,
+          vjp=(_extreme_dim_grad,))
+    for name in ("MaxBackward0", "MinBackward0"))
 
 
 def _extreme(op: str, input, dim, keepdim, other, is_max: bool):
@@ -203,30 +221,29 @@ def _extreme(op: str, input, dim, keepdim, other, is_max: bool):
         dim, other = None, dim
     if other is not None:
         return ew.maximum(input, other) if is_max else ew.minimum(input, other)
-    xp = input._backend.xp
+    backend = input._backend
+    xp = backend.xp
     if input.numel() == 0:
         raise RuntimeError(f"{op}(): Expected reduction dim to be specified for input.numel() == 0."
                            if dim is None else f"{op}(): cannot reduce an empty dimension")
     if dim is None:
         data = (xp.max if is_max else xp.min)(input._data)
-        return record(data, input._backend, MaxBackward1 if is_max else MinBackward1, (input,),
-                      saved=(input, OUTPUT))
+        return (MAX_ALL if is_max else MIN_ALL).record(data, backend, (input,))
     dims = normalize_dims(dim, input._data.ndim, op)
+    int64 = backend.native_dtype(_dt.int64)
     if not dims:  # 0-dim input: the value itself, at index 0
+        d = 0
         values = xp.asarray(input._data, copy=True)
-        indices = xp.zeros((), dtype=input._backend.native_dtype(_dt.int64))
-        vals = record(values, input._backend,
-                      _ZeroDimMaxBackward if is_max else _ZeroDimMinBackward, (input,))
-        return (return_types.max if is_max else return_types.min)(
-            vals, Tensor._wrap(indices, input._backend))
-    d = dims[0]
-    values = (xp.max if is_max else xp.min)(input._data, axis=d, keepdims=keepdim)
-    indices = (xp.argmax if is_max else xp.argmin)(input._data, axis=d, keepdims=keepdim)
-    indices = xp.astype(indices, input._backend.native_dtype(_dt.int64))
-    index_t = Tensor._wrap(indices, input._backend)
-    cls = MaxBackward0 if is_max else MinBackward0
-    vals, idx = record_multi((values, indices), input._backend, cls, (input,), saved=(index_t,),
-                             args=(input._data.shape, d, keepdim), differentiable=(True, False))
+        indices = xp.zeros((), dtype=int64)
+    else:
+        d = dims[0]
+        values = (xp.max if is_max else xp.min)(input._data, axis=d, keepdims=keepdim)
+        indices = xp.astype((xp.argmax if is_max else xp.argmin)(
+            input._data, axis=d, keepdims=keepdim), int64)
+    vals, idx = (MAX_DIM if is_max else MIN_DIM).record_many(
+        (values, indices), backend, (input,), differentiable=(True, False), dim=d,
+        keepdim=keepdim, self_sym_sizes=tuple(input._data.shape),
+        indices=Tensor._wrap(indices, backend))
     return (return_types.max if is_max else return_types.min)(vals, idx)
 
 
@@ -250,25 +267,25 @@ def amin(input, dim=(), keepdim=False):
     return _amaxmin(input, dim, keepdim, False)
 
 
-def _amax_backward(node, g):
-    x, out = node.saved_tensors
-    shape, dims, keepdim = node.args
-    out_full = _unreduce(out, shape, dims, keepdim)
-    mask = ew.to_native(x == out_full, x._data.dtype)
+def _amax_grad(g, n):
+    x = n.self
+    shape, dims, keepdim = _shape(n), n.dim, n.keepdim
+    out_full = _unreduce(n.result, shape, dims, keepdim)
+    mask = to_native(x == out_full, x._data.dtype)
     count = sum(mask, dim=dims, keepdim=True)
     return _unreduce(g, shape, dims, keepdim) * mask / count
 
 
-AmaxBackward0 = backward_node("AmaxBackward0", _amax_backward)
-AminBackward0 = backward_node("AminBackward0", _amax_backward)
+AMAX, AMIN = (defop(name, saves=("self", "result"), params=_DIM_PARAMS, vjp=(_amax_grad,))
+              for name in ("AmaxBackward0", "AminBackward0"))
 
 
 def _amaxmin(input, dim, keepdim, is_max):
     dims = normalize_dims(dim, input._data.ndim, "amax" if is_max else "amin")
     xp = input._backend.xp
     data = (xp.max if is_max else xp.min)(input._data, axis=dims, keepdims=keepdim)
-    return record(data, input._backend, AmaxBackward0 if is_max else AminBackward0, (input,),
-                  saved=(input, OUTPUT), args=(input._data.shape, dims, keepdim))
+    return (AMAX if is_max else AMIN).record(data, input._backend, (input,), dim=dims,
+                                             keepdim=keepdim)
 
 
 def argmax(input, dim=None, keepdim=False):
@@ -307,58 +324,60 @@ def _correction(unbiased, correction):
     return 1 if unbiased else 0
 
 
-def _var_backward(node, g):
-    (x,) = node.saved_tensors
-    shape, dims, keepdim, corr = node.args
-    centered = x - mean(x, dim=dims, keepdim=True)
-    return _unreduce(g, shape, dims, keepdim) * centered * (2.0 / (_count(shape, dims) - corr))
+def _centered(n) -> Tensor:
+    """The saved input minus its mean over the node's ``dim``."""
+    x = n.self
+    return x - mean(x, dim=n.dim, keepdim=True)
 
 
-VarBackward0 = backward_node("VarBackward0", _var_backward)
+def _var_grad(g, n):
+    shape, dims = _shape(n), n.dim
+    return (_unreduce(g, shape, dims, n.keepdim) * _centered(n)
+            * (2.0 / (_count(shape, dims) - n.correction)))
+
+
+def _std_grad(g, n):
+    shape, dims = _shape(n), n.dim
+    out = n.result
+    # 0 where the std is 0 (a single element, or equal ones), as PyTorch; g / 0 would be NaN
+    scale = _unreduce(ew.where(out == 0, 0.0, g / ew.where(out == 0, 1.0, out)), shape, dims,
+                      n.keepdim)
+    return scale * _centered(n) / (_count(shape, dims) - n.correction)
+
+
+_VAR_PARAMS = _DIM_PARAMS + ("correction",)
+VAR = defop("VarBackward0", saves=("self",), params=_VAR_PARAMS, vjp=(_var_grad,))
+STD = defop("StdBackward0", saves=("self", "result"), params=_VAR_PARAMS, vjp=(_std_grad,))
+
+
+def _var_std(op: str, rule, input, dim, unbiased, keepdim, correction, axis):
+    if isinstance(dim, bool):  # legacy positional form var(unbiased)
+        dim, unbiased = None, dim
+    dims = _dims(input, dim, axis, op)
+    corr = _correction(unbiased, correction)
+    xp = input._backend.xp
+    data = getattr(xp, op)(to_float_data(input), axis=dims, correction=corr, keepdims=keepdim)
+    return rule.record(data, input._backend, (input,), dim=dims, keepdim=keepdim, correction=corr)
 
 
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, axis=None):
     """Variance over ``dim`` with Bessel's ``correction`` (1 by default)."""
-    if isinstance(dim, bool):  # legacy positional form var(unbiased)
-        dim, unbiased = None, dim
-    dims = _dims(input, dim, axis, "var")
-    corr = _correction(unbiased, correction)
-    data = input._backend.xp.var(to_float_data(input), axis=dims, correction=corr, keepdims=keepdim)
-    return record(data, input._backend, VarBackward0, (input,), saved=(input,),
-                  args=(input._data.shape, dims, keepdim, corr))
-
-
-def _std_backward(node, g):
-    x, out = node.saved_tensors
-    shape, dims, keepdim, corr = node.args
-    centered = x - mean(x, dim=dims, keepdim=True)
-    # 0 where the std is 0 (a single element, or equal ones), as PyTorch; g / 0 would be NaN
-    scale = _unreduce(ew.where(out == 0, 0.0, g / ew.where(out == 0, 1.0, out)), shape, dims,
-                      keepdim)
-    return scale * centered / (_count(shape, dims) - corr)
-
-
-StdBackward0 = backward_node("StdBackward0", _std_backward)
+    return _var_std("var", VAR, input, dim, unbiased, keepdim, correction, axis)
 
 
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, axis=None):
     """Standard deviation over ``dim`` with Bessel's ``correction`` (1 by default)."""
-    if isinstance(dim, bool):  # legacy positional form std(unbiased)
-        dim, unbiased = None, dim
-    dims = _dims(input, dim, axis, "std")
-    corr = _correction(unbiased, correction)
-    data = input._backend.xp.std(to_float_data(input), axis=dims, correction=corr, keepdims=keepdim)
-    return record(data, input._backend, StdBackward0, (input,), saved=(input, OUTPUT),
-                  args=(input._data.shape, dims, keepdim, corr))
+    return _var_std("std", STD, input, dim, unbiased, keepdim, correction, axis)
 
 
-def _logsumexp_backward(node, g):
-    x, out = node.saved_tensors
-    shape, dims, keepdim = node.args
-    return _unreduce(g, shape, dims, keepdim) * ew.exp(x - _unreduce(out, shape, dims, keepdim))
+def _logsumexp_grad(g, n):
+    shape, dims, keepdim = _shape(n), n.dim, n.keepdim
+    return _unreduce(g, shape, dims, keepdim) * ew.exp(
+        n.self - _unreduce(n.result, shape, dims, keepdim))
 
 
-LogsumexpBackward0 = backward_node("LogsumexpBackward0", _logsumexp_backward)
+LOGSUMEXP = defop("LogsumexpBackward0", saves=("self", "result"), params=_DIM_PARAMS,
+                  vjp=(_logsumexp_grad,))
 
 
 def logsumexp(input, dim, keepdim=False):
@@ -372,21 +391,20 @@ def logsumexp(input, dim, keepdim=False):
     if not keepdim:
         data = xp.reshape(data, tuple(n for i, n in enumerate(x.shape)
                                       if i not in (dims or range(x.ndim))))
-    return record(data, input._backend, LogsumexpBackward0, (input,), saved=(input, OUTPUT),
-                  args=(input._data.shape, dims, keepdim))
+    return LOGSUMEXP.record(data, input._backend, (input,), dim=dims, keepdim=keepdim)
 
 
-def _norm_backward(node, g):
-    x, out = node.saved_tensors
-    shape, dims, keepdim, p = node.args
+def _norm_grad(g, n):
+    x, p = n.self, n.p
+    shape, dims, keepdim = _shape(n), n.dim, n.keepdim
     g_full = _unreduce(g, shape, dims, keepdim)
-    out_full = _unreduce(out, shape, dims, keepdim)
+    out_full = _unreduce(n.result, shape, dims, keepdim)
     if p == 2:
         return g_full * x / ew.where(out_full == 0, 1.0, out_full)
     if p == 1:
         return g_full * ew.sign(x)
     if math.isinf(p):
-        mask = ew.to_native(ew.abs(x) == out_full, x._data.dtype)
+        mask = to_native(ew.abs(x) == out_full, x._data.dtype)
         count = sum(mask, dim=dims, keepdim=True)
         return g_full * ew.sign(x) * mask / count
     if p == 0:
@@ -395,7 +413,8 @@ def _norm_backward(node, g):
     return g_full * x * ew.abs(x) ** (p - 2) / safe ** (p - 1)
 
 
-NormBackward1 = backward_node("NormBackward1", _norm_backward)
+NORM = defop("NormBackward1", saves=("self", "result"), params=("p",) + _DIM_PARAMS,
+             vjp=(_norm_grad,))
 
 
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
@@ -407,7 +426,7 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     p = float(p)
     dims = normalize_dims(dim, input._data.ndim, "norm")
     if dtype is not None:
-        input = ew.to_dtype(input, dtype)
+        input = to_dtype(input, dtype)
     xp = input._backend.xp
     x = to_float_data(input)
     ax = dims
@@ -424,18 +443,14 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
         data = xp.sum(xp.astype(a != 0, x.dtype), axis=ax, keepdims=keepdim)
     else:
         data = xp.sum(a ** p, axis=ax, keepdims=keepdim) ** (1.0 / p)
-    return record(data, input._backend, NormBackward1, (input,), saved=(input, OUTPUT),
-                  args=(input._data.shape, dims, keepdim, p))
+    return NORM.record(data, input._backend, (input,), p=p, dim=dims, keepdim=keepdim)
 
 
 # -- cumsum / all / any ------------------------------------------------------------------
 
-def _cumsum_backward(node, g):
-    dim, native = node.args
-    return ew.to_native(cumsum(g.flip(dim), dim).flip(dim), native)
-
-
-CumsumBackward0 = backward_node("CumsumBackward0", _cumsum_backward)
+# the reversed running sum; the recorder casts it back to the input's dtype
+CUMSUM = defop("CumsumBackward0", params=("dim",),
+               vjp=(lambda g, n: cumsum(g.flip(n.dim), n.dim).flip(n.dim),))
 
 
 def cumsum(input, dim, *, dtype=None):
@@ -449,7 +464,7 @@ def cumsum(input, dim, *, dtype=None):
         data = backend.xp.astype(x, backend.native_dtype(out_dtype))
     else:
         data = backend.xp.cumulative_sum(x, axis=d, dtype=backend.native_dtype(out_dtype))
-    return record(data, backend, CumsumBackward0, (input,), args=(d, input._data.dtype))
+    return CUMSUM.record(data, backend, (input,), dim=d)
 
 
 def all(input, dim=None, keepdim=False):  # noqa: A001
