@@ -9,8 +9,21 @@ from arraygrad.tensor import Tensor
 
 __all__ = ["to_native", "to_dtype", "cast_data", "to_float_data", "full_like_scalar"]
 
-# the gradient comes back in the input's dtype: the recorder's cast-back does it all
-TO_COPY = defop("ToCopyBackward0", vjp=(lambda g, n: g,))
+
+
+def _to_copy_grad(g: Tensor, n) -> Tensor:
+    """``g`` moved back to the input's backend after a device move (``self_backend``; None for
+    a cast); the cast back to the input's dtype is the recorder's."""
+    src = n.self_backend
+    if src is None or g._backend is src:
+        return g
+    from arraygrad.ops.transfer import to_backend
+
+    return to_backend(g, src)
+
+
+# PyTorch's one node for dtype casts and device moves (``_to_copy``)
+TO_COPY = defop("ToCopyBackward0", params={"self_backend": None}, vjp=(_to_copy_grad,))
 
 
 def to_native(input: Tensor, native_dtype) -> Tensor:
