@@ -70,13 +70,15 @@ def _reshape_rule(name: str) -> Rule:
 
 
 VIEW = _reshape_rule("ViewBackward0")
-UNSQUEEZE = _reshape_rule("UnsqueezeBackward0")
 SQUEEZE = _reshape_rule("SqueezeBackward0")
+UNSQUEEZE = defop("UnsqueezeBackward0", params=("dim",), vjp=(lambda g, n: g.squeeze(n.dim),))
 
 
-def _reshape_as(input: Tensor, shape: tuple, rule: Rule, op: str = "reshape") -> Tensor:
+def _reshape_as(input: Tensor, shape: tuple, rule: Rule, op: str = "reshape",
+                **params) -> Tensor:
     """``input`` in ``shape``: a view when the logical strides allow it, else a copy
-    (``view`` raises instead, as PyTorch does)."""
+    (``view`` raises instead, as PyTorch does). ``params``: the rule's, when not the
+    input's shape (``self_sym_sizes``)."""
     viewable, strides = view_strides(input._data.shape, input._strides, shape)
     if not viewable:
         if op == "view":
@@ -85,10 +87,13 @@ def _reshape_as(input: Tensor, shape: tuple, rule: Rule, op: str = "reshape") ->
                 f"dimension spans across two contiguous subspaces): input shape "
                 f"{list(input._data.shape)}, requested {list(shape)}. Use .reshape(...) instead.")
         data = input._backend.xp.reshape(input._data, shape)
-        return rule.record(data, input._backend, (input,), self_sym_sizes=input._data.shape)
+        return rule.record(data, input._backend, (input,),
+                           **(params or {"self_sym_sizes": input._data.shape}))
     data = input._data if shape == input._data.shape else input._backend.xp.reshape(input._data, shape)
-    out = rule.record(data, input._backend, (input,), self_sym_sizes=input._data.shape)
-    return make_view(out, input, lambda base: _reshape_as(base, shape, rule), strides)
+    out = rule.record(data, input._backend, (input,),
+                      **(params or {"self_sym_sizes": input._data.shape}))
+    return make_view(out, input, lambda base: _reshape_as(base, shape, rule, **params),
+                     strides)
 
 
 def reshape(input: Tensor, *shape) -> Tensor:
@@ -133,7 +138,7 @@ def unsqueeze(input: Tensor, dim: int) -> Tensor:
     """Insert a dimension of size 1 at ``dim``."""
     shape = input._data.shape
     d = _wrap_dim(dim, len(shape) + 1, "unsqueeze")
-    return _reshape_as(input, shape[:d] + (1,) + shape[d:], UNSQUEEZE)
+    return _reshape_as(input, shape[:d] + (1,) + shape[d:], UNSQUEEZE, dim=d)
 
 
 # -- permutations ----------------------------------------------------------------
