@@ -9,7 +9,10 @@ from arraygrad.tensor import Tensor
 
 __all__ = ["to_native", "to_dtype", "cast_data", "to_float_data", "full_like_scalar"]
 
-# the gradient comes back in the input's dtype: the recorder's cast-back does it all
+
+
+# PyTorch's node for dtype casts (``_to_copy``); the gradient's cast back to the input's
+# dtype is the recorder's. Device moves record the same node name (``ops.transfer``).
 TO_COPY = defop("ToCopyBackward0", vjp=(lambda g, n: g,))
 
 

@@ -13,9 +13,13 @@ recorder's loops and the metadata ``finish_grad`` would find has nothing to undo
 - ``record_unary``: a one-input op of a tensor, its node built inline.
 - ``operands``: the promotion of two operands that need none (same shape and dtype, or a
   floating tensor with a Python number, which keeps the tensor's dtype).
+- ``inplace_arithmetic``: ``t += other * alpha`` (and ``-= *= /=``) with the array's own
+  in-place operator when nothing is recorded (optimizers' updates).
 """
 
 from __future__ import annotations
+
+import operator
 
 from arraygrad.autograd.grad_mode import _state
 from arraygrad.autograd.graph import SavedOutput, SavedTensor
@@ -23,7 +27,7 @@ from arraygrad.backends.scalar_operands import scalar_operand
 from arraygrad.ops.rule import OUTPUT, Rule, edge_of, fast_paths, new_node
 from arraygrad.tensor import Tensor, wrap
 
-__all__ = ["binary", "record_unary", "operands", "BinarySpec"]
+__all__ = ["binary", "record_unary", "operands", "BinarySpec", "inplace_arithmetic"]
 
 _SAME = (None, None)  # operands of the result's shape and dtype: nothing for finish_grad to undo
 _SAME1 = (None,)
@@ -155,3 +159,47 @@ def operands(a, b):
         if db.dtype in backend.floating_natives:
             return backend, a, db, None, b
     return None
+
+
+_NATIVE_OPS = {
+    "add_": operator.iadd, "__iadd__": operator.iadd, "sub_": operator.isub,
+    "__isub__": operator.isub, "mul_": operator.imul, "__imul__": operator.imul,
+    "div_": operator.itruediv, "__itruediv__": operator.itruediv,
+}
+
+
+def inplace_arithmetic(t: Tensor, op: str, other, alpha=1):
+    """``t op= other * alpha`` with the array's own in-place operator, when that is exact.
+
+    The fast path of optimizers' updates: only when nothing needs recording and the
+    result keeps ``t``'s dtype and shape. Returns the resulting array (``t``'s own when the
+    namespace updates in place; the caller writes any other into ``t`` and bumps its
+    version), or None to ask for the general mechanism (always, with fast paths off).
+    """
+    fn = _NATIVE_OPS.get(op)
+    if fn is None or not fast_paths.on:
+        return None
+    if _state.enabled and (t._requires_grad or (t._base is not None and t._base._requires_grad)):
+        return None
+    data = t._data
+    if data.dtype not in t._backend.floating_natives:
+        return None
+    if isinstance(other, Tensor):
+        if (_state.enabled and other._requires_grad) or other._backend is not t._backend:
+            return None
+        value = other._data
+        if value.dtype != data.dtype or len(value.shape) > len(data.shape):
+            return None
+        for a, b in zip(reversed(value.shape), reversed(data.shape)):
+            if a != b and a != 1:
+                return None
+    elif type(other) is float or type(other) is int:
+        value = other
+    else:
+        return None
+    if alpha != 1:
+        value = value * alpha
+    try:
+        return fn(data, value)
+    except ValueError:  # e.g. a read-only broadcast view: the general path explains it
+        return None

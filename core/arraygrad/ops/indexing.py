@@ -279,7 +279,7 @@ def index_put(input: Tensor, key, value) -> Tensor:
     norm, advanced = _normalize_key(input, key)
     backend = input._backend
     if not isinstance(value, Tensor):
-        from arraygrad.ops._record import as_tensor_like
+        from arraygrad.ops.arguments import as_tensor_like
 
         value = as_tensor_like(value, input, "index_put")
     same_backend("index_put", input, value)

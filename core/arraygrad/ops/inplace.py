@@ -14,10 +14,9 @@ is "the old base with the view's region replaced by the new values" (an
 
 from __future__ import annotations
 
-import operator
-
 from arraygrad.autograd.grad_mode import _state, no_grad
-from arraygrad.ops._record import backward_node, record
+from arraygrad.ops.fast import inplace_arithmetic
+from arraygrad.ops.rule import defop
 from arraygrad.tensor import Tensor
 
 __all__ = ["apply_inplace", "overwritten", "native_arithmetic"]
@@ -75,6 +74,18 @@ def _write(t: Tensor, data, op: str) -> None:
             f"before performing the operation.") from exc
 
 
+def native_arithmetic(t: Tensor, op: str, other, alpha=1) -> bool:
+    """``t op= other * alpha`` on ``t``'s array directly when ``ops.fast`` takes it (the
+    optimizers' updates); False when the general in-place mechanism must run."""
+    result = inplace_arithmetic(t, op, other, alpha)
+    if result is None:
+        return False
+    if result is not t._data:  # a namespace without true in-place operators
+        _write(t, result, op)
+    t._bump_version()
+    return True
+
+
 def _rebase(t: Tensor, result: Tensor) -> None:
     t._grad_fn, t._output_nr, t._requires_grad = result._grad_fn, result._output_nr, True
 
@@ -98,53 +109,6 @@ def apply_inplace(t: Tensor, op: str, compute) -> Tensor:
     if grad_on and result._grad_fn is not None:
         _rebase(t, result)
     return t
-
-
-_NATIVE_OPS = {
-    "add_": operator.iadd, "__iadd__": operator.iadd, "sub_": operator.isub,
-    "__isub__": operator.isub, "mul_": operator.imul, "__imul__": operator.imul,
-    "div_": operator.itruediv, "__itruediv__": operator.itruediv,
-}
-
-
-def native_arithmetic(t: Tensor, op: str, other, alpha=1) -> bool:
-    """Do ``t op= other * alpha`` with the array's own in-place operator, when that is exact.
-
-    The fast path of optimizers' updates: only when nothing needs recording and
-    the result keeps ``t``'s dtype and shape. Returns False to ask for the
-    general mechanism.
-    """
-    fn = _NATIVE_OPS.get(op)
-    if fn is None:
-        return False
-    if _state.enabled and (t._requires_grad or (t._base is not None and t._base._requires_grad)):
-        return False
-    data = t._data
-    if data.dtype not in t._backend.floating_natives:
-        return False
-    if isinstance(other, Tensor):
-        if (_state.enabled and other._requires_grad) or other._backend is not t._backend:
-            return False
-        value = other._data
-        if value.dtype != data.dtype or len(value.shape) > len(data.shape):
-            return False
-        for a, b in zip(reversed(value.shape), reversed(data.shape)):
-            if a != b and a != 1:
-                return False
-    elif type(other) is float or type(other) is int:
-        value = other
-    else:
-        return False
-    if alpha != 1:
-        value = value * alpha
-    try:
-        result = fn(data, value)
-    except ValueError:  # e.g. a read-only broadcast view: the general path explains it
-        return False
-    if result is not data:  # a namespace without true in-place operators
-        _write(t, result, op)
-    t._bump_version()
-    return True
 
 
 def _inplace_on_view(t: Tensor, op: str, compute) -> Tensor:
@@ -174,18 +138,12 @@ def _write_view(t: Tensor, new_value: Tensor, base_old: Tensor, op: str) -> Tens
     return t
 
 
-def _overwrite_backward(node, g):
-    """The old value is overwritten: no gradient to it; a tensor source gets ``g`` back."""
-    src_meta = node.args
-    from arraygrad.ops.broadcast import reduce_grad
-
-    g_old = g * 0 if node._next[0] is not None else None
-    g_src = reduce_grad(g, src_meta[0], src_meta[1]) if node._next[1] is not None else None
-    return g_old, g_src
-
-
-FillBackward0 = backward_node("FillBackward0", _overwrite_backward)
-CopyBackwards = backward_node("CopyBackwards", _overwrite_backward)  # PyTorch's copy_ node: no 0
+# The old value is overwritten: its gradient is zero; a tensor source gets ``g`` back (the
+# recorder sums it to the source's shape and casts it to its dtype).
+FILL = defop("FillBackward0", inputs=("self", "value"),
+             vjp=(lambda g, n: g * 0, lambda g, n: g))
+COPY = defop("CopyBackwards", inputs=("self", "src"),
+             vjp=(lambda g, n: g * 0, lambda g, n: g))
 
 
 def overwritten(old: Tensor, value, op: str) -> Tensor:
@@ -206,7 +164,6 @@ def overwritten(old: Tensor, value, op: str) -> Tensor:
             raise RuntimeError(
                 f"{op}: source of shape {list(value.shape)} cannot be broadcast to "
                 f"{list(old.shape)}") from None
-        return record(data, backend, CopyBackwards if op == "copy_" else FillBackward0,
-                      (old, value), args=(value._data.shape, value._data.dtype))
+        return (COPY if op == "copy_" else FILL).record(data, backend, (old, value))
     data = xp.full(old._data.shape, value, dtype=old._data.dtype)
-    return record(data, backend, FillBackward0, (old, None), args=None)
+    return FILL.record(data, backend, (old, None))

@@ -14,7 +14,7 @@ import collections
 import math
 
 from arraygrad import dtypes as _dt
-from arraygrad.ops._record import normalize_dims
+from arraygrad.ops.arguments import normalize_dims
 from arraygrad.ops import elementwise as ew
 from arraygrad.ops.casting import to_dtype, to_float_data, to_native
 from arraygrad.ops.rule import defop

@@ -371,17 +371,18 @@ class Rule:
         meta = []
         if out is not None:
             od = out._data
-            out_shape, out_dtype = od.shape, od.dtype
+            out_shape, out_dtype, out_backend = od.shape, od.dtype, out._backend
         else:
-            out_shape = out_dtype = None
+            out_shape = out_dtype = out_backend = None
         for t in inputs:
             if isinstance(t, Tensor) and t._requires_grad:
                 edges.append(edge_of(t))
                 d = t._data
                 # None: the input has the result's shape and dtype, so a gradient shaped like
-                # the result's needs nothing from finish_grad
-                meta.append(None if d.shape == out_shape and d.dtype == out_dtype
-                            else (d.shape, d.dtype))
+                # the result's needs nothing from finish_grad (dtypes of two backends, as in a
+                # device move, are not compared: some namespaces warn)
+                meta.append(None if d.shape == out_shape and t._backend is out_backend
+                            and d.dtype == out_dtype else (d.shape, d.dtype))
             else:
                 edges.append(None)
                 meta.append(None)

@@ -2,7 +2,9 @@
 flip, cat/stack, split/chunk/unbind.
 
 Ops that are views in PyTorch share the input's version counter, so an
-in-place change through either is seen by both.
+in-place change through either is seen by both. Each differentiable op is one rule
+(``ops.rule``); ``cat``/``stack`` take any number of inputs (the rule's one input name,
+``tensors``, stands for them all) and ``split``/``unbind`` give several outputs.
 """
 
 from __future__ import annotations
@@ -10,10 +12,11 @@ from __future__ import annotations
 import math
 
 from arraygrad import dtypes as _dt
-from arraygrad.ops._record import (
-    backward_node, cast_data, normalize_dims, record, record_multi, same_backend,
-)
+from arraygrad.ops.arguments import normalize_dims
 from arraygrad.ops.broadcast import sum_to
+from arraygrad.ops.casting import cast_data
+from arraygrad.ops.promotion import same_backend
+from arraygrad.ops.rule import Rule, defop
 from arraygrad.ops.views import (
     expanded_strides, indexed_strides, make_view, permuted_strides, view_strides,
 )
@@ -60,18 +63,22 @@ def _infer_shape(shape: tuple, numel: int, op: str, src_shape) -> tuple:
 
 # -- reshape family ------------------------------------------------------------
 
-def _reshape_backward(node, g):
-    return g.reshape(node.args)
+def _reshape_rule(name: str) -> Rule:
+    """A rule whose gradient is ``g`` back in the input's shape (PyTorch's ``self_sym_sizes``)."""
+    return defop(name, params=("self_sym_sizes",),
+                 vjp=(lambda g, n: g.reshape(n.self_sym_sizes),))
 
 
-ViewBackward0 = backward_node("ViewBackward0", _reshape_backward)
-UnsqueezeBackward0 = backward_node("UnsqueezeBackward0", _reshape_backward)
-SqueezeBackward0 = backward_node("SqueezeBackward0", _reshape_backward)
+VIEW = _reshape_rule("ViewBackward0")
+SQUEEZE = _reshape_rule("SqueezeBackward0")
+UNSQUEEZE = defop("UnsqueezeBackward0", params=("dim",), vjp=(lambda g, n: g.squeeze(n.dim),))
 
 
-def _reshape_as(input: Tensor, shape: tuple, cls, op: str = "reshape") -> Tensor:
+def _reshape_as(input: Tensor, shape: tuple, rule: Rule, op: str = "reshape",
+                **params) -> Tensor:
     """``input`` in ``shape``: a view when the logical strides allow it, else a copy
-    (``view`` raises instead, as PyTorch does)."""
+    (``view`` raises instead, as PyTorch does). ``params``: the rule's, when not the
+    input's shape (``self_sym_sizes``)."""
     viewable, strides = view_strides(input._data.shape, input._strides, shape)
     if not viewable:
         if op == "view":
@@ -80,16 +87,19 @@ def _reshape_as(input: Tensor, shape: tuple, cls, op: str = "reshape") -> Tensor
                 f"dimension spans across two contiguous subspaces): input shape "
                 f"{list(input._data.shape)}, requested {list(shape)}. Use .reshape(...) instead.")
         data = input._backend.xp.reshape(input._data, shape)
-        return record(data, input._backend, cls, (input,), args=input._data.shape)
+        return rule.record(data, input._backend, (input,),
+                           **(params or {"self_sym_sizes": input._data.shape}))
     data = input._data if shape == input._data.shape else input._backend.xp.reshape(input._data, shape)
-    out = record(data, input._backend, cls, (input,), args=input._data.shape)
-    return make_view(out, input, lambda base: _reshape_as(base, shape, cls), strides)
+    out = rule.record(data, input._backend, (input,),
+                      **(params or {"self_sym_sizes": input._data.shape}))
+    return make_view(out, input, lambda base: _reshape_as(base, shape, rule, **params),
+                     strides)
 
 
 def reshape(input: Tensor, *shape) -> Tensor:
     """The same elements in a new shape (one dimension may be -1)."""
     shape = _infer_shape(_sizes(shape, "reshape"), input.numel(), "reshape", input._data.shape)
-    return _reshape_as(input, shape, ViewBackward0)
+    return _reshape_as(input, shape, VIEW)
 
 
 def view(input: Tensor, *shape) -> Tensor:
@@ -97,7 +107,7 @@ def view(input: Tensor, *shape) -> Tensor:
     if len(shape) == 1 and isinstance(shape[0], _dt.dtype):
         raise RuntimeError("view(dtype) is not supported; use .to(dtype)")
     shape = _infer_shape(_sizes(shape, "view"), input.numel(), "view", input._data.shape)
-    return _reshape_as(input, shape, ViewBackward0, "view")
+    return _reshape_as(input, shape, VIEW, "view")
 
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
@@ -110,7 +120,7 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     new = shape[:s] + (math.prod(shape[s:e + 1]),) + shape[e + 1:]
-    return _reshape_as(input, new, ViewBackward0)
+    return _reshape_as(input, new, VIEW)
 
 
 def squeeze(input: Tensor, dim=None) -> Tensor:
@@ -121,38 +131,40 @@ def squeeze(input: Tensor, dim=None) -> Tensor:
     else:
         dims = normalize_dims(dim, len(shape), "squeeze") or ()
         new = tuple(n for i, n in enumerate(shape) if not (i in dims and n == 1))
-    return _reshape_as(input, new, SqueezeBackward0)
+    return _reshape_as(input, new, SQUEEZE)
 
 
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
     """Insert a dimension of size 1 at ``dim``."""
     shape = input._data.shape
     d = _wrap_dim(dim, len(shape) + 1, "unsqueeze")
-    return _reshape_as(input, shape[:d] + (1,) + shape[d:], UnsqueezeBackward0)
+    return _reshape_as(input, shape[:d] + (1,) + shape[d:], UNSQUEEZE, dim=d)
 
 
 # -- permutations ----------------------------------------------------------------
 
-def _permute_backward(node, g):
-    dims = node.args
-    inverse = [0] * len(dims)
-    for i, d in enumerate(dims):
+def _inverse_permute(g: Tensor, n) -> Tensor:
+    inverse = [0] * len(n.dims)
+    for i, d in enumerate(n.dims):
         inverse[d] = i
     return g.permute(tuple(inverse))
 
 
-PermuteBackward0 = backward_node("PermuteBackward0", _permute_backward)
-TransposeBackward0 = backward_node("TransposeBackward0", _permute_backward)
+PERMUTE = defop("PermuteBackward0", params=("dims",), vjp=(_inverse_permute,))
+# PyTorch's dim0/dim1 as given (wrapped); a transposition is its own inverse
+TRANSPOSE = defop("TransposeBackward0", params=("dim0", "dim1"),
+                  vjp=(lambda g, n: g.transpose(n.dim0, n.dim1),))
 
 
-def _permuted(input: Tensor, dims: tuple, cls) -> Tensor:
-    if dims == tuple(range(len(dims))):
+def _permuted(input: Tensor, order: tuple, rule: Rule, **params) -> Tensor:
+    """``input`` with its dimensions in the order ``order``, recorded as ``rule``."""
+    if order == tuple(range(len(order))):
         data = input._data
     else:
-        data = input._backend.xp.permute_dims(input._data, dims)
-    out = record(data, input._backend, cls, (input,), args=dims)
-    return make_view(out, input, lambda base: _permuted(base, dims, cls),
-                     permuted_strides(input, dims))
+        data = input._backend.xp.permute_dims(input._data, order)
+    out = rule.record(data, input._backend, (input,), **params)
+    return make_view(out, input, lambda base: _permuted(base, order, rule, **params),
+                     permuted_strides(input, order))
 
 
 def permute(input: Tensor, *dims) -> Tensor:
@@ -167,18 +179,18 @@ def permute(input: Tensor, *dims) -> Tensor:
     norm = tuple(_wrap_dim(d, n, "permute") for d in dims)
     if len(set(norm)) != n:
         raise RuntimeError(f"permute: repeated dim in {list(dims)}")
-    return _permuted(input, norm, PermuteBackward0)
+    return _permuted(input, norm, PERMUTE, dims=norm)
 
 
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     """Swap two dimensions."""
     n = input._data.ndim
     if n == 0:
-        return _permuted(input, (), TransposeBackward0)
+        return _permuted(input, (), TRANSPOSE, dim0=0, dim1=0)
     d0, d1 = _wrap_dim(dim0, n, "transpose"), _wrap_dim(dim1, n, "transpose")
     dims = list(range(n))
     dims[d0], dims[d1] = dims[d1], dims[d0]
-    return _permuted(input, tuple(dims), TransposeBackward0)
+    return _permuted(input, tuple(dims), TRANSPOSE, dim0=d0, dim1=d1)
 
 
 swapaxes = transpose
@@ -206,11 +218,8 @@ def movedim(input: Tensor, source, destination) -> Tensor:
 
 # -- expand / repeat / flip --------------------------------------------------------
 
-def _expand_backward(node, g):
-    return sum_to(g, node.args)
-
-
-ExpandBackward0 = backward_node("ExpandBackward0", _expand_backward)
+EXPAND = defop("ExpandBackward0", params=("self_sym_sizes",),
+               vjp=(lambda g, n: sum_to(g, n.self_sym_sizes),))
 
 
 def expand(input: Tensor, *sizes) -> Tensor:
@@ -240,7 +249,7 @@ def expand(input: Tensor, *sizes) -> Tensor:
         target.append(s)
     target = tuple(target)
     data = input._data if target == shape else input._backend.xp.broadcast_to(input._data, target)
-    out = record(data, input._backend, ExpandBackward0, (input,), args=shape)
+    out = EXPAND.record(data, input._backend, (input,), self_sym_sizes=shape)
     return make_view(out, input, lambda base: expand(base, target),
                      expanded_strides(input, target))
 
@@ -253,8 +262,9 @@ def expand_as(input: Tensor, other: Tensor) -> Tensor:
 broadcast_to = expand
 
 
-def _repeat_backward(node, g):
-    shape, reps = node.args
+def _unrepeat(g: Tensor, n) -> Tensor:
+    """The sum of ``g``'s tiles: each repeated dimension split in (repeats, size), summed."""
+    shape, reps = n.self_sym_sizes, n.repeats
     lead = len(reps) - len(shape)
     full = (1,) * lead + tuple(shape)
     split = []
@@ -264,7 +274,7 @@ def _repeat_backward(node, g):
     return summed.reshape(shape)
 
 
-RepeatBackward0 = backward_node("RepeatBackward0", _repeat_backward)
+REPEAT = defop("RepeatBackward0", params=("repeats", "self_sym_sizes"), vjp=(_unrepeat,))
 
 
 def repeat(input: Tensor, *sizes) -> Tensor:
@@ -276,14 +286,10 @@ def repeat(input: Tensor, *sizes) -> Tensor:
             "repeat: Number of dimensions of repeat dims can not be smaller than number of "
             "dimensions of tensor")
     data = input._backend.xp.tile(input._data, reps)
-    return record(data, input._backend, RepeatBackward0, (input,), args=(shape, reps))
+    return REPEAT.record(data, input._backend, (input,), repeats=reps, self_sym_sizes=shape)
 
 
-def _flip_backward(node, g):
-    return g.flip(node.args)
-
-
-FlipBackward0 = backward_node("FlipBackward0", _flip_backward)
+FLIP = defop("FlipBackward0", params=("dims",), vjp=(lambda g, n: g.flip(n.dims),))
 
 
 def flip(input: Tensor, *dims) -> Tensor:
@@ -291,21 +297,15 @@ def flip(input: Tensor, *dims) -> Tensor:
     dims = _sizes(dims, "flip")
     axes = normalize_dims(dims, input._data.ndim, "flip")
     data = input._backend.xp.flip(input._data, axis=axes) if axes else input._data
-    return record(data, input._backend, FlipBackward0, (input,), args=dims)
+    return FLIP.record(data, input._backend, (input,), dims=dims)
 
 
 # -- joining and splitting -------------------------------------------------------------
 
-def _cat_backward(node, *grads):
-    (g,) = grads
-    dim, sizes, natives = node.args
-    parts = split(g, list(sizes), dim)
-    from arraygrad.ops.elementwise import to_native
-
-    return tuple(to_native(p, n) for p, n in zip(parts, natives))
-
-
-CatBackward0 = backward_node("CatBackward0", _cat_backward)
+# one input name for any number of tensors: the vjp is joint, one gradient per tensor (the
+# recorder casts each back to its tensor's dtype)
+CAT = defop("CatBackward0", inputs=("tensors",), params=("dim", "sizes"),
+            vjp=lambda g, n: split(g, list(n.sizes), n.dim))
 
 
 def _joinable(op: str, tensors) -> list:
@@ -340,22 +340,15 @@ def cat(tensors, dim: int = 0) -> Tensor:
         out_dtype = _dt.promote_types(out_dtype, t_.dtype)
     backend = ref._backend
     data = backend.xp.concat([cast_data(t_, out_dtype) for t_ in tensors], axis=d)
-    return record(data, backend, CatBackward0, tuple(tensors),
-                  args=(d, tuple(t_._data.shape[d] for t_ in tensors),
-                        tuple(t_._data.dtype for t_ in tensors)))
+    return CAT.record(data, backend, tensors, dim=d,
+                      sizes=tuple(t_._data.shape[d] for t_ in tensors))
 
 
 concat = concatenate = cat
 
 
-def _stack_backward(node, g):
-    dim, natives = node.args
-    from arraygrad.ops.elementwise import to_native
-
-    return tuple(to_native(p, n) for p, n in zip(unbind(g, dim), natives))
-
-
-StackBackward0 = backward_node("StackBackward0", _stack_backward)
+STACK = defop("StackBackward0", inputs=("tensors",), params=("dim",),
+              vjp=lambda g, n: unbind(g, n.dim))
 
 
 def stack(tensors, dim: int = 0) -> Tensor:
@@ -373,17 +366,16 @@ def stack(tensors, dim: int = 0) -> Tensor:
         out_dtype = _dt.promote_types(out_dtype, t_.dtype)
     backend = ref._backend
     data = backend.xp.stack([cast_data(t_, out_dtype) for t_ in tensors], axis=d)
-    return record(data, backend, StackBackward0, tuple(tensors),
-                  args=(d, tuple(t_._data.dtype for t_ in tensors)))
+    return STACK.record(data, backend, tensors, dim=d)
 
 
-def _split_backward(node, *grads):
-    dim = node.args
-    return cat(list(grads), dim)
-
-
-SplitBackward0 = backward_node("SplitBackward0", _split_backward)
-SplitWithSizesBackward0 = backward_node("SplitWithSizesBackward0", _split_backward)
+# several outputs, as many as the call makes: ``outputs`` only needs to say "more than one";
+# ``g`` is the list of the outputs' gradients (zeros where none arrived)
+SPLIT = defop("SplitBackward0", params=("dim", "self_sym_sizes", "split_size"), outputs=2,
+              vjp=(lambda g, n: cat(g, n.dim),))
+SPLIT_WITH_SIZES = defop("SplitWithSizesBackward0",
+                         params=("dim", "self_sym_sizes", "split_sizes"), outputs=2,
+                         vjp=(lambda g, n: cat(g, n.dim),))
 
 
 def _views_of_parts(outs, input, keys) -> tuple:
@@ -396,13 +388,14 @@ def _views_of_parts(outs, input, keys) -> tuple:
     return outs
 
 
-def _split_at(input: Tensor, sizes: list, d: int, cls) -> tuple:
+def _split_at(input: Tensor, sizes: list, d: int, rule: Rule, **params) -> tuple:
     data = input._data
     keys, start = [], 0
     for size in sizes:
         keys.append((slice(None),) * d + (slice(start, start + size), Ellipsis))
         start += size
-    outs = record_multi([data[k] for k in keys], input._backend, cls, (input,), args=d)
+    outs = rule.record_many([data[k] for k in keys], input._backend, (input,), dim=d,
+                            self_sym_sizes=data.shape, **params)
     return _views_of_parts(outs, input, keys)
 
 
@@ -416,13 +409,13 @@ def split(input: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
         if size <= 0 and length:
             raise RuntimeError(f"split: split_size must be positive, got {size}")
         sizes = [min(size, length - i) for i in range(0, length, size)] if length else [0]
-        return _split_at(input, sizes, d, SplitBackward0)
+        return _split_at(input, sizes, d, SPLIT, split_size=size)
     sizes = [int(s) for s in split_size_or_sections]
     if sum(sizes) != length or any(s < 0 for s in sizes):
         raise RuntimeError(
             f"split_with_sizes expects split_sizes to sum exactly to {length} (input tensor's size "
             f"at dimension {d}), but got split_sizes={sizes}")
-    return _split_at(input, sizes, d, SplitWithSizesBackward0)
+    return _split_at(input, sizes, d, SPLIT_WITH_SIZES, split_sizes=tuple(sizes))
 
 
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
@@ -435,11 +428,8 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     return split(input, size, d)
 
 
-def _unbind_backward(node, *grads):
-    return stack(list(grads), node.args)
-
-
-UnbindBackward0 = backward_node("UnbindBackward0", _unbind_backward)
+UNBIND = defop("UnbindBackward0", params=("dim",), outputs=2,
+               vjp=(lambda g, n: stack(g, n.dim),))
 
 
 def unbind(input: Tensor, dim: int = 0) -> tuple:
@@ -447,7 +437,7 @@ def unbind(input: Tensor, dim: int = 0) -> tuple:
     d = _wrap_dim(dim, input._data.ndim, "unbind")
     data = input._data
     keys = [(slice(None),) * d + (i, Ellipsis) for i in range(data.shape[d])]
-    outs = record_multi([data[k] for k in keys], input._backend, UnbindBackward0, (input,), args=d)
+    outs = UNBIND.record_many([data[k] for k in keys], input._backend, (input,), dim=d)
     return _views_of_parts(outs, input, keys)
 
 

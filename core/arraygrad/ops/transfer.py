@@ -1,12 +1,16 @@
-"""Moving tensors between devices and dtypes: ``Tensor.to``, ``.cpu()``, ``.cuda()``."""
+"""Moving tensors between devices and dtypes: ``Tensor.to``, ``.cpu()``, ``.cuda()``.
+
+A move records PyTorch's ``ToCopyBackward0`` (its own rule, ``TO_COPY_DEVICE``, whose node is named
+like a dtype cast's, as PyTorch's ``_to_copy`` is one op): one node for ``to(device, dtype)``.
+"""
 
 from __future__ import annotations
 
 from arraygrad import dtypes as _dt
 from arraygrad.backends.registry import backend_for_device
 from arraygrad.device import as_device, device as _device
-from arraygrad.ops._record import backward_node, record
-from arraygrad.ops.elementwise import to_dtype
+from arraygrad.ops.casting import to_dtype
+from arraygrad.ops.rule import defop
 from arraygrad.tensor import Tensor
 
 _CPU = _device("cpu")
@@ -24,25 +28,33 @@ def _move(data, src, dst):
     return dst.from_host(src.to_host(data))
 
 
-def _transfer_backward(node, g):
-    return to_backend(g, node.args)
-
-
-# PyTorch records a device move as ``_to_copy``: its node is ToCopyBackward0 (as a dtype cast)
-ToCopyBackward0 = backward_node("ToCopyBackward0", _transfer_backward)
-
-
 def default_cpu_backend():
     """The backend ``"cpu"`` means (``Tensor.cpu()``'s target)."""
     return backend_for_device(_CPU)
 
 
-def to_backend(t: Tensor, backend) -> Tensor:
-    """``t`` on another backend (differentiable: the gradient moves back)."""
+def _move_back(g: Tensor, n) -> Tensor:
+    """The gradient of a device move: ``g`` moved back to the input's backend (the cast back
+    to the input's dtype is the recorder's)."""
+    return g if g._backend is n.self_backend else to_backend(g, n.self_backend)
+
+
+# PyTorch records a device move as ``_to_copy``, the node of a dtype cast too
+TO_COPY_DEVICE = defop("ToCopyBackward0", key="ToCopyDeviceBackward0", params=("self_backend",),
+                       vjp=(_move_back,))
+
+
+def to_backend(t: Tensor, backend, dtype: _dt.dtype | None = None) -> Tensor:
+    """``t`` on another backend, in ``dtype`` if given (differentiable: the gradient moves
+    back, and is cast back to ``t``'s dtype)."""
     if t._backend is backend:
-        return t
+        return t if dtype is None else to_dtype(t, dtype)
     data = _move(t._data, t._backend, backend)
-    return record(data, backend, ToCopyBackward0, (t,), args=t._backend)
+    if dtype is not None:
+        native = backend.native_dtype(dtype)
+        if data.dtype != native:
+            data = backend.xp.astype(data, native)
+    return TO_COPY_DEVICE.record(data, backend, (t,), self_backend=t._backend)
 
 
 def _parse(args, kwargs):
@@ -69,23 +81,20 @@ def _parse(args, kwargs):
 def to(t: Tensor, *args, **kwargs) -> Tensor:
     """``t`` on another device and/or dtype: ``to(device)``, ``to(dtype)``, ``to(other)``."""
     dev, dt, copy = _parse(args, kwargs)
-    out = t
     if dev is not None:
-        out = to_backend(out, backend_for_device(dev))
-    if dt is not None:
-        out = to_dtype(out, dt)
+        out = to_backend(t, backend_for_device(dev), dt)
+    elif dt is not None:
+        out = to_dtype(t, dt)
+    else:
+        out = t
     if copy and out is t:
         out = t.clone()
     return out
 
 
-def _clone_backward(node, g):
-    return g
-
-
-CloneBackward0 = backward_node("CloneBackward0", _clone_backward)
+CLONE = defop("CloneBackward0", vjp=(lambda g, n: g,))
 
 
 def clone(t: Tensor) -> Tensor:
     """A copy of ``t`` with its own memory, still in the graph."""
-    return record(t._backend.xp.asarray(t._data, copy=True), t._backend, CloneBackward0, (t,))
+    return CLONE.record(t._backend.xp.asarray(t._data, copy=True), t._backend, (t,))
