@@ -310,7 +310,10 @@ def run_backward(roots, root_grads, *, retain_graph: bool, create_graph: bool,
 def _walk(task: GraphTask, roots, root_grads, root_nodes: list, deps: dict) -> list:
     """Run every node below ``roots`` in dependency order; the nodes that ran, in order.
 
-    Its locals die with it, so none of them keeps a gradient alive into the commit.
+    ``buffers`` holds the summed gradients of the nodes still waiting for an input; a
+    ready node carries its own (in its heap entry, or as ``follow``), so a node with
+    one input never enters ``buffers``. Its locals die with it, so none of them keeps
+    a gradient alive into the commit.
     """
     buffers: dict = {}
     for (node, nr), grad in zip(roots, root_grads):
@@ -323,7 +326,7 @@ def _walk(task: GraphTask, roots, root_grads, root_nodes: list, deps: dict) -> l
     counter = 0
     for node in root_nodes:
         if deps[node] == 0:  # not below another root
-            heap.append((-node._seq, counter, node))
+            heap.append((-node._seq, counter, node, buffers.pop(node)))
             counter += 1
     heapq.heapify(heap)
 
@@ -336,17 +339,15 @@ def _walk(task: GraphTask, roots, root_grads, root_nodes: list, deps: dict) -> l
     heappop, heappush = heapq.heappop, heapq.heappush  # locals: this loop is the hot path
     pop_buffer, get_buffer = buffers.pop, buffers.get
     record_executed = executed.append
-    follow = None  # the only ready node, run next without a heap round trip
+    follow = follow_grads = None  # the only ready node, run next without a heap round trip
     while True:
         if follow is not None:
-            node, follow = follow, None
+            node, grads, follow = follow, follow_grads, None
         elif heap:
-            node = heappop(heap)[2]
+            _, _, node, grads = heappop(heap)
         else:
             break
-        # a buffer exists once a gradient arrived: a node without one is not run
-        grads = pop_buffer(node, None)
-        if grads is None:
+        if grads is None:  # no gradient reached it: it does not run
             outs = None
         elif intercept is None:
             outs = node._run(grads, task)
@@ -362,29 +363,33 @@ def _walk(task: GraphTask, roots, root_grads, root_nodes: list, deps: dict) -> l
                 child, nr = edge
             else:  # the compact form of (node, 0)
                 child, nr = edge, 0
+            left = deps[child] - 1
+            deps[child] = left
+            # a ready child takes its buffer along; a waiting one keeps it in `buffers`
+            buf = get_buffer(child) if left else pop_buffer(child, None)
             if outs is not None:
                 g = outs[i]
                 if g is not None:
-                    buf = get_buffer(child)
                     if buf is None:
-                        buf = buffers[child] = [None] * (child._n_outputs if nr == 0 else
-                                                         max(child._n_outputs, nr + 1))
+                        buf = [None] * (child._n_outputs if nr == 0 else
+                                        max(child._n_outputs, nr + 1))
                         buf[nr] = g
+                        if left:
+                            buffers[child] = buf
                     else:
                         old = buf[nr]
                         buf[nr] = g if old is None else old + g
-            left = deps[child] - 1
-            deps[child] = left
-            if left == 0:
-                if became_ready is None:
-                    became_ready = child
-                else:
-                    counter += 1
-                    heappush(heap, (-child._seq, counter, child))
+            if left:
+                continue
+            if became_ready is None:
+                became_ready, ready_grads = child, buf
+            else:
+                counter += 1
+                heappush(heap, (-child._seq, counter, child, buf))
         if became_ready is not None:
             if heap:  # several ready: the heap orders them
                 counter += 1
-                heappush(heap, (-became_ready._seq, counter, became_ready))
+                heappush(heap, (-became_ready._seq, counter, became_ready, ready_grads))
             else:
-                follow = became_ready
+                follow, follow_grads = became_ready, ready_grads
     return executed
