@@ -328,12 +328,25 @@ def test_profiler_times_every_node_once_hooked_or_not():
     assert engine.node_runner is None
 
 
-def test_anomaly_mode_checks_a_hooked_node():
+def test_anomaly_mode_checks_what_a_post_hook_returns():
+    """As in PyTorch, the NaN check sees the node's gradients after its post-hooks (it used
+    to check them before, so a hook's NaN passed)."""
     x = ag.tensor([1.0, 2.0], requires_grad=True)
     y = x * 2.0
-    y.grad_fn.register_hook(lambda gi, go: (gi[0] * float("nan"),))
+    y.grad_fn.register_hook(lambda gi, go: (gi[0] * float("nan"), None))
     with ag.autograd.set_detect_anomaly(True):
         with pytest.warns(UserWarning, match="Error detected in MulBackward0"):
             with pytest.raises(RuntimeError, match="MulBackward0' returned nan"):
                 y.sum().backward()
     assert x.grad is None
+
+
+def test_removable_handle_repr_names_its_real_module():
+    """The repr named ``arraygrad.utils.hooks``, a module that does not exist."""
+    import importlib
+
+    handle = ag.tensor([1.0], requires_grad=True).register_hook(lambda g: None)
+    text = repr(handle)
+    assert text == f"<arraygrad.autograd.hooks.RemovableHandle id={handle.id}>"
+    module = importlib.import_module(text[1:].split(".RemovableHandle")[0])
+    assert module.RemovableHandle is type(handle)
