@@ -262,6 +262,8 @@ class AccumulateGrad(Node):
         return None
 
     def _apply(self, grads: list) -> tuple:
+        """Accumulate into the leaf's ``.grad``: the engine's commit calls it (``LeafHooks``
+        wraps it with the node's hooks and the leaf's post-accumulate-grad hooks)."""
         var = self.variable
         g = grads[0]
         if g is None:
