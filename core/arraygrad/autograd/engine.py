@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import heapq
 import threading
+from collections.abc import Callable, Container
 
 from arraygrad.autograd import anomaly_mode
 from arraygrad.autograd.anomaly_mode import state as _anomaly
@@ -149,14 +150,17 @@ class GraphTask:
         self.callbacks: list = []
         self.instrument = _instrument()
         self.accumulate = accumulate
-        self.captures = self.needed = self.targets = None
+        self.captures: dict | None = None  # {(node, output_nr): indices into captured}
+        self.targets: Container = ()  # the inputs' nodes
+        self.needed: Container = ()  # the nodes that lead to a target: only these run
         self.captured: list = [None] * (len(inputs) if inputs is not None else 0)
         if inputs is not None:
-            self.targets = {edge[0] for edge in inputs}
-            self.needed = _nodes_leading_to(root_nodes, self.targets)
-            self.captures = {}
+            self.targets = targets = {edge[0] for edge in inputs}
+            self.needed = _nodes_leading_to(root_nodes, targets)
+            captures: dict = {}
             for i, edge in enumerate(inputs):
-                self.captures.setdefault(edge, []).append(i)
+                captures.setdefault(edge, []).append(i)
+            self.captures = captures
 
     def run_node(self, node, grads: list):
         """Run ``node`` in a pass that captures gradients or is instrumented; a plain pass
@@ -168,17 +172,19 @@ class GraphTask:
                 grads = run.arrive(grads, self)
                 run = run.execute
             self._capture(node, grads)
+            # autograd.grad never accumulates; backward(inputs=...) only into its inputs
             if not (node in self.needed or (
                     self.accumulate and type(node) is AccumulateGrad and node in self.targets)):
-                return None  # autograd.grad never accumulates; backward(inputs=...) only into inputs
+                return None
         instrument = self.instrument
         if instrument is None or type(node) is AccumulateGrad:  # a leaf's work is at the commit
             return run(grads, self)
         return instrument(node, grads, lambda _node, g: run(g, self))
 
     def _capture(self, node, grads: list) -> None:
+        captures: dict = self.captures or {}
         for nr, g in enumerate(grads):
-            slots = self.captures.get((node, nr))
+            slots = captures.get((node, nr))
             if slots:
                 for i in slots:
                     self.captured[i] = g
@@ -195,7 +201,7 @@ def _running_tasks() -> list:
     return tasks
 
 
-def queue_callback(callback) -> None:
+def queue_callback(callback: Callable[[], object]) -> None:
     """Run ``callback()`` at the end of the backward pass now running on this thread.
 
     PyTorch's ``Variable._execution_engine.queue_callback``: a hook (or a node)
@@ -224,7 +230,7 @@ class ExecutionEngine:
     """The autograd engine's handle, as PyTorch's ``Variable._execution_engine``."""
 
     @staticmethod
-    def queue_callback(callback) -> None:
+    def queue_callback(callback: Callable[[], object]) -> None:
         """Run ``callback()`` at the end of the running backward pass (see ``queue_callback``)."""
         queue_callback(callback)
 
