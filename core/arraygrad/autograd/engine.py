@@ -148,7 +148,7 @@ class GraphTask:
         self.accumulations: list = []
         self.retained: list = []
         self.callbacks: list = []
-        self.instrument = _instrument()
+        self.instrument = None if node_runner is None and not _anomaly.enabled else _instrument()
         self.accumulate = accumulate
         self.captures: dict | None = None  # {(node, output_nr): indices into captured}
         self.targets: Container = ()  # the inputs' nodes
@@ -190,15 +190,14 @@ class GraphTask:
                     self.captured[i] = g
 
 
-_local = threading.local()
-"""``_local.tasks``: this thread's running passes, innermost last (a hook may run a backward)."""
+class _Local(threading.local):
+    """Per thread: ``tasks``, the running passes, innermost last (a hook may run a backward)."""
+
+    def __init__(self):
+        self.tasks: list = []
 
 
-def _running_tasks() -> list:
-    tasks = getattr(_local, "tasks", None)
-    if tasks is None:
-        tasks = _local.tasks = []
-    return tasks
+_local = _Local()
 
 
 def queue_callback(callback: Callable[[], object]) -> None:
@@ -217,7 +216,7 @@ def queue_callback(callback: Callable[[], object]) -> None:
     >>> def hook(grad):
     ...     queue_callback(lambda: print("backward done"))
     """
-    tasks = getattr(_local, "tasks", None)
+    tasks = _local.tasks
     if not tasks:
         # PyTorch's words (2.x), without "the"
         raise RuntimeError("Final callbacks can only be installed during backward pass.")
@@ -256,11 +255,6 @@ def _commit(task: GraphTask) -> None:
             tensor._grad = g if tensor._grad is None else tensor._grad + g
 
 
-def _run_callbacks(task: GraphTask) -> None:
-    for callback in task.callbacks:  # a list iterator also reaches callbacks queued meanwhile
-        callback()
-
-
 def run_backward(roots, root_grads, *, retain_graph: bool, create_graph: bool,
                  inputs=None, accumulate: bool = True, allow_unused: bool = False,
                  input_tensors=None):
@@ -284,7 +278,7 @@ def run_backward(roots, root_grads, *, retain_graph: bool, create_graph: bool,
             root_nodes.append(node)
     deps = _dependencies(root_nodes)
     task = GraphTask(root_nodes, inputs, accumulate)
-    running = _running_tasks()
+    running = _local.tasks
     running.append(task)
     prev_mode = _state.enabled
     _state.enabled = create_graph
@@ -306,7 +300,8 @@ def run_backward(roots, root_grads, *, retain_graph: bool, create_graph: bool,
         if not retain_graph:
             for node in executed:
                 node._release()
-        _run_callbacks(task)
+        for callback in task.callbacks:  # a list iterator also reaches those queued meanwhile
+            callback()
     finally:
         _state.enabled = prev_mode
         running.pop()
