@@ -148,6 +148,7 @@ class GraphTask:
         self.accumulations: list = []
         self.retained: list = []
         self.callbacks: list = []
+        # tested here first so that a plain pass makes no call for it
         self.instrument = None if node_runner is None and not _anomaly.enabled else _instrument()
         self.accumulate = accumulate
         self.captures: dict | None = None  # {(node, output_nr): indices into captured}

@@ -87,10 +87,12 @@ class NodeHooks:
                     or (tensor_hooks and any(tensor_hooks.values())))
 
     def __call__(self, grads: list, task):
+        """The node's run: ``arrive`` then ``execute``."""
         node = self._node()
         if not self.has_hooks(node):
-            # every hook was removed: give the node its plain run back (and keep it, should
-            # another thread have registered a hook in the meantime)
+            # every hook was removed: the node gets its plain run back. The second look
+            # catches a hook another thread registered meanwhile, whose install saw this
+            # wrapper still in place
             self._uninstall(node)
             if self.has_hooks(node):
                 self.install(node)
