@@ -242,8 +242,8 @@ class Tensor:
         fn = self._grad_fn
         if fn._retains_grad is None:
             fn._retains_grad = {}
-            fn._hooked = True
         fn._retains_grad[self._output_nr] = weakref.ref(self)
+        fn._install_hooks()  # the engine retains it through the node's hook wrapper
 
     def _version_counter(self) -> list:
         """The one-element version list shared by this tensor, its views and detached aliases."""
@@ -282,13 +282,19 @@ class Tensor:
         """
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        if self._grad_fn is not None:
-            hooks = self._grad_fn._tensor_hooks(self._output_nr)
+        fn = self._grad_fn
+        if fn is not None:
+            hooks = fn._tensor_hooks(self._output_nr)
         else:
             if self._hooks is None:
                 self._hooks = HookDict()
             hooks = self._hooks
-        return RemovableHandle(hooks).add(hooks, hook)
+        handle = RemovableHandle(hooks).add(hooks, hook)
+        if fn is not None:
+            fn._install_hooks()
+        else:
+            self._wrap_accumulate_grad()
+        return handle
 
     def register_post_accumulate_grad_hook(self, hook) -> RemovableHandle:
         """``hook(tensor)`` runs on a leaf after its ``.grad`` was accumulated."""
@@ -299,7 +305,16 @@ class Tensor:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self._post_acc_hooks is None:
             self._post_acc_hooks = HookDict()
-        return RemovableHandle(self._post_acc_hooks).add(self._post_acc_hooks, hook)
+        handle = RemovableHandle(self._post_acc_hooks).add(self._post_acc_hooks, hook)
+        self._wrap_accumulate_grad()
+        return handle
+
+    def _wrap_accumulate_grad(self) -> None:
+        """A leaf's hooks reach the engine through its ``AccumulateGrad``'s hook wrapper: wrap
+        the one a live graph already holds (a new one wraps itself when made)."""
+        acc = self._acc_ref() if self._acc_ref is not None else None
+        if acc is not None:
+            acc._install_hooks()
 
     # -- graph ----------------------------------------------------------------------
     def backward(self, gradient=None, retain_graph=None, create_graph: bool = False, inputs=None) -> None:

@@ -1,5 +1,6 @@
-"""The engine's lean branches (plain nodes, hook-free leaves) behave like its general one,
-and an unshared gradient becomes a leaf's ``.grad`` without a copy."""
+"""Hook-free nodes and leaves (which run their class's plain ``_run``; there used to be a
+lean branch in the engine for them) behave like hooked ones, and an unshared gradient
+becomes a leaf's ``.grad`` without a copy."""
 
 import numpy as np
 import pytest

@@ -116,14 +116,10 @@ def backward(tensors: _TensorOrTensors,
     roots = _root_edges(outputs)
     root_grads = _make_grads(outputs, grads, "backward")
     edges = _input_edges(input_list, "backward") if input_list is not None else None
-    captured = run_backward(roots, root_grads, retain_graph=retain_graph,
-                            create_graph=create_graph, inputs=edges, accumulate=True,
-                            allow_unused=True)
-    if input_list is not None:
-        for t, g in zip(input_list, captured):
-            if t._grad_fn is not None and g is not None:  # a non-leaf named in inputs
-                g = g if create_graph else g.detach()
-                t._grad = g if t._grad is None else t._grad + g
+    # non-leaf inputs get their gradient in .grad with the engine's commit, so the final
+    # callbacks (queue_callback) see it
+    run_backward(roots, root_grads, retain_graph=retain_graph, create_graph=create_graph,
+                 inputs=edges, accumulate=True, allow_unused=True, input_tensors=input_list)
 
 
 def grad(outputs: _TensorOrTensors, inputs: _TensorOrTensors,

@@ -4,30 +4,38 @@
    (an explicit stack, never recursion: a 100,000-op chain is fine).
 2. Seed the roots' input buffers with the output gradients.
 3. Pop ready nodes (all their inputs summed) from a heap, latest-created first
-   (leaves' ``AccumulateGrad`` as soon as ready, as PyTorch does); run tensor
-   hooks, ``retain_grad``, node pre-hooks, the node, node post-hooks; pass each
-   gradient along its edge.
+   (leaves' ``AccumulateGrad`` as soon as ready, as PyTorch does), run each the
+   one way every node runs, ``node._run(grads, task)``, and pass each gradient
+   it returns along its edge. Hooks are not the loop's business: a node's first
+   hook wraps its run (``node_hooks``), which then runs tensor hooks,
+   ``retain_grad``, node pre-hooks, the node, node post-hooks. A leaf's
+   ``AccumulateGrad`` defers its gradient to the commit.
 4. When every node has run, commit: accumulate into the leaves' ``.grad`` (with
-   their post-accumulate hooks) and store retained grads; then release the
-   saved values unless ``retain_graph``. An exception before that leaves every
-   ``.grad`` and the graph untouched.
+   their hooks) and store retained grads; then release the saved values unless
+   ``retain_graph``. An exception before that leaves every ``.grad`` and the
+   graph untouched.
+5. Run the final callbacks queued during the pass (``queue_callback``).
 
 ``autograd.grad`` runs the same walk with *captures*: gradients arriving at the
 requested inputs are recorded instead of accumulated, and only nodes that lead
-to an input are run.
+to an input are run. Captures, the profiler and anomaly mode are per-pass
+concerns: such a pass runs each node through ``GraphTask.run_node``, which
+wraps the same ``_run``.
 """
 
 from __future__ import annotations
 
 import heapq
 import threading
+from collections.abc import Callable, Container
 
 from arraygrad.autograd import anomaly_mode
 from arraygrad.autograd.anomaly_mode import state as _anomaly
 from arraygrad.autograd.grad_mode import _state
-from arraygrad.autograd.graph import FREED, FREED_MESSAGE, AccumulateGrad
+from arraygrad.autograd.graph import AccumulateGrad
+from arraygrad.autograd.node_hooks import NodeHooks
 
-__all__ = ["run_backward"]
+__all__ = ["run_backward", "queue_callback", "ExecutionEngine", "execution_engine", "GraphTask"]
 
 
 def _add_grad(buffer: list, index: int, grad) -> None:
@@ -88,166 +96,227 @@ def _nodes_leading_to(roots, targets: set) -> set:
     return needed
 
 
-def _check_hook_result(node, nr, old, new, what: str):
-    if new is None:
-        return old
-    if old is not None and tuple(new.shape) != tuple(old.shape):
-        raise RuntimeError(
-            f"{what} of {node.name()} changed the size of the gradient from "
-            f"{list(old.shape)} to {list(new.shape)}")
-    return new
-
-
-def _run_tensor_hooks(node, grads: list) -> None:
-    for nr, hooks in node._tensor_pre_hooks.items():
-        if not hooks or grads[nr] is None:
-            continue
-        for hook in tuple(hooks.values()):
-            grads[nr] = _check_hook_result(node, nr, grads[nr], hook(grads[nr]), "a tensor hook")
-
-
-def _retained_grads(node, grads: list, retained: list) -> None:
-    """Queue ``retain_grad`` writes for the outputs of ``node`` (committed at the end)."""
-    for nr, ref in node._retains_grad.items():
-        tensor = ref()
-        g = grads[nr]
-        if tensor is not None and g is not None:
-            retained.append((tensor, g if _state.enabled else g.detach()))
-
-
-def _materialize(node, grads: list) -> list:
-    """Zeros for missing output gradients of a node that has several outputs."""
-    from arraygrad.tensor import Tensor
-
-    for i, g in enumerate(grads):
-        if g is None:
-            shape, dtype, backend = node._out_meta[i]
-            xp = backend.xp
-            grads[i] = Tensor._wrap(xp.zeros(shape, dtype=dtype), backend)
-    return grads
-
-
 node_runner = None
-"""Set by an active profiler: ``node_runner(node, grads, apply)`` wraps each node's run."""
+"""Set by an active profiler: ``node_runner(node, grads, apply)`` wraps each node's run
+(``apply(node, grads)`` runs the node and returns the gradients for its edges)."""
 
 
-def _apply(node, grads):
-    """Run one node (with anomaly mode's checks when it is on)."""
-    if not _anomaly.enabled:
-        return node._apply(grads)
+def _anomaly_checked(node, grads: list, apply):
+    """Anomaly mode's wrapper of a node's run: an error carries the node's forward
+    traceback, and NaN in the gradients it returns raises."""
     try:
-        outs = node._apply(grads)
+        outs = apply(node, grads)
     except Exception as exc:
         anomaly_mode.annotate(node, exc)
         raise
-    anomaly_mode.check_outputs(node, outs)
+    if outs:
+        anomaly_mode.check_outputs(node, outs)
     return outs
 
 
-def _run_node(node, grads: list) -> tuple:
-    """Pre-hooks, the node itself (timed by an active profiler), post-hooks."""
-    if node._pre_hooks:
-        for hook in tuple(node._pre_hooks.values()):
-            new = hook(tuple(grads))
-            if new is not None:
-                grads = [_check_hook_result(node, i, o, n, "a pre-hook")
-                         for i, (o, n) in enumerate(zip(grads, new))]
-    if node._freed:
-        raise RuntimeError(FREED_MESSAGE)
-    if len(grads) > 1 and None in grads and getattr(node, "materialize_grads", True):
-        grads = _materialize(node, grads)
-    if node_runner is not None:
-        outs = node_runner(node, grads, _apply)
-    else:
-        outs = _apply(node, grads)
-    if node._post_hooks:
-        for hook in tuple(node._post_hooks.values()):
-            new = hook(outs, tuple(grads))
-            if new is not None:
-                outs = tuple(new)
-    return outs
+def _instrument():
+    """What every node of a pass starting now runs inside: the profiler's wrapper, anomaly
+    mode's, both (the profiler's outside), or None."""
+    runner = node_runner
+    if not _anomaly.enabled:
+        return runner
+    if runner is None:
+        return _anomaly_checked
+    return lambda node, grads, apply: runner(
+        node, grads, lambda n, g: _anomaly_checked(n, g, apply))
 
 
-_ACCUMULATED = object()
-"""What ``_visit`` returns for a leaf's ``AccumulateGrad``: queued for the commit, no edges."""
+def _accumulate(node, grads: list):
+    """A deferred leaf's accumulation (its node's ``_apply``, hooks included)."""
+    return node._apply(grads)
 
 
-def _visit(node, grads, captures, captured, reached, needed, targets, accumulate,
-           accumulations, retained, record_executed):
-    """The general handling of one ready node: tensor hooks, retained grads, captures for
-    ``autograd.grad``, then the node (with its hooks, the profiler, anomaly checks).
-    Returns the input gradients, None if the node did not run, or ``_ACCUMULATED``."""
-    if node._tensor_pre_hooks:
-        _run_tensor_hooks(node, grads)
-    if node._retains_grad:
-        _retained_grads(node, grads, retained)
-    if captures is not None:
+class GraphTask:
+    """One backward pass's state; every node's run gets it.
+
+    ``accumulations`` (gradients ``AccumulateGrad._run`` deferred) and
+    ``retained`` (``retain_grad`` writes) are what the commit writes;
+    ``callbacks`` are the final callbacks queued during the pass. For
+    ``autograd.grad`` and ``backward(inputs=...)``, ``captured[i]`` receives
+    the gradient arriving at the edge ``inputs[i]``.
+    """
+
+    __slots__ = ("accumulations", "retained", "callbacks", "instrument", "captures", "captured",
+                 "needed", "targets", "accumulate")
+
+    def __init__(self, root_nodes: list, inputs, accumulate: bool):
+        self.accumulations: list = []
+        self.retained: list = []
+        self.callbacks: list = []
+        # tested here first so that a plain pass makes no call for it
+        self.instrument = None if node_runner is None and not _anomaly.enabled else _instrument()
+        self.accumulate = accumulate
+        self.captures: dict | None = None  # {(node, output_nr): indices into captured}
+        self.targets: Container = ()  # the inputs' nodes
+        self.needed: Container = ()  # the nodes that lead to a target: only these run
+        self.captured: list = [None] * (len(inputs) if inputs is not None else 0)
+        if inputs is not None:
+            self.targets = targets = {edge[0] for edge in inputs}
+            self.needed = _nodes_leading_to(root_nodes, targets)
+            captures: dict = {}
+            for i, edge in enumerate(inputs):
+                captures.setdefault(edge, []).append(i)
+            self.captures = captures
+
+    def run_node(self, node, grads: list):
+        """Run ``node`` in a pass that captures gradients or is instrumented; a plain pass
+        calls ``node._run`` itself. The capture sees the gradient after the tensor hooks
+        and ``retain_grad`` of a hooked node, and before the node runs."""
+        run = node._run
+        if self.captures is not None:
+            if isinstance(run, NodeHooks):
+                grads = run.arrive(grads, self)
+                run = run.execute
+            self._capture(node, grads)
+            # autograd.grad never accumulates; backward(inputs=...) only into its inputs
+            if not (node in self.needed or (
+                    self.accumulate and type(node) is AccumulateGrad and node in self.targets)):
+                return None
+        instrument = self.instrument
+        if instrument is None or type(node) is AccumulateGrad:  # a leaf's work is at the commit
+            return run(grads, self)
+        return instrument(node, grads, lambda _node, g: run(g, self))
+
+    def _capture(self, node, grads: list) -> None:
+        captures: dict = self.captures or {}
         for nr, g in enumerate(grads):
             slots = captures.get((node, nr))
             if slots:
                 for i in slots:
-                    captured[i] = g
-                    reached[i] = True
-    if needed is not None and not (
-            node in needed or (accumulate and type(node) is AccumulateGrad and node in targets)):
-        return None  # autograd.grad never accumulates; backward(inputs=...) only into inputs
-    if all(g is None for g in grads):
-        return None
-    if type(node) is AccumulateGrad:
-        accumulations.append((node, grads))
-        return _ACCUMULATED
-    outs = _run_node(node, grads)
-    record_executed(node)
-    return outs
+                    self.captured[i] = g
+
+
+class _Local(threading.local):
+    """Per thread: ``tasks``, the running passes, innermost last (a hook may run a backward)."""
+
+    def __init__(self):
+        self.tasks: list = []
+
+
+_local = _Local()
+
+
+def queue_callback(callback: Callable[[], object]) -> None:
+    """Run ``callback()`` at the end of the backward pass now running on this thread.
+
+    PyTorch's ``Variable._execution_engine.queue_callback``: a hook (or a node)
+    queues work that must wait until the whole pass is done, as
+    ``DistributedDataParallel`` waits for its all-reduces. Callbacks run in the
+    order queued, after every node ran and ``.grad`` was written, in the pass's
+    grad mode (``create_graph``, as in PyTorch); one may queue more, which run
+    after it. Each pass has its own list: a backward run inside a hook keeps its
+    callbacks to itself. An exception in a callback propagates out of
+    ``backward`` (``.grad`` is already written) and the callbacks after it do not
+    run. Outside a backward pass this raises RuntimeError.
+
+    >>> def hook(grad):
+    ...     queue_callback(lambda: print("backward done"))
+    """
+    tasks = _local.tasks
+    if not tasks:
+        # PyTorch's words (2.x), without "the"
+        raise RuntimeError("Final callbacks can only be installed during backward pass.")
+    if not callable(callback):
+        raise TypeError(f"queue_callback: expected a callable, got {type(callback).__name__}")
+    tasks[-1].callbacks.append(callback)
+
+
+class ExecutionEngine:
+    """The autograd engine's handle, as PyTorch's ``Variable._execution_engine``."""
+
+    @staticmethod
+    def queue_callback(callback: Callable[[], object]) -> None:
+        """Run ``callback()`` at the end of the running backward pass (see ``queue_callback``)."""
+        queue_callback(callback)
+
+
+execution_engine = ExecutionEngine()
+"""The one ``ExecutionEngine``: ``arraygrad.autograd.Variable._execution_engine``."""
 
 
 _commit_lock = threading.Lock()
 """Serialises ``.grad`` writes, so concurrent backwards into shared leaves all count."""
 
 
-def _commit(accumulations: list, retained: list) -> None:
+def _commit(task: GraphTask) -> None:
     """Write the pass's results: leaves' ``.grad`` (with their hooks) and retained grads."""
-    plain = node_runner is None and not _anomaly.enabled
+    instrument = task.instrument
     with _commit_lock:
-        for node, grads in accumulations:
-            if plain and node._pre_hooks is None and node._post_hooks is None:
-                node._apply(grads)  # queued only with a gradient
+        for node, grads in task.accumulations:  # queued only with a gradient
+            if instrument is None:
+                node._apply(grads)
             else:
-                _run_node(node, grads)
-        for tensor, g in retained:
+                instrument(node, grads, _accumulate)
+        for tensor, g in task.retained:
             tensor._grad = g if tensor._grad is None else tensor._grad + g
 
 
 def run_backward(roots, root_grads, *, retain_graph: bool, create_graph: bool,
-                 inputs=None, accumulate: bool = True, allow_unused: bool = False):
+                 inputs=None, accumulate: bool = True, allow_unused: bool = False,
+                 input_tensors=None):
     """Run backward from ``roots`` (gradient edges) seeded with ``root_grads``.
 
     ``inputs``: gradient edges whose arriving gradients are captured and
     returned, for ``autograd.grad`` (``accumulate=False``: no ``.grad`` is
-    touched) or ``backward(inputs=...)`` (only those leaves accumulate; the
-    caller stores the captures of non-leaf inputs).
+    touched) or ``backward(inputs=...)`` (only those leaves accumulate; pass the
+    tensors as ``input_tensors`` and the non-leaf ones get the captured gradient
+    added to their ``.grad`` with the commit).
 
     The pass is all-or-nothing: ``.grad`` writes are committed, and saved values
     released, only once every node has run, so an exception in a hook or a
     custom backward leaves every tensor, gradient and the graph as they were.
+    Then the callbacks queued with ``queue_callback`` run. Everything runs in
+    grad mode ``create_graph``, the callbacks included (as in PyTorch).
     """
     root_nodes = []
     for node, _ in roots:
         if node not in root_nodes:
             root_nodes.append(node)
     deps = _dependencies(root_nodes)
+    task = GraphTask(root_nodes, inputs, accumulate)
+    running = _local.tasks
+    running.append(task)
+    prev_mode = _state.enabled
+    _state.enabled = create_graph
+    try:
+        executed = _walk(task, roots, root_grads, root_nodes, deps)
+        # every node below the roots was popped, so an input is unused exactly when its node
+        # is not below them
+        if inputs is not None and not accumulate and not allow_unused and not all(
+                edge[0] in deps for edge in inputs):
+            raise RuntimeError(
+                "One of the differentiated Tensors appears to not have been used in the "
+                "graph. Set allow_unused=True if this is the desired behavior.")
+        if input_tensors is not None:  # backward(inputs=...): non-leaf inputs, like retain_grad
+            for t, g in zip(input_tensors, task.captured):
+                if t._grad_fn is not None and g is not None:
+                    task.retained.append((t, g if create_graph else g.detach()))
+            g = None  # no reference of ours may keep the commit from adopting a gradient
+        _commit(task)
+        if not retain_graph:
+            for node in executed:
+                node._release()
+        for callback in task.callbacks:  # a list iterator also reaches those queued meanwhile
+            callback()
+    finally:
+        _state.enabled = prev_mode
+        running.pop()
+    return task.captured
 
-    captures = None
-    needed = targets = None
-    if inputs is not None:
-        targets = {edge[0] for edge in inputs}
-        needed = _nodes_leading_to(root_nodes, targets)
-        captures = {}
-        for i, edge in enumerate(inputs):
-            captures.setdefault(edge, []).append(i)
-    captured = [None] * (len(inputs) if inputs is not None else 0)
-    reached = [False] * len(captured)
 
+def _walk(task: GraphTask, roots, root_grads, root_nodes: list, deps: dict) -> list:
+    """Run every node below ``roots`` in dependency order; the nodes that ran, in order.
+
+    ``buffers`` holds the summed gradients of the nodes still waiting for an input; a
+    ready node carries its own (in its heap entry, or as ``follow``), so a node with
+    one input never enters ``buffers``. Its locals die with it, so none of them keeps
+    a gradient alive into the commit.
+    """
     buffers: dict = {}
     for (node, nr), grad in zip(roots, root_grads):
         buf = buffers.get(node)
@@ -258,95 +327,71 @@ def run_backward(roots, root_grads, *, retain_graph: bool, create_graph: bool,
     heap = []
     counter = 0
     for node in root_nodes:
-        if deps.get(node, 0) == 0:
-            heap.append((-node._seq, counter, node))
+        if deps[node] == 0:  # not below another root
+            heap.append((-node._seq, counter, node, buffers.pop(node)))
             counter += 1
     heapq.heapify(heap)
 
-    # nodes without hooks, retained grads or captures, outside a profiler and anomaly
-    # mode, take the lean branch of the loop below; the rest the general one
-    plain = node_runner is None and not _anomaly.enabled and captures is None
+    # captures and instrumentation are per pass: such a pass runs every node through
+    # the task, a plain one calls each node's own run
+    intercept = None
+    if task.captures is not None or task.instrument is not None:
+        intercept = task.run_node
     executed: list = []
-    accumulations: list = []
-    retained: list = []
     heappop, heappush = heapq.heappop, heapq.heappush  # locals: this loop is the hot path
     pop_buffer, get_buffer = buffers.pop, buffers.get
     record_executed = executed.append
-    prev_mode = _state.enabled
-    _state.enabled = create_graph
-    follow = None  # the only ready node, run next without a heap round trip
-    try:
-        while True:
-            if follow is not None:
-                node, follow = follow, None
-            elif heap:
-                node = heappop(heap)[2]
-            else:
-                break
-            grads = pop_buffer(node, None) or [None] * node._n_outputs
-            if plain and not node._hooked:
-                if grads[0] is None and (len(grads) == 1 or all(g is None for g in grads)):
-                    outs = None
-                else:
-                    if node._saved is FREED:
-                        raise RuntimeError(FREED_MESSAGE)
-                    if len(grads) > 1 and None in grads and getattr(node, "materialize_grads", True):
-                        grads = _materialize(node, grads)
-                    outs = node._apply(grads)
-                    record_executed(node)
-            elif plain and type(node) is AccumulateGrad and not node.variable._hooks:
-                if grads[0] is not None:  # a leaf without tensor hooks: to the commit
-                    accumulations.append((node, grads))
+    follow = follow_grads = None  # the only ready node, run next without a heap round trip
+    while True:
+        if follow is not None:
+            node, grads, follow = follow, follow_grads, None
+        elif heap:
+            _, _, node, grads = heappop(heap)
+        else:
+            break
+        if grads is None:  # no gradient reached it: it does not run
+            outs = None
+        elif intercept is None:
+            outs = node._run(grads, task)
+        else:
+            outs = intercept(node, grads)
+        if outs is not None:
+            record_executed(node)
+        became_ready = None
+        for i, edge in enumerate(node._next):
+            if edge is None:
                 continue
-            else:
-                outs = _visit(node, grads, captures, captured, reached, needed, targets,
-                              accumulate, accumulations, retained, record_executed)
-                if outs is _ACCUMULATED:
-                    continue
-            became_ready = None
-            for i, edge in enumerate(node._next):
-                if edge is None:
-                    continue
-                if type(edge) is tuple:
-                    child, nr = edge
-                else:  # the compact form of (node, 0)
-                    child, nr = edge, 0
-                if outs is not None:
-                    g = outs[i]
-                    if g is not None:
-                        buf = get_buffer(child)
-                        if buf is None:
-                            buf = buffers[child] = [None] * (child._n_outputs if nr == 0 else
-                                                             max(child._n_outputs, nr + 1))
-                            buf[nr] = g
-                        else:
-                            old = buf[nr]
-                            buf[nr] = g if old is None else old + g
-                left = deps[child] - 1
-                deps[child] = left
-                if left == 0:
-                    if became_ready is None:
-                        became_ready = child
+            if type(edge) is tuple:
+                child, nr = edge
+            else:  # the compact form of (node, 0)
+                child, nr = edge, 0
+            left = deps[child] - 1
+            deps[child] = left
+            # a ready child takes its buffer along; a waiting one keeps it in `buffers`
+            buf = get_buffer(child) if left else pop_buffer(child, None)
+            if outs is not None:
+                g = outs[i]
+                if g is not None:
+                    if buf is None:
+                        buf = [None] * (child._n_outputs if nr == 0 else
+                                        max(child._n_outputs, nr + 1))
+                        buf[nr] = g
+                        if left:
+                            buffers[child] = buf
                     else:
-                        counter += 1
-                        heappush(heap, (-child._seq, counter, child))
-            if became_ready is not None:
-                if heap:  # several ready: the heap orders them
-                    counter += 1
-                    heappush(heap, (-became_ready._seq, counter, became_ready))
-                else:
-                    follow = became_ready
-        if inputs is not None and not accumulate and not allow_unused and not all(reached):
-            raise RuntimeError(
-                "One of the differentiated Tensors appears to not have been used in the "
-                "graph. Set allow_unused=True if this is the desired behavior.")
-        # the loop's last locals may still hold a leaf's gradient: drop them, so the commit
-        # can adopt an unshared gradient instead of copying it
-        outs = grads = g = None
-        _commit(accumulations, retained)
-    finally:
-        _state.enabled = prev_mode
-    if not retain_graph:
-        for node in executed:
-            node._release()
-    return captured
+                        old = buf[nr]
+                        buf[nr] = g if old is None else old + g
+            if left:
+                continue
+            if became_ready is None:
+                became_ready, ready_grads = child, buf
+            else:
+                counter += 1
+                heappush(heap, (-child._seq, counter, child, buf))
+        if became_ready is not None:
+            if heap:  # several ready: the heap orders them
+                counter += 1
+                heappush(heap, (-became_ready._seq, counter, became_ready, ready_grads))
+            else:
+                follow, follow_grads = became_ready, ready_grads
+    return executed

@@ -2,7 +2,9 @@
 
 A node knows the edges to the nodes that produced its inputs
 (``next_functions``), what it saved for backward, and its hooks. Its
-``_apply`` maps the gradients of its outputs to the gradients of its inputs.
+``_apply`` maps the gradients of its outputs to the gradients of its inputs;
+its ``_run`` is how the engine runs it in a backward pass (hooks wrap it, see
+``node_hooks``).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import sys
 from arraygrad.autograd.anomaly_mode import remember_forward, state as _anomaly
 from arraygrad.autograd.grad_mode import _state
 from arraygrad.autograd.hooks import HookDict, RemovableHandle
+from arraygrad.autograd.node_hooks import LeafHooks, NodeHooks
 
 __all__ = ["Node", "AccumulateGrad", "SavedTensor", "SavedOutput", "FREED_MESSAGE"]
 
@@ -105,6 +108,19 @@ class _Freed(tuple):
 FREED = _Freed()
 
 
+def _materialize(node, grads: list) -> list:
+    """A copy of ``grads`` with zeros for the missing output gradients of a node that has
+    several outputs (a copy: its post-hooks get the gradients that arrived, as in PyTorch)."""
+    from arraygrad.tensor import Tensor
+
+    out = list(grads)
+    for i, g in enumerate(out):
+        if g is None:
+            shape, dtype, backend = node._out_meta[i]
+            out[i] = Tensor._wrap(backend.xp.zeros(shape, dtype=dtype), backend)
+    return out
+
+
 class Node:
     """A recorded operation: the ``grad_fn`` of the tensors it produced.
 
@@ -114,15 +130,15 @@ class Node:
     to scan in deep graphs). Subclasses implement ``_apply``.
     """
 
-    # Hot attributes are slots; rarely-set ones (hooks, retained grads, the freed
-    # flag, multi-output metadata) are class-level defaults overridden per instance
-    # only when used, so making a node costs three assignments.
+    # Hot attributes are slots; rarely-set ones (hooks, retained grads, multi-output
+    # metadata, the hook wrapper of ``_run``) are class-level defaults overridden per
+    # instance only when used, so making a node costs three assignments.
     __slots__ = ("_next", "_seq", "_saved", "__dict__", "__weakref__")
     _pre_hooks = None
     _post_hooks = None
     _tensor_pre_hooks = None
     _retains_grad = None
-    _hooked = False  # True once any of the four above is set: the engine's general branch
+    _hooks_wrapper = NodeHooks  # what the first hook installs as this node's own ``_run``
     _n_outputs = 1
     _out_meta = ()
 
@@ -137,6 +153,21 @@ class Node:
     def _apply(self, grads: list) -> tuple:
         """Gradients of the inputs (one per edge) from the gradients of the outputs."""
         raise NotImplementedError
+
+    def _run(self, grads: list, task) -> tuple | None:
+        """Run this node in a backward pass: the gradients for its edges (None: nothing to
+        pass on).
+
+        ``grads`` holds the summed gradient of each output, None where none arrived (the
+        engine runs a node only once one did); ``task`` is the engine's state of the pass.
+        This is the plain run: a node's first hook wraps it per instance
+        (``node_hooks.NodeHooks``), so the engine never asks whether a node has hooks.
+        """
+        if self._saved is FREED:
+            raise RuntimeError(FREED_MESSAGE)
+        if len(grads) > 1 and None in grads and getattr(self, "materialize_grads", True):
+            grads = _materialize(self, grads)
+        return self._apply(grads)
 
     def name(self) -> str:
         """The node's class name, e.g. ``"MulBackward0"``."""
@@ -170,25 +201,32 @@ class Node:
         """``fn(grad_inputs, grad_outputs)`` runs after the node; may return new grad_inputs."""
         if self._post_hooks is None:
             self._post_hooks = HookDict()
-            self._hooked = True
-        return RemovableHandle(self._post_hooks).add(self._post_hooks, fn)
+        handle = RemovableHandle(self._post_hooks).add(self._post_hooks, fn)
+        self._install_hooks()
+        return handle
 
     def register_prehook(self, fn) -> RemovableHandle:
         """``fn(grad_outputs)`` runs before the node; may return new grad_outputs."""
         if self._pre_hooks is None:
             self._pre_hooks = HookDict()
-            self._hooked = True
-        return RemovableHandle(self._pre_hooks).add(self._pre_hooks, fn)
+        handle = RemovableHandle(self._pre_hooks).add(self._pre_hooks, fn)
+        self._install_hooks()
+        return handle
 
     def _tensor_hooks(self, output_nr: int) -> HookDict:
-        """The hook dict of the tensor that is this node's output ``output_nr``."""
+        """The hook dict of the tensor that is this node's output ``output_nr`` (the caller
+        adds its hook, then calls ``_install_hooks``)."""
         if self._tensor_pre_hooks is None:
             self._tensor_pre_hooks = {}
-            self._hooked = True
         hooks = self._tensor_pre_hooks.get(output_nr)
         if hooks is None:
             hooks = self._tensor_pre_hooks[output_nr] = HookDict()
         return hooks
+
+    def _install_hooks(self) -> None:
+        """Wrap this node's run with its hooks; every hook setter calls it after adding its
+        hook (a no-op once wrapped)."""
+        self._hooks_wrapper.install(self)
 
     def __repr__(self) -> str:
         return f"<{self.name()} object at {id(self):#x}>"
@@ -200,7 +238,7 @@ class AccumulateGrad(Node):
     __slots__ = ("variable",)
     # class-level, not per instance: a leaf's node is rebuilt for every graph it joins
     _seq = float("inf")  # run as soon as ready, like PyTorch
-    _hooked = True  # the engine's general branch checks the leaf's hooks
+    _hooks_wrapper = LeafHooks
 
     def __init__(self, variable):
         self._next = ()
@@ -208,15 +246,24 @@ class AccumulateGrad(Node):
         if _anomaly.enabled:
             remember_forward(self)
         self.variable = variable
-        if variable._hooks is None:
-            variable._hooks = HookDict()
+        if variable._hooks or variable._post_acc_hooks:
+            self._install_hooks()
 
     @property
-    def _tensor_pre_hooks(self) -> dict:
+    def _tensor_pre_hooks(self) -> dict | None:
         """The leaf's own tensor hooks (``register_hook`` on it), as output 0's."""
-        return {0: self.variable._hooks}
+        hooks = self.variable._hooks
+        return {0: hooks} if hooks else None
+
+    def _run(self, grads: list, task) -> None:
+        """Defer the gradient to the engine's commit (``_apply`` there): ``.grad`` is written
+        only once every node of the pass ran. Passes nothing on (a leaf has no edges)."""
+        task.accumulations.append((self, grads))
+        return None
 
     def _apply(self, grads: list) -> tuple:
+        """Accumulate into the leaf's ``.grad``: the engine's commit calls it (``LeafHooks``
+        wraps it with the node's hooks and the leaf's post-accumulate-grad hooks)."""
         var = self.variable
         g = grads[0]
         if g is None:
@@ -237,10 +284,6 @@ class AccumulateGrad(Node):
             data = old._data
             data += g._data  # accumulate in place, as PyTorch does outside create_graph
             old._bump_version()
-        hooks = var._post_acc_hooks
-        if hooks:
-            for hook in tuple(hooks.values()):
-                hook(var)
         return ()
 
     def _release(self) -> None:

@@ -53,4 +53,5 @@ class RemovableHandle:
         self.remove()
 
     def __repr__(self) -> str:
-        return f"<arraygrad.utils.hooks.RemovableHandle id={self.id}>"
+        # named from the class itself, so the text follows the module if it moves
+        return f"<{type(self).__module__}.{type(self).__qualname__} id={self.id}>"

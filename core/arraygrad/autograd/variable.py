@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import warnings
 
+from arraygrad.autograd.engine import execution_engine
+
 __all__ = ["Variable"]
 
 
@@ -19,7 +21,13 @@ class Variable(metaclass=_VariableMeta):
 
     Deprecated since PyTorch 0.4: tensors record gradients themselves.
     ``volatile=`` is accepted with a warning and has no effect (use ``no_grad``).
+
+    ``Variable._execution_engine`` is the autograd engine's handle, as in PyTorch:
+    ``Variable._execution_engine.queue_callback(fn)`` runs ``fn()`` at the end of
+    the backward pass now running (see ``engine.queue_callback``).
     """
+
+    _execution_engine = execution_engine
 
     def __new__(cls, data=None, requires_grad: bool = False, volatile: bool = False):
         from arraygrad.tensor import Tensor

@@ -1,0 +1,169 @@
+"""Hooks attach to a node by wrapping its run.
+
+The engine runs every node one way, ``node._run(grads, task)``. A node without
+hooks uses its class's plain run; the first hook registered on a node (a node
+pre- or post-hook, a tensor hook of one of its outputs, ``retain_grad``, or for
+a leaf's ``AccumulateGrad`` the leaf's own tensor hooks and post-accumulate-grad
+hooks) installs a ``NodeHooks`` as that node's own ``_run``, so hook-free nodes
+pay nothing for hooks. Once every hook is removed, the next run uninstalls it.
+
+The order is PyTorch's: the tensor hooks of the node's outputs, ``retain_grad``
+(both on arrival of the summed gradient), the node's pre-hooks, the node, its
+post-hooks. A leaf's node hooks and post-accumulate-grad hooks run at the
+engine's commit, around the accumulation into ``.grad`` (``LeafHooks.apply``).
+
+A wrapper holds its node weakly: the node's ``__dict__`` holds the wrapper, and
+a strong reference back would be a cycle for the garbage collector.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+from arraygrad.autograd.grad_mode import _state
+
+__all__ = ["NodeHooks", "LeafHooks"]
+
+
+def _checked(node, old, new, what: str):
+    """A hook's replacement for gradient ``old`` (None: keep ``old``), of the same shape."""
+    if new is None:
+        return old
+    if old is not None and tuple(new.shape) != tuple(old.shape):
+        raise RuntimeError(
+            f"{what} of {node.name()} changed the size of the gradient from "
+            f"{list(old.shape)} to {list(new.shape)}")
+    return new
+
+
+def _pre_hooks(node, grads: list) -> list:
+    """``grads`` after the node's pre-hooks (each may return new gradients)."""
+    hooks = node._pre_hooks
+    if hooks:
+        for hook in tuple(hooks.values()):
+            new = hook(tuple(grads))
+            if new is not None:
+                grads = [_checked(node, o, n, "a pre-hook") for o, n in zip(grads, new)]
+    return grads
+
+
+def _post_hooks(node, outs: tuple, grads: list) -> tuple:
+    """``outs`` after the node's post-hooks (each may return new input gradients)."""
+    hooks = node._post_hooks
+    if hooks:
+        for hook in tuple(hooks.values()):
+            new = hook(outs, tuple(grads))
+            if new is not None:
+                outs = tuple(new)
+    return outs
+
+
+class NodeHooks:
+    """A node's run with its hooks around it, installed as the node's own ``_run``.
+
+    ``arrive`` and ``execute`` are the two halves of ``__call__``: the engine
+    calls them apart only when it captures gradients for ``autograd.grad``,
+    which it does between them (after the tensor hooks, before the node).
+    """
+
+    __slots__ = ("_node",)
+
+    def __init__(self, node):
+        self._node = weakref.ref(node)
+
+    @classmethod
+    def install(cls, node) -> None:
+        """Wrap ``node``'s run (once: a node has one wrapper for all its hooks)."""
+        if "_run" not in node.__dict__:
+            node._run = cls(node)
+
+    def _uninstall(self, node) -> None:
+        node.__dict__.pop("_run", None)
+
+    def has_hooks(self, node) -> bool:
+        """Whether ``node`` still has a hook or a retained gradient to look after."""
+        tensor_hooks = node._tensor_pre_hooks
+        return bool(node._pre_hooks or node._post_hooks or node._retains_grad
+                    or (tensor_hooks and any(tensor_hooks.values())))
+
+    def __call__(self, grads: list, task):
+        """The node's run: ``arrive`` then ``execute``."""
+        node = self._node()
+        if not self.has_hooks(node):
+            # every hook was removed: the node gets its plain run back. The second look
+            # catches a hook another thread registered meanwhile, whose install saw this
+            # wrapper still in place
+            self._uninstall(node)
+            if self.has_hooks(node):
+                self.install(node)
+            else:
+                return type(node)._run(node, grads, task)
+        return self.execute(self.arrive(grads, task), task)
+
+    def arrive(self, grads: list, task) -> list:
+        """The summed gradient arrives: the outputs' tensor hooks, then ``retain_grad``."""
+        node = self._node()
+        tensor_hooks = node._tensor_pre_hooks
+        if tensor_hooks:
+            for nr, hooks in tensor_hooks.items():
+                if not hooks or grads[nr] is None:
+                    continue
+                for hook in tuple(hooks.values()):
+                    grads[nr] = _checked(node, grads[nr], hook(grads[nr]), "a tensor hook")
+        retains = node._retains_grad
+        if retains:
+            for nr, ref in retains.items():
+                tensor, g = ref(), grads[nr]
+                if tensor is not None and g is not None:  # written by the engine's commit
+                    task.retained.append((tensor, g if _state.enabled else g.detach()))
+        return grads
+
+    def execute(self, grads: list, task):
+        """Pre-hooks, the node's plain run, post-hooks."""
+        node = self._node()
+        grads = _pre_hooks(node, grads)
+        outs = type(node)._run(node, grads, task)
+        return outs if outs is None else _post_hooks(node, outs, grads)
+
+
+class LeafHooks(NodeHooks):
+    """The hooks of a leaf's ``AccumulateGrad``.
+
+    Its run only defers the gradient to the engine's commit, so the node hooks
+    wrap the accumulation instead: ``apply`` is installed as the node's own
+    ``_apply`` and runs pre-hooks, the accumulation, the leaf's
+    post-accumulate-grad hooks (which see the new ``.grad``), post-hooks.
+    """
+
+    __slots__ = ()
+
+    @classmethod
+    def install(cls, node) -> None:
+        if "_run" not in node.__dict__:
+            wrapper = cls(node)
+            node._run = wrapper
+            node._apply = wrapper.apply
+
+    def _uninstall(self, node) -> None:
+        node.__dict__.pop("_run", None)
+        node.__dict__.pop("_apply", None)
+
+    def has_hooks(self, node) -> bool:
+        var = node.variable
+        return bool(node._pre_hooks or node._post_hooks or var._hooks or var._post_acc_hooks)
+
+    def execute(self, grads: list, task):
+        node = self._node()
+        return type(node)._run(node, grads, task)
+
+    def apply(self, grads: list) -> tuple:
+        """The accumulation into ``.grad`` with the node's and the leaf's hooks around it."""
+        node = self._node()
+        grads = _pre_hooks(node, grads)
+        outs = type(node)._apply(node, grads)
+        var = node.variable
+        hooks = var._post_acc_hooks
+        if hooks:
+            for hook in tuple(hooks.values()):
+                hook(var)
+        return _post_hooks(node, outs, grads)
