@@ -20,7 +20,7 @@ def _dim(input, dim, op):
     return _wrap_dim(dim, input.ndim, op)
 
 
-SOFTMAX = defop("SoftmaxBackward0", saves=("result",), params=("dim",),
+SOFTMAX = defop("SoftmaxBackward0", saves=("result",), params=("dim",), exact=True,
                 vjp=(lambda g, n: n.result * (g - (g * n.result).sum(n.dim, keepdim=True)),))
 
 
@@ -57,7 +57,8 @@ def _log_softmax_grad_data(backend, gd, yd, d):
 LOG_SOFTMAX = defop(
     "LogSoftmaxBackward0", saves=("result",), params=("dim",),
     vjp=(lambda g, n: _log_softmax_backward(g, n.result, n.dim),),
-    first_order=(lambda gd, n, b: _log_softmax_grad_data(b, gd, n.saved_data("result"), n.dim),))
+    first_order=(lambda gd, n, b: _log_softmax_grad_data(b, gd, n.saved_data("result"), n.dim),),
+    exact=True)
 
 
 def log_softmax(input, dim=None, dtype=None):

@@ -14,7 +14,8 @@ from arraygrad.ops.rule import defop
 
 __all__ = [
     "tanh_backward", "sigmoid_backward", "threshold_backward", "tanh_grad_data",
-    "sigmoid_grad_data", "threshold_grad_data",
+    "sigmoid_grad_data", "threshold_grad_data", "tanh_first_order", "sigmoid_first_order",
+    "relu_first_order",
 ]
 
 
@@ -71,3 +72,21 @@ def threshold_backward(g, y):
     """``g`` where ``y > 0``, else 0: the gradient through ``y = relu(x)``."""
     return THRESHOLD_BACKWARD.record(threshold_grad_data(g._backend, g._data, y._data),
                                      g._backend, (g,), output=y)
+
+
+# The first-order rules of tanh, sigmoid and relu (``(g_array, node, backend)``): the formulas
+# above on the node's saved result, with no Tensor around it.
+
+def tanh_first_order(gd, node, backend):
+    """``tanh``'s first-order backward on arrays."""
+    return tanh_grad_data(backend, gd, node.saved_data("result"))
+
+
+def sigmoid_first_order(gd, node, backend):
+    """``sigmoid``'s first-order backward on arrays."""
+    return sigmoid_grad_data(backend, gd, node.saved_data("result"))
+
+
+def relu_first_order(gd, node, backend):
+    """``relu``'s first-order backward on arrays."""
+    return threshold_grad_data(backend, gd, node.saved_data("result"))

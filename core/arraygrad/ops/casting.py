@@ -4,7 +4,7 @@ and the array-level helpers ops use before computing."""
 from __future__ import annotations
 
 from arraygrad import dtypes as _dt
-from arraygrad.ops.rule import defop, finishers
+from arraygrad.ops.rule import defop, finishers, identity
 from arraygrad.tensor import Tensor
 
 __all__ = ["to_native", "to_dtype", "cast_data", "to_float_data", "full_like_scalar"]
@@ -13,7 +13,7 @@ __all__ = ["to_native", "to_dtype", "cast_data", "to_float_data", "full_like_sca
 
 # PyTorch's node for dtype casts (``_to_copy``); the gradient's cast back to the input's
 # dtype is the recorder's. Device moves record the same node name (``ops.transfer``).
-TO_COPY = defop("ToCopyBackward0", vjp=(lambda g, n: g,))
+TO_COPY = defop("ToCopyBackward0", vjp=(identity,))
 
 
 def to_native(input: Tensor, native_dtype) -> Tensor:

@@ -20,14 +20,14 @@ from arraygrad.ops.casting import (  # noqa: F401 - re-exported: ops import cast
     cast_data, full_like_scalar, to_dtype, to_float_data, to_native,
 )
 from arraygrad.ops.promotion import operands as _operands, same_backend
-from arraygrad.ops.rule import defop
+from arraygrad.ops.rule import defop, identity
 from arraygrad.tensor import Tensor
 
 
 # -- arithmetic ------------------------------------------------------------------
 
 ADD = defop("AddBackward0", inputs=("self", "other"), params={"alpha": 1},
-            vjp=(lambda g, n: g,
+            vjp=(identity,
                  lambda g, n: g if n.alpha == 1 else g * n.alpha))
 
 
@@ -44,7 +44,7 @@ def add(input, other, *, alpha=1):
 
 
 SUB = defop("SubBackward0", inputs=("self", "other"), params={"alpha": 1},
-            vjp=(lambda g, n: g,
+            vjp=(identity,
                  lambda g, n: -g if n.alpha == 1 else g * (-n.alpha)))
 
 
@@ -147,8 +147,7 @@ def _no_bool(op: str, backend, ad, bd) -> None:
 
 REMAINDER = defop("RemainderBackward0", inputs=("self", "other"), saves=("self", "other"),
                   uses=((), ("self", "other")),
-                  vjp=(lambda g, n: g,
-                       lambda g, n: -g * floor_divide(n.self, n.other)))
+                  vjp=(identity, lambda g, n: -g * floor_divide(n.self, n.other)))
 
 
 def remainder(input, other):
@@ -249,11 +248,10 @@ TAN = _unary_rule("TanBackward0", "result", lambda g, n: g * (1 + n.result * n.r
 RECIPROCAL = _unary_rule("ReciprocalBackward0", "result", lambda g, n: -g * n.result * n.result)
 TANH = defop("TanhBackward0", saves=("result",),
              vjp=(lambda g, n: _act_bw.tanh_backward(g, n.result),),
-             first_order=(lambda gd, n, b: _act_bw.tanh_grad_data(b, gd, n.saved_data("result")),))
+             first_order=(_act_bw.tanh_first_order,))
 SIGMOID = defop("SigmoidBackward0", saves=("result",),
                 vjp=(lambda g, n: _act_bw.sigmoid_backward(g, n.result),),
-                first_order=(lambda gd, n, b: _act_bw.sigmoid_grad_data(
-                    b, gd, n.saved_data("result")),))
+                first_order=(_act_bw.sigmoid_first_order,))
 
 exp = _float_unary("exp", lambda xp, a: xp.exp(a), EXP)
 log = _float_unary("log", lambda xp, a: xp.log(a), LOG)
@@ -301,8 +299,7 @@ trunc = _rounding("trunc", "TruncBackward0", "Round toward zero (gradient 0).")
 
 RELU = defop("ReluBackward0", saves=("result",),
              vjp=(lambda g, n: _act_bw.threshold_backward(g, n.result),),
-             first_order=(lambda gd, n, b: _act_bw.threshold_grad_data(
-                 b, gd, n.saved_data("result")),))
+             first_order=(_act_bw.relu_first_order,))
 
 
 def relu(input):

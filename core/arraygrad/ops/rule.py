@@ -42,7 +42,7 @@ from arraygrad.autograd.graph import (
 )
 from arraygrad.tensor import Tensor, wrap
 
-__all__ = ["Rule", "RuleNode", "defop", "rules", "OUTPUT", "edge_of", "new_node", "finish_grad",
+__all__ = ["Rule", "RuleNode", "defop", "identity", "rules", "OUTPUT", "edge_of", "new_node", "finish_grad",
            "fast_paths", "reference_mode"]
 
 
@@ -101,7 +101,7 @@ class RuleNode(Node):
     @property
     def needs_input_grad(self) -> tuple:
         """One bool per input: whether its gradient is wanted (its edge exists)."""
-        return tuple(e is not None for e in self._next)
+        return tuple([e is not None for e in self._next])
 
     def input_shape(self, i: int) -> tuple | None:
         """The shape input ``i`` had when it differs from the result's (None when it is the
@@ -115,9 +115,11 @@ class RuleNode(Node):
         saved = self._saved
         if saved is FREED:
             raise RuntimeError(FREED_MESSAGE)
-        s = saved[self._rule.saves.index(name)]
+        s = saved[self._rule.save_index[name]]
         if s.__class__ is SavedOutput:
-            return s.checked_data(self)
+            if s.counter[0] == s.version:  # checked_data's test, inline: first-order hot path
+                return s.data
+            return s.checked_data(self)  # raises "modified by an inplace operation"
         if s.__class__ is SavedTensor:
             return s.unpack(self)._data
         return s._data if isinstance(s, Tensor) else s
@@ -129,13 +131,20 @@ class RuleNode(Node):
         g = grads[0] if rule.outputs == 1 else grads
         arrays = rule.first_order is not None and not _state.enabled and fast_paths.on
         if rule.joint:
-            found = self._joint_arrays(g) if arrays else None
-            if found is None:
-                found = rule.vjp(g, self)
-                if type(found) is not tuple:
-                    found = (found,)
+            meta = self._meta
+            if arrays:
+                backend = (g if rule.outputs == 1 else _first_tensor(g))._backend
+                raw = rule.first_order(g._data if rule.outputs == 1 else _datas(g), self, backend)
+                if raw is not None:
+                    return tuple([None if e is None or r is None else
+                                  wrap(r, backend) if m is None or (r.shape == m[0] and r.dtype == m[1])
+                                  else finish_grad(wrap(r, backend), m)
+                                  for e, r, m in zip(self._next, raw, meta)])
+            found = rule.vjp(g, self)
+            if type(found) is not tuple:
+                found = (found,)
             return tuple([None if e is None or gi is None else finish_grad(gi, m)
-                          for e, gi, m in zip(self._next, found, self._meta)])
+                          for e, gi, m in zip(self._next, found, meta)])
         return tuple([None if e is None else self._input_grad(i, g, arrays)
                       for i, e in enumerate(self._next)])
 
@@ -156,15 +165,6 @@ class RuleNode(Node):
         m = self._meta[i]
         return found if m is None or found is None else finish_grad(found, m)
 
-    def _joint_arrays(self, g):
-        backend = (g if self._rule.outputs == 1 else _first_tensor(g))._backend
-        raw = self._rule.first_order(g._data if self._rule.outputs == 1 else _datas(g), self,
-                                     backend)
-        if raw is None:
-            return None
-        return tuple(None if r is None else wrap(r, backend) for r in raw)
-
-
 class _UnaryRuleNode(RuleNode):
     """A one-input, one-output rule's node: ``RuleNode._apply`` inlined for the common case."""
 
@@ -173,10 +173,15 @@ class _UnaryRuleNode(RuleNode):
     def _apply(self, grads: list) -> tuple:
         g = grads[0]
         rule = self._rule
-        if rule.first_order is not None and not _state.enabled and fast_paths.on:
-            return (self._input_grad(0, g, True),)
-        found = rule.vjp[0](g, self)
         m = self._meta[0]
+        if rule.first_order is not None and not _state.enabled and fast_paths.on:
+            backend = g._backend
+            found = rule.first_order[0](g._data, self, backend)
+            if found is not None:
+                out = wrap(found, backend)
+                return (out if m is None else finish_grad(out, m),)
+        f = rule.vjp[0]
+        found = g if f is identity else f(g, self)
         return (found if m is None or found is None else finish_grad(found, m),)
 
 
@@ -196,12 +201,14 @@ class _BinaryRuleNode(RuleNode):
         meta = self._meta
         ga = gb = None
         if a is not None:
-            ga = vjp[0](g, self)
+            f = vjp[0]
+            ga = g if f is identity else f(g, self)
             m = meta[0]
             if m is not None and ga is not None:
                 ga = finish_grad(ga, m)
         if b is not None:
-            gb = vjp[1](g, self)
+            f = vjp[1]
+            gb = g if f is identity else f(g, self)
             m = meta[1]
             if m is not None and gb is not None:
                 gb = finish_grad(gb, m)
@@ -258,6 +265,7 @@ def _saved_property(index: int, name: str) -> property:
 
 
 _REQUIRED = object()
+_NO_ARGS: dict = {}  # the args of a node recorded without params (shared: never written)
 
 
 def _param_property(name: str, default=_REQUIRED) -> property:
@@ -283,14 +291,16 @@ class Rule:
     """
 
     __slots__ = ("name", "inputs", "saves", "params", "uses", "vjp", "first_order", "jvp",
-                 "outputs", "joint", "node", "_input_slot", "_extra_saves")
+                 "outputs", "joint", "exact", "node", "save_index", "_input_slot", "_extra_saves",
+                 "_plans", "_no_meta")
 
     def __init__(self, name: str, *, inputs: Sequence[str], vjp, saves: Sequence[str] = (),
                  params: Sequence[str] | dict = (), uses=None, first_order=None, jvp=None,
-                 outputs: int = 1, base: type | None = None):
+                 outputs: int = 1, exact: bool = False, base: type | None = None):
         self.name = name
         self.inputs = tuple(inputs)
         self.saves = tuple(saves)
+        self.save_index = {name: i for i, name in enumerate(self.saves)}
         # params: names, or a mapping of names to defaults (a call may leave those out)
         defaults = dict(params) if isinstance(params, dict) else dict.fromkeys(params, _REQUIRED)
         self.params = tuple(defaults)
@@ -302,6 +312,11 @@ class Rule:
             else tuple(first_order)
         self.jvp = jvp
         self.outputs = outputs
+        # exact: every gradient the rule gives has its input's shape and dtype, so with fast
+        # paths on the recorder keeps no input metadata (reference mode checks the claim:
+        # there finish_grad sees the real shapes)
+        self.exact = exact
+        self._no_meta = (None,) * len(self.inputs)
         self.uses = None if uses is None else tuple(
             frozenset(self.saves.index(n) for n in names) for names in uses)
         # where each saved name comes from: an input's position, the output, or a keyword
@@ -309,6 +324,7 @@ class Rule:
                                  (-1 if n == OUTPUT else None) for n in self.saves)
         self._extra_saves = tuple(n for n, slot in zip(self.saves, self._input_slot)
                                   if slot is None)
+        self._plans: dict[int, tuple] = {}  # save plans by needed-inputs mask (``_save_plan``)
         if base is None:
             base = RuleNode
         if base is RuleNode and not self.joint and outputs == 1 and len(self.inputs) in (1, 2):
@@ -368,66 +384,94 @@ class Rule:
     def _link(self, inputs, named, out):
         """The node: edges, input metadata for ``finish_grad``, saved values, params."""
         edges = []
-        meta = []
-        if out is not None:
-            od = out._data
-            out_shape, out_dtype, out_backend = od.shape, od.dtype, out._backend
+        needed = 0  # bit i: input i needs a gradient
+        bit = 1
+        if self.exact and fast_paths.on:
+            # the rule's gradients come in their inputs' shapes and dtypes: nothing to finish
+            meta = self._no_meta
+            for t in inputs:
+                if isinstance(t, Tensor) and t._requires_grad:
+                    edges.append(edge_of(t))
+                    needed |= bit
+                else:
+                    edges.append(None)
+                bit <<= 1
         else:
-            out_shape = out_dtype = out_backend = None
-        for t in inputs:
-            if isinstance(t, Tensor) and t._requires_grad:
-                edges.append(edge_of(t))
-                d = t._data
-                # None: the input has the result's shape and dtype, so a gradient shaped like
-                # the result's needs nothing from finish_grad (dtypes of two backends, as in a
-                # device move, are not compared: some namespaces warn)
-                meta.append(None if d.shape == out_shape and t._backend is out_backend
-                            and d.dtype == out_dtype else (d.shape, d.dtype))
-            else:
-                edges.append(None)
-                meta.append(None)
-        node = new_node(self.node, tuple(edges), out)
-        node._meta = tuple(meta)
+            meta = []
+            for t in inputs:
+                if isinstance(t, Tensor) and t._requires_grad:
+                    edges.append(edge_of(t))
+                    needed |= bit
+                    d = t._data
+                    meta.append((d.shape, d.dtype))
+                else:
+                    edges.append(None)
+                    meta.append(None)
+                bit <<= 1
+            meta = tuple(meta)
+        node = _new(self.node)  # new_node's work, inline: every recorded op makes one
+        node._seq = _next_seq()
+        if _anomaly.enabled:
+            remember_forward(node)
+        node._next = tuple(edges)
+        if out is not None:
+            out._grad_fn = node
+            out._requires_grad = True
+        node._meta = meta
         extras = self._extra_saves
         # params stay on the node; extra saved values go to ``_saved`` only, so releasing
         # the graph frees them
-        node.args = {k: v for k, v in named.items() if k not in extras} if extras else named
-        if self.saves:
-            wanted = None
-            if self.uses is not None:
-                wanted = set()
-                for i, e in enumerate(edges):
-                    if e is not None:
-                        wanted |= self.uses[i]
-            kept = []
-            for i, (n, slot) in enumerate(zip(self.saves, self._input_slot)):
-                if wanted is not None and i not in wanted:
-                    kept.append(None)
-                    continue
-                if slot is None:
-                    v = named[n]
-                elif slot == -1:
+        node.args = ({k: v for k, v in named.items() if k not in extras} if extras else
+                     named or _NO_ARGS)
+        if not self.saves:
+            node._saved = ()
+            return node
+        plan = self._plans.get(needed)
+        if plan is None:
+            plan = self._plans[needed] = self._save_plan(needed)
+        kept = []
+        for src in plan:
+            if src is None:
+                kept.append(None)
+                continue
+            if src.__class__ is int:
+                if src < 0:
                     kept.append(SavedOutput(out))
                     continue
-                else:
-                    v = inputs[slot]
-                kept.append(SavedTensor(v) if isinstance(v, Tensor) else v)
-            node._saved = tuple(kept)
-        else:
-            node._saved = ()
+                v = inputs[src]
+            else:
+                v = named[src]
+            kept.append(SavedTensor(v) if isinstance(v, Tensor) else v)
+        node._saved = tuple(kept)
         return node
+
+    def _save_plan(self, needed: int) -> tuple:
+        """Where each saved value comes from when the inputs in bit mask ``needed`` need a
+        gradient: an input's position, -1 (the result), an extra's name, or None (not kept:
+        no needed input's vjp reads it, by ``uses``)."""
+        wanted = None
+        if self.uses is not None:
+            wanted = set()
+            for i, used in enumerate(self.uses):
+                if needed >> i & 1:
+                    wanted |= used
+        return tuple(None if wanted is not None and i not in wanted else
+                     (name if slot is None else slot)
+                     for i, (name, slot) in enumerate(zip(self.saves, self._input_slot)))
 
 
 def defop(name: str, *, inputs: Sequence[str] = ("self",), vjp, saves: Sequence[str] = (),
           params: Sequence[str] | dict = (), uses=None, first_order=None, jvp=None,
-          outputs: int = 1, key: str | None = None) -> Rule:
+          outputs: int = 1, exact: bool = False, key: str | None = None) -> Rule:
     """Define an op's rule and add it to the table (see the module docstring).
 
     ``vjp``: one function ``(g, node) -> Tensor`` per input (None for an input that never
     has a gradient), or one joint function returning a tuple. ``first_order``: the same
     shape on arrays, ``(g_array, node, backend) -> array``, used for plain (not
     ``create_graph``) backward. ``uses``: per input, the saved names its ``vjp`` reads, so
-    only those are kept. ``jvp``: the forward-mode rule (reserved). ``key``: the rule's
+    only those are kept. ``jvp``: the forward-mode rule (reserved). ``exact``: the rule
+    promises gradients in their inputs' shapes and dtypes (the recorder then keeps no input
+    metadata while fast paths are on). ``key``: the rule's
     entry in the table, default ``name``; two rules whose nodes PyTorch names alike (``mm``
     and a bias-free ``linear`` both show ``MmBackward0``) need distinct keys. A key defined
     twice is a ValueError: one op, one rule.
@@ -438,13 +482,19 @@ def defop(name: str, *, inputs: Sequence[str] = ("self",), vjp, saves: Sequence[
                          "one another key")
     vjp = vjp if callable(vjp) else tuple(_never if f is None else f for f in vjp)
     rule = Rule(name, inputs=inputs, vjp=vjp, saves=saves, params=params, uses=uses,
-                first_order=first_order, jvp=jvp, outputs=outputs)
+                first_order=first_order, jvp=jvp, outputs=outputs, exact=exact)
     _table[key] = rule
     return rule
 
 
 def _never(g, node):
     return None
+
+
+def identity(g, node):
+    """The vjp of an input whose gradient is the output's (``add``'s): the one- and two-input
+    nodes hand ``g`` on without calling it."""
+    return g
 
 
 # -- edges and nodes -----------------------------------------------------------------------

@@ -21,21 +21,27 @@ def _linear_vjp(g, n) -> tuple:
 
 def _linear_grad_data(gd, n, backend) -> tuple:
     """``_linear_vjp`` on arrays (first order): three products, nothing recorded."""
-    need = n.needs_input_grad
-    x = n.saved_data("input") if need[1] else None
-    w = n.saved_data("weight")
-    return linear_grad_data(backend, gd, x, w, need[0], need[1], len(need) > 2 and need[2])
+    nxt = n._next  # which inputs need a gradient (``needs_input_grad``, without the tuple)
+    need_w = nxt[1] is not None
+    x = n.saved_data("input") if need_w else None
+    return linear_grad_data(backend, gd, x, n.saved_data("weight"), nxt[0] is not None, need_w,
+                            len(nxt) > 2 and nxt[2] is not None)
 
 
 # every gradient reads the weight (its shape at least); the input only the weight's (as
 # PyTorch's addmm, which saves mat1 only for mat2's gradient)
 ADDMM = defop("AddmmBackward0", inputs=("input", "weight", "bias"), saves=("input", "weight"),
               uses=(("weight",), ("input", "weight"), ("weight",)),
-              vjp=_linear_vjp, first_order=_linear_grad_data)
+              vjp=_linear_vjp, first_order=_linear_grad_data, exact=True)
+# a 0-d bias is broadcast: its gradient is summed back by the recorder (so not ``exact``)
+ADDMM_SCALAR_BIAS = defop("AddmmBackward0", key="AddmmScalarBiasBackward0",
+                          inputs=("input", "weight", "bias"), saves=("input", "weight"),
+                          uses=(("weight",), ("input", "weight"), ("weight",)),
+                          vjp=_linear_vjp, first_order=_linear_grad_data)
 # without a bias: the same products under PyTorch's name for them
 MM = defop("MmBackward0", key="LinearMmBackward0", inputs=("input", "weight"),
            saves=("input", "weight"), uses=(("weight",), ("input", "weight")), vjp=_linear_vjp,
-           first_order=_linear_grad_data)
+           first_order=_linear_grad_data, exact=True)
 
 
 def linear(input, weight, bias=None):
@@ -62,7 +68,8 @@ def linear(input, weight, bias=None):
     data = backend.xp.matmul(x, w.T)  # .T: the standard's attribute for 2-D arrays
     if bias is not None:
         data += bias._data  # the product is a fresh array: no second one for the sum
-        return ADDMM.record(data, backend, (input, weight, bias))
+        rule = ADDMM if bias._data.ndim else ADDMM_SCALAR_BIAS
+        return rule.record(data, backend, (input, weight, bias))
     return MM.record(data, backend, (input, weight))
 
 

@@ -163,7 +163,7 @@ def _nll_grad_data(gd, n, backend):
 # loss, computed with the forward's one-hot)
 NLL = defop("NllLossBackward0", saves=("picks",), params=("reduction",),
             vjp=(lambda g, n: n.picks * (g.unsqueeze(1) if n.reduction == "none" else g),),
-            first_order=(_nll_grad_data,))
+            first_order=(_nll_grad_data,), exact=True)
 
 
 def _nll_2d(input, target, ignore_index: int, reduction: str):
