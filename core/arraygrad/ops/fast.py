@@ -70,12 +70,21 @@ def binary(a, b, spec: BinarySpec):
         if not (t._requires_grad and _state.enabled):
             return out
         edge = edge_of(t)
+        keep = spec.keep
         if scalar_first:
             node = new_node(spec.rule.node, (None, edge), out)
-            node._saved = () if spec.keep is None else _kept(spec.keep[1], other, t)
+            if keep is None:
+                node._saved = ()
+            else:  # what the tensor's vjp reads: the number (self), the tensor (other)
+                k_num, k_t = keep[1]
+                node._saved = (other if k_num else None, SavedTensor(t) if k_t else None)
         else:
             node = new_node(spec.rule.node, (edge, None), out)
-            node._saved = () if spec.keep is None else _kept(spec.keep[0], t, other)
+            if keep is None:
+                node._saved = ()
+            else:
+                k_t, k_num = keep[0]
+                node._saved = (SavedTensor(t) if k_t else None, other if k_num else None)
         node._meta = _SAME
         node.args = _NO_ARGS
         return out

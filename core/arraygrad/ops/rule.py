@@ -194,9 +194,23 @@ class _BinaryRuleNode(RuleNode):
         g = grads[0]
         a, b = self._next
         rule = self._rule
-        if rule.first_order is not None and not _state.enabled and fast_paths.on:
-            return (None if a is None else self._input_grad(0, g, True),
-                    None if b is None else self._input_grad(1, g, True))
+        first = rule.first_order
+        if first is not None and not _state.enabled and fast_paths.on:
+            backend = g._backend
+            gd = g._data
+            meta = self._meta
+            ga = gb = None
+            if a is not None:
+                f = first[0]
+                r = None if f is None else f(gd, self, backend)
+                ga = self._input_grad(0, g, False) if r is None else (
+                    wrap(r, backend) if meta[0] is None else finish_grad(wrap(r, backend), meta[0]))
+            if b is not None:
+                f = first[1]
+                r = None if f is None else f(gd, self, backend)
+                gb = self._input_grad(1, g, False) if r is None else (
+                    wrap(r, backend) if meta[1] is None else finish_grad(wrap(r, backend), meta[1]))
+            return (ga, gb)
         vjp = rule.vjp
         meta = self._meta
         ga = gb = None
