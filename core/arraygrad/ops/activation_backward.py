@@ -9,8 +9,14 @@ Each formula also exists on arrays (``*_grad_data``): the ``first_order`` rule o
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from arraygrad.backends.scalar_operands import scalar_operand
 from arraygrad.ops.rule import defop
+
+if TYPE_CHECKING:
+    from arraygrad.tensor import Tensor
+    from arraygrad.backends.contract import Backend
 
 __all__ = [
     "tanh_backward", "sigmoid_backward", "threshold_backward", "tanh_grad_data",
@@ -18,7 +24,7 @@ __all__ = [
 ]
 
 
-def tanh_grad_data(backend, gd, yd):
+def tanh_grad_data(backend: Backend, gd: Any, yd: Any) -> Any:
     """``g * (1 - y**2)`` on arrays (not ``g - g*y*y``: an infinite ``g`` where ``y**2 < 1``
     must stay infinite, as in PyTorch, not become ``inf - inf``)."""
     return gd * (scalar_operand(backend, 1, yd.dtype) - yd * yd)
@@ -30,12 +36,12 @@ TANH_BACKWARD = defop("TanhBackwardBackward0", inputs=("grad_output", "output"),
                            lambda gg, n: gg * n.grad_output * n.output * -2))
 
 
-def tanh_backward(g, y):
+def tanh_backward(g: Tensor, y: Tensor) -> Tensor:
     """``g * (1 - y**2)``: the gradient through ``y = tanh(x)``."""
     return TANH_BACKWARD.record(tanh_grad_data(g._backend, g._data, y._data), g._backend, (g, y))
 
 
-def sigmoid_grad_data(backend, gd, yd):
+def sigmoid_grad_data(backend: Backend, gd: Any, yd: Any) -> Any:
     """``g * y * (1 - y)`` on arrays."""
     return gd * (yd * (scalar_operand(backend, 1, yd.dtype) - yd))
 
@@ -46,13 +52,13 @@ SIGMOID_BACKWARD = defop("SigmoidBackwardBackward0", inputs=("grad_output", "out
                               lambda gg, n: gg * n.grad_output * (1 - 2 * n.output)))
 
 
-def sigmoid_backward(g, y):
+def sigmoid_backward(g: Tensor, y: Tensor) -> Tensor:
     """``g * y * (1 - y)``: the gradient through ``y = sigmoid(x)``."""
     return SIGMOID_BACKWARD.record(sigmoid_grad_data(g._backend, g._data, y._data), g._backend,
                                    (g, y))
 
 
-def threshold_grad_data(backend, gd, yd):
+def threshold_grad_data(backend: Backend, gd: Any, yd: Any) -> Any:
     """``g`` where ``y > 0``, else 0, on arrays."""
     # a multiply by the 0/1 mask: branch-free, and ~15x faster than NumPy's where on
     # random masks (an infinite gradient where y <= 0 gives NaN here, 0 in PyTorch);
@@ -67,7 +73,7 @@ THRESHOLD_BACKWARD = defop("ThresholdBackwardBackward0", inputs=("grad_output",)
                            saves=("output",), vjp=(lambda gg, n: gg * (n.output > 0),))
 
 
-def threshold_backward(g, y):
+def threshold_backward(g: Tensor, y: Tensor) -> Tensor:
     """``g`` where ``y > 0``, else 0: the gradient through ``y = relu(x)``."""
     return THRESHOLD_BACKWARD.record(threshold_grad_data(g._backend, g._data, y._data),
                                      g._backend, (g,), output=y)

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import os
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence, TypeVar
 
 from arraygrad.autograd.anomaly_mode import remember_forward, state as _anomaly
 from arraygrad.autograd.grad_mode import _state
@@ -41,6 +41,23 @@ from arraygrad.autograd.graph import (
     FREED, FREED_MESSAGE, Node, SavedOutput, SavedTensor, _sequence,
 )
 from arraygrad.tensor import Tensor, wrap
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    from arraygrad.autograd.graph import Edge
+    from arraygrad.backends.contract import Backend
+
+    # A rule's functions (see the module docstring). ``g``: the output's gradient, or the
+    # list of them for a rule with several outputs; first-order formulas get and return
+    # native arrays.
+    Vjp: TypeAlias = Callable[[Any, "RuleNode"], "Tensor | None"]
+    JointVjp: TypeAlias = Callable[[Any, "RuleNode"], "Tensor | None | tuple[Tensor | None, ...]"]
+    FirstOrder: TypeAlias = Callable[[Any, "RuleNode", "Backend"], Any]
+    JointFirstOrder: TypeAlias = Callable[[Any, "RuleNode", "Backend"], "tuple[Any, ...] | None"]
+    # an input's metadata for ``finish_grad``: (shape, native dtype), or None
+    Meta: TypeAlias = "tuple[tuple[int, ...], Any] | None"
+    N = TypeVar("N", bound=Node)
 
 __all__ = ["Rule", "RuleNode", "defop", "rules", "OUTPUT", "edge_of", "new_node", "finish_grad",
            "fast_paths", "reference_mode"]
@@ -97,19 +114,25 @@ class RuleNode(Node):
 
     __slots__ = ("args", "_meta")
     _rule: "Rule"
+    args: dict[str, Any]
+    _meta: tuple[Meta, ...]
+
+    if TYPE_CHECKING:
+        # each rule's saved values and params are properties of its node class (``defop``)
+        def __getattr__(self, name: str) -> Any: ...
 
     @property
-    def needs_input_grad(self) -> tuple:
+    def needs_input_grad(self) -> tuple[bool, ...]:
         """One bool per input: whether its gradient is wanted (its edge exists)."""
         return tuple(e is not None for e in self._next)
 
-    def input_shape(self, i: int) -> tuple | None:
+    def input_shape(self, i: int) -> tuple[int, ...] | None:
         """The shape input ``i`` had when it differs from the result's (None when it is the
         result's shape and dtype, or the input gets no gradient)."""
         meta = self._meta[i]
         return None if meta is None else meta[0]
 
-    def saved_data(self, name: str):
+    def saved_data(self, name: str) -> Any:
         """The native array of saved tensor ``name`` (version-checked), with no Tensor around it:
         what ``first_order`` formulas read."""
         saved = self._saved
@@ -122,11 +145,11 @@ class RuleNode(Node):
             return s.unpack(self)._data
         return s._data if isinstance(s, Tensor) else s
 
-    def _apply(self, grads: list) -> tuple:
+    def _apply(self, grads: list[Any]) -> tuple[Tensor | None, ...]:
         """Run the rule: the needed inputs' vjps (or first-order array formulas), each
         gradient finished (summed back to its input's shape, cast to its dtype)."""
         rule = self._rule
-        g = grads[0] if rule.outputs == 1 else grads
+        g: Any = grads[0] if rule.outputs == 1 else grads
         arrays = rule.first_order is not None and not _state.enabled and fast_paths.on
         if rule.joint:
             found = self._joint_arrays(g) if arrays else None
@@ -139,7 +162,7 @@ class RuleNode(Node):
         return tuple([None if e is None else self._input_grad(i, g, arrays)
                       for i, e in enumerate(self._next)])
 
-    def _input_grad(self, i: int, g, arrays: bool):
+    def _input_grad(self, i: int, g: Tensor, arrays: bool) -> Tensor | None:
         """Input ``i``'s finished gradient: its first-order array formula when ``arrays`` and
         the formula answers (it may return None: "take the vjp"), else its vjp."""
         rule = self._rule
@@ -156,7 +179,7 @@ class RuleNode(Node):
         m = self._meta[i]
         return found if m is None or found is None else finish_grad(found, m)
 
-    def _joint_arrays(self, g):
+    def _joint_arrays(self, g: Any) -> tuple[Tensor | None, ...] | None:
         backend = (g if self._rule.outputs == 1 else _first_tensor(g))._backend
         raw = self._rule.first_order(g._data if self._rule.outputs == 1 else _datas(g), self,
                                      backend)
@@ -170,7 +193,7 @@ class _UnaryRuleNode(RuleNode):
 
     __slots__ = ()
 
-    def _apply(self, grads: list) -> tuple:
+    def _apply(self, grads: list[Any]) -> tuple[Tensor | None, ...]:
         g = grads[0]
         rule = self._rule
         if rule.first_order is not None and not _state.enabled and fast_paths.on:
@@ -185,7 +208,7 @@ class _BinaryRuleNode(RuleNode):
 
     __slots__ = ()
 
-    def _apply(self, grads: list) -> tuple:
+    def _apply(self, grads: list[Any]) -> tuple[Tensor | None, ...]:
         g = grads[0]
         a, b = self._next
         rule = self._rule
@@ -208,14 +231,14 @@ class _BinaryRuleNode(RuleNode):
         return (ga, gb)
 
 
-def _first_tensor(grads):
+def _first_tensor(grads: Sequence[Tensor | None]) -> Tensor:
     for g in grads:
         if g is not None:
             return g
     raise RuntimeError("no gradient reached a multi-output node")
 
 
-def _datas(grads):
+def _datas(grads: Sequence[Tensor | None]) -> list[Any]:
     return [None if g is None else g._data for g in grads]
 
 
@@ -231,7 +254,7 @@ class _Finishers:
 finishers = _Finishers()
 
 
-def finish_grad(g, meta):
+def finish_grad(g: Tensor | None, meta: Meta) -> Tensor | None:
     """An input's gradient as the recorder hands it on: summed back to the input's shape
     (undoing broadcasting) and cast back to its dtype. ``meta`` is ``(shape, native dtype)``."""
     if g is None or meta is None:
@@ -247,7 +270,7 @@ def finish_grad(g, meta):
 
 
 def _saved_property(index: int, name: str) -> property:
-    def get(node):
+    def get(node: RuleNode) -> Any:
         saved = node._saved
         if saved is FREED:
             raise RuntimeError(FREED_MESSAGE)
@@ -260,12 +283,12 @@ def _saved_property(index: int, name: str) -> property:
 _REQUIRED = object()
 
 
-def _param_property(name: str, default=_REQUIRED) -> property:
+def _param_property(name: str, default: Any = _REQUIRED) -> property:
     if default is _REQUIRED:
-        def get(node):
+        def get(node: RuleNode) -> Any:
             return node.args[name]
     else:
-        def get(node):
+        def get(node: RuleNode) -> Any:
             return node.args.get(name, default)
 
     return property(get, doc=f"The op's argument ``{name}``.")
@@ -285,9 +308,27 @@ class Rule:
     __slots__ = ("name", "inputs", "saves", "params", "uses", "vjp", "first_order", "jvp",
                  "outputs", "joint", "node", "_input_slot", "_extra_saves")
 
-    def __init__(self, name: str, *, inputs: Sequence[str], vjp, saves: Sequence[str] = (),
-                 params: Sequence[str] | dict = (), uses=None, first_order=None, jvp=None,
-                 outputs: int = 1, base: type | None = None):
+    name: str
+    inputs: tuple[str, ...]
+    saves: tuple[str, ...]
+    params: tuple[str, ...]
+    uses: tuple[frozenset[int], ...] | None
+    vjp: Any  # JointVjp when ``joint``, else tuple[Vjp, ...]
+    first_order: Any  # None, JointFirstOrder when ``joint``, else tuple[FirstOrder | None, ...]
+    jvp: Callable[..., Any] | None
+    outputs: int
+    joint: bool
+    node: type[RuleNode]
+    _input_slot: tuple[int | None, ...]
+    _extra_saves: tuple[str, ...]
+
+    def __init__(self, name: str, *, inputs: Sequence[str],
+                 vjp: Any, saves: Sequence[str] = (),  # JointVjp | Sequence[Vjp]
+                 params: Sequence[str] | dict[str, Any] = (),
+                 uses: Sequence[Sequence[str]] | None = None,
+                 first_order: JointFirstOrder | Sequence[FirstOrder | None] | None = None,
+                 jvp: Callable[..., Any] | None = None, outputs: int = 1,
+                 base: type[RuleNode] | None = None) -> None:
         self.name = name
         self.inputs = tuple(inputs)
         self.saves = tuple(saves)
@@ -328,7 +369,7 @@ class Rule:
     def __repr__(self) -> str:
         return f"<rule {self.name}({', '.join(self.inputs)})>"
 
-    def record(self, data, backend, inputs: Sequence, **named) -> Tensor:
+    def record(self, data: Any, backend: Backend, inputs: Sequence[Any], **named: Any) -> Tensor:
         """Wrap ``data`` as the op's result and, when a gradient is needed, link a node.
 
         ``inputs``: the operands in the rule's ``inputs`` order (Tensors, or numbers and
@@ -346,8 +387,9 @@ class Rule:
         self._link(inputs, named, out)
         return out
 
-    def record_many(self, datas: Sequence, backend, inputs: Sequence, differentiable=None,
-                    **named) -> tuple:
+    def record_many(self, datas: Sequence[Any], backend: Backend, inputs: Sequence[Any],
+                    differentiable: Sequence[bool] | None = None,
+                    **named: Any) -> tuple[Tensor, ...]:
         """``record`` for a rule with several outputs (``split``, ``max`` with indices).
 
         ``differentiable``: which outputs carry gradients (default all)."""
@@ -365,7 +407,7 @@ class Rule:
                 out._output_nr = i
         return outs
 
-    def _link(self, inputs, named, out):
+    def _link(self, inputs: Sequence[Any], named: dict[str, Any], out: Tensor | None) -> RuleNode:
         """The node: edges, input metadata for ``finish_grad``, saved values, params."""
         edges = []
         meta = []
@@ -393,13 +435,13 @@ class Rule:
         # the graph frees them
         node.args = {k: v for k, v in named.items() if k not in extras} if extras else named
         if self.saves:
-            wanted = None
+            wanted: set[int] | None = None
             if self.uses is not None:
                 wanted = set()
                 for i, e in enumerate(edges):
                     if e is not None:
                         wanted |= self.uses[i]
-            kept = []
+            kept: list[Any] = []
             for i, (n, slot) in enumerate(zip(self.saves, self._input_slot)):
                 if wanted is not None and i not in wanted:
                     kept.append(None)
@@ -407,7 +449,8 @@ class Rule:
                 if slot is None:
                     v = named[n]
                 elif slot == -1:
-                    kept.append(SavedOutput(out))
+                    # only single-output rules save OUTPUT, and they pass ``out``
+                    kept.append(SavedOutput(out))  # type: ignore[arg-type]
                     continue
                 else:
                     v = inputs[slot]
@@ -418,8 +461,12 @@ class Rule:
         return node
 
 
-def defop(name: str, *, inputs: Sequence[str] = ("self",), vjp, saves: Sequence[str] = (),
-          params: Sequence[str] | dict = (), uses=None, first_order=None, jvp=None,
+def defop(name: str, *, inputs: Sequence[str] = ("self",),
+          vjp: JointVjp | Sequence[Vjp | None], saves: Sequence[str] = (),
+          params: Sequence[str] | dict[str, Any] = (),
+          uses: Sequence[Sequence[str]] | None = None,
+          first_order: JointFirstOrder | Sequence[FirstOrder | None] | None = None,
+          jvp: Callable[..., Any] | None = None,
           outputs: int = 1, key: str | None = None) -> Rule:
     """Define an op's rule and add it to the table (see the module docstring).
 
@@ -443,13 +490,13 @@ def defop(name: str, *, inputs: Sequence[str] = ("self",), vjp, saves: Sequence[
     return rule
 
 
-def _never(g, node):
+def _never(g: Any, node: RuleNode) -> None:
     return None
 
 
 # -- edges and nodes -----------------------------------------------------------------------
 
-def edge_of(t):
+def edge_of(t: Tensor | None) -> Edge | None:
     """``t``'s gradient edge (None if it needs no gradient), inlining the common cases: a
     non-view output of a node, and a leaf whose ``AccumulateGrad`` already exists."""
     if t is None or not t._requires_grad:
@@ -464,11 +511,11 @@ def edge_of(t):
             acc = ref()
             if acc is not None:
                 return acc
-    fn, nr = t._gradient_edge()
+    fn, nr = t._gradient_edge()  # type: ignore[misc]  # t requires grad: it has an edge
     return fn if nr == 0 else (fn, nr)
 
 
-def new_node(cls: type, edges: tuple, out: Tensor | None = None):
+def new_node(cls: type[N], edges: tuple[Edge | None, ...], out: Tensor | None = None) -> N:
     """A ``cls`` node with ``edges``, linked as ``out``'s ``grad_fn`` when given; ``_saved``,
     ``args`` and ``_meta`` are left to the caller.
 
