@@ -11,6 +11,11 @@ Importing arraygrad loads no array library: backends are found through the
 ``arraygrad`` entry points on first use.
 """
 
+from __future__ import annotations
+
+import builtins as _builtins
+from typing import Any
+
 from arraygrad import dtypes as _dtypes
 from arraygrad.dtypes import (
     bool, double, dtype, float, float16, float32, float64, get_default_dtype, half, int,
@@ -19,6 +24,7 @@ from arraygrad.dtypes import (
 from arraygrad.device import device
 from arraygrad.tensor import Size, Tensor
 from arraygrad import tensor_methods as _tensor_methods
+
 
 _tensor_methods.bind()
 
@@ -73,12 +79,12 @@ true_divide = divide = div
 multiply, subtract = mul, sub
 
 
-def is_tensor(obj) -> "bool":
+def is_tensor(obj: Any) -> _builtins.bool:
     """Whether ``obj`` is an arraygrad Tensor."""
     return isinstance(obj, Tensor)
 
 
-def numel(input: Tensor) -> "int":
+def numel(input: Tensor) -> _builtins.int:
     """The number of elements of ``input``."""
     return input.numel()
 
@@ -90,7 +96,7 @@ _LAZY_SUBMODULES = ("nn", "optim", "utils", "special", "viz", "conformance")
 _LAZY_FUNCTIONS = {"save": "arraygrad.serialization", "load": "arraygrad.serialization"}
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     """Import the larger subpackages (``nn``, ``optim``, ...) on first use, keeping import fast."""
     import importlib
 

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from arraygrad.backends import registry as _backends
 from arraygrad.plugins import manager as _manager, registry as _op_registry
 from arraygrad.plugins.manager import PluginInfo
+
 
 __all__ = ["main", "plugin_report"]
 
@@ -22,7 +24,7 @@ def plugin_report() -> list[PluginInfo]:
     return _manager.plugin_infos()
 
 
-def _plugins(args) -> int:
+def _plugins(args: Any) -> int:
     rows = plugin_report()
     if not rows:
         print("no arraygrad plugins found"
@@ -38,7 +40,7 @@ def _plugins(args) -> int:
     return 1 if args.strict and any(r.error for r in rows) else 0
 
 
-def _list_backends(args) -> int:
+def _list_backends(args: Any) -> int:
     for info in _backends.available():
         status = "available" if info.available else f"unavailable: {info.reason}"
         print(f"{info.name:<10} {info.device_type:<8} {status}  (plugin {info.plugin})")
@@ -49,7 +51,7 @@ def _autoload_off() -> bool:
     return _manager.autoload_disabled()
 
 
-def main(argv=None) -> int:
+def main(argv: Any = None) -> int:
     """Entry point of the ``arraygrad`` command."""
     parser = argparse.ArgumentParser(prog="arraygrad", description="arraygrad utilities")
     sub = parser.add_subparsers(dest="command", required=True)

@@ -14,21 +14,29 @@ recorder's. See docs/adding-an-op.md.
 ...     return SOFTSIGN.record(data / (1 + xp.abs(data)), backend_of(x), (x,))
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from arraygrad.ops.legacy import backward_node, record
 from arraygrad.ops.legacy import LEGACY_OUTPUT as OUTPUT
 from arraygrad.ops.promotion import same_backend
 from arraygrad.plugins.registry import dispatch_kernel, get_kernel
 from arraygrad.ops.rule import Rule, defop, fast_paths, reference_mode, rules
 
+if TYPE_CHECKING:
+    from arraygrad.backends.contract import Backend
+    from arraygrad.tensor import Tensor
+
 __all__ = ["defop", "Rule", "rules", "fast_paths", "reference_mode", "get_kernel", "dispatch_kernel",
            "native", "backend_of", "same_backend", "OUTPUT", "backward_node", "record"]
 
 
-def native(t):
+def native(t: Tensor) -> Tensor:
     """The tensor's native array (the backend's own array object)."""
     return t._data
 
 
-def backend_of(t):
+def backend_of(t: Tensor) -> Backend:
     """The tensor's backend (``.xp`` is its Array API namespace, ``.name`` its registry name)."""
     return t._backend

@@ -11,6 +11,7 @@ this repository). Without it, each raises an AttributeError saying so.
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 DISTRIBUTION = "arraygrad-special"
 KNOWN = ("erfc", "erfinv", "lgamma", "gammaln", "digamma", "psi", "polygamma", "i0", "i1",
@@ -23,7 +24,7 @@ CORE = {"erf": "arraygrad.nn._ops"}
 plugin that needs the core's erf can import it while plugins are still registering."""
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     from arraygrad.plugins.registry import namespace_op
 
     if name.startswith("__"):
@@ -39,7 +40,7 @@ def __getattr__(name: str):
         raise AttributeError(f"module 'arraygrad.special' has no attribute {name!r}{hint}") from None
 
 
-def __dir__():
+def __dir__() -> Any:
     from arraygrad.plugins.registry import ops
 
     return sorted(set(CORE) | {op.name for op in ops().values() if op.namespace == "special"})

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import warnings
 import weakref
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, NoReturn
 
 from arraygrad import dtypes as _dt
 from arraygrad.autograd.graph import AccumulateGrad
 from arraygrad.autograd.hooks import HookDict, RemovableHandle
+
+if TYPE_CHECKING:
+    from arraygrad.backends.contract import Backend
 
 __all__ = ["Tensor", "Size"]
 
@@ -50,14 +53,19 @@ class Tensor:
     # output creates it, and as a ``__dict__`` entry that cost a dict per saved output.
     __slots__ = ("_data", "_backend", "_requires_grad", "_grad_fn", "_vc", "__weakref__",
                  "__dict__")
-    _grad = None
-    _output_nr = 0
-    _hooks = None
-    _post_acc_hooks = None
-    _acc_ref = None
-    _base = None
-    _view = None
-    _strides = None
+    _data: Any  # the backend's native array
+    _backend: Backend
+    _requires_grad: bool
+    _grad_fn: Any  # a Node, or None for a leaf
+    _vc: Any  # the version counter, a one-element list[int]; None until first needed
+    _grad: Tensor | None = None
+    _output_nr: int = 0
+    _hooks: HookDict | None = None
+    _post_acc_hooks: HookDict | None = None
+    _acc_ref: weakref.ref[AccumulateGrad] | None = None
+    _base: Any = None  # a view's base Tensor
+    _view: Any = None  # the view's replay record (``ops.views``), or None
+    _strides: tuple[int, ...] | None = None
 
     if TYPE_CHECKING:
         # Operators and op methods (``t.reshape``, ``t + u``) are bound onto the class by
@@ -65,12 +73,55 @@ class Tensor:
         # dynamic attributes. (No ``__getattr__`` exists at run time.)
         def __getattr__(self, name: str) -> Any: ...
 
+        # the operators, bound the same way (mypy looks dunders up on the class, not through
+        # ``__getattr__``); ``other`` is a Tensor or a Python number
+        _wrap: ClassVar[Callable[[Any, Backend], Tensor]]
+        def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+        def __add__(self, other: Any) -> Tensor: ...
+        def __radd__(self, other: Any) -> Tensor: ...
+        def __iadd__(self, other: Any) -> Tensor: ...
+        def __sub__(self, other: Any) -> Tensor: ...
+        def __rsub__(self, other: Any) -> Tensor: ...
+        def __isub__(self, other: Any) -> Tensor: ...
+        def __mul__(self, other: Any) -> Tensor: ...
+        def __rmul__(self, other: Any) -> Tensor: ...
+        def __imul__(self, other: Any) -> Tensor: ...
+        def __truediv__(self, other: Any) -> Tensor: ...
+        def __rtruediv__(self, other: Any) -> Tensor: ...
+        def __itruediv__(self, other: Any) -> Tensor: ...
+        def __floordiv__(self, other: Any) -> Tensor: ...
+        def __rfloordiv__(self, other: Any) -> Tensor: ...
+        def __mod__(self, other: Any) -> Tensor: ...
+        def __rmod__(self, other: Any) -> Tensor: ...
+        def __pow__(self, other: Any) -> Tensor: ...
+        def __rpow__(self, other: Any) -> Tensor: ...
+        def __matmul__(self, other: Any) -> Tensor: ...
+        def __rmatmul__(self, other: Any) -> Tensor: ...
+        def __eq__(self, other: object) -> Tensor: ...  # type: ignore[override]  # elementwise, as in PyTorch
+        def __ne__(self, other: object) -> Tensor: ...  # type: ignore[override]  # elementwise, as in PyTorch
+        def __lt__(self, other: Any) -> Tensor: ...
+        def __le__(self, other: Any) -> Tensor: ...
+        def __gt__(self, other: Any) -> Tensor: ...
+        def __ge__(self, other: Any) -> Tensor: ...
+        def __and__(self, other: Any) -> Tensor: ...
+        def __rand__(self, other: Any) -> Tensor: ...
+        def __or__(self, other: Any) -> Tensor: ...
+        def __ror__(self, other: Any) -> Tensor: ...
+        def __xor__(self, other: Any) -> Tensor: ...
+        def __rxor__(self, other: Any) -> Tensor: ...
+        def __neg__(self) -> Tensor: ...
+        def __pos__(self) -> Tensor: ...
+        def __abs__(self) -> Tensor: ...
+        def __invert__(self) -> Tensor: ...
+        def __getitem__(self, index: Any) -> Tensor: ...
+        def __setitem__(self, index: Any, value: Any) -> None: ...
+
     # -- construction ---------------------------------------------------------
     # The legacy constructor ``Tensor([1, 2])`` / ``Tensor(2, 3)`` builds its data with the
     # creation functions, so it is bound in ``arraygrad.tensor_methods`` (this file imports
     # no ops). Plugin ops' methods are bound by ``arraygrad.plugins.registry`` as they load.
 
-    def _init_from(self, data, backend) -> None:
+    def _init_from(self, data: Any, backend: Backend) -> None:
         self._data = data
         self._backend = backend
         self._requires_grad = False
@@ -86,7 +137,7 @@ class Tensor:
         """The size of each dimension."""
         return Size(self._data.shape)
 
-    def size(self, dim: int | None = None):
+    def size(self, dim: int | None = None) -> Any:
         """The shape, or the size of dimension ``dim``."""
         if dim is None:
             return Size(self._data.shape)
@@ -116,7 +167,7 @@ class Tensor:
         return self._backend.arraygrad_dtype(self._data.dtype)
 
     @property
-    def device(self):
+    def device(self) -> Any:
         """The device holding the data."""
         return self._backend.device
 
@@ -174,7 +225,7 @@ class Tensor:
         return self._grad_fn is None
 
     @property
-    def grad_fn(self):
+    def grad_fn(self) -> Any:
         """The node that produced this tensor (``None`` for leaves)."""
         if self._view is not None and self._view.version != self._vc[0]:
             self._sync_view()
@@ -199,7 +250,7 @@ class Tensor:
         return self._output_nr
 
     @property
-    def grad(self):
+    def grad(self) -> Any:
         """The gradient accumulated by ``backward`` (leaves, or ``retain_grad`` tensors)."""
         if self._grad is None and self._grad_fn is not None and not self.retains_grad:
             warnings.warn(
@@ -210,7 +261,7 @@ class Tensor:
         return self._grad
 
     @grad.setter
-    def grad(self, value) -> None:
+    def grad(self, value: Any) -> None:
         if value is not None:
             if not isinstance(value, Tensor):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got {type(value).__name__}")
@@ -260,7 +311,7 @@ class Tensor:
     def _bump_version(self) -> None:
         self._version_counter()[0] += 1
 
-    def _gradient_edge(self):
+    def _gradient_edge(self) -> tuple[Any, ...] | None:
         """``(node, output_nr)`` where this tensor's gradient enters the graph, or None."""
         if self._view is not None and self._view.version != self._vc[0]:
             self._sync_view()
@@ -275,7 +326,7 @@ class Tensor:
         return None
 
     # -- hooks ------------------------------------------------------------------
-    def register_hook(self, hook) -> RemovableHandle:
+    def register_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
         """``hook(grad)`` runs when this tensor's gradient is computed; may return a new one.
 
         It runs once with the summed gradient even when the tensor is used twice.
@@ -296,7 +347,7 @@ class Tensor:
             self._wrap_accumulate_grad()
         return handle
 
-    def register_post_accumulate_grad_hook(self, hook) -> RemovableHandle:
+    def register_post_accumulate_grad_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
         """``hook(tensor)`` runs on a leaf after its ``.grad`` was accumulated."""
         if self._grad_fn is not None:
             raise RuntimeError(
@@ -317,7 +368,8 @@ class Tensor:
             acc._install_hooks()
 
     # -- graph ----------------------------------------------------------------------
-    def backward(self, gradient=None, retain_graph=None, create_graph: bool = False, inputs=None) -> None:
+    def backward(self, gradient: Any = None, retain_graph: bool | None = None,
+                 create_graph: bool = False, inputs: Any = None) -> None:
         """Compute the gradient of this tensor w.r.t. graph leaves and accumulate it in ``.grad``."""
         from arraygrad.autograd import api
 
@@ -358,7 +410,7 @@ class Tensor:
         self._strides = value._strides
 
     # -- conversion ---------------------------------------------------------------
-    def numpy(self, *, force: bool = False):
+    def numpy(self, *, force: bool = False) -> Any:
         """The data as a NumPy array (shares memory on the CPU)."""
         if self._requires_grad and not force:
             raise RuntimeError(
@@ -369,11 +421,11 @@ class Tensor:
                 "the tensor to host memory first.")
         return self._backend.to_host(self._data)
 
-    def tolist(self):
+    def tolist(self) -> Any:
         """The data as (nested) Python numbers."""
         return self._backend.to_host(self._data).tolist()
 
-    def item(self):
+    def item(self) -> Any:
         """The value of a one-element tensor as a Python number."""
         if self.numel() != 1:
             raise RuntimeError(
@@ -381,14 +433,14 @@ class Tensor:
         value = self._backend.to_host(self._data).reshape(()).tolist()
         return value
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> Any:
         host = self._backend.to_host(self._data)
         return host if dtype is None else host.astype(dtype)
 
-    def __dlpack__(self, *args, **kwargs):
+    def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
         return self._data.__dlpack__(*args, **kwargs)
 
-    def __dlpack_device__(self):
+    def __dlpack_device__(self) -> Any:
         return self._data.__dlpack_device__()
 
     def __len__(self) -> int:
@@ -396,7 +448,7 @@ class Tensor:
             raise TypeError("len() of a 0-d tensor")
         return self._data.shape[0]
 
-    def __iter__(self):
+    def __iter__(self) -> Any:
         if self._data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
         return (self[i] for i in range(self._data.shape[0]))
@@ -425,10 +477,10 @@ class Tensor:
 
         return tensor_repr(self)
 
-    def __reduce_ex__(self, protocol):
+    def __reduce_ex__(self, protocol: Any) -> NoReturn:
         raise TypeError("arraygrad tensors are not picklable; use arraygrad.save")
 
-    def __deepcopy__(self, memo):
+    def __deepcopy__(self, memo: Any) -> Any:
         if self._grad_fn is not None:
             raise RuntimeError(
                 "Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
@@ -441,7 +493,7 @@ class Tensor:
         return t
 
 
-def wrap(data, backend) -> Tensor:
+def wrap(data: Any, backend: Backend) -> Tensor:
     """A new tensor around a native array (no copy, no graph).
 
     A plain function, not a method, because every op's result goes through it (a

@@ -9,6 +9,7 @@ first unknown attribute load them.
 from __future__ import annotations
 
 import functools
+from typing import Any, Callable
 
 from arraygrad import creation, dtypes as _dt
 from arraygrad.ops import activation, elementwise as ew, indexing, linalg, reduction, shape
@@ -17,14 +18,15 @@ from arraygrad.ops.inplace import apply_inplace, native_arithmetic, overwritten
 from arraygrad.plugins import registry as _op_registry
 from arraygrad.tensor import Tensor
 
+
 __all__ = ["with_axis_alias", "bind"]
 
 
-def with_axis_alias(fn):
+def with_axis_alias(fn: Callable[..., Any]) -> Any:
     """Accept NumPy's ``axis=`` as an alias of ``dim=``."""
 
     @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
         if "axis" in kwargs:
             if "dim" in kwargs:
                 raise TypeError(f"{fn.__name__}() got both 'dim' and 'axis'")
@@ -37,8 +39,8 @@ def with_axis_alias(fn):
 _OPERAND_TYPES = frozenset((float, int, bool))
 
 
-def _binary(fn, reverse=False):
-    def method(self, other):
+def _binary(fn: Callable[..., Any], reverse: bool = False) -> Any:
+    def method(self: Tensor, other: Any) -> Any:
         if type(other) not in _OPERAND_TYPES and not isinstance(other, Tensor):
             try:
                 float(other)
@@ -51,8 +53,8 @@ def _binary(fn, reverse=False):
     return method
 
 
-def _inplace(fn, name):
-    def method(self, *args, **kwargs):
+def _inplace(fn: Callable[..., Any], name: str) -> Any:
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
         if (len(args) == 1 and (not kwargs or list(kwargs) == ["alpha"])
                 and native_arithmetic(self, name, args[0], kwargs.get("alpha", 1))):
             return self
@@ -63,28 +65,29 @@ def _inplace(fn, name):
     return method
 
 
-def _setitem(self, key, value):
+def _setitem(self: Tensor, key: Any, value: Any) -> None:
     apply_inplace(self, "setitem", lambda src: indexing.index_put(src, key, value))
 
 
-def _fill(src, value):
+def _fill(src: Tensor, value: Any) -> Tensor:
     if isinstance(value, Tensor) and value.ndim != 0:
         raise RuntimeError(
             f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions.")
     return overwritten(src, value, "fill_")
 
 
-def _zero(src):
+def _zero(src: Tensor) -> Tensor:
     return overwritten(src, 0, "zero_")
 
 
-def _copy(src, other):
+def _copy(src: Tensor, other: Any) -> Tensor:
     if not isinstance(other, Tensor):
         raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(other).__name__}")
     return overwritten(src, other, "copy_")
 
 
-def _legacy_init(self, *args, dtype=None, device=None, requires_grad: bool = False) -> None:
+def _legacy_init(self: Tensor, *args: Any, dtype: Any = None, device: Any = None,
+                 requires_grad: bool = False) -> None:
     """Legacy constructor: ``Tensor([1, 2])`` (float32 data) or ``Tensor(2, 3)`` (uninitialised)."""
     if len(args) == 1 and not isinstance(args[0], int):
         src = creation.tensor(args[0], dtype=dtype or _dt.get_default_dtype(), device=device)
@@ -95,8 +98,9 @@ def _legacy_init(self, *args, dtype=None, device=None, requires_grad: bool = Fal
         self.requires_grad_(True)
 
 
-def _new(factory):
-    def method(self, *args, dtype=None, device=None, requires_grad=False, **kwargs):
+def _new(factory: str) -> Any:
+    def method(self: Tensor, *args: Any, dtype: Any = None, device: Any = None,
+               requires_grad: bool = False, **kwargs: Any) -> Any:
         return getattr(creation, factory)(*args, dtype=dtype or self.dtype,
                                           device=device if device is not None else self.device,
                                           requires_grad=requires_grad, **kwargs)
@@ -106,27 +110,28 @@ def _new(factory):
     return method
 
 
-def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+def _new_tensor(self: Tensor, data: Any, dtype: Any = None, device: Any = None,
+                requires_grad: bool = False) -> Any:
     return creation.tensor(data, dtype=dtype or self.dtype,
                            device=device if device is not None else self.device,
                            requires_grad=requires_grad)
 
 
-def _cast(d):
-    def method(self):
+def _cast(d: Any) -> Any:
+    def method(self: Tensor) -> Any:
         return ew.to_dtype(self, d)
 
     method.__doc__ = f"``self.to({d!r})``."
     return method
 
 
-def _cpu(self):
+def _cpu(self: Tensor) -> Any:
     """This tensor on the CPU: itself when it is already there (as in PyTorch)."""
     backend = transfer.default_cpu_backend()
     return self if self._backend is backend else transfer.to_backend(self, backend)
 
 
-def _cuda(self, device=None):
+def _cuda(self: Tensor, device: Any = None) -> Any:
     """This tensor on a CUDA device (``cuda:0`` by default)."""
     dev = "cuda" if device is None else (f"cuda:{device}" if isinstance(device, int) else device)
     from arraygrad.device import as_device
@@ -137,12 +142,12 @@ def _cuda(self, device=None):
     return transfer.to(self, d)
 
 
-def _contiguous(self, memory_format=None):
+def _contiguous(self: Tensor, memory_format: Any = None) -> Any:
     """This tensor if its logical layout is row-major, else a row-major copy."""
     return self if self._strides is None else transfer.clone(self)
 
 
-def _stride(self, dim=None):
+def _stride(self: Tensor, dim: Any = None) -> Any:
     """The logical strides (in elements) PyTorch would report for this tensor."""
     from arraygrad.ops.views import strides_of
     from arraygrad.tensor import _wrap_dim
@@ -151,7 +156,7 @@ def _stride(self, dim=None):
     return strides if dim is None else strides[_wrap_dim(dim, self.ndim, "stride")]
 
 
-def _type(self, dtype=None):
+def _type(self: Tensor, dtype: Any = None) -> Any:
     if dtype is None:
         return f"arraygrad.{self.dtype.name}"
     if isinstance(dtype, str):
@@ -229,7 +234,7 @@ OPERATORS = {
     "__getitem__": indexing.getitem, "__setitem__": _setitem,
 }
 
-INPLACE = {
+INPLACE: dict[str, Callable[..., Any]] = {
     "add_": ew.add, "sub_": ew.sub, "mul_": ew.mul, "div_": ew.div, "pow_": ew.pow,
     "clamp_": ew.clamp, "clip_": ew.clamp, "exp_": ew.exp, "relu_": ew.relu, "neg_": ew.neg,
     "sigmoid_": ew.sigmoid, "tanh_": ew.tanh, "zero_": _zero, "fill_": _fill, "copy_": _copy,
@@ -242,30 +247,31 @@ INPLACE = {
 
 def bind() -> None:
     """Attach the constructor and every method and operator to ``Tensor`` (idempotent)."""
-    Tensor.__init__ = _legacy_init
+    cls: Any = Tensor  # the methods below are bound onto the class: dynamic for mypy
+    cls.__init__ = _legacy_init
     for name, fn in {**METHODS, **OPERATORS}.items():
         setattr(Tensor, name, fn)
     for name, fn in INPLACE.items():
         setattr(Tensor, name, _inplace(fn, name))
-    Tensor.__pos__ = lambda self: self
-    Tensor.T = property(lambda self: shape.permute(self, tuple(reversed(range(self.ndim)))),
+    cls.__pos__ = lambda self: self
+    cls.T = property(lambda self: shape.permute(self, tuple(reversed(range(self.ndim)))),
                         doc="The tensor with its dimensions reversed.")
-    Tensor.mT = property(lambda self: shape.transpose(self, -2, -1),
+    cls.mT = property(lambda self: shape.transpose(self, -2, -1),
                          doc="The last two dimensions swapped.")
-    Tensor.view_as = lambda self, other: shape.view(self, tuple(other.shape))
-    Tensor.reshape_as = lambda self, other: shape.reshape(self, tuple(other.shape))
-    Tensor.type_as = lambda self, other: ew.to_dtype(self, other.dtype)
-    Tensor.where = lambda self, condition, other: ew.where(condition, self, other)
-    Tensor.contiguous = _contiguous
-    Tensor.is_contiguous = lambda self, memory_format=None: self._strides is None
-    Tensor.stride = _stride
-    Tensor.cpu = _cpu
-    Tensor.cuda = _cuda
-    Tensor.type = _type
+    cls.view_as = lambda self, other: shape.view(self, tuple(other.shape))
+    cls.reshape_as = lambda self, other: shape.reshape(self, tuple(other.shape))
+    cls.type_as = lambda self, other: ew.to_dtype(self, other.dtype)
+    cls.where = lambda self, condition, other: ew.where(condition, self, other)
+    cls.contiguous = _contiguous
+    cls.is_contiguous = lambda self, memory_format=None: self._strides is None
+    cls.stride = _stride
+    cls.cpu = _cpu
+    cls.cuda = _cuda
+    cls.type = _type
     for name, d in (("float", _dt.float32), ("double", _dt.float64), ("half", _dt.float16),
                     ("long", _dt.int64), ("int", _dt.int32), ("bool", _dt.bool)):
         setattr(Tensor, name, _cast(d))
-    Tensor.new_tensor = _new_tensor
+    cls.new_tensor = _new_tensor
     for factory in ("zeros", "ones", "empty", "full"):
         setattr(Tensor, f"new_{factory}", _new(factory))
     _op_registry.install_method_loader()  # plugin ops' methods: bound when the ops load

@@ -11,6 +11,10 @@ from __future__ import annotations
 import traceback
 import warnings
 import weakref
+from typing import TYPE_CHECKING, Any, Callable, Literal
+
+if TYPE_CHECKING:
+    from arraygrad.autograd.graph import Node
 
 __all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
            "is_anomaly_check_nan_enabled"]
@@ -35,12 +39,12 @@ def is_anomaly_check_nan_enabled() -> bool:
     return state.check_nan
 
 
-def remember_forward(node) -> None:
+def remember_forward(node: Node) -> None:
     """Store the current stack as ``node``'s forward traceback (anomaly mode only)."""
     _forward_traces[node] = traceback.format_stack()[:-2]
 
 
-def forward_trace(node) -> str:
+def forward_trace(node: Node) -> str:
     """The forward traceback recorded for ``node``, or a note that there is none."""
     stack = _forward_traces.get(node)
     if not stack:
@@ -48,7 +52,7 @@ def forward_trace(node) -> str:
     return "".join(stack)
 
 
-def check_outputs(node, grads) -> None:
+def check_outputs(node: Node, grads: Any) -> None:
     """Raise if a gradient ``node`` returned contains NaN (when check_nan is on)."""
     if not state.check_nan:
         return
@@ -65,7 +69,7 @@ def check_outputs(node, grads) -> None:
                 f"Traceback of forward call that caused the error:\n{trace}")
 
 
-def annotate(node, exc: BaseException) -> None:
+def annotate(node: Node, exc: BaseException) -> None:
     """Add ``node``'s forward traceback to an error raised in its backward."""
     note = f"Error detected in {node.name()}. Traceback of forward call:\n{forward_trace(node)}"
     if hasattr(exc, "add_note"):
@@ -75,14 +79,14 @@ def annotate(node, exc: BaseException) -> None:
 class set_detect_anomaly:
     """Turn anomaly detection on or off: a plain call or a context manager."""
 
-    def __init__(self, mode: bool, check_nan: bool = True):
+    def __init__(self, mode: bool, check_nan: bool = True) -> None:
         self.prev = (state.enabled, state.check_nan)
         state.enabled, state.check_nan = bool(mode), bool(check_nan)
 
-    def __enter__(self):
+    def __enter__(self) -> Any:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> Literal[False]:
         state.enabled, state.check_nan = self.prev
         return False
 
@@ -95,25 +99,25 @@ class detect_anomaly:
     ...     out.backward()   # NaN in a gradient raises, showing the forward traceback
     """
 
-    def __init__(self, check_nan: bool = True):
+    def __init__(self, check_nan: bool = True) -> None:
         self.check_nan = check_nan
         warnings.warn("Anomaly Detection has been enabled. This mode will increase the runtime "
                       "and should only be enabled for debugging.", UserWarning, stacklevel=2)
 
-    def __enter__(self):
+    def __enter__(self) -> Any:
         self.prev = (state.enabled, state.check_nan)
         state.enabled, state.check_nan = True, self.check_nan
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> Literal[False]:
         state.enabled, state.check_nan = self.prev
         return False
 
-    def __call__(self, fn):
+    def __call__(self, fn: Callable[..., Any]) -> Any:
         import functools
 
         @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
             with detect_anomaly(self.check_nan):
                 return fn(*args, **kwargs)
 

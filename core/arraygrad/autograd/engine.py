@@ -25,6 +25,8 @@ wraps the same ``_run``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, Callable
+
 import heapq
 import threading
 from collections.abc import Callable, Container
@@ -35,15 +37,19 @@ from arraygrad.autograd.grad_mode import _state
 from arraygrad.autograd.graph import AccumulateGrad
 from arraygrad.autograd.node_hooks import NodeHooks
 
+if TYPE_CHECKING:
+    from arraygrad.tensor import Tensor
+    from arraygrad.autograd.graph import Node
+
 __all__ = ["run_backward", "queue_callback", "ExecutionEngine", "execution_engine", "GraphTask"]
 
 
-def _add_grad(buffer: list, index: int, grad) -> None:
+def _add_grad(buffer: list, index: int, grad: Tensor) -> None:
     old = buffer[index]
     buffer[index] = grad if old is None else old + grad
 
 
-def _dependencies(roots) -> dict:
+def _dependencies(roots: Any) -> dict:
     """How many edges lead into each node below ``roots`` (roots start at 0)."""
     deps: dict = dict.fromkeys(roots, 0)
     stack = list(roots)
@@ -63,7 +69,7 @@ def _dependencies(roots) -> dict:
     return deps
 
 
-def _nodes_leading_to(roots, targets: set) -> set:
+def _nodes_leading_to(roots: Any, targets: set) -> set:
     """Nodes with an edge into a target or into such a node (iterative post-order).
 
     Only these must run for ``autograd.grad``: a target itself runs only if
@@ -96,12 +102,12 @@ def _nodes_leading_to(roots, targets: set) -> set:
     return needed
 
 
-node_runner = None
+node_runner: Callable[..., Any] | None = None
 """Set by an active profiler: ``node_runner(node, grads, apply)`` wraps each node's run
 (``apply(node, grads)`` runs the node and returns the gradients for its edges)."""
 
 
-def _anomaly_checked(node, grads: list, apply):
+def _anomaly_checked(node: Node, grads: list, apply: Any) -> Any:
     """Anomaly mode's wrapper of a node's run: an error carries the node's forward
     traceback, and NaN in the gradients it returns raises."""
     try:
@@ -114,7 +120,7 @@ def _anomaly_checked(node, grads: list, apply):
     return outs
 
 
-def _instrument():
+def _instrument() -> Any:
     """What every node of a pass starting now runs inside: the profiler's wrapper, anomaly
     mode's, both (the profiler's outside), or None."""
     runner = node_runner
@@ -126,7 +132,7 @@ def _instrument():
         node, grads, lambda n, g: _anomaly_checked(n, g, apply))
 
 
-def _accumulate(node, grads: list):
+def _accumulate(node: Node, grads: list) -> Any:
     """A deferred leaf's accumulation (its node's ``_apply``, hooks included)."""
     return node._apply(grads)
 
@@ -144,7 +150,7 @@ class GraphTask:
     __slots__ = ("accumulations", "retained", "callbacks", "instrument", "captures", "captured",
                  "needed", "targets", "accumulate")
 
-    def __init__(self, root_nodes: list, inputs, accumulate: bool):
+    def __init__(self, root_nodes: list, inputs: Any, accumulate: bool) -> None:
         self.accumulations: list = []
         self.retained: list = []
         self.callbacks: list = []
@@ -163,7 +169,7 @@ class GraphTask:
                 captures.setdefault(edge, []).append(i)
             self.captures = captures
 
-    def run_node(self, node, grads: list):
+    def run_node(self, node: Node, grads: list) -> Any:
         """Run ``node`` in a pass that captures gradients or is instrumented; a plain pass
         calls ``node._run`` itself. The capture sees the gradient after the tensor hooks
         and ``retain_grad`` of a hooked node, and before the node runs."""
@@ -182,7 +188,7 @@ class GraphTask:
             return run(grads, self)
         return instrument(node, grads, lambda _node, g: run(g, self))
 
-    def _capture(self, node, grads: list) -> None:
+    def _capture(self, node: Node, grads: list) -> None:
         captures: dict = self.captures or {}
         for nr, g in enumerate(grads):
             slots = captures.get((node, nr))
@@ -194,7 +200,7 @@ class GraphTask:
 class _Local(threading.local):
     """Per thread: ``tasks``, the running passes, innermost last (a hook may run a backward)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.tasks: list = []
 
 
@@ -256,9 +262,9 @@ def _commit(task: GraphTask) -> None:
             tensor._grad = g if tensor._grad is None else tensor._grad + g
 
 
-def run_backward(roots, root_grads, *, retain_graph: bool, create_graph: bool,
-                 inputs=None, accumulate: bool = True, allow_unused: bool = False,
-                 input_tensors=None):
+def run_backward(roots: Any, root_grads: Any, *, retain_graph: bool, create_graph: bool,
+                 inputs: Any = None, accumulate: bool = True, allow_unused: bool = False,
+                 input_tensors: Any = None) -> Any:
     """Run backward from ``roots`` (gradient edges) seeded with ``root_grads``.
 
     ``inputs``: gradient edges whose arriving gradients are captured and
@@ -309,7 +315,7 @@ def run_backward(roots, root_grads, *, retain_graph: bool, create_graph: bool,
     return task.captured
 
 
-def _walk(task: GraphTask, roots, root_grads, root_nodes: list, deps: dict) -> list:
+def _walk(task: GraphTask, roots: Any, root_grads: Any, root_nodes: list, deps: dict) -> list:
     """Run every node below ``roots`` in dependency order; the nodes that ran, in order.
 
     ``buffers`` holds the summed gradients of the nodes still waiting for an input; a

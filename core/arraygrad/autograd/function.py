@@ -17,9 +17,13 @@ tensor([1.], grad_fn=<ExpBackward>)
 from __future__ import annotations
 
 import functools
+from typing import TYPE_CHECKING, Any, Callable
 
 from arraygrad.autograd.grad_mode import _state, no_grad
 from arraygrad.autograd.graph import FREED, FREED_MESSAGE, Node, SavedOutput, SavedTensor
+
+if TYPE_CHECKING:
+    from arraygrad.tensor import Tensor
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
 
@@ -27,7 +31,7 @@ __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"
 class FunctionCtx:
     """The ``ctx`` a custom Function's ``forward`` and ``backward`` share."""
 
-    def save_for_backward(self, *tensors) -> None:
+    def save_for_backward(self, *tensors: Any) -> None:
         """Keep tensors (or None) for backward; read them back with ``ctx.saved_tensors``."""
         from arraygrad.tensor import Tensor
 
@@ -38,11 +42,11 @@ class FunctionCtx:
                     f"{type(t).__name__}")
         self._to_save = tensors
 
-    def mark_dirty(self, *tensors) -> None:
+    def mark_dirty(self, *tensors: Any) -> None:
         """Declare inputs modified in place by ``forward``."""
         self._dirty = tensors
 
-    def mark_non_differentiable(self, *tensors) -> None:
+    def mark_non_differentiable(self, *tensors: Any) -> None:
         """Declare outputs that never get a gradient (e.g. indices)."""
         self._non_differentiable = tensors
 
@@ -54,16 +58,16 @@ class FunctionCtx:
 class BackwardCFunction(FunctionCtx, Node):
     """The graph node of one ``Function.apply`` call; it is also that call's ``ctx``."""
 
-    _function: type = None
+    _function: Any = None  # the Function subclass whose apply made this node
 
-    def __init__(self):
+    def __init__(self) -> None:
         Node.__init__(self)
-        self._to_save = ()
+        self._to_save: tuple[Any, ...] = ()
         self._dirty = ()
         self._non_differentiable = ()
         self.materialize_grads = True
         self.needs_input_grad = ()
-        self._input_meta = ()
+        self._input_meta: tuple[Any, ...] = ()
 
     @property
     def saved_tensors(self) -> tuple:
@@ -95,7 +99,7 @@ class BackwardCFunction(FunctionCtx, Node):
                     f"function {self.name()} returned an incorrect number of gradients "
                     f"(expected {n}, got {len(result)})")
             result = result[:n]
-        out = []
+        out: list[Any] = []
         for i, (g, meta) in enumerate(zip(result, self._input_meta)):
             if g is None or meta is None or self._next[i] is None:
                 out.append(None)
@@ -126,7 +130,7 @@ def _expands_to(shape: tuple, target: tuple) -> bool:
 class _FunctionMeta(type):
     """Gives each Function subclass its own node class, named ``<Name>Backward``."""
 
-    def __init__(cls, name, bases, attrs):
+    def __init__(cls, name: str, bases: Any, attrs: Any) -> None:
         super().__init__(name, bases, attrs)
         cls._backward_cls = type(f"{name}Backward", (BackwardCFunction,), {"_function": cls})
 
@@ -140,17 +144,17 @@ class Function(metaclass=_FunctionMeta):
     """
 
     @staticmethod
-    def forward(ctx, *args, **kwargs):
+    def forward(ctx: Any, *args: Any, **kwargs: Any) -> None:
         """Compute the outputs from the inputs (run without recording)."""
         raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
 
     @staticmethod
-    def setup_context(ctx, inputs, output):
+    def setup_context(ctx: Any, inputs: Any, output: Any) -> None:
         """Save what backward needs, when ``forward`` does not take ``ctx``."""
         raise NotImplementedError
 
     @staticmethod
-    def backward(ctx, *grad_outputs):
+    def backward(ctx: Any, *grad_outputs: Any) -> None:
         """Gradients of the inputs from the gradients of the outputs."""
         raise NotImplementedError("You must implement either the backward or vjp method for "
                                   "your custom autograd.Function to use it with backward mode AD.")
@@ -158,7 +162,7 @@ class Function(metaclass=_FunctionMeta):
     vjp = backward
 
     @classmethod
-    def apply(cls, *args, **kwargs):
+    def apply(cls, *args: Any, **kwargs: Any) -> Any:
         """Run the function on ``args``, recording it when an input requires grad."""
         from arraygrad.tensor import Tensor
 
@@ -173,7 +177,7 @@ class Function(metaclass=_FunctionMeta):
             else:
                 output = cls.forward(ctx, *args, **kwargs)
         is_tuple = isinstance(output, tuple)
-        outputs = output if is_tuple else (output,)
+        outputs: Any = output if is_tuple else (output,)
         record = _state.enabled and any(ctx.needs_input_grad)
         if not record:
             return output
@@ -188,7 +192,7 @@ class Function(metaclass=_FunctionMeta):
                 raise RuntimeError(
                     f"{cls.__name__}: a leaf Variable that requires grad has been used in an "
                     f"in-place operation (marked dirty in forward).")
-        wrapped = []
+        wrapped: list[Any] = []
         for i, out in enumerate(outputs):
             if not isinstance(out, Tensor):
                 wrapped.append(out)
@@ -204,7 +208,7 @@ class Function(metaclass=_FunctionMeta):
         ctx._out_meta = tuple((o._data.shape, o._data.dtype, o._backend) if isinstance(o, Tensor)
                               else ((), None, None) for o in wrapped)
         ctx._n_outputs = len(wrapped)
-        saved = []
+        saved: list[Any] = []
         for t in ctx._to_save:
             if t is None:
                 saved.append(None)
@@ -217,11 +221,11 @@ class Function(metaclass=_FunctionMeta):
         return tuple(wrapped) if is_tuple else wrapped[0]
 
 
-def once_differentiable(fn):
+def once_differentiable(fn: Callable[..., Any]) -> Any:
     """Decorate a ``backward`` that is not itself differentiable: it runs without recording."""
 
     @functools.wraps(fn)
-    def wrapper(ctx, *args):
+    def wrapper(ctx: Any, *args: Any) -> Any:
         with no_grad():
             return fn(ctx, *args)
 

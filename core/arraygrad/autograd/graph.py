@@ -11,11 +11,20 @@ from __future__ import annotations
 
 import itertools
 import sys
+from typing import TYPE_CHECKING, Any, Callable
 
 from arraygrad.autograd.anomaly_mode import remember_forward, state as _anomaly
 from arraygrad.autograd.grad_mode import _state
 from arraygrad.autograd.hooks import HookDict, RemovableHandle
 from arraygrad.autograd.node_hooks import LeafHooks, NodeHooks
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    from arraygrad.tensor import Tensor
+
+    # an edge to an input's node: the node itself for its output 0, else (node, output_nr)
+    Edge: TypeAlias = "Node | tuple[Node, int]"
 
 __all__ = ["Node", "AccumulateGrad", "SavedTensor", "SavedOutput", "FREED_MESSAGE"]
 
@@ -36,12 +45,12 @@ class SavedTensor:
 
     __slots__ = ("tensor", "version")
 
-    def __init__(self, tensor):
+    def __init__(self, tensor: Tensor) -> None:
         self.tensor = tensor
         vc = tensor._vc  # created lazily: a tensor never modified in place has none (version 0)
         self.version = vc[0] if vc is not None else 0
 
-    def unpack(self, node: "Node"):
+    def unpack(self, node: "Node") -> Any:
         t = self.tensor
         vc = t._vc
         now = vc[0] if vc is not None else 0
@@ -60,21 +69,21 @@ class SavedOutput:
 
     __slots__ = ("data", "backend", "counter", "version", "output_nr")
 
-    def __init__(self, tensor):
+    def __init__(self, tensor: Tensor) -> None:
         self.data = tensor._data
         self.backend = tensor._backend
         self.counter = tensor._version_counter()
         self.version = self.counter[0]
         self.output_nr = tensor._output_nr
 
-    def checked_data(self, node: "Node"):
+    def checked_data(self, node: "Node") -> Any:
         """The saved array (no tensor around it), after the same version check as ``unpack``."""
         if self.counter[0] != self.version:
             raise RuntimeError(_modified_message(node, None, self.version, self.counter[0],
                                                  shape=tuple(self.data.shape)))
         return self.data
 
-    def unpack(self, node: "Node"):
+    def unpack(self, node: "Node") -> Any:
         from arraygrad.tensor import Tensor
 
         t = Tensor._wrap(self.checked_data(node), self.backend)
@@ -85,7 +94,8 @@ class SavedOutput:
         return t
 
 
-def _modified_message(node, tensor, saved, now, shape=None) -> str:
+def _modified_message(node: Node, tensor: Tensor | None, saved: int, now: int,
+                      shape: Any = None) -> str:
     if tensor is not None:
         shape = tuple(tensor.shape)
         what = f"[{tensor._type_name()} {list(shape)}]"
@@ -96,7 +106,7 @@ def _modified_message(node, tensor, saved, now, shape=None) -> str:
             f"instead (saved by {node.name()}).")
 
 
-_SAVED_KINDS = frozenset((SavedTensor, SavedOutput))
+_SAVED_KINDS: frozenset[Any] = frozenset((SavedTensor, SavedOutput))
 
 
 class _Freed(tuple):
@@ -105,10 +115,10 @@ class _Freed(tuple):
     __slots__ = ()
 
 
-FREED = _Freed()
+FREED: tuple[Any, ...] = _Freed()
 
 
-def _materialize(node, grads: list) -> list:
+def _materialize(node: Node, grads: list) -> list:
     """A copy of ``grads`` with zeros for the missing output gradients of a node that has
     several outputs (a copy: its post-hooks get the gradients that arrived, as in PyTorch)."""
     from arraygrad.tensor import Tensor
@@ -134,15 +144,18 @@ class Node:
     # metadata, the hook wrapper of ``_run``) are class-level defaults overridden per
     # instance only when used, so making a node costs three assignments.
     __slots__ = ("_next", "_seq", "_saved", "__dict__", "__weakref__")
-    _pre_hooks = None
-    _post_hooks = None
-    _tensor_pre_hooks = None
-    _retains_grad = None
-    _hooks_wrapper = NodeHooks  # what the first hook installs as this node's own ``_run``
-    _n_outputs = 1
-    _out_meta = ()
+    _next: tuple[Edge | None, ...]
+    _seq: int | float
+    _saved: tuple[Any, ...]  # FREED once released
+    _pre_hooks: HookDict | None = None
+    _post_hooks: HookDict | None = None
+    _tensor_pre_hooks: dict[int, HookDict] | None = None
+    _retains_grad: dict[int, Any] | None = None  # output_nr -> weakref to the tensor
+    _hooks_wrapper: type[NodeHooks] = NodeHooks  # what the first hook installs as ``_run``
+    _n_outputs: int = 1
+    _out_meta: tuple[tuple[Any, Any, Any], ...] = ()  # per output: (shape, native dtype, backend)
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._seq = next(_sequence)
         self._next = ()
         self._saved = ()
@@ -154,7 +167,7 @@ class Node:
         """Gradients of the inputs (one per edge) from the gradients of the outputs."""
         raise NotImplementedError
 
-    def _run(self, grads: list, task) -> tuple | None:
+    def _run(self, grads: list, task: Any) -> tuple | None:
         """Run this node in a backward pass: the gradients for its edges (None: nothing to
         pass on).
 
@@ -197,7 +210,7 @@ class Node:
             self._saved = FREED
 
     # -- hooks ---------------------------------------------------------------
-    def register_hook(self, fn) -> RemovableHandle:
+    def register_hook(self, fn: Callable[..., Any]) -> RemovableHandle:
         """``fn(grad_inputs, grad_outputs)`` runs after the node; may return new grad_inputs."""
         if self._post_hooks is None:
             self._post_hooks = HookDict()
@@ -205,7 +218,7 @@ class Node:
         self._install_hooks()
         return handle
 
-    def register_prehook(self, fn) -> RemovableHandle:
+    def register_prehook(self, fn: Callable[..., Any]) -> RemovableHandle:
         """``fn(grad_outputs)`` runs before the node; may return new grad_outputs."""
         if self._pre_hooks is None:
             self._pre_hooks = HookDict()
@@ -240,7 +253,7 @@ class AccumulateGrad(Node):
     _seq = float("inf")  # run as soon as ready, like PyTorch
     _hooks_wrapper = LeafHooks
 
-    def __init__(self, variable):
+    def __init__(self, variable: Any) -> None:
         self._next = ()
         self._saved = ()
         if _anomaly.enabled:
@@ -250,12 +263,13 @@ class AccumulateGrad(Node):
             self._install_hooks()
 
     @property
-    def _tensor_pre_hooks(self) -> dict | None:
+    # a leaf's hooks live on its tensor: read-only here
+    def _tensor_pre_hooks(self) -> dict[int, HookDict] | None:  # type: ignore[override]
         """The leaf's own tensor hooks (``register_hook`` on it), as output 0's."""
         hooks = self.variable._hooks
         return {0: hooks} if hooks else None
 
-    def _run(self, grads: list, task) -> None:
+    def _run(self, grads: list, task: Any) -> None:
         """Defer the gradient to the engine's commit (``_apply`` there): ``.grad`` is written
         only once every node of the pass ran. Passes nothing on (a leaf has no edges)."""
         task.accumulations.append((self, grads))

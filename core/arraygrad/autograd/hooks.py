@@ -30,7 +30,7 @@ class RemovableHandle:
 
     __slots__ = ("_dicts", "id")
 
-    def __init__(self, *hook_dicts: HookDict):
+    def __init__(self, *hook_dicts: HookDict) -> None:
         self.id = next(_next_id)
         self._dicts = tuple(weakref.ref(d) for d in hook_dicts)
 
@@ -49,7 +49,7 @@ class RemovableHandle:
     def __enter__(self) -> "RemovableHandle":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: Any) -> None:
         self.remove()
 
     def __repr__(self) -> str:

@@ -19,13 +19,17 @@ a strong reference back would be a cycle for the garbage collector.
 from __future__ import annotations
 
 import weakref
+from typing import TYPE_CHECKING, Any, Callable
 
 from arraygrad.autograd.grad_mode import _state
+
+if TYPE_CHECKING:
+    from arraygrad.autograd.graph import AccumulateGrad, Node
 
 __all__ = ["NodeHooks", "LeafHooks"]
 
 
-def _checked(node, old, new, what: str):
+def _checked(node: Node, old: Any, new: Any, what: str) -> Any:
     """A hook's replacement for gradient ``old`` (None: keep ``old``), of the same shape."""
     if new is None:
         return old
@@ -36,7 +40,7 @@ def _checked(node, old, new, what: str):
     return new
 
 
-def _pre_hooks(node, grads: list) -> list:
+def _pre_hooks(node: Node, grads: list) -> list:
     """``grads`` after the node's pre-hooks (each may return new gradients)."""
     hooks = node._pre_hooks
     if hooks:
@@ -47,7 +51,7 @@ def _pre_hooks(node, grads: list) -> list:
     return grads
 
 
-def _post_hooks(node, outs: tuple, grads: list) -> tuple:
+def _post_hooks(node: Node, outs: tuple, grads: list) -> tuple:
     """``outs`` after the node's post-hooks (each may return new input gradients)."""
     hooks = node._post_hooks
     if hooks:
@@ -67,26 +71,28 @@ class NodeHooks:
     """
 
     __slots__ = ("_node",)
+    # a weak reference: the wrapper is the node's own attribute, so the node outlives it
+    _node: Callable[[], Node]
 
-    def __init__(self, node):
-        self._node = weakref.ref(node)
+    def __init__(self, node: Node) -> None:
+        self._node = weakref.ref(node)  # type: ignore[assignment]  # never dead while called: see _node
 
     @classmethod
-    def install(cls, node) -> None:
+    def install(cls, node: Node) -> None:
         """Wrap ``node``'s run (once: a node has one wrapper for all its hooks)."""
         if "_run" not in node.__dict__:
-            node._run = cls(node)
+            node._run = cls(node)  # type: ignore[method-assign]  # the per-node wrapper (Node._run)
 
-    def _uninstall(self, node) -> None:
+    def _uninstall(self, node: Node) -> None:
         node.__dict__.pop("_run", None)
 
-    def has_hooks(self, node) -> bool:
+    def has_hooks(self, node: Node) -> bool:
         """Whether ``node`` still has a hook or a retained gradient to look after."""
         tensor_hooks = node._tensor_pre_hooks
         return bool(node._pre_hooks or node._post_hooks or node._retains_grad
                     or (tensor_hooks and any(tensor_hooks.values())))
 
-    def __call__(self, grads: list, task):
+    def __call__(self, grads: list, task: Any) -> Any:
         """The node's run: ``arrive`` then ``execute``."""
         node = self._node()
         if not self.has_hooks(node):
@@ -100,7 +106,7 @@ class NodeHooks:
                 return type(node)._run(node, grads, task)
         return self.execute(self.arrive(grads, task), task)
 
-    def arrive(self, grads: list, task) -> list:
+    def arrive(self, grads: list, task: Any) -> list:
         """The summed gradient arrives: the outputs' tensor hooks, then ``retain_grad``."""
         node = self._node()
         tensor_hooks = node._tensor_pre_hooks
@@ -118,7 +124,7 @@ class NodeHooks:
                     task.retained.append((tensor, g if _state.enabled else g.detach()))
         return grads
 
-    def execute(self, grads: list, task):
+    def execute(self, grads: list, task: Any) -> Any:
         """Pre-hooks, the node's plain run, post-hooks."""
         node = self._node()
         grads = _pre_hooks(node, grads)
@@ -136,23 +142,24 @@ class LeafHooks(NodeHooks):
     """
 
     __slots__ = ()
+    _node: Callable[[], AccumulateGrad]
 
     @classmethod
-    def install(cls, node) -> None:
+    def install(cls, node: Node) -> None:
         if "_run" not in node.__dict__:
             wrapper = cls(node)
-            node._run = wrapper
-            node._apply = wrapper.apply
+            node._run = wrapper  # type: ignore[method-assign]  # the per-node wrapper (Node._run)
+            node._apply = wrapper.apply  # type: ignore[method-assign]  # likewise for the leaf's commit
 
-    def _uninstall(self, node) -> None:
+    def _uninstall(self, node: Node) -> None:
         node.__dict__.pop("_run", None)
         node.__dict__.pop("_apply", None)
 
-    def has_hooks(self, node) -> bool:
-        var = node.variable
+    def has_hooks(self, node: Node) -> bool:
+        var = node.variable  # type: ignore[attr-defined]  # a LeafHooks wraps an AccumulateGrad
         return bool(node._pre_hooks or node._post_hooks or var._hooks or var._post_acc_hooks)
 
-    def execute(self, grads: list, task):
+    def execute(self, grads: list, task: Any) -> Any:
         node = self._node()
         return type(node)._run(node, grads, task)
 

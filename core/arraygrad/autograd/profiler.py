@@ -27,7 +27,10 @@ import threading
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Literal
+
+if TYPE_CHECKING:
+    from arraygrad.autograd.graph import Node
 
 __all__ = ["profile", "record_function", "FunctionEvent", "FunctionEventAvg", "EventList"]
 
@@ -138,7 +141,8 @@ class EventList(list):
     ``device_note``: why it was not measured, or ``""`` when it was.
     """
 
-    def __init__(self, events=(), *, use_device: str | None = None, device_note: str = ""):
+    def __init__(self, events: Any = (), *, use_device: str | None = None,
+                 device_note: str = "") -> None:
         super().__init__(events)
         self.use_device = use_device
         self.device_note = device_note
@@ -148,7 +152,8 @@ class EventList(list):
         """Whether the rows carry device times (the table then has the device columns)."""
         return self.use_device is not None and not self.device_note
 
-    def table(self, sort_by: str | None = None, row_limit: int = 100, max_name_column_width: int = 55,
+    def table(self, sort_by: str | None = None, row_limit: int = 100,
+              max_name_column_width: int = 55,
               header: str | None = None, top_level_events_only: bool = False) -> str:
         """The events as a fixed-width table, optionally sorted (descending) by a column.
 
@@ -174,7 +179,7 @@ class EventList(list):
         cols.append("# of Calls")
         widths = [max(12, len(c)) for c in cols]
 
-        def line(first, cells):
+        def line(first: Any, cells: Any) -> Any:
             return f"{first:>{width}}  " + "  ".join(f"{c:>{w}}" for c, w in zip(cells, widths)) + "  "
 
         sep = "-" * width + "  " + "  ".join("-" * w for w in widths) + "  "
@@ -214,10 +219,10 @@ class profile:
     table says so in a note line.
     """
 
-    def __init__(self, enabled: bool = True, *, use_cuda: bool = False, use_device=None,
+    def __init__(self, enabled: bool = True, *, use_cuda: bool = False, use_device: Any = None,
                  record_shapes: bool = False, with_flops: bool = False,
                  profile_memory: bool = False, with_stack: bool = False,
-                 with_modules: bool = False, use_cpu: bool = True):
+                 with_modules: bool = False, use_cpu: bool = True) -> None:
         self.enabled = enabled
         self.use_cuda = use_cuda or (use_device is not None and str(use_device).startswith("cuda"))
         self.use_device = str(use_device) if use_device is not None else ("cuda" if use_cuda else None)
@@ -226,11 +231,11 @@ class profile:
         self._lock = threading.Lock()
         self._patches: list = []
         self._t0 = 0.0
-        self._device_backend = None  # the backend of use_device, when usable
-        self._timer = None           # the same backend, when it has timing events
+        self._device_backend: Any = None  # the backend of use_device, when usable
+        self._timer: Any = None      # the same backend, when it has timing events
 
     # -- lifecycle -------------------------------------------------------------
-    def __enter__(self):
+    def __enter__(self) -> Any:
         global _active
         if not self.enabled:
             return self
@@ -243,7 +248,7 @@ class profile:
         self._instrument()
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> Literal[False]:
         global _active
         if not self.enabled:
             return False
@@ -303,7 +308,7 @@ class profile:
     def _now(self) -> float:
         return (time.perf_counter() - self._t0) * 1e6
 
-    def _begin(self, name: str, kind: str, args=()) -> FunctionEvent:
+    def _begin(self, name: str, kind: str, args: Any = ()) -> FunctionEvent:
         shapes = []
         if self.record_shapes:
             shapes = [list(a.shape) if hasattr(a, "shape") and hasattr(a, "_data") else []
@@ -334,11 +339,11 @@ class profile:
         with self._lock:
             self.function_events.append(event)
 
-    def _timed(self, name: str, fn, kind: str = "cpu_op"):
+    def _timed(self, name: str, fn: Callable[..., Any], kind: str = "cpu_op") -> Any:
         prof = self
 
         @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
             event = prof._begin(name, kind, args)
             try:
                 return fn(*args, **kwargs)
@@ -364,7 +369,7 @@ class profile:
             if callable(value) and not isinstance(value, type) and attr in op_names:
                 self._patch(arraygrad, attr, attr)
 
-        def run_node(node, grads, apply):
+        def run_node(node: Node, grads: Any, apply: Any) -> Any:
             event = self._begin(f"autograd::engine::evaluate_function: {node.name()}", "backward")
             try:
                 return apply(node, grads)
@@ -373,7 +378,7 @@ class profile:
 
         engine.node_runner = run_node
 
-    def _patch(self, owner, attr: str, name: str) -> None:
+    def _patch(self, owner: Any, attr: str, name: str) -> None:
         original = owner.__dict__.get(attr) if isinstance(owner, type) else getattr(owner, attr)
         if original is None or isinstance(original, property):
             return
@@ -422,24 +427,24 @@ class profile:
 class record_function:
     """Label a block (or a decorated function) in the active profile."""
 
-    def __init__(self, name: str, args: str | None = None):
+    def __init__(self, name: str, args: str | None = None) -> None:
         self.name = name
-        self._event = None
+        self._event: Any = None  # a FunctionEvent while the block runs
 
-    def __enter__(self):
+    def __enter__(self) -> Any:
         if _active is not None:
             self._event = _active._begin(self.name, "user_annotation")
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> Literal[False]:
         if self._event is not None and _active is not None:
             _active._end(self._event)
         self._event = None
         return False
 
-    def __call__(self, fn):
+    def __call__(self, fn: Callable[..., Any]) -> Any:
         @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
             with record_function(self.name):
                 return fn(*args, **kwargs)
 

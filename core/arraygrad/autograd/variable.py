@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 from arraygrad.autograd.engine import execution_engine
+
 
 __all__ = ["Variable"]
 
 
 class _VariableMeta(type):
-    def __instancecheck__(cls, obj):
+    def __instancecheck__(cls, obj: Any) -> Any:
         from arraygrad.tensor import Tensor
 
         return isinstance(obj, Tensor)
@@ -29,7 +31,7 @@ class Variable(metaclass=_VariableMeta):
 
     _execution_engine = execution_engine
 
-    def __new__(cls, data=None, requires_grad: bool = False, volatile: bool = False):
+    def __new__(cls, data: Any = None, requires_grad: bool = False, volatile: bool = False) -> Any:
         from arraygrad.tensor import Tensor
 
         warnings.warn("arraygrad.autograd.Variable is deprecated: tensors support autograd "

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import abc
 import functools
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 __all__ = ["Availability", "Backend", "DeviceEvent", "Generator"]
 
@@ -32,7 +32,7 @@ class Availability:
 
     __slots__ = ("ok", "reason")
 
-    def __init__(self, ok: bool, reason: str = ""):
+    def __init__(self, ok: bool, reason: str = "") -> None:
         self.ok = bool(ok)
         self.reason = reason
 
@@ -183,17 +183,17 @@ class Backend(abc.ABC):
                 f"{self.name}: device index {index} out of range ({self.device_count()} device(s))")
         return self
 
-    def kernel(self, op_name: str):
+    def kernel(self, op_name: str) -> Callable[..., Any] | None:
         """An optional fast kernel for ``op_name`` on this backend, or None."""
         return None
 
     @property
-    def device(self):
+    def device(self) -> Any:
         """The ``arraygrad.device`` this instance computes on."""
         from arraygrad.device import device
         return device(self.device_type, self.index)
 
-    def native_dtype(self, dtype) -> Any:
+    def native_dtype(self, dtype: Any) -> Any:
         """This backend's dtype for an ``arraygrad.dtype``."""
         table = self.__dict__.get("_to_native")
         if table is None:
@@ -204,7 +204,7 @@ class Backend(abc.ABC):
             raise TypeError(f"backend {self.name!r} does not support dtype {dtype} "
                             f"(it has {sorted(d.name for d in table)})") from None
 
-    def arraygrad_dtype(self, native) -> Any:
+    def arraygrad_dtype(self, native: Any) -> Any:
         """The ``arraygrad.dtype`` of a native dtype."""
         table = self.__dict__.get("_from_native")
         if table is None:
@@ -219,7 +219,7 @@ class Backend(abc.ABC):
         from arraygrad import dtypes
         return [d for d in dtypes.ALL_DTYPES if hasattr(self.xp, d.name)]
 
-    def _build_dtype_tables(self):
+    def _build_dtype_tables(self) -> tuple[Any, ...]:
         xp = self.xp
         to_native = {d: getattr(xp, d.name) for d in self.supported_dtypes()}
         from_native = {}

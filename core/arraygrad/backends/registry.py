@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
+from typing import Any
 
 from arraygrad.backends.contract import Availability, Backend
 from arraygrad.device import as_device, device
 from arraygrad.plugins import manager
+
 
 __all__ = [
     "BackendInfo", "BackendRegistrationError", "available", "backend_for_device",
@@ -129,7 +131,7 @@ def available() -> list[BackendInfo]:
     return rows
 
 
-def backend_for_device(dev) -> Backend:
+def backend_for_device(dev: Any) -> Backend:
     """The backend instance that computes on device ``dev`` (``"cpu"``, ``"cuda:1"``)."""
     dev = as_device(dev)
     cached = _device_cache.get(dev)

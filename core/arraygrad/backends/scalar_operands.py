@@ -8,12 +8,15 @@ the scalar up, keyed by value and the array's dtype, instead of passing it raw.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from arraygrad.backends.contract import Backend
 
 __all__ = ["ScalarOperands", "scalar_operand"]
 
 
-def scalar_operand(backend, value, native):
+def scalar_operand(backend: Backend, value: Any, native: Any) -> Any:
     """``value`` as ``backend``'s cached 0-d array of dtype ``native``, or as it is when the
     backend keeps no cache (zeros are never cached: ``-0.0 == 0.0``)."""
     cache = backend.scalar_operands
@@ -30,12 +33,12 @@ class ScalarOperands(dict):
 
     __slots__ = ("_xp", "_limit")
 
-    def __init__(self, xp: Any, limit: int = 512):
+    def __init__(self, xp: Any, limit: int = 512) -> None:
         super().__init__()
         self._xp = xp
         self._limit = limit
 
-    def zero(self, native):
+    def zero(self, native: Any) -> Any:
         """A cached ``+0.0`` (or integer 0) 0-d array of ``native`` dtype."""
         key = ("zero", native)  # a key no number lookup can produce
         array = self.get(key)
@@ -43,7 +46,7 @@ class ScalarOperands(dict):
             array = self[key] = self._xp.zeros((), dtype=native)
         return array
 
-    def __missing__(self, key):
+    def __missing__(self, key: tuple[Any, Any]) -> Any:
         if len(self) >= self._limit:
             self.clear()
         value, native = key

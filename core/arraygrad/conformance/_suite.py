@@ -4,14 +4,19 @@ Each ``test_<group>`` module defines ``CHECKS = {name: fn(ctx)}``; the test's
 ids are then ``<group>[<name>]``, e.g. ``engine[retain_graph_error]``.
 """
 
+from __future__ import annotations
+
+from typing import Any, Callable
+
 import pytest
+
 
 __all__ = ["suite_test"]
 
 
-def suite_test(checks: dict):
+def suite_test(checks: dict) -> Any:
     """A test function running ``checks[name](ctx)`` for each name."""
     @pytest.mark.parametrize("check", list(checks))
-    def test(conformance, check):
+    def test(conformance: Any, check: Callable[..., Any]) -> None:
         checks[check](conformance)
     return test

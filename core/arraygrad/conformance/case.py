@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 __all__ = ["OpCase", "InputMaker", "CHECK_KINDS", "check_id"]
 
@@ -54,7 +54,7 @@ class InputMaker:
 
     _GRID_POOL = 96
 
-    def __init__(self, device, dtype, seed: int = 0, reference: str = "cpu"):
+    def __init__(self, device: Any, dtype: Any, seed: int = 0, reference: str = "cpu") -> None:
         import arraygrad as ag
 
         self.device = device
@@ -62,14 +62,14 @@ class InputMaker:
         self._ag = ag
         self._ref = reference
         self.generator = ag.Generator(reference).manual_seed(seed)
-        self._grid = None
+        self._grid: Any = None
         self._grid_used = 0
 
-    def _uniform(self, shape):
+    def _uniform(self, shape: Any) -> Any:
         ag = self._ag
         return ag.rand(*shape, generator=self.generator, device=self._ref, dtype=ag.float64)
 
-    def _grid_values(self, n):
+    def _grid_values(self, n: Any) -> Any:
         ag = self._ag
         if self._grid is None:
             perm = ag.randperm(self._GRID_POOL, generator=self.generator, device=self._ref)
@@ -80,8 +80,9 @@ class InputMaker:
         self._grid_used += n
         return out
 
-    def __call__(self, shape, low=None, high=None, requires_grad: bool = True, dtype=None,
-                 kind: str = "float", zeros=()):
+    def __call__(self, shape: Any, low: Any = None, high: Any = None, requires_grad: bool = True,
+                 dtype: Any = None,
+                 kind: str = "float", zeros: Any = ()) -> Any:
         ag = self._ag
         shape = tuple(shape)
         if kind == "int":
@@ -109,7 +110,7 @@ class InputMaker:
         t = t.detach().to(self.device, dtype or self.dtype)
         return t.requires_grad_(True) if requires_grad else t
 
-    def tensor(self, data, dtype=None):
+    def tensor(self, data: Any, dtype: Any = None) -> Any:
         """A constant tensor (no grad) on the device under test, e.g. an index."""
         return self._ag.tensor(data, dtype=dtype, device=self.device)
 

@@ -8,13 +8,14 @@ prints one line saying why and exits 0, or 1 with ``--strict``.
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 __all__ = ["main"]
 
 USAGE = "usage: arraygrad-conformance BACKEND [--strict] [pytest args...]"
 
 
-def main(argv=None) -> int:
+def main(argv: Any = None) -> int:
     """Run the suite; returns pytest's exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0].startswith("-"):

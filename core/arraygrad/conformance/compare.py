@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from arraygrad.tensor import Tensor
+
 __all__ = ["flat_outputs", "assert_close", "tolerances"]
 
 
-def tolerances(dtype, rtol: float = 1e-7, atol: float = 1e-9) -> tuple[float, float]:
+def tolerances(dtype: Any, rtol: float = 1e-7, atol: float = 1e-9) -> tuple[float, float]:
     """The suite's ``(rtol, atol)`` for results in ``dtype``.
 
     ``rtol``/``atol`` are the float64 ones (a case's own, or the suite's defaults); float32
@@ -22,7 +27,7 @@ def tolerances(dtype, rtol: float = 1e-7, atol: float = 1e-9) -> tuple[float, fl
     return max(rtol, 1e-2), atol * 1e6
 
 
-def flat_outputs(out) -> list:
+def flat_outputs(out: Tensor) -> list:
     """A case's result as a flat list of tensors (tuples, named tuples and lists flattened)."""
     from arraygrad.tensor import Tensor
 
@@ -34,7 +39,8 @@ def flat_outputs(out) -> list:
     return flat
 
 
-def assert_close(actual, expected, rtol: float, atol: float, what: str = "output") -> None:
+def assert_close(actual: Any, expected: Any, rtol: float, atol: float,
+                 what: str = "output") -> None:
     """Every output of ``actual`` matches ``expected`` (the reference) in shape and value.
 
     Both are moved to the cpu in float64 (or compared exactly for integer and bool).

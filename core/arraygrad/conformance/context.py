@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from arraygrad.backends.contract import Backend
 
 __all__ = ["Context", "make_context", "all_cases"]
 
@@ -12,8 +16,8 @@ class Context:
     """Everything a check needs to know about the backend under test."""
 
     name: str
-    backend: object
-    device: object
+    backend: Backend
+    device: Any  # an arraygrad.device
     dtypes: tuple
     float64: bool
     device_types: tuple
@@ -21,7 +25,7 @@ class Context:
     cases: tuple
 
     @property
-    def float(self):
+    def float(self) -> Any:
         """The dtype checks run in: float64 where the backend has it, else float32."""
         import arraygrad as ag
 
@@ -33,7 +37,7 @@ class Context:
         return self.backend.device_type == "cpu"
 
 
-def all_cases(declarations) -> tuple:
+def all_cases(declarations: Any) -> tuple:
     """Built-in cases, plus plugin ops' ``cases`` and ``register.cases(...)`` contributions."""
     from arraygrad.conformance.cases import BUILTIN_CASES
     from arraygrad.plugins import registry
@@ -50,7 +54,7 @@ def all_cases(declarations) -> tuple:
     return tuple(cases)
 
 
-def make_context(name: str, declarations) -> Context:
+def make_context(name: str, declarations: Any) -> Context:
     """The context for backend ``name``; RuntimeError if it is missing or unavailable."""
     from arraygrad.backends import get_backend
 

@@ -13,6 +13,7 @@ Each plugin's hook receives a ``ConformanceRegistrar``::
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 __all__ = ["BackendDeclaration", "ConformanceRegistrar", "Declarations", "collect"]
 
@@ -40,7 +41,7 @@ class Declarations:
 class ConformanceRegistrar:
     """What ``arraygrad_conformance`` receives: ``backend(...)`` and ``cases(...)``."""
 
-    def __init__(self, plugin: str, into: Declarations):
+    def __init__(self, plugin: str, into: Declarations) -> None:
         self.plugin = plugin
         self._into = into
 
@@ -64,7 +65,7 @@ class ConformanceRegistrar:
         decl.capabilities.update(capabilities)
         decl.xfail.update(xfail or {})
 
-    def cases(self, cases) -> None:
+    def cases(self, cases: Any) -> None:
         """Add op cases (``OpCase``) checked on every backend."""
         from arraygrad.conformance.case import OpCase
 

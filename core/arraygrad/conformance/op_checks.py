@@ -6,6 +6,8 @@ the op's own error) on failure, or ``pytest.skip`` with a reason.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import pytest
 
 import arraygrad as ag
@@ -13,39 +15,42 @@ from arraygrad.autograd import gradcheck, gradgradcheck
 from arraygrad.conformance.case import InputMaker
 from arraygrad.conformance.compare import assert_close, flat_outputs, tolerances
 
+if TYPE_CHECKING:
+    from arraygrad.conformance.context import Context
+
 __all__ = ["CHECKS"]
 
 _NO_F64 = "backend has no float64"
 
 # float32 finite differences need a larger step; their error is ~1e-4 relative.
-_F32_GRAD = dict(eps=1e-3, atol=1e-2, rtol=1e-2)
+_F32_GRAD: dict[str, Any] = dict(eps=1e-3, atol=1e-2, rtol=1e-2)
 
 
-def _inputs(case, device, dtype, seed=0):
+def _inputs(case: Any, device: Any, dtype: Any, seed: int = 0) -> Any:
     return tuple(case.inputs(InputMaker(device, dtype, seed=seed)))
 
 
-def _reference(case, dtype=ag.float64, seed=0):
+def _reference(case: Any, dtype: Any = ag.float64, seed: int = 0) -> Any:
     return case.fn(*_inputs(case, "cpu", dtype, seed))
 
 
-def _tolerances(case, dtype):
+def _tolerances(case: Any, dtype: Any) -> tuple[float, float]:
     return tolerances(dtype, case.rtol, case.atol)
 
 
-def _needs(ctx, case):
+def _needs(ctx: Context, case: Any) -> None:
     if "float64" in case.tags and not ctx.float64:
         pytest.skip(f"{case.name} needs float64; {_NO_F64}")
 
 
-def forward(ctx, case):
+def forward(ctx: Context, case: Any) -> None:
     """The case on the backend matches the float64 NumPy reference."""
     _needs(ctx, case)
     out = case.fn(*_inputs(case, ctx.device, ctx.float))
     assert_close(out, _reference(case), *_tolerances(case, ctx.float), what="forward output")
 
 
-def grad(ctx, case):
+def grad(ctx: Context, case: Any) -> None:
     """Analytic gradients on the backend match central finite differences."""
     _needs(ctx, case)
     inputs = _inputs(case, ctx.device, ctx.float)
@@ -55,7 +60,7 @@ def grad(ctx, case):
         assert gradcheck(case.fn, inputs, **_F32_GRAD)
 
 
-def double_grad(ctx, case):
+def double_grad(ctx: Context, case: Any) -> None:
     """Second derivatives (the backward of the backward) match finite differences."""
     _needs(ctx, case)
     inputs = _inputs(case, ctx.device, ctx.float, seed=1)
@@ -65,7 +70,7 @@ def double_grad(ctx, case):
         assert gradgradcheck(case.fn, inputs, **_F32_GRAD)
 
 
-def dtypes(ctx, case):
+def dtypes(ctx: Context, case: Any) -> None:
     """In every floating dtype both support, result dtypes equal the reference's, values close."""
     _needs(ctx, case)
     names = [d for d in case.dtypes if d in ctx.dtypes]
@@ -81,7 +86,7 @@ def dtypes(ctx, case):
         assert_close(out, expected64, *_tolerances(case, dt), what=f"{name} output")
 
 
-def devices(ctx, case):
+def devices(ctx: Context, case: Any) -> None:
     """Outputs and gradients stay on the backend's device; mixing in a cpu tensor raises."""
     _needs(ctx, case)
     if ctx.is_reference:

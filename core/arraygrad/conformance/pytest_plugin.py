@@ -11,21 +11,24 @@ strict xfails, and the session ends with the report table (and, when asked,
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from arraygrad.conformance.case import CHECK_KINDS, check_id
 from arraygrad.conformance.report import Outcome, Report
 
-_CONTEXT = pytest.StashKey()   # Context, or None when the backend is unusable
-_SKIP = pytest.StashKey()      # why every check skips (backend unusable), or None
-_REPORT = pytest.StashKey()
-_META = pytest.StashKey()      # nodeid -> (check_id, row, kind)
-_ALL_IDS = pytest.StashKey()   # every collected check id, before -k deselects any
+
+_CONTEXT: pytest.StashKey[Any] = pytest.StashKey()   # Context, or None when the backend is unusable
+_SKIP: pytest.StashKey[Any] = pytest.StashKey()      # why every check skips (backend unusable), or None
+_REPORT: pytest.StashKey[Any] = pytest.StashKey()
+_META: pytest.StashKey[Any] = pytest.StashKey()      # nodeid -> (check_id, row, kind)
+_ALL_IDS: pytest.StashKey[Any] = pytest.StashKey()   # every collected check id, before -k deselects any
 
 _KIND_OF_TEST = {f"test_{check_id(k, 'x').split('[')[0]}": k for k in CHECK_KINDS}
 
 
-def pytest_addoption(parser):
+def pytest_addoption(parser: Any) -> None:
     """``--arraygrad-backend`` switches the plugin on; ``--arraygrad-report-json`` saves JSON."""
     group = parser.getgroup("arraygrad", "arraygrad backend conformance")
     group.addoption("--arraygrad-backend", default=None, metavar="NAME",
@@ -35,24 +38,24 @@ def pytest_addoption(parser):
                     "(default: arraygrad-conformance-<backend>.json in the current directory)")
 
 
-def active(config) -> bool:
+def active(config: Any) -> bool:
     """Whether this session checks a backend."""
     return config.getoption("arraygrad_backend", None) is not None
 
 
-def context(config):
+def context(config: Any) -> Any:
     """The ``Context`` of the backend under test (None when inert or unusable)."""
     return config.stash.get(_CONTEXT, None)
 
 
-def skip_reason(config) -> str | None:
+def skip_reason(config: Any) -> str | None:
     """Why checks cannot run in this session, or None."""
     if not active(config):
-        return "conformance suite is inert: pass --arraygrad-backend=NAME"
+        return "conformance suite is inert: pass --arraygrad-backend = NAME"
     return config.stash.get(_SKIP, None)
 
 
-def pytest_configure(config):
+def pytest_configure(config: Any) -> None:
     """Resolve the backend and gather declarations and cases once per session."""
     if not active(config):
         return
@@ -71,7 +74,7 @@ def pytest_configure(config):
 
 
 @pytest.fixture
-def conformance(request):
+def conformance(request: Any) -> Any:
     """The ``Context`` of the backend under test; skips the check when there is none."""
     reason = skip_reason(request.config)
     if reason:
@@ -79,7 +82,7 @@ def conformance(request):
     return context(request.config)
 
 
-def _meta(item):
+def _meta(item: Any) -> tuple[Any, ...] | None:
     """``(check_id, row, kind)`` of a conformance test item, or None for other tests."""
     module = getattr(item, "module", None)
     if module is None or not module.__name__.startswith("arraygrad.conformance."):
@@ -94,7 +97,7 @@ def _meta(item):
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(config, items):
+def pytest_collection_modifyitems(config: Any, items: Any) -> None:
     """Give every check its id and mark declared expected failures (strict), before ``-k``."""
     if not active(config):
         return
@@ -111,12 +114,12 @@ def pytest_collection_modifyitems(config, items):
     config.stash[_ALL_IDS] = {m[0] for m in meta.values()}
 
 
-def all_check_ids(config) -> set:
+def all_check_ids(config: Any) -> set:
     """Every check id collected this session (ignoring ``-k``)."""
     return config.stash.get(_ALL_IDS, set())
 
 
-def pytest_runtest_logreport(report):
+def pytest_runtest_logreport(report: Any) -> None:
     """Record each check's outcome for the table."""
     config = _config[0]
     if config is None or not active(config):
@@ -129,7 +132,7 @@ def pytest_runtest_logreport(report):
         config.stash[_REPORT].add(Outcome(m[0], m[1], m[2], status, reason))
 
 
-def _status(report):
+def _status(report: Any) -> tuple[Any, ...]:
     if hasattr(report, "wasxfail"):
         if report.skipped:
             return "xfail", report.wasxfail
@@ -151,12 +154,12 @@ _config = [None]
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_sessionstart(session):
+def pytest_sessionstart(session: Any) -> None:
     """Remember the config for the report hook (which receives no config)."""
     _config[0] = session.config
 
 
-def pytest_terminal_summary(terminalreporter, exitstatus, config):
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: Any, config: Any) -> None:
     """Print the table; write the JSON file when asked."""
     if not active(config):
         return

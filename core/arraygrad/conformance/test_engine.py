@@ -1,7 +1,10 @@
 """Autograd engine semantics on the backend: hooks, retain_graph, version counters, no_grad."""
 
+from __future__ import annotations
+
 import gc
 import weakref
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -9,12 +12,15 @@ import arraygrad as ag
 from arraygrad.conformance._suite import suite_test
 from arraygrad.conformance.compare import assert_close, tolerances
 
+if TYPE_CHECKING:
+    from arraygrad.conformance.context import Context
 
-def _leaf(ctx, data=(1.0, 2.0, 3.0)):
+
+def _leaf(ctx: Context, data: Any = (1.0, 2.0, 3.0)) -> Any:
     return ag.tensor(list(data), dtype=ctx.float, device=ctx.device, requires_grad=True)
 
 
-def hooks(ctx):
+def hooks(ctx: Context) -> None:
     x = _leaf(ctx)
     seen = []
     y = x * 2
@@ -28,7 +34,7 @@ def hooks(ctx):
     assert x.grad.tolist() == [2.0, 2.0, 2.0]
 
 
-def retain_graph_error(ctx):
+def retain_graph_error(ctx: Context) -> None:
     x = _leaf(ctx)
     y = (x.exp() * x).sum()
     y.backward()
@@ -36,7 +42,7 @@ def retain_graph_error(ctx):
         y.backward()
 
 
-def retain_graph_accumulates(ctx):
+def retain_graph_accumulates(ctx: Context) -> None:
     x = _leaf(ctx)
     y = (x * x).sum()
     y.backward(retain_graph=True)
@@ -44,7 +50,7 @@ def retain_graph_accumulates(ctx):
     assert x.grad.tolist() == [4.0, 8.0, 12.0]
 
 
-def inplace_version_error(ctx):
+def inplace_version_error(ctx: Context) -> None:
     x = _leaf(ctx)
     y = x.exp()
     z = y * 2
@@ -53,7 +59,7 @@ def inplace_version_error(ctx):
         z.sum().backward()
 
 
-def no_grad(ctx):
+def no_grad(ctx: Context) -> None:
     x = _leaf(ctx)
     with ag.no_grad():
         y = x * 2
@@ -61,17 +67,17 @@ def no_grad(ctx):
     assert (x * 2).requires_grad
 
 
-def create_graph(ctx):
+def create_graph(ctx: Context) -> None:
     x = _leaf(ctx)
     (g,) = ag.autograd.grad((x ** 3).sum(), x, create_graph=True)
-    (gg,) = ag.autograd.grad(g.sum(), x)
-    assert gg.device == ctx.device
+    (gg,) = ag.autograd.grad(g.sum(), x)  # type: ignore[union-attr]  # x is used: g exists
+    assert gg.device == ctx.device  # type: ignore[union-attr]  # x is used: gg exists
     # d2/dx2 x**3 = 6x, through pow: a device's pow may be an ulp off, so not compared exactly
     assert_close(gg, ag.tensor([6.0, 12.0, 18.0], dtype=ctx.float), *tolerances(ctx.float),
                  what="second derivative")
 
 
-def memory_release(ctx):
+def memory_release(ctx: Context) -> None:
     x = _leaf(ctx)
     h = x.exp()
     ref = weakref.ref(h)

@@ -16,10 +16,17 @@ entry (2e-2 for a batch of 2048) -- a property of the kink, not an error of the
 backend.
 """
 
+from __future__ import annotations
+
 import math
+from typing import TYPE_CHECKING, Any
 
 import arraygrad as ag
 from arraygrad.conformance._suite import suite_test
+
+if TYPE_CHECKING:
+    from arraygrad.tensor import Tensor
+    from arraygrad.conformance.context import Context
 
 SIZES = (64, 256, 256, 100)
 """Features in, two hidden layers, classes."""
@@ -28,7 +35,7 @@ FACTOR = 4.0
 EPS32 = 2.0 ** -23
 
 
-def _problem(seed: int = 0):
+def _problem(seed: int = 0) -> tuple[Any, ...]:
     """Weights with PyTorch's Linear bounds, inputs and labels; float32 values held in float64
     on the cpu reference, so both precisions start from identical numbers."""
     g = ag.Generator("cpu").manual_seed(seed)
@@ -42,7 +49,8 @@ def _problem(seed: int = 0):
     return [p.float().double() for p in params], x.float().double(), y
 
 
-def _gradients(params, x, y, dtype, device, masks=None):
+def _gradients(params: Any, x: Tensor, y: Tensor, dtype: Any, device: Any,
+               masks: Any = None) -> tuple[Any, ...]:
     """The MLP's parameter gradients in ``dtype`` on ``device``, and its ReLU masks.
 
     With ``masks`` the hidden layers multiply by them instead of applying ReLU (the same
@@ -67,7 +75,7 @@ def _gradients(params, x, y, dtype, device, masks=None):
     return [p.grad for p in ps], seen
 
 
-def relative_errors(grads, reference) -> list[float]:
+def relative_errors(grads: Any, reference: Any) -> list[float]:
     """Per gradient: the largest deviation from the reference, over the reference's largest entry."""
     out = []
     for g, r in zip(grads, reference):
@@ -81,7 +89,7 @@ def bound() -> float:
     return FACTOR * math.sqrt(max(*SIZES[:-1], BATCH)) * EPS32
 
 
-def mlp_float32_grads(ctx):
+def mlp_float32_grads(ctx: Context) -> None:
     params, x, y = _problem()
     grads32, masks = _gradients(params, x, y, ag.float32, ctx.device)
     ref_device = ctx.device if ctx.float64 else "cpu"

@@ -1,13 +1,18 @@
 """Per-op checks: ``forward[case]``, ``grad[case]``, ``double_backward[case]``, ``dtypes[case]``,
 ``devices[case]`` for every built-in and plugin op case (see ``op_checks``)."""
 
+from __future__ import annotations
+
+from typing import Any
+
 import pytest
 
 from arraygrad.conformance.op_checks import CHECKS
 from arraygrad.conformance.pytest_plugin import context
 
 
-def pytest_generate_tests(metafunc):
+
+def pytest_generate_tests(metafunc: Any) -> None:
     """One test per case that asks for this check kind."""
     kind = metafunc.function.check_kind
     ctx = context(metafunc.config)
@@ -18,10 +23,10 @@ def pytest_generate_tests(metafunc):
                                   if kind in c.checks])
 
 
-def _check(kind):
-    def test(conformance, case):
+def _check(kind: str) -> Any:
+    def test(conformance: Any, case: Any) -> None:
         CHECKS[kind](conformance, case)
-    test.check_kind = kind
+    test.check_kind = kind  # type: ignore[attr-defined]  # read back by the collection hook
     test.__doc__ = CHECKS[kind].__doc__
     return test
 

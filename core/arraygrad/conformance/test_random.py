@@ -1,22 +1,30 @@
 """Random generation on the backend: seeded reproducibility and the moments of rand/randn."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 import arraygrad as ag
 from arraygrad.conformance._suite import suite_test
+
+if TYPE_CHECKING:
+    from arraygrad.tensor import Tensor
+    from arraygrad.conformance.context import Context
 
 N = 20000
 
 
-def _gen(ctx, seed):
+def _gen(ctx: Context, seed: Any) -> Any:
     return ag.Generator(ctx.device).manual_seed(seed)
 
 
-def _moments(t):
+def _moments(t: Tensor) -> tuple[Any, ...]:
     t = t.to("cpu").double()
     mean = float(t.mean())
     return mean, float(((t - mean) ** 2).mean())
 
 
-def seed_reproducible(ctx):
+def seed_reproducible(ctx: Context) -> None:
     a = ag.randn(50, generator=_gen(ctx, 3), device=ctx.device)
     b = ag.randn(50, generator=_gen(ctx, 3), device=ctx.device)
     c = ag.randn(50, generator=_gen(ctx, 4), device=ctx.device)
@@ -27,26 +35,26 @@ def seed_reproducible(ctx):
     assert ag.rand(5, device=ctx.device).tolist() == d.tolist()
 
 
-def normal_moments(ctx):
+def normal_moments(ctx: Context) -> None:
     t = ag.randn(N, generator=_gen(ctx, 0), device=ctx.device, dtype=ctx.float)
     assert t.dtype is ctx.float and t.device == ctx.device
     mean, var = _moments(t)
     assert abs(mean) < 0.05 and abs(var - 1.0) < 0.05, (mean, var)
 
 
-def uniform_moments(ctx):
+def uniform_moments(ctx: Context) -> None:
     t = ag.rand(N, generator=_gen(ctx, 0), device=ctx.device, dtype=ctx.float)
     mean, var = _moments(t)
     assert float(t.min()) >= 0.0 and float(t.max()) < 1.0
     assert abs(mean - 0.5) < 0.02 and abs(var - 1 / 12) < 0.01, (mean, var)
 
 
-def randint_range(ctx):
+def randint_range(ctx: Context) -> None:
     t = ag.randint(-3, 4, (1000,), generator=_gen(ctx, 0), device=ctx.device)
     assert t.dtype is ag.int64 and int(t.min()) == -3 and int(t.max()) == 3
 
 
-def randperm(ctx):
+def randperm(ctx: Context) -> None:
     t = ag.randperm(20, generator=_gen(ctx, 0), device=ctx.device)
     assert sorted(t.tolist()) == list(range(20))
 

@@ -1,19 +1,26 @@
 """Broadcasting, dtype promotion and reduction dim/keepdim rules on the backend under test."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 import pytest
 
 import arraygrad as ag
 from arraygrad.conformance._suite import suite_test
 from arraygrad.conformance.compare import assert_close
 
+if TYPE_CHECKING:
+    from arraygrad.conformance.context import Context
 
-def _pair(ctx, shapes):
+
+def _pair(ctx: Context, shapes: Any) -> tuple[Any, ...]:
     g = ag.Generator("cpu").manual_seed(5)
     ref = [ag.rand(*s, generator=g, dtype=ag.float64) for s in shapes]
     return ref, [r.to(ctx.device, ctx.float) for r in ref]
 
 
-def broadcast_shapes(ctx):
+def broadcast_shapes(ctx: Context) -> None:
     for a, b, out in [((2, 1, 3), (4, 1), (2, 4, 3)), ((3,), (2, 3), (2, 3)),
                       ((), (2,), (2,)), ((1,), (3, 1), (3, 1))]:
         ref, (x, y) = _pair(ctx, [a, b])
@@ -21,24 +28,24 @@ def broadcast_shapes(ctx):
         assert_close(x * y, ref[0] * ref[1], 1e-6, 1e-7)
 
 
-def broadcast_incompatible(ctx):
+def broadcast_incompatible(ctx: Context) -> None:
     _, (x, y) = _pair(ctx, [(2, 3), (4,)])
     with pytest.raises(RuntimeError):
         x + y
 
 
-def broadcast_grad_shapes(ctx):
+def broadcast_grad_shapes(ctx: Context) -> None:
     _, (x, y) = _pair(ctx, [(2, 1, 3), (4, 1)])
     x.requires_grad_(), y.requires_grad_()
     (x * y).sum().backward()
     assert tuple(x.grad.shape) == (2, 1, 3) and tuple(y.grad.shape) == (4, 1)
 
 
-def _t(ctx, data, dtype):
+def _t(ctx: Context, data: Any, dtype: Any) -> Any:
     return ag.tensor(data, dtype=dtype, device=ctx.device)
 
 
-def promotion(ctx):
+def promotion(ctx: Context) -> None:
     f = ag.float32
     cases = [
         (lambda: _t(ctx, [1, 2], ag.int64) * 1.5, f, [1.5, 3.0]),
@@ -58,7 +65,7 @@ def promotion(ctx):
         assert out.tolist() == values, f"promotion case {k}: {out.tolist()} != {values}"
 
 
-def reduction_dims(ctx):
+def reduction_dims(ctx: Context) -> None:
     ref, (x,) = _pair(ctx, [(2, 3, 4)])
     for op in ("sum", "mean", "amax", "prod"):
         for dim in (None, 0, -1, (0, 2)):
@@ -73,13 +80,13 @@ def reduction_dims(ctx):
                 assert_close(got, want, 1e-6, 1e-7, what=f"{op}({kw})")
 
 
-def reduction_dim_out_of_range(ctx):
+def reduction_dim_out_of_range(ctx: Context) -> None:
     _, (x,) = _pair(ctx, [(2, 3)])
     with pytest.raises(IndexError):
         x.sum(2)
 
 
-def reduction_max_indices(ctx):
+def reduction_max_indices(ctx: Context) -> None:
     x = ag.tensor([[1., 5., 2.], [7., 0., 3.]], device=ctx.device, dtype=ctx.float)
     values, indices = x.max(1)
     assert indices.dtype is ag.int64 and indices.tolist() == [1, 0]

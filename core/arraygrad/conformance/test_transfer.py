@@ -1,14 +1,21 @@
 """Scatter-add, host and DLPack round trips, device placement and mixed-device errors."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import pytest
 
 import arraygrad as ag
 from arraygrad.conformance._suite import suite_test
 
+if TYPE_CHECKING:
+    from arraygrad.conformance.context import Context
+
 _REFERENCE = "backend is the cpu reference itself: no second device to mix with"
 
 
-def scatter_add_repeated(ctx):
+def scatter_add_repeated(ctx: Context) -> None:
     b = ctx.backend
     xp = b.xp
     target = xp.zeros((4,), dtype=b.native_dtype(ctx.float))
@@ -18,14 +25,14 @@ def scatter_add_repeated(ctx):
     assert ag.Tensor._wrap(out, b).tolist() == [7.0, 0.0, 3.0, 0.0]
 
 
-def scatter_add_in_backward(ctx):
+def scatter_add_in_backward(ctx: Context) -> None:
     x = ag.tensor([1.0, 2.0, 3.0], dtype=ctx.float, device=ctx.device, requires_grad=True)
     idx = ag.tensor([0, 0, 2, 0], device=ctx.device)
     x[idx].sum().backward()
     assert x.grad.tolist() == [3.0, 0.0, 1.0]
 
 
-def host_roundtrip(ctx):
+def host_roundtrip(ctx: Context) -> None:
     data = [[1.5, -2.0], [0.25, 4.0]]
     t = ag.tensor(data, dtype=ctx.float, device=ctx.device)
     assert t.tolist() == data and t[1, 0].item() == 0.25
@@ -37,7 +44,7 @@ def host_roundtrip(ctx):
             assert i.to("cpu").to(ctx.device).tolist() == i.tolist()
 
 
-def dlpack_roundtrip(ctx):
+def dlpack_roundtrip(ctx: Context) -> None:
     t = ag.tensor([1.0, 2.0, 3.0], dtype=ctx.float, device=ctx.device)
     exported = ag.from_dlpack(t)  # lands on the device DLPack reports
     assert exported.tolist() == [1.0, 2.0, 3.0]
@@ -45,7 +52,7 @@ def dlpack_roundtrip(ctx):
     assert ag.Tensor._wrap(imported, ctx.backend).tolist() == [1.0, 2.0, 3.0]
 
 
-def device_placement(ctx):
+def device_placement(ctx: Context) -> None:
     if ctx.is_reference:
         pytest.skip(_REFERENCE)
     for t in (ag.zeros(2, device=ctx.device), ag.ones(2, 3, device=ctx.device),
@@ -57,7 +64,7 @@ def device_placement(ctx):
     assert x.grad.device == ctx.device
 
 
-def mixed_device_error(ctx):
+def mixed_device_error(ctx: Context) -> None:
     if ctx.is_reference:
         pytest.skip(_REFERENCE)
     a = ag.ones(3, device=ctx.device)

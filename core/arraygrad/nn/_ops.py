@@ -15,12 +15,14 @@ Backwards are Tensor ops, so double backward works.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from arraygrad.ops import elementwise as ew
 from arraygrad.ops.casting import to_float_data
 from arraygrad.ops.rule import defop
 from arraygrad.plugins.registry import dispatch_kernel
 from arraygrad.tensor import Tensor
+
 
 __all__ = ["erf", "log_sigmoid"]
 
@@ -44,7 +46,7 @@ _ONE_OVER_SQRT_PI = 1.0 / math.sqrt(math.pi)
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
 
-def _erf_data(xp, x):
+def _erf_data(xp: Any, x: Tensor) -> Tensor:
     """erf of a native floating array (all three ranges computed, then selected)."""
     f16 = getattr(xp, "float16", None)  # not in the Array API standard: only where it exists
     if f16 is not None and x.dtype == f16:
@@ -87,7 +89,7 @@ ERF = defop("ErfBackward0", saves=("self",),
             vjp=(lambda g, n: g * (ew.exp(-(n.self * n.self)) * _TWO_OVER_SQRT_PI),))
 
 
-def erf(input):
+def erf(input: Tensor) -> Tensor:
     """The error function ``2/sqrt(pi) * integral_0^x exp(-t^2) dt``, elementwise."""
     if not isinstance(input, Tensor):
         raise TypeError(f"erf(): argument 'input' (position 1) must be Tensor, not "
@@ -105,7 +107,7 @@ LOG_SIGMOID = defop("LogSigmoidBackward0", saves=("self",),
                     vjp=(lambda g, n: g * ew.sigmoid(-n.self),))
 
 
-def log_sigmoid(input):
+def log_sigmoid(input: Tensor) -> Tensor:
     """``log(sigmoid(x))`` computed without overflow."""
     backend = input._backend
     xp = backend.xp

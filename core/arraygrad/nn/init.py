@@ -76,7 +76,7 @@ def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0,
     u = rand(*tensor.shape, generator=generator, dtype=tensor.dtype, device=tensor.device)
     # Tensor's operators are installed at import by tensor_methods, which mypy cannot see yet
     # (so it also misreads the result as a float); typed after the issue-11 merge.
-    return _fill_from(tensor, u * (b - a) + a)  # type: ignore[operator, arg-type]
+    return _fill_from(tensor, u * (b - a) + a)
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0,
@@ -87,7 +87,7 @@ def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0,
     z = randn(*tensor.shape, generator=generator, dtype=tensor.dtype, device=tensor.device)
     # Tensor's operators are installed at import by tensor_methods, which mypy cannot see yet
     # (so it also misreads the result as a float); typed after the issue-11 merge.
-    return _fill_from(tensor, z * std + mean)  # type: ignore[operator, arg-type]
+    return _fill_from(tensor, z * std + mean)
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:

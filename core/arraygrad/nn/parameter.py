@@ -37,7 +37,7 @@ class Parameter(Tensor):
         p._init_from(data._data, data._backend)
         # an alias of data, as PyTorch's _make_subclass; the ignore: tensor.py's untyped code
         # leaves mypy inferring Tensor._vc as None (typed after the issue-11 merge)
-        p._vc = data._version_counter()  # type: ignore[assignment]
+        p._vc = data._version_counter()
         if requires_grad:
             p.requires_grad_(True)
         return p

@@ -14,6 +14,10 @@ indices when those are adjacent, and go first otherwise.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from arraygrad.backends.contract import Backend
 
 __all__ = ["LinearKey", "linear_key"]
 
@@ -23,32 +27,32 @@ class LinearKey:
 
     __slots__ = ("lin", "shape")
 
-    def __init__(self, lin, shape: tuple):
+    def __init__(self, lin: Any, shape: tuple) -> None:
         self.lin = lin
         self.shape = tuple(shape)
 
-    def flat(self, xp):
+    def flat(self, xp: Any) -> Any:
         """``lin`` as a 1-D array."""
         return xp.reshape(self.lin, (-1,))
 
-    def take(self, xp, data):
+    def take(self, xp: Any, data: Any) -> Any:
         """``data[key]``."""
         flat = xp.take(xp.reshape(data, (-1,)), self.flat(xp), axis=0)
         return xp.reshape(flat, tuple(self.lin.shape))
 
-    def hits(self, xp, backend, dtype):
+    def hits(self, xp: Any, backend: Backend, dtype: Any) -> Any:
         """How many times the key selects each element of ``shape`` (flat, ``dtype``)."""
         count = xp.zeros((math.prod(self.shape),), dtype=dtype)
         ones = xp.ones((math.prod(self.lin.shape),), dtype=dtype)
         return backend.scatter_add(count, self.flat(xp), ones)
 
-    def add_into(self, xp, backend, out_flat, values):
+    def add_into(self, xp: Any, backend: Backend, out_flat: Any, values: Any) -> Any:
         """``out_flat[key] += values`` (repeats accumulate); returns ``out_flat``."""
         values = xp.broadcast_to(values, tuple(self.lin.shape))
         return backend.scatter_add(out_flat, self.flat(xp), xp.reshape(values, (-1,)))
 
 
-def linear_key(xp, shape: tuple, key: tuple) -> LinearKey:
+def linear_key(xp: Any, shape: tuple, key: tuple) -> LinearKey:
     """Lower a normalised key (ints, slices, None, Ellipsis, integer arrays) to a ``LinearKey``."""
     ndim = len(shape)
     consumed = sum(1 for k in key if k is not None and k is not Ellipsis)

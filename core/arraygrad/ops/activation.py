@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import warnings
+from typing import TYPE_CHECKING, Any
 
 from arraygrad.ops import elementwise as ew
 from arraygrad.ops.casting import to_float_data
 from arraygrad.ops.rule import defop
 from arraygrad.tensor import _wrap_dim
 
+if TYPE_CHECKING:
+    from arraygrad.tensor import Tensor
+    from arraygrad.backends.contract import Backend
+
 __all__ = ["softmax", "log_softmax"]
 
 
-def _dim(input, dim, op):
+def _dim(input: Tensor, dim: int | None, op: str) -> int:
     if dim is None:
         warnings.warn(f"Implicit dimension choice for {op} has been deprecated. Change the call "
                       "to include dim=X as an argument.", UserWarning, stacklevel=3)
@@ -24,7 +29,7 @@ SOFTMAX = defop("SoftmaxBackward0", saves=("result",), params=("dim",), exact=Tr
                 vjp=(lambda g, n: n.result * (g - (g * n.result).sum(n.dim, keepdim=True)),))
 
 
-def softmax(input, dim=None, dtype=None):
+def softmax(input: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
     """``exp(x) / sum(exp(x))`` along ``dim``."""
     if dtype is not None:
         input = ew.to_dtype(input, dtype)
@@ -39,12 +44,12 @@ def softmax(input, dim=None, dtype=None):
     return SOFTMAX.record(data, input._backend, (input,), dim=d)
 
 
-def _log_softmax_backward(g, y, d):
+def _log_softmax_backward(g: Tensor, y: Tensor, d: Any) -> Tensor:
     """``g - exp(y) * sum(g)`` along ``d``, in Tensor ops (recorded under create_graph)."""
     return g - ew.exp(y) * g.sum(d, keepdim=True)
 
 
-def _log_softmax_grad_data(backend, gd, yd, d):
+def _log_softmax_grad_data(backend: Backend, gd: Any, yd: Any, d: Any) -> Any:
     """``_log_softmax_backward`` on arrays (first order)."""
     xp = backend.xp
     if gd.ndim == 0:
@@ -61,7 +66,7 @@ LOG_SOFTMAX = defop(
     exact=True)
 
 
-def log_softmax(input, dim=None, dtype=None):
+def log_softmax(input: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
     """``x - logsumexp(x)`` along ``dim``."""
     if dtype is not None:
         input = ew.to_dtype(input, dtype)

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from numbers import Number
+from typing import Any
 
 from arraygrad import dtypes as _dt
 from arraygrad.tensor import Tensor
 
+
 __all__ = ["normalize_dims", "as_tensor_like"]
 
 
-def as_tensor_like(value, like: Tensor, op: str) -> Tensor:
+def as_tensor_like(value: Any, like: Tensor, op: str) -> Tensor:
     """``value`` (Tensor, Python scalar or nested list) as a tensor on ``like``'s backend."""
     if isinstance(value, Tensor):
         return value
@@ -25,7 +27,7 @@ def as_tensor_like(value, like: Tensor, op: str) -> Tensor:
     raise TypeError(f"{op}: expected a Tensor or a number, got {type(value).__name__}")
 
 
-def normalize_dims(dim, ndim: int, op: str):
+def normalize_dims(dim: Any, ndim: int, op: str) -> Any:
     """``dim`` (int, sequence or None) as a sorted tuple of non-negative axes, or None for all."""
     if dim is None:
         return None

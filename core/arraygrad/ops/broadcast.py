@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from arraygrad.ops import rule as _rule
 from arraygrad.ops.casting import to_native
 from arraygrad.ops.rule import defop
 from arraygrad.tensor import Tensor
 
+
 __all__ = ["broadcast_shapes", "sum_to", "reduce_grad", "mul_sum_to"]
 
 
-def broadcast_shapes(op: str, *shapes) -> tuple:
+def broadcast_shapes(op: str, *shapes: Any) -> tuple:
     """The broadcast of ``shapes``; RuntimeError naming the op and shapes if incompatible."""
     ndim = max(len(s) for s in shapes)
     out = [1] * ndim
@@ -54,7 +56,7 @@ def sum_to(g: Tensor, shape: tuple) -> Tensor:
 _rule.finishers.sum_to = sum_to
 
 
-def reduce_grad(g: Tensor, like_shape: tuple, like_dtype) -> Tensor:
+def reduce_grad(g: Tensor, like_shape: tuple, like_dtype: Any) -> Tensor:
     """``g`` summed to an input's shape and cast to its native dtype (after promotion)."""
     if g._data.shape != like_shape:
         g = sum_to(g, like_shape)
@@ -73,7 +75,7 @@ def _compact(g: Tensor) -> Tensor:
     return g[key] if any(k != slice(None) for k in key) else g
 
 
-def mul_sum_to(g: Tensor, other, shape: tuple) -> Tensor:
+def mul_sum_to(g: Tensor, other: Any, shape: tuple) -> Tensor:
     """``sum_to(g * other, shape)`` without materialising the broadcast product.
 
     The gradient of one factor of a broadcasting product is a contraction: dimensions
@@ -106,7 +108,7 @@ def mul_sum_to(g: Tensor, other, shape: tuple) -> Tensor:
     return r.reshape(shape)
 
 
-def _contract(a: Tensor, b: Tensor, gs, bs, ts, full, nd: int) -> Tensor:
+def _contract(a: Tensor, b: Tensor, gs: Any, bs: Any, ts: Any, full: Any, nd: int) -> Tensor:
     """``sum_to(a * b, ts)`` as one batched matmul (shapes aligned to ``nd`` dims)."""
     solo_a = tuple(d for d in range(nd) if ts[d] == 1 and gs[d] > 1 and bs[d] == 1)
     solo_b = tuple(d for d in range(nd) if ts[d] == 1 and bs[d] > 1 and gs[d] == 1)

@@ -3,9 +3,12 @@ and the array-level helpers ops use before computing."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from arraygrad import dtypes as _dt
 from arraygrad.ops.rule import defop, finishers, identity
 from arraygrad.tensor import Tensor
+
 
 __all__ = ["to_native", "to_dtype", "cast_data", "to_float_data", "full_like_scalar"]
 
@@ -16,7 +19,7 @@ __all__ = ["to_native", "to_dtype", "cast_data", "to_float_data", "full_like_sca
 TO_COPY = defop("ToCopyBackward0", vjp=(identity,))
 
 
-def to_native(input: Tensor, native_dtype) -> Tensor:
+def to_native(input: Tensor, native_dtype: Any) -> Tensor:
     """``input`` converted to a native dtype of its backend (differentiable)."""
     if input._data.dtype == native_dtype:
         return input
@@ -32,7 +35,7 @@ def to_dtype(input: Tensor, dtype: _dt.dtype) -> Tensor:
     return to_native(input, input._backend.native_dtype(dtype))
 
 
-def cast_data(t: Tensor, d: _dt.dtype):
+def cast_data(t: Tensor, d: _dt.dtype) -> Tensor:
     """``t``'s native array converted to dtype ``d`` (no copy when it already is)."""
     backend = t._backend
     native = backend.native_dtype(d)
@@ -42,14 +45,14 @@ def cast_data(t: Tensor, d: _dt.dtype):
     return backend.xp.astype(data, native)
 
 
-def to_float_data(t: Tensor):
+def to_float_data(t: Tensor) -> Tensor:
     """``t``'s array, converted to the default float dtype if it is integer or bool."""
     if t._data.dtype in t._backend.floating_natives:
         return t._data
     return cast_data(t, _dt.get_default_dtype())
 
 
-def full_like_scalar(like: Tensor, value) -> Tensor:
+def full_like_scalar(like: Tensor, value: Any) -> Tensor:
     """A 0-dim tensor holding ``value`` in ``like``'s dtype and device."""
     backend = like._backend
     return Tensor._wrap(backend.xp.asarray(value, dtype=like._data.dtype), backend)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import operator
+from typing import TYPE_CHECKING, Any, Callable
 
 from arraygrad import dtypes as _dt
 from arraygrad.backends.scalar_operands import scalar_operand
@@ -23,6 +24,11 @@ from arraygrad.ops.promotion import operands as _operands, same_backend
 from arraygrad.ops.rule import defop, identity
 from arraygrad.tensor import Tensor
 
+if TYPE_CHECKING:
+    from arraygrad.ops.rule import Rule, RuleNode, Vjp
+    from arraygrad.autograd.graph import Node
+    from arraygrad.backends.contract import Backend
+
 
 # -- arithmetic ------------------------------------------------------------------
 
@@ -31,7 +37,7 @@ ADD = defop("AddBackward0", inputs=("self", "other"), params={"alpha": 1},
                  lambda g, n: g if n.alpha == 1 else g * n.alpha))
 
 
-def add(input, other, *, alpha=1):
+def add(input: Tensor, other: Any, *, alpha: Any = 1) -> Any:
     """``input + alpha * other`` with broadcasting and type promotion."""
     if alpha == 1:
         out = _fast.binary(input, other, _ADD)
@@ -48,7 +54,7 @@ SUB = defop("SubBackward0", inputs=("self", "other"), params={"alpha": 1},
                  lambda g, n: -g if n.alpha == 1 else g * (-n.alpha)))
 
 
-def sub(input, other, *, alpha=1):
+def sub(input: Tensor, other: Any, *, alpha: Any = 1) -> Any:
     """``input - alpha * other``."""
     if alpha == 1:
         out = _fast.binary(input, other, _SUB)
@@ -64,7 +70,7 @@ def sub(input, other, *, alpha=1):
     return SUB.record(ad - bd * alpha, backend, (ta, tb), alpha=alpha)
 
 
-def _product_grad(g, other, node, i: int):
+def _product_grad(g: Tensor, other: Any, node: RuleNode, i: int) -> Tensor:
     """The gradient of factor ``i`` of a product: ``g * other``, as a contraction when
     broadcasting made the product larger than the factor (``mul_sum_to``)."""
     shape = node.input_shape(i)
@@ -73,10 +79,10 @@ def _product_grad(g, other, node, i: int):
     return g * other
 
 
-def _times_number(index: int):
+def _times_number(index: int) -> Any:
     """First order: ``g * number`` on arrays when the other factor (saved at ``index``) is a
     Python number; None ("take the vjp") when it is a tensor."""
-    def first(gd, n, backend):
+    def first(gd: Any, n: RuleNode, backend: Backend) -> Any:
         other = n._saved[index]  # raw: a number is saved as itself, a tensor as SavedTensor
         kind = type(other)
         if kind is float or kind is int:
@@ -92,7 +98,7 @@ MUL = defop("MulBackward0", inputs=("self", "other"), saves=("self", "other"),
             first_order=(_times_number(1), _times_number(0)))
 
 
-def mul(input, other):
+def mul(input: Tensor, other: Any) -> Any:
     """Elementwise product."""
     out = _fast.binary(input, other, _MUL)
     if out is not None:
@@ -107,7 +113,7 @@ DIV = defop("DivBackward0", inputs=("self", "other"), saves=("self", "other"),
                  lambda g, n: -g * n.self / (n.other * n.other)))
 
 
-def div(input, other, *, rounding_mode=None):
+def div(input: Tensor, other: Any, *, rounding_mode: Any = None) -> Any:
     """True division (``rounding_mode=None``), or ``"floor"`` / ``"trunc"`` rounding."""
     if rounding_mode == "floor":
         return floor_divide(input, other)
@@ -124,7 +130,7 @@ def div(input, other, *, rounding_mode=None):
     return DIV.record(ad / bd, backend, (input, other))
 
 
-def _zero_grad(g, n):
+def _zero_grad(g: Tensor, n: RuleNode) -> Tensor:
     return g * 0
 
 
@@ -132,14 +138,14 @@ FLOOR_DIVIDE = defop("FloorDivideBackward0", inputs=("self", "other"),
                      vjp=(_zero_grad, _zero_grad))
 
 
-def floor_divide(input, other):
+def floor_divide(input: Tensor, other: Any) -> Tensor:
     """Division rounded toward negative infinity (gradient zero, as it is piecewise constant)."""
     backend, ad, bd, ta, tb = _operands("floor_divide", input, other)
     _no_bool("floor_divide", backend, ad, bd)
     return FLOOR_DIVIDE.record(ad // bd, backend, (ta, tb))
 
 
-def _no_bool(op: str, backend, ad, bd) -> None:
+def _no_bool(op: str, backend: Backend, ad: Any, bd: Any) -> None:
     native = (ad if hasattr(ad, "dtype") else bd).dtype
     if native == backend.native_dtype(_dt.bool):
         raise RuntimeError(f'{op}: "{op}_cpu" not implemented for \'Bool\'')
@@ -150,21 +156,21 @@ REMAINDER = defop("RemainderBackward0", inputs=("self", "other"), saves=("self",
                   vjp=(identity, lambda g, n: -g * floor_divide(n.self, n.other)))
 
 
-def remainder(input, other):
+def remainder(input: Tensor, other: Any) -> Tensor:
     """Python-style modulus (sign of the divisor), as ``torch.remainder``."""
     backend, ad, bd, ta, tb = _operands("remainder", input, other)
     _no_bool("remainder", backend, ad, bd)
     return REMAINDER.record(ad % bd, backend, (input, other))
 
 
-def _pow_base_grad(g, n):
+def _pow_base_grad(g: Tensor, n: RuleNode) -> Tensor:
     a, b = n.self, n.exponent
     if isinstance(b, Tensor):
         return g * b * where(b == 0, 0.0, a ** (b - 1))
     return g * 0 if b == 0 else g * b * a ** (b - 1)
 
 
-def _pow_exponent_grad(g, n):
+def _pow_exponent_grad(g: Tensor, n: RuleNode) -> Tensor:
     # d(a**b)/db = a**b * log(a); taken as 0 where a == 0 and b >= 0, as PyTorch does
     a, b, out = n.self, n.exponent, n.result
     if isinstance(a, Tensor):
@@ -181,7 +187,7 @@ POW = defop("PowBackward0", inputs=("self", "exponent"), saves=("self", "exponen
             vjp=(_pow_base_grad, _pow_exponent_grad))
 
 
-def pow(input, exponent):  # noqa: A001 - PyTorch's name
+def pow(input: Tensor, exponent: Any) -> Tensor:  # noqa: A001 - PyTorch's name
     """``input ** exponent`` elementwise."""
     backend, ad, bd, ta, tb = _operands("pow", input, exponent)
     result_dtype = backend.arraygrad_dtype((ad if hasattr(ad, "dtype") else bd).dtype)
@@ -195,7 +201,7 @@ def pow(input, exponent):  # noqa: A001 - PyTorch's name
 NEG = defop("NegBackward0", vjp=(lambda g, n: -g,))
 
 
-def neg(input):
+def neg(input: Tensor) -> Tensor:
     """``-input``."""
     if input._data.dtype == input._backend.native_dtype(_dt.bool):
         raise RuntimeError("neg: Negation, the `-` operator, on a bool tensor is not supported. "
@@ -214,11 +220,12 @@ _DIV = _fast.BinarySpec(operator.truediv, DIV, scalar_first=False)
 
 # -- unary math -------------------------------------------------------------------
 
-def _float_unary(name: str, forward, rule):
+def _float_unary(name: str, forward: Callable[[Any, Any], Any],
+                 rule: Rule) -> Callable[[Tensor], Tensor]:
     """The float unary op ``name``: ``forward(xp, array)``, recorded by ``rule`` (integer
     and bool inputs compute in the default float dtype)."""
 
-    def op(input):
+    def op(input: Tensor) -> Tensor:
         backend = input._backend
         data = input._data
         if data.dtype not in backend.floating_natives:
@@ -230,7 +237,7 @@ def _float_unary(name: str, forward, rule):
     return op
 
 
-def _unary_rule(node_name: str, saves: str, vjp):
+def _unary_rule(node_name: str, saves: str, vjp: Vjp) -> Rule:
     """The rule of a one-input op whose gradient reads its input (``saves="self"``) or its
     result (``saves="result"``)."""
     return defop(node_name, saves=(saves,), vjp=(vjp,))
@@ -259,8 +266,8 @@ log1p = _float_unary("log1p", lambda xp, a: xp.log1p(a), LOG1P)
 expm1 = _float_unary("expm1", lambda xp, a: xp.expm1(a), EXPM1)
 sqrt = _float_unary("sqrt", lambda xp, a: xp.sqrt(a), SQRT)
 rsqrt = _float_unary("rsqrt", lambda xp, a: 1 / xp.sqrt(a), RSQRT)
-sin = _float_unary("sin", lambda xp, a: xp.sin(a), SIN)
-cos = _float_unary("cos", lambda xp, a: xp.cos(a), COS)
+sin: Callable[[Tensor], Tensor] = _float_unary("sin", lambda xp, a: xp.sin(a), SIN)
+cos: Callable[[Tensor], Tensor] = _float_unary("cos", lambda xp, a: xp.cos(a), COS)
 tan = _float_unary("tan", lambda xp, a: xp.tan(a), TAN)
 tanh = _float_unary("tanh", lambda xp, a: xp.tanh(a), TANH)
 # tanh form: no overflow for large |x|
@@ -270,7 +277,7 @@ reciprocal = _float_unary("reciprocal", lambda xp, a: 1 / a, RECIPROCAL)
 ABS = _unary_rule("AbsBackward0", "self", lambda g, n: g * sign(n.self))
 
 
-def abs(input):  # noqa: A001
+def abs(input: Tensor) -> Tensor:  # noqa: A001
     """Elementwise absolute value (gradient ``sign(x)``, 0 at 0)."""
     return _fast.record_unary(ABS, input._backend.xp.abs(input._data), input._backend, input)
 
@@ -278,11 +285,11 @@ def abs(input):  # noqa: A001
 absolute = abs
 
 
-def _rounding(name: str, node_name: str, doc: str):
+def _rounding(name: str, node_name: str, doc: str) -> Callable[[Tensor], Tensor]:
     """A piecewise-constant op (gradient 0) computed by ``xp.<name>``."""
     rule = defop(node_name, vjp=(_zero_grad,))
 
-    def op(input):
+    def op(input: Tensor) -> Tensor:
         backend = input._backend
         return _fast.record_unary(rule, getattr(backend.xp, name)(input._data), backend, input)
 
@@ -291,7 +298,8 @@ def _rounding(name: str, node_name: str, doc: str):
     return op
 
 
-sign = _rounding("sign", "SignBackward0", "-1, 0 or 1 by the sign of each element (gradient 0).")
+sign: Callable[[Tensor], Tensor] = _rounding(
+    "sign", "SignBackward0", "-1, 0 or 1 by the sign of each element (gradient 0).")
 floor = _rounding("floor", "FloorBackward0", "Round down (gradient 0).")
 ceil = _rounding("ceil", "CeilBackward0", "Round up (gradient 0).")
 round = _rounding("round", "RoundBackward0", "Round half to even (gradient 0).")  # noqa: A001
@@ -302,7 +310,7 @@ RELU = defop("ReluBackward0", saves=("result",),
              first_order=(_act_bw.relu_first_order,))
 
 
-def relu(input):
+def relu(input: Tensor) -> Tensor:
     """``max(input, 0)``; gradient 1 where the output is positive."""
     backend = input._backend
     data = input._data
@@ -311,13 +319,13 @@ def relu(input):
                               backend, input)
 
 
-def _zero_like(backend, native):
+def _zero_like(backend: Backend, native: Any) -> Any:
     """A 0-d zero of ``native`` dtype (the backend's cached operand when it has them)."""
     cache = backend.scalar_operands
     return backend.xp.zeros((), dtype=native) if cache is None else cache.zero(native)
 
 
-def _clamp_grad(g, n):
+def _clamp_grad(g: Tensor, n: RuleNode) -> Tensor:
     x = n.self
     mask = None
     if n.min is not None:
@@ -330,7 +338,7 @@ def _clamp_grad(g, n):
 CLAMP = defop("ClampBackward1", saves=("self",), params=("min", "max"), vjp=(_clamp_grad,))
 
 
-def clamp(input, min=None, max=None):  # noqa: A002
+def clamp(input: Tensor, min: Any = None, max: Any = None) -> Any:  # noqa: A002
     """Limit values to ``[min, max]``; gradient 1 inside the range (ends included)."""
     if min is None and max is None:
         raise RuntimeError("clamp: At least one of 'min' or 'max' must not be None")
@@ -356,14 +364,14 @@ def clamp(input, min=None, max=None):  # noqa: A002
 clip = clamp
 
 
-def _share(g, a, b, loses):
+def _share(g: Tensor, a: Tensor, b: Tensor, loses: Any) -> Tensor:
     """The part of ``g`` that goes to ``a`` in a max/min with ``b``: none where ``a`` lost
     (``loses``), half on ties, all otherwise (NaN included), as PyTorch's formula gives."""
     native = g._data.dtype
     return g * (1 - to_native(loses, native) - to_native(a == b, native) * 0.5)
 
 
-def _maxmin_rule(node_name: str, beats):
+def _maxmin_rule(node_name: str, beats: Any) -> Any:
     return defop(node_name, inputs=("self", "other"), saves=("self", "other"), vjp=(
         lambda g, n: _share(g, n.self, n.other, beats(n.other, n.self)),
         lambda g, n: _share(g, n.other, n.self, beats(n.self, n.other))))
@@ -373,13 +381,13 @@ MAXIMUM = _maxmin_rule("MaximumBackward0", lambda a, b: a > b)
 MINIMUM = _maxmin_rule("MinimumBackward0", lambda a, b: a < b)
 
 
-def maximum(input, other):
+def maximum(input: Tensor, other: Any) -> Tensor:
     """Elementwise maximum (ties split the gradient equally, as PyTorch)."""
     backend, ad, bd, ta, tb = _operands("maximum", input, other)
     return MAXIMUM.record(backend.xp.maximum(ad, bd), backend, (input, other))
 
 
-def minimum(input, other):
+def minimum(input: Tensor, other: Any) -> Tensor:
     """Elementwise minimum (ties split the gradient equally, as PyTorch)."""
     backend, ad, bd, ta, tb = _operands("minimum", input, other)
     return MINIMUM.record(backend.xp.minimum(ad, bd), backend, (input, other))
@@ -391,7 +399,7 @@ WHERE = defop("WhereBackward0", inputs=("condition", "self", "other"), saves=("c
                    lambda g, n: where(n.condition, g * 0, g)))
 
 
-def where(condition, input, other):
+def where(condition: Tensor, input: Any, other: Any) -> Tensor:
     """Elements of ``input`` where ``condition`` holds, else of ``other``."""
     if not isinstance(condition, Tensor):
         raise TypeError("where: condition must be a bool Tensor")
@@ -417,8 +425,8 @@ def where(condition, input, other):
 
 # -- comparisons and logic (never differentiable) ---------------------------------------
 
-def _compare(name: str, fwd):
-    def op(input, other):
+def _compare(name: str, fwd: Callable[..., Any]) -> Any:
+    def op(input: Tensor, other: Any) -> Tensor:
         backend, ad, bd, ta, tb = _operands(name, input, other)
         return Tensor._wrap(fwd(ad, bd), backend)
 
@@ -436,8 +444,8 @@ ge = _compare("ge", lambda a, b: a >= b)
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 
 
-def _logical(name: str, fwd_name: str):
-    def op(input, other):
+def _logical(name: str, fwd_name: str) -> Any:
+    def op(input: Tensor, other: Any) -> Tensor:
         backend, ad, bd, ta, tb = _operands(name, input, other)
         xp = backend.xp
         b = backend.native_dtype(_dt.bool)
@@ -455,7 +463,7 @@ logical_or = _logical("logical_or", "logical_or")
 logical_xor = _logical("logical_xor", "logical_xor")
 
 
-def logical_not(input):
+def logical_not(input: Tensor) -> Tensor:
     """Elementwise ``not`` as a bool tensor."""
     xp = input._backend.xp
     data = input._data
@@ -464,8 +472,8 @@ def logical_not(input):
     return Tensor._wrap(xp.logical_not(data), input._backend)
 
 
-def _bitwise(name: str, fwd):
-    def op(input, other):
+def _bitwise(name: str, fwd: Callable[..., Any]) -> Any:
+    def op(input: Tensor, other: Any) -> Tensor:
         backend, ad, bd, ta, tb = _operands(name, input, other)
         dt = (ta if ta is not None else tb).dtype
         if dt.is_floating_point:
@@ -482,23 +490,23 @@ bitwise_or = _bitwise("bitwise_or", lambda a, b: a | b)
 bitwise_xor = _bitwise("bitwise_xor", lambda a, b: a ^ b)
 
 
-def bitwise_not(input):
+def bitwise_not(input: Tensor) -> Tensor:
     """``~input``: logical not for bool tensors, bitwise not for integers."""
     if input.dtype.is_floating_point:
         raise RuntimeError(f"bitwise_not: not implemented for floating dtype {input.dtype}")
     return Tensor._wrap(~input._data, input._backend)
 
 
-def isnan(input):
+def isnan(input: Tensor) -> Tensor:
     """Where elements are NaN."""
     return Tensor._wrap(input._backend.xp.isnan(input._data), input._backend)
 
 
-def isinf(input):
+def isinf(input: Tensor) -> Tensor:
     """Where elements are infinite."""
     return Tensor._wrap(input._backend.xp.isinf(input._data), input._backend)
 
 
-def isfinite(input):
+def isfinite(input: Tensor) -> Tensor:
     """Where elements are finite."""
     return Tensor._wrap(input._backend.xp.isfinite(input._data), input._backend)

@@ -20,12 +20,16 @@ recorder's loops and the metadata ``finish_grad`` would find has nothing to undo
 from __future__ import annotations
 
 import operator
+from typing import TYPE_CHECKING, Any
 
 from arraygrad.autograd.grad_mode import _state
 from arraygrad.autograd.graph import SavedOutput, SavedTensor
 from arraygrad.backends.scalar_operands import scalar_operand
 from arraygrad.ops.rule import OUTPUT, Rule, edge_of, fast_paths, new_node
 from arraygrad.tensor import Tensor, wrap
+
+if TYPE_CHECKING:
+    from arraygrad.backends.contract import Backend
 
 __all__ = ["binary", "record_unary", "operands", "BinarySpec", "inplace_arithmetic"]
 
@@ -40,15 +44,16 @@ class BinarySpec:
 
     __slots__ = ("native", "rule", "scalar_first", "keep")
 
-    def __init__(self, native, rule: Rule, scalar_first: bool = True):
+    def __init__(self, native: Any, rule: Rule, scalar_first: bool = True) -> None:
         self.native = native
         self.rule = rule
         self.scalar_first = scalar_first
         self.keep = None if not rule.saves else tuple(
-            (0 in used, 1 in used) for used in rule.uses)
+            # a fast-path rule that saves declares ``uses``
+            (0 in used, 1 in used) for used in rule.uses)  # type: ignore[union-attr]
 
 
-def binary(a, b, spec: BinarySpec):
+def binary(a: Tensor, b: Tensor, spec: BinarySpec) -> Tensor | None:
     """``a op b`` on the fast path, or None when the operands need the general one."""
     if not fast_paths.on:
         return None
@@ -117,14 +122,14 @@ def binary(a, b, spec: BinarySpec):
 _NO_ARGS: dict = {}
 
 
-def _kept(keep: tuple, a, b) -> tuple:
+def _kept(keep: tuple, a: Tensor, b: Tensor) -> tuple:
     """The saved ``(self, other)`` of a node one input of which needs a gradient: the operands
     its vjp reads (``keep``), tensors version-checked, the rest None."""
     return ((SavedTensor(a) if isinstance(a, Tensor) else a) if keep[0] else None,
             (SavedTensor(b) if isinstance(b, Tensor) else b) if keep[1] else None)
 
 
-def record_unary(rule: Rule, data, backend, input: Tensor) -> Tensor:
+def record_unary(rule: Rule, data: Any, backend: Backend, input: Tensor) -> Tensor:
     """``rule.record(data, backend, (input,))`` for a one-input rule without params whose
     saves are ``self`` and/or ``result``: the node built inline."""
     out = wrap(data, backend)
@@ -148,7 +153,7 @@ def record_unary(rule: Rule, data, backend, input: Tensor) -> Tensor:
     return out
 
 
-def operands(a, b):
+def operands(a: Tensor, b: Tensor) -> tuple[Any, ...] | None:
     """``promotion.operands``'s answer for operands that need no promotion, else None."""
     if not fast_paths.on:
         return None
@@ -177,7 +182,7 @@ _NATIVE_OPS = {
 }
 
 
-def inplace_arithmetic(t: Tensor, op: str, other, alpha=1):
+def inplace_arithmetic(t: Tensor, op: str, other: Any, alpha: Any = 1) -> Tensor | None:
     """``t op= other * alpha`` with the array's own in-place operator, when that is exact.
 
     The fast path of optimizers' updates: only when nothing needs recording and the

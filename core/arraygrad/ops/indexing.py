@@ -9,6 +9,7 @@ backward works.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, Any
 
 from arraygrad import dtypes as _dt
 from arraygrad.ops._linear_index import LinearKey, linear_key
@@ -18,12 +19,16 @@ from arraygrad.ops.rule import defop
 from arraygrad.ops.views import indexed_strides, make_view
 from arraygrad.tensor import Tensor, _wrap_dim
 
+if TYPE_CHECKING:
+    from arraygrad.ops.rule import RuleNode
+    from arraygrad.backends.contract import Backend
+
 __all__ = ["getitem", "gather", "index_select", "take_along_dim", "index_add_into", "index_put"]
 
 _INT = (int,)
 
 
-def _normalize_key(input: Tensor, key):
+def _normalize_key(input: Tensor, key: Any) -> tuple[Any, ...]:
     """``key`` with tensors and lists turned into native arrays and boolean masks into
     integer index arrays. Returns ``(key, advanced)``: a basic key ends with ``...`` (the
     standard requires one index per axis otherwise); an advanced key is a ``LinearKey``."""
@@ -31,7 +36,7 @@ def _normalize_key(input: Tensor, key):
     xp = backend.xp
     if not isinstance(key, tuple):
         key = (key,)
-    out = []
+    out: list[Any] = []
     advanced = False
     dim = 0
     ndim = input._data.ndim
@@ -114,30 +119,30 @@ def _normalize_key(input: Tensor, key):
     return tuple(out), False
 
 
-def _is_bool_mask(k, backend) -> bool:
+def _is_bool_mask(k: Any, backend: Backend) -> bool:
     if isinstance(k, Tensor):  # maybe another backend's: compare arraygrad dtypes
         return k.dtype is _dt.bool
     return hasattr(k, "dtype") and _is_bool_array(k, backend)
 
 
-def _mask_ndim(k, backend) -> int:
+def _mask_ndim(k: Any, backend: Backend) -> int:
     return k._data.ndim if isinstance(k, Tensor) else k.ndim
 
 
-def _is_bool_array(k, backend) -> bool:
+def _is_bool_array(k: Any, backend: Backend) -> bool:
     return backend.xp.isdtype(k.dtype, "bool")
 
 
-def _is_int_array(k, backend) -> bool:
+def _is_int_array(k: Any, backend: Backend) -> bool:
     return backend.xp.isdtype(k.dtype, "integral")
 
 
-def _index_vjp(g, n):
+def _index_vjp(g: Tensor, n: RuleNode) -> Tensor:
     """Reading at a key: the gradient added into zeros of the input's shape at that key."""
     return index_add_into(g, n.shape, n.key, n.advanced)
 
 
-def _reading_rule(name: str):
+def _reading_rule(name: str) -> Any:
     # one formula; PyTorch names the node after the kind of key
     return defop(name, params=("shape", "key", "advanced"), vjp=(_index_vjp,))
 
@@ -149,7 +154,7 @@ GATHER = _reading_rule("GatherBackward0")
 INDEX_SELECT = _reading_rule("IndexSelectBackward0")
 
 
-def _picked(g: Tensor, n) -> Tensor:
+def _picked(g: Tensor, n: RuleNode) -> Tensor:
     """``g`` read at the key: the written values' gradient, summed to their shape (the
     recorder does that only where their shape differs from the result's)."""
     picked = _take(g, n.key, INDEX if n.advanced else SLICE, n.advanced)
@@ -164,13 +169,13 @@ INDEX_PUT = defop("IndexPutBackward0", inputs=("self", "values"), params=("key",
                   vjp=(lambda g, n: _take_zeroed(g, n.key), _picked))
 
 
-def _take(input: Tensor, key, rule, advanced: bool) -> Tensor:
+def _take(input: Tensor, key: Any, rule: Any, advanced: bool) -> Tensor:
     data = key.take(input._backend.xp, input._data) if advanced else input._data[key]
     return rule.record(data, input._backend, (input,), shape=input._data.shape, key=key,
                        advanced=advanced)
 
 
-def index_add_into(g: Tensor, shape: tuple, key, advanced: bool) -> Tensor:
+def index_add_into(g: Tensor, shape: tuple, key: Any, advanced: bool) -> Tensor:
     """Zeros of ``shape`` with ``g`` added at ``key`` (repeated indices accumulate)."""
     backend = g._backend
     xp = backend.xp
@@ -184,7 +189,7 @@ def index_add_into(g: Tensor, shape: tuple, key, advanced: bool) -> Tensor:
     return INDEX_PUT.record(out, backend, (None, g), key=key, advanced=advanced)
 
 
-def getitem(input: Tensor, key) -> Tensor:
+def getitem(input: Tensor, key: Any) -> Tensor:
     """``input[key]``: basic slicing, integer arrays (repeats allowed) and boolean masks."""
     norm, advanced = _normalize_key(input, key)
     if advanced:
@@ -203,7 +208,7 @@ def getitem(input: Tensor, key) -> Tensor:
     return out
 
 
-def _along_dim_key(input: Tensor, index: Tensor, d: int):
+def _along_dim_key(input: Tensor, index: Tensor, d: int) -> tuple[Any, ...]:
     """An advanced-indexing key picking ``index`` along ``d`` and every position elsewhere."""
     xp = input._backend.xp
     idx = index._data
@@ -258,7 +263,7 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     return _take(input, norm, INDEX_SELECT, True)
 
 
-def _take_zeroed(g: Tensor, key) -> Tensor:
+def _take_zeroed(g: Tensor, key: Any) -> Tensor:
     """``g`` with the entries at ``key`` set to zero (recorded: its backward does the same)."""
     xp = g._backend.xp
     if isinstance(key, LinearKey):
@@ -274,7 +279,7 @@ MASKED_KEY = defop("MaskedKeyBackward0", params=("key",),
                    vjp=(lambda g, n: _take_zeroed(g, n.key),))
 
 
-def index_put(input: Tensor, key, value) -> Tensor:
+def index_put(input: Tensor, key: Any, value: Any) -> Tensor:
     """A copy of ``input`` with ``input[key] = value`` (out of place; ``t[key] = v`` uses it)."""
     norm, advanced = _normalize_key(input, key)
     backend = input._backend
@@ -300,7 +305,7 @@ def index_put(input: Tensor, key, value) -> Tensor:
     return INDEX_PUT.record(data, backend, (input, value), key=norm, advanced=advanced)
 
 
-def _set_basic(xp, data, key, values) -> None:
+def _set_basic(xp: Any, data: Any, key: Any, values: Any) -> None:
     """``data[key] = values`` for a basic key, in place.
 
     The standard's ``__setitem__`` takes no ``None``; those only add size-1
@@ -314,7 +319,7 @@ def _set_basic(xp, data, key, values) -> None:
     data[key] = values
 
 
-def _put_linear(backend, data, key: LinearKey, values):
+def _put_linear(backend: Backend, data: Any, key: LinearKey, values: Any) -> Any:
     """A copy of ``data`` with the elements ``key`` selects set to ``values``.
 
     Written with the standard's ``where`` and the backend's scatter-add (the

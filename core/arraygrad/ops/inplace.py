@@ -14,10 +14,13 @@ is "the old base with the view's region replaced by the new values" (an
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 from arraygrad.autograd.grad_mode import _state, no_grad
 from arraygrad.ops.fast import inplace_arithmetic
 from arraygrad.ops.rule import defop
 from arraygrad.tensor import Tensor
+
 
 __all__ = ["apply_inplace", "overwritten", "native_arithmetic"]
 
@@ -64,7 +67,7 @@ def _conform(result: Tensor, t: Tensor, op: str) -> Tensor:
     return result
 
 
-def _write(t: Tensor, data, op: str) -> None:
+def _write(t: Tensor, data: Any, op: str) -> None:
     try:
         t._data[...] = data
     except ValueError as exc:  # e.g. NumPy's read-only broadcast views
@@ -74,7 +77,7 @@ def _write(t: Tensor, data, op: str) -> None:
             f"before performing the operation.") from exc
 
 
-def native_arithmetic(t: Tensor, op: str, other, alpha=1) -> bool:
+def native_arithmetic(t: Tensor, op: str, other: Any, alpha: Any = 1) -> bool:
     """``t op= other * alpha`` on ``t``'s array directly when ``ops.fast`` takes it (the
     optimizers' updates); False when the general in-place mechanism must run."""
     result = inplace_arithmetic(t, op, other, alpha)
@@ -90,7 +93,7 @@ def _rebase(t: Tensor, result: Tensor) -> None:
     t._grad_fn, t._output_nr, t._requires_grad = result._grad_fn, result._output_nr, True
 
 
-def apply_inplace(t: Tensor, op: str, compute) -> Tensor:
+def apply_inplace(t: Tensor, op: str, compute: Callable[..., Any]) -> Tensor:
     """Run ``compute(source)`` out of place and store the result in ``t``; returns ``t``."""
     grad_on = _state.enabled
     view = t._view
@@ -111,7 +114,7 @@ def apply_inplace(t: Tensor, op: str, compute) -> Tensor:
     return t
 
 
-def _inplace_on_view(t: Tensor, op: str, compute) -> Tensor:
+def _inplace_on_view(t: Tensor, op: str, compute: Callable[..., Any]) -> Tensor:
     base_old = _snapshot(t._base)
     result = _conform(compute(t._view.replay(base_old)), t, op)
     return _write_view(t, result, base_old, op)
@@ -146,7 +149,7 @@ COPY = defop("CopyBackwards", inputs=("self", "src"),
              vjp=(lambda g, n: g * 0, lambda g, n: g))
 
 
-def overwritten(old: Tensor, value, op: str) -> Tensor:
+def overwritten(old: Tensor, value: Any, op: str) -> Tensor:
     """Out-of-place twin of ``fill_``/``zero_``/``copy_``: ``value`` broadcast to ``old``'s shape."""
     backend = old._backend
     xp = backend.xp

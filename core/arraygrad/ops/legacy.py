@@ -10,12 +10,15 @@ read back through ``node.saved_tensors`` and ``args`` as ``node.args``. New code
 from __future__ import annotations
 
 import warnings
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from arraygrad.autograd.grad_mode import _state
 from arraygrad.autograd.graph import SavedOutput, SavedTensor
 from arraygrad.ops.rule import Rule, RuleNode
 from arraygrad.tensor import Tensor, wrap
+
+if TYPE_CHECKING:
+    from arraygrad.backends.contract import Backend
 
 __all__ = ["backward_node", "record", "LEGACY_OUTPUT"]
 
@@ -43,7 +46,7 @@ def backward_node(name: str, backward: Callable) -> Rule:
     return Rule(name, inputs=(), vjp=lambda g, node: backward(node, g), base=LegacyNode)
 
 
-def record(data, backend, rule: Rule, inputs: Sequence, saved: Sequence = (),
+def record(data: Any, backend: Backend, rule: Rule, inputs: Sequence, saved: Sequence = (),
            args: Any = None) -> Tensor:
     """Wrap ``data`` and, when a gradient is needed, link a node of ``rule`` (0.1's API)."""
     if not (_state.enabled and any(isinstance(t, Tensor) and t._requires_grad for t in inputs)):

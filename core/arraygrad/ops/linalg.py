@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from arraygrad.ops.broadcast import broadcast_shapes
 from arraygrad.ops.promotion import same_backend
 from arraygrad.ops.rule import defop
 from arraygrad.tensor import Tensor
 
+if TYPE_CHECKING:
+    from arraygrad.ops.rule import RuleNode
+
 __all__ = ["matmul", "mm", "bmm", "dot", "outer", "mv"]
 
 
-def _matmul_vjp(g, n):
+def _matmul_vjp(g: Tensor, n: RuleNode) -> tuple[Any, ...]:
     """Both operands' gradients (joint: they share the copy of an expanded ``g``).
 
     Each is the product with the other operand on NumPy's 1-D rules; the recorder sums
@@ -43,7 +48,7 @@ def _matmul_vjp(g, n):
     return ga, gb
 
 
-def _product_rule(name: str):
+def _product_rule(name: str) -> Any:
     # one formula; PyTorch names the node after the operands' ranks
     return defop(name, inputs=("self", "other"), saves=("self", "other"), vjp=_matmul_vjp)
 
@@ -53,7 +58,7 @@ _RULE_BY_NDIM = {(1, 1): _product_rule("DotBackward0"), (2, 1): _product_rule("M
 _BATCHED = _product_rule("UnsafeViewBackward0")  # any other ranks: batched, broadcast
 
 
-def _check(op: str, a, b) -> None:
+def _check(op: str, a: Tensor, b: Tensor) -> None:
     if not isinstance(a, Tensor) or not isinstance(b, Tensor):
         raise TypeError(f"{op}: expected Tensors, got {type(a).__name__} and {type(b).__name__}")
     same_backend(op, a, b)

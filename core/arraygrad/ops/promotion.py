@@ -4,6 +4,7 @@ on one backend, as PyTorch's rules give (``dtypes.result_type``)."""
 from __future__ import annotations
 
 from numbers import Number
+from typing import Any
 
 from arraygrad import dtypes as _dt
 from arraygrad.ops import fast as _fast
@@ -11,12 +12,13 @@ from arraygrad.ops.broadcast import broadcast_shapes
 from arraygrad.ops.casting import cast_data
 from arraygrad.tensor import Tensor
 
+
 __all__ = ["operands", "same_backend"]
 
 _scalar_types = (int, float, bool)
 
 
-def same_backend(op: str, *tensors: Tensor):
+def same_backend(op: str, *tensors: Tensor) -> Any:
     """The one backend of ``tensors``; RuntimeError naming both devices if they differ."""
     backend = tensors[0]._backend
     for t in tensors[1:]:
@@ -27,7 +29,7 @@ def same_backend(op: str, *tensors: Tensor):
     return backend
 
 
-def operands(op: str, a, b, floating: bool = False):
+def operands(op: str, a: Tensor, b: Tensor, floating: bool = False) -> Any:
     """Promote ``a``, ``b`` (tensors or Python scalars) to one dtype on one backend.
 
     Returns ``(backend, a_data, b_data, ta, tb)`` where ``ta``/``tb`` are the
@@ -72,7 +74,7 @@ def operands(op: str, a, b, floating: bool = False):
     return backend, ad, bd, ta, tb
 
 
-def _scalar_as(value, d):
+def _scalar_as(value: Any, d: Any) -> Any:
     """A Python scalar converted to the kind of ``d`` (the standard wants matching kinds)."""
     if d.is_floating_point:
         return float(value)

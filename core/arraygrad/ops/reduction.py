@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import collections
 import math
+from typing import TYPE_CHECKING, Any, Callable
 
 from arraygrad import dtypes as _dt
 from arraygrad.ops.arguments import normalize_dims
@@ -19,6 +20,9 @@ from arraygrad.ops import elementwise as ew
 from arraygrad.ops.casting import to_dtype, to_float_data, to_native
 from arraygrad.ops.rule import defop
 from arraygrad.tensor import Tensor
+
+if TYPE_CHECKING:
+    from arraygrad.ops.rule import RuleNode
 
 __all__ = [
     "sum", "mean", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "var", "std",
@@ -33,7 +37,7 @@ class return_types:
     min = collections.namedtuple("min", ["values", "indices"])
 
 
-def _dims(input: Tensor, dim, axis, op: str):
+def _dims(input: Tensor, dim: Any, axis: Any, op: str) -> Tensor:
     if axis is not None:
         if dim is not None:
             raise TypeError(f"{op}: got both dim and axis")
@@ -41,7 +45,7 @@ def _dims(input: Tensor, dim, axis, op: str):
     return normalize_dims(dim, input._data.ndim, op)
 
 
-def _unreduce(g: Tensor, shape: tuple, dims, keepdim: bool) -> Tensor:
+def _unreduce(g: Tensor, shape: tuple, dims: Any, keepdim: bool) -> Tensor:
     """``g`` (the gradient of a reduction) broadcast back to the input's ``shape``."""
     if dims is None:
         dims = tuple(range(len(shape)))
@@ -50,13 +54,13 @@ def _unreduce(g: Tensor, shape: tuple, dims, keepdim: bool) -> Tensor:
     return g.expand(shape)
 
 
-def _count(shape: tuple, dims) -> int:
+def _count(shape: tuple, dims: Any) -> int:
     if dims is None:
         return math.prod(shape)
     return math.prod(shape[d] for d in dims)
 
 
-def _shape(n) -> tuple:
+def _shape(n: RuleNode) -> tuple:
     """The reduced input's shape, read from the node's saved ``self``."""
     return tuple(n.self._data.shape)
 
@@ -66,7 +70,8 @@ def _shape(n) -> tuple:
 _DIM_PARAMS = ("dim", "keepdim")
 
 
-def _pair(name0: str, name1: str, grad, saves=(), sizes: bool = False):
+def _pair(name0: str, name1: str, grad: Callable[..., Any], saves: Any = (),
+          sizes: bool = False) -> tuple[Any, ...]:
     """The rules of a reduction over all dims (``name0``: PyTorch saves no ``dim``/``keepdim``)
     and over given dims (``name1``), sharing ``grad(g, node, dims, keepdim)``. ``sizes``: the
     input's shape is a param (``self_sym_sizes``), for rules that save no input."""
@@ -77,7 +82,8 @@ def _pair(name0: str, name1: str, grad, saves=(), sizes: bool = False):
                   vjp=(lambda g, n: grad(g, n, n.dim, n.keepdim),)))
 
 
-def _record_pair(pair, data, input: Tensor, dims, keepdim: bool, sizes: bool = False):
+def _record_pair(pair: Any, data: Any, input: Tensor, dims: Any, keepdim: bool,
+                 sizes: bool = False) -> Tensor:
     """Record ``data`` with the all-dims rule of ``pair`` when ``dims`` is None, else the other."""
     extra = {"self_sym_sizes": tuple(input._data.shape)} if sizes else {}
     if dims is None:
@@ -91,7 +97,8 @@ SUM = _pair("SumBackward0", "SumBackward1", sizes=True,
             grad=lambda g, n, dims, keepdim: _unreduce(g, n.self_sym_sizes, dims, keepdim))
 
 
-def sum(input, dim=None, keepdim=False, *, dtype=None, axis=None):  # noqa: A001
+def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
+        axis: Any = None) -> Tensor:  # noqa: A001
     """Sum over ``dim`` (all dims by default); integer and bool sums are int64."""
     dims = _dims(input, dim, axis, "sum")
     backend = input._backend
@@ -103,7 +110,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, axis=None):  # noqa: A001
     return _record_pair(SUM, data, input, dims, keepdim, sizes=True)
 
 
-def _mean_grad(g, n, dims, keepdim):
+def _mean_grad(g: Tensor, n: RuleNode, dims: Any, keepdim: bool) -> Tensor:
     shape = n.self_sym_sizes
     # divide the small gradient, then expand: the result stays a broadcast view
     return _unreduce(g / _count(shape, dims), shape, dims, keepdim)
@@ -112,7 +119,8 @@ def _mean_grad(g, n, dims, keepdim):
 MEAN = _pair("MeanBackward0", "MeanBackward1", _mean_grad, sizes=True)
 
 
-def mean(input, dim=None, keepdim=False, *, dtype=None, axis=None):
+def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
+         axis: Any = None) -> Tensor:
     """Mean over ``dim`` (all dims by default); floating dtypes only, as in PyTorch."""
     dims = _dims(input, dim, axis, "mean")
     if dtype is not None:
@@ -125,7 +133,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, axis=None):
     return _record_pair(MEAN, data, input, dims, keepdim, sizes=True)
 
 
-def _prod_of_others(x: Tensor, dims) -> Tensor:
+def _prod_of_others(x: Tensor, dims: Any) -> Tensor:
     """For each element, the product of the other elements of its slice over ``dims``.
 
     Computed without division, so it is right (and differentiable again) when a
@@ -155,7 +163,7 @@ def _prod_of_others(x: Tensor, dims) -> Tensor:
     return others.permute(tuple(inverse))
 
 
-def _prod_grad(g, n, dims, keepdim):
+def _prod_grad(g: Tensor, n: RuleNode, dims: Any, keepdim: bool) -> Tensor:
     x = n.self
     g_full = _unreduce(g, _shape(n), dims, keepdim)
     if not bool(any(x == 0)):
@@ -168,7 +176,8 @@ def _prod_grad(g, n, dims, keepdim):
 PROD = _pair("ProdBackward0", "ProdBackward1", _prod_grad, saves=("self",))
 
 
-def prod(input, dim=None, keepdim=False, *, dtype=None, axis=None):
+def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
+         axis: Any = None) -> Tensor:
     """Product over ``dim`` (all dims by default)."""
     dims = _dims(input, dim, axis, "prod")
     backend = input._backend
@@ -181,7 +190,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, axis=None):
 
 # -- max / min --------------------------------------------------------------------
 
-def _extreme_all_grad(g, n):
+def _extreme_all_grad(g: Tensor, n: RuleNode) -> Tensor:
     x = n.self
     # ties share the gradient evenly, as PyTorch's full max()/min() do
     mask = to_native(x == n.result, x._data.dtype)
@@ -192,7 +201,7 @@ MAX_ALL = defop("MaxBackward1", saves=("self", "result"), vjp=(_extreme_all_grad
 MIN_ALL = defop("MinBackward1", saves=("self", "result"), vjp=(_extreme_all_grad,))
 
 
-def _extreme_dim_grad(grads, n):
+def _extreme_dim_grad(grads: Any, n: RuleNode) -> Any:
     g = grads[0]  # the indices output has no gradient
     shape = n.self_sym_sizes
     if not shape:  # 0-dim input: the value itself
@@ -216,7 +225,7 @@ MAX_DIM, MIN_DIM = (
     for name in ("MaxBackward0", "MinBackward0"))
 
 
-def _extreme(op: str, input, dim, keepdim, other, is_max: bool):
+def _extreme(op: str, input: Tensor, dim: Any, keepdim: bool, other: Any, is_max: bool) -> Any:
     if isinstance(dim, Tensor) and other is None:
         dim, other = None, dim
     if other is not None:
@@ -247,27 +256,29 @@ def _extreme(op: str, input, dim, keepdim, other, is_max: bool):
     return (return_types.max if is_max else return_types.min)(vals, idx)
 
 
-def max(input, dim=None, keepdim=False, *, other=None):  # noqa: A001
+def max(input: Tensor, dim: Any = None, keepdim: bool = False, *,
+        other: Any = None) -> Tensor:  # noqa: A001
     """``max(x)``: the largest element; ``max(x, dim)``: ``(values, indices)``; ``max(x, y)``: elementwise."""
     return _extreme("max", input, dim, keepdim, other, True)
 
 
-def min(input, dim=None, keepdim=False, *, other=None):  # noqa: A001
+def min(input: Tensor, dim: Any = None, keepdim: bool = False, *,
+        other: Any = None) -> Tensor:  # noqa: A001
     """``min(x)``: the smallest element; ``min(x, dim)``: ``(values, indices)``; ``min(x, y)``: elementwise."""
     return _extreme("min", input, dim, keepdim, other, False)
 
 
-def amax(input, dim=(), keepdim=False):
+def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     """Maximum over ``dim`` (ties share the gradient evenly)."""
     return _amaxmin(input, dim, keepdim, True)
 
 
-def amin(input, dim=(), keepdim=False):
+def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     """Minimum over ``dim`` (ties share the gradient evenly)."""
     return _amaxmin(input, dim, keepdim, False)
 
 
-def _amax_grad(g, n):
+def _amax_grad(g: Tensor, n: RuleNode) -> Tensor:
     x = n.self
     shape, dims, keepdim = _shape(n), n.dim, n.keepdim
     out_full = _unreduce(n.result, shape, dims, keepdim)
@@ -280,7 +291,7 @@ AMAX, AMIN = (defop(name, saves=("self", "result"), params=_DIM_PARAMS, vjp=(_am
               for name in ("AmaxBackward0", "AminBackward0"))
 
 
-def _amaxmin(input, dim, keepdim, is_max):
+def _amaxmin(input: Tensor, dim: Any, keepdim: bool, is_max: Any) -> Tensor:
     dims = normalize_dims(dim, input._data.ndim, "amax" if is_max else "amin")
     xp = input._backend.xp
     data = (xp.max if is_max else xp.min)(input._data, axis=dims, keepdims=keepdim)
@@ -288,17 +299,17 @@ def _amaxmin(input, dim, keepdim, is_max):
                                              keepdim=keepdim)
 
 
-def argmax(input, dim=None, keepdim=False):
+def argmax(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     """Index of the largest element (flattened when ``dim`` is None)."""
     return _arg(input, dim, keepdim, True)
 
 
-def argmin(input, dim=None, keepdim=False):
+def argmin(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     """Index of the smallest element (flattened when ``dim`` is None)."""
     return _arg(input, dim, keepdim, False)
 
 
-def _arg(input, dim, keepdim, is_max):
+def _arg(input: Tensor, dim: Any, keepdim: bool, is_max: Any) -> Tensor:
     xp = input._backend.xp
     fn = xp.argmax if is_max else xp.argmin
     if dim is None:
@@ -316,7 +327,7 @@ def _arg(input, dim, keepdim, is_max):
 
 # -- var / std / logsumexp / norm -------------------------------------------------------
 
-def _correction(unbiased, correction):
+def _correction(unbiased: Any, correction: Any) -> Any:
     if correction is not None:
         return correction
     if unbiased is None:
@@ -324,19 +335,19 @@ def _correction(unbiased, correction):
     return 1 if unbiased else 0
 
 
-def _centered(n) -> Tensor:
+def _centered(n: RuleNode) -> Tensor:
     """The saved input minus its mean over the node's ``dim``."""
     x = n.self
     return x - mean(x, dim=n.dim, keepdim=True)
 
 
-def _var_grad(g, n):
+def _var_grad(g: Tensor, n: RuleNode) -> Tensor:
     shape, dims = _shape(n), n.dim
     return (_unreduce(g, shape, dims, n.keepdim) * _centered(n)
             * (2.0 / (_count(shape, dims) - n.correction)))
 
 
-def _std_grad(g, n):
+def _std_grad(g: Tensor, n: RuleNode) -> Tensor:
     shape, dims = _shape(n), n.dim
     out = n.result
     # 0 where the std is 0 (a single element, or equal ones), as PyTorch; g / 0 would be NaN
@@ -350,7 +361,8 @@ VAR = defop("VarBackward0", saves=("self",), params=_VAR_PARAMS, vjp=(_var_grad,
 STD = defop("StdBackward0", saves=("self", "result"), params=_VAR_PARAMS, vjp=(_std_grad,))
 
 
-def _var_std(op: str, rule, input, dim, unbiased, keepdim, correction, axis):
+def _var_std(op: str, rule: Any, input: Tensor, dim: Any, unbiased: Any, keepdim: bool,
+             correction: Any, axis: Any) -> Tensor:
     if isinstance(dim, bool):  # legacy positional form var(unbiased)
         dim, unbiased = None, dim
     dims = _dims(input, dim, axis, op)
@@ -360,17 +372,19 @@ def _var_std(op: str, rule, input, dim, unbiased, keepdim, correction, axis):
     return rule.record(data, input._backend, (input,), dim=dims, keepdim=keepdim, correction=corr)
 
 
-def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, axis=None):
+def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+        correction: Any = None, axis: Any = None) -> Tensor:
     """Variance over ``dim`` with Bessel's ``correction`` (1 by default)."""
     return _var_std("var", VAR, input, dim, unbiased, keepdim, correction, axis)
 
 
-def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, axis=None):
+def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+        correction: Any = None, axis: Any = None) -> Tensor:
     """Standard deviation over ``dim`` with Bessel's ``correction`` (1 by default)."""
     return _var_std("std", STD, input, dim, unbiased, keepdim, correction, axis)
 
 
-def _logsumexp_grad(g, n):
+def _logsumexp_grad(g: Tensor, n: RuleNode) -> Tensor:
     shape, dims, keepdim = _shape(n), n.dim, n.keepdim
     return _unreduce(g, shape, dims, keepdim) * ew.exp(
         n.self - _unreduce(n.result, shape, dims, keepdim))
@@ -380,7 +394,7 @@ LOGSUMEXP = defop("LogsumexpBackward0", saves=("self", "result"), params=_DIM_PA
                   vjp=(_logsumexp_grad,))
 
 
-def logsumexp(input, dim, keepdim=False):
+def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
     """``log(sum(exp(x)))`` over ``dim``, computed without overflow."""
     dims = normalize_dims(dim, input._data.ndim, "logsumexp")
     xp = input._backend.xp
@@ -394,7 +408,7 @@ def logsumexp(input, dim, keepdim=False):
     return LOGSUMEXP.record(data, input._backend, (input,), dim=dims, keepdim=keepdim)
 
 
-def _norm_grad(g, n):
+def _norm_grad(g: Tensor, n: RuleNode) -> Tensor:
     x, p = n.self, n.p
     shape, dims, keepdim = _shape(n), n.dim, n.keepdim
     g_full = _unreduce(g, shape, dims, keepdim)
@@ -417,7 +431,8 @@ NORM = defop("NormBackward1", saves=("self", "result"), params=("p",) + _DIM_PAR
              vjp=(_norm_grad,))
 
 
-def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
+         dtype: Any = None) -> Tensor:
     """Vector p-norm over ``dim`` (``"fro"``/2, 1, inf, -inf, 0 or any float)."""
     if p == "fro" or p is None:
         p = 2
@@ -453,7 +468,7 @@ CUMSUM = defop("CumsumBackward0", params=("dim",),
                vjp=(lambda g, n: cumsum(g.flip(n.dim), n.dim).flip(n.dim),))
 
 
-def cumsum(input, dim, *, dtype=None):
+def cumsum(input: Tensor, dim: Any, *, dtype: Any = None) -> Tensor:
     """Running sum along ``dim``; integer sums are int64."""
     dims = normalize_dims(dim, input._data.ndim, "cumsum")
     d = dims[0] if dims else 0
@@ -467,14 +482,14 @@ def cumsum(input, dim, *, dtype=None):
     return CUMSUM.record(data, backend, (input,), dim=d)
 
 
-def all(input, dim=None, keepdim=False):  # noqa: A001
+def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001
     """Whether every element (along ``dim``) is true."""
     dims = normalize_dims(dim, input._data.ndim, "all")
     return Tensor._wrap(input._backend.xp.all(input._data, axis=dims, keepdims=keepdim),
                         input._backend)
 
 
-def any(input, dim=None, keepdim=False):  # noqa: A001
+def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001
     """Whether any element (along ``dim``) is true."""
     dims = normalize_dims(dim, input._data.ndim, "any")
     return Tensor._wrap(input._backend.xp.any(input._data, axis=dims, keepdims=keepdim),

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import os
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence, TypeVar
 
 from arraygrad.autograd.anomaly_mode import remember_forward, state as _anomaly
 from arraygrad.autograd.grad_mode import _state
@@ -41,6 +41,23 @@ from arraygrad.autograd.graph import (
     FREED, FREED_MESSAGE, Node, SavedOutput, SavedTensor, _sequence,
 )
 from arraygrad.tensor import Tensor, wrap
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    from arraygrad.autograd.graph import Edge
+    from arraygrad.backends.contract import Backend
+
+    # A rule's functions (see the module docstring). ``g``: the output's gradient, or the
+    # list of them for a rule with several outputs; first-order formulas get and return
+    # native arrays.
+    Vjp: TypeAlias = Callable[[Any, "RuleNode"], "Tensor | None"]
+    JointVjp: TypeAlias = Callable[[Any, "RuleNode"], "Tensor | None | tuple[Tensor | None, ...]"]
+    FirstOrder: TypeAlias = Callable[[Any, "RuleNode", "Backend"], Any]
+    JointFirstOrder: TypeAlias = Callable[[Any, "RuleNode", "Backend"], "tuple[Any, ...] | None"]
+    # an input's metadata for ``finish_grad``: (shape, native dtype), or None
+    Meta: TypeAlias = "tuple[tuple[int, ...], Any] | None"
+    N = TypeVar("N", bound=Node)
 
 __all__ = ["Rule", "RuleNode", "defop", "identity", "rules", "OUTPUT", "edge_of", "new_node", "finish_grad",
            "fast_paths", "reference_mode"]
@@ -97,19 +114,25 @@ class RuleNode(Node):
 
     __slots__ = ("args", "_meta")
     _rule: "Rule"
+    args: dict[str, Any]
+    _meta: tuple[Meta, ...]
+
+    if TYPE_CHECKING:
+        # each rule's saved values and params are properties of its node class (``defop``)
+        def __getattr__(self, name: str) -> Any: ...
 
     @property
-    def needs_input_grad(self) -> tuple:
+    def needs_input_grad(self) -> tuple[bool, ...]:
         """One bool per input: whether its gradient is wanted (its edge exists)."""
         return tuple([e is not None for e in self._next])
 
-    def input_shape(self, i: int) -> tuple | None:
+    def input_shape(self, i: int) -> tuple[int, ...] | None:
         """The shape input ``i`` had when it differs from the result's (None when it is the
         result's shape and dtype, or the input gets no gradient)."""
         meta = self._meta[i]
         return None if meta is None else meta[0]
 
-    def saved_data(self, name: str):
+    def saved_data(self, name: str) -> Any:
         """The native array of saved tensor ``name`` (version-checked), with no Tensor around it:
         what ``first_order`` formulas read."""
         saved = self._saved
@@ -124,11 +147,11 @@ class RuleNode(Node):
             return s.unpack(self)._data
         return s._data if isinstance(s, Tensor) else s
 
-    def _apply(self, grads: list) -> tuple:
+    def _apply(self, grads: list[Any]) -> tuple[Tensor | None, ...]:
         """Run the rule: the needed inputs' vjps (or first-order array formulas), each
         gradient finished (summed back to its input's shape, cast to its dtype)."""
         rule = self._rule
-        g = grads[0] if rule.outputs == 1 else grads
+        g: Any = grads[0] if rule.outputs == 1 else grads
         arrays = rule.first_order is not None and not _state.enabled and fast_paths.on
         if rule.joint:
             meta = self._meta
@@ -148,7 +171,7 @@ class RuleNode(Node):
         return tuple([None if e is None else self._input_grad(i, g, arrays)
                       for i, e in enumerate(self._next)])
 
-    def _input_grad(self, i: int, g, arrays: bool):
+    def _input_grad(self, i: int, g: Tensor, arrays: bool) -> Tensor | None:
         """Input ``i``'s finished gradient: its first-order array formula when ``arrays`` and
         the formula answers (it may return None: "take the vjp"), else its vjp."""
         rule = self._rule
@@ -170,7 +193,7 @@ class _UnaryRuleNode(RuleNode):
 
     __slots__ = ()
 
-    def _apply(self, grads: list) -> tuple:
+    def _apply(self, grads: list[Any]) -> tuple[Tensor | None, ...]:
         g = grads[0]
         rule = self._rule
         m = self._meta[0]
@@ -190,7 +213,7 @@ class _BinaryRuleNode(RuleNode):
 
     __slots__ = ()
 
-    def _apply(self, grads: list) -> tuple:
+    def _apply(self, grads: list[Any]) -> tuple[Tensor | None, ...]:
         g = grads[0]
         a, b = self._next
         rule = self._rule
@@ -229,14 +252,14 @@ class _BinaryRuleNode(RuleNode):
         return (ga, gb)
 
 
-def _first_tensor(grads):
+def _first_tensor(grads: Sequence[Tensor | None]) -> Tensor:
     for g in grads:
         if g is not None:
             return g
     raise RuntimeError("no gradient reached a multi-output node")
 
 
-def _datas(grads):
+def _datas(grads: Sequence[Tensor | None]) -> list[Any]:
     return [None if g is None else g._data for g in grads]
 
 
@@ -252,7 +275,7 @@ class _Finishers:
 finishers = _Finishers()
 
 
-def finish_grad(g, meta):
+def finish_grad(g: Tensor | None, meta: Meta) -> Tensor | None:
     """An input's gradient as the recorder hands it on: summed back to the input's shape
     (undoing broadcasting) and cast back to its dtype. ``meta`` is ``(shape, native dtype)``."""
     if g is None or meta is None:
@@ -268,7 +291,7 @@ def finish_grad(g, meta):
 
 
 def _saved_property(index: int, name: str) -> property:
-    def get(node):
+    def get(node: RuleNode) -> Any:
         saved = node._saved
         if saved is FREED:
             raise RuntimeError(FREED_MESSAGE)
@@ -282,12 +305,12 @@ _REQUIRED = object()
 _NO_ARGS: dict = {}  # the args of a node recorded without params (shared: never written)
 
 
-def _param_property(name: str, default=_REQUIRED) -> property:
+def _param_property(name: str, default: Any = _REQUIRED) -> property:
     if default is _REQUIRED:
-        def get(node):
+        def get(node: RuleNode) -> Any:
             return node.args[name]
     else:
-        def get(node):
+        def get(node: RuleNode) -> Any:
             return node.args.get(name, default)
 
     return property(get, doc=f"The op's argument ``{name}``.")
@@ -308,9 +331,31 @@ class Rule:
                  "outputs", "joint", "exact", "node", "save_index", "_input_slot", "_extra_saves",
                  "_plans", "_no_meta")
 
-    def __init__(self, name: str, *, inputs: Sequence[str], vjp, saves: Sequence[str] = (),
-                 params: Sequence[str] | dict = (), uses=None, first_order=None, jvp=None,
-                 outputs: int = 1, exact: bool = False, base: type | None = None):
+    name: str
+    inputs: tuple[str, ...]
+    saves: tuple[str, ...]
+    params: tuple[str, ...]
+    uses: tuple[frozenset[int], ...] | None
+    vjp: Any  # JointVjp when ``joint``, else tuple[Vjp, ...]
+    first_order: Any  # None, JointFirstOrder when ``joint``, else tuple[FirstOrder | None, ...]
+    jvp: Callable[..., Any] | None
+    outputs: int
+    joint: bool
+    exact: bool
+    node: type[RuleNode]
+    save_index: dict[str, int]
+    _input_slot: tuple[int | None, ...]
+    _extra_saves: tuple[str, ...]
+    _plans: dict[int, tuple[int | str | None, ...]]
+    _no_meta: tuple[None, ...]
+
+    def __init__(self, name: str, *, inputs: Sequence[str],
+                 vjp: Any, saves: Sequence[str] = (),  # JointVjp | Sequence[Vjp]
+                 params: Sequence[str] | dict[str, Any] = (),
+                 uses: Sequence[Sequence[str]] | None = None,
+                 first_order: JointFirstOrder | Sequence[FirstOrder | None] | None = None,
+                 jvp: Callable[..., Any] | None = None, outputs: int = 1,
+                 exact: bool = False, base: type[RuleNode] | None = None) -> None:
         self.name = name
         self.inputs = tuple(inputs)
         self.saves = tuple(saves)
@@ -338,7 +383,7 @@ class Rule:
                                  (-1 if n == OUTPUT else None) for n in self.saves)
         self._extra_saves = tuple(n for n, slot in zip(self.saves, self._input_slot)
                                   if slot is None)
-        self._plans: dict[int, tuple] = {}  # save plans by needed-inputs mask (``_save_plan``)
+        self._plans = {}  # save plans by needed-inputs mask (``_save_plan``)
         if base is None:
             base = RuleNode
         if base is RuleNode and not self.joint and outputs == 1 and len(self.inputs) in (1, 2):
@@ -358,7 +403,7 @@ class Rule:
     def __repr__(self) -> str:
         return f"<rule {self.name}({', '.join(self.inputs)})>"
 
-    def record(self, data, backend, inputs: Sequence, **named) -> Tensor:
+    def record(self, data: Any, backend: Backend, inputs: Sequence[Any], **named: Any) -> Tensor:
         """Wrap ``data`` as the op's result and, when a gradient is needed, link a node.
 
         ``inputs``: the operands in the rule's ``inputs`` order (Tensors, or numbers and
@@ -376,8 +421,9 @@ class Rule:
         self._link(inputs, named, out)
         return out
 
-    def record_many(self, datas: Sequence, backend, inputs: Sequence, differentiable=None,
-                    **named) -> tuple:
+    def record_many(self, datas: Sequence[Any], backend: Backend, inputs: Sequence[Any],
+                    differentiable: Sequence[bool] | None = None,
+                    **named: Any) -> tuple[Tensor, ...]:
         """``record`` for a rule with several outputs (``split``, ``max`` with indices).
 
         ``differentiable``: which outputs carry gradients (default all)."""
@@ -395,11 +441,12 @@ class Rule:
                 out._output_nr = i
         return outs
 
-    def _link(self, inputs, named, out):
+    def _link(self, inputs: Sequence[Any], named: dict[str, Any], out: Tensor | None) -> RuleNode:
         """The node: edges, input metadata for ``finish_grad``, saved values, params."""
         edges = []
         needed = 0  # bit i: input i needs a gradient
         bit = 1
+        meta: tuple[Meta, ...]
         if self.exact and fast_paths.on:
             # the rule's gradients come in their inputs' shapes and dtypes: nothing to finish
             meta = self._no_meta
@@ -411,18 +458,18 @@ class Rule:
                     edges.append(None)
                 bit <<= 1
         else:
-            meta = []
+            found: list[Meta] = []
             for t in inputs:
                 if isinstance(t, Tensor) and t._requires_grad:
                     edges.append(edge_of(t))
                     needed |= bit
                     d = t._data
-                    meta.append((d.shape, d.dtype))
+                    found.append((d.shape, d.dtype))
                 else:
                     edges.append(None)
-                    meta.append(None)
+                    found.append(None)
                 bit <<= 1
-            meta = tuple(meta)
+            meta = tuple(found)
         node = _new(self.node)  # new_node's work, inline: every recorded op makes one
         node._seq = _next_seq()
         if _anomaly.enabled:
@@ -443,27 +490,28 @@ class Rule:
         plan = self._plans.get(needed)
         if plan is None:
             plan = self._plans[needed] = self._save_plan(needed)
-        kept = []
+        kept: list[Any] = []
         for src in plan:
             if src is None:
                 kept.append(None)
                 continue
-            if src.__class__ is int:
-                if src < 0:
-                    kept.append(SavedOutput(out))
-                    continue
-                v = inputs[src]
+            if isinstance(src, str):
+                v = named[src]  # an extra's name
+            elif src < 0:
+                # only single-output rules save OUTPUT, and they pass ``out``
+                kept.append(SavedOutput(out))  # type: ignore[arg-type]
+                continue
             else:
-                v = named[src]
+                v = inputs[src]
             kept.append(SavedTensor(v) if isinstance(v, Tensor) else v)
         node._saved = tuple(kept)
         return node
 
-    def _save_plan(self, needed: int) -> tuple:
+    def _save_plan(self, needed: int) -> tuple[int | str | None, ...]:
         """Where each saved value comes from when the inputs in bit mask ``needed`` need a
         gradient: an input's position, -1 (the result), an extra's name, or None (not kept:
         no needed input's vjp reads it, by ``uses``)."""
-        wanted = None
+        wanted: set[int] | None = None
         if self.uses is not None:
             wanted = set()
             for i, used in enumerate(self.uses):
@@ -474,8 +522,12 @@ class Rule:
                      for i, (name, slot) in enumerate(zip(self.saves, self._input_slot)))
 
 
-def defop(name: str, *, inputs: Sequence[str] = ("self",), vjp, saves: Sequence[str] = (),
-          params: Sequence[str] | dict = (), uses=None, first_order=None, jvp=None,
+def defop(name: str, *, inputs: Sequence[str] = ("self",),
+          vjp: JointVjp | Sequence[Vjp | None], saves: Sequence[str] = (),
+          params: Sequence[str] | dict[str, Any] = (),
+          uses: Sequence[Sequence[str]] | None = None,
+          first_order: JointFirstOrder | Sequence[FirstOrder | None] | None = None,
+          jvp: Callable[..., Any] | None = None,
           outputs: int = 1, exact: bool = False, key: str | None = None) -> Rule:
     """Define an op's rule and add it to the table (see the module docstring).
 
@@ -501,11 +553,11 @@ def defop(name: str, *, inputs: Sequence[str] = ("self",), vjp, saves: Sequence[
     return rule
 
 
-def _never(g, node):
+def _never(g: Any, node: RuleNode) -> None:
     return None
 
 
-def identity(g, node):
+def identity(g: Tensor, node: RuleNode) -> Tensor:
     """The vjp of an input whose gradient is the output's (``add``'s): the one- and two-input
     nodes hand ``g`` on without calling it."""
     return g
@@ -513,7 +565,7 @@ def identity(g, node):
 
 # -- edges and nodes -----------------------------------------------------------------------
 
-def edge_of(t):
+def edge_of(t: Tensor | None) -> Edge | None:
     """``t``'s gradient edge (None if it needs no gradient), inlining the common cases: a
     non-view output of a node, and a leaf whose ``AccumulateGrad`` already exists."""
     if t is None or not t._requires_grad:
@@ -528,11 +580,11 @@ def edge_of(t):
             acc = ref()
             if acc is not None:
                 return acc
-    fn, nr = t._gradient_edge()
+    fn, nr = t._gradient_edge()  # type: ignore[misc]  # t requires grad: it has an edge
     return fn if nr == 0 else (fn, nr)
 
 
-def new_node(cls: type, edges: tuple, out: Tensor | None = None):
+def new_node(cls: type[N], edges: tuple[Edge | None, ...], out: Tensor | None = None) -> N:
     """A ``cls`` node with ``edges``, linked as ``out``'s ``grad_fn`` when given; ``_saved``,
     ``args`` and ``_meta`` are left to the caller.
 

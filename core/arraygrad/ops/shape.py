@@ -10,6 +10,7 @@ in-place change through either is seen by both. Each differentiable op is one ru
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, Any
 
 from arraygrad import dtypes as _dt
 from arraygrad.ops.arguments import normalize_dims
@@ -22,6 +23,9 @@ from arraygrad.ops.views import (
 )
 from arraygrad.tensor import Tensor, _wrap_dim
 
+if TYPE_CHECKING:
+    from arraygrad.ops.rule import RuleNode
+
 __all__ = [
     "reshape", "view", "flatten", "squeeze", "unsqueeze", "transpose", "swapaxes", "permute",
     "movedim", "expand", "expand_as", "broadcast_to", "repeat", "flip", "cat", "concat",
@@ -29,7 +33,7 @@ __all__ = [
 ]
 
 
-def _sizes(args, op: str) -> tuple:
+def _sizes(args: Any, op: str) -> tuple:
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
         args = tuple(args[0])
     out = []
@@ -42,7 +46,7 @@ def _sizes(args, op: str) -> tuple:
     return tuple(out)
 
 
-def _infer_shape(shape: tuple, numel: int, op: str, src_shape) -> tuple:
+def _infer_shape(shape: tuple, numel: int, op: str, src_shape: Any) -> tuple:
     if shape.count(-1) > 1:
         raise RuntimeError(f"{op}: only one dimension can be inferred")
     for s in shape:
@@ -75,7 +79,7 @@ UNSQUEEZE = defop("UnsqueezeBackward0", params=("dim",), vjp=(lambda g, n: g.squ
 
 
 def _reshape_as(input: Tensor, shape: tuple, rule: Rule, op: str = "reshape",
-                **params) -> Tensor:
+                **params: Any) -> Tensor:
     """``input`` in ``shape``: a view when the logical strides allow it, else a copy
     (``view`` raises instead, as PyTorch does). ``params``: the rule's, when not the
     input's shape (``self_sym_sizes``)."""
@@ -96,13 +100,13 @@ def _reshape_as(input: Tensor, shape: tuple, rule: Rule, op: str = "reshape",
                      strides)
 
 
-def reshape(input: Tensor, *shape) -> Tensor:
+def reshape(input: Tensor, *shape: Any) -> Tensor:
     """The same elements in a new shape (one dimension may be -1)."""
     shape = _infer_shape(_sizes(shape, "reshape"), input.numel(), "reshape", input._data.shape)
     return _reshape_as(input, shape, VIEW)
 
 
-def view(input: Tensor, *shape) -> Tensor:
+def view(input: Tensor, *shape: Any) -> Tensor:
     """``reshape`` that shares data (every layout is viewable here; see docs/differences.md)."""
     if len(shape) == 1 and isinstance(shape[0], _dt.dtype):
         raise RuntimeError("view(dtype) is not supported; use .to(dtype)")
@@ -123,7 +127,7 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     return _reshape_as(input, new, VIEW)
 
 
-def squeeze(input: Tensor, dim=None) -> Tensor:
+def squeeze(input: Tensor, dim: Any = None) -> Tensor:
     """Remove dimensions of size 1 (all, or those in ``dim``)."""
     shape = input._data.shape
     if dim is None:
@@ -143,7 +147,7 @@ def unsqueeze(input: Tensor, dim: int) -> Tensor:
 
 # -- permutations ----------------------------------------------------------------
 
-def _inverse_permute(g: Tensor, n) -> Tensor:
+def _inverse_permute(g: Tensor, n: RuleNode) -> Tensor:
     inverse = [0] * len(n.dims)
     for i, d in enumerate(n.dims):
         inverse[d] = i
@@ -156,7 +160,7 @@ TRANSPOSE = defop("TransposeBackward0", params=("dim0", "dim1"),
                   vjp=(lambda g, n: g.transpose(n.dim0, n.dim1),))
 
 
-def _permuted(input: Tensor, order: tuple, rule: Rule, **params) -> Tensor:
+def _permuted(input: Tensor, order: tuple, rule: Rule, **params: Any) -> Tensor:
     """``input`` with its dimensions in the order ``order``, recorded as ``rule``."""
     if order == tuple(range(len(order))):
         data = input._data
@@ -167,7 +171,7 @@ def _permuted(input: Tensor, order: tuple, rule: Rule, **params) -> Tensor:
                      permuted_strides(input, order))
 
 
-def permute(input: Tensor, *dims) -> Tensor:
+def permute(input: Tensor, *dims: Any) -> Tensor:
     """Reorder dimensions."""
     dims = _sizes(dims, "permute")
     n = input._data.ndim
@@ -203,7 +207,7 @@ def t(input: Tensor) -> Tensor:
     return transpose(input, 0, 1) if input.ndim == 2 else input
 
 
-def movedim(input: Tensor, source, destination) -> Tensor:
+def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
     """Move dimension(s) ``source`` to ``destination``."""
     n = input._data.ndim
     src = [source] if isinstance(source, int) else list(source)
@@ -222,7 +226,7 @@ EXPAND = defop("ExpandBackward0", params=("self_sym_sizes",),
                vjp=(lambda g, n: sum_to(g, n.self_sym_sizes),))
 
 
-def expand(input: Tensor, *sizes) -> Tensor:
+def expand(input: Tensor, *sizes: Any) -> Tensor:
     """Broadcast to a larger shape without copying (-1 keeps a dimension)."""
     sizes = _sizes(sizes, "expand")
     shape = input._data.shape
@@ -231,7 +235,7 @@ def expand(input: Tensor, *sizes) -> Tensor:
             f"expand: the number of sizes provided ({len(sizes)}) must be greater or equal to the "
             f"number of dimensions in the tensor ({len(shape)})")
     lead = len(sizes) - len(shape)
-    target = []
+    target: Any = []
     for i, s in enumerate(sizes):
         if i < lead:
             if s < 0:
@@ -262,7 +266,7 @@ def expand_as(input: Tensor, other: Tensor) -> Tensor:
 broadcast_to = expand
 
 
-def _unrepeat(g: Tensor, n) -> Tensor:
+def _unrepeat(g: Tensor, n: RuleNode) -> Tensor:
     """The sum of ``g``'s tiles: each repeated dimension split in (repeats, size), summed."""
     shape, reps = n.self_sym_sizes, n.repeats
     lead = len(reps) - len(shape)
@@ -277,7 +281,7 @@ def _unrepeat(g: Tensor, n) -> Tensor:
 REPEAT = defop("RepeatBackward0", params=("repeats", "self_sym_sizes"), vjp=(_unrepeat,))
 
 
-def repeat(input: Tensor, *sizes) -> Tensor:
+def repeat(input: Tensor, *sizes: Any) -> Tensor:
     """Tile the tensor ``sizes[i]`` times along each dimension."""
     reps = _sizes(sizes, "repeat")
     shape = input._data.shape
@@ -292,7 +296,7 @@ def repeat(input: Tensor, *sizes) -> Tensor:
 FLIP = defop("FlipBackward0", params=("dims",), vjp=(lambda g, n: g.flip(n.dims),))
 
 
-def flip(input: Tensor, *dims) -> Tensor:
+def flip(input: Tensor, *dims: Any) -> Tensor:
     """Reverse the order of elements along ``dims``."""
     dims = _sizes(dims, "flip")
     axes = normalize_dims(dims, input._data.ndim, "flip")
@@ -308,7 +312,7 @@ CAT = defop("CatBackward0", inputs=("tensors",), params=("dim", "sizes"),
             vjp=lambda g, n: split(g, list(n.sizes), n.dim))
 
 
-def _joinable(op: str, tensors) -> list:
+def _joinable(op: str, tensors: Any) -> list:
     if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
         raise TypeError(f"{op}(): argument 'tensors' must be a sequence of Tensors")
     tensors = list(tensors)
@@ -321,7 +325,7 @@ def _joinable(op: str, tensors) -> list:
     return tensors
 
 
-def cat(tensors, dim: int = 0) -> Tensor:
+def cat(tensors: Any, dim: int = 0) -> Tensor:
     """Join tensors along an existing dimension (dtypes promote as in PyTorch)."""
     tensors = _joinable("cat", tensors)
     ref = tensors[0]
@@ -351,7 +355,7 @@ STACK = defop("StackBackward0", inputs=("tensors",), params=("dim",),
               vjp=lambda g, n: unbind(g, n.dim))
 
 
-def stack(tensors, dim: int = 0) -> Tensor:
+def stack(tensors: Any, dim: int = 0) -> Tensor:
     """Join same-shaped tensors along a new dimension."""
     tensors = _joinable("stack", tensors)
     ref = tensors[0]
@@ -378,7 +382,7 @@ SPLIT_WITH_SIZES = defop("SplitWithSizesBackward0",
                          vjp=(lambda g, n: cat(g, n.dim),))
 
 
-def _views_of_parts(outs, input, keys) -> tuple:
+def _views_of_parts(outs: Any, input: Tensor, keys: Any) -> tuple:
     """Mark the outputs of a multi-output op as views picked from ``input`` by ``keys``."""
     from arraygrad.ops.indexing import getitem
 
@@ -388,7 +392,7 @@ def _views_of_parts(outs, input, keys) -> tuple:
     return outs
 
 
-def _split_at(input: Tensor, sizes: list, d: int, rule: Rule, **params) -> tuple:
+def _split_at(input: Tensor, sizes: list, d: int, rule: Rule, **params: Any) -> tuple:
     data = input._data
     keys, start = [], 0
     for size in sizes:
@@ -399,7 +403,7 @@ def _split_at(input: Tensor, sizes: list, d: int, rule: Rule, **params) -> tuple
     return _views_of_parts(outs, input, keys)
 
 
-def split(input: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
+def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
     """Split into chunks of a given size, or of the given list of sizes."""
     n = input._data.ndim
     d = _wrap_dim(dim, n, "split")

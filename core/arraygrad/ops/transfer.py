@@ -6,6 +6,8 @@ like a dtype cast's, as PyTorch's ``_to_copy`` is one op): one node for ``to(dev
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from arraygrad import dtypes as _dt
 from arraygrad.backends.registry import backend_for_device
 from arraygrad.device import as_device, device as _device
@@ -13,12 +15,16 @@ from arraygrad.ops.casting import to_dtype
 from arraygrad.ops.rule import defop
 from arraygrad.tensor import Tensor
 
+if TYPE_CHECKING:
+    from arraygrad.ops.rule import RuleNode
+    from arraygrad.backends.contract import Backend
+
 _CPU = _device("cpu")
 
 __all__ = ["to", "to_backend", "clone"]
 
 
-def _move(data, src, dst):
+def _move(data: Any, src: Backend, dst: Backend) -> Any:
     """``data`` from backend ``src`` to ``dst``: DLPack when possible, else through the host."""
     if src.device_type == dst.device_type and src.device_type != "cpu":
         try:
@@ -28,12 +34,12 @@ def _move(data, src, dst):
     return dst.from_host(src.to_host(data))
 
 
-def default_cpu_backend():
+def default_cpu_backend() -> Any:
     """The backend ``"cpu"`` means (``Tensor.cpu()``'s target)."""
     return backend_for_device(_CPU)
 
 
-def _move_back(g: Tensor, n) -> Tensor:
+def _move_back(g: Tensor, n: RuleNode) -> Tensor:
     """The gradient of a device move: ``g`` moved back to the input's backend (the cast back
     to the input's dtype is the recorder's)."""
     return g if g._backend is n.self_backend else to_backend(g, n.self_backend)
@@ -44,7 +50,7 @@ TO_COPY_DEVICE = defop("ToCopyBackward0", key="ToCopyDeviceBackward0", params=("
                        vjp=(_move_back,))
 
 
-def to_backend(t: Tensor, backend, dtype: _dt.dtype | None = None) -> Tensor:
+def to_backend(t: Tensor, backend: Backend, dtype: _dt.dtype | None = None) -> Tensor:
     """``t`` on another backend, in ``dtype`` if given (differentiable: the gradient moves
     back, and is cast back to ``t``'s dtype)."""
     if t._backend is backend:
@@ -57,7 +63,7 @@ def to_backend(t: Tensor, backend, dtype: _dt.dtype | None = None) -> Tensor:
     return TO_COPY_DEVICE.record(data, backend, (t,), self_backend=t._backend)
 
 
-def _parse(args, kwargs):
+def _parse(args: Any, kwargs: Any) -> tuple[Any, ...]:
     dev = kwargs.pop("device", None)
     dt = kwargs.pop("dtype", None)
     copy = kwargs.pop("copy", False)
@@ -78,7 +84,7 @@ def _parse(args, kwargs):
     return dev, dt, copy
 
 
-def to(t: Tensor, *args, **kwargs) -> Tensor:
+def to(t: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     """``t`` on another device and/or dtype: ``to(device)``, ``to(dtype)``, ``to(other)``."""
     dev, dt, copy = _parse(args, kwargs)
     if dev is not None:

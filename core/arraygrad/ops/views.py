@@ -15,6 +15,11 @@ copies instead, and ``contiguous()`` copies a non-contiguous tensor.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from arraygrad.tensor import Tensor
+
 __all__ = [
     "ViewInfo", "make_view", "contiguous_strides", "strides_of", "is_contiguous",
     "view_strides", "permuted_strides", "expanded_strides", "indexed_strides",
@@ -26,13 +31,14 @@ class ViewInfo:
 
     __slots__ = ("replay", "version", "multi_output")
 
-    def __init__(self, replay, version: int, multi_output: bool):
+    def __init__(self, replay: Any, version: int, multi_output: bool) -> None:
         self.replay = replay
         self.version = version
         self.multi_output = multi_output
 
 
-def make_view(out, input, replay, strides=None, multi_output: bool = False):
+def make_view(out: Tensor, input: Tensor, replay: Any, strides: Any = None,
+              multi_output: bool = False) -> Tensor:
     """Mark ``out`` as a view of ``input`` made by ``replay(input)``; returns ``out``."""
     counter = input._version_counter()
     out._vc = counter
@@ -47,7 +53,7 @@ def make_view(out, input, replay, strides=None, multi_output: bool = False):
     return out
 
 
-def contiguous_strides(shape) -> tuple:
+def contiguous_strides(shape: Any) -> tuple:
     """Row-major strides, in elements."""
     strides = []
     step = 1
@@ -57,13 +63,13 @@ def contiguous_strides(shape) -> tuple:
     return tuple(reversed(strides))
 
 
-def strides_of(t) -> tuple:
+def strides_of(t: Tensor) -> tuple:
     """``t``'s logical strides."""
     s = t._strides
     return s if s is not None else contiguous_strides(t._data.shape)
 
 
-def is_contiguous(shape, strides) -> bool:
+def is_contiguous(shape: Any, strides: Any) -> bool:
     """PyTorch's rule: sizes-1 dimensions are ignored; the rest must be row-major."""
     expected = 1
     for n, s in zip(reversed(shape), reversed(strides)):
@@ -76,12 +82,12 @@ def is_contiguous(shape, strides) -> bool:
     return True
 
 
-def _normalized(shape, strides):
+def _normalized(shape: Any, strides: Any) -> Any:
     """None when ``strides`` are the contiguous ones (the cheap representation)."""
     return None if strides is None or is_contiguous(shape, strides) else tuple(strides)
 
 
-def view_strides(old_shape, old_strides, new_shape):
+def view_strides(old_shape: Any, old_strides: Any, new_shape: Any) -> tuple[Any, ...]:
     """``(viewable, strides)`` for ``new_shape`` over memory laid out as ``old_strides``.
 
     PyTorch's ``computeStride``: walk contiguous chunks of the old layout from the
@@ -119,14 +125,14 @@ def view_strides(old_shape, old_strides, new_shape):
     return True, _normalized(new_shape, new_strides)
 
 
-def permuted_strides(t, dims) -> tuple | None:
+def permuted_strides(t: Tensor, dims: Any) -> tuple | None:
     """Strides after ``permute(dims)``."""
     s = strides_of(t)
     shape = t._data.shape
     return _normalized(tuple(shape[d] for d in dims), tuple(s[d] for d in dims))
 
 
-def expanded_strides(t, target) -> tuple | None:
+def expanded_strides(t: Tensor, target: Tensor) -> tuple | None:
     """Strides after ``expand(target)``: broadcast dimensions get stride 0."""
     s = strides_of(t)
     shape = t._data.shape
@@ -137,7 +143,7 @@ def expanded_strides(t, target) -> tuple | None:
     return _normalized(target, out)
 
 
-def indexed_strides(t, key, out_shape) -> tuple | None:
+def indexed_strides(t: Tensor, key: str, out_shape: Any) -> tuple | None:
     """Strides after basic indexing with a normalised key (ints, slices, None, Ellipsis)."""
     shape = t._data.shape
     s = strides_of(t)

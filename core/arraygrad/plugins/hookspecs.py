@@ -4,16 +4,21 @@ Hooks take a *registrar* callable rather than returning values, so a plugin
 can register several things and the host can check each one as it arrives.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 from arraygrad.plugins.markers import hookspec
 
 
+
 @hookspec
-def arraygrad_register_backends(register):
+def arraygrad_register_backends(register: Any) -> None:
     """Register array backends: call ``register(backend)`` with ``Backend`` instances."""
 
 
 @hookspec
-def arraygrad_register_ops(registry):
+def arraygrad_register_ops(registry: Any) -> None:
     """Register ops and per-backend kernels on ``registry`` (an ``arraygrad.plugins.registry.OpRegistrar``).
 
     ``registry.op(name, fn, namespace=..., method=..., cases=...)`` adds a new op;
@@ -23,6 +28,6 @@ def arraygrad_register_ops(registry):
 
 
 @hookspec
-def arraygrad_conformance(register):
+def arraygrad_conformance(register: Any) -> None:
     """Declare conformance facts: ``register.backend(name, capabilities=..., xfail={check_id: reason})``
     for a backend, ``register.cases(cases)`` for extra op cases."""

@@ -20,10 +20,10 @@ that raises.
 from __future__ import annotations
 
 import inspect
+from typing import TYPE_CHECKING, Any, Callable
 import logging
 import threading
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
 
 from arraygrad.plugins import manager
 from arraygrad.tensor import Tensor
@@ -71,7 +71,7 @@ _lock = threading.RLock()
 class OpRegistrar:
     """What ``arraygrad_register_ops`` receives: ``op(...)`` and ``kernel(...)``."""
 
-    def __init__(self, plugin: str):
+    def __init__(self, plugin: str) -> None:
         self.plugin = plugin
 
     def _clash(self, what: str, owner: str, override: bool, refusal: str) -> None:
@@ -81,7 +81,8 @@ class OpRegistrar:
         log.warning("%s from plugin %r overrides the one from %r", what, self.plugin, owner)
 
     def op(self, name: str, fn: Callable, *, namespace: str | None = None,
-           method: str | None = None, cases=(), override: bool = False, doc: str = "") -> None:
+           method: str | None = None, cases: Any = (), override: bool = False,
+           doc: str = "") -> None:
         """Register op ``name`` implemented by ``fn`` (a function of tensors).
 
         ``namespace``: expose it as ``arraygrad.<namespace>.<name>`` (e.g. "special");
@@ -162,7 +163,7 @@ def _as_method(fn: Callable) -> Callable:
     if inspect.isfunction(fn):
         return fn
 
-    def method(self, *args, **kwargs):
+    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
         return fn(self, *args, **kwargs)
 
     method.__name__ = method.__qualname__ = getattr(fn, "__name__", "method")
@@ -189,7 +190,7 @@ def _unbind(method: str) -> None:
         delattr(Tensor, method)
 
 
-def _load_on_first_miss(self, name: str):
+def _load_on_first_miss(self: Tensor, name: str) -> Any:
     """``Tensor.__getattr__`` until the ops load: load them (binding plugin methods), look again."""
     if name.startswith("_") or _state.loaded:
         raise AttributeError(f"'{type(self).__name__}' object has no attribute {name!r}")
@@ -204,7 +205,8 @@ def install_method_loader() -> None:
     loading the ops removes the hook again, so a later miss costs nothing extra.
     """
     if not _state.loaded:
-        Tensor.__getattr__ = _load_on_first_miss
+        # only until the ops load (then removed)
+        Tensor.__getattr__ = _load_on_first_miss  # type: ignore[method-assign]
 
 
 def _forget() -> None:
@@ -256,7 +258,8 @@ def _lookup(op_name: str, backend: Backend) -> tuple[Callable | None, str | None
     return backend.kernel(op_name), None
 
 
-def dispatch_kernel(op_name: str, backend: Backend, portable: Callable, *args, **kwargs) -> Any:
+def dispatch_kernel(op_name: str, backend: Backend, portable: Callable, *args: Any,
+                    **kwargs: Any) -> Any:
     """``op_name``'s kernel for ``backend`` on ``args``, else ``portable(*args, **kwargs)``.
 
     The kernel is a plugin's (registered with ``registry.kernel``), else the

@@ -1,12 +1,18 @@
 """``case(...)``: the short form the case tables are written in."""
 
+from __future__ import annotations
+
+from typing import Any, Callable
+
 from arraygrad.conformance.case import OpCase
+
 
 __all__ = ["case"]
 
 
-def case(op: str, variant: str, fn, shapes, kind: str = "float", zeros=(), consts=(),
-         low=None, high=None, **kw):
+def case(op: str, variant: str, fn: Callable[..., Any], shapes: Any, kind: Any = "float",
+         zeros: Any = (), consts: Any = (),
+         low: Any = None, high: Any = None, **kw: Any) -> Any:
     """An ``OpCase`` named ``op/variant`` whose inputs are float tensors of ``shapes``.
 
     ``kind`` (with ``low``/``high``) is the ``InputMaker`` kind of every float input; ``zeros`` puts zeros
@@ -16,7 +22,7 @@ def case(op: str, variant: str, fn, shapes, kind: str = "float", zeros=(), const
     shapes = tuple(tuple(s) for s in shapes)
     consts = tuple(consts)
 
-    def inputs(make):
+    def inputs(make: Any) -> Any:
         xs = [make(s, low, high, kind=kind, zeros=zeros if i == 0 else ()) for i, s in enumerate(shapes)]
         return tuple(xs) + tuple(make.tensor(c) for c in consts)
 

@@ -3,14 +3,21 @@
 Index tensors are constant inputs (``consts``), made on the device under test.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 import arraygrad as ag
 from arraygrad.conformance.cases._make import case
 from arraygrad.ops.indexing import index_put
 
+if TYPE_CHECKING:
+    from arraygrad.tensor import Tensor
+
 IDX = [0, 0, 1]  # repeats: the backward must accumulate (scatter-add)
 
 
-def _setitem_on_clone(a, v):
+def _setitem_on_clone(a: Tensor, v: Tensor) -> Any:
     c = a.clone()
     c[1:, ::2] = v
     return c

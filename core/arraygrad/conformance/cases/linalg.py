@@ -1,10 +1,17 @@
 """The matmul family: every operand-rank combination ``@`` accepts, and mm/bmm/mv/dot/outer."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 import arraygrad as ag
 from arraygrad.conformance.cases._make import case
 
+if TYPE_CHECKING:
+    from arraygrad.tensor import Tensor
 
-def _matmul(a, b):
+
+def _matmul(a: Tensor, b: Tensor) -> Any:
     return a @ b
 
 

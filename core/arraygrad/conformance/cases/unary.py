@@ -1,5 +1,7 @@
 """Elementwise math: unary functions, clamp, maximum/minimum, where, rounding."""
 
+from __future__ import annotations
+
 import arraygrad as ag
 from arraygrad.conformance.cases._make import case
 

@@ -33,10 +33,14 @@ that raises is reported, dropped, and the portable path runs.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, Any, Callable
 
 from arraygrad.ops.rule import defop
 from arraygrad.plugins.registry import dispatch_kernel
 from arraygrad.tensor import Tensor
+
+if TYPE_CHECKING:
+    from arraygrad.backends.contract import Backend
 
 __all__ = [
     "conv1d", "conv2d", "conv_transpose2d", "max_pool2d", "max_pool2d_with_indices",
@@ -47,7 +51,7 @@ __all__ = [
 
 # -- argument normalisation ---------------------------------------------------------
 
-def _pair(value, name: str, n: int = 2) -> tuple:
+def _pair(value: Any, name: str, n: int = 2) -> tuple:
     """``value`` (int or sequence of ``n`` ints) as a tuple of ``n`` ints."""
     if isinstance(value, Tensor):
         value = value.tolist()
@@ -60,7 +64,8 @@ def _pair(value, name: str, n: int = 2) -> tuple:
     return (int(value),) * n
 
 
-def _out_size(size: int, k: int, s: int, p_lo: int, p_hi: int, d: int, ceil_mode=False) -> int:
+def _out_size(size: int, k: int, s: int, p_lo: int, p_hi: int, d: int,
+              ceil_mode: bool = False) -> int:
     """Sliding-window count along one axis (PyTorch's pooling rule when ``ceil_mode``)."""
     span = size + p_lo + p_hi - d * (k - 1) - 1
     if ceil_mode:
@@ -74,7 +79,7 @@ def _out_size(size: int, k: int, s: int, p_lo: int, p_hi: int, d: int, ceil_mode
 
 # -- the im2col / col2im pair -------------------------------------------------------
 
-def _window_key(i: int, j: int, geom) -> tuple:
+def _window_key(i: int, j: int, geom: Any) -> tuple:
     """The strided slice picking kernel offset ``(i, j)`` of every window."""
     (kh, kw), (dh, dw), (sh, sw), _, (oh, ow) = geom
     h0, w0 = i * dh, j * dw
@@ -82,7 +87,7 @@ def _window_key(i: int, j: int, geom) -> tuple:
             slice(w0, w0 + sw * (ow - 1) + 1, sw))
 
 
-def _padded_extent(in_hw, geom) -> tuple:
+def _padded_extent(in_hw: Any, geom: Any) -> tuple:
     """Height and width of the padded buffer: the input plus what the windows reach."""
     (kh, kw), (dh, dw), (sh, sw), (pt, pl), (oh, ow) = geom
     hp = max(in_hw[0] + pt, (oh - 1) * sh + dh * (kh - 1) + 1)
@@ -90,7 +95,7 @@ def _padded_extent(in_hw, geom) -> tuple:
     return hp, wp
 
 
-def _im2col_data(backend, data, geom, pad_value=0):
+def _im2col_data(backend: Backend, data: Any, geom: Any, pad_value: Any = 0) -> Any:
     xp = backend.xp
     n, c, h, w = data.shape
     (kh, kw), _, _, (pt, pl), _ = geom
@@ -104,7 +109,7 @@ def _im2col_data(backend, data, geom, pad_value=0):
                     axis=2)
 
 
-def _col2im_data(backend, cols, in_hw, geom):
+def _col2im_data(backend: Backend, cols: Any, in_hw: Any, geom: Any) -> Any:
     xp = backend.xp
     n, c = cols.shape[:2]
     (kh, kw), _, _, (pt, pl), _ = geom
@@ -125,7 +130,7 @@ COL2IM = defop("Col2ImBackward0", params=("in_hw", "geom"),
                vjp=(lambda g, n: im2col(g, n.geom),))
 
 
-def im2col(input: Tensor, geom, pad_value=0) -> Tensor:
+def im2col(input: Tensor, geom: Any, pad_value: Any = 0) -> Tensor:
     """``(N, C, H, W)`` -> ``(N, C, kh*kw, OH, OW)`` windows (recorded; backward is ``col2im``).
 
     ``geom`` is ``(kernel, dilation, stride, (pad_top, pad_left), (OH, OW))``;
@@ -136,7 +141,7 @@ def im2col(input: Tensor, geom, pad_value=0) -> Tensor:
     return IM2COL.record(data, input._backend, (input,), in_hw=input._data.shape[2:], geom=geom)
 
 
-def col2im(cols: Tensor, in_hw, geom) -> Tensor:
+def col2im(cols: Tensor, in_hw: Any, geom: Any) -> Tensor:
     """The adjoint of ``im2col``: windows summed back into ``(N, C, *in_hw)`` (recorded)."""
     data = _col2im_data(cols._backend, cols._data, tuple(in_hw), geom)
     return COL2IM.record(data, cols._backend, (cols,), in_hw=tuple(in_hw), geom=geom)
@@ -144,7 +149,7 @@ def col2im(cols: Tensor, in_hw, geom) -> Tensor:
 
 # -- convolution --------------------------------------------------------------------
 
-def _batched(input: Tensor, spatial: int, op: str):
+def _batched(input: Tensor, spatial: int, op: str) -> tuple[Any, ...]:
     """``input`` with a batch dimension, and whether one was added (unbatched input)."""
     if input.ndim == spatial + 1:
         return input.unsqueeze(0), True
@@ -155,7 +160,7 @@ def _batched(input: Tensor, spatial: int, op: str):
     return input, False
 
 
-def _conv_padding(padding, kernel, dilation, stride, op: str):
+def _conv_padding(padding: Any, kernel: Any, dilation: Any, stride: Any, op: str) -> Any:
     """``padding`` (int, tuple, 'same', 'valid') as ``((top, bottom), (left, right))``."""
     if isinstance(padding, str):
         if padding == "valid":
@@ -176,7 +181,8 @@ def _conv_padding(padding, kernel, dilation, stride, op: str):
     return ((ph, ph), (pw, pw))
 
 
-def _check_conv(input: Tensor, weight: Tensor, groups: int, op: str, transposed=False):
+def _check_conv(input: Tensor, weight: Tensor, groups: int, op: str,
+                transposed: bool = False) -> None:
     c_in = input.shape[1]
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
@@ -196,12 +202,14 @@ def _check_conv(input: Tensor, weight: Tensor, groups: int, op: str, transposed=
                            f"({weight.dtype.name}) should be the same")
 
 
-def _conv2d_core(x: Tensor, weight, bias, stride, pads, dilation, groups) -> Tensor:
+def _conv2d_core(x: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, pads: Any,
+                 dilation: Any, groups: Any) -> Tensor:
     return dispatch_kernel("conv2d", weight._backend, _conv2d_portable,
                            x, weight, bias, stride, pads, dilation, groups)
 
 
-def _conv2d_portable(x: Tensor, weight, bias, stride, pads, dilation, groups) -> Tensor:
+def _conv2d_portable(x: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, pads: Any,
+                     dilation: Any, groups: Any) -> Tensor:
     """``im2col`` then one (grouped) matmul: the convolution every backend can run."""
     n, c, h, w = x.shape
     o, cg, kh, kw = weight.shape
@@ -225,8 +233,9 @@ def _conv2d_portable(x: Tensor, weight, bias, stride, pads, dilation, groups) ->
     return out
 
 
-def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
-           dilation=1, groups: int = 1) -> Tensor:
+def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+           padding: Any = 0,
+           dilation: Any = 1, groups: int = 1) -> Tensor:
     """2-D cross-correlation over ``(N, C_in, H, W)`` (or unbatched ``(C_in, H, W)``) input.
 
     ``weight`` is ``(C_out, C_in / groups, kh, kw)``; ``padding`` an int, a pair,
@@ -240,8 +249,9 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
     return out.squeeze(0) if unbatched else out
 
 
-def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
-           dilation=1, groups: int = 1) -> Tensor:
+def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+           padding: Any = 0,
+           dilation: Any = 1, groups: int = 1) -> Tensor:
     """1-D cross-correlation over ``(N, C_in, L)`` (or ``(C_in, L)``): a height-1 ``conv2d``."""
     x, unbatched = _batched(input, 1, "conv1d")
     if weight.ndim != 3:
@@ -259,8 +269,9 @@ def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
     return out.squeeze(0) if unbatched else out
 
 
-def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1,
-                     padding=0, output_padding=0, groups: int = 1, dilation=1) -> Tensor:
+def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+                     padding: Any = 0, output_padding: Any = 0, groups: int = 1,
+                     dilation: Any = 1) -> Tensor:
     """The adjoint of ``conv2d`` w.r.t. its input ("deconvolution").
 
     ``weight`` is ``(C_in, C_out / groups, kh, kw)``; the output size is
@@ -296,7 +307,8 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
 
 # -- pooling --------------------------------------------------------------------------
 
-def _pool_geom(x: Tensor, kernel_size, stride, padding, dilation, ceil_mode, op: str):
+def _pool_geom(x: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation: Any,
+               ceil_mode: bool, op: str) -> tuple[Any, ...]:
     kernel = _pair(kernel_size, "kernel_size")
     stride = kernel if stride is None or stride == [] or stride == () else _pair(stride, "stride")
     padding, dilation = _pair(padding, "padding"), _pair(dilation, "dilation")
@@ -313,8 +325,9 @@ def _pool_geom(x: Tensor, kernel_size, stride, padding, dilation, ceil_mode, op:
     return (kernel, dilation, stride, padding, out)
 
 
-def max_pool2d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
-                            ceil_mode: bool = False):
+def max_pool2d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                            dilation: Any = 1,
+                            ceil_mode: bool = False) -> tuple[Any, ...]:
     """``(values, indices)`` of 2-D max pooling; indices are flat ``h * W + w`` per plane."""
     x, unbatched = _batched(input, 2, "max_pool2d")
     geom = _pool_geom(x, kernel_size, stride, padding, dilation, ceil_mode, "max_pool2d")
@@ -325,7 +338,7 @@ def max_pool2d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, 
     return values, indices
 
 
-def _window_to_flat(arg: Tensor, width: int, geom) -> Tensor:
+def _window_to_flat(arg: Tensor, width: int, geom: Any) -> Tensor:
     """Window offsets ``k`` -> PyTorch's flat input index ``h * W + w`` (integer arithmetic)."""
     (kh, kw), (dh, dw), (sh, sw), (pt, pl), (oh, ow) = geom
     backend = arg._backend
@@ -338,15 +351,16 @@ def _window_to_flat(arg: Tensor, width: int, geom) -> Tensor:
     return Tensor._wrap(h * width + w, backend)
 
 
-def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
-               ceil_mode: bool = False, return_indices: bool = False):
+def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               dilation: Any = 1,
+               ceil_mode: bool = False, return_indices: bool = False) -> Any:
     """2-D max pooling (``stride`` defaults to ``kernel_size``); padding counts as ``-inf``."""
     values, indices = max_pool2d_with_indices(input, kernel_size, stride, padding, dilation,
                                               ceil_mode)
     return (values, indices) if return_indices else values
 
 
-def _avg_divisor(in_hw, geom, count_include_pad: bool):
+def _avg_divisor(in_hw: Any, geom: Any, count_include_pad: bool) -> Any:
     """Per-output-pixel divisor: PyTorch's window sizes, clipped to input (+ padding)."""
     kernel, _, stride, padding, out = geom
     per_axis = []
@@ -361,8 +375,9 @@ def _avg_divisor(in_hw, geom, count_include_pad: bool):
     return per_axis
 
 
-def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
-               count_include_pad: bool = True, divisor_override=None) -> Tensor:
+def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               ceil_mode: bool = False,
+               count_include_pad: bool = True, divisor_override: Any = None) -> Tensor:
     """2-D average pooling, with PyTorch's divisor rules for padding and ``ceil_mode``."""
     x, unbatched = _batched(input, 2, "avg_pool2d")
     geom = _pool_geom(x, kernel_size, stride, padding, 1, ceil_mode, "avg_pool2d")
@@ -392,7 +407,7 @@ def _adaptive_matrix(size: int, out: int, like: Tensor) -> Tensor:
     return Tensor._wrap(backend.from_host(rows, like._data.dtype), backend)
 
 
-def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
+def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     """Average pooling to a fixed ``output_size`` (an int, a pair, ``None`` keeps a size).
 
     The average over a rectangle is separable, so it is two matmuls with
@@ -413,7 +428,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
 
 # -- resampling -------------------------------------------------------------------------
 
-def _nearest_index(out: int, size: int, scale) -> list:
+def _nearest_index(out: int, size: int, scale: Any) -> list:
     """PyTorch's ``nearest`` source index per output position."""
     if out == size:
         return list(range(out))
@@ -421,8 +436,9 @@ def _nearest_index(out: int, size: int, scale) -> list:
     return [min(int(math.floor(i * ratio)), size - 1) for i in range(out)]
 
 
-def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "nearest",
-                align_corners=None, recompute_scale_factor=None, antialias: bool = False):
+def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
+                align_corners: bool | None = None, recompute_scale_factor: Any = None,
+                antialias: bool = False) -> Tensor:
     """Resize the spatial dimensions of ``(N, C, *spatial)`` input (``mode='nearest'`` only).
 
     Nearest indexing is an ``index_select`` per spatial axis, so gradients
@@ -443,7 +459,7 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
         raise ValueError("only one of size or scale_factor should be defined")
     if size is not None:
         sizes = _pair(size, "size", spatial)
-        scales = (None,) * spatial
+        scales: tuple[float | None, ...] = (None,) * spatial
     else:
         scales = tuple(float(s) for s in _scales(scale_factor, spatial))
         sizes = tuple(int(math.floor(n * s)) for n, s in zip(in_sizes, scales))
@@ -460,7 +476,7 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
     return out
 
 
-def _scales(scale_factor, n: int) -> tuple:
+def _scales(scale_factor: Any, n: int) -> tuple:
     if isinstance(scale_factor, (list, tuple)):
         if len(scale_factor) != n:
             raise ValueError(f"Input and scale_factor must have the same number of spatial "
@@ -470,13 +486,13 @@ def _scales(scale_factor, n: int) -> tuple:
     return (scale_factor,) * n
 
 
-def upsample(input: Tensor, size=None, scale_factor=None, mode: str = "nearest",
-             align_corners=None) -> Tensor:
+def upsample(input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
+             align_corners: bool | None = None) -> Tensor:
     """Deprecated alias of ``interpolate``."""
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
-def upsample_nearest(input: Tensor, size=None, scale_factor=None) -> Tensor:
+def upsample_nearest(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
     """Deprecated alias of ``interpolate(mode='nearest')``."""
     return interpolate(input, size, scale_factor, "nearest")
 
@@ -516,7 +532,8 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
 
 # -- public im2col / col2im ---------------------------------------------------------------
 
-def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
+def unfold(input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
+           stride: Any = 1) -> Tensor:
     """Sliding local blocks (im2col): ``(N, C, H, W)`` -> ``(N, C*kh*kw, L)``."""
     x, unbatched = _batched(input, 2, "unfold")
     kernel, dilation = _pair(kernel_size, "kernel_size"), _pair(dilation, "dilation")
@@ -532,7 +549,8 @@ def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tenso
     return cols.squeeze(0) if unbatched else cols
 
 
-def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
+def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
+         stride: Any = 1) -> Tensor:
     """Sum sliding local blocks back into an image (col2im): ``(N, C*kh*kw, L)`` -> ``(N, C, H, W)``."""
     unbatched = input.ndim == 2
     x = input.unsqueeze(0) if unbatched else input
@@ -551,7 +569,7 @@ def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=
     out = tuple(_out_size(s_, kk, st, p, p, d)
                 for s_, kk, st, p, d in zip(size, kernel, stride, padding, dilation))
     if out[0] * out[1] != length:
-        raise RuntimeError(f"fold: Given output_size={size}, kernel_size={kernel}, "
+        raise RuntimeError(f"fold: Given output_size = {size}, kernel_size={kernel}, "
                            f"dilation={dilation}, padding={padding}, stride={stride}, expected "
                            f"size of input's dimension 2 to match the calculated number of "
                            f"sliding blocks {out[0]} * {out[1]} = {out[0] * out[1]}, but got "

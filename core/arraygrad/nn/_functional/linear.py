@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from arraygrad import dtypes as _dt
 from arraygrad.autograd.grad_mode import no_grad
 from arraygrad.ops import elementwise as ew, indexing, linalg
@@ -10,16 +12,20 @@ from arraygrad.ops.promotion import same_backend
 from arraygrad.ops.rule import defop
 from arraygrad.tensor import Tensor
 
+if TYPE_CHECKING:
+    from arraygrad.ops.rule import RuleNode
+    from arraygrad.backends.contract import Backend
+
 __all__ = ["linear", "bilinear", "dropout", "embedding", "one_hot", "pad"]
 
 
-def _linear_vjp(g, n) -> tuple:
+def _linear_vjp(g: Tensor, n: RuleNode) -> tuple:
     """The gradients of ``(input, weight, bias)``: one ``LinearBackwardBackward0`` node."""
     need = n.needs_input_grad
     return linear_backward(g, n.input, n.weight, need[0], need[1], len(need) > 2 and need[2])
 
 
-def _linear_grad_data(gd, n, backend) -> tuple:
+def _linear_grad_data(gd: Any, n: RuleNode, backend: Backend) -> tuple:
     """``_linear_vjp`` on arrays (first order): three products, nothing recorded."""
     nxt = n._next  # which inputs need a gradient (``needs_input_grad``, without the tuple)
     need_w = nxt[1] is not None
@@ -44,7 +50,7 @@ MM = defop("MmBackward0", key="LinearMmBackward0", inputs=("input", "weight"),
            first_order=_linear_grad_data, exact=True)
 
 
-def linear(input, weight, bias=None):
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Any:
     """``input @ weight.T + bias``, recorded as one node (PyTorch's ``AddmmBackward0``)."""
     if not isinstance(input, Tensor) or weight._data.ndim != 2 or input._data.ndim == 0:
         out = linalg.matmul(input, weight.t()) if weight.ndim == 2 else linalg.matmul(input, weight)
@@ -73,7 +79,7 @@ def linear(input, weight, bias=None):
     return MM.record(data, backend, (input, weight))
 
 
-def bilinear(input1, input2, weight, bias=None):
+def bilinear(input1: Any, input2: Any, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``y[..., k] = x1 @ weight[k] @ x2 + bias[k]`` with ``weight`` of shape (out, in1, in2)."""
     out_f, in1, in2 = weight.shape
     if input1.shape[-1] != in1 or input2.shape[-1] != in2:
@@ -87,7 +93,7 @@ def bilinear(input1, input2, weight, bias=None):
     return out if bias is None else out + bias
 
 
-def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False):
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)`` (training only)."""
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
@@ -107,7 +113,7 @@ def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False)
     return input.copy_(out) if inplace else out
 
 
-def _renorm_rows(weight, indices, max_norm: float, norm_type: float) -> None:
+def _renorm_rows(weight: Tensor, indices: Any, max_norm: float, norm_type: float) -> None:
     """Scale, in place, the rows ``indices`` of ``weight`` whose norm exceeds ``max_norm``."""
     with no_grad():
         idx = indices.reshape(-1)
@@ -117,7 +123,7 @@ def _renorm_rows(weight, indices, max_norm: float, norm_type: float) -> None:
         weight[idx] = rows * scale
 
 
-def normalize_padding_idx(padding_idx, num_embeddings: int):
+def normalize_padding_idx(padding_idx: Any, num_embeddings: int) -> Any:
     """``padding_idx`` as a row index in ``[0, num_embeddings)`` (negative counts from the
     end), or None; PyTorch's AssertionError when it is out of range."""
     if padding_idx is None:
@@ -130,8 +136,9 @@ def normalize_padding_idx(padding_idx, num_embeddings: int):
     return padding_idx
 
 
-def embedding(input, weight, padding_idx=None, max_norm=None, norm_type: float = 2.0,
-              scale_grad_by_freq: bool = False, sparse: bool = False):
+def embedding(input: Tensor, weight: Tensor, padding_idx: Any = None, max_norm: Any = None,
+              norm_type: float = 2.0,
+              scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
     """Rows of ``weight`` picked by the integer tensor ``input``.
 
     The row ``padding_idx`` gets no gradient.
@@ -161,7 +168,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type: float =
     return out
 
 
-def one_hot(tensor, num_classes: int = -1):
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """int64 one-hot encoding of an integer tensor along a new last dimension."""
     if tensor.dtype not in (_dt.int64, _dt.int32):
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
@@ -198,7 +205,7 @@ def _pad_index(size: int, left: int, right: int, mode: str) -> list:
     return out
 
 
-def pad(input, pad, mode: str = "constant", value=None):
+def pad(input: Tensor, pad: Any, mode: str = "constant", value: Any = None) -> Tensor:
     """Pad the last ``len(pad) // 2`` dimensions: ``pad = (left_last, right_last, left_prev, ...)``.
 
     Modes: ``constant`` (negative amounts crop), ``reflect``, ``replicate``, ``circular``.
@@ -230,7 +237,7 @@ def pad(input, pad, mode: str = "constant", value=None):
     return out
 
 
-def _pad_constant(input, pairs, value):
+def _pad_constant(input: Tensor, pairs: Any, value: Any) -> Tensor:
     from arraygrad.creation import full
 
     # negative amounts crop: slice first, then place the rest inside a filled tensor

@@ -8,13 +8,21 @@ first-order backward of ``linear``'s rule, one call instead of five tensor ops. 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from arraygrad.ops import linalg
 from arraygrad.ops.rule import defop
+
+if TYPE_CHECKING:
+    from arraygrad.tensor import Tensor
+    from arraygrad.ops.rule import RuleNode
+    from arraygrad.backends.contract import Backend
 
 __all__ = ["linear_backward", "linear_grad_data"]
 
 
-def linear_grad_data(backend, gd, xd, wd, need_x: bool, need_w: bool, need_b: bool) -> tuple:
+def linear_grad_data(backend: Backend, gd: Any, xd: Any, wd: Any, need_x: bool, need_w: bool,
+                     need_b: bool) -> tuple:
     """``(g @ w, g^T x, sum(g))`` on arrays (each None unless needed) for ``y = x @ w.T + b``."""
     xp = backend.xp
     out_f, in_f = wd.shape
@@ -28,7 +36,7 @@ def linear_grad_data(backend, gd, xd, wd, need_x: bool, need_w: bool, need_b: bo
     return gx, gw, gb
 
 
-def _linear_backward_backward(grads, n) -> tuple:
+def _linear_backward_backward(grads: Any, n: RuleNode) -> tuple:
     """The gradients of ``(g, x, w)`` from those of the outputs ``(gx, gw, gb)`` that were
     made (``n.made``); the others are placeholders, and get nothing."""
     need_g, need_x, need_w = n.needs_input_grad
@@ -64,7 +72,8 @@ LINEAR_BACKWARD = defop("LinearBackwardBackward0", inputs=("grad_output", "self"
                         outputs=3, vjp=_linear_backward_backward)
 
 
-def linear_backward(g, x, w, need_x: bool, need_w: bool, need_b: bool) -> tuple:
+def linear_backward(g: Tensor, x: Tensor, w: Any, need_x: bool, need_w: bool,
+                    need_b: bool) -> tuple:
     """``(g @ w, g^T x, sum(g))`` (each None unless needed) for ``y = x @ w.T + b``, recorded
     as one node when grad mode is on and ``g``, ``x`` or ``w`` requires grad."""
     backend = g._backend

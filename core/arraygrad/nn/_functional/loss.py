@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from typing import TYPE_CHECKING, Any
 
 from arraygrad import dtypes as _dt
 from arraygrad.nn import _ops
@@ -11,12 +12,16 @@ from arraygrad.ops import activation as _act, elementwise as ew
 from arraygrad.ops.rule import defop, fast_paths
 from arraygrad.tensor import Tensor
 
+if TYPE_CHECKING:
+    from arraygrad.ops.rule import RuleNode
+    from arraygrad.backends.contract import Backend
+
 __all__ = ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "cross_entropy", "nll_loss",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
            "legacy_get_string"]
 
 
-def legacy_get_string(size_average, reduce, emit_warning: bool = True) -> str:
+def legacy_get_string(size_average: Any, reduce: Any, emit_warning: bool = True) -> str:
     """The ``reduction`` string the deprecated ``size_average``/``reduce`` pair stands for."""
     if size_average is None:
         size_average = True
@@ -34,13 +39,13 @@ def legacy_get_string(size_average, reduce, emit_warning: bool = True) -> str:
     return ret
 
 
-def _reduction(size_average, reduce, reduction: str) -> str:
+def _reduction(size_average: Any, reduce: Any, reduction: str) -> str:
     if size_average is not None or reduce is not None:
         return legacy_get_string(size_average, reduce)
     return reduction
 
 
-def _reduce(loss, reduction: str):
+def _reduce(loss: Any, reduction: str) -> Any:
     if reduction == "none":
         return loss
     if reduction == "mean":
@@ -50,7 +55,7 @@ def _reduce(loss, reduction: str):
     raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
-def _check_same_size(input, target, stacklevel: int = 3) -> None:
+def _check_same_size(input: Tensor, target: Tensor, stacklevel: int = 3) -> None:
     if tuple(target.shape) != tuple(input.shape):
         warnings.warn(
             f"Using a target size ({target.shape}) that is different to the input size "
@@ -58,7 +63,8 @@ def _check_same_size(input, target, stacklevel: int = 3) -> None:
             "Please ensure they have the same size.", UserWarning, stacklevel=stacklevel)
 
 
-def mse_loss(input, target, size_average=None, reduce=None, reduction: str = "mean"):
+def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+             reduction: str = "mean") -> Tensor:
     """Mean squared error ``(x - y)^2``."""
     reduction = _reduction(size_average, reduce, reduction)
     _check_same_size(input, target)
@@ -66,15 +72,17 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction: str = "me
     return _reduce(diff * diff, reduction)
 
 
-def l1_loss(input, target, size_average=None, reduce=None, reduction: str = "mean"):
+def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+            reduction: str = "mean") -> Tensor:
     """Mean absolute error ``|x - y|``."""
     reduction = _reduction(size_average, reduce, reduction)
     _check_same_size(input, target)
     return _reduce(ew.abs(input - target), reduction)
 
 
-def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction: str = "mean",
-                   beta: float = 1.0):
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+                   reduction: str = "mean",
+                   beta: float = 1.0) -> Tensor:
     """``0.5 d^2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta``."""
     reduction = _reduction(size_average, reduce, reduction)
     _check_same_size(input, target)
@@ -87,7 +95,8 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction: str
     return _reduce(loss, reduction)
 
 
-def huber_loss(input, target, reduction: str = "mean", delta: float = 1.0, weight=None):
+def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
+               weight: Tensor | None = None) -> Tensor:
     """``0.5 d^2`` where ``|d| < delta``, else ``delta (|d| - 0.5 delta)``."""
     _check_same_size(input, target)
     if delta <= 0:
@@ -99,18 +108,19 @@ def huber_loss(input, target, reduction: str = "mean", delta: float = 1.0, weigh
     return _reduce(loss, reduction)
 
 
-def _class_dim(input) -> int:
+def _class_dim(input: Tensor) -> int:
     return 0 if input.ndim == 1 else 1
 
 
-def _weight_view(weight, input):
+def _weight_view(weight: Tensor, input: Tensor) -> Tensor:
     """``weight`` (one entry per class) shaped to broadcast along the class dimension."""
     shape = [1] * input.ndim
     shape[_class_dim(input)] = weight.shape[0]
     return weight.reshape(tuple(shape))
 
 
-def _nll_parts(input, target, weight, ignore_index):
+def _nll_parts(input: Tensor, target: Tensor, weight: Tensor | None,
+               ignore_index: Any) -> tuple[Any, ...]:
     """Per-element ``-w[t] * input[t]`` (0 where ignored) and the matching weights ``w[t]``."""
     if not isinstance(target, Tensor) or target.dtype not in (_dt.int64, _dt.int32):
         raise RuntimeError(f"expected scalar type Long but found {getattr(target, 'dtype', type(target))}")
@@ -152,7 +162,7 @@ def _nll_parts(input, target, weight, ignore_index):
     return loss, w
 
 
-def _nll_grad_data(gd, n, backend):
+def _nll_grad_data(gd: Any, n: RuleNode, backend: Backend) -> Any:
     """``NLL``'s first-order gradient on arrays: the saved picks scaled by ``g``."""
     if n.reduction == "none":  # per-row losses: each row's gradient scales its row
         gd = backend.xp.reshape(gd, (-1, 1))
@@ -166,7 +176,7 @@ NLL = defop("NllLossBackward0", saves=("picks",), params=("reduction",),
             first_order=(_nll_grad_data,), exact=True)
 
 
-def _nll_2d(input, target, ignore_index: int, reduction: str):
+def _nll_2d(input: Tensor, target: Tensor, ignore_index: int, reduction: str) -> Tensor:
     """NLL of a (N, C) input with (N,) class targets and no class weights: one node."""
     backend = input._backend
     xp = backend.xp
@@ -200,8 +210,9 @@ def _nll_2d(input, target, ignore_index: int, reduction: str):
                       reduction=reduction)
 
 
-def nll_loss(input, target, weight=None, size_average=None, ignore_index: int = -100,
-             reduce=None, reduction: str = "mean"):
+def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
+             ignore_index: int = -100,
+             reduce: Any = None, reduction: str = "mean") -> Tensor:
     """Negative log likelihood of class-index ``target`` under log-probabilities ``input``.
 
     ``'mean'`` divides by the summed weights of the non-ignored targets.
@@ -215,7 +226,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index: int = 
     return _reduce(loss, reduction)
 
 
-def _fast_nll(input, target, weight, reduction) -> bool:
+def _fast_nll(input: Tensor, target: Tensor, weight: Tensor | None, reduction: str) -> bool:
     """Whether the one-node NLL applies: (N, C) input, (N,) integer targets, no weights."""
     if weight is not None or not isinstance(target, Tensor) or target._backend is not input._backend:
         return False
@@ -224,8 +235,10 @@ def _fast_nll(input, target, weight, reduction) -> bool:
             and target.dtype in (_dt.int64, _dt.int32) and reduction in ("mean", "sum", "none"))
 
 
-def cross_entropy(input, target, weight=None, size_average=None, ignore_index: int = -100,
-                  reduce=None, reduction: str = "mean", label_smoothing: float = 0.0):
+def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                  size_average: Any = None, ignore_index: int = -100,
+                  reduce: Any = None, reduction: str = "mean",
+                  label_smoothing: float = 0.0) -> Tensor:
     """``nll_loss(log_softmax(input, 1), target)`` for class indices, or ``-sum(p log q)`` for
     class probabilities (``target`` floating, same shape as ``input``); optional label smoothing.
     """
@@ -255,8 +268,9 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index: i
     return nll * (1 - label_smoothing) + smooth * (label_smoothing / n_classes)
 
 
-def _cross_entropy_probs(logp, target, weight, ignore_index, reduction, label_smoothing, cdim,
-                         n_classes):
+def _cross_entropy_probs(logp: Any, target: Tensor, weight: Tensor | None, ignore_index: Any,
+                         reduction: str, label_smoothing: Any, cdim: Any,
+                         n_classes: Any) -> Tensor:
     if tuple(target.shape) != tuple(logp.shape):
         raise RuntimeError(
             f"Expected target size {list(logp.shape)}, got {list(target.shape)}")
@@ -275,13 +289,14 @@ def _cross_entropy_probs(logp, target, weight, ignore_index, reduction, label_sm
     return total / (logp.numel() / n_classes)
 
 
-def _log_clamped(x):
+def _log_clamped(x: Tensor) -> Tensor:
     """``max(log(x), -100)`` as PyTorch's BCE clamps, with a finite gradient at 0."""
     return ew.log(ew.clamp(x, min=math.exp(-100)))
 
 
-def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
-                         reduction: str = "mean"):
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                         size_average: Any = None, reduce: Any = None,
+                         reduction: str = "mean") -> Tensor:
     """``-(t log x + (1 - t) log(1 - x))`` for probabilities ``input`` (logs clamped at -100)."""
     reduction = _reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
@@ -297,8 +312,9 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     return _reduce(loss, reduction)
 
 
-def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
-                                     reduction: str = "mean", pos_weight=None):
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                                     size_average: Any = None, reduce: Any = None,
+                                     reduction: str = "mean", pos_weight: Any = None) -> Tensor:
     """BCE of ``sigmoid(input)`` computed stably from the logits; ``pos_weight`` scales positives."""
     reduction = _reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
@@ -315,15 +331,16 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     return _reduce(loss, reduction)
 
 
-def _xlogy(x, y):
+def _xlogy(x: Tensor, y: Tensor) -> Tensor:
     """``x * log(y)``, 0 where ``x == 0`` (with a finite gradient there)."""
     pos = x != 0
     safe_y = ew.where(pos, y, ew.full_like_scalar(y, 1.0))
     return ew.where(pos, x * ew.log(safe_y), ew.full_like_scalar(y, 0.0))
 
 
-def kl_div(input, target, size_average=None, reduce=None, reduction: str = "mean",
-           log_target: bool = False):
+def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+           reduction: str = "mean",
+           log_target: bool = False) -> Tensor:
     """KL divergence ``sum t (log t - input)`` with ``input`` log-probabilities.
 
     ``reduction='batchmean'`` divides the sum by the batch size (the true KL

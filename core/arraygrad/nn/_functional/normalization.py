@@ -8,13 +8,18 @@ graph, with the unbiased variance, as PyTorch does.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from arraygrad.autograd.grad_mode import no_grad
 from arraygrad.ops import elementwise as ew
+
+if TYPE_CHECKING:
+    from arraygrad.tensor import Tensor
 
 __all__ = ["batch_norm", "layer_norm", "group_norm"]
 
 
-def _normalize(x, dims, eps):
+def _normalize(x: Tensor, dims: Any, eps: Any) -> tuple[Any, ...]:
     mean = x.mean(dim=dims, keepdim=True)
     var = x.var(dim=dims, unbiased=False, keepdim=True)
     return (x - mean) * ew.rsqrt(var + eps), mean, var
@@ -25,8 +30,9 @@ def _channel_shape(ndim: int, channels: int) -> tuple:
     return (1, channels) + (1,) * (ndim - 2)
 
 
-def batch_norm(input, running_mean, running_var, weight=None, bias=None, training: bool = False,
-               momentum: float = 0.1, eps: float = 1e-5):
+def batch_norm(input: Tensor, running_mean: Any, running_var: Any, weight: Tensor | None = None,
+               bias: Tensor | None = None, training: bool = False,
+               momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
     """Normalise each channel (dim 1) over the batch and spatial dims.
 
     Training uses the batch statistics (and updates ``running_*`` when given);
@@ -63,7 +69,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     return out
 
 
-def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-5):
+def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     """Normalise over the last ``len(normalized_shape)`` dimensions, then scale and shift."""
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     n = len(shape)
@@ -80,7 +87,8 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-
     return out
 
 
-def group_norm(input, num_groups: int, weight=None, bias=None, eps: float = 1e-5):
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     """Normalise each group of ``C / num_groups`` channels over its channels and spatial dims."""
     if input.ndim < 2:
         raise RuntimeError(f"group_norm: expected at least 2D input (got {input.ndim}D input)")

@@ -17,9 +17,14 @@ the hooks ran, so no tensor outlives the backward pass through this object.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from arraygrad.autograd.function import Function
 from arraygrad.autograd.grad_mode import _state
 from arraygrad.tensor import Tensor
+
+if TYPE_CHECKING:
+    from arraygrad.autograd.graph import Node
 
 __all__ = ["BackwardHook", "BackwardHookFunction"]
 
@@ -28,42 +33,42 @@ class BackwardHookFunction(Function):
     """Identity on any number of tensors; its node is where module hooks attach."""
 
     @staticmethod
-    def forward(ctx, *args):
+    def forward(ctx: Any, *args: Any) -> Any:
         # fresh aliases (an input returned as-is would be detached by Function.apply anyway)
         outs = tuple(a.detach() for a in args)
         ctx.mark_non_differentiable(*[o for o, a in zip(outs, args) if not a.requires_grad])
         return outs
 
     @staticmethod
-    def backward(ctx, *grads):
+    def backward(ctx: Any, *grads: Any) -> Any:
         return grads
 
 
 class BackwardHook:
     """Wires a module's full backward hooks and backward pre-hooks around one forward call."""
 
-    def __init__(self, module, user_hooks, user_pre_hooks):
+    def __init__(self, module: Any, user_hooks: Any, user_pre_hooks: Any) -> None:
         self.module = module
         self.user_hooks = list(user_hooks)
         self.user_pre_hooks = list(user_pre_hooks)
-        self.grad_outputs = None
+        self.grad_outputs: Any = None
         self.n_outputs = -1
-        self.output_tensors_index = None
+        self.output_tensors_index: Any = None
         self.n_inputs = -1
-        self.input_tensors_index = None
+        self.input_tensors_index: Any = None
 
     @staticmethod
-    def _pack_with_none(indices, values, size) -> tuple:
+    def _pack_with_none(indices: Any, values: Any, size: Any) -> tuple:
         res = [None] * size
         for idx, val in zip(indices, values):
             res[idx] = val
         return tuple(res)
 
     @staticmethod
-    def _unpack_none(indices, values) -> tuple:
+    def _unpack_none(indices: Any, values: Any) -> tuple:
         return tuple(values[idx] for idx in indices)
 
-    def _apply_on_tensors(self, register, args):
+    def _apply_on_tensors(self, register: Any, args: Any) -> tuple[Any, ...]:
         """Pass the tensors of ``args`` through ``BackwardHookFunction``; ``register(node)``."""
         tensors_idx = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
         tensors = [args[i] for i in tensors_idx]
@@ -79,7 +84,7 @@ class BackwardHook:
 
     def setup_input_hook(self, args: tuple) -> tuple:
         """Wrap the positional inputs; the full hooks fire when their gradients are computed."""
-        def register(node):
+        def register(node: Node) -> None:
             node.register_hook(self._input_hook)
 
         res, idx = self._apply_on_tensors(register, args)
@@ -87,7 +92,7 @@ class BackwardHook:
         self.input_tensors_index = idx
         return res
 
-    def _input_hook(self, grad_input, _grad_output):
+    def _input_hook(self, grad_input: Any, _grad_output: Any) -> Any:
         if self.grad_outputs is None:
             # the gradient reached the inputs without passing through the outputs
             # (e.g. a double-backward graph): there is no grad_output to report
@@ -107,9 +112,9 @@ class BackwardHook:
         self.grad_outputs = None
         return self._unpack_none(self.input_tensors_index, res)
 
-    def setup_output_hook(self, result):
+    def setup_output_hook(self, result: Tensor) -> Tensor:
         """Wrap the outputs; the pre-hooks see ``grad_output`` when it arrives."""
-        def register(node):
+        def register(node: Node) -> None:
             node.register_prehook(self._output_hook)
 
         is_tuple = isinstance(result, tuple)
@@ -119,7 +124,7 @@ class BackwardHook:
         self.output_tensors_index = idx
         return res if is_tuple else res[0]
 
-    def _output_hook(self, grad_output):
+    def _output_hook(self, grad_output: Tensor) -> Any:
         self.grad_outputs = self._pack_with_none(self.output_tensors_index, grad_output,
                                                  self.n_outputs)
         for pre_hook in self.user_pre_hooks:

@@ -3,11 +3,12 @@ and ``random_split``."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, NoReturn, Sequence
+
 import bisect
 import math
 import warnings
 from itertools import accumulate
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, NoReturn, Sequence
 
 from arraygrad.tensor import Tensor
 
@@ -51,7 +52,7 @@ class TensorDataset(Dataset):
 
     def __getitem__(self, index: Any) -> tuple[Tensor, ...]:
         # Tensor's indexing is installed at import by tensor_methods, which mypy cannot see yet
-        return tuple(t[index] for t in self.tensors)  # type: ignore[index]
+        return tuple(t[index] for t in self.tensors)
 
     def __len__(self) -> int:
         return self.tensors[0].size(0)
