@@ -13,6 +13,9 @@ recorder's loops and the metadata ``finish_grad`` would find has nothing to undo
 - ``record_unary``: a one-input op of a tensor, its node built inline.
 - ``operands``: the promotion of two operands that need none (same shape and dtype, or a
   floating tensor with a Python number, which keeps the tensor's dtype).
+- ``inplace_arithmetic``: optimizers' ``p.add_(...)`` on the array itself, nothing recorded.
+- ``class_onehot``: NLL's one-hot of class targets without the ignore masks, when every
+  target is a class and none is ignored.
 - ``inplace_arithmetic``: ``t += other * alpha`` (and ``-= *= /=``) with the array's own
   in-place operator when nothing is recorded (optimizers' updates).
 """
@@ -217,3 +220,16 @@ def inplace_arithmetic(t: Tensor, op: str, other: Any, alpha: Any = 1) -> Tensor
         return fn(data, value)
     except ValueError:  # e.g. a read-only broadcast view: the general path explains it
         return None
+
+
+def class_onehot(xp: Any, t: Any, c: int, ignore_index: int, dtype: Any) -> tuple[Any, int] | None:
+    """NLL's ``(one-hot of the targets t, count)`` over ``c`` classes in ``dtype``, when every
+    target is a class and none is ``ignore_index`` (the common case: no masks needed); None
+    for the general path, which also raises for targets out of range."""
+    n = t.shape[0]
+    if not fast_paths.on or not n:
+        return None
+    lo, hi = int(xp.min(t)), int(xp.max(t))
+    if lo < 0 or hi >= c or lo <= ignore_index <= hi:
+        return None
+    return xp.astype(t[:, None] == xp.arange(c, dtype=t.dtype), dtype), n

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any
 from arraygrad import dtypes as _dt
 from arraygrad.nn import _ops
 from arraygrad.ops import activation as _act, elementwise as ew
-from arraygrad.ops.rule import defop, fast_paths
+from arraygrad.ops import fast as _fast
+from arraygrad.ops.rule import defop
 from arraygrad.tensor import Tensor
 
 if TYPE_CHECKING:
@@ -183,11 +184,9 @@ def _nll_2d(input: Tensor, target: Tensor, ignore_index: int, reduction: str) ->
     x = input._data
     n, c = x.shape
     t = target._data
-    lo, hi = (int(xp.min(t)), int(xp.max(t))) if n else (0, 0)
-    if fast_paths.on and n and 0 <= lo and hi < c and not lo <= ignore_index <= hi:
-        # every target is a class and none is ignored (the common case): no masks needed
-        onehot = xp.astype(t[:, None] == xp.arange(c, dtype=t.dtype), x.dtype)
-        count = n
+    found = _fast.class_onehot(xp, t, c, ignore_index, x.dtype)
+    if found is not None:
+        onehot, count = found
     else:
         valid = t != ignore_index
         safe = xp.where(valid, t, xp.zeros_like(t))
