@@ -14,6 +14,7 @@ import operator
 from typing import TYPE_CHECKING, Any, Callable
 
 from arraygrad import dtypes as _dt
+from arraygrad.autograd.graph import SavedTensor
 from arraygrad.backends.scalar_operands import scalar_operand
 from arraygrad.ops import activation_backward as _act_bw, fast as _fast
 from arraygrad.ops.broadcast import broadcast_shapes, mul_sum_to
@@ -25,7 +26,7 @@ from arraygrad.ops.rule import defop, identity
 from arraygrad.tensor import Tensor
 
 if TYPE_CHECKING:
-    from arraygrad.ops.rule import Rule, RuleNode, Vjp
+    from arraygrad.ops.rule import FirstOrder, Rule, RuleNode, Vjp
     from arraygrad.autograd.graph import Node
     from arraygrad.backends.contract import Backend
 
@@ -79,14 +80,19 @@ def _product_grad(g: Tensor, other: Any, node: RuleNode, i: int) -> Tensor:
     return g * other
 
 
-def _times_number(index: int) -> Any:
-    """First order: ``g * number`` on arrays when the other factor (saved at ``index``) is a
-    Python number; None ("take the vjp") when it is a tensor."""
+def _times_number(index: int) -> FirstOrder:
+    """First order of a factor: ``g * other`` on arrays when the other factor (saved at
+    ``index``) is a Python number, or a tensor of the gradient's shape and dtype; None ("take
+    the vjp") otherwise (broadcasting: the vjp contracts instead of materialising)."""
     def first(gd: Any, n: RuleNode, backend: Backend) -> Any:
         other = n._saved[index]  # raw: a number is saved as itself, a tensor as SavedTensor
         kind = type(other)
         if kind is float or kind is int:
             return gd * scalar_operand(backend, other, gd.dtype)
+        if kind is SavedTensor:
+            od = other.unpack(n)._data  # version-checked
+            if od.shape == gd.shape and od.dtype == gd.dtype:
+                return gd * od
         return None
     return first
 
