@@ -38,8 +38,17 @@ _active: "profile | None" = None
 _local = threading.local()
 
 
+class _CudaNames:
+    """PyTorch's older ``cuda`` names of the device-time fields, for events and averages."""
+
+    cuda_time_total = property(lambda self: self.device_time_total,
+                               doc="PyTorch's older name of ``device_time_total``.")
+    self_cuda_time_total = property(lambda self: self.self_device_time_total,
+                                    doc="PyTorch's older name of ``self_device_time_total``.")
+
+
 @dataclass
-class FunctionEvent:
+class FunctionEvent(_CudaNames):
     """One timed call: its name, start and end (microseconds from the profile's start)."""
 
     name: str
@@ -76,14 +85,10 @@ class FunctionEvent:
     cpu_time = property(lambda self: self.cpu_time_total, doc="``cpu_time_total`` (one call).")
     device_time = property(lambda self: self.device_time_total,
                            doc="``device_time_total`` (one call).")
-    cuda_time_total = property(lambda self: self.device_time_total,
-                               doc="PyTorch's older name of ``device_time_total``.")
-    self_cuda_time_total = property(lambda self: self.self_device_time_total,
-                                    doc="PyTorch's older name of ``self_device_time_total``.")
 
 
 @dataclass
-class FunctionEventAvg:
+class FunctionEventAvg(_CudaNames):
     """Events of one name (and shapes, if grouped so) added up."""
 
     key: str
@@ -104,10 +109,6 @@ class FunctionEventAvg:
         """Average device time per call (µs); 0 when device time was not measured."""
         return self.device_time_total / self.count if self.count else 0.0
 
-    cuda_time_total = property(lambda self: self.device_time_total,
-                               doc="PyTorch's older name of ``device_time_total``.")
-    self_cuda_time_total = property(lambda self: self.self_device_time_total,
-                                    doc="PyTorch's older name of ``self_device_time_total``.")
     cuda_time = property(lambda self: self.device_time,
                          doc="PyTorch's older name of ``device_time``.")
 
