@@ -9,10 +9,15 @@ now handles for the rules: the cast back of ``sum``/``cumsum`` with a ``dtype``,
 
 import numpy as np
 import pytest
-import torch
 
 import arraygrad as ag
 from arraygrad.ops.rule import reference_mode, rules
+
+try:  # the comparisons with PyTorch skip without it; the other checks here always run
+    import torch
+except ImportError:
+    torch = None
+needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
 
 X = np.array([[0.5, -1.5, 2.0, 0.25], [3.0, 1.0, -0.75, 2.0], [-2.0, 0.5, 1.25, -1.0]])
 
@@ -56,6 +61,7 @@ def _pair():
     return x, t
 
 
+@needs_torch
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_every_reduction_node_is_its_rules_node(case):
     x, _ = _pair()
@@ -66,6 +72,7 @@ def test_every_reduction_node_is_its_rules_node(case):
     assert len(fn.next_functions) == 1 and type(fn.next_functions[0][0]).__name__ == "AccumulateGrad"
 
 
+@needs_torch
 @pytest.mark.parametrize("fast", [True, False])
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_gradients_match_torch_first_and_second_order(case, fast):
@@ -90,6 +97,7 @@ def test_gradients_match_torch_first_and_second_order(case, fast):
             np.testing.assert_allclose(ggx.numpy(), ggt.numpy(), rtol=1e-8, atol=1e-12)
 
 
+@needs_torch
 def test_saved_attributes_are_pytorchs():
     x, t = _pair()
     for ours, theirs in [(x.sum(1, keepdim=True), t.sum(1, keepdim=True)),
@@ -120,6 +128,7 @@ def test_saved_attributes_are_pytorchs():
     assert x.norm(p=1, dim=0).grad_fn._saved_p == 1.0
 
 
+@needs_torch
 def test_saved_values_are_freed_by_backward():
     x, _ = _pair()
     y = x.prod(1)
@@ -128,6 +137,7 @@ def test_saved_values_are_freed_by_backward():
         y.grad_fn._saved_self
 
 
+@needs_torch
 def test_saved_input_is_version_checked():
     x, _ = _pair()
     a = x * 1
@@ -160,6 +170,7 @@ def test_zero_dim_max_with_dim_is_the_one_max_rule(is_max):
     assert float(x.grad) == 3.0
 
 
+@needs_torch
 def test_prod_with_zeros_matches_torch():
     data = np.array([[0.0, 2.0, 3.0], [0.0, 0.0, 4.0], [1.0, 2.0, 5.0]])
     x = ag.tensor(data, requires_grad=True)
