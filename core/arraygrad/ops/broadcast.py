@@ -11,7 +11,7 @@ from arraygrad.ops.rule import defop
 from arraygrad.tensor import Tensor
 
 
-__all__ = ["broadcast_shapes", "sum_to", "reduce_grad", "mul_sum_to"]
+__all__ = ["broadcast_shapes", "sum_to", "mul_sum_to"]
 
 
 def broadcast_shapes(op: str, *shapes: Any) -> tuple:
@@ -54,15 +54,6 @@ def sum_to(g: Tensor, shape: tuple) -> Tensor:
 
 
 _rule.finishers.sum_to = sum_to
-
-
-def reduce_grad(g: Tensor, like_shape: tuple, like_dtype: Any) -> Tensor:
-    """``g`` summed to an input's shape and cast to its native dtype (after promotion)."""
-    if g._data.shape != like_shape:
-        g = sum_to(g, like_shape)
-    if g._data.dtype != like_dtype:
-        g = to_native(g, like_dtype)
-    return g
 
 
 def _compact(g: Tensor) -> Tensor:
