@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence, TypeVar
 from arraygrad.autograd.anomaly_mode import remember_forward, state as _anomaly
 from arraygrad.autograd.grad_mode import _state
 from arraygrad.autograd.graph import (
-    FREED, FREED_MESSAGE, Node, SavedOutput, SavedTensor, _sequence,
+    FREED, FREED_MESSAGE, Node, SavedOutput, SavedTensor, _materialize, _sequence,
 )
 from arraygrad.tensor import Tensor, wrap
 
@@ -150,7 +150,16 @@ class RuleNode(Node):
     def _apply(self, grads: list[Any]) -> tuple[Tensor | None, ...]:
         """Run the rule: the needed inputs' vjps (or first-order array formulas), each
         gradient finished (summed back to its input's shape, cast to its dtype)."""
+        return self._run(grads, None)
+
+    def _run(self, grads: list[Any], task: Any) -> tuple[Tensor | None, ...]:
+        """``Node._run`` with the rule inline (one call per node on the engine's hot path):
+        the freed-graph check, zeros for missing output gradients, the rule."""
+        if self._saved is FREED:
+            raise RuntimeError(FREED_MESSAGE)
         rule = self._rule
+        if rule.outputs > 1 and None in grads:
+            grads = _materialize(self, grads)
         g: Any = grads[0] if rule.outputs == 1 else grads
         arrays = rule.first_order is not None and not _state.enabled and fast_paths.on
         if rule.joint:
@@ -194,6 +203,11 @@ class _UnaryRuleNode(RuleNode):
     __slots__ = ()
 
     def _apply(self, grads: list[Any]) -> tuple[Tensor | None, ...]:
+        return self._run(grads, None)
+
+    def _run(self, grads: list[Any], task: Any) -> tuple[Tensor | None, ...]:
+        if self._saved is FREED:
+            raise RuntimeError(FREED_MESSAGE)
         g = grads[0]
         rule = self._rule
         m = self._meta[0]
@@ -214,6 +228,11 @@ class _BinaryRuleNode(RuleNode):
     __slots__ = ()
 
     def _apply(self, grads: list[Any]) -> tuple[Tensor | None, ...]:
+        return self._run(grads, None)
+
+    def _run(self, grads: list[Any], task: Any) -> tuple[Tensor | None, ...]:
+        if self._saved is FREED:
+            raise RuntimeError(FREED_MESSAGE)
         g = grads[0]
         a, b = self._next
         rule = self._rule
