@@ -79,6 +79,20 @@ true_divide = divide = div
 multiply, subtract = mul, sub
 
 
+def _export_families() -> None:
+    """``arraygrad.<name>`` for the functions of the op families (``arraygrad.ops.families``)."""
+    from arraygrad.ops.families import surface
+
+    space = globals()
+    for name, fn in surface()["FUNCTIONS"].items():
+        if name in space:
+            raise RuntimeError(f"op families: arraygrad.{name} is defined by the core already")
+        space[name] = fn
+
+
+_export_families()
+
+
 def is_tensor(obj: Any) -> _builtins.bool:
     """Whether ``obj`` is an arraygrad Tensor."""
     return isinstance(obj, Tensor)

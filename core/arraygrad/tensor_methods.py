@@ -245,6 +245,22 @@ INPLACE: dict[str, Callable[..., Any]] = {
 }
 
 
+def _bind_families(cls: Any) -> None:
+    """The methods of the op families in ``arraygrad.ops.families`` (see there); a name the
+    core's own tables define already is an error."""
+    from arraygrad.ops.families import surface
+
+    tables = surface()
+    for name, fn in tables["METHODS"].items():
+        if name in METHODS or name in OPERATORS:
+            raise RuntimeError(f"op families: Tensor.{name} is defined by the core already")
+        setattr(cls, name, fn)
+    for name, fn in tables["INPLACE"].items():
+        if name in INPLACE:
+            raise RuntimeError(f"op families: Tensor.{name} is defined by the core already")
+        setattr(cls, name, _inplace(fn, name))
+
+
 def bind() -> None:
     """Attach the constructor and every method and operator to ``Tensor`` (idempotent)."""
     cls: Any = Tensor  # the methods below are bound onto the class: dynamic for mypy
@@ -253,6 +269,7 @@ def bind() -> None:
         setattr(Tensor, name, fn)
     for name, fn in INPLACE.items():
         setattr(Tensor, name, _inplace(fn, name))
+    _bind_families(cls)
     cls.__pos__ = lambda self: self
     cls.T = property(lambda self: shape.permute(self, tuple(reversed(range(self.ndim)))),
                         doc="The tensor with its dimensions reversed.")
