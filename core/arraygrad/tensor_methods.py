@@ -58,7 +58,8 @@ def _inplace(fn: Callable[..., Any], name: str) -> Any:
         if (len(args) == 1 and (not kwargs or list(kwargs) == ["alpha"])
                 and native_arithmetic(self, name, args[0], kwargs.get("alpha", 1))):
             return self
-        return apply_inplace(self, name, lambda src: fn(src, *args, **kwargs))
+        return apply_inplace(self, name, lambda src: fn(src, *args, **kwargs),
+                             (*args, *kwargs.values()))
 
     method.__name__ = name
     method.__doc__ = f"In-place ``{name[:-1]}``; returns self."
@@ -66,7 +67,7 @@ def _inplace(fn: Callable[..., Any], name: str) -> Any:
 
 
 def _setitem(self: Tensor, key: Any, value: Any) -> None:
-    apply_inplace(self, "setitem", lambda src: indexing.index_put(src, key, value))
+    apply_inplace(self, "setitem", lambda src: indexing.index_put(src, key, value), (value,))
 
 
 def _fill(src: Tensor, value: Any) -> Tensor:

@@ -14,7 +14,7 @@ is "the old base with the view's region replaced by the new values" (an
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from arraygrad.autograd.grad_mode import _state, no_grad
 from arraygrad.ops.fast import inplace_arithmetic
@@ -93,17 +93,26 @@ def _rebase(t: Tensor, result: Tensor) -> None:
     t._grad_fn, t._output_nr, t._requires_grad = result._grad_fn, result._output_nr, True
 
 
-def apply_inplace(t: Tensor, op: str, compute: Callable[..., Any]) -> Tensor:
-    """Run ``compute(source)`` out of place and store the result in ``t``; returns ``t``."""
+def apply_inplace(t: Tensor, op: str, compute: Callable[..., Any],
+                  operands: Sequence[Any] = ()) -> Tensor:
+    """Run ``compute(source)`` out of place and store the result in ``t``; returns ``t``.
+
+    ``operands``: the op's other arguments; when one requires grad, the op is recorded
+    even if ``t`` does not, and its node may save ``t``'s old value, so that is kept too.
+    """
     grad_on = _state.enabled
     view = t._view
     if grad_on:
         _check_writable(t, op)
         if view is not None and (t._requires_grad or t._base._requires_grad):
             return _inplace_on_view(t, op, compute)
-    tracking = grad_on and t._requires_grad
+    tracking = grad_on and (t._requires_grad or any(
+        isinstance(o, Tensor) and o._requires_grad for o in operands))
     src = _snapshot(t) if tracking else t  # the op may save its input: keep the old value
     result = _conform(compute(src), t, op)
+    if result._grad_fn is not None and not t.dtype.is_floating_point:
+        # an integer (or bool) tensor cannot require grad: the value lands, the graph does not
+        result = result.detach()
     if grad_on and view is not None and result._grad_fn is not None:
         # a value that requires grad written into a view of a tensor outside the graph
         return _write_view(t, result, _snapshot(t._base), op)
