@@ -29,14 +29,26 @@ if TYPE_CHECKING:
 __all__ = ["NodeHooks", "LeafHooks"]
 
 
-def _checked(node: Node, old: Any, new: Any, what: str) -> Any:
-    """A hook's replacement for gradient ``old`` (None: keep ``old``), of the same shape."""
+def _checked(node: Node, old: Any, new: Any, what: str, hook: Any = None) -> Any:
+    """A hook's replacement for gradient ``old`` (None: keep ``old``): a tensor of the same
+    shape and dtype, as PyTorch requires (a float64 ``.grad`` must not land on a float32
+    leaf because a hook returned one)."""
     if new is None:
         return old
-    if old is not None and tuple(new.shape) != tuple(old.shape):
-        raise RuntimeError(
-            f"{what} of {node.name()} changed the size of the gradient from "
-            f"{list(old.shape)} to {list(new.shape)}")
+    from arraygrad.tensor import Tensor
+
+    if not isinstance(new, Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
+    if old is not None:
+        if tuple(new.shape) != tuple(old.shape):
+            raise RuntimeError(
+                f"{what} of {node.name()} changed the size of the gradient from "
+                f"{list(old.shape)} to {list(new.shape)}")
+        if new.dtype is not old.dtype or new.device != old.device:
+            name = getattr(hook, "__name__", type(hook).__name__)
+            raise RuntimeError(
+                f"hook '{name}' has changed the type of value (was {old._type_name()} got "
+                f"{new._type_name()})")
     return new
 
 
@@ -47,7 +59,7 @@ def _pre_hooks(node: Node, grads: list) -> list:
         for hook in tuple(hooks.values()):
             new = hook(tuple(grads))
             if new is not None:
-                grads = [_checked(node, o, n, "a pre-hook") for o, n in zip(grads, new)]
+                grads = [_checked(node, o, n, "a pre-hook", hook) for o, n in zip(grads, new)]
     return grads
 
 
@@ -115,7 +127,7 @@ class NodeHooks:
                 if not hooks or grads[nr] is None:
                     continue
                 for hook in tuple(hooks.values()):
-                    grads[nr] = _checked(node, grads[nr], hook(grads[nr]), "a tensor hook")
+                    grads[nr] = _checked(node, grads[nr], hook(grads[nr]), "a tensor hook", hook)
         retains = node._retains_grad
         if retains:
             for nr, ref in retains.items():
