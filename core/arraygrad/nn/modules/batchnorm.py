@@ -65,6 +65,12 @@ class _BatchNorm(Module):
     def forward(self, input: Tensor) -> Tensor:
         """Normalise with batch statistics (training) or running statistics (evaluation)."""
         self._check_input_dim(input)
+        # check the channel count before counting the batch: nothing changes on error
+        # (PyTorch counts the batch, then fails in batch_norm)
+        channels = input.shape[1] if input.dim() > 1 else input.shape[0]
+        if channels != self.num_features:
+            raise RuntimeError(f"running_mean should contain {channels} elements not "
+                               f"{self.num_features}")
         factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
             self.num_batches_tracked.add_(1)
