@@ -385,6 +385,13 @@ class Tensor:
 
     def detach_(self) -> "Tensor":
         """Cut this tensor out of the graph in place; it becomes a leaf."""
+        if self._base is not None:  # a view (PyTorch refuses whether or not it requires grad)
+            raise RuntimeError(
+                "Can't detach views in-place. Use detach() instead. If you are using "
+                "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set "
+                "as True, gradients are views of DDP buckets, and hence detach_() cannot be "
+                "called on these gradients. To fix this error, please refer to the "
+                "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
         self._grad_fn = None
         self._output_nr = 0
         self._requires_grad = False

@@ -108,8 +108,10 @@ def test_cat_and_stack_shape_mismatch():
                             lambda x: ag.cat([x, x]), ag.tensor(1.0))
     assert_raises_unchanged(IndexError, "Dimension out of range",
                             lambda x: ag.cat([x, x], 2), a)
-    with pytest.raises(RuntimeError):
-        ag.cat([])
+    with pytest.raises(ValueError, match="expected a non-empty list of Tensors"):
+        ag.cat([])  # PyTorch's class for an empty list (was a RuntimeError here)
+    with pytest.raises(RuntimeError, match="stack expects a non-empty TensorList"):
+        ag.stack([])
     with pytest.raises(TypeError):
         ag.cat(a)
 

@@ -38,6 +38,8 @@ def softmax(input: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
     x = to_float_data(input)
     if x.ndim == 0:
         data = xp.ones_like(x)
+    elif x.size == 0:  # nothing to normalise (and no max to take): an empty result
+        data = xp.zeros_like(x)
     else:
         e = xp.exp(x - xp.max(x, axis=d, keepdims=True))
         data = e / xp.sum(e, axis=d, keepdims=True)
@@ -73,7 +75,7 @@ def log_softmax(input: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
     d = _dim(input, dim, "log_softmax")
     xp = input._backend.xp
     x = to_float_data(input)
-    if x.ndim == 0:
+    if x.ndim == 0 or x.size == 0:  # an empty input has nothing to normalise
         data = xp.zeros_like(x)
     else:
         shifted = x - xp.max(x, axis=d, keepdims=True)

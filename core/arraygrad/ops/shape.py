@@ -316,8 +316,10 @@ def _joinable(op: str, tensors: Any) -> list:
     if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
         raise TypeError(f"{op}(): argument 'tensors' must be a sequence of Tensors")
     tensors = list(tensors)
-    if not tensors:
-        raise RuntimeError(f"{op}(): expected a non-empty list of Tensors")
+    if not tensors:  # PyTorch's own classes and words for the two
+        if op == "stack":
+            raise RuntimeError("stack expects a non-empty TensorList")
+        raise ValueError(f"{op}(): expected a non-empty list of Tensors")
     for t_ in tensors:
         if not isinstance(t_, Tensor):
             raise TypeError(f"{op}(): expected Tensors, got {type(t_).__name__}")
@@ -428,7 +430,9 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     d = _wrap_dim(dim, input._data.ndim, "chunk")
     length = input._data.shape[d]
-    size = max(1, -(-length // chunks))
+    if length == 0:  # PyTorch: ``chunks`` empty pieces
+        return split(input, [0] * chunks, d)
+    size = -(-length // chunks)
     return split(input, size, d)
 
 

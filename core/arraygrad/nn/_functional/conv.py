@@ -64,6 +64,15 @@ def _pair(value: Any, name: str, n: int = 2) -> tuple:
     return (int(value),) * n
 
 
+def _check_positive(op: str, stride: tuple, dilation: tuple) -> None:
+    """PyTorch's checks of a convolution's stride and dilation (before any arithmetic)."""
+    if min(stride) <= 0:
+        raise RuntimeError(f"{op}: non-positive stride is not supported")
+    if min(dilation) <= 0:
+        raise RuntimeError(f"{op}: dilation should be greater than zero, but got "
+                           f"{list(dilation)}")
+
+
 def _out_size(size: int, k: int, s: int, p_lo: int, p_hi: int, d: int,
               ceil_mode: bool = False) -> int:
     """Sliding-window count along one axis (PyTorch's pooling rule when ``ceil_mode``)."""
@@ -244,6 +253,7 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
     x, unbatched = _batched(input, 2, "conv2d")
     _check_conv(x, weight, groups, "conv2d")
     stride, dilation = _pair(stride, "stride"), _pair(dilation, "dilation")
+    _check_positive("conv2d", stride, dilation)
     pads = _conv_padding(padding, weight.shape[2:], dilation, stride, "conv2d")
     out = _conv2d_core(x, weight, bias, stride, pads, dilation, groups)
     return out.squeeze(0) if unbatched else out
@@ -260,6 +270,7 @@ def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
     w4 = weight.unsqueeze(2)
     _check_conv(x, w4, groups, "conv1d")
     (s,), (d,) = _pair(stride, "stride", 1), _pair(dilation, "dilation", 1)
+    _check_positive("conv1d", (s,), (d,))
     if isinstance(padding, str):
         pads = _conv_padding(padding, (1, weight.shape[2]), (1, d), (1, s), "conv1d")
     else:
@@ -312,6 +323,11 @@ def _pool_geom(x: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation:
     kernel = _pair(kernel_size, "kernel_size")
     stride = kernel if stride is None or stride == [] or stride == () else _pair(stride, "stride")
     padding, dilation = _pair(padding, "padding"), _pair(dilation, "dilation")
+    if 0 in stride:  # checked first: a zero stride would divide by zero below
+        raise RuntimeError(f"{op}: stride should not be zero")
+    if min(dilation) <= 0:
+        raise RuntimeError(f"{op}: dilation should be greater than zero, but got dilationH: "
+                           f"{dilation[0]} dilationW: {dilation[1]}")
     for k, p in zip(kernel, padding):
         if p > k // 2:
             raise RuntimeError(f"{op}: pad should be at most half of effective kernel size, but "
@@ -421,6 +437,9 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     h, w = input.shape[-2:]
     oh = h if output_size[0] is None else int(output_size[0])
     ow = w if output_size[1] is None else int(output_size[1])
+    if oh < 0 or ow < 0:
+        raise RuntimeError(f"adaptive_avg_pool2d: elements of output_size must be greater than "
+                           f"or equal to 0 but received {{{oh}, {ow}}}")
     ph = _adaptive_matrix(h, oh, input)
     pw = _adaptive_matrix(w, ow, input)
     return ph @ input @ pw.transpose(0, 1)

@@ -177,6 +177,15 @@ NLL = defop("NllLossBackward0", saves=("picks",), params=("reduction",),
             first_order=(_nll_grad_data,), exact=True)
 
 
+def _quiet_division(xp: Any) -> Any:
+    """A context that silences the namespace's floating-point warnings where it has them
+    (NumPy's ``errstate``); a no-op elsewhere."""
+    import contextlib
+
+    errstate = getattr(xp, "errstate", None)
+    return errstate(all="ignore") if errstate is not None else contextlib.nullcontext()
+
+
 def _nll_2d(input: Tensor, target: Tensor, ignore_index: int, reduction: str) -> Tensor:
     """NLL of a (N, C) input with (N,) class targets and no class weights: one node."""
     backend = input._backend
@@ -203,8 +212,12 @@ def _nll_2d(input: Tensor, target: Tensor, ignore_index: int, reduction: str) ->
         onehot *= -1.0  # the gradient of each row's pick
     else:
         denom = count if reduction == "mean" else 1
-        data = -xp.sum(x * onehot) / denom
-        onehot *= -1.0 / denom  # a fresh array: scaled in place
+        with _quiet_division(xp):  # every target ignored: 0/0, a NaN loss as in PyTorch
+            data = -xp.sum(x * onehot) / denom
+        if reduction == "mean" and count == 0:
+            pass  # every target ignored: the picks stay zero, a zero gradient as in PyTorch
+        else:
+            onehot *= -1.0 / denom  # a fresh array: scaled in place
     return NLL.record(data, backend, (input,), picks=Tensor._wrap(onehot, backend),
                       reduction=reduction)
 
@@ -305,6 +318,8 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     xp = input._backend.xp
     if input.numel() and (float(xp.min(input._data)) < 0 or float(xp.max(input._data)) > 1):
         raise RuntimeError("all elements of input should be between 0 and 1")
+    if target.numel() and (float(xp.min(target._data)) < 0 or float(xp.max(target._data)) > 1):
+        raise RuntimeError("all elements of target should be between 0 and 1")
     loss = -(target * _log_clamped(input) + (1 - target) * _log_clamped(1 - input))
     if weight is not None:
         loss = loss * weight

@@ -78,6 +78,11 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
         raise RuntimeError(
             f"Given normalized_shape={list(shape)}, expected input with shape [*, "
             f"{', '.join(str(s) for s in shape)}], but got input of size{input.shape}")
+    for name, param in (("weight", weight), ("bias", bias)):
+        if param is not None and tuple(param.shape) != shape:
+            raise RuntimeError(
+                f"Expected {name} to be of same shape as normalized_shape, but got {name} of "
+                f"shape {list(param.shape)} and normalized_shape = {list(shape)}")
     dims = tuple(range(input.ndim - n, input.ndim))
     out, _, _ = _normalize(input, dims, eps)
     if weight is not None:
