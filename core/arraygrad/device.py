@@ -72,9 +72,10 @@ def as_device(value: DeviceLike) -> device:
 
 
 _default_device: device | None = None  # None: the CPU (as PyTorch without set_default_device)
+_device_cls = device  # the class, under a name PyTorch's ``device`` parameter below does not shadow
 
 
-def set_default_device(device: DeviceLike | None) -> None:  # noqa: F811 - PyTorch's arg name
+def set_default_device(device: DeviceLike | None) -> None:
     """Make factories (``zeros``, ``tensor``, ``rand``...) allocate on ``device`` when they are
     given no ``device=``, as ``torch.set_default_device``; ``None`` restores the CPU.
 
@@ -98,6 +99,3 @@ def get_default_device() -> device:
 def explicit_default_device() -> device | None:
     """The device ``set_default_device`` set, or None (the CPU) when none is set."""
     return _default_device
-
-
-_device_cls = device  # the class, under a name the ``device`` parameters above do not shadow
