@@ -21,14 +21,17 @@ from arraygrad.dtypes import (
     bool, double, dtype, float, float16, float32, float64, get_default_dtype, half, int,
     int32, int64, long, promote_types, set_default_dtype,
 )
-from arraygrad.device import device
+from arraygrad.device import device, get_default_device, set_default_device
 from arraygrad.tensor import Size, Tensor
 from arraygrad import tensor_methods as _tensor_methods
 
 
 _tensor_methods.bind()
 
-from arraygrad import autograd, backends, cuda, plugins  # noqa: E402
+from arraygrad import accelerator, autograd, backends, cuda, plugins  # noqa: E402
+from arraygrad.legacy_types import (  # noqa: E402
+    BoolTensor, ByteTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor,
+)
 from arraygrad.autograd import (  # noqa: E402
     enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
     set_grad_enabled,
@@ -49,9 +52,7 @@ from arraygrad.ops.elementwise import (  # noqa: E402
 from arraygrad.ops.indexing import gather as _gather, index_select as _index_select  # noqa: E402
 from arraygrad.ops.indexing import take_along_dim  # noqa: E402
 from arraygrad.ops.linalg import bmm, dot, matmul, mm, mv, outer  # noqa: E402
-from arraygrad.ops.reduction import (  # noqa: E402
-    mean, prod, return_types, std, sum, var,
-)
+from arraygrad.ops.reduction import return_types  # noqa: E402
 from arraygrad.ops import reduction as _reduction, shape as _shape  # noqa: E402
 from arraygrad.ops.shape import (  # noqa: E402
     broadcast_to, expand_as, flatten, flip, movedim, narrow, permute, repeat, reshape, swapaxes,
@@ -68,6 +69,8 @@ amax, amin = _axis(_reduction.amax), _axis(_reduction.amin)
 argmax, argmin = _axis(_reduction.argmax), _axis(_reduction.argmin)
 logsumexp, norm = _axis(_reduction.logsumexp), _axis(_reduction.norm)
 cumsum = _axis(_reduction.cumsum)
+sum, mean, prod = _axis(_reduction.sum), _axis(_reduction.mean), _axis(_reduction.prod)  # noqa: A001
+std, var = _axis(_reduction.std), _axis(_reduction.var)
 all, any = _axis(_reduction.all), _axis(_reduction.any)  # noqa: A001
 cat = concat = concatenate = _axis(_shape.cat)
 stack = _axis(_shape.stack)
@@ -118,4 +121,6 @@ def __getattr__(name: str) -> Any:
         return importlib.import_module(f"arraygrad.{name}")
     if name in _LAZY_FUNCTIONS:
         return getattr(importlib.import_module(_LAZY_FUNCTIONS[name]), name)
+    if name in _dtypes.MISSING:  # arraygrad.bfloat16: say why there is none
+        raise _dtypes.missing_dtype_error(name)
     raise AttributeError(f"module 'arraygrad' has no attribute {name!r}")

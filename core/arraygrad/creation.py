@@ -7,6 +7,7 @@ from numbers import Number
 from typing import TYPE_CHECKING, Any, Callable
 
 from arraygrad import dtypes as _dt
+from arraygrad.device import explicit_default_device
 from arraygrad.backends.registry import backend_for_device, default_backend
 from arraygrad.random import generator_for
 from arraygrad.tensor import Tensor, wrap as _wrap
@@ -25,7 +26,10 @@ __all__ = [
 
 
 def _backend(device: DeviceLike | None) -> Backend:
-    return default_backend() if device is None else backend_for_device(device)
+    if device is None:  # the default device (``set_default_device``), the CPU unless set
+        default = explicit_default_device()
+        return default_backend() if default is None else backend_for_device(default)
+    return backend_for_device(device)
 
 
 def _finish(data: Any, backend: Backend, requires_grad: bool) -> Tensor:

@@ -8,7 +8,10 @@ if TYPE_CHECKING:
     from arraygrad.backends.contract import Backend
     from arraygrad.device import DeviceLike
 
-__all__ = ["is_available", "device_count", "synchronize", "current_device"]
+__all__ = [
+    "is_available", "device_count", "synchronize", "current_device", "manual_seed",
+    "manual_seed_all",
+]
 
 
 def _cuda_backends() -> list[Backend]:
@@ -42,3 +45,24 @@ def synchronize(device: DeviceLike | None = None) -> None:
     if is_available():
         index = 0 if device is None else (device if isinstance(device, int) else None)
         backend_for_device(f"cuda:{index}" if index is not None else device).synchronize()
+
+
+def manual_seed(seed: int) -> None:
+    """Seed the current CUDA device's default generator (``cuda:0``), as
+    ``torch.cuda.manual_seed``; does nothing without a usable CUDA backend (PyTorch defers
+    the call until CUDA initialises, which here never happens)."""
+    if is_available():
+        _seed_device(0, seed)
+
+
+def manual_seed_all(seed: int) -> None:
+    """Seed the default generator of every CUDA device, as ``torch.cuda.manual_seed_all``;
+    does nothing without a usable CUDA backend."""
+    for index in range(device_count()):
+        _seed_device(index, seed)
+
+
+def _seed_device(index: int, seed: int) -> None:
+    from arraygrad.random import default_generator
+
+    default_generator(f"cuda:{index}").manual_seed(int(seed))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Union
 
-__all__ = ["device", "as_device", "DeviceLike"]
+__all__ = ["device", "as_device", "DeviceLike", "set_default_device", "get_default_device"]
 
 
 class device:
@@ -69,3 +69,33 @@ def as_device(value: DeviceLike) -> device:
     if not isinstance(value, str):  # the same error device() gives for a bool or other object
         raise TypeError(f"device: expected a string or device, got {value!r}")
     return device(value)
+
+
+_default_device: device | None = None  # None: the CPU (as PyTorch without set_default_device)
+_device_cls = device  # the class, under a name PyTorch's ``device`` parameter below does not shadow
+
+
+def set_default_device(device: DeviceLike | None) -> None:
+    """Make factories (``zeros``, ``tensor``, ``rand``...) allocate on ``device`` when they are
+    given no ``device=``, as ``torch.set_default_device``; ``None`` restores the CPU.
+
+    A CUDA device without an index means the current one (``cuda:0``), as in PyTorch.
+    """
+    global _default_device
+    if device is None:
+        _default_device = None
+        return
+    dev = as_device(device)
+    if dev.type == "cuda" and dev.index is None:
+        dev = _device_cls("cuda", 0)
+    _default_device = dev
+
+
+def get_default_device() -> device:
+    """The device factories allocate on when given no ``device=`` (``cpu`` unless set)."""
+    return _device_cls("cpu") if _default_device is None else _default_device
+
+
+def explicit_default_device() -> device | None:
+    """The device ``set_default_device`` set, or None (the CPU) when none is set."""
+    return _default_device

@@ -62,6 +62,21 @@ int, long = int32, int64  # noqa: A001
 ALL_DTYPES = (float16, float32, float64, int32, int64, bool)
 BY_NAME = {d.name: d for d in ALL_DTYPES}
 
+# PyTorch dtypes arraygrad does not have (the Array API standard defines none of them): naming
+# one (``arraygrad.bfloat16``) raises an AttributeError that says so, not a bare "no attribute".
+MISSING = {
+    "bfloat16": "float16 or float32", "uint8": "int32 or bool", "int8": "int32",
+    "int16": "int32", "complex64": None, "complex128": None, "cfloat": None, "cdouble": None,
+}
+
+
+def missing_dtype_error(name: str) -> AttributeError:
+    """The error for a PyTorch dtype name arraygrad has no dtype for."""
+    instead = MISSING[name]
+    hint = f"; use {instead} instead" if instead else ""
+    return AttributeError(f"arraygrad has no {name} dtype (its dtypes are "
+                          f"{', '.join(d.name for d in ALL_DTYPES)}){hint}")
+
 _default_float = float32
 
 
@@ -71,10 +86,17 @@ def get_default_dtype() -> dtype:
 
 
 def set_default_dtype(d: dtype) -> None:
-    """Set the default floating dtype (float32 or float64)."""
+    """Set the default floating dtype (float16, float32 or float64), as ``torch.set_default_dtype``.
+
+    Anything else is refused with PyTorch's TypeError (an integer dtype, a Python type).
+    """
     global _default_float
-    if not isinstance(d, dtype) or not d.is_floating_point:
-        raise TypeError(f"set_default_dtype: only floating dtypes are supported, got {d!r}")
+    if not isinstance(d, dtype):
+        raise TypeError(f"set_default_dtype: invalid dtype object {d!r}: only floating-point "
+                        "types are supported as the default type")
+    if not d.is_floating_point:
+        raise TypeError(f"set_default_dtype: only floating-point types are supported as the "
+                        f"default type, got {d!r}")
     _default_float = d
 
 

@@ -17,20 +17,23 @@ from arraygrad.ops import transfer
 from arraygrad.ops.inplace import apply_inplace, native_arithmetic, overwritten
 from arraygrad.plugins import registry as _op_registry
 from arraygrad.tensor import Tensor
+from arraygrad.tensor_str import tensor_format
 
 
 __all__ = ["with_axis_alias", "bind"]
 
 
 def with_axis_alias(fn: Callable[..., Any]) -> Any:
-    """Accept NumPy's ``axis=`` as an alias of ``dim=``."""
+    """Accept NumPy's ``axis=`` as an alias of ``dim=`` and ``keepdims=`` of ``keepdim=``
+    (as PyTorch does)."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        if "axis" in kwargs:
-            if "dim" in kwargs:
-                raise TypeError(f"{fn.__name__}() got both 'dim' and 'axis'")
-            kwargs["dim"] = kwargs.pop("axis")
+        for alias, name in (("axis", "dim"), ("keepdims", "keepdim")):
+            if alias in kwargs:
+                if name in kwargs:
+                    raise TypeError(f"{fn.__name__}() got both '{name}' and '{alias}'")
+                kwargs[name] = kwargs.pop(alias)
         return fn(*args, **kwargs)
 
     return wrapper
@@ -184,11 +187,12 @@ METHODS = {
     "bitwise_not": ew.bitwise_not, "isnan": ew.isnan, "isinf": ew.isinf,
     "isfinite": ew.isfinite,
     # reductions
-    "sum": reduction.sum, "mean": reduction.mean, "prod": reduction.prod,
+    "sum": with_axis_alias(reduction.sum), "mean": with_axis_alias(reduction.mean),
+    "prod": with_axis_alias(reduction.prod),
     "max": with_axis_alias(reduction.max), "min": with_axis_alias(reduction.min),
     "amax": with_axis_alias(reduction.amax), "amin": with_axis_alias(reduction.amin),
     "argmax": with_axis_alias(reduction.argmax), "argmin": with_axis_alias(reduction.argmin),
-    "var": reduction.var, "std": reduction.std,
+    "var": with_axis_alias(reduction.var), "std": with_axis_alias(reduction.std),
     "logsumexp": with_axis_alias(reduction.logsumexp), "norm": with_axis_alias(reduction.norm),
     "cumsum": with_axis_alias(reduction.cumsum), "all": with_axis_alias(reduction.all),
     "any": with_axis_alias(reduction.any),
@@ -283,6 +287,10 @@ def bind() -> None:
     cls.contiguous = _contiguous
     cls.is_contiguous = lambda self, memory_format=None: self._strides is None
     cls.stride = _stride
+    cls.__format__ = tensor_format
+    # no arraygrad backend serves PyTorch's xpu or mps devices
+    cls.is_xpu = property(lambda self: False, doc="Whether on an XPU device: never here.")
+    cls.is_mps = property(lambda self: False, doc="Whether on an MPS device: never here.")
     cls.cpu = _cpu
     cls.cuda = _cuda
     cls.type = _type

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from arraygrad.tensor import Tensor
 
-__all__ = ["tensor_repr", "format_values"]
+__all__ = ["tensor_repr", "format_values", "tensor_format"]
 
 PRECISION = 4
 THRESHOLD = 1000
@@ -148,3 +148,14 @@ def _summarized_list(host: Any, ndim: int) -> Any:
     rows = range(n) if n <= 2 * EDGEITEMS else [
         *range(EDGEITEMS), None, *range(n - EDGEITEMS, n)]
     return [Ellipsis if i is None else _summarized_list(host[i], ndim - 1) for i in rows]
+
+
+def tensor_format(t: Tensor, format_spec: str) -> str:
+    """``format(t, spec)`` as PyTorch: a 0-dim tensor formats its Python value
+    (``'{:+.2f}'.format(loss)``); any other tensor takes only the empty spec (its ``str``),
+    and a non-empty one is a TypeError."""
+    if t.ndim == 0:
+        return format(t.item(), format_spec)
+    if format_spec:
+        raise TypeError("unsupported format string passed to Tensor.__format__")
+    return str(t)

@@ -16,9 +16,11 @@ from arraygrad.backends.registry import (
     get_backend,
     register_backend,
 )
+# PyTorch's ``torch.backends.cuda/cudnn/mps`` flag modules (documented no-ops here)
+from arraygrad.backends import cuda, cudnn, mps
 
 __all__ = [
     "Availability", "Backend", "BackendInfo", "BackendRegistrationError", "DeviceEvent", "Generator",
     "ScalarOperands",
-    "available", "backend_for_device", "default_backend", "get_backend", "register_backend",
+    "available", "backend_for_device", "cuda", "cudnn", "mps", "default_backend", "get_backend", "register_backend",
 ]

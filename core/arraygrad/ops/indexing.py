@@ -36,6 +36,7 @@ def _normalize_key(input: Tensor, key: Any) -> tuple[Any, ...]:
     xp = backend.xp
     if not isinstance(key, tuple):
         key = (key,)
+    key = tuple(list(k) if isinstance(k, range) else k for k in key)  # x[range(2)] as PyTorch
     out: list[Any] = []
     advanced = False
     dim = 0

@@ -1,0 +1,68 @@
+"""PyTorch's legacy typed constructors: ``LongTensor([1, 2])``, ``FloatTensor(2, 3)``...
+
+Each name is a class whose call builds a CPU tensor of its dtype and whose ``isinstance``
+check asks for that dtype on the CPU, as in PyTorch (``isinstance(x, FloatTensor)`` is True
+for a float32 CPU tensor). ``ByteTensor`` names uint8, which arraygrad does not have:
+calling it raises TypeError; nothing is an instance of it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arraygrad import dtypes as _dt
+from arraygrad.tensor import Tensor
+
+__all__ = ["FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "BoolTensor",
+           "ByteTensor"]
+
+
+class _TensorType(type):
+    """The metaclass of the legacy types: calling one builds a tensor, isinstance checks dtype."""
+
+    _dtype: _dt.dtype | None
+    _dtype_name: str
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return (isinstance(obj, Tensor) and cls._dtype is not None and obj.dtype is cls._dtype
+                and obj.device.type == "cpu")
+
+    def __call__(cls, *args: Any, device: Any = None) -> Tensor:
+        from arraygrad import creation
+
+        d = cls._dtype
+        if d is None:
+            raise TypeError(f"{cls.__name__}: arraygrad has no {cls._dtype_name} dtype "
+                            f"(use {_dt.MISSING.get(cls._dtype_name) or 'another dtype'})")
+        if device is not None and str(device) != "cpu":
+            raise RuntimeError(f"{cls.__name__}: legacy constructor expects device type: cpu "
+                               f"but device type: {device} was passed")
+        if not args:
+            return creation.empty(0, dtype=d, device="cpu")
+        if len(args) == 1 and isinstance(args[0], Tensor):
+            src = args[0]
+            if src.dtype is not d or src.device.type != "cpu":
+                raise TypeError(f"{cls.__name__}: expected a CPU tensor of dtype {d!r}, "
+                                f"got one of dtype {src.dtype!r} on {src.device}")
+            return src  # PyTorch returns the very tensor
+        if len(args) == 1 and not isinstance(args[0], int):
+            return creation.tensor(args[0], dtype=d, device="cpu")
+        return creation.empty(*args, dtype=d, device="cpu")
+
+
+def _make(name: str, dtype_name: str) -> _TensorType:
+    doc = (f"Legacy constructor of {dtype_name} CPU tensors: ``{name}(data)`` copies data, "
+           f"``{name}(*sizes)`` is uninitialised; ``isinstance(t, {name})`` checks the dtype.")
+    cls = _TensorType(name, (), {"__doc__": doc, "__module__": "arraygrad"})
+    cls._dtype = _dt.BY_NAME.get(dtype_name)
+    cls._dtype_name = dtype_name
+    return cls
+
+
+FloatTensor = _make("FloatTensor", "float32")
+DoubleTensor = _make("DoubleTensor", "float64")
+HalfTensor = _make("HalfTensor", "float16")
+LongTensor = _make("LongTensor", "int64")
+IntTensor = _make("IntTensor", "int32")
+BoolTensor = _make("BoolTensor", "bool")
+ByteTensor = _make("ByteTensor", "uint8")
