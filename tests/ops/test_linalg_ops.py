@@ -20,6 +20,7 @@ try:
 except ImportError:
     torch = None
 needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
+pytestmark = pytest.mark.filterwarnings("ignore:torch.cholesky is deprecated")
 
 LA = ag.linalg
 
