@@ -70,6 +70,8 @@ CASES: dict[str, tuple[Callable[..., Any], list[tuple[int, ...]]]] = {
     "eigvalsh": (lambda lib, la, a: la.eigvalsh(_sym(lib, a)), [(2, 3, 3)]),
     "svd_tall": (lambda lib, la, a: _svd(la.svd(a, full_matrices=False)), [(2, 4, 3)]),
     "svd_wide": (lambda lib, la, a: _svd(la.svd(a, full_matrices=False)), [(3, 5)]),
+    "svd_tall_full": (lambda lib, la, a: _svd(la.svd(a)), [(4, 3)]),
+    "qr_complete_square": (lambda lib, la, a: _qr(la.qr(a, mode="complete")), [(3, 3)]),
     "svd_square_full": (lambda lib, la, a: _svd(la.svd(a)), [(3, 3)]),
     "svd_old": (lambda lib, la, a: _svd_old(lib.svd(a)), [(4, 3)]),
     "svdvals": (lambda lib, la, a: la.svdvals(a), [(2, 4, 3)]),

@@ -193,3 +193,26 @@ def test_batched_shapes_match_torch(batch: list[int], n: int, k: int, seed: int,
     (tg,) = torch.autograd.grad((tout * tout).sum(), txa)
     assert torch.allclose(torch.tensor(g.tolist(), dtype=torch.float64).reshape(shape), tg,
                           rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("m", [[[1.0, 2.0], [2.0, 4.0]], [[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]]])
+def test_det_gradient_at_a_singular_matrix_is_the_adjugate(m: list[list[float]]) -> None:
+    # PyTorch 2.13 gives zeros here; the cofactor matrix is what finite differences see
+    a = ag.tensor(m, dtype=ag.float64, requires_grad=True)
+    assert ag.autograd.gradcheck(LA.det, (a,))
+    assert ag.autograd.gradgradcheck(LA.det, (a,))
+    LA.det(a).backward()
+    if len(m) == 2:
+        assert _close(a.grad, ag.tensor([[4.0, -2.0], [-2.0, 1.0]], dtype=ag.float64))
+
+
+def test_qr_gradients_that_pytorch_refuses() -> None:
+    a = _t(4, 3).requires_grad_(True)
+    q, r = LA.qr(a, mode="r")
+    assert tuple(q.shape) == (0,) and tuple(r.shape) == (3, 3)
+    with pytest.raises(RuntimeError, match="not computed when mode='r'"):
+        r.sum().backward()
+    q, r = LA.qr(a, mode="complete")
+    assert tuple(q.shape) == (4, 4)
+    with pytest.raises(RuntimeError, match="mode='complete' and nrows > ncols"):
+        (q.sum() + r.sum()).backward()

@@ -154,8 +154,20 @@ def inv(A: Tensor) -> Tensor:
 
 
 def _det_vjp(g: Tensor, n: RuleNode) -> Tensor:
-    # d det = det * tr(A^-1 dA): needs an invertible A (PyTorch's adjugate path is not here)
-    return _col(g * n.result) * inv(n.A).mT
+    # the cofactor matrix: det * A^-T where A is invertible, else from the SVD
+    # A = U S Vh: det(U) det(Vh) U diag(prod_{j != i} s_j) Vh (PyTorch's singular path)
+    A = n.A
+    try:
+        return _col(g * n.result) * inv(A).mT
+    except LinAlgError:
+        pass
+    import arraygrad as ag
+
+    U, S, Vh = svd(A)
+    k = S.shape[-1]
+    others = ag.where(_eye(k, S) > 0, 1.0, S.unsqueeze(-2)).prod(-1)  # prod_{j != i} s_j
+    scale = (g * det(U) * det(Vh)).unsqueeze(-1) * others
+    return (U * scale.unsqueeze(-2)) @ Vh
 
 
 DET = defop("LinalgDetBackward0", inputs=("A",), saves=("A", "result"), vjp=(_det_vjp,))
@@ -270,6 +282,10 @@ def _qr_vjp(g: Sequence[Tensor], n: RuleNode) -> Tensor:
     gQ, gR = g
     Q, R, A = n.Q, n.R, n.A
     m, k = A.shape[-2], A.shape[-1]
+    if n.mode == "r":
+        raise RuntimeError("linalg.qr: The derivative of linalg.qr depends on Q, which is not "
+                           "computed when mode='r'. Please use linalg.qr(A, mode='reduced') if "
+                           "you are going to differentiate through linalg.qr.")
     if n.mode == "complete" and m > k:
         raise RuntimeError("linalg.qr: The derivative of linalg.qr is not implemented when "
                            "mode='complete' and nrows > ncols.")
