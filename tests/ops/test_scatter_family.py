@@ -150,6 +150,19 @@ def test_inplace_methods_write_into_self():
     assert x.tolist() == [4.0, 7.0, 6.0]
 
 
+def test_repeated_writes_keep_one_value_not_their_sum():
+    x = ag.zeros(2, 2, requires_grad=True)
+    src = ag.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    out = x.scatter(0, ag.tensor([[0, 1], [0, 1]]), src)
+    assert out.tolist() == [[3.0, 0.0], [0.0, 4.0]]
+    out.sum().backward()  # as PyTorch: every src entry reads the gradient at its target
+    assert src.grad.tolist() == [[1.0, 1.0], [1.0, 1.0]]
+    assert x.grad.tolist() == [[0.0, 1.0], [1.0, 0.0]]
+    y = ag.zeros(3).index_copy(0, ag.tensor([1, 1]), ag.tensor([5.0, 6.0]))
+    assert y.tolist() == [0.0, 6.0, 0.0]
+    assert ag.zeros(3).put(ag.tensor([2, -1]), ag.tensor([5.0, 6.0])).tolist() == [0.0, 0.0, 6.0]
+
+
 def test_integer_scatter_reduce():
     x = ag.tensor([10, 20, 30])
     out = x.scatter_reduce(0, ag.tensor([0, 0, 2]), ag.tensor([3, 4, 9]), "mean")

@@ -122,8 +122,26 @@ def _same_dtype(op: str, input: Tensor, src: Tensor) -> None:
 def _put(input: Tensor, key: LinearKey, values: Tensor, rule: Any = SCATTER) -> Tensor:
     """``input`` with ``values`` written at ``key`` (recorded with ``rule``)."""
     backend = input._backend
-    data = _put_linear(backend, input._data, key, values._data)
+    xp = backend.xp
+    vals = xp.broadcast_to(values._data, tuple(key.lin.shape))
+    # where a position is written twice, the last write wins (PyTorch leaves it undefined;
+    # adding them up, as the scatter-add underneath would, is never what is meant)
+    vals = xp.where(_last_writes(xp, backend, key), vals, xp.zeros_like(vals))
+    data = _put_linear(backend, input._data, key, vals)
     return rule.record(data, backend, (input, values), key=key)
+
+
+def _last_writes(xp: Any, backend: Any, key: LinearKey) -> Any:
+    """A key-shaped mask: True at the last of the writes to each position."""
+    flat = key.flat(xp)
+    k = flat.shape[0]
+    if k < 2:
+        return xp.ones(tuple(key.lin.shape), dtype=xp.bool)
+    order = xp.argsort(flat, stable=True)
+    t = xp.take(flat, order, axis=0)
+    last = xp.concat([t[1:] != t[:-1], xp.ones((1,), dtype=xp.bool)])
+    mark = backend.scatter_add(xp.zeros((k,), dtype=xp.int64), order, xp.astype(last, xp.int64))
+    return xp.reshape(mark > 0, tuple(key.lin.shape))
 
 
 def _add(input: Tensor, key: LinearKey, values: Tensor) -> Tensor:
