@@ -59,6 +59,16 @@ def test_scatter_reduce_matches_torch(reduce, include_self):
 
 
 @needs_torch
+@pytest.mark.parametrize("include_self", [True, False])
+def test_scatter_reduce_prod_gradient_with_zeros(include_self):
+    a = np.array([[0.0, 2.0, 3.0], [4.0, 0.0, 5.0]])
+    s = np.array([[0.0, 1.5, 0.0], [2.0, 0.0, 0.0], [3.0, 2.5, 1.0]])
+    i = [[0, 1, 0], [0, 0, 0], [1, 1, 0]]
+    _check(lambda x, y, i: x.scatter_reduce(0, i, y, "prod", include_self=include_self),
+           lambda x, y, i: x.scatter_reduce(0, i, y, "prod", include_self=include_self), [a, s], [i])
+
+
+@needs_torch
 def test_scatter_reduce_ties_share_the_gradient():
     a = np.array([[1.0, 5.0], [0.0, 0.0]])
     s = np.array([[5.0, 2.0], [5.0, 2.0]])

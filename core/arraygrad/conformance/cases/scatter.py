@@ -28,6 +28,8 @@ CASES = (
            (lambda r, inc: lambda a, s, i: ag.scatter_reduce(a, 0, i, s, r, include_self=inc))(r, inc),
            [(3, 4), (2, 4)], consts=[IDX_REP])
       for r in ("amax", "amin") for inc in (True, False)),
+    case("scatter_reduce", "prod-zeros", lambda a, s, i: a.scatter_reduce(0, i, s, "prod"),
+         [(3, 4), (2, 4)], "away", zeros=(0, 5), consts=[IDX_REP]),
     case("index_add", "repeats", lambda a, s, i: a.index_add(1, i, s, alpha=2.0), [(3, 4), (3, 3)],
          consts=[[0, 3, 0]]),
     case("index_copy", "dim0", lambda a, s, i: ag.index_copy(a, 0, i, s), [(3, 4), (2, 4)],

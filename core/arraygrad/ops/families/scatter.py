@@ -57,12 +57,41 @@ SCATTER_EXTREMUM = defop(
     params=("key", "self_mask", "src_mask", "count"),
     vjp=(lambda g, n: g * _const(g, n.self_mask) / _const(g, n.count),
          lambda g, n: _take(g / _const(g, n.count), n.key, GATHER, True) * _const(g, n.src_mask)))
-# prod: d out / d x = out / x (x nonzero; see the module notes in the report)
+
+
+def _prod_self_vjp(g: Tensor, n: RuleNode) -> Tensor:
+    """PyTorch's zero-safe formula: the product of the others is the result with ``self``'s
+    zeros read as ones, divided by ``self`` (read the same way)."""
+    if not n.include:
+        return _take_zeroed(g, n.key)
+    x = n.self
+    masked = masked_fill(x, x == 0, 1)
+    return g * _reduce_into(masked, n.key, n.src, "prod", True) / masked
+
+
+def _prod_src_vjp(g: Tensor, n: RuleNode) -> Tensor:
+    """The product of the others for each written value: ``result / src`` where ``src`` is
+    nonzero, and where it is its target's only zero the product with it read as one
+    (several zeros: zero, which ``result / 1`` gives)."""
+    src, key = n.src, n.key
+    xp, backend = src._backend.xp, src._backend
+    zero = src._data == 0
+    n_zeros = backend.scatter_add(xp.zeros((math.prod(key.shape),), dtype=xp.int64),
+                                  key.flat(xp), xp.reshape(xp.astype(zero, xp.int64), (-1,)))
+    single = wrap(zero & (xp.reshape(xp.take(n_zeros, key.flat(xp), axis=0),
+                                     tuple(key.lin.shape)) == 1), backend)
+    others = _reduce_into(n.self, key, masked_fill(src, single, 1), "prod", n.include)
+    from arraygrad.ops.elementwise import where
+
+    return where(single, _take(g * others, key, GATHER, True),
+                 _take(g * n.result, key, GATHER, True) / masked_fill(src, wrap(zero, backend), 1))
+
+
+# prod: the gradient is the product of the other values reduced into the same target
 SCATTER_PROD = defop(
-    "ScatterReduceBackward0", key="ScatterReduceBackward0/prod", inputs=("self", "src"), saves=("self", "src", "result"),
-    params=("key", "include"),
-    vjp=(lambda g, n: (g * n.result / n.self) if n.include else _take_zeroed(g, n.key),
-         lambda g, n: _take(g * n.result, n.key, GATHER, True) / n.src))
+    "ScatterReduceBackward0", key="ScatterReduceBackward0/prod", inputs=("self", "src"),
+    saves=("self", "src", "result"), params=("key", "include"),
+    vjp=(_prod_self_vjp, _prod_src_vjp))
 
 
 def _check_index(op: str, input: Tensor, dim: int, index: Any, src: Tensor | None) -> int:
