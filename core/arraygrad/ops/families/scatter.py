@@ -96,9 +96,9 @@ SCATTER_PROD = defop(
 
 def _check_index(op: str, input: Tensor, dim: int, index: Any, src: Tensor | None) -> int:
     """Validate a scatter index as PyTorch does; returns the wrapped ``dim``."""
-    if not isinstance(index, Tensor) or index.dtype is not _dt.int64:
+    if not isinstance(index, Tensor) or index.dtype not in (_dt.int64, _dt.int32):
         got = index.dtype if isinstance(index, Tensor) else type(index).__name__
-        raise RuntimeError(f"{op}(): Expected dtype int64 for index, got {got}")
+        raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index, got {got}")
     same_backend(op, input, index)
     nd = input._data.ndim
     d = _wrap_dim(dim, max(nd, 1), op)
