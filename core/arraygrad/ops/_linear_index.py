@@ -65,8 +65,12 @@ def linear_key(xp: Any, shape: tuple, key: tuple) -> LinearKey:
     if not any(k is Ellipsis for k in key):  # identity: `in` would compare arrays
         full.extend([slice(None)] * (ndim - consumed))
 
-    # Integers take part in broadcasting as 0-d advanced indices (NumPy's rule).
+    # Integers take part in broadcasting as 0-d advanced indices, but (PyTorch's rule, not
+    # NumPy's) they select first and so do not decide where the advanced dimensions go:
+    # adjacency is judged among the array indices with the integers taken out of the key.
     adv_pos = [p for p, k in enumerate(full) if k is not None and not isinstance(k, slice)]
+    arr_pos = [q for q, k in enumerate(k for k in full if not isinstance(k, int))
+               if k is not None and not isinstance(k, slice)]
     arrays = []
     axis = 0
     for p, k in enumerate(full):
@@ -78,7 +82,7 @@ def linear_key(xp: Any, shape: tuple, key: tuple) -> LinearKey:
         axis += 1
     arrays = list(xp.broadcast_arrays(*arrays)) if len(arrays) > 1 else arrays
     adv_shape = tuple(arrays[0].shape) if arrays else ()
-    adjacent = bool(adv_pos) and adv_pos == list(range(adv_pos[0], adv_pos[-1] + 1))
+    adjacent = not arr_pos or arr_pos == list(range(arr_pos[0], arr_pos[-1] + 1))
 
     # The result's dimensions, in order: a list of ("adv",) or (size,) slots per key entry.
     out_dims = []   # sizes
@@ -96,7 +100,7 @@ def linear_key(xp: Any, shape: tuple, key: tuple) -> LinearKey:
             out_dims.append(len(range(*k.indices(shape[axis]))))
             axis += 1
         else:
-            if adjacent and adv_at is None:
+            if adjacent and adv_at is None and (not isinstance(k, int) or not arr_pos):
                 adv_at = len(out_dims)
                 out_dims.extend(adv_shape)
             where.append(None)

@@ -52,8 +52,8 @@ def _normalize_key(input: Tensor, key: Any) -> tuple[Any, ...]:
         if k is None:
             out.append(None)
             continue
-        if isinstance(k, bool):
-            raise IndexError("index: bool scalars as indices are not supported")
+        if isinstance(k, str):
+            raise TypeError(f"index: strings are not valid indices (got {k!r})")
         if isinstance(k, Tensor):
             if k._backend is not backend:
                 same_backend("index", input, k)
@@ -63,6 +63,8 @@ def _normalize_key(input: Tensor, key: Any) -> tuple[Any, ...]:
             if not (_is_int_array(k, backend) or _is_bool_array(k, backend)):
                 raise IndexError(f"index: tensors used as indices must be long, int or bool, got {k.dtype}")
         if isinstance(k, slice):
+            if k.step is not None and int(k.step) <= 0:
+                raise ValueError("step must be greater than zero")
             out.append(k)
             dim += 1
             continue
@@ -190,8 +192,47 @@ def index_add_into(g: Tensor, shape: tuple, key: Any, advanced: bool) -> Tensor:
     return INDEX_PUT.record(out, backend, (None, g), key=key, advanced=advanced)
 
 
+def _bool_scalars(input: Tensor, key: Any) -> tuple[Any, int | None]:
+    """``key`` with each boolean scalar (``True``, ``False``, a 0-d bool tensor) made a new
+    axis, as PyTorch: ``True`` adds a dimension of size 1, ``False`` one of size 0. Returns
+    ``(key, p)``: ``p`` is the result dimension to empty (a ``False``), else None."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    if not any(_is_bool_scalar(k) for k in key):
+        return key, None
+    empty = None
+    out: list[Any] = []
+    explicit = sum(1 for k in key if k is not None and k is not Ellipsis and not _is_bool_scalar(k))
+    dims = 0  # result dimensions made by the entries before (a basic key's)
+    for k in key:
+        if _is_bool_scalar(k):
+            if not bool(k) and empty is None:
+                if any(hasattr(j, "shape") and getattr(j, "ndim", 1) > 0 or isinstance(j, list)
+                       for j in key):
+                    raise IndexError("index: False beside index tensors is not supported")
+                empty = dims
+            out.append(None)
+            dims += 1
+            continue
+        out.append(k)
+        if k is Ellipsis:
+            dims += input._data.ndim - explicit
+        elif k is None or isinstance(k, slice):
+            dims += 1
+    return tuple(out), empty
+
+
+def _is_bool_scalar(k: Any) -> bool:
+    if isinstance(k, bool):
+        return True
+    return isinstance(k, Tensor) and k.dtype is _dt.bool and k._data.ndim == 0
+
+
 def getitem(input: Tensor, key: Any) -> Tensor:
     """``input[key]``: basic slicing, integer arrays (repeats allowed) and boolean masks."""
+    key, empty = _bool_scalars(input, key)
+    if empty is not None:  # a False: the new axis is empty
+        return getitem(getitem(input, key), (slice(None),) * empty + (slice(0, 0),))
     norm, advanced = _normalize_key(input, key)
     if advanced:
         rule = INDEX
@@ -242,24 +283,80 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
                 f"apart from dimension {d}")
     size = input._data.shape[d]
     xp = input._backend.xp
-    if index.numel() and (int(xp.min(index._data)) < -size or int(xp.max(index._data)) >= size):
-        raise IndexError(f"gather(): index out of range for dimension {d} with size {size}")
+    if index.numel():
+        # as PyTorch: no negative indices, and a RuntimeError
+        lo, hi = int(xp.min(index._data)), int(xp.max(index._data))
+        if lo < 0 or hi >= size:
+            raise RuntimeError(f"gather(): index {hi if hi >= size else lo} is out of bounds for "
+                               f"dimension {d} with size {size}")
     key = linear_key(xp, tuple(input._data.shape), _along_dim_key(input, index, d))
     return _take(input, key, GATHER, True)
 
 
-def take_along_dim(input: Tensor, indices: Tensor, dim: int) -> Tensor:
-    """``gather`` along ``dim`` (same-rank indices)."""
-    return gather(input, dim, indices)
+def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
+    """The entries of ``input`` at ``indices`` along ``dim``, as ``torch.take_along_dim``:
+    ``input`` and ``indices`` broadcast against each other in every other dimension;
+    negative indices count from the end; ``dim=None`` reads ``input`` flattened."""
+    op = "take_along_dim"
+    if not isinstance(indices, Tensor) or indices.dtype not in (_dt.int64, _dt.int32):
+        got = indices.dtype if isinstance(indices, Tensor) else type(indices).__name__
+        raise RuntimeError(f"{op}(): dtype of indices should be Long but got {got}")
+    same_backend(op, input, indices)
+    low = None  # as PyTorch: negative indices count from the end, except with dim=None
+    if dim is None:
+        input, indices, d, low = input.reshape(-1), indices.reshape(-1), 0, 0
+    else:
+        if indices._data.ndim != input._data.ndim:
+            raise RuntimeError(
+                f"{op}(): input and indices should have the same number of dimensions, but got "
+                f"{input._data.ndim} dimensions for input, and {indices._data.ndim} dimensions "
+                f"for indices")
+        d = _wrap_dim(dim, input._data.ndim, op)
+    ishape, xshape = list(indices._data.shape), list(input._data.shape)
+    for axis, (a, b) in enumerate(zip(ishape, xshape)):
+        if axis != d and a != b and 1 not in (a, b):
+            raise RuntimeError(f"{op}(): The size of tensor a ({b}) must match the size of "
+                               f"tensor b ({a}) at non-singleton dimension {axis}")
+    size = xshape[d]
+    xp = input._backend.xp
+    if indices.numel():
+        lo, hi = int(xp.min(indices._data)), int(xp.max(indices._data))
+        if lo < (-size if low is None else low) or hi >= size:
+            raise RuntimeError(f"{op}(): index {hi if hi >= size else lo} is out of bounds for "
+                               f"dimension {d} with size {size}")
+        if lo < 0:
+            from arraygrad.tensor import wrap
+
+            data = indices._data
+            indices = wrap(xp.where(data < 0, data + size, data), indices._backend)
+    bshape = [max(a, b) if 0 not in (a, b) else 0 for a, b in zip(ishape, xshape)]
+    xs = list(bshape)
+    xs[d] = xshape[d]
+    ids = list(bshape)
+    ids[d] = ishape[d]
+    if xs != xshape:
+        input = input.expand(*xs)
+    if ids != ishape:
+        indices = indices.expand(*ids)
+    key = linear_key(xp, tuple(input._data.shape), _along_dim_key(input, indices, d))
+    return _take(input, key, GATHER, True)
 
 
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     """The entries of ``input`` at ``index`` (1-D, repeats allowed) along ``dim``."""
     if not isinstance(index, Tensor) or index.dtype not in (_dt.int64, _dt.int32):
-        raise RuntimeError("index_select(): Expected dtype int32/int64 for index")
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
     if index._data.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
     d = _wrap_dim(dim, input._data.ndim, "index_select")
+    size = input._data.shape[d] if input._data.ndim else 1
+    xp = input._backend.xp
+    if index.numel():
+        lo, hi = int(xp.min(index._data)), int(xp.max(index._data))
+        if lo < 0 or hi >= size:  # as PyTorch, negative indices are refused too
+            raise IndexError(f"index_select(): index out of range in self: index "
+                             f"{hi if hi >= size else lo} is out of bounds for dimension {d} "
+                             f"with size {size}")
     norm, _ = _normalize_key(input, (slice(None),) * d + (index.reshape(-1),))
     return _take(input, norm, INDEX_SELECT, True)
 
@@ -282,6 +379,9 @@ MASKED_KEY = defop("MaskedKeyBackward0", params=("key",),
 
 def index_put(input: Tensor, key: Any, value: Any) -> Tensor:
     """A copy of ``input`` with ``input[key] = value`` (out of place; ``t[key] = v`` uses it)."""
+    key, empty = _bool_scalars(input, key)
+    if empty is not None:  # a False selects nothing: nothing is written
+        return input.clone()
     norm, advanced = _normalize_key(input, key)
     backend = input._backend
     if not isinstance(value, Tensor):
