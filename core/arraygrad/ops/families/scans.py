@@ -5,8 +5,8 @@ zero, and otherwise the exact formula: each element's gradient sums, over the la
 outputs, the products of the other elements before them (O(n^2), only used with zeros),
 so it stays right, and differentiable again, with zeros. ``cummax``/``cummin`` pick
 positions (``_select.pick``; a position picked many times gathers all their gradients).
-``logcumsumexp`` runs ``logaddexp`` along the dim (no overflow); its gradient weighs each
-later output's gradient by ``exp(x_k - out_j) <= 1``. ``diff`` is built from ``cat`` and
+``logcumsumexp`` runs ``logaddexp`` along the dim (no overflow); its gradient is a reversed
+``logcumsumexp`` of the gradient's positive and negative parts in log space (O(n)). ``diff`` is built from ``cat`` and
 slicing, which carry its gradient.
 """
 
@@ -140,17 +140,24 @@ def cummin(input: Tensor, dim: int) -> Any:
 
 # -- logcumsumexp --------------------------------------------------------------------------
 
+def _reverse_logcumsumexp(x: Tensor, d: int) -> Tensor:
+    return logcumsumexp(x.flip(d), d).flip(d)
+
+
 def _logcumsumexp_grad(g: Tensor, n: RuleNode) -> Tensor:
+    """``grad_k = sum_{j >= k} g_j exp(x_k - out_j)``, in O(n) and without overflow: the
+    positive and negative parts of ``g`` go through a reversed ``logcumsumexp`` in log
+    space (PyTorch's and TensorFlow's formula)."""
     x, d = n.self, n.dim
     if x.ndim == 0 or x.numel() == 0:
         return g
-    xt = x.movedim(d, -1)
-    ot = n.result.movedim(d, -1)
-    gt = g.movedim(d, -1)
-    size = int(xt.shape[-1])
-    # [k, j] = x_k - out_j for j >= k (so exp of it is at most 1), -inf before k
-    gap = ew.where(_triangle(x, size), xt.unsqueeze(-1) - ot.unsqueeze(-2), -float("inf"))
-    return (ew.exp(gap) * gt.unsqueeze(-2)).sum(-1).movedim(-1, d)
+    out = n.result
+    lowest = float(g._backend.xp.finfo(g._data.dtype).min)  # log(0), kept finite
+    log_abs = ew.log(ew.abs(g))
+    positive = ew.where(g > 0, log_abs, lowest)
+    negative = ew.where(g < 0, log_abs, lowest)
+    return (ew.exp(_reverse_logcumsumexp(positive - out, d) + x)
+            - ew.exp(_reverse_logcumsumexp(negative - out, d) + x))
 
 
 LOGCUMSUMEXP = defop("LogcumsumexpBackward0", saves=("self", "result"), params=("dim",),

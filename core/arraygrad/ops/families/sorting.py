@@ -57,7 +57,7 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, *,
     return pick(SORT, input, _order(input, d, descending), d, True, named("sort"))
 
 
-def argsort(input: Tensor, dim: int = -1, descending: bool = False,
+def argsort(input: Tensor, dim: int = -1, descending: bool = False, *,
             stable: bool = False) -> Tensor:
     """The indices that sort ``input`` along ``dim``."""
     _tensor(input, "argsort")
