@@ -343,8 +343,10 @@ def _centered(n: RuleNode) -> Tensor:
 
 def _var_grad(g: Tensor, n: RuleNode) -> Tensor:
     shape, dims = _shape(n), n.dim
+    dof = _count(shape, dims) - n.correction
+    # no degrees of freedom: PyTorch's gradient is inf * 0 = NaN, not a ZeroDivisionError
     return (_unreduce(g, shape, dims, n.keepdim) * _centered(n)
-            * (2.0 / (_count(shape, dims) - n.correction)))
+            * (2.0 / dof if dof else math.inf))
 
 
 def _std_grad(g: Tensor, n: RuleNode) -> Tensor:
@@ -399,8 +401,12 @@ def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
     dims = normalize_dims(dim, input._data.ndim, "logsumexp")
     xp = input._backend.xp
     x = to_float_data(input)
-    m = xp.max(x, axis=dims, keepdims=True)
-    m = xp.where(xp.isfinite(m), m, xp.zeros_like(m))
+    if math.prod(x.shape):
+        m = xp.max(x, axis=dims, keepdims=True)
+        m = xp.where(xp.isfinite(m), m, xp.zeros_like(m))
+    else:  # an empty slice has no max; its sum of exp is 0, so the result is -inf
+        m = xp.zeros(tuple(1 if dims is None or i in dims else n for i, n in enumerate(x.shape)),
+                     dtype=x.dtype)
     data = xp.log(xp.sum(xp.exp(x - m), axis=dims, keepdims=True)) + m
     if not keepdim:
         data = xp.reshape(data, tuple(n for i, n in enumerate(x.shape)
