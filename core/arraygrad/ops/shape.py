@@ -450,6 +450,20 @@ def unbind(input: Tensor, dim: int = 0) -> tuple:
 
 
 def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
-    """The slice ``start:start+length`` along ``dim``."""
+    """The slice ``start:start+length`` along ``dim``; a negative ``start`` counts from the end.
+
+    Out-of-range arguments raise (IndexError for ``start``, RuntimeError for ``length``) rather
+    than being clipped as a Python slice would: ``narrow`` promises exactly ``length`` elements.
+    """
     d = _wrap_dim(dim, input._data.ndim, "narrow")
+    size = input._data.shape[d] if input._data.ndim else 1
+    if not -size <= start <= size:
+        raise IndexError(f"narrow: start out of range (expected to be in range of [{-size}, {size}], "
+                         f"but got {start})")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    if start < 0:
+        start += size
+    if start + length > size:
+        raise RuntimeError(f"narrow: start ({start}) + length ({length}) exceeds dimension size ({size}).")
     return input[(slice(None),) * d + (slice(start, start + length),)]
