@@ -36,6 +36,8 @@ BROKEN_FAILS = {
     "forward[logsumexp/dim]", "dtypes[logsumexp/dim]",
     "forward[logsumexp/dims-keepdim]", "dtypes[logsumexp/dims-keepdim]",
     "grad[broken_scale/basic]",
+    # logaddexp computes with exp (its grad check's finite differences use that forward)
+    "forward[logaddexp/broadcast]", "dtypes[logaddexp/broadcast]", "grad[logaddexp/broadcast]",
 }
 
 
