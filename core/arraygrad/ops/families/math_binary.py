@@ -215,6 +215,14 @@ def float_power(input: Any, exponent: Any) -> Tensor:
     return ew.pow(input, exponent)
 
 
+def _float_power_inplace(input: Tensor, exponent: Any) -> Tensor:
+    """``float_power_``: only a float64 tensor can hold the result (PyTorch's check)."""
+    if input.dtype is not _dt.float64:
+        raise RuntimeError(f"the base given to float_power_ has dtype {_torch_name(input.dtype)} "
+                           "but the operation's result requires dtype Double")
+    return float_power(input, exponent)
+
+
 def _heaviside_grad(g: Tensor, n: Any) -> Tensor:
     raise RuntimeError("derivative for aten::heaviside is not implemented")
 
@@ -400,6 +408,7 @@ METHODS: dict[str, Callable[..., Any]] = dict(FUNCTIONS)
 
 INPLACE: dict[str, Callable[..., Any]] = {
     name + "_": FUNCTIONS[name] for name in (
-        "atan2", "arctan2", "hypot", "copysign", "fmod", "float_power", "heaviside", "lerp",
+        "atan2", "arctan2", "hypot", "copysign", "fmod", "heaviside", "lerp",
         "addcmul", "addcdiv", "clamp_min", "clamp_max")}
+INPLACE["float_power_"] = _float_power_inplace
 """Bound as in-place ``Tensor.<name>_``."""

@@ -12,6 +12,7 @@ import math
 from typing import Any, Callable
 
 from arraygrad import dtypes as _dt
+from arraygrad.autograd.grad_mode import no_grad as _no_grad
 from arraygrad.ops import elementwise as ew, fast as _fast
 from arraygrad.ops.casting import to_float_data
 from arraygrad.ops.rule import defop, identity
@@ -122,26 +123,33 @@ def _dtype_name(t: Tensor) -> str:
             "float64": "Double"}.get(str(t.dtype).replace("arraygrad.", ""), str(t.dtype))
 
 
-def deg2rad(input: Tensor) -> Tensor:
-    """Degrees to radians (integers compute in the default float dtype)."""
-    _require_tensor("deg2rad", input)
-    if not input.dtype.is_floating_point:
-        input = ew.to_dtype(input, _dt.get_default_dtype())
-    return ew.mul(input, math.pi / 180.0)
+def _angle_op(name: str, node: str, factor: float) -> Callable[[Tensor], Tensor]:
+    """``deg2rad``/``rad2deg``: ``input * factor`` (integers compute in the default float
+    dtype), recorded by its own rule as PyTorch names it."""
+    rule = defop(node, vjp=(lambda g, n: g * factor,))
+
+    def op(input: Tensor) -> Tensor:
+        _require_tensor(name, input)
+        data = to_float_data(input)
+        return _fast.record_unary(rule, data * factor, input._backend, input)
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = f"Elementwise ``{name}``: the input times {factor!r}."
+    return op
 
 
-def rad2deg(input: Tensor) -> Tensor:
-    """Radians to degrees (integers compute in the default float dtype)."""
-    _require_tensor("rad2deg", input)
-    if not input.dtype.is_floating_point:
-        input = ew.to_dtype(input, _dt.get_default_dtype())
-    return ew.mul(input, 180.0 / math.pi)
+deg2rad = _angle_op("deg2rad", "Deg2RadBackward0", math.pi / 180.0)
+rad2deg = _angle_op("rad2deg", "Rad2DegBackward0", 180.0 / math.pi)
+SGN = defop("SgnBackward0", vjp=(lambda g, n: g * 0,))
 
 
 def sgn(input: Tensor) -> Tensor:
-    """``sign`` for real tensors (PyTorch's ``sgn`` extends it to complex ones)."""
+    """``sign`` for real tensors, NaN giving 0 (PyTorch's ``sgn`` extends it to complex
+    ones); gradient 0."""
     _require_tensor("sgn", input)
-    return ew.sign(input)
+    with _no_grad():
+        data = ew.sign(input)._data
+    return _fast.record_unary(SGN, data, input._backend, input)
 
 
 def signbit(input: Tensor) -> Tensor:
