@@ -46,20 +46,19 @@ _ONE_OVER_SQRT_PI = 1.0 / math.sqrt(math.pi)
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
 
-def _erf_data(xp: Any, x: Tensor) -> Tensor:
-    """erf of a native floating array (all three ranges computed, then selected)."""
-    f16 = getattr(xp, "float16", None)  # not in the Array API standard: only where it exists
-    if f16 is not None and x.dtype == f16:
-        # the coefficients overflow float16 (a NaN for every input): run in float32
-        return xp.astype(_erf_data(xp, xp.astype(x, xp.float32)), f16)
-    y = xp.abs(x)
-    # small |x|: erf(x) = x * R(x^2); the argument is clamped so unused lanes stay finite
-    ys = xp.minimum(y, _THRESH)
+def _erf_small(xp: Any, x: Any) -> Any:
+    """erf(x) for ``|x| <= 0.46875``: ``x * R(x^2)`` (the argument is clamped so unused lanes
+    stay finite)."""
+    ys = xp.minimum(xp.abs(x), _THRESH)
     ysq = ys * ys
     num, den = _A[4] * ysq, ysq
     for i in range(3):
         num, den = (num + _A[i]) * ysq, (den + _B[i]) * ysq
-    small = x * (num + _A[3]) / (den + _B[3])
+    return x * (num + _A[3]) / (den + _B[3])
+
+
+def _erfc_large(xp: Any, y: Any) -> Any:
+    """erfc(y) for ``y = |x| >= 0.46875`` (values for smaller y are computed but unused)."""
     # middle range: erfc(y) = exp(-y^2) * R(y)
     ym = xp.clip(y, _THRESH, 4.0)
     num, den = _C[8] * ym, ym
@@ -79,10 +78,39 @@ def _erf_data(xp: Any, x: Tensor) -> Tensor:
     # so the rounding error of y^2 is not amplified
     a = xp.trunc(yl * 16.0) / 16.0
     erfc = xp.exp(-a * a) * xp.exp(-(yl - a) * (yl + a)) * ratio
-    erfc = xp.where(y >= _XBIG, xp.zeros_like(erfc), erfc)
-    big = (0.5 - erfc) + 0.5
+    return xp.where(y >= _XBIG, xp.zeros_like(erfc), erfc)
+
+
+def _in_float32(xp: Any, x: Any, fn: Any) -> Any:
+    """``fn(xp, x)``, run in float32 for float16 input (the coefficients overflow float16:
+    a NaN for every input), else None."""
+    f16 = getattr(xp, "float16", None)  # not in the Array API standard: only where it exists
+    if f16 is not None and x.dtype == f16:
+        return xp.astype(fn(xp, xp.astype(x, xp.float32)), f16)
+    return None
+
+
+def _erf_data(xp: Any, x: Tensor) -> Tensor:
+    """erf of a native floating array (all three ranges computed, then selected)."""
+    half = _in_float32(xp, x, _erf_data)
+    if half is not None:
+        return half
+    y = xp.abs(x)
+    big = (0.5 - _erfc_large(xp, y)) + 0.5
     big = xp.where(x < 0, -big, big)
-    return xp.where(y <= _THRESH, small, big)
+    return xp.where(y <= _THRESH, _erf_small(xp, x), big)
+
+
+def _erfc_data(xp: Any, x: Any) -> Any:
+    """erfc of a native floating array: ``1 - erf`` near 0, Cody's erfc elsewhere (no
+    cancellation in the right tail; ``2 - erfc(|x|)`` on the left)."""
+    half = _in_float32(xp, x, _erfc_data)
+    if half is not None:
+        return half
+    y = xp.abs(x)
+    large = _erfc_large(xp, y)
+    large = xp.where(x < 0, 2.0 - large, large)
+    return xp.where(y <= _THRESH, 1.0 - _erf_small(xp, x), large)
 
 
 ERF = defop("ErfBackward0", saves=("self",),
