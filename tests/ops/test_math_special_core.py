@@ -92,3 +92,61 @@ def test_portable_implementations_match_pytorch(dtype):
                                rtol=tol, atol=0)
     np.testing.assert_allclose(ag.erfc(ag.tensor(z)).numpy(),
                                torch.erfc(torch.tensor(z)).numpy(), rtol=tol, atol=0)
+
+
+@pytest.mark.parametrize("eps", [None, 0.1])
+def test_logit_values_and_gradients(eps):
+    a = np.array([0.05, 0.3, 0.5, 0.95])
+    x = ag.tensor(a, dtype=F64, requires_grad=True)
+    y = ag.logit(x, eps)
+    z = a if eps is None else np.clip(a, eps, 1 - eps)
+    np.testing.assert_allclose(y.detach().numpy(), np.log(z / (1 - z)), rtol=1e-14)
+    y.sum().backward()
+    inside = np.ones_like(a) if eps is None else (a >= eps) & (a <= 1 - eps)
+    np.testing.assert_allclose(x.grad.numpy(), inside / (a * (1 - a)), rtol=1e-14)
+    x = ag.tensor(np.array([0.2, 0.4, 0.7]), dtype=F64, requires_grad=True)
+    assert ag.autograd.gradcheck(lambda t: ag.logit(t, eps), (x,))
+    assert ag.autograd.gradgradcheck(lambda t: ag.logit(t, eps), (x,))
+
+
+def test_xlogy_values_and_gradients():
+    with np.errstate(all="ignore"):
+        out = ag.xlogy(ag.tensor([0.0, 0.0, 2.0, math.nan], dtype=F64),
+                       ag.tensor([0.0, math.nan, 3.0, 1.0], dtype=F64)).numpy()
+    assert out[0] == 0.0 and np.isnan(out[1]) and np.isnan(out[3])
+    assert out[2] == pytest.approx(2 * math.log(3.0))
+    assert ag.xlogy(2, ag.tensor([3.0])).item() == pytest.approx(2 * math.log(3.0))
+    assert ag.xlogy(ag.tensor([2]), 3).dtype is ag.float32
+    rng = np.random.default_rng(1)
+    x = ag.tensor(rng.uniform(-1, 1, (2, 3)), dtype=F64, requires_grad=True)
+    y = ag.tensor(rng.uniform(0.5, 1.5, (3,)), dtype=F64, requires_grad=True)
+    assert ag.autograd.gradcheck(ag.xlogy, (x, y))
+    assert ag.autograd.gradgradcheck(ag.xlogy, (x, y))
+
+
+@needs_torch
+def test_logit_and_xlogy_edges_match_pytorch():
+    vals = [0.0, 0.3, 1.0, -0.2, 1.3, math.nan, 0.95]
+    for eps in (None, 0.1):
+        a = ag.tensor(vals, dtype=F64, requires_grad=True)
+        t = torch.tensor(vals, dtype=torch.float64, requires_grad=True)
+        with np.errstate(all="ignore"):
+            o = ag.logit(a, eps)
+            o.sum().backward()
+        p = torch.logit(t, eps)
+        p.sum().backward()
+        np.testing.assert_allclose(o.detach().numpy(), p.detach().numpy(), equal_nan=True)
+        np.testing.assert_allclose(a.grad.numpy(), t.grad.numpy(), equal_nan=True)
+    a = [0.0, 0.0, 1.0, 2.0, math.nan, 0.0, -1.0]
+    b = [0.0, math.nan, 0.0, 3.0, 1.0, -1.0, 2.0]
+    A, B = (ag.tensor(v, dtype=F64, requires_grad=True) for v in (a, b))
+    TA, TB = (torch.tensor(v, dtype=torch.float64, requires_grad=True) for v in (a, b))
+    with np.errstate(all="ignore"):
+        o = ag.xlogy(A, B)
+        o.sum().backward()
+    p = torch.xlogy(TA, TB)
+    p.sum().backward()
+    assert type(o.grad_fn).__name__ == type(p.grad_fn).__name__
+    for ours, theirs in ((o, p), (A.grad, TA.grad), (B.grad, TB.grad)):
+        np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(),
+                                   equal_nan=True)

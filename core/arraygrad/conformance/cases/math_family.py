@@ -56,4 +56,7 @@ CASES = (
     # the core's erfc/erfinv (arraygrad.erfc/erfinv; the special plugin's are arraygrad.special.*)
     case("erfc", "core", ag.erfc, [(2, 3)], low=-2.0, high=3.0),
     case("erfinv", "core", ag.erfinv, [(2, 3)], low=-0.9, high=0.9),
+    case("logit", "core", ag.logit, [(2, 3)], low=0.1, high=0.9),
+    case("logit", "core-eps", lambda a: ag.logit(a, eps=0.05), [(2, 3)], low=0.1, high=0.9),
+    case("xlogy", "core-broadcast", ag.xlogy, [(2, 3), (3,)], low=0.3, high=1.5),
 )

@@ -1,12 +1,13 @@
-"""The core's ``erfc`` and ``erfinv`` (``torch.erfc`` / ``torch.erfinv``), written with Array
+"""The core's ``erfc``, ``erfinv``, ``logit`` and ``xlogy`` (``torch.erfc`` ...), written with Array
 API functions only: erfc is Cody's (shared with the core's erf, ``nn._ops``), erfinv is
 Giles' single-precision approximation refined by Newton steps on the erf residual (on
 ``log erfc`` in the tails, where ``erf(y) - x`` would cancel).
 
 A plugin may register faster kernels for them (op names ``erfc``/``erfinv``, as
 arraygrad-special does with SciPy/cupyx); a kernel that declines defers to these.
-The ``Tensor.erfc``/``Tensor.erfinv`` methods are not bound here: arraygrad-special binds
-them (to its ``arraygrad.special`` ops), and a second binding would refuse that plugin.
+The ``Tensor.erfc``/``erfinv``/``logit``/``xlogy`` methods are not bound here:
+arraygrad-special binds them (to its ``arraygrad.special`` ops), and a second binding would
+refuse that plugin.
 """
 
 from __future__ import annotations
@@ -17,11 +18,12 @@ from typing import Any, Callable
 from arraygrad.nn._ops import _erf_data, _erfc_data, _in_float32
 from arraygrad.ops import elementwise as ew
 from arraygrad.ops.casting import to_float_data
+from arraygrad.ops.promotion import operands as _operands
 from arraygrad.ops.rule import defop
 from arraygrad.plugins.registry import dispatch_kernel
 from arraygrad.tensor import Tensor
 
-__all__ = ["FUNCTIONS", "erfc", "erfinv"]
+__all__ = ["FUNCTIONS", "erfc", "erfinv", "logit", "xlogy"]
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 _SQRT_PI_OVER_TWO = math.sqrt(math.pi) / 2.0
@@ -102,5 +104,55 @@ erfinv = _special_unary("erfinv", ERFINV, _erfinv_data,
                         "The inverse error function on ``[-1, 1]`` (+-inf at +-1, NaN "
                         "outside).")
 
-FUNCTIONS: dict[str, Callable[..., Any]] = {"erfc": erfc, "erfinv": erfinv}
-"""Exported as ``arraygrad.<name>`` (``Tensor.erfc``/``erfinv`` are the special plugin's)."""
+def _logit_grad(g: Tensor, n: Any) -> Tensor:
+    x = n.self
+    d = g / (x * (1 - x))
+    if n.eps is None:  # NaN outside [0, 1], as PyTorch
+        # a constant NaN, not g * nan: the unused branch's gradient would be 0 * nan
+        return ew.where((x < 0) | (x > 1), ew.full_like_scalar(d, math.nan), d)
+    return ew.where((x < n.eps) | (x > 1 - n.eps), g * 0, d)
+
+
+LOGIT = defop("LogitBackward0", key="core.logit", saves=("self",), params=("eps",),
+              vjp=(_logit_grad,))
+
+
+def logit(input: Tensor, eps: float | None = None) -> Tensor:
+    """``log(x / (1 - x))``; with ``eps``, ``x`` is first clamped to ``[eps, 1 - eps]``
+    (gradient 0 outside that range)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"logit(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    backend = input._backend
+    xp = backend.xp
+    x = to_float_data(input)
+    if eps is not None:
+        eps = float(eps)
+        lo, hi = xp.asarray(eps, dtype=x.dtype), xp.asarray(1.0 - eps, dtype=x.dtype)
+        x = xp.where(x < lo, lo, xp.where(x > hi, hi, x))  # where(), not clip: NaN stays NaN
+    return LOGIT.record(xp.log(x / (1.0 - x)), backend, (input,), eps=eps)
+
+
+XLOGY = defop("XlogyBackward0", key="core.xlogy", inputs=("self", "other"),
+              saves=("self", "other"), vjp=(
+                  lambda g, n: g * xlogy(ew.to_dtype(n.self != 0, g.dtype), n.other),
+                  lambda g, n: g * n.self / n.other))
+
+
+def xlogy(input: Any, other: Any) -> Tensor:
+    """``input * log(other)``, 0 where ``input == 0`` (unless ``other`` is NaN); either may be
+    a Python number."""
+    backend, ad, bd, ta, tb = _operands("xlogy", input, other, floating=True)
+    xp = backend.xp
+    like = ad if hasattr(ad, "shape") else bd
+    a = ad if hasattr(ad, "shape") else xp.asarray(ad, dtype=like.dtype)
+    b = bd if hasattr(bd, "shape") else xp.asarray(bd, dtype=like.dtype)
+    prod = a * xp.log(b)
+    data = xp.where(xp.isnan(b), b + a, xp.where(a == 0, xp.zeros_like(prod), prod))
+    return XLOGY.record(data, backend, (input, other))
+
+
+FUNCTIONS: dict[str, Callable[..., Any]] = {"erfc": erfc, "erfinv": erfinv, "logit": logit,
+                                            "xlogy": xlogy}
+"""Exported as ``arraygrad.<name>`` (the ``Tensor`` methods of the same names are the special
+plugin's)."""
