@@ -1,5 +1,5 @@
 """The core's ``erfc``, ``erfinv``, ``logit`` and ``xlogy`` (``torch.erfc`` ...), written with Array
-API functions only: erfc is Cody's (shared with the core's erf, ``nn._ops``), erfinv is
+API functions only: erfc is Cody's (``ops._erf``, shared with the core's erf), erfinv is
 Giles' single-precision approximation refined by Newton steps on the erf residual (on
 ``log erfc`` in the tails, where ``erf(y) - x`` would cancel).
 
@@ -15,7 +15,9 @@ from __future__ import annotations
 import math
 from typing import Any, Callable
 
-from arraygrad.nn._ops import _erf_data, _erfc_data, _in_float32
+from arraygrad.ops._erf import (
+    erf_data as _erf_data, erfc_data as _erfc_data, in_float32 as _in_float32,
+)
 from arraygrad.ops import elementwise as ew
 from arraygrad.ops.casting import to_float_data
 from arraygrad.ops.promotion import operands as _operands
