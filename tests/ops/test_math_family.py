@@ -471,3 +471,20 @@ def test_node_names_match_pytorch(name):
     y = torch.tensor([0.3, -0.7], dtype=torch.float64, requires_grad=True)
     assert type(getattr(ag, name)(x).grad_fn).__name__ == \
         type(getattr(torch, name)(y).grad_fn).__name__
+
+
+def test_inplace_forms_of_core_rounding_and_reciprocals():
+    x = t64([1.26, -2.5, 4.0])
+    x.round_(decimals=1)
+    np.testing.assert_allclose(x.numpy(), [1.3, -2.5, 4.0])
+    x.sign_()
+    np.testing.assert_array_equal(x.numpy(), [1.0, -1.0, 1.0])
+    y = t64([4.0, 0.25])
+    y.rsqrt_()
+    np.testing.assert_allclose(y.numpy(), [0.5, 2.0])
+    y.reciprocal_()
+    np.testing.assert_allclose(y.numpy(), [2.0, 0.5])
+    i = ag.tensor([7, -7])
+    i.div_(2, rounding_mode="trunc")
+    assert i.dtype is ag.int64
+    np.testing.assert_array_equal(i.numpy(), [3, -3])

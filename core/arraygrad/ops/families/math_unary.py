@@ -237,4 +237,7 @@ _INPLACE_NAMES = ("exp2", "log2", "log10", "sinh", "cosh", "asinh", "acosh", "at
                   "arctan", "sinc", "square", "frac", "fix", "deg2rad", "rad2deg", "sgn",
                   "nan_to_num")
 INPLACE: dict[str, Callable[..., Any]] = {name + "_": FUNCTIONS[name] for name in _INPLACE_NAMES}
+# the in-place forms of core ops that PyTorch has and the core's table lacks
+INPLACE.update({"rsqrt_": ew.rsqrt, "reciprocal_": ew.reciprocal, "round_": ew.round,
+                "sign_": ew.sign})
 """Bound as in-place ``Tensor.<name>_``."""
