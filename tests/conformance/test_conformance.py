@@ -39,6 +39,12 @@ BROKEN_FAILS = {
     # logcumsumexp's forward is logaddexp (right) but its gradient uses exp (1% off)
     "grad[logcumsumexp/dim1]", "double_backward[logcumsumexp/dim1]",
     "grad[logcumsumexp/dim0-wide]", "double_backward[logcumsumexp/dim0-wide]",
+    # logaddexp computes with exp (its grad check's finite differences use that forward)
+    "forward[logaddexp/broadcast]", "dtypes[logaddexp/broadcast]", "grad[logaddexp/broadcast]",
+    # the core's erfc (exp in Cody's formulas) and erfinv (its Newton steps and gradient)
+    "forward[erfc/core]", "dtypes[erfc/core]", "grad[erfc/core]",
+    "forward[erfinv/core]", "dtypes[erfinv/core]", "grad[erfinv/core]",
+    "double_backward[erfinv/core]",
 }
 
 

@@ -113,8 +113,11 @@ def test_matches_pytorch(name, fn, shape, seed, dim, zeros):
         flat[p] = 0.0  # zeros: cumprod's and prod's hard case (ties with distinct values gone)
     if zeros and name in ("mode", "median", "median-dim", "nanmedian-dim", "kthvalue",
                           "sort", "sort-desc", "argsort", "msort", "topk", "topk-smallest",
-                          "cummax", "cummin", "aminmax"):
-        data = _distinct(rng, shape)  # ties make PyTorch's indices unspecified
+                          "cummax", "cummin", "aminmax", "quantile", "quantile-all",
+                          "nanquantile-keepdim"):
+        # ties make PyTorch's indices (and so which tied element gets a quantile's gradient)
+        # unspecified
+        data = _distinct(rng, shape)
     d = dim % len(shape) if -len(shape) <= dim < len(shape) else 0
     double = name not in ("count_nonzero", "argsort")
     _differential(lambda x: fn(ag, x, d), lambda x: fn(torch, x, d), data, seed,

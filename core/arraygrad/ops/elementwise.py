@@ -124,8 +124,7 @@ def div(input: Tensor, other: Any, *, rounding_mode: Any = None) -> Any:
     if rounding_mode == "floor":
         return floor_divide(input, other)
     if rounding_mode == "trunc":
-        q = div(input, other)
-        return q.trunc() if isinstance(q, Tensor) else q
+        return _div_trunc(input, other)
     if rounding_mode is not None:
         raise RuntimeError(f"div: expected rounding_mode to be one of None, 'trunc', or 'floor' "
                            f"but found {rounding_mode!r}")
@@ -138,6 +137,26 @@ def div(input: Tensor, other: Any, *, rounding_mode: Any = None) -> Any:
 
 def _zero_grad(g: Tensor, n: RuleNode) -> Tensor:
     return g * 0
+
+
+DIV_TRUNC = defop("DivBackward2", inputs=("self", "other"), key="div/trunc",
+                  vjp=(_zero_grad, _zero_grad))
+
+
+def _div_trunc(input: Any, other: Any) -> Tensor:
+    """Division rounded toward zero; integer operands keep their integer dtype (PyTorch)."""
+    backend, ad, bd, ta, tb = _operands("div", input, other)
+    _no_bool("div", backend, ad, bd)
+    native = (ad if hasattr(ad, "dtype") else bd).dtype
+    xp = backend.xp
+    if native in backend.floating_natives:
+        return DIV_TRUNC.record(xp.trunc(ad / bd), backend, (ta, tb))
+    if (bd == 0 if isinstance(bd, int) else bool(xp.any(bd == 0))):
+        raise RuntimeError("ZeroDivisionError")
+    q = ad // bd
+    # floor and trunc differ where the division is inexact and the signs differ
+    fix = ((ad % bd) != 0) & ((ad < 0) != (bd < 0))
+    return DIV_TRUNC.record(xp.where(fix, q + 1, q), backend, (ta, tb))
 
 
 FLOOR_DIVIDE = defop("FloorDivideBackward0", inputs=("self", "other"),
@@ -304,12 +323,43 @@ def _rounding(name: str, node_name: str, doc: str) -> Callable[[Tensor], Tensor]
     return op
 
 
-sign: Callable[[Tensor], Tensor] = _rounding(
-    "sign", "SignBackward0", "-1, 0 or 1 by the sign of each element (gradient 0).")
+SIGN = defop("SignBackward0", vjp=(_zero_grad,))
+
+
+def sign(input: Tensor) -> Tensor:
+    """-1, 0 or 1 by the sign of each element; 0 for NaN, as PyTorch (gradient 0)."""
+    backend = input._backend
+    xp = backend.xp
+    data = input._data
+    out = xp.sign(data)
+    if data.dtype in backend.floating_natives:
+        out = xp.where(xp.isnan(data), xp.zeros_like(data), out)
+    return _fast.record_unary(SIGN, out, backend, input)
+
+
 floor = _rounding("floor", "FloorBackward0", "Round down (gradient 0).")
 ceil = _rounding("ceil", "CeilBackward0", "Round up (gradient 0).")
-round = _rounding("round", "RoundBackward0", "Round half to even (gradient 0).")  # noqa: A001
+_round = _rounding("round", "RoundBackward0", "Round half to even (gradient 0).")
 trunc = _rounding("trunc", "TruncBackward0", "Round toward zero (gradient 0).")
+ROUND_DECIMALS = defop("RoundBackward1", params=("decimals",), vjp=(_zero_grad,))
+
+
+def round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001 - PyTorch's name
+    """Round half to even; with ``decimals``, to that many decimal places (negative: to tens,
+    hundreds...), computed as PyTorch does: ``round(x * 10**d) / 10**d`` (gradient 0)."""
+    if decimals == 0:
+        return _round(input)
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f'round: "round_cpu" not implemented for \'{input.dtype}\'')
+    xp = input._backend.xp
+    data = input._data
+    if decimals > 0:
+        scale = 10.0 ** decimals
+        out = xp.round(data * scale) / scale
+    else:
+        scale = 10.0 ** -decimals
+        out = xp.round(data / scale) * scale
+    return ROUND_DECIMALS.record(out, input._backend, (input,), decimals=decimals)
 
 RELU = defop("ReluBackward0", saves=("result",),
              vjp=(lambda g, n: _act_bw.threshold_backward(g, n.result),),
