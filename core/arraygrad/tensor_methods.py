@@ -202,7 +202,7 @@ METHODS = {
     # shape
     "reshape": shape.reshape, "view": shape.view, "flatten": shape.flatten,
     "squeeze": with_axis_alias(shape.squeeze), "unsqueeze": with_axis_alias(shape.unsqueeze),
-    "transpose": shape.transpose, "swapaxes": shape.transpose, "permute": shape.permute,
+    "transpose": shape.transpose, "swapaxes": shape.swapaxes, "permute": shape.permute,
     "movedim": shape.movedim, "t": shape.t, "expand": shape.expand,
     "expand_as": shape.expand_as, "broadcast_to": shape.expand, "repeat": shape.repeat,
     "flip": shape.flip, "split": with_axis_alias(shape.split),

@@ -455,10 +455,20 @@ WHERE = defop("WhereBackward0", inputs=("condition", "self", "other"), saves=("c
                    lambda g, n: where(n.condition, g * 0, g)))
 
 
-def where(condition: Tensor, input: Any, other: Any) -> Tensor:
-    """Elements of ``input`` where ``condition`` holds, else of ``other``."""
+_NOT_GIVEN: Any = object()
+
+
+def where(condition: Tensor, input: Any = _NOT_GIVEN, other: Any = _NOT_GIVEN) -> Any:
+    """Elements of ``input`` where ``condition`` holds, else of ``other``; with the condition
+    alone, ``nonzero(condition, as_tuple=True)`` (the indices where it holds)."""
     if not isinstance(condition, Tensor):
         raise TypeError("where: condition must be a bool Tensor")
+    if input is _NOT_GIVEN and other is _NOT_GIVEN:
+        from arraygrad.ops.families.searching import nonzero
+
+        return nonzero(condition, as_tuple=True)
+    if input is _NOT_GIVEN or other is _NOT_GIVEN:
+        raise TypeError("where() takes 1 or 3 arguments (condition, input, other)")
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         # two scalars: their promoted dtype (where(c, 1.0, 0.0) is float32, as in PyTorch)
         d = _dt.result_type(input, other)

@@ -197,7 +197,9 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     return _permuted(input, tuple(dims), TRANSPOSE, dim0=d0, dim1=d1)
 
 
-swapaxes = transpose
+def swapaxes(input: Tensor, axis0: int, axis1: int) -> Tensor:
+    """``transpose`` under NumPy's name and argument names (``axis0``, ``axis1``)."""
+    return transpose(input, axis0, axis1)
 
 
 def t(input: Tensor) -> Tensor:
@@ -296,8 +298,13 @@ def repeat(input: Tensor, *sizes: Any) -> Tensor:
 FLIP = defop("FlipBackward0", params=("dims",), vjp=(lambda g, n: g.flip(n.dims),))
 
 
-def flip(input: Tensor, *dims: Any) -> Tensor:
-    """Reverse the order of elements along ``dims``."""
+def flip(input: Tensor, *dims: Any, **kwargs: Any) -> Tensor:
+    """Reverse the order of elements along ``dims`` (positional, or ``dims=`` as PyTorch)."""
+    if kwargs:
+        if set(kwargs) != {"dims"} or dims:
+            raise TypeError(f"flip() got an unexpected keyword argument "
+                            f"{next(k for k in kwargs if k != 'dims' or dims)!r}")
+        dims = (kwargs["dims"],)
     dims = _sizes(dims, "flip")
     axes = normalize_dims(dims, input._data.ndim, "flip")
     data = input._backend.xp.flip(input._data, axis=axes) if axes else input._data
