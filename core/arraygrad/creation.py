@@ -224,6 +224,9 @@ def empty(*size: Any, dtype: _dt.dtype | None = None, device: DeviceLike | None 
 def full(size: Any, fill_value: Any, *, dtype: _dt.dtype | None = None,
          device: DeviceLike | None = None, requires_grad: bool = False) -> Tensor:
     """A tensor filled with ``fill_value`` (dtype inferred from it, as in PyTorch)."""
+    if not isinstance(fill_value, (Number, Tensor)):
+        raise TypeError(f"full(): argument 'fill_value' (position 2) must be Number, not "
+                        f"{type(fill_value).__name__}")
     if dtype is None:
         dtype = _dt.dtype_of_scalar(fill_value) if isinstance(fill_value, Number) else None
     return _filled("full", (size,) if not isinstance(size, (tuple, list)) else tuple(size),

@@ -441,6 +441,9 @@ class Tensor:
         return value
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> Any:
+        if self._requires_grad:  # as PyTorch: the array would silently leave the graph
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                               "tensor.detach().numpy() instead.")
         host = self._backend.to_host(self._data)
         return host if dtype is None else host.astype(dtype)
 
@@ -466,11 +469,17 @@ class Tensor:
                 "Boolean value of Tensor with more than one value is ambiguous")
         return bool(self.item())
 
+    def _scalar(self) -> Any:
+        """The one value, for ``float()``/``int()`` (PyTorch's ValueError for several)."""
+        if self.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self.item()
+
     def __float__(self) -> float:
-        return float(self.item())
+        return float(self._scalar())
 
     def __int__(self) -> int:
-        return int(self.item())
+        return int(self._scalar())
 
     def __index__(self) -> int:
         if self.dtype.is_floating_point or self.numel() != 1:

@@ -73,3 +73,24 @@ def test_cross_entropy_with_every_target_ignored_has_a_zero_gradient():
     assert loss.isnan().item()  # 0/0, as in PyTorch
     loss.backward()
     assert x.grad.tolist() == [[0.0] * 3] * 2
+
+
+def test_python_conversions_and_factories_raise_pytorchs_classes():
+    import numpy as np
+
+    with pytest.raises(ValueError, match="only one element tensors can be converted"):
+        float(ag.ones(2))
+    with pytest.raises(ValueError, match="only one element tensors can be converted"):
+        int(ag.ones(2))
+    with pytest.raises(TypeError, match="must be Number, not str"):
+        ag.full((2,), "a")
+    with pytest.raises(RuntimeError, match="Can't call numpy\\(\\) on Tensor that requires grad"):
+        np.asarray(ag.ones(2, requires_grad=True))
+    assert np.asarray(ag.ones(2)).tolist() == [1.0, 1.0]
+
+
+@pytest.mark.parametrize("op", ["max", "min"])
+def test_max_over_an_empty_dimension_is_an_index_error(op):
+    with pytest.raises(IndexError, match=f"{op}\\(\\): Expected reduction dim 1 to have non-zero"):
+        getattr(ag.zeros(2, 0), op)(1)
+    assert getattr(ag.zeros(0, 3), op)(1).values.shape == (0,)  # a non-empty dim reduces

@@ -45,6 +45,12 @@ def _dims(input: Tensor, dim: Any, axis: Any, op: str) -> Tensor:
     return normalize_dims(dim, input._data.ndim, op)
 
 
+def _wrap_reduce_dim(dim: Any, ndim: int, op: str) -> int:
+    """``dim`` as a non-negative axis (IndexError naming ``op`` when out of range)."""
+    dims = normalize_dims(dim, ndim, op)
+    return dims[0] if dims else 0
+
+
 def _unreduce(g: Tensor, shape: tuple, dims: Any, keepdim: bool) -> Tensor:
     """``g`` (the gradient of a reduction) broadcast back to the input's ``shape``."""
     if dims is None:
@@ -233,8 +239,12 @@ def _extreme(op: str, input: Tensor, dim: Any, keepdim: bool, other: Any, is_max
     backend = input._backend
     xp = backend.xp
     if input.numel() == 0:
-        raise RuntimeError(f"{op}(): Expected reduction dim to be specified for input.numel() == 0."
-                           if dim is None else f"{op}(): cannot reduce an empty dimension")
+        if dim is None:
+            raise RuntimeError(f"{op}(): Expected reduction dim to be specified for "
+                               "input.numel() == 0.")
+        d = _wrap_reduce_dim(dim, input.ndim, op)
+        if input.shape[d] == 0:
+            raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size.")
     if dim is None:
         data = (xp.max if is_max else xp.min)(input._data)
         return (MAX_ALL if is_max else MIN_ALL).record(data, backend, (input,))
