@@ -202,9 +202,7 @@ class _UnaryRuleNode(RuleNode):
 
     __slots__ = ()
 
-    def _apply(self, grads: list[Any]) -> tuple[Tensor | None, ...]:
-        return self._run(grads, None)
-
+    # ``_apply`` is RuleNode's: it runs ``_run``
     def _run(self, grads: list[Any], task: Any) -> tuple[Tensor | None, ...]:
         if self._saved is FREED:
             raise RuntimeError(FREED_MESSAGE)
@@ -227,9 +225,7 @@ class _BinaryRuleNode(RuleNode):
 
     __slots__ = ()
 
-    def _apply(self, grads: list[Any]) -> tuple[Tensor | None, ...]:
-        return self._run(grads, None)
-
+    # ``_apply`` is RuleNode's: it runs ``_run``
     def _run(self, grads: list[Any], task: Any) -> tuple[Tensor | None, ...]:
         if self._saved is FREED:
             raise RuntimeError(FREED_MESSAGE)
