@@ -252,8 +252,12 @@ def getitem(input: Tensor, key: Any) -> Tensor:
 
 def _along_dim_key(input: Tensor, index: Tensor, d: int) -> tuple[Any, ...]:
     """An advanced-indexing key picking ``index`` along ``d`` and every position elsewhere."""
-    xp = input._backend.xp
-    idx = index._data
+    return along_dim_key(input._backend.xp, index._data, d)
+
+
+def along_dim_key(xp: Any, idx: Any, d: int, dtype: Any = None) -> tuple[Any, ...]:
+    """``_along_dim_key`` on arrays: ``idx`` (native) along ``d``, every position elsewhere
+    (positions in ``dtype``, the namespace's default integer dtype when None)."""
     key = []
     for axis in range(idx.ndim):
         if axis == d:
@@ -261,7 +265,7 @@ def _along_dim_key(input: Tensor, index: Tensor, d: int) -> tuple[Any, ...]:
         else:
             shape = [1] * idx.ndim
             shape[axis] = idx.shape[axis]
-            key.append(xp.reshape(xp.arange(idx.shape[axis]), tuple(shape)))
+            key.append(xp.reshape(xp.arange(idx.shape[axis], dtype=dtype), tuple(shape)))
     return tuple(key)
 
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from arraygrad import dtypes as _dt
 from arraygrad.ops._linear_index import linear_key
-from arraygrad.ops.indexing import index_add_into
+from arraygrad.ops.indexing import along_dim_key, index_add_into
 from arraygrad.ops.reduction import return_types
 from arraygrad.ops.rule import defop
 from arraygrad.tensor import Tensor, _wrap_dim
@@ -91,15 +91,7 @@ def pick(rule: Rule, input: Tensor, idx: Any, d: int, keepdim: bool,
     shape = tuple(input._data.shape)
     data = input._data if shape else xp.reshape(input._data, (1,))
     base = tuple(data.shape)
-    key = []
-    for axis in range(idx.ndim):
-        if axis == d:
-            key.append(idx)
-        else:
-            s = [1] * idx.ndim
-            s[axis] = idx.shape[axis]
-            key.append(xp.reshape(xp.arange(idx.shape[axis], dtype=idx.dtype), tuple(s)))
-    lin = linear_key(xp, base, tuple(key))
+    lin = linear_key(xp, base, along_dim_key(xp, idx, d, idx.dtype))
     values = lin.take(xp, data)
     indices = idx
     if not shape:  # 0-dim input: 0-dim outputs
