@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import arraygrad as ag
+from torch_compare import flat as _flat, same_as_torch as _same
 
 try:
     import torch
@@ -27,33 +28,6 @@ def _pairs(*shapes, seed=0):
         out.append((ag.tensor(data.tolist(), dtype=F64).reshape(shape).requires_grad_(),
                     torch.tensor(data, dtype=torch.float64, requires_grad=True)))
     return out
-
-
-def _flat(out):
-    return list(out) if isinstance(out, (tuple, list)) else [out]
-
-
-def _same(ours, theirs, inputs=(), tol=1e-12):
-    """Outputs equal (shape and value); then the gradients of a weighted sum equal too."""
-    ours, theirs = _flat(ours), _flat(theirs)
-    assert len(ours) == len(theirs)
-    for o, t in zip(ours, theirs):
-        assert tuple(o.shape) == tuple(t.shape)
-        np.testing.assert_allclose(np.asarray(o.detach().tolist(), dtype=float).reshape(t.shape),
-                                   t.detach().numpy(), rtol=tol, atol=tol)
-    if not inputs:
-        return
-    rng = np.random.default_rng(1)
-    ws = [rng.standard_normal(tuple(t.shape)) for t in theirs]
-    loss_o = sum((o * ag.tensor(w.tolist(), dtype=F64).reshape(w.shape)).sum() for o, w in zip(ours, ws))
-    loss_t = sum((t * torch.tensor(w)).sum() for t, w in zip(theirs, ws))
-    loss_o.backward()
-    loss_t.backward()
-    for a, t in inputs:
-        assert (a.grad is None) == (t.grad is None)
-        if t.grad is not None:
-            np.testing.assert_allclose(np.asarray(a.grad.tolist()).reshape(t.shape), t.grad.numpy(),
-                                       rtol=tol, atol=tol)
 
 
 # name -> (input shapes, function of the library and its tensors)

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import arraygrad as ag
+from torch_compare import flat as _flat, same_as_torch as _same
 
 try:
     import torch
@@ -23,31 +24,6 @@ def _pair(shape, seed=0):
     data = np.random.default_rng(seed).standard_normal(shape)
     return (ag.tensor(data.tolist(), dtype=F64).reshape(shape).requires_grad_(),
             torch.tensor(data, dtype=torch.float64, requires_grad=True))
-
-
-def _flat(out):
-    return list(out) if isinstance(out, (tuple, list)) else [out]
-
-
-def _same(ours, theirs, inputs=()):
-    """Outputs equal (shape and value); then the gradients of a weighted sum equal too."""
-    ours, theirs = _flat(ours), _flat(theirs)
-    assert len(ours) == len(theirs)
-    for o, t in zip(ours, theirs):
-        assert tuple(o.shape) == tuple(t.shape)
-        np.testing.assert_allclose(np.asarray(o.detach().tolist(), dtype=float).reshape(t.shape),
-                                   t.detach().numpy(), rtol=1e-12, atol=1e-12)
-    if not inputs:
-        return
-    rng = np.random.default_rng(1)
-    ws = [rng.standard_normal(tuple(t.shape)) for t in theirs]
-    loss_o = sum((o * ag.tensor(w.tolist(), dtype=F64).reshape(w.shape)).sum() for o, w in zip(ours, ws))
-    loss_t = sum((t * torch.tensor(w)).sum() for t, w in zip(theirs, ws))
-    loss_o.backward()
-    loss_t.backward()
-    for a, t in inputs:
-        np.testing.assert_allclose(np.asarray(a.grad.tolist()).reshape(t.shape), t.grad.numpy(),
-                                   rtol=1e-12, atol=1e-12)
 
 
 # name -> (shape, function applied to either library's tensor)
