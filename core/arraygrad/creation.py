@@ -113,7 +113,11 @@ def tensor(data: Any, *, dtype: _dt.dtype | None = None, device: DeviceLike | No
     if isinstance(data, (list, tuple)):
         data = _plain(data)
         _check_ragged(data)
-    return _finish(backend.from_host(data, backend.native_dtype(d)), backend, requires_grad)
+    try:
+        out = backend.from_host(data, backend.native_dtype(d))
+    except OverflowError as exc:  # a Python int past int64: PyTorch's class and words
+        raise ValueError("Overflow when unpacking long long") from exc
+    return _finish(out, backend, requires_grad)
 
 
 def _check_ragged(data: Any) -> None:
@@ -192,14 +196,22 @@ def _filled(op: str, size: tuple[Any, ...], fill: Any, dtype: _dt.dtype | None,
     d = dtype or _dt.get_default_dtype()
     native = backend.native_dtype(d)
     xp = backend.xp
-    if fill is None:
-        data = xp.empty(shape, dtype=native)
-    elif fill == 0:
-        data = xp.zeros(shape, dtype=native)
-    elif fill == 1:
-        data = xp.ones(shape, dtype=native)
-    else:
-        data = xp.full(shape, fill, dtype=native)
+    try:
+        if fill is None:
+            data = xp.empty(shape, dtype=native)
+        elif fill == 0:
+            data = xp.zeros(shape, dtype=native)
+        elif fill == 1:
+            data = xp.ones(shape, dtype=native)
+        else:
+            data = xp.full(shape, fill, dtype=native)
+    except MemoryError as exc:  # the library refused before allocating: PyTorch's class
+        n = 1
+        for s in shape:
+            n *= s
+        raise RuntimeError(f"{op}: can't allocate memory: you tried to allocate "
+                           f"{n * d.itemsize} bytes for a tensor of shape {list(shape)} and "
+                           f"dtype {d}") from exc
     return _finish(data, backend, requires_grad)
 
 

@@ -94,3 +94,18 @@ def test_max_over_an_empty_dimension_is_an_index_error(op):
     with pytest.raises(IndexError, match=f"{op}\\(\\): Expected reduction dim 1 to have non-zero"):
         getattr(ag.zeros(2, 0), op)(1)
     assert getattr(ag.zeros(0, 3), op)(1).values.shape == (0,)  # a non-empty dim reduces
+
+
+@pytest.mark.parametrize("factory", ["empty", "zeros", "ones"])
+def test_an_allocation_that_cannot_be_made_is_a_runtime_error(factory):
+    # 4 TB: the array library refuses it up front (nothing is allocated); NumPy's MemoryError
+    # leaked before
+    with pytest.raises(RuntimeError, match="can't allocate memory: you tried to allocate "
+                                           "4000000000000 bytes"):
+        getattr(ag, factory)(10**12)
+
+
+def test_an_int_past_int64_is_pytorchs_value_error():
+    with pytest.raises(ValueError, match="Overflow when unpacking long long"):
+        ag.tensor([1, 2**63])  # was an OverflowError
+    assert ag.tensor([1, 2**63 - 1]).tolist() == [1, 2**63 - 1]
