@@ -17,8 +17,8 @@ import math
 from arraygrad.ops import elementwise as ew
 from arraygrad.ops._erf import erf_data as _erf_data
 from arraygrad.ops.casting import to_float_data
+from arraygrad.ops.families.math_special import kernel_unary
 from arraygrad.ops.rule import defop
-from arraygrad.plugins.registry import dispatch_kernel
 from arraygrad.tensor import Tensor
 
 
@@ -30,17 +30,11 @@ ERF = defop("ErfBackward0", saves=("self",),
             vjp=(lambda g, n: g * (ew.exp(-(n.self * n.self)) * _TWO_OVER_SQRT_PI),))
 
 
-def erf(input: Tensor) -> Tensor:
-    """The error function ``2/sqrt(pi) * integral_0^x exp(-t^2) dt``, elementwise."""
-    if not isinstance(input, Tensor):
-        raise TypeError(f"erf(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(input).__name__}")
-    backend = input._backend
-    x = to_float_data(input)
-    # a plugin may register a faster erf kernel for this backend (arraygrad-special: SciPy,
-    # cupyx); one that declines (returns NotImplemented) or raises defers to Cody's
-    data = dispatch_kernel("erf", backend, lambda a: _erf_data(backend.xp, a), x)
-    return ERF.record(data, backend, (input,))
+erf = kernel_unary(
+    "erf", ERF, _erf_data,
+    "The error function ``2/sqrt(pi) * integral_0^x exp(-t^2) dt``, elementwise (a plugin's "
+    "faster kernel, e.g. arraygrad-special's SciPy/cupyx one, when registered).")
+erf.__module__ = __name__  # the core's erf lives here (the special plugin checks its origin)
 
 
 # sigmoid(-x), not a composition through abs: no kink at 0

@@ -82,8 +82,11 @@ ERFINV = defop("ErfinvBackward0", key="core.erfinv", saves=("result",),
                vjp=(lambda g, n: g * (ew.exp(n.result * n.result) * _SQRT_PI_OVER_TWO),))
 
 
-def _special_unary(name: str, rule: Any, data_fn: Callable[[Any, Any], Any],
-                   doc: str) -> Callable[[Tensor], Tensor]:
+def kernel_unary(name: str, rule: Any, data_fn: Callable[[Any, Any], Any],
+                 doc: str) -> Callable[[Tensor], Tensor]:
+    """The float unary op ``name``: a plugin's kernel for the backend when one answers (a
+    kernel that declines or raises falls back), else ``data_fn(xp, array)``; recorded by
+    ``rule``. The core's erf (``nn._ops``) and this family's erfc/erfinv share it."""
     def op(input: Tensor) -> Tensor:
         if not isinstance(input, Tensor):
             raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
@@ -99,10 +102,10 @@ def _special_unary(name: str, rule: Any, data_fn: Callable[[Any, Any], Any],
     return op
 
 
-erfc = _special_unary("erfc", ERFC, _erfc_data,
+erfc = kernel_unary("erfc", ERFC, _erfc_data,
                       "The complementary error function ``1 - erf(x)``, accurate in the "
                       "right tail.")
-erfinv = _special_unary("erfinv", ERFINV, _erfinv_data,
+erfinv = kernel_unary("erfinv", ERFINV, _erfinv_data,
                         "The inverse error function on ``[-1, 1]`` (+-inf at +-1, NaN "
                         "outside).")
 
