@@ -7,9 +7,9 @@
 >>> loss.backward()
 """
 
-from arraygrad.nn import functional, init
+from arraygrad.nn import functional, init, utils
 from arraygrad.nn.modules import *  # noqa: F401,F403
 from arraygrad.nn.modules import __all__ as _modules_all
 from arraygrad.nn.parameter import Parameter
 
-__all__ = ["Parameter", "functional", "init", *_modules_all]
+__all__ = ["Parameter", "functional", "init", "utils", *_modules_all]

@@ -1,48 +1,52 @@
-"""Every layer class of ``arraygrad.nn``, one family per file."""
+"""Every layer class of ``arraygrad.nn``, one family per file.
 
-from arraygrad.nn.modules.module import Module
-from arraygrad.nn.modules.activation import (
-    ELU, GELU, LeakyReLU, LogSigmoid, LogSoftmax, ReLU, SiLU, Sigmoid, Softmax, Softplus, Tanh,
+Each family file lists its classes in ``__all__``; a family joins the namespace with one star
+import and one entry in ``_FAMILIES`` here.
+"""
+
+from arraygrad.nn.modules import module as _module
+from arraygrad.nn.modules import activation as _activation
+from arraygrad.nn.modules import batchnorm as _batchnorm
+from arraygrad.nn.modules import container as _container
+from arraygrad.nn.modules import conv as _conv
+from arraygrad.nn.modules import dropout as _dropout
+from arraygrad.nn.modules import flatten as _flatten
+from arraygrad.nn.modules import linear as _linear
+from arraygrad.nn.modules import loss as _loss
+from arraygrad.nn.modules import normalization as _normalization
+from arraygrad.nn.modules import pixelshuffle as _pixelshuffle
+from arraygrad.nn.modules import pooling as _pooling
+from arraygrad.nn.modules import sparse as _sparse
+from arraygrad.nn.modules import upsampling as _upsampling
+from arraygrad.nn.modules.module import *  # noqa: F401,F403
+from arraygrad.nn.modules.activation import *  # noqa: F401,F403
+from arraygrad.nn.modules.batchnorm import *  # noqa: F401,F403
+from arraygrad.nn.modules.container import *  # noqa: F401,F403
+from arraygrad.nn.modules.conv import *  # noqa: F401,F403
+from arraygrad.nn.modules.dropout import *  # noqa: F401,F403
+from arraygrad.nn.modules.flatten import *  # noqa: F401,F403
+from arraygrad.nn.modules.linear import *  # noqa: F401,F403
+from arraygrad.nn.modules.loss import *  # noqa: F401,F403
+from arraygrad.nn.modules.normalization import *  # noqa: F401,F403
+from arraygrad.nn.modules.pixelshuffle import *  # noqa: F401,F403
+from arraygrad.nn.modules.pooling import *  # noqa: F401,F403
+from arraygrad.nn.modules.sparse import *  # noqa: F401,F403
+from arraygrad.nn.modules.upsampling import *  # noqa: F401,F403
+
+_FAMILIES = (
+    _module,
+    _activation,
+    _batchnorm,
+    _container,
+    _conv,
+    _dropout,
+    _flatten,
+    _linear,
+    _loss,
+    _normalization,
+    _pixelshuffle,
+    _pooling,
+    _sparse,
+    _upsampling,
 )
-from arraygrad.nn.modules.batchnorm import BatchNorm1d, BatchNorm2d
-from arraygrad.nn.modules.container import ModuleDict, ModuleList, ParameterList, Sequential
-from arraygrad.nn.modules.dropout import Dropout
-from arraygrad.nn.modules.flatten import Flatten, Unflatten
-from arraygrad.nn.modules.linear import Bilinear, Identity, Linear
-from arraygrad.nn.modules.loss import (
-    BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss, MSELoss, NLLLoss,
-    SmoothL1Loss,
-)
-from arraygrad.nn.modules.normalization import GroupNorm, LayerNorm
-from arraygrad.nn.modules.sparse import Embedding
-
-__all__ = [
-    "Module", "Identity", "Linear", "Bilinear", "Flatten", "Unflatten", "Dropout", "Embedding",
-    "BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "ReLU", "LeakyReLU", "GELU", "SiLU",
-    "Tanh", "Sigmoid", "LogSigmoid", "Softmax", "LogSoftmax", "ELU", "Softplus", "Sequential",
-    "ModuleList", "ModuleDict", "ParameterList", "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss",
-    "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss",
-]
-
-# The convolution, pooling and resampling layers are written separately; each
-# family joins the namespace once its file exists.
-try:
-    from arraygrad.nn.modules.conv import Conv1d, Conv2d, ConvTranspose2d  # noqa: F401
-    __all__ += ["Conv1d", "Conv2d", "ConvTranspose2d"]
-except ImportError:
-    pass
-try:
-    from arraygrad.nn.modules.pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d  # noqa: F401
-    __all__ += ["MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d"]
-except ImportError:
-    pass
-try:
-    from arraygrad.nn.modules.upsampling import Upsample  # noqa: F401
-    __all__ += ["Upsample"]
-except ImportError:
-    pass
-try:
-    from arraygrad.nn.modules.pixelshuffle import PixelShuffle, PixelUnshuffle  # noqa: F401
-    __all__ += ["PixelShuffle", "PixelUnshuffle"]
-except ImportError:
-    pass
+__all__ = [name for family in _FAMILIES for name in family.__all__]

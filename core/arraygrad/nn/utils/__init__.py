@@ -1,0 +1,3 @@
+"""``arraygrad.nn.utils``: gradient clipping, parameter/vector conversion, recurrent-sequence
+packing, parametrizations (``weight_norm``, ``spectral_norm``) and ``stateless.functional_call``,
+as in ``torch.nn.utils``."""
