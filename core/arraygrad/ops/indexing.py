@@ -9,6 +9,7 @@ backward works.
 from __future__ import annotations
 
 import math
+import warnings
 from typing import TYPE_CHECKING, Any
 
 from arraygrad import dtypes as _dt
@@ -28,14 +29,39 @@ __all__ = ["getitem", "gather", "index_select", "take_along_dim", "index_add_int
 _INT = (int,)
 
 
+def key_tuple(key: Any) -> tuple[Any, ...]:
+    """An index key as a tuple of per-dimension indices (see ``_list_read_as_tuple``)."""
+    if isinstance(key, tuple):
+        return key
+    return tuple(key) if _list_read_as_tuple(key) else (key,)
+
+
+def _list_read_as_tuple(key: Any) -> bool:
+    """Whether a list index means a tuple of indices, by PyTorch 2.13's (NumPy's old) rule.
+
+    ``x[[[0, 1], [1, 2]]]`` is ``x[[0, 1], [1, 2]]`` in PyTorch, not ``x[tensor([[0, 1], [1, 2]])]``:
+    a list shorter than 32 holding a tensor, a sequence, a slice, ``...`` or ``None`` is read as
+    a tuple, with PyTorch's deprecation warning; a list of plain integers is one index tensor.
+    """
+    if not isinstance(key, list) or len(key) >= 32:
+        return False
+    for item in key:
+        if (isinstance(item, (Tensor, list, tuple, range, slice)) or item is None
+                or item is Ellipsis):
+            warnings.warn(
+                "Using a non-tuple sequence for multidimensional indexing is deprecated (as in "
+                "PyTorch); use x[tuple(seq)] instead of x[seq]", UserWarning, stacklevel=5)
+            return True
+    return False
+
+
 def _normalize_key(input: Tensor, key: Any) -> tuple[Any, ...]:
     """``key`` with tensors and lists turned into native arrays and boolean masks into
     integer index arrays. Returns ``(key, advanced)``: a basic key ends with ``...`` (the
     standard requires one index per axis otherwise); an advanced key is a ``LinearKey``."""
     backend = input._backend
     xp = backend.xp
-    if not isinstance(key, tuple):
-        key = (key,)
+    key = key_tuple(key)
     key = tuple(list(k) if isinstance(k, range) else k for k in key)  # x[range(2)] as PyTorch
     out: list[Any] = []
     advanced = False
@@ -196,8 +222,7 @@ def _bool_scalars(input: Tensor, key: Any) -> tuple[Any, int | None]:
     """``key`` with each boolean scalar (``True``, ``False``, a 0-d bool tensor) made a new
     axis, as PyTorch: ``True`` adds a dimension of size 1, ``False`` one of size 0. Returns
     ``(key, p)``: ``p`` is the result dimension to empty (a ``False``), else None."""
-    if not isinstance(key, tuple):
-        key = (key,)
+    key = key_tuple(key)
     if not any(_is_bool_scalar(k) for k in key):
         return key, None
     empty = None
@@ -428,11 +453,22 @@ def _put_linear(backend: Backend, data: Any, key: LinearKey, values: Any) -> Any
     """A copy of ``data`` with the elements ``key`` selects set to ``values``.
 
     Written with the standard's ``where`` and the backend's scatter-add (the
-    standard cannot assign through integer arrays). Where an index repeats,
-    the values add up; PyTorch leaves that case undefined.
+    standard cannot assign through integer arrays). Where an index repeats, the
+    last write wins, as sequential assignment (and PyTorch's CPU kernel) does: a
+    stable sort of the positions finds each position's last occurrence, and only
+    those are scattered, so no two values ever add up.
     """
     xp = backend.xp
     shape = tuple(data.shape)
-    placed = key.add_into(xp, backend, xp.zeros((math.prod(shape),), dtype=data.dtype), values)
-    hit = key.hits(xp, backend, data.dtype) > 0
+    flat = key.flat(xp)
+    vals = xp.reshape(xp.broadcast_to(values, tuple(key.lin.shape)), (-1,))
+    if flat.shape[0] > 1:
+        order = xp.argsort(flat, stable=True)
+        ordered = xp.take(flat, order, axis=0)
+        last = xp.concat([ordered[1:] != ordered[:-1], xp.ones((1,), dtype=xp.bool)])
+        keep = xp.take(order, xp.nonzero(last)[0], axis=0)
+        flat, vals = xp.take(flat, keep, axis=0), xp.take(vals, keep, axis=0)
+    zeros = xp.zeros((math.prod(shape),), dtype=data.dtype)
+    placed = backend.scatter_add(zeros, flat, vals)
+    hit = backend.scatter_add(xp.zeros_like(zeros), flat, xp.ones_like(vals)) > 0
     return xp.reshape(xp.where(hit, placed, xp.reshape(data, (-1,))), shape)
