@@ -95,6 +95,29 @@ def _export_families() -> None:
 
 _export_families()
 
+# PyTorch's factories that take ``out=`` (the op functions all do)
+_FACTORIES_WITH_OUT = ("zeros", "ones", "empty", "full", "arange", "linspace", "eye", "rand",
+                       "randn", "randint", "randperm")
+
+
+def _accept_out() -> None:
+    """Every op function of the namespace takes PyTorch's ``out=`` (``ops.out_arg``)."""
+    from arraygrad.ops.out_arg import accepts_out
+
+    space = globals()
+    wrapped: dict[_builtins.int, Any] = {}  # one wrapper per function: aliases stay identical
+    for name, value in list(space.items()):
+        if name.startswith("_") or isinstance(value, type) or not callable(value):
+            continue
+        module = getattr(value, "__module__", None) or ""
+        if module.startswith("arraygrad.ops") or name in _FACTORIES_WITH_OUT:
+            if id(value) not in wrapped:
+                wrapped[id(value)] = accepts_out(value)
+            space[name] = wrapped[id(value)]
+
+
+_accept_out()
+
 
 def is_tensor(obj: Any) -> _builtins.bool:
     """Whether ``obj`` is an arraygrad Tensor."""
@@ -110,7 +133,8 @@ __version__ = "0.1.0"
 
 
 _LAZY_SUBMODULES = ("nn", "optim", "utils", "special", "viz", "conformance", "linalg")
-_LAZY_FUNCTIONS = {"save": "arraygrad.serialization", "load": "arraygrad.serialization"}
+_LAZY_FUNCTIONS = {"save": "arraygrad.serialization", "load": "arraygrad.serialization",
+                   "erf": "arraygrad.nn._ops"}
 
 
 def __getattr__(name: str) -> Any:

@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 __all__ = [
     "dtype", "float16", "float32", "float64", "int32", "int64", "bool",
-    "get_default_dtype", "set_default_dtype", "promote_types", "result_type",
+    "get_default_dtype", "set_default_dtype", "promote_types", "result_type", "scalar_type_name",
 ]
 
 _BOOL, _INT, _FLOAT = 0, 1, 2
@@ -98,6 +98,16 @@ def set_default_dtype(d: dtype) -> None:
         raise TypeError(f"set_default_dtype: only floating-point types are supported as the "
                         f"default type, got {d!r}")
     _default_float = d
+
+
+_SCALAR_TYPE_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short",
+                      "int32": "Int", "int64": "Long", "float16": "Half", "bfloat16": "BFloat16",
+                      "float32": "Float", "float64": "Double"}
+
+
+def scalar_type_name(d: dtype) -> str:
+    """PyTorch's scalar-type name of ``d`` (``Float``, ``Long``...), as its messages spell it."""
+    return _SCALAR_TYPE_NAMES.get(d.name, d.name)
 
 
 def promote_types(a: dtype, b: dtype) -> dtype:

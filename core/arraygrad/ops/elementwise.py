@@ -543,7 +543,7 @@ def _bitwise(name: str, fwd: Callable[..., Any]) -> Any:
         backend, ad, bd, ta, tb = _operands(name, input, other)
         dt = (ta if ta is not None else tb).dtype
         if dt.is_floating_point:
-            raise NotImplementedError(f'"{name}_cpu" not implemented for {_type_word(dt)}')
+            raise NotImplementedError(f'"{name}_cpu" not implemented for {_dt.scalar_type_name(dt)!r}')
         return Tensor._wrap(fwd(ad, bd), backend)
 
     op.__name__ = op.__qualname__ = name
@@ -556,17 +556,12 @@ bitwise_or = _bitwise("bitwise_or", lambda a, b: a | b)
 bitwise_xor = _bitwise("bitwise_xor", lambda a, b: a ^ b)
 
 
-def _type_word(d: _dt.dtype) -> str:
-    """PyTorch's word for a dtype in "not implemented for" messages (``'Float'``)."""
-    words = {"float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double"}
-    return repr(words.get(d.name, d.name))
-
 
 def bitwise_not(input: Tensor) -> Tensor:
     """``~input``: logical not for bool tensors, bitwise not for integers."""
     if input.dtype.is_floating_point:
         raise NotImplementedError(
-            f'"bitwise_not_cpu" not implemented for {_type_word(input.dtype)}')
+            f'"bitwise_not_cpu" not implemented for {_dt.scalar_type_name(input.dtype)!r}')
     return Tensor._wrap(~input._data, input._backend)
 
 

@@ -218,7 +218,7 @@ def float_power(input: Any, exponent: Any) -> Tensor:
 def _float_power_inplace(input: Tensor, exponent: Any) -> Tensor:
     """``float_power_``: only a float64 tensor can hold the result (PyTorch's check)."""
     if input.dtype is not _dt.float64:
-        raise RuntimeError(f"the base given to float_power_ has dtype {_torch_name(input.dtype)} "
+        raise RuntimeError(f"the base given to float_power_ has dtype {_dt.scalar_type_name(input.dtype)} "
                            "but the operation's result requires dtype Double")
     return float_power(input, exponent)
 
@@ -348,8 +348,8 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
     """Where ``|input - other| <= atol + rtol * |other|`` (or equal, infinities included)."""
     _tensors("isclose", input, other)
     if input.dtype is not other.dtype:
-        raise RuntimeError(f"{_torch_name(input.dtype)} did not match "
-                           f"{_torch_name(other.dtype)}")
+        raise RuntimeError(f"{_dt.scalar_type_name(input.dtype)} did not match "
+                           f"{_dt.scalar_type_name(other.dtype)}")
     if rtol < 0 or atol < 0:
         raise RuntimeError(f"isclose: rtol and atol must be non-negative, got rtol={rtol} "
                            f"and atol={atol}")
@@ -386,12 +386,6 @@ def equal(input: Tensor, other: Tensor) -> bool:
     backend, ad, bd, ta, tb = _operands("equal", input, other)
     return bool(backend.xp.all(ad == bd))
 
-
-def _torch_name(d: _dt.dtype) -> str:
-    """PyTorch's scalar-type name (``Float``, ``Double``, ``Long``...)."""
-    return {"float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double",
-            "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long", "uint8": "Byte",
-            "bool": "Bool"}.get(str(d).replace("arraygrad.", ""), str(d))
 
 
 FUNCTIONS: dict[str, Callable[..., Any]] = {

@@ -106,7 +106,7 @@ def frac(input: Tensor) -> Tensor:
     """The fractional part ``input - trunc(input)`` (sign of ``input``); floating only."""
     _require_tensor("frac", input)
     if not input.dtype.is_floating_point:
-        raise NotImplementedError(f'frac: "frac_cpu" not implemented for \'{_dtype_name(input)}\'')
+        raise NotImplementedError(f'frac: "frac_cpu" not implemented for \'{_dt.scalar_type_name(input.dtype)}\'')
     data = input._data
     return _fast.record_unary(FRAC, data - input._backend.xp.trunc(data), input._backend, input)
 
@@ -115,12 +115,6 @@ def fix(input: Tensor) -> Tensor:
     """Alias of ``trunc`` (round toward zero)."""
     return ew.trunc(input)
 
-
-def _dtype_name(t: Tensor) -> str:
-    """PyTorch's scalar-type name of ``t``'s dtype (``Long``, ``Float``...)."""
-    return {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
-            "int64": "Long", "float16": "Half", "bfloat16": "BFloat16", "float32": "Float",
-            "float64": "Double"}.get(str(t.dtype).replace("arraygrad.", ""), str(t.dtype))
 
 
 def _angle_op(name: str, node: str, factor: float) -> Callable[[Tensor], Tensor]:

@@ -51,15 +51,10 @@ def _like(t: Tensor, data: Any) -> Tensor:
     return wrap(backend.xp.astype(data, t._data.dtype), backend)
 
 
-def _dtype_label(d: _dt.dtype) -> str:
-    """PyTorch's kernel-dispatch name of a dtype (``'Long'``), for its NotImplementedError."""
-    return {"int64": "Long", "int32": "Int", "bool": "Bool", "float16": "Half",
-            "float32": "Float", "float64": "Double"}.get(d.name, d.name)
-
 
 def _require_floating(t: Tensor, op: str) -> None:
     if not t.dtype.is_floating_point:
-        raise NotImplementedError(f"{op}: not implemented for '{_dtype_label(t.dtype)}' "
+        raise NotImplementedError(f"{op}: not implemented for '{_dt.scalar_type_name(t.dtype)}' "
                                   f"(a floating point tensor is needed, got {t.dtype!r})")
 
 
@@ -200,7 +195,7 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Generator 
             raise RuntimeError(f"normal: mean and std must be on the same device, got "
                                f"{tensors[0].device} and {t.device}")
         if not t.dtype.is_floating_point:
-            raise NotImplementedError(f"normal: not implemented for '{_dtype_label(t.dtype)}' "
+            raise NotImplementedError(f"normal: not implemented for '{_dt.scalar_type_name(t.dtype)}' "
                                       f"(mean and std must be floating, got {t.dtype!r})")
     xp = backend.xp
     if isinstance(std, Tensor):

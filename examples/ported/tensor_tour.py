@@ -1,0 +1,77 @@
+"""The tensors tutorial, ported by renaming the import: creating tensors, attributes, indexing,
+joining, arithmetic, in-place ops, the NumPy bridge; then the tensor ops a research script
+reaches for (einsum, linalg, sorting, scatter/gather, masking). Deterministic."""
+import numpy as np
+
+import arraygrad as torch
+
+data = [[1, 2], [3, 4]]
+x_data = torch.tensor(data)
+np_array = np.array(data)
+x_np = torch.from_numpy(np_array)
+x_ones = torch.ones_like(x_data)
+print(f"Ones Tensor: \n {x_ones} \n")
+x_float = torch.full_like(x_data, 0.5, dtype=torch.float)
+print(f"Full Tensor: \n {x_float} \n")
+shape = (2, 3,)
+print(torch.ones(shape), torch.zeros(shape))
+tensor = torch.arange(12, dtype=torch.float32).reshape(3, 4)
+print(f"Shape of tensor: {tensor.shape}")
+print(f"Datatype of tensor: {tensor.dtype}")
+print(f"Device tensor is stored on: {tensor.device}")
+if torch.accelerator.is_available():
+    tensor = tensor.to(torch.accelerator.current_accelerator())
+print(f"First row: {tensor[0]}")
+print(f"First column: {tensor[:, 0]}")
+print(f"Last column: {tensor[..., -1]}")
+tensor[:, 1] = 0
+print(tensor)
+t1 = torch.cat([tensor, tensor, tensor], dim=1)
+print(t1.shape)
+y1 = tensor @ tensor.T
+y2 = tensor.matmul(tensor.T)
+y3 = torch.rand_like(y1)
+torch.matmul(tensor, tensor.T, out=y3)
+print(y1, bool((y1 == y2).all()), bool((y1 == y3).all()))
+z1 = tensor * tensor
+z3 = torch.rand_like(tensor)
+torch.mul(tensor, tensor, out=z3)
+agg = tensor.sum()
+agg_item = agg.item()
+print(agg_item, type(agg_item).__name__, bool((z1 == z3).all()))
+tensor.add_(5)
+print(tensor)
+t = torch.ones(5)
+n = t.numpy()
+t.add_(1)
+print(f"t: {t}", f"n: {n}")
+n = np.ones(5)
+t = torch.from_numpy(n)
+np.add(n, 1, out=n)
+print(f"t: {t}", f"n: {n}")
+
+# the ops a research script reaches for
+a = torch.linspace(-1.0, 1.0, 24, dtype=torch.float64).reshape(2, 3, 4)
+b = torch.cos(torch.arange(20, dtype=torch.float64)).reshape(4, 5)
+print("einsum", torch.einsum("bij,jk->bik", a, b).sum().item(), torch.einsum("...ij->...ji", a).shape)
+m = a[0] @ a[0].T + torch.eye(3, dtype=torch.float64)
+print("solve", torch.linalg.solve(m, torch.ones(3, dtype=torch.float64)).tolist())
+print("det", torch.linalg.det(m).item(), "slogdet", torch.linalg.slogdet(m)[1].item())
+print("eigvalsh", torch.linalg.eigvalsh(m).tolist())
+print("norms", torch.linalg.vector_norm(a).item(), torch.linalg.matrix_norm(m, ord="fro").item())
+print("lstsq", torch.linalg.lstsq(b.T, torch.arange(5.0, dtype=torch.float64).unsqueeze(-1)).solution.flatten().tolist())
+values, indices = torch.topk(b.flatten(), 3)
+print("topk", values.tolist(), indices.tolist())
+print("sort", torch.sort(b[0], descending=True).indices.tolist(), torch.argsort(b[1]).tolist())
+print("cumsum", torch.cumsum(b[0], dim=0).tolist(), "cumprod", torch.cumprod(b[1], 0)[-1].item())
+idx = torch.tensor([[0, 2], [1, 3]])
+print("gather", torch.gather(b[:2], 1, idx).tolist())
+print("scatter_add", torch.zeros(2, 5, dtype=torch.float64).scatter_add(1, idx, torch.ones(2, 2, dtype=torch.float64)).tolist())
+print("masked", b.masked_fill(b < 0, 0.0).sum().item(), b[b > 0.5].tolist())
+print("where", torch.where(b > 0, b, -b).sum().item(), torch.where(b[0] > 0)[0].tolist())
+print("clamp", b.clamp(min=-0.5, max=0.5).sum().item(), "std_mean", [v.item() for v in torch.std_mean(b)])
+print("unique", torch.unique(torch.tensor([3, 1, 2, 3, 1]), return_counts=True)[1].tolist())
+print("stack/chunk", torch.stack([b, b]).shape, [c.shape[1] for c in b.chunk(2, dim=1)])
+print("logsumexp", torch.logsumexp(b, dim=1).tolist())
+print("one_hot-ish", torch.nn.functional.one_hot(torch.tensor([0, 2, 1]), 3).tolist())
+print("{:+.2f}".format(b[0, 0]), "{:.3e}".format(b.sum()))
