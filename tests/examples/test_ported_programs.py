@@ -71,7 +71,7 @@ def test_ported_program_runs_to_the_end(name, tmp_path):
     assert out.strip(), f"{name} printed nothing"
     last = out.strip().splitlines()[-1]
     if last.startswith("final accuracy"):
-        assert float(last.split()[-1]) > 0.3, out[-1500:]
+        assert float(last.split()[-1]) > 0.2, out[-1500:]  # chance is 0.1
 
 
 @needs_torch
