@@ -403,3 +403,18 @@ def test_cells_match_torch(cls, kwargs, batched, with_state):
     pairs = [(ax, tx)] + ([(a, t) for a, t in zip(ah, th)
                            if with_state and (cls == "LSTMCell" or a is ah[0])])
     assert_same_grads(ours, theirs, pairs)
+
+
+def test_deepcopy_and_replaced_parameters_are_used():
+    import copy
+
+    gru = nn.GRU(3, 4, num_layers=2)
+    x = ag.randn(4, 2, 3)
+    twin = copy.deepcopy(gru)
+    assert twin._flat_weights[0] is twin.weight_ih_l0 is not gru.weight_ih_l0
+    np.testing.assert_array_equal(npy(twin(x)[0]), npy(gru(x)[0]))
+    # a parameter assigned anew is the one the layer runs with (no stale flat-weight cache)
+    twin.weight_hh_l1 = nn.Parameter(ag.zeros(12, 4))
+    assert twin._flat_weights[twin._flat_weights_names.index("weight_hh_l1")] is \
+        twin.weight_hh_l1
+    assert not np.allclose(npy(twin(x)[0]), npy(gru(x)[0]))

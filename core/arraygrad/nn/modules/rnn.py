@@ -213,12 +213,9 @@ class RNNBase(Module):
 
     def _prepare(self, input: Any, hx: Any, name: str, tensor_word: str
                  ) -> tuple[Tensor, Tensor | None, Any, PackedSequence | None, bool]:
-        """Unpack or unsqueeze the input, check the state's rank, permute a packed batch's
-        state: ``(input, batch_sizes, hx, packed input or None, batched)`` (RNN and GRU)."""
+        """Unpack or unsqueeze the input and check the state's rank (RNN and GRU):
+        ``(input, batch_sizes, hx, packed input or None, batched)``."""
         if isinstance(input, PackedSequence):
-            if hx is not None:
-                self.check_forward_args(input.data, hx, input.batch_sizes)
-                hx = self.permute_hidden(hx, input.sorted_indices)
             return input.data, input.batch_sizes, hx, input, True
         if input.dim() not in (2, 3):
             raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.dim()}D"
@@ -258,7 +255,10 @@ class RNNBase(Module):
             batch = data.size(0) if self.batch_first else data.size(1)
         if hx is None:
             hx = self._zeros(data, batch, self.hidden_size)
+        # checked before the permutation, so a wrong shape is reported as such
         self.check_forward_args(data, hx, batch_sizes)
+        if packed is not None:
+            hx = self.permute_hidden(hx, packed.sorted_indices)
         output, (h_n,) = self._run(data, batch_sizes, (hx,))
         return self._finish(output, h_n, packed, batched)
 
