@@ -16,6 +16,7 @@ from arraygrad.nn.modules import loss as _loss
 from arraygrad.nn.modules import normalization as _normalization
 from arraygrad.nn.modules import pixelshuffle as _pixelshuffle
 from arraygrad.nn.modules import pooling as _pooling
+from arraygrad.nn.modules import rnn as _rnn
 from arraygrad.nn.modules import sparse as _sparse
 from arraygrad.nn.modules import upsampling as _upsampling
 from arraygrad.nn.modules.module import *  # noqa: F401,F403
@@ -30,6 +31,7 @@ from arraygrad.nn.modules.loss import *  # noqa: F401,F403
 from arraygrad.nn.modules.normalization import *  # noqa: F401,F403
 from arraygrad.nn.modules.pixelshuffle import *  # noqa: F401,F403
 from arraygrad.nn.modules.pooling import *  # noqa: F401,F403
+from arraygrad.nn.modules.rnn import *  # noqa: F401,F403
 from arraygrad.nn.modules.sparse import *  # noqa: F401,F403
 from arraygrad.nn.modules.upsampling import *  # noqa: F401,F403
 
@@ -46,6 +48,7 @@ _FAMILIES = (
     _normalization,
     _pixelshuffle,
     _pooling,
+    _rnn,
     _sparse,
     _upsampling,
 )

@@ -1,0 +1,15 @@
+"""Every ``python`` block of docs/recurrent-layers.md runs (the blocks share a namespace)."""
+
+import pathlib
+import re
+
+DOC = pathlib.Path(__file__).resolve().parents[2] / "docs" / "recurrent-layers.md"
+
+
+def test_recurrent_guide_code_blocks_run():
+    blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(), re.S)
+    assert len(blocks) == 2
+    namespace: dict = {}
+    for i, code in enumerate(blocks):
+        exec(compile(code, f"recurrent-layers.md[block {i}]", "exec"), namespace)  # noqa: S102
+    assert tuple(namespace["unpacked"].shape) == (7, 3, 5)
