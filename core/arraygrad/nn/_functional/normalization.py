@@ -1,4 +1,5 @@
-"""``batch_norm``, ``layer_norm`` and ``group_norm``.
+"""``batch_norm``, ``instance_norm``, ``layer_norm``, ``group_norm``, ``rms_norm`` and
+``local_response_norm``.
 
 Each normalises with the biased variance, ``(x - mean) / sqrt(var + eps)``,
 written with differentiable Tensor ops so gradients (and double backward)
@@ -16,7 +17,8 @@ from arraygrad.ops import elementwise as ew
 if TYPE_CHECKING:
     from arraygrad.tensor import Tensor
 
-__all__ = ["batch_norm", "layer_norm", "group_norm"]
+__all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm", "rms_norm",
+           "local_response_norm"]
 
 
 def _normalize(x: Tensor, dims: Any, eps: Any) -> tuple[Any, ...]:
@@ -111,3 +113,103 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
     if bias is not None:
         out = out + bias.reshape(cshape)
     return out
+
+
+def instance_norm(input: Tensor, running_mean: Tensor | None = None,
+                  running_var: Tensor | None = None, weight: Tensor | None = None,
+                  bias: Tensor | None = None, use_input_stats: bool = True,
+                  momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalise each channel of each sample over its spatial dims (``torch.instance_norm``).
+
+    With ``use_input_stats`` the statistics are the instance's own, and ``running_*`` (when
+    given) move towards their average over the batch (the variance unbiased), as PyTorch does;
+    without it the running statistics normalise.
+    """
+    if input.ndim < 3:
+        raise ValueError(f"instance_norm: expected at least 3D input (N, C, *), got "
+                         f"{input.ndim}D input of shape {list(input.shape)}")
+    n, c = input.shape[0], input.shape[1]
+    for name, stat in (("running_mean", running_mean), ("running_var", running_var)):
+        if stat is not None and tuple(stat.shape) != (c,):
+            raise RuntimeError(f"instance_norm: {name} should contain {c} elements not "
+                               f"{stat.numel()}")
+    cshape = _channel_shape(input.ndim, c)
+    dims = tuple(range(2, input.ndim))
+    if use_input_stats:
+        count = input.numel() // (n * c)
+        if count <= 1:
+            raise ValueError(f"Expected more than 1 spatial element when training, got input "
+                             f"size {list(input.shape)}")
+        out, mean, var = _normalize(input, dims, eps)
+        with no_grad():
+            if running_mean is not None:
+                batch_mean = mean.reshape(n, c).mean(0)
+                running_mean.copy_(running_mean * (1 - momentum) + batch_mean * momentum)
+            if running_var is not None:
+                unbiased = var.reshape(n, c).mean(0) * (count / (count - 1))
+                running_var.copy_(running_var * (1 - momentum) + unbiased * momentum)
+    else:
+        if running_mean is None or running_var is None:
+            raise RuntimeError("instance_norm: Expected running_mean and running_var to be "
+                               "defined when use_input_stats is false")
+        out = (input - running_mean.reshape(cshape)) * ew.rsqrt(running_var.reshape(cshape) + eps)
+    if weight is not None:
+        out = out * weight.reshape(cshape)
+    if bias is not None:
+        out = out + bias.reshape(cshape)
+    return out
+
+
+def rms_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
+             eps: float | None = None) -> Tensor:
+    """``x / sqrt(mean(x**2) + eps) * weight`` over the trailing ``normalized_shape`` dims;
+    ``eps`` defaults to the machine epsilon of ``input``'s dtype, as PyTorch's."""
+    from arraygrad.ops.families.dtype_queries import finfo
+
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    k = len(shape)
+    if input.ndim < k or tuple(input.shape[input.ndim - k:]) != shape:
+        raise RuntimeError(
+            f"Given normalized_shape={list(shape)}, expected input with shape [*, "
+            f"{', '.join(str(s) for s in shape)}], but got input of size{input.shape}")
+    if weight is not None and tuple(weight.shape) != shape:
+        raise RuntimeError(f"rms_norm: Expected weight to be of same shape as normalized_shape, "
+                           f"but got weight of shape {list(weight.shape)} and normalized_shape "
+                           f"= {list(shape)}")
+    if eps is None:
+        eps = finfo(input.dtype).eps if input.dtype.is_floating_point else 1e-7
+    dims = tuple(range(input.ndim - k, input.ndim))
+    out = input * ew.rsqrt((input * input).mean(dim=dims, keepdim=True) + eps)
+    return out * weight if weight is not None else out
+
+
+def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75,
+                        k: float = 1.0) -> Tensor:
+    """Divide each element by ``(k + alpha * mean of squares over size neighbouring
+    channels) ** beta`` (channels zero-padded by ``size // 2`` before, ``(size - 1) // 2``
+    after), as PyTorch's."""
+    from arraygrad.ops.shape import cat
+
+    if input.ndim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality input (got {input.ndim} "
+                         "dimensions)")
+    if input.numel() == 0:
+        return input
+    sq = input * input
+    c = input.shape[1]
+    before, after = size // 2, (size - 1) // 2
+    pad_shape = list(input.shape)
+    parts = []
+    if before:
+        pad_shape[1] = before
+        parts.append(sq.new_zeros(tuple(pad_shape)))
+    parts.append(sq)
+    if after:
+        pad_shape[1] = after
+        parts.append(sq.new_zeros(tuple(pad_shape)))
+    padded = cat(parts, 1) if len(parts) > 1 else sq
+    window = padded.narrow(1, 0, c)
+    for offset in range(1, size):
+        window = window + padded.narrow(1, offset, c)
+    div = (window * (alpha / size) + k) ** beta
+    return input / div
