@@ -6,16 +6,20 @@
 """
 
 from arraygrad.utils.data._collate import default_collate, default_convert
+from arraygrad.utils.data._worker import WorkerInfo, get_worker_info
 from arraygrad.utils.data.dataloader import DataLoader
 from arraygrad.utils.data.dataset import (
-    ConcatDataset, Dataset, IterableDataset, Subset, TensorDataset, random_split,
+    ChainDataset, ConcatDataset, Dataset, IterableDataset, StackDataset, Subset, TensorDataset,
+    random_split,
 )
 from arraygrad.utils.data.sampler import (
     BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler,
+    WeightedRandomSampler,
 )
 
 __all__ = [
-    "Dataset", "IterableDataset", "TensorDataset", "ConcatDataset", "Subset", "random_split",
+    "Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset", "ChainDataset",
+    "Subset", "random_split", "WeightedRandomSampler",
     "Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "BatchSampler",
-    "DataLoader", "default_collate", "default_convert",
+    "DataLoader", "default_collate", "default_convert", "get_worker_info", "WorkerInfo",
 ]

@@ -1,11 +1,9 @@
-"""``DataLoader``: batches of samples from a dataset, in order or shuffled.
-
-Loading runs in the calling process; ``num_workers > 0`` is accepted for
-compatibility and falls back to it with a warning.
-"""
+"""``DataLoader``: batches of samples from a dataset, in order or shuffled, loaded in the
+calling process or (``num_workers > 0``) by worker processes (``_multi``, ``_worker``)."""
 
 from __future__ import annotations
 
+import os
 import warnings
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
@@ -48,17 +46,33 @@ class DataLoader:
         if num_workers < 0:
             raise ValueError("num_workers option should be non-negative; use num_workers=0 to "
                              "disable multiprocessing.")
-        if num_workers > 0:
-            warnings.warn("arraygrad's DataLoader loads in the main process; num_workers is "
-                          "ignored", stacklevel=2)
         if timeout < 0:
             raise ValueError("timeout option should be non-negative")
+        if num_workers == 0 and prefetch_factor is not None:
+            raise ValueError("prefetch_factor option could only be specified in multiprocessing."
+                             "let num_workers > 0 to enable multiprocessing, otherwise set "
+                             "prefetch_factor to None.")
+        if num_workers > 0 and prefetch_factor is None:
+            prefetch_factor = 2
+        if prefetch_factor is not None and prefetch_factor < 0:
+            raise ValueError("prefetch_factor option should be non-negative")
+        if persistent_workers and num_workers == 0:
+            raise ValueError("persistent_workers option needs num_workers > 0")
+        if multiprocessing_context is not None and num_workers == 0:
+            raise ValueError("multiprocessing_context can only be used with multi-process "
+                             "loading (num_workers > 0), but got num_workers=0")
+        if num_workers > 0:
+            _warn_if_too_many_workers(num_workers)
         self.dataset = dataset
         self.num_workers = num_workers
         self.pin_memory = pin_memory
         self.timeout = timeout
         self.worker_init_fn = worker_init_fn
         self.generator = generator
+        self.prefetch_factor = prefetch_factor
+        self.persistent_workers = persistent_workers
+        self.multiprocessing_context = multiprocessing_context
+        self._iterator: Any = None
         self._iterable = isinstance(dataset, IterableDataset)
         if self._iterable:
             if shuffle not in (None, False):
@@ -97,6 +111,19 @@ class DataLoader:
         return self.batch_sampler is not None
 
     def __iter__(self) -> Iterator[Any]:
+        if self.num_workers > 0:
+            from arraygrad.utils.data._multi import MultiProcessIterator
+
+            if self.persistent_workers and self._iterator is not None:
+                self._iterator._reset()  # same workers, next epoch
+                return self._iterator
+            iterator = MultiProcessIterator(self)
+            if self.persistent_workers:
+                self._iterator = iterator
+            return iterator
+        return self._single_process()
+
+    def _single_process(self) -> Iterator[Any]:
         if self._iterable:
             yield from self._iter_stream()
             return
@@ -130,3 +157,18 @@ class DataLoader:
         if self._auto_collation:
             return len(self.batch_sampler)
         return len(self.sampler)
+
+
+def _warn_if_too_many_workers(num_workers: int) -> None:
+    """PyTorch's warning when more workers are asked for than this process may use cores."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:
+        cores = os.cpu_count() or 1
+    if num_workers > cores:
+        warnings.warn(
+            f"This DataLoader will create {num_workers} worker processes in total. Our suggested "
+            f"max number of worker in current system is {cores}, which is smaller than what this "
+            "DataLoader is going to create. Please be aware that excessive worker creation might "
+            "get DataLoader running slow or even freeze, lower the worker number to avoid "
+            "potential slowness/freeze if necessary.", UserWarning, stacklevel=3)

@@ -8,7 +8,7 @@ if TYPE_CHECKING:
     from arraygrad.random import Generator
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
-           "BatchSampler"]
+           "BatchSampler", "WeightedRandomSampler"]
 
 
 class Sampler:
@@ -124,3 +124,38 @@ class BatchSampler(Sampler):
         # samplers define __len__ by convention; Sampler itself does not (as in torch)
         n = len(self.sampler)  # type: ignore[arg-type]
         return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
+
+
+class WeightedRandomSampler(Sampler):
+    """``num_samples`` indices drawn with probabilities proportional to ``weights`` (with
+    ``replacement`` by default), as ``torch.utils.data.WeightedRandomSampler``."""
+
+    def __init__(self, weights: Sequence[float] | Any, num_samples: int,
+                 replacement: bool = True, generator: Generator | None = None) -> None:
+        from arraygrad.creation import as_tensor
+        from arraygrad import dtypes
+
+        if isinstance(num_samples, bool) or not isinstance(num_samples, int) or num_samples <= 0:
+            raise ValueError("num_samples should be a positive integer value, but got "
+                             f"num_samples={num_samples}")
+        if not isinstance(replacement, bool):
+            raise ValueError("replacement should be a boolean value, but got "
+                             f"replacement={replacement}")
+        weights_tensor = as_tensor(weights, dtype=dtypes.float64)
+        if weights_tensor.ndim != 1:
+            raise ValueError("weights should be a 1d sequence but given weights have shape "
+                             f"{tuple(weights_tensor.shape)}")
+        self.weights = weights_tensor
+        self.num_samples = num_samples
+        self.replacement = replacement
+        self.generator = generator
+
+    def __iter__(self) -> Iterator[int]:
+        from arraygrad.ops.families.random_ops import multinomial
+
+        drawn = multinomial(self.weights, self.num_samples, self.replacement,
+                            generator=self.generator)
+        yield from drawn.tolist()
+
+    def __len__(self) -> int:
+        return self.num_samples

@@ -1,0 +1,201 @@
+"""The main-process side of ``DataLoader(num_workers > 0)``: worker processes, task dispatch,
+in-order delivery, failure detection and shutdown.
+
+Each worker has an index queue; all share one result queue. Up to ``prefetch_factor`` tasks per
+worker are outstanding; results that arrive early wait in ``_pending`` so batches come back in
+sampler order. The result queue is read with a short poll so that a worker that died (killed,
+segfault) is noticed and reported instead of hanging, and ``timeout`` is honoured. Every task is
+tagged with the epoch that sent it: persistent workers carry over to the next epoch, and a stale
+result (an epoch left early) is dropped.
+"""
+
+from __future__ import annotations
+
+import itertools
+import multiprocessing
+import os
+import queue
+import time
+import weakref
+from typing import TYPE_CHECKING, Any, Iterator
+
+from arraygrad.utils.data._worker import ExceptionWrapper, IterableStop, worker_loop
+
+if TYPE_CHECKING:
+    from arraygrad.utils.data.dataloader import DataLoader
+
+__all__ = ["MultiProcessIterator"]
+
+_POLL_S = 0.5  # how often a waiting main process checks that its workers are alive
+_JOIN_S = 1.0  # then terminate: a worker stuck in user code must not delay an error
+
+
+class _Pool:
+    """The worker processes and their queues (kept across epochs by ``persistent_workers``)."""
+
+    def __init__(self, loader: DataLoader, base_seed: int) -> None:
+        ctx = loader.multiprocessing_context
+        if ctx is None:
+            ctx = multiprocessing.get_context()
+        elif isinstance(ctx, str):
+            ctx = multiprocessing.get_context(ctx)
+        self.result_queue = ctx.Queue()
+        self.index_queues = []
+        self.workers = []
+        for worker_id in range(loader.num_workers):
+            index_queue = ctx.Queue()
+            index_queue.cancel_join_thread()
+            worker = ctx.Process(
+                target=worker_loop, daemon=True, name=f"DataLoader worker {worker_id}",
+                args=(loader.dataset, loader._iterable, index_queue, self.result_queue,
+                      loader.collate_fn, loader._auto_collation, loader.batch_size,
+                      loader.drop_last, base_seed + worker_id, loader.worker_init_fn,
+                      worker_id, loader.num_workers, os.getpid()))
+            worker.start()
+            self.index_queues.append(index_queue)
+            self.workers.append(worker)
+        self._finalizer = weakref.finalize(self, _shutdown, self.workers, self.index_queues,
+                                           self.result_queue)
+
+    def shutdown(self) -> None:
+        """Stop the workers (politely, then by force) and close the queues."""
+        self._finalizer()
+
+
+def _shutdown(workers: list[Any], index_queues: list[Any], result_queue: Any) -> None:
+    for q in index_queues:
+        try:
+            q.put(None)
+        except (OSError, ValueError):
+            pass
+    deadline = time.monotonic() + _JOIN_S
+    for w in workers:
+        w.join(timeout=max(0.0, deadline - time.monotonic()))
+    for w in workers:
+        if w.is_alive():
+            w.terminate()
+            w.join(timeout=1.0)
+    for q in (*index_queues, result_queue):
+        q.cancel_join_thread()
+        q.close()
+
+
+class MultiProcessIterator:
+    """Batches of one epoch, loaded by worker processes, in sampler order."""
+
+    def __init__(self, loader: DataLoader) -> None:
+        self._loader = loader
+        self._pool: _Pool | None = None
+        self._epoch = -1
+        self._reset()
+
+    def _reset(self) -> None:
+        """Start an epoch (starting the workers, unless persistent ones are alive)."""
+        loader = self._loader
+        if self._pool is None:
+            from arraygrad.creation import randint
+
+            base_seed = int(randint(0, 2 ** 62, (1,), generator=loader.generator).item())
+            self._pool = _Pool(loader, base_seed)
+        self._epoch += 1
+        self._send_idx = 0
+        self._rcvd_idx = 0
+        self._owner: dict[int, int] = {}      # task id -> worker that has it
+        self._pending: dict[int, Any] = {}    # results that came before their turn
+        self._active = [True] * loader.num_workers
+        self._next_worker = itertools.cycle(range(loader.num_workers))
+        if loader._iterable:
+            self._tasks: Iterator[Any] = itertools.repeat(None)
+        elif loader._auto_collation:
+            self._tasks = iter(loader.batch_sampler)
+        else:
+            self._tasks = iter(loader.sampler)
+        self._finished = False
+        for _ in range((loader.prefetch_factor or 2) * loader.num_workers):
+            self._dispatch()
+
+    def __iter__(self) -> MultiProcessIterator:
+        return self
+
+    def __len__(self) -> int:
+        return len(self._loader)
+
+    def _dispatch(self) -> None:
+        """Send the next task to the next worker still serving, if there is one."""
+        if not any(self._active):
+            return
+        try:
+            indices = next(self._tasks)
+        except StopIteration:
+            return
+        for _ in range(len(self._active)):
+            worker_id = next(self._next_worker)
+            if self._active[worker_id]:
+                break
+        assert self._pool is not None
+        self._pool.index_queues[worker_id].put((self._epoch, self._send_idx, indices))
+        self._owner[self._send_idx] = worker_id
+        self._send_idx += 1
+
+    def __next__(self) -> Any:
+        # Every task gets a reply (a batch, an error, or a worker's IterableStop), in any order;
+        # replies wait in _pending for their turn.
+        while True:
+            if self._rcvd_idx >= self._send_idx:
+                self._end_epoch()
+                raise StopIteration
+            if self._rcvd_idx not in self._pending:
+                task_id, data = self._receive()
+                if isinstance(data, IterableStop):
+                    self._active[data.worker_id] = False
+                self._pending[task_id] = data
+                continue
+            data = self._pending.pop(self._rcvd_idx)
+            del self._owner[self._rcvd_idx]
+            self._rcvd_idx += 1
+            self._dispatch()
+            if not isinstance(data, IterableStop):
+                return self._deliver(data)
+
+    def _deliver(self, data: Any) -> Any:
+        if isinstance(data, ExceptionWrapper):
+            self._shutdown()
+            data.reraise()
+        return data  # pin_memory: page-locked memory means nothing here (docs/differences.md)
+
+    def _receive(self) -> tuple[int, Any]:
+        """The next result of this epoch, checking the workers while waiting."""
+        assert self._pool is not None
+        timeout = self._loader.timeout
+        start = time.monotonic()
+        while True:
+            wait = _POLL_S if not timeout else min(_POLL_S, max(0.0, start + timeout - time.monotonic()))
+            try:
+                epoch, task_id, data = self._pool.result_queue.get(timeout=wait)
+            except queue.Empty:
+                dead = [w for w in self._pool.workers if not w.is_alive()]
+                if dead:
+                    pids = ", ".join(str(w.pid) for w in dead)
+                    self._shutdown()
+                    raise RuntimeError(f"DataLoader worker (pid(s) {pids}) exited "
+                                       "unexpectedly") from None
+                if timeout and time.monotonic() - start >= timeout:
+                    self._shutdown()
+                    raise RuntimeError(f"DataLoader timed out after {timeout} seconds") from None
+                continue
+            if epoch == self._epoch:
+                return task_id, data
+
+    def _end_epoch(self) -> None:
+        self._finished = True
+        if not self._loader.persistent_workers:
+            self._shutdown()
+
+    def _shutdown(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
+
+    def __del__(self) -> None:
+        self._shutdown()
+

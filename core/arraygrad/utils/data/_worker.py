@@ -1,0 +1,183 @@
+"""What runs inside a DataLoader worker process, and how batches travel back.
+
+A worker takes tasks ``(epoch, task_id, indices)`` from its own index queue, loads and collates
+the batch, and puts ``(epoch, task_id, batch)`` on the shared result queue. An exception becomes
+an ``ExceptionWrapper`` (its class, message and traceback text, and the worker id), re-raised by
+the main process. Tensors cross the process boundary through multiprocessing's own pickler, to
+which a reducer for ``Tensor`` is registered here: the host copy of the data goes over the pipe
+and is rebuilt on the same device (plain ``pickle`` still refuses tensors: files go through
+``arraygrad.save``).
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import random
+import sys
+import traceback
+from dataclasses import dataclass
+from multiprocessing.reduction import ForkingPickler
+from typing import Any, Callable
+
+from arraygrad.tensor import Tensor
+
+__all__ = ["WorkerInfo", "get_worker_info", "ExceptionWrapper", "IterableStop", "worker_loop"]
+
+# How long a worker waits for a task before checking that its parent is still alive.
+_PARENT_CHECK_S = 2.0
+
+
+@dataclass(frozen=True)
+class WorkerInfo:
+    """Inside a worker: its ``id``, the loader's ``num_workers``, the ``seed`` it was given and
+    its own copy of the ``dataset`` (``torch.utils.data.get_worker_info()``)."""
+
+    id: int
+    num_workers: int
+    seed: int
+    dataset: Any
+
+
+_worker_info: WorkerInfo | None = None
+
+
+def get_worker_info() -> WorkerInfo | None:
+    """The current worker's ``WorkerInfo``; None in the main process."""
+    return _worker_info
+
+
+class ExceptionWrapper:
+    """An exception raised in a worker, carried to the main process and raised there."""
+
+    def __init__(self, exc: BaseException, where: str) -> None:
+        self.exc_type = type(exc)
+        self.exc_msg = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+        self.where = where
+
+    def reraise(self) -> None:
+        """Raise the exception again (its class when it takes a message, else RuntimeError)."""
+        msg = f"Caught {self.exc_type.__name__} {self.where}.\nOriginal {self.exc_msg}"
+        if self.exc_type is KeyError:  # KeyError prints repr(message): keep it readable
+            raise KeyError(_KeyErrorMessage(msg))
+        try:
+            exc = self.exc_type(msg)
+        except Exception:
+            raise RuntimeError(msg) from None
+        raise exc
+
+
+class _KeyErrorMessage(str):
+    """A message whose repr is itself (``str(KeyError(m))`` is ``repr(m)``)."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+class IterableStop:
+    """A worker's signal that its iterable dataset is exhausted."""
+
+    def __init__(self, worker_id: int) -> None:
+        self.worker_id = worker_id
+
+
+def _rebuild_tensor(host: Any, device: str, requires_grad: bool) -> Tensor:
+    from arraygrad.creation import as_tensor
+
+    out = as_tensor(host, device=device)
+    return out.requires_grad_(True) if requires_grad else out
+
+
+def _reduce_tensor(t: Tensor) -> tuple[Callable[..., Tensor], tuple[Any, ...]]:
+    return _rebuild_tensor, (t._backend.to_host(t.detach()._data), str(t.device), t.requires_grad)
+
+
+def _register_reducers() -> None:
+    from arraygrad.nn.parameter import Parameter
+
+    ForkingPickler.register(Tensor, _reduce_tensor)
+    ForkingPickler.register(Parameter, _reduce_tensor)
+
+
+_register_reducers()
+
+
+def _parent_alive(parent_pid: int) -> bool:
+    return os.getppid() == parent_pid
+
+
+def worker_loop(dataset: Any, iterable: bool, index_queue: Any, result_queue: Any,
+                collate_fn: Callable[[Any], Any], auto_collation: bool, batch_size: int | None,
+                drop_last: bool, seed: int, init_fn: Callable[[int], None] | None,
+                worker_id: int, num_workers: int, parent_pid: int) -> None:
+    """The body of worker ``worker_id``: serve tasks until told to stop (``None``) or the
+    parent process is gone."""
+    global _worker_info
+    import arraygrad
+
+    try:
+        random.seed(seed)
+        arraygrad.manual_seed(seed)
+        _worker_info = WorkerInfo(worker_id, num_workers, seed, dataset)
+        init_error: ExceptionWrapper | None = None
+        try:
+            if init_fn is not None:
+                init_fn(worker_id)
+        except Exception as exc:  # reported with the first task, as PyTorch does
+            init_error = ExceptionWrapper(exc, f"in DataLoader worker process {worker_id}")
+        stream: Any = None
+        stream_epoch = -1
+        exhausted = False
+        while True:
+            try:
+                task = index_queue.get(timeout=_PARENT_CHECK_S)
+            except queue.Empty:
+                if not _parent_alive(parent_pid):
+                    return
+                continue
+            if task is None:
+                return
+            epoch, task_id, indices = task
+            if init_error is not None:
+                result_queue.put((epoch, task_id, init_error))
+                init_error = None
+                continue
+            try:
+                if iterable:
+                    if epoch != stream_epoch:
+                        stream, stream_epoch, exhausted = iter(dataset), epoch, False
+                    if exhausted:
+                        data: Any = IterableStop(worker_id)
+                    else:
+                        data, exhausted = _next_from_stream(stream, collate_fn, batch_size,
+                                                            drop_last, worker_id)
+                elif auto_collation:
+                    data = collate_fn([dataset[i] for i in indices])
+                else:
+                    data = collate_fn(dataset[indices])
+            except Exception as exc:
+                data = ExceptionWrapper(exc, f"in DataLoader worker process {worker_id}")
+            result_queue.put((epoch, task_id, data))
+            del data
+    except KeyboardInterrupt:  # the main process handles Ctrl-C
+        pass
+    finally:
+        sys.stdout.flush()
+
+
+def _next_from_stream(stream: Any, collate_fn: Callable[[Any], Any], batch_size: int | None,
+                      drop_last: bool, worker_id: int) -> tuple[Any, bool]:
+    """The next batch of an iterable dataset, and whether the stream is now exhausted."""
+    if batch_size is None:
+        try:
+            return collate_fn(next(stream)), False
+        except StopIteration:
+            return IterableStop(worker_id), True
+    batch = []
+    for sample in stream:
+        batch.append(sample)
+        if len(batch) == batch_size:
+            return collate_fn(batch), False
+    if batch and not drop_last:
+        return collate_fn(batch), True
+    return IterableStop(worker_id), True
