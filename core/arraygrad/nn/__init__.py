@@ -7,9 +7,10 @@
 >>> loss.backward()
 """
 
-from arraygrad.nn import functional, init, utils
+from arraygrad.nn import functional, init, parallel, utils
 from arraygrad.nn.modules import *  # noqa: F401,F403
 from arraygrad.nn.modules import __all__ as _modules_all
+from arraygrad.nn.parallel import DataParallel
 from arraygrad.nn.parameter import Parameter
 
-__all__ = ["Parameter", "functional", "init", "utils", *_modules_all]
+__all__ = ["DataParallel", "Parameter", "functional", "init", "parallel", "utils", *_modules_all]

@@ -1,4 +1,4 @@
-"""Containers: ``Sequential``, ``ModuleList``, ``ModuleDict``, ``ParameterList``.
+"""Containers: ``Sequential``, ``ModuleList``, ``ModuleDict``, ``ParameterList``, ``ParameterDict``.
 
 Entries are registered under their position (``"0"``, ``"1"``, ...) or key, so
 ``parameters()``, ``state_dict()`` and ``repr`` see them like any attribute.
@@ -8,15 +8,16 @@ from __future__ import annotations
 
 import operator
 from collections import OrderedDict
-from itertools import islice
+from collections.abc import Iterable as _IterableABC, Mapping as _MappingABC
+from itertools import chain, islice
 from typing import (Any, ItemsView, Iterable, Iterator, KeysView, Mapping, Self, SupportsIndex,
                     ValuesView, cast, overload)
 
-from arraygrad.nn.modules.module import Module, _typename
+from arraygrad.nn.modules.module import Module, _addindent
 from arraygrad.nn.parameter import Parameter
 from arraygrad.tensor import Tensor
 
-__all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList"]
+__all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
 
 
 def _entries(module: Module) -> OrderedDict[str, Module]:
@@ -108,11 +109,54 @@ class Sequential(Module):
         self._modules = OrderedDict((str(i), m) for i, m in enumerate(items))
         return self
 
-    def pop(self, key: int) -> Module:
+    def pop(self, key: int | slice) -> Module:
         """Remove and return the module at ``key``."""
         v = self[key]
         del self[key]
         return v
+
+    def __add__(self, other: Sequential) -> Sequential:
+        if not isinstance(other, Sequential):
+            raise ValueError("add operator supports only objects of Sequential class, but "
+                             f"{type(other)} is given.")
+        ret = Sequential()
+        for layer in chain(self, other):
+            ret.append(layer)
+        return ret
+
+    def __iadd__(self, other: Sequential) -> Self:
+        if not isinstance(other, Sequential):
+            raise ValueError("add operator supports only objects of Sequential class, but "
+                             f"{type(other)} is given.")
+        offset = len(self)
+        for i, module in enumerate(list(other)):
+            self.add_module(str(i + offset), module)
+        return self
+
+    def _check_factor(self, other: object) -> int:
+        if not isinstance(other, int) or isinstance(other, bool):
+            raise TypeError(f"unsupported operand type(s) for *: {type(self)} and {type(other)}")
+        if other <= 0:
+            raise ValueError(f"Non-positive multiplication factor {other} for {type(self)}")
+        return other
+
+    def __mul__(self, other: int) -> Sequential:
+        """The modules repeated ``other`` times (the same module objects, shared)."""
+        combined = Sequential()
+        for _ in range(self._check_factor(other)):
+            for module in self:
+                combined.append(module)
+        return combined
+
+    def __rmul__(self, other: int) -> Sequential:
+        return self.__mul__(other)
+
+    def __imul__(self, other: int) -> Self:
+        modules = list(self)
+        for _ in range(self._check_factor(other) - 1):
+            for module in modules:
+                self.append(module)
+        return self
 
     def forward(self, input: Any) -> Any:
         """Each module applied in order."""
@@ -170,6 +214,23 @@ class ModuleList(Module):
     def __dir__(self) -> list[str]:
         return [k for k in super().__dir__() if not k.isdigit()]
 
+    def __repr__(self) -> str:
+        """As PyTorch: runs of equal entries are shown once, as ``(0-2): 3 x Linear(...)``."""
+        reprs = [repr(item) for item in self]
+        if not reprs:
+            return self._get_name() + "()"
+        blocks: list[list[Any]] = []  # [start, end, repr]
+        for i, r in enumerate(reprs):
+            if blocks and blocks[-1][2] == r:
+                blocks[-1][1] = i
+            else:
+                blocks.append([i, i, r])
+        lines = []
+        for start, end, r in blocks:
+            text = f"({start}): {r}" if start == end else f"({start}-{end}): {end - start + 1} x {r}"
+            lines.append(_addindent(text, 2))
+        return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
+
     def insert(self, index: int, module: Module) -> None:
         """Insert ``module`` before position ``index``."""
         items = list(self._modules.values())
@@ -190,8 +251,8 @@ class ModuleList(Module):
         return v
 
     def extend(self, modules: Iterable[Module]) -> Self:
-        """Append every module of the iterable ``modules``; returns self."""
-        if isinstance(modules, (Module, Tensor)) or not hasattr(modules, "__iter__"):
+        """Append every module of the iterable ``modules`` (a Sequential too); returns self."""
+        if not isinstance(modules, _IterableABC):
             raise TypeError("ModuleList.extend should be called with an iterable, but got "
                             + type(modules).__name__)
         offset = len(self)
@@ -250,18 +311,35 @@ class ModuleDict(Module):
         return _entries(self).values()
 
     def update(self, modules: Mapping[str, Module] | Iterable[tuple[str, Module]]) -> None:
-        """Add entries from a mapping or an iterable of ``(key, module)`` pairs."""
-        if hasattr(modules, "items"):
-            pairs: Iterable[Any] = modules.items()
-        else:
-            pairs = []
-            for j, m in enumerate(modules):
-                if not isinstance(m, (list, tuple)) or len(m) != 2:
-                    raise ValueError(f"ModuleDict update sequence element #{j} should be an "
-                                     "iterable of length 2")
-                pairs.append(m)
-        for key, module in pairs:
+        """Add entries from a mapping (in its order) or an iterable of ``(key, module)`` pairs."""
+        for key, module in _pairs("ModuleDict", modules, sort_plain_mapping=False):
             self[key] = module
+
+
+def _pairs(kind: str, entries: Any, sort_plain_mapping: bool) -> list[tuple[Any, Any]]:
+    """The ``(key, value)`` pairs of a mapping or of an iterable of pairs, all checked before
+    any is used (so a bad element changes nothing), with PyTorch's errors."""
+    if not isinstance(entries, _IterableABC):
+        name = "ParametersDict" if kind == "ParameterDict" else kind
+        raise TypeError(f"{name}.update should be called with an iterable of key/value pairs, "
+                        f"but got {type(entries).__name__}")
+    if isinstance(entries, (OrderedDict, Module)) or (isinstance(entries, _MappingABC)
+                                                       and not sort_plain_mapping):
+        return list(entries.items())
+    if isinstance(entries, _MappingABC):
+        # PyTorch sorts a plain dict's keys for ParameterDict
+        return sorted(entries.items())
+    pairs = []
+    for j, p in enumerate(entries):
+        if not isinstance(p, _IterableABC):
+            raise TypeError(f"{kind} update sequence element #{j} should be Iterable; is"
+                            f"{type(p).__name__}")
+        p = list(p)
+        if len(p) != 2:
+            raise ValueError(f"{kind} update sequence element #{j} has length {len(p)}; 2 is "
+                             "required")
+        pairs.append((p[0], p[1]))
+    return pairs
 
 
 class ParameterList(Module):
@@ -319,16 +397,154 @@ class ParameterList(Module):
         return self
 
     def extra_repr(self) -> str:
-        lines = []
-        for k, p in enumerate(self):
-            if isinstance(p, Tensor):
-                size_str = "x".join(str(s) for s in p.size())
-                dev = f" ({p.device})" if p.device.type != "cpu" else ""
-                kind = "Parameter" if isinstance(p, Parameter) else "Tensor"
-                lines.append(f"  ({k}): {kind} containing: [{p.dtype} of size {size_str}{dev}]")
-            else:
-                lines.append(f"  ({k}): Object of type: {_typename(p)}")
-        return "\n".join(lines)
+        return "\n".join(_entry_repr(k, p, str(p.dtype) if isinstance(p, Tensor) else "")
+                         for k, p in enumerate(self))
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("ParameterList should not be called.")
+
+
+def _entry_repr(key: Any, p: Any, type_name: str) -> str:
+    """One line of a ParameterList/ParameterDict ``extra_repr``."""
+    if isinstance(p, Tensor):
+        size_str = "x".join(str(s) for s in p.size())
+        dev = f" ({p.device})" if p.device.type != "cpu" else ""
+        kind = "Parameter" if isinstance(p, Parameter) else "Tensor"
+        return f"  ({key}): {kind} containing: [{type_name} of size {size_str}{dev}]"
+    return f"  ({key}): Object of type: {type(p).__name__}"
+
+
+class ParameterDict(Module):
+    """An ordered dict of parameters registered with the module (plain tensors become
+    Parameters; other values are kept as plain attributes), with ``dict``'s API.
+
+    >>> pd = nn.ParameterDict({"scale": arraygrad.ones(3)})
+    >>> pd["shift"] = nn.Parameter(arraygrad.zeros(3))
+    >>> list(pd.state_dict())
+    ['scale', 'shift']
+    """
+
+    _keys: dict[str, None]
+
+    def __init__(self, parameters: Any = None) -> None:
+        super().__init__()
+        self._keys = {}
+        if parameters is not None:
+            self.update(parameters)
+
+    @staticmethod
+    def _key_to_attr(key: Any) -> str:
+        if not isinstance(key, str):
+            raise TypeError("Index given to ParameterDict cannot be used as a key as it is not "
+                            f"a string (type is '{type(key).__name__}'). Open an issue on "
+                            "github if you need non-string keys.")
+        return key
+
+    def __getitem__(self, key: str) -> Any:
+        return getattr(self, self._key_to_attr(key))
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        attr = self._key_to_attr(key)
+        if isinstance(value, Tensor) and not isinstance(value, Parameter):
+            value = Parameter(value)
+        setattr(self, attr, value)
+        self._keys[key] = None
+
+    def __delitem__(self, key: str) -> None:
+        attr = self._key_to_attr(key)
+        if key not in self._keys:
+            raise KeyError(key)
+        delattr(self, attr)
+        del self._keys[key]
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys)
+
+    def __reversed__(self) -> Iterator[str]:
+        return reversed(self._keys)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._keys
+
+    def copy(self) -> ParameterDict:
+        """A new ParameterDict holding the same parameter objects (a shallow copy)."""
+        return ParameterDict(OrderedDict((k, self[k]) for k in self._keys))
+
+    def setdefault(self, key: str, default: Any | None = None) -> Any:
+        """``self[key]``, first set to ``default`` when absent."""
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def clear(self) -> None:
+        """Remove every entry."""
+        for k in list(self._keys):
+            del self[k]
+
+    def pop(self, key: str) -> Any:
+        """Remove and return the entry under ``key``."""
+        v = self[key]
+        del self[key]
+        return v
+
+    def popitem(self) -> tuple[str, Any]:
+        """Remove and return the last ``(key, value)`` inserted."""
+        if not self._keys:
+            raise KeyError("popitem(): dictionary is empty")
+        k = next(reversed(self._keys))
+        val = self[k]
+        del self[k]
+        return k, val
+
+    def get(self, key: str, default: Any | None = None) -> Any:
+        """``self[key]`` if present, else ``default``."""
+        return self[key] if key in self else default
+
+    def fromkeys(self, keys: Iterable[str], default: Any | None = None) -> ParameterDict:
+        """A new ParameterDict with every key of ``keys`` set to ``default`` (the same object)."""
+        return ParameterDict((k, default) for k in keys)
+
+    def keys(self) -> KeysView[str]:
+        """The keys, in insertion order."""
+        return self._keys.keys()
+
+    def items(self) -> Iterator[tuple[str, Any]]:
+        """``(key, value)`` pairs, in insertion order."""
+        return ((k, self[k]) for k in self._keys)
+
+    def values(self) -> Iterator[Any]:
+        """The values, in insertion order."""
+        return (self[k] for k in self._keys)
+
+    def update(self, parameters: Any) -> None:
+        """Add entries from a mapping or an iterable of ``(key, value)`` pairs.
+
+        As PyTorch: an ``OrderedDict`` or ``ParameterDict`` keeps its order, a plain
+        ``dict`` is added in sorted key order.
+        """
+        for key, value in _pairs("ParameterDict", parameters, sort_plain_mapping=True):
+            self[key] = value
+
+    def extra_repr(self) -> str:
+        return "\n".join(_entry_repr(k, p, p.type() if isinstance(p, Tensor) else "")
+                         for k, p in self.items())
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("ParameterDict should not be called.")
+
+    def __or__(self, other: ParameterDict) -> ParameterDict:
+        copy = self.copy()
+        copy.update(other)
+        return copy
+
+    def __ror__(self, other: ParameterDict) -> ParameterDict:
+        copy = other.copy()
+        copy.update(self)
+        return copy
+
+    def __ior__(self, other: ParameterDict) -> Self:
+        self.update(other)
+        return self

@@ -10,32 +10,71 @@ wraps inputs and outputs so those hooks fire during backward (see
 
 from __future__ import annotations
 
-from collections import OrderedDict, namedtuple
+import inspect
+import warnings
+import weakref
+from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Self
 
 from arraygrad.autograd.grad_mode import no_grad
 from arraygrad.autograd.hooks import HookDict, RemovableHandle
+from arraygrad.nn.modules import _global_hooks as _g
 from arraygrad.nn.modules._backward_hook import BackwardHook
+from arraygrad.nn.modules._global_hooks import (  # noqa: F401  (PyTorch's home of these names)
+    register_module_backward_hook, register_module_buffer_registration_hook,
+    register_module_forward_hook, register_module_forward_pre_hook,
+    register_module_full_backward_hook, register_module_full_backward_pre_hook,
+    register_module_module_registration_hook, register_module_parameter_registration_hook)
+from arraygrad.nn.modules._state_dict import (EXTRA_STATE_KEY_SUFFIX, IncompatibleKeys,
+                                              LoadTransaction, plan_write)
 from arraygrad.nn.parameter import Parameter
 from arraygrad.tensor import Tensor
 
 if TYPE_CHECKING:
+    from arraygrad import dtypes as _dt
     from arraygrad.device import DeviceLike
 
+# Only Module joins the ``nn`` namespace (the star import of each family); the global hook
+# registration functions live here, as ``torch.nn.modules.module.register_module_*``.
 __all__ = ["Module"]
 
+_IncompatibleKeys = IncompatibleKeys
+_EXTRA_STATE_KEY_SUFFIX = EXTRA_STATE_KEY_SUFFIX
 
-class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
-    """What ``load_state_dict`` returns: the keys it could not match."""
+# the per-module hook dicts, created in __init__ and refilled by __setstate__
+_HOOK_DICTS = ("_forward_pre_hooks", "_forward_pre_hooks_with_kwargs", "_forward_hooks",
+               "_forward_hooks_with_kwargs", "_forward_hooks_always_called",
+               "_backward_pre_hooks", "_backward_hooks", "_state_dict_pre_hooks",
+               "_state_dict_hooks", "_state_dict_hooks_public", "_load_state_dict_pre_hooks",
+               "_load_state_dict_post_hooks")
 
-    __slots__ = ()
 
-    def __repr__(self) -> str:
-        if not self.missing_keys and not self.unexpected_keys:
-            return "<All keys matched successfully>"
-        return super().__repr__()
+class _WrappedHook:
+    """A load_state_dict pre-hook, called with its module (held weakly) first when asked."""
 
-    __str__ = __repr__
+    def __init__(self, hook: Callable[..., Any], module: Module | None = None) -> None:
+        self.hook = hook
+        self.with_module = module is not None
+        self.module = weakref.ref(module) if module is not None else None
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self.module is not None:
+            module = self.module()
+            if module is None:
+                raise RuntimeError("You are trying to call the hook of a dead Module!")
+            return self.hook(module, *args, **kwargs)
+        return self.hook(*args, **kwargs)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"hook": self.hook, "module": self.module() if self.module is not None else None,
+                "with_module": self.with_module}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.hook = state["hook"]
+        self.with_module = state["with_module"]
+        if self.with_module and state["module"] is None:
+            raise RuntimeError("You are trying to revive the hook of a dead Module!")
+        self.module = weakref.ref(state["module"]) if self.with_module else None
 
 
 def _typename(obj: object) -> str:
@@ -97,6 +136,11 @@ class Module:
     _forward_hooks_always_called: HookDict
     _backward_pre_hooks: HookDict
     _backward_hooks: HookDict
+    _state_dict_pre_hooks: HookDict
+    _state_dict_hooks: HookDict
+    _state_dict_hooks_public: HookDict
+    _load_state_dict_pre_hooks: HookDict
+    _load_state_dict_post_hooks: HookDict
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         if args or kwargs:
@@ -108,10 +152,17 @@ class Module:
         setattr_(self, "_buffers", OrderedDict())
         setattr_(self, "_non_persistent_buffers_set", set())
         setattr_(self, "_modules", OrderedDict())
-        for name in ("_forward_pre_hooks", "_forward_pre_hooks_with_kwargs", "_forward_hooks",
-                     "_forward_hooks_with_kwargs", "_forward_hooks_always_called",
-                     "_backward_pre_hooks", "_backward_hooks"):
+        for name in _HOOK_DICTS:
             setattr_(self, name, HookDict())
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # a module pickled by an older arraygrad lacks the hook dicts added since
+        self.__dict__.update(state)
+        for name in _HOOK_DICTS:
+            if name not in self.__dict__:
+                object.__setattr__(self, name, HookDict())
+        if "_non_persistent_buffers_set" not in self.__dict__:
+            object.__setattr__(self, "_non_persistent_buffers_set", set())
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         """The computation of this module; every subclass defines it."""
@@ -137,6 +188,10 @@ class Module:
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
                             "(arraygrad Tensor or None required)")
+        for hook in tuple(_g._global_buffer_registration_hooks.values()):
+            output = hook(self, name, tensor)
+            if output is not None:
+                tensor = output
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent_buffers_set.discard(name)
@@ -166,6 +221,10 @@ class Module:
                 f"created explicitly. To express '{name}' as a function of another Tensor, "
                 "compute the value in the forward() method.")
         else:
+            for hook in tuple(_g._global_parameter_registration_hooks.values()):
+                output = hook(self, name, param)
+                if output is not None:
+                    param = output
             self._parameters[name] = param
 
     def add_module(self, name: str, module: "Module | None") -> None:
@@ -180,7 +239,14 @@ class Module:
             raise KeyError(f'module name can\'t contain ".", got: {name}')
         if name == "":
             raise KeyError('module name can\'t be empty string ""')
-        self._modules[name] = module
+        self._modules[name] = self._run_module_registration_hooks(name, module)
+
+    def _run_module_registration_hooks(self, name: str, module: Module | None) -> Module | None:
+        for hook in tuple(_g._global_module_registration_hooks.values()):
+            output = hook(self, name, module)
+            if output is not None:
+                module = output
+        return module
 
     def register_module(self, name: str, module: "Module | None") -> None:
         """Alias of ``add_module``."""
@@ -199,6 +265,23 @@ class Module:
                 raise AttributeError(f"`{item}` is not an nn.Module")
         return mod
 
+    def set_submodule(self, target: str, module: Module, strict: bool = False) -> None:
+        """Put ``module`` at dotted path ``target`` (its parent must exist).
+
+        An existing attribute there must be a module; with ``strict`` it must exist.
+        """
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        atoms = target.split(".")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        parent = self if len(atoms) == 1 else self.get_submodule(".".join(atoms[:-1]))
+        if strict and not hasattr(parent, atoms[-1]):
+            raise AttributeError(f"{parent._get_name()} has no attribute `{atoms[-1]}`")
+        if hasattr(parent, atoms[-1]) and not isinstance(getattr(parent, atoms[-1]), Module):
+            raise AttributeError(f"`{atoms[-1]}` is not an nn.Module")
+        setattr(parent, atoms[-1], module)
+
     def get_parameter(self, target: str) -> Parameter:
         """The parameter at dotted path ``target``."""
         module_path, _, name = target.rpartition(".")
@@ -209,6 +292,33 @@ class Module:
         if not isinstance(param, Parameter):
             raise AttributeError(f"`{name}` is not an nn.Parameter")
         return param
+
+    def get_buffer(self, target: str) -> Tensor:
+        """The buffer at dotted path ``target``."""
+        module_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if not hasattr(mod, name):
+            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+        buffer = getattr(mod, name)
+        if name not in mod._buffers:
+            raise AttributeError(f"`{name}` is not a buffer")
+        return buffer
+
+    def get_extra_state(self) -> Any:
+        """Extra (non-tensor) state to store in ``state_dict`` under ``<prefix>_extra_state``.
+
+        Override it together with ``set_extra_state``; a module that does not has no
+        such entry.
+        """
+        raise RuntimeError(
+            "Reached a code path in Module.get_extra_state() that should never be called: "
+            "state_dict only calls it on modules that override it.")
+
+    def set_extra_state(self, state: Any) -> None:
+        """Restore what ``get_extra_state`` returned (called by ``load_state_dict``)."""
+        raise RuntimeError(
+            "Reached a code path in Module.set_extra_state() that should never be called: "
+            "load_state_dict only calls it on modules that override it.")
 
     # -- attribute protocol ----------------------------------------------------------
     def __getattr__(self, name: str) -> Any:
@@ -246,21 +356,36 @@ class Module:
                     raise AttributeError("cannot assign module before Module.__init__() call")
                 remove_from(self.__dict__, self._parameters, self._buffers,
                             self._non_persistent_buffers_set)
-                modules[name] = value
+                modules[name] = self._run_module_registration_hooks(name, value)
             elif modules is not None and name in modules:
                 if value is not None:
                     raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
                                     "(arraygrad.nn.Module or None expected)")
-                modules[name] = value
+                modules[name] = self._run_module_registration_hooks(name, value)
             else:
                 buffers = self.__dict__.get("_buffers")
                 if buffers is not None and name in buffers:
                     if value is not None and not isinstance(value, Tensor):
                         raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
                                         "(arraygrad.Tensor or None expected)")
-                    buffers[name] = value
+                    self._reregister_buffer(name, value)
                 else:
                     object.__setattr__(self, name, value)
+
+    def _reregister_buffer(self, name: str, value: Tensor | None) -> None:
+        """Assigning to a buffer goes through ``register_buffer`` (hooks, overrides), as PyTorch."""
+        persistent = name not in self._non_persistent_buffers_set
+        register = self.register_buffer
+        if getattr(register, "__func__", None) is Module.register_buffer:
+            register(name, value, persistent)
+        elif "persistent" in inspect.signature(register).parameters:
+            register(name, value, persistent)
+        elif not persistent:
+            raise RuntimeError("Registering a non-persistent buffer on a Module subclass that "
+                               "implements register_buffer() without the persistent argument "
+                               "is not allowed.")
+        else:
+            register(name, value)
 
     def __delattr__(self, name: str) -> None:
         if name in self._parameters:
@@ -329,20 +454,25 @@ class Module:
                 memo.add(id(module))
                 yield name, module
 
-    def modules(self) -> Iterator["Module"]:
-        """This module and every sub-module, depth first."""
-        for _, module in self.named_modules():
+    def modules(self, remove_duplicate: bool = True) -> Iterator["Module"]:
+        """This module and every sub-module, depth first (a shared one once, unless
+        ``remove_duplicate=False``)."""
+        for _, module in self.named_modules(remove_duplicate=remove_duplicate):
             yield module
 
-    def named_modules(self, memo: set[int] | None = None, prefix: str = "",
+    def named_modules(self, memo: set[Module] | None = None, prefix: str = "",
                       remove_duplicate: bool = True) -> Iterator[tuple[str, Module]]:
-        """``(dotted name, module)`` for this module (name ``prefix``) and all below it."""
+        """``(dotted name, module)`` for this module (name ``prefix``) and all below it.
+
+        ``memo`` collects the modules already visited (skipped when met again);
+        ``remove_duplicate=False`` lists a module shared under several names each time.
+        """
         if memo is None:
             memo = set()
-        if id(self) in memo:
+        if self in memo:
             return
         if remove_duplicate:
-            memo.add(id(self))
+            memo.add(self)
         yield prefix, self
         for name, module in self._modules.items():
             if module is None:
@@ -392,13 +522,14 @@ class Module:
         fn(self)
         return self
 
-    def _apply(self, fn: Callable[[Tensor], Tensor]) -> Self:
+    def _apply(self, fn: Callable[[Tensor], Tensor], recurse: bool = True) -> Self:
         """Replace every parameter's and buffer's data (and grad) by ``fn`` of it, in place.
 
         Parameters keep their identity (optimizers holding them stay valid).
         """
-        for module in self.children():
-            module._apply(fn)
+        if recurse:
+            for module in self.children():
+                module._apply(fn)
         with no_grad():
             for param in self._parameters.values():
                 if param is None:
@@ -454,60 +585,200 @@ class Module:
         """Cast floating-point parameters and buffers to float16."""
         return self._apply(lambda t: t.half() if t.is_floating_point() else t)
 
+    def type(self, dst_type: _dt.dtype | str) -> Self:
+        """Cast every parameter and buffer (floating or not) to ``dst_type``."""
+        return self._apply(lambda t: t.type(dst_type))
+
+    def to_empty(self, *, device: DeviceLike | None, recurse: bool = True) -> Self:
+        """Replace parameters and buffers by uninitialised tensors of the same shape and dtype
+        on ``device`` (values are then set by an initialiser or ``load_state_dict``)."""
+        from arraygrad.creation import empty_like
+
+        return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
+
+    def share_memory(self) -> Self:
+        """A no-op returning self: arraygrad has no inter-process shared tensors (PyTorch moves
+        the storages to shared memory for ``torch.multiprocessing``)."""
+        return self
+
     # -- state dict -------------------------------------------------------------------------
+    def _overrides(self, name: str) -> bool:
+        """Whether this module's class overrides Module's method ``name``."""
+        return getattr(type(self), name, None) is not getattr(Module, name)
+
     def _save_to_state_dict(self, destination: dict[str, Any], prefix: str,
                             keep_vars: bool) -> None:
+        """Put this module's own parameters, persistent buffers and extra state (not its
+        children's) into ``destination``; an override point, as in PyTorch."""
         for name, param in self._parameters.items():
             if param is not None:
                 destination[prefix + name] = param if keep_vars else param.detach()
         for name, buf in self._buffers.items():
             if buf is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = buf if keep_vars else buf.detach()
+        if self._overrides("get_extra_state"):
+            destination[prefix + EXTRA_STATE_KEY_SUFFIX] = self.get_extra_state()
 
-    def state_dict(self, *, destination: dict[str, Any] | None = None, prefix: str = "",
+    def state_dict(self, *args: Any, destination: dict[str, Any] | None = None, prefix: str = "",
                    keep_vars: bool = False) -> dict[str, Any]:
         """An ``OrderedDict`` of every parameter and persistent buffer, keyed by dotted name.
 
         Values are detached tensors sharing memory with the module (``keep_vars``
-        keeps the parameters themselves).
+        keeps the parameters themselves). As PyTorch, the dict carries ``_metadata``
+        (each module's ``version``), and the state-dict pre/post hooks run around it.
+        Positional arguments (``destination, prefix, keep_vars``) are deprecated.
         """
+        if args:
+            warnings.warn("Positional args are being deprecated, use kwargs instead. Refer to "
+                          "the documentation of Module.state_dict for details.", FutureWarning,
+                          stacklevel=2)
+            if destination is None:
+                destination = args[0]
+            if len(args) > 1 and prefix == "":
+                prefix = args[1]
+            if len(args) > 2 and keep_vars is False:
+                keep_vars = args[2]
         if destination is None:
             destination = OrderedDict()
+            destination._metadata = OrderedDict()  # type: ignore[attr-defined]
+        local_metadata = {"version": self._version}
+        if hasattr(destination, "_metadata"):
+            destination._metadata[prefix[:-1]] = local_metadata
+        for hook in tuple(self._state_dict_pre_hooks.values()):
+            hook(self, prefix, keep_vars)
         self._save_to_state_dict(destination, prefix, keep_vars)
         for name, module in self._modules.items():
             if module is not None:
                 module.state_dict(destination=destination, prefix=prefix + name + ".",
                                   keep_vars=keep_vars)
+        for hook_id, hook in tuple(self._state_dict_hooks.items()):
+            result = hook(self, destination, prefix, local_metadata)
+            if hook_id in self._state_dict_hooks_public:
+                if result is not None:
+                    raise RuntimeError("state_dict post-hook must return None")
+            elif result is not None:
+                # the private API's old behaviour: a returned dict replaces the result
+                destination = result
         return destination
 
-    def _load_plan(self, state_dict: Mapping[str, Any], prefix: str,
-                   plan: list[tuple[Tensor, Any]], missing: list[str],
-                   error_msgs: list[str]) -> None:
-        """Match this module's entries against ``state_dict`` without changing anything."""
-        persistent = {k: v for k, v in self._buffers.items()
-                      if k not in self._non_persistent_buffers_set}
-        local = [(k, v) for k, v in list(self._parameters.items()) + list(persistent.items())
-                 if v is not None]
-        for name, target in local:
+    def register_state_dict_pre_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """``hook(module, prefix, keep_vars)`` before ``state_dict`` saves this module."""
+        handle = RemovableHandle(self._state_dict_pre_hooks)
+        self._state_dict_pre_hooks[handle.id] = hook
+        return handle
+
+    def register_state_dict_post_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """``hook(module, state_dict, prefix, local_metadata)`` after ``state_dict`` saved this
+        module and its children; it may change ``state_dict`` in place and must return None."""
+        handle = RemovableHandle(self._state_dict_hooks, self._state_dict_hooks_public)
+        self._state_dict_hooks[handle.id] = hook
+        self._state_dict_hooks_public[handle.id] = True
+        return handle
+
+    def _register_state_dict_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """The older private form of ``register_state_dict_post_hook``: a dict the hook
+        returns replaces the state dict (respected on the module ``state_dict`` was called on)."""
+        public = {id(h) for k, h in self._state_dict_hooks.items()
+                  if k in self._state_dict_hooks_public}
+        if id(hook) in public:
+            raise RuntimeError("Cannot register the same function as the state dict post hook "
+                               "that was previously registered via register_state_dict_post_hook")
+        handle = RemovableHandle(self._state_dict_hooks)
+        self._state_dict_hooks[handle.id] = hook
+        return handle
+
+    def _register_load_state_dict_pre_hook(self, hook: Callable[..., Any],
+                                           with_module: bool = False) -> RemovableHandle:
+        """A ``load_state_dict`` pre-hook, called with ``module`` first only with ``with_module``:
+        ``hook([module,] state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs)``."""
+        handle = RemovableHandle(self._load_state_dict_pre_hooks)
+        self._load_state_dict_pre_hooks[handle.id] = _WrappedHook(
+            hook, self if with_module else None)
+        return handle
+
+    def register_load_state_dict_pre_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """``hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs)`` before this module's entries are loaded; it may
+        change ``state_dict`` (e.g. rename old keys) in place."""
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
+
+    def register_load_state_dict_post_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """``hook(module, incompatible_keys)`` after ``load_state_dict`` loaded this module.
+
+        It may change ``incompatible_keys.missing_keys``/``unexpected_keys`` in place
+        (the strict check sees the changes) and must return None.
+        """
+        handle = RemovableHandle(self._load_state_dict_post_hooks)
+        self._load_state_dict_post_hooks[handle.id] = hook
+        return handle
+
+    def _load_from_state_dict(self, state_dict: dict[str, Any], prefix: str,
+                              local_metadata: dict[str, Any], strict: bool,
+                              missing_keys: list[str], unexpected_keys: list[str],
+                              error_msgs: list[str]) -> None:
+        """Load this module's own entries (not its children's) from ``state_dict``.
+
+        The override point of PyTorch: runs the load pre-hooks, checks each parameter and
+        persistent buffer (type, shape), appends problems to ``error_msgs``, missing keys
+        and (with ``strict``) unexpected ones. Inside ``load_state_dict`` the copies are
+        made only after the whole model checked out (see ``_state_dict``).
+        """
+        for hook in tuple(self._load_state_dict_pre_hooks.values()):
+            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                 error_msgs)
+        local_state: dict[str, Tensor] = {k: v for k, v in self._parameters.items()
+                                          if v is not None}
+        local_state.update((k, v) for k, v in self._buffers.items()
+                           if v is not None and k not in self._non_persistent_buffers_set)
+        assign = bool(local_metadata.get("assign_to_params_buffers", False))
+        for name, param in local_state.items():
             key = prefix + name
             if key not in state_dict:
-                missing.append(key)
+                if strict:
+                    missing_keys.append(key)
                 continue
-            value = state_dict[key]
-            if not isinstance(value, Tensor):
+            input_param = state_dict[key]
+            if not isinstance(input_param, Tensor):
                 error_msgs.append(
                     f'While copying the parameter named "{key}", expected arraygrad.Tensor or '
-                    f"Tensor-like object from checkpoint but received {type(value)}")
+                    f"Tensor-like object from checkpoint but received {type(input_param)}")
                 continue
-            if tuple(value.shape) != tuple(target.shape):
+            # a 0-d entry saved as shape (1,) by old checkpoints loads, as in PyTorch
+            if param.dim() == 0 and input_param.dim() == 1 and input_param.shape[0] == 1:
+                input_param = input_param[0]
+            if tuple(input_param.shape) != tuple(param.shape):
                 error_msgs.append(
-                    f"size mismatch for {key}: copying a param with shape {value.shape} from "
-                    f"checkpoint, the shape in current model is {target.shape}.")
+                    f"size mismatch for {key}: copying a param with shape {input_param.shape} "
+                    f"from checkpoint, the shape in current model is {param.shape}.")
                 continue
-            plan.append((target, value))
-        for name, module in self._modules.items():
-            if module is not None:
-                module._load_plan(state_dict, prefix + name + ".", plan, missing, error_msgs)
+            if assign:
+                plan_write("assign", self, name, None, input_param)
+                continue
+            try:
+                # converted now, so the copy made later cannot fail
+                value = input_param.detach().to(device=param.device, dtype=param.dtype)
+            except Exception as ex:
+                error_msgs.append(
+                    f'While copying the parameter named "{key}", whose dimensions in the model '
+                    f"are {param.size()} and whose dimensions in the checkpoint are "
+                    f"{input_param.size()}, an exception occurred : {ex.args}.")
+                continue
+            plan_write("copy", self, name, param, value)
+        extra_key = prefix + EXTRA_STATE_KEY_SUFFIX
+        if self._overrides("set_extra_state"):
+            if extra_key in state_dict:
+                plan_write("extra", self, EXTRA_STATE_KEY_SUFFIX, None, state_dict[extra_key])
+            elif strict:
+                missing_keys.append(extra_key)
+        elif strict and extra_key in state_dict:
+            unexpected_keys.append(extra_key)
+        if strict:
+            for key in state_dict:
+                if key.startswith(prefix) and key != extra_key:
+                    head, dot, _ = key[len(prefix):].partition(".")
+                    if (head not in self._modules) if dot else (head not in local_state):
+                        unexpected_keys.append(key)
 
     def load_state_dict(self, state_dict: Mapping[str, Any], strict: bool = True,
                         assign: bool = False) -> _IncompatibleKeys:
@@ -515,32 +786,71 @@ class Module:
 
         Raises RuntimeError (listing every problem) on a size mismatch, or with
         ``strict`` on missing/unexpected keys; then nothing is modified.
+        ``assign=True`` puts the checkpoint's tensors in place of the module's (as
+        Parameters keeping each parameter's ``requires_grad``) instead of copying into them.
+        Each module's ``_load_from_state_dict`` and load hooks run as in PyTorch.
         """
-        if not isinstance(state_dict, dict):
+        if not isinstance(state_dict, Mapping):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
-        plan: list[tuple[Tensor, Any]] = []
         missing: list[str] = []
+        unexpected: list[str] = []
         error_msgs: list[str] = []
-        self._load_plan(state_dict, "", plan, missing, error_msgs)
-        expected = set(self.state_dict(keep_vars=True))
-        unexpected = [k for k in state_dict if k not in expected]
+        metadata = getattr(state_dict, "_metadata", None)
+        state_dict = OrderedDict(state_dict)  # a copy: _load_from_state_dict may change it
+        if metadata is not None:
+            state_dict._metadata = metadata  # type: ignore[attr-defined]
+        post_order: list[Module] = []
+
+        def load(module: Module, local_state_dict: dict[str, Any], prefix: str = "") -> None:
+            local_metadata = {} if metadata is None else dict(metadata.get(prefix[:-1], {}))
+            if assign:
+                local_metadata["assign_to_params_buffers"] = assign
+            module._load_from_state_dict(local_state_dict, prefix, local_metadata, True,
+                                         missing, unexpected, error_msgs)
+            for name, child in module._modules.items():
+                if child is not None:
+                    child_prefix = prefix + name + "."
+                    load(child, {k: v for k, v in local_state_dict.items()
+                                 if k.startswith(child_prefix)}, child_prefix)
+            post_order.append(module)
+
+        with LoadTransaction() as txn:
+            load(self, state_dict)
+        if error_msgs or not any(m._load_state_dict_post_hooks for m in post_order):
+            self._raise_load_errors(strict, missing, unexpected, error_msgs)
+            txn.apply(record_undo=False)
+            return _IncompatibleKeys(missing, unexpected)
+        # post-hooks see the loaded module and may still add or clear keys: undo on error
+        txn.apply(record_undo=True)
+        try:
+            incompatible = _IncompatibleKeys(missing, unexpected)
+            for module in post_order:
+                for hook in tuple(module._load_state_dict_post_hooks.values()):
+                    if hook(module, incompatible) is not None:
+                        raise AssertionError(
+                            "Hooks registered with ``register_load_state_dict_post_hook`` are "
+                            "not expected to return new values, if incompatible_keys need to be "
+                            "modified, it should be done inplace.")
+            self._raise_load_errors(strict, missing, unexpected, error_msgs)
+        except BaseException:
+            txn.revert()
+            raise
+        return _IncompatibleKeys(missing, unexpected)
+
+    def _raise_load_errors(self, strict: bool, missing: list[str], unexpected: list[str],
+                           error_msgs: list[str]) -> None:
+        """PyTorch's RuntimeError for ``load_state_dict``, when there is anything to report."""
+        msgs = list(error_msgs)
         if strict:
             if unexpected:
-                error_msgs.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
+                msgs.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
                     ", ".join(f'"{k}"' for k in unexpected)))
             if missing:
-                error_msgs.insert(0, "Missing key(s) in state_dict: {}. ".format(
+                msgs.insert(0, "Missing key(s) in state_dict: {}. ".format(
                     ", ".join(f'"{k}"' for k in missing)))
-        if error_msgs:
+        if msgs:
             raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
-                self._get_name(), "\n\t".join(error_msgs)))
-        with no_grad():
-            for target, value in plan:
-                if assign:
-                    target.data = value.detach().to(target.device)
-                else:
-                    target.copy_(value)
-        return _IncompatibleKeys(missing, unexpected)
+                type(self).__name__, "\n\t".join(msgs)))
 
     # -- hooks ------------------------------------------------------------------------------
     def register_forward_pre_hook(self, hook: Callable[..., Any], *, prepend: bool = False,
@@ -601,11 +911,19 @@ class Module:
     # -- calling ------------------------------------------------------------------------------
     def _call_impl(self, *args: Any, **kwargs: Any) -> Any:
         if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
-                or self._backward_pre_hooks):
+                or self._backward_pre_hooks or _g._has_any_global_hook()):
             return self.forward(*args, **kwargs)
+        # the global hooks (nn.modules.module.register_module_*) run before the module's own
+        forward_hooks = (*_g._global_forward_hooks.items(), *self._forward_hooks.items())
+        always = set(self._forward_hooks_always_called) | set(
+            _g._global_forward_hooks_always_called)
+        with_kwargs = set(self._forward_hooks_with_kwargs) | set(
+            _g._global_forward_hooks_with_kwargs)
         called_always = set()
+        result = None
         try:
-            for hook_id, hook in tuple(self._forward_pre_hooks.items()):
+            for hook_id, hook in (*_g._global_forward_pre_hooks.items(),
+                                  *self._forward_pre_hooks.items()):
                 if hook_id in self._forward_pre_hooks_with_kwargs:
                     res = hook(self, args, kwargs)
                     if res is not None:
@@ -620,34 +938,46 @@ class Module:
                     if res is not None:
                         args = res if isinstance(res, tuple) else (res,)
             bw_hook = None
-            if self._backward_hooks or self._backward_pre_hooks:
-                bw_hook = BackwardHook(self, self._backward_hooks.values(),
-                                       self._backward_pre_hooks.values())
+            backward_hooks = [*_g._global_backward_hooks.values(), *self._backward_hooks.values()]
+            backward_pre_hooks = [*_g._global_backward_pre_hooks.values(),
+                                  *self._backward_pre_hooks.values()]
+            if backward_hooks or backward_pre_hooks:
+                bw_hook = BackwardHook(self, backward_hooks, backward_pre_hooks)
                 args = bw_hook.setup_input_hook(args)
             result = self.forward(*args, **kwargs)
-            for hook_id, hook in tuple(self._forward_hooks.items()):
-                if hook_id in self._forward_hooks_always_called:
+            for hook_id, hook in forward_hooks:
+                if hook_id in always:
                     called_always.add(hook_id)
-                if hook_id in self._forward_hooks_with_kwargs:
+                if hook_id in with_kwargs:
                     res = hook(self, args, kwargs, result)
                 else:
                     res = hook(self, args, result)
                 if res is not None:
                     result = res
             if bw_hook is not None:
+                if not isinstance(result, (Tensor, tuple)):
+                    warnings.warn("For backward hooks to be called, module output should be a "
+                                  f"Tensor or a tuple of Tensors but received {type(result)}",
+                                  stacklevel=2)
                 result = bw_hook.setup_output_hook(result)
             return result
         except Exception:
-            # forward hooks registered with always_call still see the call
-            for hook_id, hook in tuple(self._forward_hooks.items()):
-                if hook_id in self._forward_hooks_always_called and hook_id not in called_always:
-                    try:
-                        if hook_id in self._forward_hooks_with_kwargs:
-                            hook(self, args, kwargs, None)
-                        else:
-                            hook(self, args, None)
-                    except Exception:
-                        pass
+            # forward hooks registered with always_call still see the call; an error of theirs
+            # is reported as a warning so the original exception propagates
+            for hook_id, hook in forward_hooks:
+                if hook_id not in always or hook_id in called_always:
+                    continue
+                try:
+                    if hook_id in with_kwargs:
+                        res = hook(self, args, kwargs, result)
+                    else:
+                        res = hook(self, args, result)
+                    if res is not None:
+                        result = res
+                except Exception as e:
+                    warnings.warn("module forward hook with ``always_call=True`` raised an "
+                                  "exception that was silenced as another error was raised in "
+                                  f"forward: {e}", stacklevel=2)
             raise
 
     __call__ = _call_impl
