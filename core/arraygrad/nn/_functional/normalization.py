@@ -76,6 +76,9 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
     """Normalise over the last ``len(normalized_shape)`` dimensions, then scale and shift."""
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     n = len(shape)
+    if n == 0:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., "
+                           "containing at least one element, but got normalized_shape = []")
     if tuple(input.shape[input.ndim - n:]) != shape or input.ndim < n:
         raise RuntimeError(
             f"Given normalized_shape={list(shape)}, expected input with shape [*, "

@@ -140,7 +140,10 @@ def logit(input: Tensor, eps: float | None = None) -> Tensor:
 
 XLOGY = defop("XlogyBackward0", key="core.xlogy", inputs=("self", "other"),
               saves=("self", "other"), vjp=(
-                  lambda g, n: g * xlogy(ew.to_dtype(n.self != 0, g.dtype), n.other),
+                  # PyTorch's d/dself: log(other) everywhere except where self == 0 and
+                  # other <= 0 (there 0, the subgradient of the 0 * log(0) convention)
+                  lambda g, n: ew.where((n.self == 0) & (n.other <= 0), g * 0,
+                                        xlogy(g, n.other)),
                   lambda g, n: g * n.self / n.other))
 
 

@@ -1,0 +1,125 @@
+"""Run one random call on PyTorch and arraygrad and compare (see ``calls``)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+
+from tests.differential.calls import SPECS, Spec, lookup, shapes_for, values_for
+
+
+def _as_arrays(out: Any) -> list[Any]:
+    if isinstance(out, (tuple, list)):
+        return [a for o in out for a in _as_arrays(o)]
+    return [out]
+
+
+def _numpy(t: Any) -> np.ndarray:
+    t = t.detach()
+    if getattr(t, "_is_zerotensor", lambda: False)():  # PyTorch's symbolic zero gradient
+        return np.zeros(tuple(t.shape))
+    return np.asarray(t.numpy())
+
+
+def _same_error(theirs: BaseException, ours: BaseException) -> bool:
+    """The same error class (PyTorch's ``_LinAlgError`` is ``linalg.LinAlgError``)."""
+    name = type(theirs).__name__.lstrip("_")
+    return name == type(ours).__name__ or isinstance(ours, type(theirs))
+
+
+def _close(a: np.ndarray, b: np.ndarray) -> bool:
+    if a.shape != b.shape:
+        return False
+    if a.dtype.kind in "biu" or b.dtype.kind in "biu":
+        return bool(np.array_equal(a, b))
+    return bool(np.allclose(a, b, rtol=1e-6, atol=1e-8, equal_nan=True))
+
+
+def _call(lib: Any, spec: Spec, arrays: list[np.ndarray], cond: Any, kwargs: dict[str, Any],
+          needs_grad: bool) -> tuple[list[Any], Any]:
+    inputs = [lib.tensor(a, dtype=lib.float64, requires_grad=needs_grad) for a in arrays]
+    args: list[Any] = list(inputs)
+    if cond is not None:
+        args = [lib.tensor(cond)] + args
+    return inputs, lookup(lib, spec.name)(*args, **kwargs)
+
+
+def run_one(spec: Spec, seed: int, torch: Any, ag: Any) -> tuple[bool, str]:
+    """Whether PyTorch and arraygrad agree on one random call of ``spec``."""
+    r = random.Random(seed)
+    rng = np.random.default_rng(seed)
+    shapes = shapes_for(spec, r)
+    specials = spec.specials and r.random() < 0.15
+    arrays = [values_for(spec.domain, s, rng, specials) for s in shapes]
+    kwargs = spec.args(r, shapes)
+    cond = None
+    if kwargs.pop("_cond", False):
+        cond = rng.random(np.broadcast_shapes(*shapes)) < 0.5
+    where = f"{spec.name}{[tuple(s) for s in shapes]} {kwargs} specials={specials}"
+    results = []
+    for lib in (torch, ag):
+        try:
+            results.append(("ok", _call(lib, spec, arrays, cond, kwargs, spec.grad)))
+        except Exception as exc:  # the error class is part of the contract
+            results.append(("err", exc))
+    (tk, tv), (ak, av) = results
+    if tk == "err" or ak == "err":
+        if tk == ak == "err":
+            return _same_error(tv, av), f"{where}: torch {type(tv).__name__}, ours {type(av).__name__}: {av}"
+        return False, f"{where}: torch {tk} {tv if tk == 'err' else ''} / ours {ak} {av if ak == 'err' else ''}"
+    (t_in, t_out), (a_in, a_out) = tv, av
+    t_arrays, a_arrays = _as_arrays(t_out), _as_arrays(a_out)
+    if len(t_arrays) != len(a_arrays):
+        return False, f"{where}: {len(t_arrays)} outputs vs {len(a_arrays)}"
+    for t, a in zip(t_arrays, a_arrays):
+        if not hasattr(t, "dtype"):
+            if t != a:
+                return False, f"{where}: {t!r} vs {a!r}"
+            continue
+        if str(t.dtype).replace("torch.", "") != str(a.dtype).replace("arraygrad.", ""):
+            return False, f"{where}: dtype {t.dtype} vs {a.dtype}"
+        if not _close(_numpy(t), _numpy(a)):
+            return False, f"{where}: values\n{_numpy(t)}\nvs\n{_numpy(a)}"
+    if not spec.grad:
+        return True, where
+    pairs = [(t, a) for t, a in zip(t_arrays, a_arrays)
+             if hasattr(t, "requires_grad") and t.requires_grad and t.dtype.is_floating_point]
+    if not pairs:
+        return True, where
+    weights = [rng.normal(size=tuple(t.shape)) for t, _ in pairs]
+    grads = []
+    for lib, outs, ins in ((torch, [p[0] for p in pairs], t_in), (ag, [p[1] for p in pairs], a_in)):
+        try:
+            total = sum((o * lib.tensor(w, dtype=lib.float64)).sum() for o, w in zip(outs, weights))
+            got = lib.autograd.grad(total, ins, allow_unused=True)
+            grads.append(("ok", [None if g is None else _numpy(g) for g in got]))
+        except Exception as exc:
+            grads.append(("err", exc))
+    (tk, tg), (ak, agr) = grads
+    if tk != ak:
+        return False, f"{where}: gradient torch {tk} {tg if tk == 'err' else ''} / ours {ak} {agr if ak == 'err' else ''}"
+    if tk == "err":
+        return _same_error(tg, agr), f"{where}: grad errors {tg!r} / {agr!r}"
+    for x, gt, ga in zip(arrays, tg, agr):
+        gt = np.zeros_like(x) if gt is None else gt
+        ga = np.zeros_like(x) if ga is None else ga
+        if not _close(gt, ga):
+            return False, f"{where}: gradient\n{gt}\nvs\n{ga}"
+    return True, where
+
+
+def run(n: int, seed: int, torch: Any, ag: Any) -> tuple[int, list[str]]:
+    """``n`` random calls; the number that agree and the descriptions of the others."""
+    r = random.Random(seed)
+    failures = []
+    agree = 0
+    for i in range(n):
+        spec = SPECS[r.randrange(len(SPECS))]
+        ok, detail = run_one(spec, seed * 100003 + i, torch, ag)
+        if ok:
+            agree += 1
+        else:
+            failures.append(detail)
+    return agree, failures
