@@ -11,7 +11,6 @@ is resized (with PyTorch's deprecation warning unless it was empty). Everything 
 from __future__ import annotations
 
 import functools
-import inspect
 import math
 import warnings
 from typing import Any, Callable
@@ -29,10 +28,10 @@ def accepts_out(fn: Callable[..., Any]) -> Callable[..., Any]:
     returns = str(getattr(fn, "__annotations__", {}).get("return", "Tensor"))
     if "Tensor" not in returns and "Any" not in returns:
         return fn
-    try:
-        if "out" in inspect.signature(fn).parameters:
-            return fn
-    except (TypeError, ValueError):  # no signature to read: leave it alone
+    code = getattr(fn, "__code__", None)  # read directly: inspect.signature is slow at import
+    if code is None:
+        return fn
+    if "out" in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]:
         return fn
 
     @functools.wraps(fn)
