@@ -20,3 +20,18 @@ def test_xlogy_gradient_in_self_is_log_other_even_where_self_is_zero():
 def test_layer_norm_refuses_an_empty_normalized_shape():
     with pytest.raises(RuntimeError, match="at least 1-dimensional"):
         F.layer_norm(ag.ones(3), ())
+
+
+def test_relu_passes_the_gradient_at_nan_as_pytorch():
+    x = ag.tensor([float("nan"), -1.0, 2.0], dtype=ag.float64, requires_grad=True)
+    (g,) = ag.autograd.grad(ag.relu(x).sum(), x, create_graph=True)
+    assert g.tolist() == [1.0, 0.0, 1.0]  # PyTorch: x <= 0 ? 0 : grad, and NaN <= 0 is False
+    (gg,) = ag.autograd.grad((g * x).sum(), x, allow_unused=True)
+    assert gg is None or gg.tolist()[1:] == [0.0, 1.0]
+
+
+@pytest.mark.parametrize("name", ["amax", "amin", "argmax", "argmin"])
+def test_reductions_over_an_empty_dim_raise_pytorchs_index_error(name):
+    with pytest.raises(IndexError, match=name):
+        getattr(ag, name)(ag.zeros(2, 0), dim=-1)
+    assert getattr(ag, name)(ag.zeros(0, 3), dim=1).shape == (0,)

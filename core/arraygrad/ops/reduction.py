@@ -45,12 +45,6 @@ def _dims(input: Tensor, dim: Any, axis: Any, op: str) -> Tensor:
     return normalize_dims(dim, input._data.ndim, op)
 
 
-def _wrap_reduce_dim(dim: Any, ndim: int, op: str) -> int:
-    """``dim`` as a non-negative axis (IndexError naming ``op`` when out of range)."""
-    dims = normalize_dims(dim, ndim, op)
-    return dims[0] if dims else 0
-
-
 def _unreduce(g: Tensor, shape: tuple, dims: Any, keepdim: bool) -> Tensor:
     """``g`` (the gradient of a reduction) broadcast back to the input's ``shape``."""
     if dims is None:
@@ -238,13 +232,7 @@ def _extreme(op: str, input: Tensor, dim: Any, keepdim: bool, other: Any, is_max
         return ew.maximum(input, other) if is_max else ew.minimum(input, other)
     backend = input._backend
     xp = backend.xp
-    if input.numel() == 0:
-        if dim is None:
-            raise RuntimeError(f"{op}(): Expected reduction dim to be specified for "
-                               "input.numel() == 0.")
-        d = _wrap_reduce_dim(dim, input.ndim, op)
-        if input.shape[d] == 0:
-            raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size.")
+    _check_nonempty(op, input, dim, RuntimeError)
     if dim is None:
         data = (xp.max if is_max else xp.min)(input._data)
         return (MAX_ALL if is_max else MIN_ALL).record(data, backend, (input,))
@@ -264,6 +252,22 @@ def _extreme(op: str, input: Tensor, dim: Any, keepdim: bool, other: Any, is_max
         keepdim=keepdim, self_sym_sizes=tuple(input._data.shape),
         indices=Tensor._wrap(indices, backend))
     return (return_types.max if is_max else return_types.min)(vals, idx)
+
+
+def _check_nonempty(op: str, input: Tensor, dim: Any, unspecified: type[Exception]) -> None:
+    """PyTorch's errors for a max/min-like reduction of an empty tensor: ``unspecified`` when
+    no dim is given (RuntimeError for max/amax, IndexError for argmax), IndexError when a
+    reduced dim has size 0 (NumPy's ValueError must not leak out)."""
+    if input.numel() != 0:
+        return
+    if dim is None or dim == ():
+        extra = ("" if op.startswith("arg")
+                 else " Specify the reduction dim with the 'dim' argument.")
+        raise unspecified(f"{op}(): Expected reduction dim to be specified for "
+                          f"input.numel() == 0.{extra}")
+    for d in normalize_dims(dim, input.ndim, op):
+        if input.shape[d] == 0:
+            raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size.")
 
 
 def max(input: Tensor, dim: Any = None, keepdim: bool = False, *,
@@ -302,6 +306,7 @@ AMAX, AMIN = (defop(name, saves=("self", "result"), params=_DIM_PARAMS, vjp=(_am
 
 
 def _amaxmin(input: Tensor, dim: Any, keepdim: bool, is_max: Any) -> Tensor:
+    _check_nonempty("amax" if is_max else "amin", input, dim, RuntimeError)
     dims = normalize_dims(dim, input._data.ndim, "amax" if is_max else "amin")
     xp = input._backend.xp
     data = (xp.max if is_max else xp.min)(input._data, axis=dims, keepdims=keepdim)
@@ -320,6 +325,7 @@ def argmin(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
 
 
 def _arg(input: Tensor, dim: Any, keepdim: bool, is_max: Any) -> Tensor:
+    _check_nonempty("argmax" if is_max else "argmin", input, dim, IndexError)
     xp = input._backend.xp
     fn = xp.argmax if is_max else xp.argmin
     if dim is None:
