@@ -32,6 +32,33 @@ def _channel_shape(ndim: int, channels: int) -> tuple:
     return (1, channels) + (1,) * (ndim - 2)
 
 
+def _update_running(running_mean: Any, running_var: Any, mean: Tensor, var: Tensor, count: int,
+                    momentum: float) -> None:
+    """Move ``running_*`` (when given) towards the per-channel ``mean`` and the biased ``var``
+    of ``count`` values each, the variance made unbiased, outside the graph."""
+    with no_grad():
+        if running_mean is not None:
+            running_mean.copy_(running_mean * (1 - momentum) + mean * momentum)
+        if running_var is not None:
+            unbiased = var * (count / (count - 1))
+            running_var.copy_(running_var * (1 - momentum) + unbiased * momentum)
+
+
+def _normalize_with(input: Tensor, running_mean: Tensor, running_var: Tensor, eps: float,
+                    cshape: tuple) -> Tensor:
+    """``input`` normalised per channel by the given statistics."""
+    return (input - running_mean.reshape(cshape)) * ew.rsqrt(running_var.reshape(cshape) + eps)
+
+
+def _affine(out: Tensor, weight: Tensor | None, bias: Tensor | None, cshape: tuple) -> Tensor:
+    """``out * weight + bias`` with per-channel ``weight``/``bias`` (either may be None)."""
+    if weight is not None:
+        out = out * weight.reshape(cshape)
+    if bias is not None:
+        out = out + bias.reshape(cshape)
+    return out
+
+
 def batch_norm(input: Tensor, running_mean: Any, running_var: Any, weight: Tensor | None = None,
                bias: Tensor | None = None, training: bool = False,
                momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
@@ -51,44 +78,41 @@ def batch_norm(input: Tensor, running_mean: Any, running_var: Any, weight: Tenso
             raise ValueError(
                 f"Expected more than 1 value per channel when training, got input size {input.shape}")
         out, mean, var = _normalize(input, dims, eps)
-        if running_mean is not None or running_var is not None:
-            with no_grad():
-                if running_mean is not None:
-                    new_mean = running_mean * (1 - momentum) + mean.reshape(-1) * momentum
-                    running_mean.copy_(new_mean)
-                if running_var is not None:
-                    unbiased = var.reshape(-1) * (count / (count - 1))
-                    running_var.copy_(running_var * (1 - momentum) + unbiased * momentum)
+        _update_running(running_mean, running_var, mean.reshape(-1), var.reshape(-1), count,
+                        momentum)
     else:
         if running_mean is None or running_var is None:
             raise RuntimeError("batch_norm: running_mean and running_var must be defined in "
                                "evaluation mode")
-        out = (input - running_mean.reshape(cshape)) * ew.rsqrt(running_var.reshape(cshape) + eps)
-    if weight is not None:
-        out = out * weight.reshape(cshape)
-    if bias is not None:
-        out = out + bias.reshape(cshape)
-    return out
+        out = _normalize_with(input, running_mean, running_var, eps, cshape)
+    return _affine(out, weight, bias, cshape)
 
 
-def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
-               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
-    """Normalise over the last ``len(normalized_shape)`` dimensions, then scale and shift."""
+def _trailing_dims(input: Tensor, normalized_shape: Any,
+                   params: dict[str, Tensor | None]) -> tuple[int, ...]:
+    """The trailing dims ``normalized_shape`` names, after PyTorch's checks of ``input``'s
+    shape and of the per-element ``params``' shapes."""
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     n = len(shape)
     if n == 0:
         raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., "
                            "containing at least one element, but got normalized_shape = []")
-    if tuple(input.shape[input.ndim - n:]) != shape or input.ndim < n:
+    if input.ndim < n or tuple(input.shape[input.ndim - n:]) != shape:
         raise RuntimeError(
             f"Given normalized_shape={list(shape)}, expected input with shape [*, "
             f"{', '.join(str(s) for s in shape)}], but got input of size{input.shape}")
-    for name, param in (("weight", weight), ("bias", bias)):
+    for name, param in params.items():
         if param is not None and tuple(param.shape) != shape:
             raise RuntimeError(
                 f"Expected {name} to be of same shape as normalized_shape, but got {name} of "
                 f"shape {list(param.shape)} and normalized_shape = {list(shape)}")
-    dims = tuple(range(input.ndim - n, input.ndim))
+    return tuple(range(input.ndim - n, input.ndim))
+
+
+def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    """Normalise over the last ``len(normalized_shape)`` dimensions, then scale and shift."""
+    dims = _trailing_dims(input, normalized_shape, {"weight": weight, "bias": bias})
     out, _, _ = _normalize(input, dims, eps)
     if weight is not None:
         out = out * weight
@@ -109,13 +133,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
             f"of shape {input.shape} and num_groups={num_groups}")
     grouped = input.reshape(n, num_groups, -1)
     out, _, _ = _normalize(grouped, (2,), eps)
-    out = out.reshape(tuple(input.shape))
-    cshape = _channel_shape(input.ndim, c)
-    if weight is not None:
-        out = out * weight.reshape(cshape)
-    if bias is not None:
-        out = out + bias.reshape(cshape)
-    return out
+    return _affine(out.reshape(tuple(input.shape)), weight, bias, _channel_shape(input.ndim, c))
 
 
 def instance_norm(input: Tensor, running_mean: Tensor | None = None,
@@ -144,23 +162,15 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
             raise ValueError(f"Expected more than 1 spatial element when training, got input "
                              f"size {list(input.shape)}")
         out, mean, var = _normalize(input, dims, eps)
-        with no_grad():
-            if running_mean is not None:
-                batch_mean = mean.reshape(n, c).mean(0)
-                running_mean.copy_(running_mean * (1 - momentum) + batch_mean * momentum)
-            if running_var is not None:
-                unbiased = var.reshape(n, c).mean(0) * (count / (count - 1))
-                running_var.copy_(running_var * (1 - momentum) + unbiased * momentum)
+        # the running statistics follow the instances' statistics averaged over the batch
+        _update_running(running_mean, running_var, mean.reshape(n, c).mean(0),
+                        var.reshape(n, c).mean(0), count, momentum)
     else:
         if running_mean is None or running_var is None:
             raise RuntimeError("instance_norm: Expected running_mean and running_var to be "
                                "defined when use_input_stats is false")
-        out = (input - running_mean.reshape(cshape)) * ew.rsqrt(running_var.reshape(cshape) + eps)
-    if weight is not None:
-        out = out * weight.reshape(cshape)
-    if bias is not None:
-        out = out + bias.reshape(cshape)
-    return out
+        out = _normalize_with(input, running_mean, running_var, eps, cshape)
+    return _affine(out, weight, bias, cshape)
 
 
 def rms_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
@@ -169,19 +179,9 @@ def rms_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
     ``eps`` defaults to the machine epsilon of ``input``'s dtype, as PyTorch's."""
     from arraygrad.ops.families.dtype_queries import finfo
 
-    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
-    k = len(shape)
-    if input.ndim < k or tuple(input.shape[input.ndim - k:]) != shape:
-        raise RuntimeError(
-            f"Given normalized_shape={list(shape)}, expected input with shape [*, "
-            f"{', '.join(str(s) for s in shape)}], but got input of size{input.shape}")
-    if weight is not None and tuple(weight.shape) != shape:
-        raise RuntimeError(f"rms_norm: Expected weight to be of same shape as normalized_shape, "
-                           f"but got weight of shape {list(weight.shape)} and normalized_shape "
-                           f"= {list(shape)}")
+    dims = _trailing_dims(input, normalized_shape, {"weight": weight})
     if eps is None:
         eps = finfo(input.dtype).eps if input.dtype.is_floating_point else 1e-7
-    dims = tuple(range(input.ndim - k, input.ndim))
     out = input * ew.rsqrt((input * input).mean(dim=dims, keepdim=True) + eps)
     return out * weight if weight is not None else out
 

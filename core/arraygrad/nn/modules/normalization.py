@@ -25,6 +25,13 @@ def _affine_parameters(module: Module, affine: bool, bias: bool, shape: tuple[in
     module.reset_parameters()
 
 
+def _as_shape(normalized_shape: int | Sequence[int]) -> tuple[int, ...]:
+    """``normalized_shape`` as a tuple (an int is one trailing dim)."""
+    if isinstance(normalized_shape, int):
+        return (normalized_shape,)
+    return tuple(normalized_shape)
+
+
 def _reset_affine(module: Module) -> None:
     """Weight 1 and bias 0, where they exist."""
     if module.weight is not None:
@@ -39,9 +46,7 @@ class LayerNorm(Module):
                  elementwise_affine: bool = True, bias: bool = True,
                  device: DeviceLike | None = None, dtype: dtype | None = None) -> None:
         super().__init__()
-        if isinstance(normalized_shape, int):
-            normalized_shape = (normalized_shape,)
-        self.normalized_shape = tuple(normalized_shape)
+        self.normalized_shape = _as_shape(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
         _affine_parameters(self, elementwise_affine, bias, self.normalized_shape, dtype, device)
@@ -95,19 +100,14 @@ class RMSNorm(Module):
                  elementwise_affine: bool = True, device: DeviceLike | None = None,
                  dtype: dtype | None = None) -> None:
         super().__init__()
-        if isinstance(normalized_shape, int):
-            normalized_shape = (normalized_shape,)
-        self.normalized_shape = tuple(normalized_shape)
+        self.normalized_shape = _as_shape(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        optional_parameter(self, "weight", elementwise_affine, *self.normalized_shape,
-                           dtype=dtype, device=device)
-        self.reset_parameters()
+        _affine_parameters(self, elementwise_affine, False, self.normalized_shape, dtype, device)
 
     def reset_parameters(self) -> None:
         """Weight 1."""
-        if self.weight is not None:
-            init.ones_(self.weight)
+        _reset_affine(self)
 
     def forward(self, x: Tensor) -> Tensor:
         """The RMS-normalised input."""

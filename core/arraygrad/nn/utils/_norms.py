@@ -4,13 +4,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arraygrad.autograd.grad_mode import no_grad
 from arraygrad.tensor import Tensor
 
+if TYPE_CHECKING:
+    from arraygrad.nn.modules.module import Module
+
 __all__ = ["norm_except_dim", "weight_norm_weight", "matrix_along", "normalize_vector",
-           "power_iterate", "sigma"]
+           "power_iterate", "sigma", "hook_on", "put_back"]
 
 
 def norm_except_dim(v: Tensor, dim: int) -> Tensor:
@@ -57,3 +60,27 @@ def power_iterate(weight_mat: Tensor, u: Tensor, v: Tensor, n: int, eps: float,
 def sigma(weight_mat: Tensor, u: Tensor, v: Tensor) -> Any:
     """The spectral-norm estimate ``u . (W v)`` (differentiable in ``W``)."""
     return (u * weight_mat.mv(v)).sum()
+
+
+def hook_on(module: Module, kind: type, name: str) -> tuple[Any, Any] | None:
+    """``(key, hook)`` of ``module``'s forward pre-hook of class ``kind`` for ``name``."""
+    for key, hook in module._forward_pre_hooks.items():
+        if isinstance(hook, kind) and getattr(hook, "name", None) == name:
+            return key, hook
+    return None
+
+
+def put_back(module: Module, name: str, key: Any, weight: Tensor, parameters: tuple[str, ...],
+             buffers: tuple[str, ...] = ()) -> Module:
+    """Undo a hook-based reparametrization: drop its pre-hook ``key``, its ``parameters`` and
+    ``buffers``, and make ``weight`` the parameter ``name`` again."""
+    from arraygrad.nn.parameter import Parameter
+
+    delattr(module, name)
+    for p in parameters:
+        del module._parameters[p]
+    for b in buffers:
+        del module._buffers[b]
+    module.register_parameter(name, Parameter(weight))
+    del module._forward_pre_hooks[key]
+    return module

@@ -10,7 +10,9 @@ from arraygrad.autograd.grad_mode import no_grad
 from arraygrad.creation import randn
 from arraygrad.nn.modules.module import Module
 from arraygrad.nn.parameter import Parameter
-from arraygrad.nn.utils._norms import matrix_along, normalize_vector, power_iterate, sigma
+from arraygrad.nn.utils._norms import (
+    hook_on, matrix_along, normalize_vector, power_iterate, put_back, sigma,
+)
 
 __all__ = ["spectral_norm", "remove_spectral_norm", "SpectralNorm"]
 
@@ -45,10 +47,9 @@ class SpectralNorm:
 def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int = 1,
                   eps: float = 1e-12, dim: int | None = None) -> Module:
     """Spectral normalisation of ``module.<name>`` by a forward pre-hook; returns ``module``."""
-    for hook in module._forward_pre_hooks.values():
-        if isinstance(hook, SpectralNorm) and hook.name == name:
-            raise RuntimeError(f"Cannot register two spectral_norm hooks on the same parameter "
-                               f"{name}")
+    if hook_on(module, SpectralNorm, name) is not None:
+        raise RuntimeError(f"Cannot register two spectral_norm hooks on the same parameter "
+                           f"{name}")
     if dim is None:
         dim = 1 if type(module).__name__.startswith("ConvTranspose") else 0
     weight = module._parameters.get(name)
@@ -71,15 +72,10 @@ def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int 
 
 def remove_spectral_norm(module: Module, name: str = "weight") -> Module:
     """Put ``module.<name>`` back as one parameter (its current normalised value)."""
-    for key, hook in list(module._forward_pre_hooks.items()):
-        if isinstance(hook, SpectralNorm) and hook.name == name:
-            with no_grad():
-                weight = hook.compute_weight(module, do_power_iteration=False).detach()
-            delattr(module, name)
-            del module._parameters[name + "_orig"]
-            del module._buffers[name + "_u"]
-            del module._buffers[name + "_v"]
-            module.register_parameter(name, Parameter(weight))
-            del module._forward_pre_hooks[key]
-            return module
-    raise ValueError(f"spectral_norm of '{name}' not found in {module}")
+    found = hook_on(module, SpectralNorm, name)
+    if found is None:
+        raise ValueError(f"spectral_norm of '{name}' not found in {module}")
+    key, hook = found
+    with no_grad():
+        weight = hook.compute_weight(module, do_power_iteration=False).detach()
+    return put_back(module, name, key, weight, (name + "_orig",), (name + "_u", name + "_v"))

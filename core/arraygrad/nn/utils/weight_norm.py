@@ -9,7 +9,7 @@ from typing import Any
 
 from arraygrad.nn.modules.module import Module
 from arraygrad.nn.parameter import Parameter
-from arraygrad.nn.utils._norms import norm_except_dim, weight_norm_weight
+from arraygrad.nn.utils._norms import hook_on, norm_except_dim, put_back, weight_norm_weight
 
 __all__ = ["weight_norm", "remove_weight_norm", "WeightNorm"]
 
@@ -35,10 +35,8 @@ def weight_norm(module: Module, name: str = "weight", dim: int | None = 0) -> Mo
     parameters; returns ``module``."""
     warnings.warn("`torch.nn.utils.weight_norm` is deprecated in favor of "
                   "`torch.nn.utils.parametrizations.weight_norm`.", FutureWarning, stacklevel=2)
-    for hook in module._forward_pre_hooks.values():
-        if isinstance(hook, WeightNorm) and hook.name == name:
-            raise RuntimeError(f"Cannot register two weight_norm hooks on the same parameter "
-                               f"{name}")
+    if hook_on(module, WeightNorm, name) is not None:
+        raise RuntimeError(f"Cannot register two weight_norm hooks on the same parameter {name}")
     weight = module._parameters.get(name)
     if weight is None:
         raise ValueError(f"Module '{type(module).__name__}' has no parameter '{name}'")
@@ -54,13 +52,9 @@ def weight_norm(module: Module, name: str = "weight", dim: int | None = 0) -> Mo
 
 def remove_weight_norm(module: Module, name: str = "weight") -> Module:
     """Put ``module.<name>`` back as one parameter (its current value); returns ``module``."""
-    for key, hook in list(module._forward_pre_hooks.items()):
-        if isinstance(hook, WeightNorm) and hook.name == name:
-            weight = hook.compute_weight(module).detach()
-            delattr(module, name)
-            del module._parameters[name + "_g"]
-            del module._parameters[name + "_v"]
-            module.register_parameter(name, Parameter(weight))
-            del module._forward_pre_hooks[key]
-            return module
-    raise ValueError(f"weight_norm of '{name}' not found in {module}")
+    found = hook_on(module, WeightNorm, name)
+    if found is None:
+        raise ValueError(f"weight_norm of '{name}' not found in {module}")
+    key, hook = found
+    return put_back(module, name, key, hook.compute_weight(module).detach(),
+                    (name + "_g", name + "_v"))
