@@ -71,7 +71,11 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Any:
     if bias is not None and bias._data.shape not in ((out_f,), ()):
         raise RuntimeError(f"linear: bias of shape {list(bias.shape)} does not match "
                            f"{out_f} output features")
-    data = backend.xp.matmul(x, w.T)  # .T: the standard's attribute for 2-D arrays
+    xp = backend.xp
+    if x.ndim > 2:  # one 2-D product: NumPy's stacked matmul with w.T skips BLAS (~10x slower)
+        data = xp.reshape(xp.matmul(xp.reshape(x, (-1, in_f)), w.T), (*x.shape[:-1], out_f))
+    else:
+        data = xp.matmul(x, w.T)  # .T: the standard's attribute for 2-D arrays
     if bias is not None:
         data += bias._data  # the product is a fresh array: no second one for the sum
         rule = ADDMM if bias._data.ndim else ADDMM_SCALAR_BIAS

@@ -32,7 +32,10 @@ def linear_grad_data(backend: Backend, gd: Any, xd: Any, wd: Any, need_x: bool, 
         gw = xp.matmul(g2.T, xd if xd.ndim == 2 else xp.reshape(xd, (-1, in_f)))  # fresh (out, in)
     if need_b:
         gb = xp.sum(g2, axis=0)
-    gx = xp.matmul(gd, wd) if need_x else None
+    gx = None
+    if need_x:  # a 2-D product, reshaped back (see linear's forward)
+        gx = xp.matmul(g2, wd) if gd.ndim == 2 else xp.reshape(xp.matmul(g2, wd),
+                                                                (*gd.shape[:-1], in_f))
     return gx, gw, gb
 
 
