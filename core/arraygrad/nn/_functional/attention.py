@@ -26,10 +26,10 @@ _NEG_INF = float("-inf")
 
 def _dtype_name(dtype: Any) -> str:
     """The C++ type name PyTorch's SDPA messages print (``float``, ``double``, ``long int``...)."""
-    names = {_dt.float32: "float", _dt.float64: "double", _dt.float16: "c10::Half",
-             _dt.bfloat16: "c10::BFloat16", _dt.int64: "long int", _dt.int32: "int",
-             _dt.bool: "bool"}
-    return names.get(dtype, str(dtype).replace("arraygrad.", ""))
+    names = {"float32": "float", "float64": "double", "float16": "c10::Half",
+             "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int", "bool": "bool"}
+    short = str(dtype).rsplit(".", 1)[-1]
+    return names.get(short, short)
 
 
 def _check_sdpa_inputs(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None,
