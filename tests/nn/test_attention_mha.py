@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+from attention_ref import mha as reference, softmax
 from nn_helpers import arr, gradcheck_module, t64
 
 import arraygrad as ag
@@ -25,40 +26,6 @@ rng = np.random.default_rng(99)
 
 def randn(*shape, requires_grad=False):
     return t64(rng.standard_normal(shape), requires_grad=requires_grad)
-
-
-def softmax(x):
-    e = np.exp(x - x.max(-1, keepdims=True))
-    return e / e.sum(-1, keepdims=True)
-
-
-def reference(m, query, key, value, additive=None):
-    """MHA on (L, N, E) inputs in NumPy, from the module's weights; (output, per-head weights)."""
-    e, h = m.embed_dim, m.num_heads
-    d = e // h
-    if m.in_proj_weight is not None:
-        wq, wk, wv = np.split(arr(m.in_proj_weight), 3)
-    else:
-        wq, wk, wv = arr(m.q_proj_weight), arr(m.k_proj_weight), arr(m.v_proj_weight)
-    bq, bk, bv = (np.split(arr(m.in_proj_bias), 3) if m.in_proj_bias is not None
-                  else (0.0, 0.0, 0.0))
-    q, k, v = arr(query) @ wq.T + bq, arr(key) @ wk.T + bk, arr(value) @ wv.T + bv
-    length, n, _ = q.shape
-    out = np.zeros((length, n, e))
-    weights = np.zeros((n, h, length, k.shape[0]))
-    for b in range(n):
-        for i in range(h):
-            sl = slice(i * d, (i + 1) * d)
-            scores = q[:, b, sl] @ k[:, b, sl].T / math.sqrt(d)
-            if additive is not None:
-                scores = scores + additive[b]
-            w = softmax(scores)
-            weights[b, i] = w
-            out[:, b, sl] = w @ v[:, b, sl]
-    out = out @ arr(m.out_proj.weight).T
-    if m.out_proj.bias is not None:
-        out = out + arr(m.out_proj.bias)
-    return out, weights
 
 
 def test_parameters_names_shapes_and_init():
