@@ -388,3 +388,19 @@ def test_encoder_stack_matches_pytorch_including_the_nested_tensor_path():
     tm.zero_grad(), m.zero_grad()
     _compare(tm, m, [torch.randn(2, 3, 4, generator=g, dtype=torch.float64,
                                  requires_grad=True)], dict(mask=causal), g)
+
+
+def test_copies_keep_a_module_activation_and_old_state_gets_relu():
+    import copy
+
+    layer = nn.TransformerEncoderLayer(4, 2, 6, activation=nn.GELU())
+    for other in (copy.deepcopy(layer),
+                  nn.TransformerEncoder(layer, 1, enable_nested_tensor=False).layers[0]):
+        assert isinstance(other.activation, nn.GELU) and other.activation is not layer.activation
+    for cls in (nn.TransformerEncoderLayer, nn.TransformerDecoderLayer):
+        old = cls(4, 2, 6)
+        state = dict(old.__dict__)
+        del state["activation"]
+        fresh = cls.__new__(cls)
+        fresh.__setstate__(state)
+        assert fresh.activation is F.relu

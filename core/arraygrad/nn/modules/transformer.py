@@ -106,6 +106,12 @@ class TransformerEncoderLayer(Module):
         self.activation_relu_or_gelu = _relu_or_gelu(activation)
         self.activation = activation
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # layers saved before ``activation`` was an attribute used relu
+        self.__dict__.update(state)
+        if not hasattr(self, "activation"):  # a Module activation lives in _modules
+            self.activation = F.relu
+
     def forward(self, src: Tensor, src_mask: Tensor | None = None,
                 src_key_padding_mask: Tensor | None = None, is_causal: bool = False) -> Tensor:
         """The layer's output, same shape as ``src``. ``src_mask`` (S, S) or (N*heads, S, S),
@@ -159,6 +165,12 @@ class TransformerDecoderLayer(Module):
         self.dropout3 = Dropout(dropout)
         self.activation = (_get_activation_fn(activation) if isinstance(activation, str)
                            else activation)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # layers saved before ``activation`` was an attribute used relu
+        self.__dict__.update(state)
+        if not hasattr(self, "activation"):  # a Module activation lives in _modules
+            self.activation = F.relu
 
     def forward(self, tgt: Tensor, memory: Tensor, tgt_mask: Tensor | None = None,
                 memory_mask: Tensor | None = None, tgt_key_padding_mask: Tensor | None = None,
