@@ -247,31 +247,37 @@ def _mha_shape_check(query: Tensor, key: Tensor, value: Tensor,
                          f"{query.dim()}-D query tensor")
 
 
+def _project(x: Tensor, w: Tensor, b: Tensor | None) -> Tensor:
+    """``linear`` on the rows of ``x`` as one 2-D product (NumPy's N-D matmul with a
+    transposed weight skips BLAS and is many times slower), reshaped back."""
+    from arraygrad.nn._functional.linear import linear
+
+    if x.ndim == 2:
+        return linear(x, w, b)
+    return linear(x.reshape(-1, x.shape[-1]), w, b).reshape(*x.shape[:-1], w.shape[0])
+
+
 def _in_projection_packed(q: Tensor, k: Tensor, v: Tensor, w: Tensor,
                           b: Tensor | None = None) -> tuple[Tensor, Tensor, Tensor]:
     """Project q, k, v with the packed (3E, E) weight: one product when they are one tensor."""
-    from arraygrad.nn._functional.linear import linear
-
     e = q.size(-1)
     if k is v:
         if q is k:
-            proj = linear(q, w, b).unflatten(-1, (3, e))
+            proj = _project(q, w, b).unflatten(-1, (3, e))
             return proj[..., 0, :], proj[..., 1, :], proj[..., 2, :]
         w_q, w_kv = w.split([e, e * 2])
         b_q, b_kv = (None, None) if b is None else b.split([e, e * 2])
-        kv = linear(k, w_kv, b_kv).unflatten(-1, (2, e))
-        return linear(q, w_q, b_q), kv[..., 0, :], kv[..., 1, :]
+        kv = _project(k, w_kv, b_kv).unflatten(-1, (2, e))
+        return _project(q, w_q, b_q), kv[..., 0, :], kv[..., 1, :]
     w_q, w_k, w_v = w.chunk(3)
     b_q, b_k, b_v = (None, None, None) if b is None else b.chunk(3)
-    return linear(q, w_q, b_q), linear(k, w_k, b_k), linear(v, w_v, b_v)
+    return _project(q, w_q, b_q), _project(k, w_k, b_k), _project(v, w_v, b_v)
 
 
 def _in_projection(q: Tensor, k: Tensor, v: Tensor, w_q: Tensor, w_k: Tensor, w_v: Tensor,
                    b_q: Tensor | None = None, b_k: Tensor | None = None,
                    b_v: Tensor | None = None) -> tuple[Tensor, Tensor, Tensor]:
     """Project q, k, v with separate weights (key/value may have other embedding sizes)."""
-    from arraygrad.nn._functional.linear import linear
-
     eq, ek, ev = q.size(-1), k.size(-1), v.size(-1)
     for name, w, shape in (("query", w_q, (eq, eq)), ("key", w_k, (eq, ek)),
                            ("value", w_v, (eq, ev))):
@@ -280,7 +286,7 @@ def _in_projection(q: Tensor, k: Tensor, v: Tensor, w_q: Tensor, w_k: Tensor, w_
     for name, bias in (("query", b_q), ("key", b_k), ("value", b_v)):
         if bias is not None and tuple(bias.shape) != (eq,):
             raise AssertionError(f"expecting {name} bias shape of {(eq,)}, but got {bias.shape}")
-    return linear(q, w_q, b_q), linear(k, w_k, b_k), linear(v, w_v, b_v)
+    return _project(q, w_q, b_q), _project(k, w_k, b_k), _project(v, w_v, b_v)
 
 
 def _prepare_attn_mask(attn_mask: Tensor, tgt_len: int, src_len: int, bsz: int,
