@@ -6,6 +6,7 @@ import and one entry in ``_FAMILIES`` here.
 
 from arraygrad.nn.modules import module as _module
 from arraygrad.nn.modules import activation as _activation
+from arraygrad.nn.modules import attention as _attention
 from arraygrad.nn.modules import batchnorm as _batchnorm
 from arraygrad.nn.modules import container as _container
 from arraygrad.nn.modules import conv as _conv
@@ -19,9 +20,11 @@ from arraygrad.nn.modules import pixelshuffle as _pixelshuffle
 from arraygrad.nn.modules import pooling as _pooling
 from arraygrad.nn.modules import rnn as _rnn
 from arraygrad.nn.modules import sparse as _sparse
+from arraygrad.nn.modules import transformer as _transformer
 from arraygrad.nn.modules import upsampling as _upsampling
 from arraygrad.nn.modules.module import *  # noqa: F401,F403
 from arraygrad.nn.modules.activation import *  # noqa: F401,F403
+from arraygrad.nn.modules.attention import *  # noqa: F401,F403
 from arraygrad.nn.modules.batchnorm import *  # noqa: F401,F403
 from arraygrad.nn.modules.container import *  # noqa: F401,F403
 from arraygrad.nn.modules.conv import *  # noqa: F401,F403
@@ -35,11 +38,13 @@ from arraygrad.nn.modules.pixelshuffle import *  # noqa: F401,F403
 from arraygrad.nn.modules.pooling import *  # noqa: F401,F403
 from arraygrad.nn.modules.rnn import *  # noqa: F401,F403
 from arraygrad.nn.modules.sparse import *  # noqa: F401,F403
+from arraygrad.nn.modules.transformer import *  # noqa: F401,F403
 from arraygrad.nn.modules.upsampling import *  # noqa: F401,F403
 
 _FAMILIES = (
     _module,
     _activation,
+    _attention,
     _batchnorm,
     _container,
     _conv,
@@ -53,6 +58,7 @@ _FAMILIES = (
     _pooling,
     _rnn,
     _sparse,
+    _transformer,
     _upsampling,
 )
 __all__ = [name for family in _FAMILIES for name in family.__all__]
