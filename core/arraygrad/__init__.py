@@ -109,8 +109,11 @@ def numel(input: Tensor) -> _builtins.int:
 __version__ = "0.1.0"
 
 
-_LAZY_SUBMODULES = ("nn", "optim", "utils", "special", "viz", "conformance", "linalg")
-_LAZY_FUNCTIONS = {"save": "arraygrad.serialization", "load": "arraygrad.serialization"}
+_LAZY_SUBMODULES = ("nn", "optim", "utils", "special", "viz", "conformance", "linalg",
+                    "serialization")
+_LAZY_FUNCTIONS = {"save": "arraygrad.serialization", "load": "arraygrad.serialization",
+                   "save_safetensors": "arraygrad.serialization",
+                   "load_safetensors": "arraygrad.serialization"}
 
 
 def __getattr__(name: str) -> Any:
