@@ -263,14 +263,13 @@ def _load_zip(fh: IO[bytes], size: int, restore: Callable[[Storage, str], Storag
               pickle_load_args: dict[str, Any]) -> Any:
     reader = ZipReader(fh, size)
     try:
+        if reader.has_record("constants.pkl"):  # PyTorch's test for a TorchScript archive
+            if weights_only:
+                raise RuntimeError("Cannot use ``weights_only=True`` with TorchScript archives "
+                                   "passed to ``arraygrad.load``. " + UNSAFE_MESSAGE)
+            raise RuntimeError("this is a TorchScript archive (torch.jit.save); arraygrad has "
+                               "no TorchScript, so it cannot load it")
         if not reader.has_record("data.pkl"):
-            if reader.has_record("constants.pkl") or any(n.startswith("code/")
-                                                         for n in reader.names()):
-                if weights_only:
-                    raise RuntimeError("Cannot use ``weights_only=True`` with TorchScript "
-                                       "archives passed to ``arraygrad.load``. " + UNSAFE_MESSAGE)
-                raise RuntimeError("this is a TorchScript archive (torch.jit.save); arraygrad "
-                                   "has no TorchScript, so it cannot load it")
             raise RuntimeError(f"PytorchStreamReader failed locating file data.pkl: file not "
                                f"found ({reader.archive}/data.pkl)")
         byteorder = "little"

@@ -17,6 +17,7 @@ import _compat_pickle
 import codecs
 import pickle
 import re
+import struct
 from collections import Counter, OrderedDict
 from typing import Any, Callable
 
@@ -307,12 +308,20 @@ class WeightsUnpickler(_PyUnpickler):
     def _setitems(self) -> None:
         items = self.pop_mark()
         target = self._target((dict, OrderedDict, Counter), "SETITEMS for dict")
-        for i in range(0, len(items) - 1, 2):
+        for i in range(0, len(items), 2):  # an odd count is an IndexError: malformed
             target[items[i]] = items[i + 1]
 
     def _additems(self) -> None:
         items = self.pop_mark()
         self._target(set, "add to sets").update(items)
+
+    def _bytearray8(self) -> None:
+        # pickle's own version allocates the claimed length before reading it
+        (size,) = struct.unpack("<Q", self.read(8))
+        data = self.read(size)
+        if len(data) != size:
+            raise pickle.UnpicklingError("BYTEARRAY8 claims more bytes than data.pkl holds")
+        self.append(bytearray(data))
 
     def _target(self, kinds: Any, what: str) -> Any:
         target = self.stack[-1]
@@ -331,6 +340,7 @@ class WeightsUnpickler(_PyUnpickler):
     dispatch[pickle.SETITEM[0]] = _setitem
     dispatch[pickle.SETITEMS[0]] = _setitems
     dispatch[pickle.ADDITEMS[0]] = _additems
+    dispatch[pickle.BYTEARRAY8[0]] = _bytearray8
 
 
 def _arraygrad_equivalent(module: str, name: str) -> Any:

@@ -22,9 +22,11 @@ __all__ = ["ZipWriter", "ZipReader", "ALIGNMENT", "MAX_DEFLATE_RATIO"]
 ALIGNMENT = 64
 """Record data starts at a multiple of this many bytes, as PyTorch's writer pads it."""
 
-MAX_DEFLATE_RATIO = 1032
-"""DEFLATE cannot expand data more than about 1032 times; a compressed record that claims a
-larger size is a zip bomb (PyTorch never compresses records; other tools may)."""
+MAX_DEFLATE_RATIO = 32
+"""PyTorch never compresses records, but a checkpoint re-zipped by another tool may be
+deflated, which PyTorch still reads. Weights barely compress, so a deflated record that claims
+more than this many times its compressed size is refused as a zip bomb (DEFLATE itself allows
+about 1032 times: a 50 KB record could claim 50 MB)."""
 
 _U32 = 0xFFFFFFFF
 _U16 = 0xFFFF
@@ -155,7 +157,7 @@ class ZipReader:
                 raise _bad(f"record {name} claims {info.file_size} bytes, more than the "
                            f"{self._size}-byte file holds")
         elif info.compress_type == zipfile.ZIP_DEFLATED:
-            if info.file_size > MAX_DEFLATE_RATIO * info.compress_size + 1024:
+            if info.file_size > MAX_DEFLATE_RATIO * info.compress_size + 4096:
                 raise _bad(f"record {name} claims {info.file_size} bytes from "
                            f"{info.compress_size} compressed ones (a zip bomb?)")
         else:
