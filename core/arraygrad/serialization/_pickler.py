@@ -50,15 +50,17 @@ def _torch_names() -> dict[int, tuple[str, str, Any]]:
 class _StorageRef:
     """One storage being written: pickled as its persistent id."""
 
-    __slots__ = ("key", "dtype", "location", "numel", "source")
+    __slots__ = ("key", "dtype", "location", "numel", "backend", "array", "strides")
 
-    def __init__(self, key: str, dtype: _dt.dtype, location: str, numel: int,
-                 source: Tensor) -> None:
+    def __init__(self, key: str, dtype: _dt.dtype, location: str, backend: Any, array: Any,
+                 strides: tuple[int, ...]) -> None:
         self.key = key
         self.dtype = dtype
         self.location = location
-        self.numel = numel
-        self.source = source  # a tensor whose row-major elements are the storage
+        self.numel = math.prod(array.shape)
+        self.backend = backend
+        self.array = array  # its row-major elements are the storage
+        self.strides = strides  # the owning tensor's strides over it
 
 
 def _location(t: Tensor) -> str:
@@ -73,20 +75,47 @@ def _contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(contiguous_strides(shape))
 
 
+def _memory_order(t: Tensor) -> tuple[Any, tuple[int, ...]] | None:
+    """``(array, strides)`` laying out a non-contiguous tensor that is no view as PyTorch would
+    hold it (a transposed or expanded tensor loaded from a checkpoint, the ``detach()`` of a
+    view): its distinct elements in memory order and its own strides; None when its strides
+    describe no dense layout."""
+    strides = t._strides
+    shape = tuple(t.shape)
+    if strides is None or len(strides) != len(shape):
+        return None
+    xp = t._backend.xp
+    # an expanded (stride-0) dimension holds one element in memory
+    key = tuple(slice(0, 1) if s == 0 and n > 1 else slice(None) for n, s in zip(shape, strides))
+    reduced = tuple(1 if s == 0 else n for n, s in zip(shape, strides))
+    order = sorted(range(len(shape)), key=lambda d: -strides[d])
+    expected = 1
+    for d in reversed(order):
+        if reduced[d] == 1:
+            continue
+        if strides[d] != expected:
+            return None
+        expected *= reduced[d]
+    return xp.permute_dims(t._data[key], tuple(order)), tuple(strides)
+
+
 class _Storages:
     """The storages of one save, keyed by the root array they hold."""
 
     def __init__(self) -> None:
         self.refs: dict[int, _StorageRef] = {}
-        self._index: dict[int, Tensor] = {}  # id(root array) -> the root's element positions
+        self._index: dict[int, Tensor] = {}  # id(root array) -> its elements' storage positions
         self._keep: list[Any] = []  # keeps the keyed arrays alive, so ids stay unique
 
     def _ref(self, owner: Tensor) -> _StorageRef:
-        """The storage holding ``owner``'s elements in row-major order."""
+        """The storage holding ``owner``'s elements (in memory order) and its strides over it."""
         ref = self.refs.get(id(owner._data))
         if ref is None:
+            layout = _memory_order(owner) if owner._strides is not None else None
+            array, strides = layout if layout is not None else (
+                owner._data, _contiguous_strides(tuple(owner.shape)))
             ref = _StorageRef(str(len(self.refs)), owner.dtype, _location(owner),
-                              owner.numel(), owner)
+                              owner._backend, array, strides)
             self.refs[id(owner._data)] = ref
             self._keep.append(owner._data)
         return ref
@@ -98,23 +127,33 @@ class _Storages:
             found = self._in_root(t, root)
             if found is not None:
                 return found
-        return self._ref(t), 0, _contiguous_strides(tuple(t.shape))
+        ref = self._ref(t)
+        return ref, 0, ref.strides
+
+    def _positions(self, root: Tensor, ref: _StorageRef) -> Tensor:
+        """An index tensor shaped like ``root``: each element's position in its storage."""
+        index = self._index.get(id(root._data))
+        if index is None:
+            xp = root._backend.xp
+            shape = tuple(root.shape)
+            dtype = xp.int32 if ref.numel < 2 ** 31 else xp.int64
+            positions = xp.zeros(shape, dtype=dtype)
+            for d, (n, s) in enumerate(zip(shape, ref.strides)):
+                dims = [1] * len(shape)
+                dims[d] = n
+                positions = positions + xp.reshape(xp.arange(n, dtype=dtype) * s, tuple(dims))
+            index = self._index[id(root._data)] = wrap(positions, root._backend)
+        return index
 
     def _in_root(self, t: Tensor, root: Tensor) -> tuple[_StorageRef, int, tuple[int, ...]] | None:
         from arraygrad.autograd.grad_mode import no_grad
         from arraygrad.ops.views import strides_of
 
         xp = root._backend.xp
-        index = self._index.get(id(root._data))
-        if index is None:
-            n = root.numel()
-            positions = xp.arange(n, dtype=xp.int32 if n < 2 ** 31 else xp.int64)
-            index = self._index[id(root._data)] = wrap(xp.reshape(positions, tuple(root.shape)),
-                                                       root._backend)
-            self._keep.append(root._data)
+        ref = self._ref(root)
         try:
             with no_grad():
-                mapped = t._view.replay(index)
+                mapped = t._view.replay(self._positions(root, ref))
         except Exception:  # a view kind that cannot replay on integers: store t on its own
             return None
         shape = tuple(t.shape)
@@ -122,7 +161,7 @@ class _Storages:
             return None
         stride = tuple(strides_of(t))
         if math.prod(shape) == 0:
-            return self._ref(root), 0, stride
+            return ref, 0, stride
         flat = xp.reshape(mapped._data, (-1,))
         offset = int(flat[0])
         expected = xp.full(shape, offset, dtype=flat.dtype)
@@ -134,13 +173,13 @@ class _Storages:
             return None
         # the view's elements must be the root's (true on backends whose views alias memory)
         mine = xp.reshape(t._data, (-1,))
-        theirs = xp.take(xp.reshape(root._data, (-1,)), flat)
+        theirs = xp.take(xp.reshape(ref.array, (-1,)), flat)
         same = mine == theirs
         if t.dtype.is_floating_point:
             same = same | (xp.isnan(mine) & xp.isnan(theirs))
         if not bool(xp.all(same)):
             return None
-        return self._ref(root), offset, stride
+        return ref, offset, stride
 
 
 # the Python implementation of pickle.Pickler (typed loosely: typeshed hides its internals)
@@ -222,8 +261,6 @@ def dump(obj: Any, protocol: int) -> tuple[bytes, list[tuple[str, bytes]]]:
     storages = _Storages()
     buf = io.BytesIO()
     _CheckpointPickler(buf, protocol, storages).dump(obj)
-    records = []
-    for ref in storages.refs.values():
-        src = ref.source
-        records.append((ref.key, little_endian_bytes(src._backend, src._data, ref.dtype.itemsize)))
+    records = [(ref.key, little_endian_bytes(ref.backend, ref.array, ref.dtype.itemsize))
+               for ref in storages.refs.values()]
     return buf.getvalue(), records
