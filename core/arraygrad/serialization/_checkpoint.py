@@ -80,8 +80,10 @@ def save(obj: Any, f: FileLike, pickle_module: Any = pickle,
     if pickle_module is not pickle:
         raise ValueError("arraygrad.save writes with the standard library's pickle module; "
                          f"pickle_module={pickle_module!r} is not supported")
-    if not isinstance(pickle_protocol, int) or not 0 <= pickle_protocol <= pickle.HIGHEST_PROTOCOL:
-        raise ValueError(f"pickle protocol must be 0 to {pickle.HIGHEST_PROTOCOL}, got "
+    # protocol 0 writes persistent ids as text, which no loader (PyTorch's included) reads back
+    if not isinstance(pickle_protocol, int) or not 1 <= pickle_protocol <= pickle.HIGHEST_PROTOCOL:
+        raise ValueError(f"pickle protocol must be 1 to {pickle.HIGHEST_PROTOCOL} (storages are "
+                         f"persistent ids, which protocol 0 writes as text), got "
                          f"{pickle_protocol!r}")
     if not _use_new_zipfile_serialization:
         raise NotImplementedError(
@@ -151,6 +153,11 @@ def _decode(value: Any) -> Any:
     return value.decode("ascii") if isinstance(value, bytes) else value
 
 
+class _Passthrough(Exception):
+    """Carries an error raised outside the pickle (map_location) through the unpickler, whose
+    own failures become ``UnpicklingError``."""
+
+
 class _StorageLoader:
     """``persistent_load`` of one archive: each ``data/<key>`` read once, checked, placed."""
 
@@ -178,8 +185,11 @@ class _StorageLoader:
         data = self._reader.read(f"data/{key}", expected_size=nbytes)
         if self._big_endian and stype.itemsize > 1:
             data = swap_bytes(data, stype.itemsize)
-        storage = self._restore(Storage(data, stype.dtype, "cpu"), location)
-        _rebuild.backend_for_location(storage.device)  # fail here, naming the device
+        try:  # the user's map_location and device errors are theirs, not a malformed pickle
+            storage = self._restore(Storage(data, stype.dtype, "cpu"), location)
+            _rebuild.backend_for_location(storage.device)  # fail here, naming the device
+        except Exception as exc:
+            raise _Passthrough(exc) from None
         self._loaded[key] = storage
         return storage
 
@@ -286,10 +296,12 @@ def _load_zip(fh: IO[bytes], size: int, restore: Callable[[Storage, str], Storag
         _rebuild.set_device_mapper(mapper)
         try:
             if weights_only:
-                encoding = pickle_load_args.get("encoding", "utf-8")
+                unpickler = WeightsUnpickler(io.BytesIO(data_pkl), persistent_load,
+                                             encoding=pickle_load_args.get("encoding", "utf-8"))
                 try:
-                    return WeightsUnpickler(io.BytesIO(data_pkl), persistent_load,
-                                            encoding=encoding).load()
+                    return unpickler.load()
+                except _Passthrough as exc:
+                    raise exc.args[0] from None
                 except pickle.UnpicklingError as exc:
                     raise pickle.UnpicklingError(weights_only_message(str(exc))) from None
                 except RuntimeError:
@@ -303,7 +315,10 @@ def _load_zip(fh: IO[bytes], size: int, restore: Callable[[Storage, str], Storag
             # which maps torch's names)
             kwargs = dict(pickle_load_args)
             kwargs.setdefault("encoding", "utf-8")
-            return FullUnpickler(io.BytesIO(data_pkl), persistent_load, **kwargs).load()
+            try:
+                return FullUnpickler(io.BytesIO(data_pkl), persistent_load, **kwargs).load()
+            except _Passthrough as exc:
+                raise exc.args[0] from None
         finally:
             _rebuild.set_device_mapper(None)
     finally:
