@@ -225,6 +225,27 @@ def test_user_attributes_of_tensors_and_subclasses():
     assert b"torch._tensor\n_rebuild_from_type_v2" in pkl and b"torch\nTensor" in pkl
 
 
+class _TaggedParameter(nn.Parameter):
+    """A Parameter subclass (allow-listed where loaded)."""
+
+
+def test_parameter_attributes_and_subclasses():
+    p = nn.Parameter(ag.ones(2))
+    p.tag = "embedding"
+    back = ag.load(io.BytesIO(_saved({"p": p})))["p"]
+    assert type(back) is nn.Parameter and back.tag == "embedding" and back.requires_grad
+    pkl = _records(_saved({"p": p}))["archive/data.pkl"]
+    assert b"torch._utils\n_rebuild_parameter_with_state" in pkl
+    sub = _TaggedParameter(ag.ones(3), requires_grad=False)
+    raw = _saved({"s": sub})
+    with pytest.raises(pickle.UnpicklingError, match="_TaggedParameter"):
+        ag.load(io.BytesIO(raw))
+    with serialization.safe_globals([_TaggedParameter]):
+        back = ag.load(io.BytesIO(raw))["s"]
+    assert type(back) is _TaggedParameter and not back.requires_grad
+    assert back.tolist() == [1.0, 1.0, 1.0]
+
+
 def test_whole_objects_need_weights_only_false(tmp_path):
     model = nn.Sequential(nn.Linear(2, 3), nn.Tanh(), nn.Linear(3, 1))
     opt = ag.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)

@@ -39,6 +39,7 @@ def _torch_names() -> dict[int, tuple[str, str, Any]]:
     table: list[tuple[Any, str, str]] = [
         (_rebuild._rebuild_tensor_v2, "torch._utils", "_rebuild_tensor_v2"),
         (_rebuild._rebuild_parameter, "torch._utils", "_rebuild_parameter"),
+        (_rebuild._rebuild_parameter_with_state, "torch._utils", "_rebuild_parameter_with_state"),
         (_rebuild._rebuild_from_type_v2, "torch._tensor", "_rebuild_from_type_v2"),
         (Size, "torch", "Size"), (_device, "torch", "device"), (Tensor, "torch", "Tensor"),
         (Parameter, "torch.nn.parameter", "Parameter")]
@@ -228,11 +229,14 @@ class _CheckpointPickler(_PyPickler):
         if isinstance(t, Parameter):
             plain = t.detach()
             plain._strides = t._strides
-            if type(t) is Parameter and not state:
-                return (_rebuild._rebuild_parameter, (plain, t.requires_grad, OrderedDict()))
+            args = (plain, t.requires_grad, OrderedDict())
+            if type(t) is Parameter:  # as Parameter.__reduce_ex__ writes it
+                if not state:
+                    return (_rebuild._rebuild_parameter, args)
+                return (_rebuild._rebuild_parameter_with_state, (*args, state))
+            # a subclass keeps its type (PyTorch would write a plain Parameter)
             return (_rebuild._rebuild_from_type_v2,
-                    (_rebuild._rebuild_parameter, type(t), (plain, t.requires_grad,
-                                                            OrderedDict()), state))
+                    (_rebuild._rebuild_parameter_with_state, type(t), (*args, state), {}))
         ref, offset, stride = self._storages.locate(t)
         args: tuple[Any, ...] = (ref, offset, tuple(t.shape), stride, t.requires_grad,
                                  OrderedDict())

@@ -242,18 +242,13 @@ def _rebuild_from_type_v2(func: Any, new_type: Any, args: Any, state: Any) -> Te
     ret = func(*args)
     if not (isinstance(new_type, type) and issubclass(new_type, Tensor)):
         raise _bad(f"_rebuild_from_type_v2: {new_type!r} is not a tensor class")
-    if type(ret) is not new_type:
-        from arraygrad.nn.parameter import Parameter
-
-        if issubclass(new_type, Parameter):
-            ret = _parameter(ret, ret.requires_grad)
-        else:
-            sub = object.__new__(new_type)
-            sub._init_from(ret._data, ret._backend)
-            sub._vc = ret._version_counter()
-            sub._strides = ret._strides
-            sub._requires_grad = ret._requires_grad
-            ret = sub
+    if type(ret) is not new_type:  # PyTorch's ret.as_subclass(new_type): the same data
+        sub = object.__new__(new_type)
+        sub._init_from(ret._data, ret._backend)
+        sub._vc = ret._version_counter()
+        sub._strides = ret._strides
+        sub._requires_grad = ret._requires_grad
+        ret = sub
     _set_state(ret, state)
     return ret
 
