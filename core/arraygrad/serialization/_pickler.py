@@ -229,14 +229,14 @@ class _CheckpointPickler(_PyPickler):
         if isinstance(t, Parameter):
             plain = t.detach()
             plain._strides = t._strides
-            args = (plain, t.requires_grad, OrderedDict())
+            pargs: tuple[Any, ...] = (plain, t.requires_grad, OrderedDict())
             if type(t) is Parameter:  # as Parameter.__reduce_ex__ writes it
                 if not state:
-                    return (_rebuild._rebuild_parameter, args)
-                return (_rebuild._rebuild_parameter_with_state, (*args, state))
+                    return (_rebuild._rebuild_parameter, pargs)
+                return (_rebuild._rebuild_parameter_with_state, (*pargs, state))
             # a subclass keeps its type (PyTorch would write a plain Parameter)
             return (_rebuild._rebuild_from_type_v2,
-                    (_rebuild._rebuild_parameter_with_state, type(t), (*args, state), {}))
+                    (_rebuild._rebuild_parameter_with_state, type(t), (*pargs, state), {}))
         ref, offset, stride = self._storages.locate(t)
         args: tuple[Any, ...] = (ref, offset, tuple(t.shape), stride, t.requires_grad,
                                  OrderedDict())
