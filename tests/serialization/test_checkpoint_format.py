@@ -356,11 +356,20 @@ def test_big_endian_checkpoints_are_swapped():
     raw = _archive(_tensor_pkl(), {"0": struct.pack(">4f", 1.5, 2, 3, -4)}, byteorder=b"big")
     assert ag.load(io.BytesIO(raw)).tolist() == [[1.5, 2.0], [3.0, -4.0]]
     bad = _archive(_tensor_pkl(), {"0": b"\0" * 16}, byteorder=b"middle")
-    with pytest.raises(RuntimeError, match="byteorder"):
+    with pytest.raises(ValueError, match="Unknown endianness type: middle"):
         ag.load(io.BytesIO(bad))
-    # no byteorder record (PyTorch < 1.11 files): little-endian
+    # no byteorder record (PyTorch < 1.11 files): little-endian unless told otherwise
     old = _archive(_tensor_pkl(), {"0": struct.pack("<4f", 1, 2, 3, 4)}, byteorder=None)
+    assert serialization.get_default_load_endianness() is None
     assert ag.load(io.BytesIO(old)).tolist() == [[1.0, 2.0], [3.0, 4.0]]
+    old_big = _archive(_tensor_pkl(), {"0": struct.pack(">4f", 1, 2, 3, 4)}, byteorder=None)
+    serialization.set_default_load_endianness(serialization.LoadEndianness.BIG)
+    try:
+        assert ag.load(io.BytesIO(old_big)).tolist() == [[1.0, 2.0], [3.0, 4.0]]
+    finally:
+        serialization.set_default_load_endianness(None)
+    with pytest.raises(TypeError):
+        serialization.set_default_load_endianness("big")
 
 
 def test_rebuild_tensor_v3_reads_untyped_storages():

@@ -25,8 +25,9 @@ import io
 import pickletools
 from typing import Any
 
-from arraygrad.serialization._checkpoint import (DEFAULT_PROTOCOL, FileLike, MapLocation, load,
-                                                 save)
+from arraygrad.serialization._checkpoint import (DEFAULT_PROTOCOL, FileLike, LoadEndianness,
+                                                 MapLocation, get_default_load_endianness, load,
+                                                 save, set_default_load_endianness)
 from arraygrad.serialization._rebuild import MAX_EXPANDED_BYTES
 from arraygrad.serialization._storage import Storage
 from arraygrad.serialization._unpickler import (_fixed_name, _user_allowed_globals,
@@ -40,6 +41,7 @@ from arraygrad.serialization.safetensors import (MAX_HEADER_BYTES, load_safetens
 __all__ = ["save", "load", "save_safetensors", "load_safetensors", "add_safe_globals",
            "get_safe_globals", "clear_safe_globals", "safe_globals",
            "get_unsafe_globals_in_checkpoint", "Storage", "DEFAULT_PROTOCOL", "FileLike",
+           "LoadEndianness", "get_default_load_endianness", "set_default_load_endianness",
            "MapLocation", "MAX_HEADER_BYTES", "MAX_EXPANDED_BYTES"]
 
 

@@ -16,10 +16,12 @@ Layout of the archive (folder ``<archive>/``, the file's name without extension 
 
 from __future__ import annotations
 
+import enum
 import hashlib
 import io
 import os
 import pickle
+import sys
 import warnings
 from typing import IO, TYPE_CHECKING, Any, Callable, Union
 
@@ -33,7 +35,8 @@ from arraygrad.serialization._zipio import ZipReader, ZipWriter
 if TYPE_CHECKING:
     from arraygrad.device import DeviceLike
 
-__all__ = ["save", "load", "FileLike", "MapLocation", "DEFAULT_PROTOCOL"]
+__all__ = ["save", "load", "FileLike", "MapLocation", "DEFAULT_PROTOCOL", "LoadEndianness",
+           "get_default_load_endianness", "set_default_load_endianness"]
 
 FileLike = Union[str, "os.PathLike[str]", IO[bytes]]
 """A path or a binary file object."""
@@ -44,6 +47,30 @@ MapLocation = Union["DeviceLike", dict[str, str], Callable[[Storage, str], Any],
 
 DEFAULT_PROTOCOL = 2
 """The pickle protocol ``torch.save`` uses."""
+
+
+class LoadEndianness(enum.Enum):
+    """The byte order assumed for checkpoints with no ``byteorder`` record (PyTorch < 1.11)."""
+
+    NATIVE = 1
+    LITTLE = 2
+    BIG = 3
+
+
+_default_load_endianness: LoadEndianness | None = None
+
+
+def get_default_load_endianness() -> LoadEndianness | None:
+    """The byte order assumed for checkpoints with no ``byteorder`` record (None: little)."""
+    return _default_load_endianness
+
+
+def set_default_load_endianness(endianness: LoadEndianness | None) -> None:
+    """Set the byte order assumed for checkpoints with no ``byteorder`` record."""
+    global _default_load_endianness
+    if endianness is not None and not isinstance(endianness, LoadEndianness):
+        raise TypeError("Invalid argument type in function set_default_load_endianness")
+    _default_load_endianness = endianness
 
 
 def _is_path(f: Any) -> bool:
@@ -282,11 +309,14 @@ def _load_zip(fh: IO[bytes], size: int, restore: Callable[[Storage, str], Storag
         if not reader.has_record("data.pkl"):
             raise RuntimeError(f"PytorchStreamReader failed locating file data.pkl: file not "
                                f"found ({reader.archive}/data.pkl)")
-        byteorder = "little"
         if reader.has_record("byteorder"):
             byteorder = reader.read("byteorder").decode("ascii", "replace")
             if byteorder not in ("little", "big"):
-                raise RuntimeError(f"arraygrad.load: unknown byteorder record {byteorder[:20]!r}")
+                raise ValueError("Unknown endianness type: " + byteorder[:40])
+        else:  # files from before PyTorch 1.11 have no record
+            default = get_default_load_endianness()
+            byteorder = {None: "little", LoadEndianness.LITTLE: "little",
+                         LoadEndianness.BIG: "big"}.get(default, sys.byteorder)
         data_pkl = reader.read("data.pkl")
         persistent_load = _StorageLoader(reader, restore, byteorder == "big")
 
