@@ -277,6 +277,24 @@ class Config:
     name: str
 
 
+@dataclasses.dataclass
+class Other:
+    """A second user class of the same module (its module name is memoized in the pickle)."""
+
+    x: int
+
+
+@pytest.mark.parametrize("protocol", [2, 4, 5])
+def test_unsafe_globals_are_listed_without_running_anything(protocol):
+    raw = _saved({"a": Config(1, "a"), "b": Other(2), "c": Config(3, "c"), "w": ag.ones(1)},
+                 pickle_protocol=protocol)
+    assert serialization.get_unsafe_globals_in_checkpoint(io.BytesIO(raw)) == [
+        f"{Config.__module__}.Config", f"{Other.__module__}.Other"]
+    with serialization.safe_globals([Config, Other]):
+        assert serialization.get_unsafe_globals_in_checkpoint(io.BytesIO(raw)) == []
+        assert ag.load(io.BytesIO(raw))["b"] == Other(2)
+
+
 def test_safe_globals_api(tmp_path):
     serialization.clear_safe_globals()
     path = tmp_path / "cfg.pt"

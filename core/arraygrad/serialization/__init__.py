@@ -62,18 +62,25 @@ def get_unsafe_globals_in_checkpoint(f: FileLike) -> list[str]:
             fh.close()
     allowed = {**allowed_globals(), **_user_allowed_globals()}
     found: list[str] = []
-    strings: list[str] = []
+    pushed: list[Any] = []  # recent values, enough to name a STACK_GLOBAL's module and name
+    memo: dict[int, Any] = {}
     proto = 0
     for op, arg, _ in pickletools.genops(io.BytesIO(data)):
         if op.name == "PROTO":
             proto = int(arg or 0)
-        elif isinstance(arg, str) and op.name != "GLOBAL":
-            strings.append(arg)
+        elif op.name in ("PUT", "BINPUT", "LONG_BINPUT"):
+            memo[int(arg or 0)] = pushed[-1] if pushed else None
+        elif op.name == "MEMOIZE":
+            memo[len(memo)] = pushed[-1] if pushed else None
+        elif op.name in ("GET", "BINGET", "LONG_BINGET"):
+            pushed.append(memo.get(int(arg or 0)))
+        elif op.name not in ("GLOBAL", "STACK_GLOBAL", "INST", "FRAME"):
+            pushed.append(arg if isinstance(arg, str) else None)
         if op.name in ("GLOBAL", "STACK_GLOBAL", "INST"):
             if op.name == "STACK_GLOBAL":
-                if len(strings) < 2:
+                if len(pushed) < 2 or not all(isinstance(v, str) for v in pushed[-2:]):
                     continue
-                module, name = strings[-2], strings[-1]
+                module, name = pushed[-2], pushed[-1]
             else:
                 module, name = str(arg).split(" ", 1)
             module, name = _fixed_name(proto, module, name)

@@ -323,6 +323,7 @@ def _load_zip(fh: IO[bytes], size: int, restore: Callable[[Storage, str], Storag
         def mapper(loc: str) -> str:
             return str(restore(Storage(b"", None), loc).device)
 
+        outer = _rebuild.device_mapper_or_none()  # a load nested in a full unpickle
         _rebuild.set_device_mapper(mapper)
         try:
             if weights_only:
@@ -350,6 +351,6 @@ def _load_zip(fh: IO[bytes], size: int, restore: Callable[[Storage, str], Storag
             except _Passthrough as exc:
                 raise exc.args[0] from None
         finally:
-            _rebuild.set_device_mapper(None)
+            _rebuild.set_device_mapper(outer)
     finally:
         reader.close()

@@ -51,6 +51,12 @@ def device_mapper() -> Callable[[str], str]:
     return mapper if mapper is not None else (lambda loc: loc)
 
 
+def device_mapper_or_none() -> Callable[[str], str] | None:
+    """The running load's mapping, or None outside a load."""
+    mapper: Callable[[str], str] | None = getattr(_tls, "mapper", None)
+    return mapper
+
+
 def set_device_mapper(mapper: Callable[[str], str] | None) -> None:
     """Install (or, with None, remove) the running load's device mapping for this thread."""
     _tls.mapper = mapper
