@@ -142,6 +142,7 @@ def test_map_location(save, tmp_path):
     save(ag.ones(2), tmp_path / "m.ag")
     assert ag.load(tmp_path / "m.ag", map_location="cpu").device.type == "cpu"
     assert ag.load(tmp_path / "m.ag", map_location={"cpu": "cpu"}).device.type == "cpu"
+    assert ag.load(tmp_path / "m.ag", map_location=b"cpu").device.type == "cpu"
 
 
 def test_unsupported_objects_are_rejected(tmp_path):

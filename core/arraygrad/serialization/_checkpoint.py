@@ -153,9 +153,6 @@ def _restore(map_location: MapLocation) -> Callable[[Storage, str], Storage]:
     if isinstance(map_location, dict):
         table = map_location
         return lambda storage, loc: storage.to(table.get(loc, loc))
-    if isinstance(map_location, bytes):
-        target = map_location.decode()
-        return lambda storage, loc: storage.to(target)
     if isinstance(map_location, (str, _device, int)):
         dev = str(map_location) if not isinstance(map_location, int) else f"cuda:{map_location}"
         return lambda storage, loc: storage.to(dev)
@@ -263,6 +260,8 @@ def load(f: FileLike, map_location: MapLocation = None, pickle_module: Any = Non
         raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
     if pickle_load_args and weights_only:
         warnings.warn("pickle_load_args only works if `weights_only=False`.", stacklevel=2)
+    if isinstance(map_location, bytes):
+        map_location = map_location.decode()
     restore = _restore(map_location)
     if mmap and not _is_path(f):
         raise ValueError("f must be a file path in order to use the mmap argument")
@@ -272,8 +271,9 @@ def load(f: FileLike, map_location: MapLocation = None, pickle_module: Any = Non
         head = fh.read(4)
         fh.seek(start)
         if head[:4] in (b"PK\x03\x04", b"PK\x05\x06"):
-            return _load_zip(fh, size, restore, map_location, weights_only, pickle_module,
-                             pickle_load_args)
+            # (a pickle_module only selects weights_only=False: the unpickler is always
+            # arraygrad's, which maps torch's names)
+            return _load_zip(fh, size, restore, weights_only, pickle_load_args)
         if mmap:
             raise RuntimeError(
                 "mmap can only be used with files saved with `torch.save(..., "
@@ -296,8 +296,7 @@ def load(f: FileLike, map_location: MapLocation = None, pickle_module: Any = Non
 
 
 def _load_zip(fh: IO[bytes], size: int, restore: Callable[[Storage, str], Storage],
-              map_location: MapLocation, weights_only: bool, pickle_module: Any,
-              pickle_load_args: dict[str, Any]) -> Any:
+              weights_only: bool, pickle_load_args: dict[str, Any]) -> Any:
     reader = ZipReader(fh, size)
     try:
         if reader.has_record("constants.pkl"):  # PyTorch's test for a TorchScript archive
@@ -342,8 +341,6 @@ def _load_zip(fh: IO[bytes], size: int, restore: Callable[[Storage, str], Storag
                     # a malformed pickle trips the unpickler's own machinery
                     raise pickle.UnpicklingError(weights_only_message(
                         f"malformed data.pkl ({type(exc).__name__}: {exc})")) from None
-            # (a pickle_module only selects this path: the unpickler must be arraygrad's,
-            # which maps torch's names)
             kwargs = dict(pickle_load_args)
             kwargs.setdefault("encoding", "utf-8")
             try:
