@@ -353,7 +353,8 @@ def _archive(pkl: bytes, storages: dict, byteorder: bytes | None = b"little") ->
 def _tensor_pkl(location="cpu", stype="FloatStorage", rebuild="_rebuild_tensor_v2", extra=b""):
     v = lambda x: pickle.dumps(x, protocol=2)[2:-1]  # noqa: E731
     return (b"\x80\x02" + f"ctorch._utils\n{rebuild}\n".encode() + b"(" + b"(" + v("storage")
-            + f"ctorch\n{stype}\n".encode() + v("0") + v(location) + v(4 if stype != "UntypedStorage" else 16)
+            + f"ctorch\n{stype}\n".encode() + v("0") + v(location)
+            + v(4 if stype != "UntypedStorage" else 16)
             + b"tQ" + v(0) + v((2, 2)) + v((2, 1)) + b"\x89"
             + b"ccollections\nOrderedDict\n)R" + extra + b"tR.")
 

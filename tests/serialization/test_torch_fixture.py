@@ -139,4 +139,5 @@ def test_fixture_matches_what_the_script_makes_now(tmp_path, monkeypatch):
     committed = torch.load(FIXTURE, weights_only=True)
     for group in ("model", "lstm", "dtypes", "views"):
         for name, t in fresh[group].items():
-            assert torch.equal(t, committed[group][name]) and t.dtype == committed[group][name].dtype
+            old = committed[group][name]
+            assert torch.equal(t, old) and t.dtype == old.dtype

@@ -115,8 +115,7 @@ class Storage:
         """The same bytes, bound for a CUDA device (the current one, index 0, by default)."""
         if device is None:
             return self.to("cuda:0")
-        dev = as_device(device)
-        return self.to(dev if dev.type == "cuda" else f"cuda:{device}")
+        return self.to(as_device(device))  # an int is a CUDA index, as in PyTorch
 
     def retyped(self, dtype: _dt.dtype) -> Storage:
         """The same bytes read as ``dtype`` elements (``_rebuild_tensor_v3``'s untyped storages)."""

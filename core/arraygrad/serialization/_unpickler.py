@@ -235,7 +235,8 @@ class WeightsUnpickler(_PyUnpickler):
         args = self.stack.pop()
         func = self.stack[-1]
         if not self._is_allowed(func):
-            raise pickle.UnpicklingError(f"Trying to call reduce for unrecognized function {func!r}")
+            raise pickle.UnpicklingError(
+                f"Trying to call reduce for unrecognized function {func!r}")
         if not isinstance(args, tuple):
             raise pickle.UnpicklingError("REDUCE arguments must be a tuple")
         self.stack[-1] = func(*args)
