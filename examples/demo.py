@@ -3,7 +3,7 @@
 The data set is scikit-learn's 8x8 digits (1,797 images, shipped inside the
 package: nothing is downloaded). The network trains on the NumPy backend with
 ``nn``, ``optim`` and ``utils.data``, shows a tqdm bar per epoch with loss and
-accuracy, then saves the model with ``arraygrad.save``, reloads it into a fresh
+accuracy, then saves the model with ``arraygrad.save_safetensors``, reloads it into a fresh
 network and checks the test accuracy is identical. It writes
 ``demo-out/loss.png`` (train loss and test accuracy per epoch) and
 ``demo-out/graph.svg`` (or ``graph.dot`` without Graphviz): the autograd graph
@@ -135,7 +135,7 @@ def main(argv=None) -> int:
 
     final = accuracy(model, test_x, test_y)
     weights = out_dir / "digitnet.safetensors"
-    ag.save(model.state_dict(), weights)
+    ag.save_safetensors(model.state_dict(), weights)
     reloaded = DigitNet()
     reloaded.load_state_dict(ag.load(weights))
     again = accuracy(reloaded, test_x, test_y)

@@ -132,8 +132,11 @@ def numel(input: Tensor) -> _builtins.int:
 __version__ = "0.1.0"
 
 
-_LAZY_SUBMODULES = ("nn", "optim", "utils", "special", "viz", "conformance", "linalg", "onnx")
+_LAZY_SUBMODULES = ("nn", "optim", "utils", "special", "viz", "conformance", "linalg", "onnx",
+                    "serialization")
 _LAZY_FUNCTIONS = {"save": "arraygrad.serialization", "load": "arraygrad.serialization",
+                   "save_safetensors": "arraygrad.serialization",
+                   "load_safetensors": "arraygrad.serialization",
                    "erf": "arraygrad.nn._ops"}
 
 

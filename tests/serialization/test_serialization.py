@@ -1,5 +1,8 @@
-"""arraygrad.save / arraygrad.load: exact round trips, the documented safetensors layout, and
-hostile files (truncated, corrupted, oversized header, pickle) rejected without executing."""
+"""arraygrad.save / arraygrad.load: exact round trips in both formats (PyTorch's zip checkpoint,
+what ``save`` writes, and the safetensors layout of ``save_safetensors``, which ``load`` still
+recognises), the documented safetensors layout, and hostile safetensors files (truncated,
+corrupted, oversized header, pickle) rejected without executing. The zip format's own layout and
+hostile files are in test_checkpoint_format.py and tests/reliability/test_safe_loading.py."""
 
 from __future__ import annotations
 
@@ -19,6 +22,12 @@ from arraygrad import serialization
 ALL_DTYPES = [ag.float16, ag.float32, ag.float64, ag.int32, ag.int64, ag.bool]
 
 
+@pytest.fixture(params=["torch-zip", "safetensors"])
+def save(request):
+    """Each round trip runs through both writers; ``ag.load`` reads both."""
+    return ag.save if request.param == "torch-zip" else ag.save_safetensors
+
+
 def _sample(dtype):
     if dtype is ag.bool:
         return ag.tensor([[True, False, True], [False, False, True]])
@@ -30,25 +39,25 @@ def _sample(dtype):
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=lambda d: d.name)
-def test_round_trip_is_exact_for_every_dtype(tmp_path, dtype):
+def test_round_trip_is_exact_for_every_dtype(save, tmp_path, dtype):
     t = _sample(dtype)
-    ag.save(t, tmp_path / "t.ag")
+    save(t, tmp_path / "t.ag")
     back = ag.load(tmp_path / "t.ag")
     assert back.dtype is dtype and tuple(back.shape) == (2, 3)
     assert back.numpy().tobytes() == t.numpy().tobytes()  # bit-exact (incl. -0.0, inf)
 
 
-def test_round_trip_nan_and_odd_shapes():
+def test_round_trip_nan_and_odd_shapes(save):
     buf = io.BytesIO()
     obj = [ag.tensor(float("nan")), ag.zeros(0, 3), ag.ones(1, 1, 1, dtype=ag.int32)]
-    ag.save(obj, buf)
+    save(obj, buf)
     buf.seek(0)
     a, b, c = ag.load(buf)
     assert math.isnan(a.item()) and a.ndim == 0
     assert tuple(b.shape) == (0, 3) and tuple(c.shape) == (1, 1, 1) and c.dtype is ag.int32
 
 
-def test_nested_state_dicts_round_trip(tmp_path):
+def test_nested_state_dicts_round_trip(save, tmp_path):
     w = ag.randn(3, 2)
     state = OrderedDict(
         model=OrderedDict([("fc.weight", w), ("fc.bias", ag.zeros(3))]),
@@ -57,7 +66,7 @@ def test_nested_state_dicts_round_trip(tmp_path):
                                      "foreach": None, "params": [0, 1], "name": "g0"}]},
         epoch=7, best=float("inf"), tag="run-1", again=w,
     )
-    ag.save(state, tmp_path / "ckpt.ag")
+    save(state, tmp_path / "ckpt.ag")
     back = ag.load(tmp_path / "ckpt.ag")
     assert type(back) is OrderedDict and list(back) == list(state)
     assert type(back["model"]) is OrderedDict
@@ -71,14 +80,14 @@ def test_nested_state_dicts_round_trip(tmp_path):
     assert back["again"] is back["model"]["fc.weight"]  # a shared tensor stays shared
 
 
-def test_optimizer_and_module_state_round_trip(tmp_path):
+def test_optimizer_and_module_state_round_trip(save, tmp_path):
     from arraygrad import nn
 
     model = nn.Linear(3, 2)
     opt = ag.optim.Adam(model.parameters(), lr=0.01)
     model(ag.randn(4, 3)).sum().backward()
     opt.step()
-    ag.save({"model": model.state_dict(), "opt": opt.state_dict()}, tmp_path / "c.ag")
+    save({"model": model.state_dict(), "opt": opt.state_dict()}, tmp_path / "c.ag")
     ck = ag.load(tmp_path / "c.ag")
     model2 = nn.Linear(3, 2)
     model2.load_state_dict(ck["model"])
@@ -88,18 +97,18 @@ def test_optimizer_and_module_state_round_trip(tmp_path):
     np.testing.assert_array_equal(model2.weight.detach().numpy(), model.weight.detach().numpy())
 
 
-def test_requires_grad_and_parameters_are_restored():
+def test_requires_grad_and_parameters_are_restored(save):
     from arraygrad.nn import Parameter
 
     buf = io.BytesIO()
-    ag.save({"p": Parameter(ag.ones(2)), "x": ag.ones(2, requires_grad=True), "y": ag.ones(2)}, buf)
+    save({"p": Parameter(ag.ones(2)), "x": ag.ones(2, requires_grad=True), "y": ag.ones(2)}, buf)
     back = ag.load(io.BytesIO(buf.getvalue()))
     assert isinstance(back["p"], Parameter) and back["p"].requires_grad
     assert back["x"].requires_grad and back["x"].is_leaf and not back["y"].requires_grad
 
 
 def test_layout_is_safetensors(tmp_path):
-    ag.save({"a": ag.tensor([1.0, 2.0])}, tmp_path / "f.ag")
+    ag.save_safetensors({"a": ag.tensor([1.0, 2.0])}, tmp_path / "f.ag")
     raw = (tmp_path / "f.ag").read_bytes()
     (n,) = struct.unpack("<Q", raw[:8])
     header = json.loads(raw[8:8 + n])
@@ -117,34 +126,40 @@ def test_plain_safetensors_file_loads_as_dict(tmp_path):
     assert list(out) == ["w"] and out["w"].tolist() == [3, -4] and out["w"].dtype is ag.int64
 
 
-def test_portable_path_without_from_bytes(monkeypatch):
+def test_portable_path_without_from_bytes(save, monkeypatch):
     """Backends without the optional ``from_bytes`` go through struct + from_host."""
     backend = ag.zeros(1)._backend
     if hasattr(type(backend), "from_bytes"):
         monkeypatch.delattr(type(backend), "from_bytes")
     buf = io.BytesIO()
     tensors = [_sample(d) for d in ALL_DTYPES]
-    ag.save(tensors, buf)
+    save(tensors, buf)
     for t, back in zip(tensors, ag.load(io.BytesIO(buf.getvalue()))):
         assert back.dtype is t.dtype and back.numpy().tobytes() == t.numpy().tobytes()
 
 
-def test_map_location(tmp_path):
-    ag.save(ag.ones(2), tmp_path / "m.ag")
+def test_map_location(save, tmp_path):
+    save(ag.ones(2), tmp_path / "m.ag")
     assert ag.load(tmp_path / "m.ag", map_location="cpu").device.type == "cpu"
     assert ag.load(tmp_path / "m.ag", map_location={"cpu": "cpu"}).device.type == "cpu"
+    assert ag.load(tmp_path / "m.ag", map_location=b"cpu").device.type == "cpu"
 
 
-def test_unsupported_objects_are_rejected():
+def test_unsupported_objects_are_rejected(tmp_path):
     with pytest.raises(TypeError, match="cannot save an object of type object"):
-        ag.save({"x": object()}, io.BytesIO())
+        ag.save_safetensors({"x": object()}, io.BytesIO())
+    # the zip format pickles anything picklable; what is not fails before the file is touched
+    path = tmp_path / "never.pt"
+    with pytest.raises((pickle.PicklingError, AttributeError, TypeError)):
+        ag.save({"w": ag.ones(2), "f": lambda x: x}, path)
+    assert not path.exists()
 
 
 # -- hostile files --------------------------------------------------------------------------
 
 def _valid_bytes():
     buf = io.BytesIO()
-    ag.save({"w": ag.arange(6, dtype=ag.float32), "n": 3}, buf)
+    ag.save_safetensors({"w": ag.arange(6, dtype=ag.float32), "n": 3}, buf)
     return buf.getvalue()
 
 
@@ -154,6 +169,8 @@ def test_truncated_file(tmp_path, cut):
     (tmp_path / "t.ag").write_bytes(raw[:cut] if cut >= 0 else raw[:-4])
     with pytest.raises(RuntimeError, match="truncated|outside"):
         ag.load(tmp_path / "t.ag")
+    with pytest.raises(RuntimeError, match="truncated|outside"):
+        ag.load_safetensors(tmp_path / "t.ag")
 
 
 def test_bit_flipped_header(tmp_path):
@@ -232,17 +249,27 @@ def test_pickle_file_is_never_unpickled(tmp_path, protocol):
     assert not marker.exists()
 
 
-def test_torch_zip_file_is_rejected(tmp_path):
+def test_torch_zip_file_with_payload_is_refused(tmp_path):
     torch = pytest.importorskip("torch")
     marker = tmp_path / "PWNED"
     torch.save({"w": torch.ones(2), "evil": _Payload(marker)}, tmp_path / "model.pt")
-    with pytest.raises(RuntimeError, match="zip archive"):
+    with pytest.raises(pickle.UnpicklingError, match="Unsupported global: GLOBAL io.open"):
         ag.load(tmp_path / "model.pt")
+    assert not marker.exists()
+    with pytest.raises(RuntimeError, match="zip archive"):  # not a safetensors file
+        ag.load_safetensors(tmp_path / "model.pt")
     assert not marker.exists()
 
 
-def test_pickle_arguments_are_refused():
-    with pytest.raises(ValueError):
-        ag.save(ag.ones(1), io.BytesIO(), pickle_module=pickle)
-    with pytest.raises(ValueError):
-        ag.load(io.BytesIO(_valid_bytes()), weights_only=False)
+def test_pickle_arguments_are_checked():
+    import json as not_pickle
+
+    with pytest.raises(ValueError, match="pickle_module"):
+        ag.save(ag.ones(1), io.BytesIO(), pickle_module=not_pickle)
+    for protocol in (0, 99):
+        with pytest.raises(ValueError, match="protocol"):
+            ag.save(ag.ones(1), io.BytesIO(), pickle_protocol=protocol)
+    with pytest.raises(RuntimeError, match="explicit pickle_module"):
+        ag.load(io.BytesIO(_valid_bytes()), pickle_module=pickle, weights_only=True)
+    # weights_only=False on a safetensors file: there is no pickle to trust; it just loads
+    assert ag.load(io.BytesIO(_valid_bytes()), weights_only=False)["n"] == 3

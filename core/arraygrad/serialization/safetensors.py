@@ -1,7 +1,9 @@
-"""``arraygrad.save`` / ``arraygrad.load``: tensors and nested containers in the safetensors layout.
+"""``arraygrad.save_safetensors`` / ``load_safetensors``: tensors and nested containers in the
+safetensors layout (arraygrad's own format before it wrote PyTorch's zip checkpoints).
 
 The file is data only, never code, so loading an untrusted file cannot run
-anything (unlike pickle, which ``torch.save`` uses)::
+anything. ``arraygrad.load`` recognises these files by their first bytes and
+reads them here, so checkpoints written by earlier arraygrad versions keep loading::
 
     8 bytes    little-endian unsigned header length N
     N bytes    UTF-8 JSON header:
@@ -48,7 +50,7 @@ if TYPE_CHECKING:
 # What save/load take as ``f``: a path or a binary file object.
 FileLike = Union[str, "os.PathLike[str]", IO[bytes]]
 
-__all__ = ["save", "load", "MAX_HEADER_BYTES"]
+__all__ = ["save_safetensors", "load_safetensors", "MAX_HEADER_BYTES"]
 
 MAX_HEADER_BYTES = 100 * 1024 * 1024
 """Headers above this size are rejected before being read (a corrupt length must not
@@ -95,12 +97,13 @@ class _Writer:
         if isinstance(obj, tuple):
             return {"U": [self.encode(v) for v in obj]}
         raise TypeError(
-            f"arraygrad.save: cannot save an object of type {type(obj).__name__}; supported are "
+            f"arraygrad.save_safetensors: cannot save an object of type {type(obj).__name__}; "
+            "supported are "
             "tensors and (nested) dicts, lists and tuples of tensors, numbers, strings and None")
 
     def _tensor(self, t: Tensor) -> dict[str, Any]:
         if t.dtype not in _CODES:
-            raise TypeError(f"arraygrad.save: unsupported dtype {t.dtype}")
+            raise TypeError(f"arraygrad.save_safetensors: unsupported dtype {t.dtype}")
         name = self.names.get(id(t))
         if name is None:
             name = self.names[id(t)] = f"t{len(self.entries)}"
@@ -120,15 +123,13 @@ def _little_endian_bytes(t: Tensor) -> bytes:
     return host.tobytes()
 
 
-def save(obj: Any, f: FileLike, pickle_module: Any = None, pickle_protocol: int | None = None,
-         _use_new_zipfile_serialization: bool = True) -> None:
-    """Save ``obj`` (a tensor, or nested dicts/lists/tuples of tensors and plain values) to ``f``.
+def save_safetensors(obj: Any, f: FileLike) -> None:
+    """Save ``obj`` (a tensor, or nested dicts/lists/tuples of tensors and plain values) to ``f``
+    in the safetensors layout (data only: readable by any safetensors reader as name -> tensor).
 
-    ``f`` is a path or a binary file object. The pickle arguments exist for
-    signature compatibility with ``torch.save`` and must be left unset.
+    ``f`` is a path or a binary file object. ``arraygrad.load`` and
+    ``load_safetensors`` read it back with its structure.
     """
-    if pickle_module is not None:
-        raise ValueError("arraygrad.save never pickles; pickle_module is not supported")
     writer = _Writer()
     structure = writer.encode(obj)
     header, chunks, offset = {}, [], 0
@@ -155,7 +156,7 @@ def save(obj: Any, f: FileLike, pickle_module: Any = None, pickle_protocol: int 
 # -- loading ----------------------------------------------------------------------------
 
 def _bad(msg: str) -> RuntimeError:
-    return RuntimeError(f"arraygrad.load: {msg}")
+    return RuntimeError(f"arraygrad.load_safetensors: {msg}")
 
 
 def _read_all(f: FileLike) -> bytes:
@@ -182,11 +183,11 @@ def _read_bounded(fh: IO[bytes]) -> bytes:
 def _reject_foreign(head: bytes) -> None:
     """Clear errors for the files people most often pass by mistake."""
     if head[:1] == b"\x80" and head[1:2] in (b"\x02", b"\x03", b"\x04", b"\x05"):
-        raise _bad("this is a pickle file (e.g. from torch.save with the legacy format); "
-                   "arraygrad never unpickles, since unpickling can run arbitrary code")
+        raise _bad("this is a pickle file (e.g. from torch.save with the legacy format), not a "
+                   "safetensors file; it is never unpickled here")
     if head[:4] == b"PK\x03\x04":
-        raise _bad("this is a zip archive (e.g. from torch.save); arraygrad never unpickles its "
-                   "contents. Convert it to safetensors first")
+        raise _bad("this is a zip archive (a PyTorch checkpoint), not a safetensors file; read it "
+                   "with arraygrad.load")
 
 
 def _parse_header(blob: bytes) -> tuple[dict[str, Any], memoryview]:
@@ -244,21 +245,18 @@ def _target_device(stored: str, map_location: MapLocation) -> str:
     if isinstance(map_location, dict):
         return map_location.get(stored, stored)
     if callable(map_location):
-        raise TypeError("arraygrad.load: map_location must be a device, a string or a dict")
+        raise TypeError("arraygrad.load_safetensors: map_location must be a device, a string or a "
+                        "dict")
     return str(map_location)
 
 
-def load(f: FileLike, map_location: MapLocation = None, pickle_module: Any = None, *,
-         weights_only: bool = True, mmap: bool | None = None, **kwargs: Any) -> Any:
-    """Load an object saved by ``arraygrad.save`` (or any safetensors file).
+def load_safetensors(f: FileLike, map_location: MapLocation = None) -> Any:
+    """Load an object saved by ``save_safetensors`` (or any safetensors file, as a dict).
 
     ``map_location``: a device (``"cpu"``) for every tensor, or a dict
     ``{"cuda:0": "cpu"}`` remapping stored devices. Malformed, truncated or
     pickle files raise ``RuntimeError``; nothing in a file is ever executed.
     """
-    if pickle_module is not None or not weights_only:
-        raise ValueError("arraygrad.load never unpickles; pickle_module and weights_only=False "
-                         "are not supported")
     from arraygrad.backends import backend_for_device
 
     header, data = _parse_header(_read_all(f))

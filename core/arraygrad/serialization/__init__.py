@@ -1,0 +1,90 @@
+"""``arraygrad.save`` / ``arraygrad.load`` in PyTorch's checkpoint format, loaded safely.
+
+``save(obj, f)`` writes what ``torch.save`` writes (a zip archive with ``data.pkl`` and
+raw storages; ``_checkpoint.py`` documents the layout), so PyTorch loads it, and
+``load(f)`` reads PyTorch's files without PyTorch installed. By default ``load`` is
+*weights only*: a restricted unpickler (``_unpickler.py``) that builds tensors,
+containers, numbers and strings and refuses every other global with
+``pickle.UnpicklingError``; :func:`add_safe_globals` / :class:`safe_globals`
+allow-list more. ``weights_only=False`` unpickles anything (whole pickled
+modules): only for trusted files.
+
+The safetensors layout (data only, never pickle) stays available as
+:func:`save_safetensors` / :func:`load_safetensors`; ``load`` recognises those
+files too. See docs/serialization.md.
+
+Package layout: ``_checkpoint`` (save/load of the zip format), ``_pickler`` and
+``_unpickler`` (the two directions of the pickle), ``_rebuild`` (arraygrad's
+``torch._utils._rebuild_*``), ``_storage`` (storages and bytes), ``_zipio``
+(the aligned zip writer and bounded reader), ``safetensors``.
+"""
+
+from __future__ import annotations
+
+import io
+import pickletools
+from typing import Any
+
+from arraygrad.serialization._checkpoint import (DEFAULT_PROTOCOL, FileLike, LoadEndianness,
+                                                 MapLocation, get_default_load_endianness, load,
+                                                 save, set_default_load_endianness)
+from arraygrad.serialization._rebuild import MAX_EXPANDED_BYTES
+from arraygrad.serialization._storage import Storage
+from arraygrad.serialization._unpickler import (_fixed_name, _user_allowed_globals,
+                                                add_safe_globals, allowed_globals,
+                                                clear_safe_globals, get_safe_globals,
+                                                safe_globals)
+from arraygrad.serialization._zipio import ZipReader
+from arraygrad.serialization.safetensors import (MAX_HEADER_BYTES, load_safetensors,
+                                                 save_safetensors)
+
+__all__ = ["save", "load", "save_safetensors", "load_safetensors", "add_safe_globals",
+           "get_safe_globals", "clear_safe_globals", "safe_globals",
+           "get_unsafe_globals_in_checkpoint", "Storage", "DEFAULT_PROTOCOL", "FileLike",
+           "LoadEndianness", "get_default_load_endianness", "set_default_load_endianness",
+           "MapLocation", "MAX_HEADER_BYTES", "MAX_EXPANDED_BYTES"]
+
+
+def get_unsafe_globals_in_checkpoint(f: FileLike) -> list[str]:
+    """The globals in checkpoint ``f`` that a weights-only load would refuse (nothing is run:
+    the pickle's opcodes are only listed)."""
+    from arraygrad.serialization._checkpoint import _open
+
+    fh, size, owned = _open(f)
+    try:
+        reader = ZipReader(fh, size)
+        try:
+            data = reader.read("data.pkl")
+        finally:
+            reader.close()
+    finally:
+        if owned:
+            fh.close()
+    allowed = {**allowed_globals(), **_user_allowed_globals()}
+    found: list[str] = []
+    pushed: list[Any] = []  # recent values, enough to name a STACK_GLOBAL's module and name
+    memo: dict[int, Any] = {}
+    proto = 0
+    for op, arg, _ in pickletools.genops(io.BytesIO(data)):
+        if op.name == "PROTO":
+            proto = int(arg or 0)
+        elif op.name in ("PUT", "BINPUT", "LONG_BINPUT"):
+            memo[int(arg or 0)] = pushed[-1] if pushed else None
+        elif op.name == "MEMOIZE":
+            memo[len(memo)] = pushed[-1] if pushed else None
+        elif op.name in ("GET", "BINGET", "LONG_BINGET"):
+            pushed.append(memo.get(int(arg or 0)))
+        elif op.name not in ("GLOBAL", "STACK_GLOBAL", "INST", "FRAME"):
+            pushed.append(arg if isinstance(arg, str) else None)
+        if op.name in ("GLOBAL", "STACK_GLOBAL", "INST"):
+            if op.name == "STACK_GLOBAL":
+                if len(pushed) < 2 or not all(isinstance(v, str) for v in pushed[-2:]):
+                    continue
+                module, name = pushed[-2], pushed[-1]
+            else:
+                module, name = str(arg).split(" ", 1)
+            module, name = _fixed_name(proto, module, name)
+            full = f"{module}.{name}"
+            if full not in allowed and full not in found:
+                found.append(full)
+    return found

@@ -1,0 +1,302 @@
+"""arraygrad's versions of ``torch._utils._rebuild_*``: the functions a checkpoint calls to make
+its tensors, each checking every argument before it allocates anything.
+
+A checkpoint's pickle says ``torch._utils._rebuild_tensor_v2(storage, offset, size,
+stride, requires_grad, backward_hooks)``; the unpicklers (``_unpickler.py``)
+resolve that name to :func:`_rebuild_tensor_v2` here, and the pickler
+(``_pickler.py``) writes these functions under their ``torch._utils`` names, so
+the names must stay PyTorch's.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from typing import TYPE_CHECKING, Any, Callable
+
+from arraygrad import dtypes as _dt
+from arraygrad.serialization._storage import Storage, array_from_bytes
+from arraygrad.tensor import Tensor, wrap
+
+if TYPE_CHECKING:
+    from arraygrad.backends.contract import Backend
+
+__all__ = ["MAX_EXPANDED_BYTES", "REBUILD_FUNCTIONS", "UNSUPPORTED_REBUILDS", "device_mapper",
+           "_rebuild_tensor", "_rebuild_tensor_v2", "_rebuild_tensor_v3", "_rebuild_parameter",
+           "_rebuild_parameter_with_state", "_rebuild_from_type_v2",
+           "_rebuild_device_tensor_from_cpu_tensor"]
+
+MAX_EXPANDED_BYTES = 256 * 1024 * 1024
+"""A tensor whose strides overlap (``expand``: stride 0) describes more elements than its
+storage holds; arraygrad has no overlapping memory, so loading makes them real. A file that
+claims more than this many bytes that way is refused (it would allocate more than it holds)."""
+
+
+def _bad(msg: str) -> RuntimeError:
+    return RuntimeError(f"arraygrad.load: {msg}")
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+# The load in progress maps a device named inside the pickle (``_rebuild_device_tensor_from_
+# cpu_tensor``) through its map_location; threads load independently.
+_tls = threading.local()
+
+
+def device_mapper() -> Callable[[str], str]:
+    """The running load's ``location -> device`` mapping (the identity outside a load)."""
+    mapper: Callable[[str], str] | None = getattr(_tls, "mapper", None)
+    return mapper if mapper is not None else (lambda loc: loc)
+
+
+def device_mapper_or_none() -> Callable[[str], str] | None:
+    """The running load's mapping, or None outside a load."""
+    mapper: Callable[[str], str] | None = getattr(_tls, "mapper", None)
+    return mapper
+
+
+def set_device_mapper(mapper: Callable[[str], str] | None) -> None:
+    """Install (or, with None, remove) the running load's device mapping for this thread."""
+    _tls.mapper = mapper
+
+
+def backend_for_location(device: Any) -> Backend:
+    """The backend serving ``device``, with PyTorch's hint when it is not available."""
+    from arraygrad.backends import backend_for_device
+
+    try:
+        return backend_for_device(device)
+    except RuntimeError as exc:
+        raise RuntimeError(
+            f"Attempting to deserialize object on device {str(device)!r}, which is not available "
+            f"({exc}). If you are running on a CPU-only machine, please use arraygrad.load with "
+            "map_location='cpu' to map your storages to the CPU.") from None
+
+
+def _check_geometry(storage: Any, offset: Any, size: Any, stride: Any) -> tuple[
+        Storage, int, tuple[int, ...], tuple[int, ...]]:
+    """Validate a tensor's place in its storage, as ``setStorage`` does, before any allocation."""
+    if not isinstance(storage, Storage):
+        raise _bad(f"a tensor's storage is a {type(storage).__name__}, not a storage")
+    if storage.dtype is None:
+        raise _bad(f"the checkpoint holds a tensor of a dtype arraygrad does not have (its "
+                   f"dtypes are {', '.join(d.name for d in _dt.ALL_DTYPES)})")
+    if not _is_int(offset) or offset < 0:
+        raise _bad(f"invalid storage offset {offset!r}")
+    if (not isinstance(size, tuple) or not isinstance(stride, tuple) or len(size) != len(stride)
+            or not all(_is_int(n) and n >= 0 for n in size)
+            or not all(_is_int(s) and s >= 0 for s in stride)):
+        raise _bad(f"invalid tensor geometry: size {size!r}, stride {stride!r}")
+    numel = math.prod(size)
+    itemsize = storage.dtype.itemsize
+    if numel:
+        needed = offset + sum((n - 1) * s for n, s in zip(size, stride)) + 1
+        if needed > storage.size():
+            raise RuntimeError(
+                f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset "
+                f"{offset}, and itemsize {itemsize} requiring a storage size of "
+                f"{needed * itemsize} are out of bounds for storage of size "
+                f"{storage.nbytes()}")
+        if numel > storage.size() and numel * itemsize > MAX_EXPANDED_BYTES:
+            raise _bad(f"a tensor of size {list(size)} and strides {list(stride)} overlaps its "
+                       f"{storage.nbytes()}-byte storage and would take {numel * itemsize} "
+                       f"bytes (more than MAX_EXPANDED_BYTES={MAX_EXPANDED_BYTES})")
+    return storage, offset, size, stride
+
+
+def _contiguous(size: tuple[int, ...], stride: tuple[int, ...]) -> bool:
+    from arraygrad.ops.views import is_contiguous
+
+    return is_contiguous(size, stride)
+
+
+def _tensor_from(storage: Any, offset: Any, size: Any, stride: Any) -> Tensor:
+    """A tensor with the elements ``storage[offset + sum(i * stride)]`` for each index ``i``."""
+    if isinstance(size, list):  # torch.Size pickles as a tuple; be lenient with lists
+        size = tuple(size)
+    if isinstance(stride, list):
+        stride = tuple(stride)
+    storage, offset, size, stride = _check_geometry(storage, offset, size, stride)
+    backend = backend_for_location(storage.device)
+    key = (backend, offset, size, stride)
+    cached = storage._views.get(key)
+    if cached is None:  # tensors with the same place in one storage share memory, as in PyTorch
+        assert storage.dtype is not None
+        numel = math.prod(size)
+        if numel <= 1 or _contiguous(size, stride):
+            arr = array_from_bytes(backend, storage.slice_bytes(offset, numel), storage.dtype,
+                                   size)
+        else:  # gather the strided elements out of the whole storage
+            xp = backend.xp
+            flat = storage.array(backend)
+            index = xp.full(size, offset, dtype=xp.int64)
+            for d, (n, s) in enumerate(zip(size, stride)):
+                shape = [1] * len(size)
+                shape[d] = n
+                index = index + xp.reshape(xp.arange(n, dtype=xp.int64) * s, tuple(shape))
+            arr = xp.reshape(xp.take(flat, xp.reshape(index, (-1,))), size)
+        cached = storage._views[key] = wrap(arr, backend)
+        if not _contiguous(size, stride):  # report PyTorch's strides (stride(), is_contiguous)
+            cached._strides = stride
+    return cached.detach()
+
+
+def _set_requires_grad(t: Tensor, requires_grad: Any) -> Tensor:
+    if not isinstance(requires_grad, bool):
+        raise _bad(f"requires_grad must be a bool, got {type(requires_grad).__name__}")
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _check_hooks(backward_hooks: Any) -> None:
+    # PyTorch writes an empty OrderedDict; hooks are functions, which a weights-only load refuses
+    # by name before this runs, and a full load has no way to re-register them either.
+    if backward_hooks is not None and not isinstance(backward_hooks, dict):
+        raise _bad(f"backward_hooks must be a dict, got {type(backward_hooks).__name__}")
+
+
+def _rebuild_tensor(storage: Any, storage_offset: Any, size: Any, stride: Any) -> Tensor:
+    """``torch._utils._rebuild_tensor``: a tensor viewing ``storage``."""
+    return _tensor_from(storage, storage_offset, size, stride)
+
+
+def _rebuild_tensor_v2(storage: Any, storage_offset: Any, size: Any, stride: Any,
+                       requires_grad: Any = False, backward_hooks: Any = None,
+                       metadata: Any = None) -> Tensor:
+    """``torch._utils._rebuild_tensor_v2``: what ``torch.save`` writes for every plain tensor."""
+    _check_hooks(backward_hooks)
+    if metadata and not isinstance(metadata, dict):
+        raise _bad(f"tensor metadata must be a dict, got {type(metadata).__name__}")
+    return _set_requires_grad(_tensor_from(storage, storage_offset, size, stride), requires_grad)
+
+
+def _rebuild_tensor_v3(storage: Any, storage_offset: Any, size: Any, stride: Any,
+                       requires_grad: Any, backward_hooks: Any, dtype: Any,
+                       metadata: Any = None) -> Tensor:
+    """``torch._utils._rebuild_tensor_v3``: a tensor of ``dtype`` over an untyped (byte) storage."""
+    if not isinstance(storage, Storage):
+        raise _bad(f"a tensor's storage is a {type(storage).__name__}, not a storage")
+    if not isinstance(dtype, _dt.dtype):
+        raise _bad(f"_rebuild_tensor_v3: dtype must be a dtype, got {dtype!r}")
+    if storage.dtype is not dtype:
+        if storage.nbytes() % dtype.itemsize:
+            raise _bad(f"a storage of {storage.nbytes()} bytes does not hold whole {dtype} "
+                       "elements")
+        storage = storage.retyped(dtype)
+    return _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad,
+                              backward_hooks, metadata)
+
+
+def _parameter(data: Any, requires_grad: Any) -> Tensor:
+    from arraygrad.nn.parameter import Parameter
+
+    if not isinstance(data, Tensor):
+        raise _bad(f"a parameter's data is a {type(data).__name__}, not a tensor")
+    if not isinstance(requires_grad, bool):
+        raise _bad(f"requires_grad must be a bool, got {type(requires_grad).__name__}")
+    p = Parameter(data, requires_grad=requires_grad)
+    p._strides = data._strides
+    return p
+
+
+def _set_state(obj: Tensor, state: Any) -> None:
+    """Restore Python attributes a tensor subclass pickled (``torch._utils._set_obj_state``).
+
+    Only new attributes: a name the class already has (``_data``, ``grad``...) is refused, so
+    a file cannot rewire a tensor's internals.
+    """
+    if not state:
+        return
+    if isinstance(state, tuple) and len(state) == 2:
+        dict_state, slots_state = state
+        items = list((dict_state or {}).items()) + list((slots_state or {}).items())
+    elif isinstance(state, dict):
+        items = list(state.items())
+    else:
+        raise _bad(f"invalid tensor state of type {type(state).__name__}")
+    for name, value in items:
+        if not isinstance(name, str) or hasattr(type(obj), name) or name in ("__dict__",
+                                                                           "__class__"):
+            raise _bad(f"refusing to set attribute {name!r} of a loaded tensor")
+        setattr(obj, name, value)
+
+
+def _rebuild_parameter(data: Any, requires_grad: Any, backward_hooks: Any) -> Tensor:
+    """``torch._utils._rebuild_parameter``: what ``torch.save`` writes for an ``nn.Parameter``."""
+    _check_hooks(backward_hooks)
+    return _parameter(data, requires_grad)
+
+
+def _rebuild_parameter_with_state(data: Any, requires_grad: Any, backward_hooks: Any,
+                                  state: Any) -> Tensor:
+    """``torch._utils._rebuild_parameter_with_state``: a parameter with Python attributes."""
+    _check_hooks(backward_hooks)
+    p = _parameter(data, requires_grad)
+    _set_state(p, state)
+    return p
+
+
+def _rebuild_from_type_v2(func: Any, new_type: Any, args: Any, state: Any) -> Tensor:
+    """``torch._tensor._rebuild_from_type_v2``: a tensor (subclass) with Python attributes."""
+    if not any(func is f for f in REBUILD_FUNCTIONS.values()):
+        raise _bad(f"_rebuild_from_type_v2: {func!r} is not a rebuild function")
+    if not isinstance(args, tuple):
+        raise _bad("_rebuild_from_type_v2: args must be a tuple")
+    ret = func(*args)
+    if not (isinstance(new_type, type) and issubclass(new_type, Tensor)):
+        raise _bad(f"_rebuild_from_type_v2: {new_type!r} is not a tensor class")
+    if type(ret) is not new_type:  # PyTorch's ret.as_subclass(new_type): the same data
+        sub = object.__new__(new_type)
+        sub._init_from(ret._data, ret._backend)
+        sub._vc = ret._version_counter()
+        sub._strides = ret._strides
+        sub._requires_grad = ret._requires_grad
+        ret = sub
+    _set_state(ret, state)
+    return ret
+
+
+def _rebuild_device_tensor_from_cpu_tensor(data: Any, dtype: Any, device: Any,
+                                           requires_grad: Any) -> Tensor:
+    """``torch._utils._rebuild_device_tensor_from_cpu_tensor``: a CPU tensor moved to ``device``."""
+    from arraygrad.device import device as device_cls
+
+    if not isinstance(data, Tensor) or not isinstance(dtype, _dt.dtype):
+        raise _bad("_rebuild_device_tensor_from_cpu_tensor: invalid arguments")
+    if not isinstance(device, (str, device_cls)):
+        raise _bad(f"invalid device {device!r}")
+    target = device_mapper()(str(device))
+    backend_for_location(target)
+    t = data.to(dtype=dtype).to(device=target)
+    return _set_requires_grad(t.detach(), requires_grad)
+
+
+def _unsupported(name: str, what: str) -> Callable[..., Tensor]:
+    def rebuild(*args: Any, **kwargs: Any) -> Tensor:
+        raise _bad(f"the checkpoint holds {what} (torch._utils.{name}); arraygrad has no such "
+                   "tensors")
+
+    rebuild.__name__ = rebuild.__qualname__ = name
+    rebuild.__doc__ = f"``torch._utils.{name}``: refused ({what} are not supported)."
+    return rebuild
+
+
+REBUILD_FUNCTIONS: dict[str, Callable[..., Tensor]] = {
+    f.__name__: f for f in (_rebuild_tensor, _rebuild_tensor_v2, _rebuild_tensor_v3,
+                            _rebuild_parameter, _rebuild_parameter_with_state,
+                            _rebuild_device_tensor_from_cpu_tensor)}
+"""``torch._utils.<name>`` -> arraygrad's function."""
+
+UNSUPPORTED_REBUILDS: dict[str, Callable[..., Tensor]] = {
+    name: _unsupported(name, what) for name, what in (
+        ("_rebuild_qtensor", "quantized tensors"),
+        ("_rebuild_sparse_tensor", "sparse tensors"),
+        ("_rebuild_meta_tensor_no_storage", "meta-device tensors"),
+        ("_rebuild_nested_tensor", "nested tensors"),
+        ("_rebuild_wrapper_subclass", "wrapper-subclass tensors"),
+        ("_rebuild_device_tensor_from_numpy", "NumPy-backed device tensors"))}
+"""``torch._utils.<name>`` of tensor kinds arraygrad lacks: a clear error instead of a bare
+"unsupported global"."""
