@@ -33,7 +33,7 @@ def _t(a, requires_grad=False):
 
 
 def _a(t):
-    return np.asarray(t.detach().tolist(), dtype=np.float64)
+    return np.asarray(t.detach().numpy(), dtype=np.float64)
 
 
 # -- independent references: direct loops over output positions and kernel offsets ----------

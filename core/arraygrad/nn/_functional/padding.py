@@ -90,7 +90,8 @@ def _check_non_constant(input: Tensor, pairs: list, mode: str) -> None:
     names = "DHW"[3 - k:]
     ordered = pairs[::-1]  # outermost padded dimension first, as PyTorch's message
     out = [shape[d] + left + right for d, left, right in ordered]
-    if min(out) < 1:
+    # PyTorch refuses only when every padded size is below one (an empty one alone is allowed)
+    if max(out) < 1 or min(out) < 0:
         sizes = ", ".join(f"{c}: {shape[d]}" for c, (d, _, _) in zip(names, ordered))
         outs = ", ".join(f"{c}: {o}" for c, o in zip(names, out))
         raise RuntimeError(f"input ({sizes}) is too small. Calculated output {outs}")
