@@ -450,3 +450,18 @@ def test_pools_match_torch_on_random_shapes(setup):
         kernel = kernel[0] if nd == 1 else kernel  # PyTorch's lp_pool1d multiplies by it
         _grads_match(lambda a: getattr(F, name)(a, 2.0, kernel, stride, ceil),
                      lambda t: getattr(tf, name)(t, 2.0, kernel, stride, ceil), xp, rng)
+
+
+def test_integer_input_pools_in_its_own_dtype():
+    """Max pooling pads an integer input with its smallest value; average pooling divides in
+    the integer type, truncating toward zero (PyTorch's CPU kernels)."""
+    x = np.arange(-12, 12).reshape(1, 2, 3, 4)
+    ours = ag.tensor(x)
+    out = F.max_pool2d(ours, 2, padding=1)
+    assert out.dtype == ag.int64
+    ref, _ = reference_max_pool(x.astype(np.float64), (2, 2), (2, 2), (1, 1), (1, 1), False)
+    np.testing.assert_array_equal(np.asarray(out.tolist()), ref.astype(np.int64))
+    avg = F.avg_pool2d(ours, 3, 1, 1, count_include_pad=False)
+    assert avg.dtype == ag.int64
+    ref = reference_avg_pool(x.astype(np.float64), (3, 3), (1, 1), (1, 1), False, False)
+    np.testing.assert_array_equal(np.asarray(avg.tolist()), np.trunc(ref).astype(np.int64))

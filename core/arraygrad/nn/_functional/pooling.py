@@ -206,16 +206,21 @@ def _avg_pool(input: Tensor, kernel_size: Any, stride: Any, padding: Any, ceil_m
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError(f"{op}: divisor must be not zero")
     total = im2col(x, geom).sum(dim=2)
-    if divisor_override is not None:
-        return _unbatch(total / divisor_override, unbatched)
     backend = x._backend
     xp = backend.xp
-    div = None
-    for axis, counts in enumerate(_avg_divisor(x.shape[2:], geom, count_include_pad)):
-        shape = [1] * n
-        shape[axis] = len(counts)
-        part = xp.reshape(backend.from_host(counts, x._data.dtype), tuple(shape))
-        div = part if div is None else div * part
+    if divisor_override is not None:
+        div = xp.asarray(int(divisor_override), dtype=x._data.dtype)
+    else:
+        div = None
+        for axis, counts in enumerate(_avg_divisor(x.shape[2:], geom, count_include_pad)):
+            shape = [1] * n
+            shape[axis] = len(counts)
+            part = xp.reshape(backend.from_host(counts, x._data.dtype), tuple(shape))
+            div = part if div is None else div * part
+    if not x.dtype.is_floating_point:  # PyTorch divides integers in their own type (truncating)
+        t = total._data
+        q = xp.where(t < 0, -((-t) // div), t // div)
+        return _unbatch(Tensor._wrap(xp.astype(q, t.dtype), backend), unbatched)
     return _unbatch(total / Tensor._wrap(div, backend), unbatched)
 
 
