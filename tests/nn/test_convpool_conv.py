@@ -259,6 +259,10 @@ def test_conv3d_padding_modes_pad_first(mode):
     xp = np.pad(_a(x), ((0, 0), (0, 0), (1, 1), (2, 2), (1, 1)), mode=np_mode)
     ref = reference_conv(xp, _a(m.weight), _a(m.bias), (1, 1, 1), [(0, 0)] * 3, (1, 1, 1), 1)
     np.testing.assert_allclose(_a(m(x)), ref, rtol=1e-10, atol=1e-12)
+    valid = nn.Conv3d(1, 2, 3, padding="valid", padding_mode=mode).double()  # pads nothing
+    ref = reference_conv(_a(x), _a(valid.weight), _a(valid.bias), (1, 1, 1), [(0, 0)] * 3,
+                         (1, 1, 1), 1)
+    np.testing.assert_allclose(_a(valid(x)), ref, rtol=1e-10, atol=1e-12)
 
 
 def test_fold_unfold_layers():
@@ -378,6 +382,7 @@ def test_conv_transpose_matches_torch_on_random_shapes(setup):
 
 
 LAYERS = [
+    ("Conv1d", (2, 3, 3), dict(padding="valid", padding_mode="reflect"), (2, 2, 6)),
     ("Conv3d", (2, 4, (2, 3, 1)), dict(stride=(1, 2, 1), padding=1, groups=2,
                                        padding_mode="circular"), (2, 2, 4, 5, 3)),
     ("Conv3d", (2, 3, 3), dict(padding="same", dilation=(1, 2, 1), padding_mode="replicate"),

@@ -85,10 +85,12 @@ class _ConvNd(Module):
 
     def _padded(self, input: Tensor) -> Tensor:
         """``input`` padded by ``padding_mode`` (non-zero modes pad explicitly, as PyTorch)."""
-        from arraygrad.nn.functional import pad
+        from arraygrad.nn._functional.padding import pad
 
         amounts = []
-        if isinstance(self.padding, str):  # 'same': the extra element goes last
+        if self.padding == "valid":
+            amounts = [0, 0] * self._n
+        elif isinstance(self.padding, str):  # 'same': the extra element goes last
             for k, d in reversed(list(zip(self.kernel_size, self.dilation))):
                 total = d * (k - 1)
                 amounts += [total // 2, total - total // 2]
