@@ -68,9 +68,10 @@ def _pool_geom(x: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation:
     if min(kernel) <= 0:
         raise RuntimeError(f"{op}: kernel_size must be greater than zero, but got "
                            f"{list(kernel)}")
-    if min(stride) <= 0:  # checked before any arithmetic: a zero stride would divide by zero
-        raise RuntimeError(f"{op}: stride should be greater than zero (stride should not be "
-                           f"zero), but got {list(stride)}")
+    if 0 in stride:  # checked before any arithmetic: a zero stride would divide by zero
+        raise RuntimeError(f"{op}: stride should not be zero")
+    if min(stride) < 0:
+        raise RuntimeError(f"{op}: stride must be greater than zero, but got {list(stride)}")
     if min(dilation) <= 0:
         raise RuntimeError(f"{op}: dilation should be greater than zero, but got "
                            f"{list(dilation)}")
