@@ -10,7 +10,7 @@ import pytest
 
 import arraygrad as ag
 from arraygrad.autograd import gradcheck, gradgradcheck
-from arraygrad.nn._functional import conv as F
+from arraygrad.nn import functional as F
 
 F64 = ag.float64
 

@@ -8,7 +8,7 @@ import pytest
 
 import arraygrad as ag
 from arraygrad import nn
-from arraygrad.nn._functional import conv as F
+from arraygrad.nn import functional as F
 
 
 def test_modules_forward_to_functional():

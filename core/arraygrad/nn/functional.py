@@ -14,6 +14,8 @@ from arraygrad.nn._functional import dropout as _dropout
 from arraygrad.nn._functional import linear as _linear
 from arraygrad.nn._functional import loss as _loss
 from arraygrad.nn._functional import normalization as _normalization
+from arraygrad.nn._functional import padding as _padding
+from arraygrad.nn._functional import pooling as _pooling
 from arraygrad.nn._functional.activation import *  # noqa: F401,F403
 from arraygrad.nn._functional.attention import *  # noqa: F401,F403
 from arraygrad.nn._functional.conv import *  # noqa: F401,F403
@@ -21,7 +23,10 @@ from arraygrad.nn._functional.dropout import *  # noqa: F401,F403
 from arraygrad.nn._functional.linear import *  # noqa: F401,F403
 from arraygrad.nn._functional.loss import *  # noqa: F401,F403
 from arraygrad.nn._functional.normalization import *  # noqa: F401,F403
+from arraygrad.nn._functional.padding import *  # noqa: F401,F403
+from arraygrad.nn._functional.pooling import *  # noqa: F401,F403
 
+<<<<<<< HEAD
 _FAMILIES = (
     _activation,
     _attention,
@@ -30,5 +35,13 @@ _FAMILIES = (
     _linear,
     _loss,
     _normalization,
+    _padding,
+    _pooling,
 )
 __all__ = [name for family in _FAMILIES for name in family.__all__]
+=======
+__all__ = [
+    *_activation.__all__, *_conv.__all__, *_linear.__all__, *_loss.__all__,
+    *_normalization.__all__, *_padding.__all__, *_pooling.__all__,
+]
+>>>>>>> i13-convpool

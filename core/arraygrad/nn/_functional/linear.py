@@ -1,4 +1,4 @@
-"""``linear``, ``bilinear``, ``dropout``, ``embedding``, ``one_hot`` and ``pad``."""
+"""``linear``, ``bilinear``, ``dropout``, ``embedding`` and ``one_hot``."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from arraygrad import dtypes as _dt
 from arraygrad.autograd.grad_mode import no_grad
-from arraygrad.ops import elementwise as ew, indexing, linalg
+from arraygrad.ops import elementwise as ew, linalg
 from arraygrad.nn._functional.linear_backward import linear_backward, linear_grad_data
 from arraygrad.ops.promotion import same_backend
 from arraygrad.ops.rule import defop
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from arraygrad.ops.rule import RuleNode
     from arraygrad.backends.contract import Backend
 
-__all__ = ["linear", "bilinear", "dropout", "embedding", "one_hot", "pad"]
+__all__ = ["linear", "bilinear", "dropout", "embedding", "one_hot"]
 
 
 def _linear_vjp(g: Tensor, n: RuleNode) -> tuple:
@@ -191,72 +191,3 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     hot = xp.astype(data[..., None] == classes, backend.native_dtype(_dt.int64))
     return Tensor._wrap(hot, backend)
 
-
-def _pad_index(size: int, left: int, right: int, mode: str) -> list:
-    """Source positions of each output position for the non-constant modes."""
-    out = []
-    for i in range(-left, size + right):
-        if mode == "replicate":
-            j = min(max(i, 0), size - 1)
-        elif mode == "circular":
-            j = i % size
-        else:  # reflect: mirror without repeating the edge
-            period = 2 * (size - 1)
-            j = abs(i) % period if period else 0
-            if j >= size:
-                j = period - j
-        out.append(j)
-    return out
-
-
-def pad(input: Tensor, pad: Any, mode: str = "constant", value: Any = None) -> Tensor:
-    """Pad the last ``len(pad) // 2`` dimensions: ``pad = (left_last, right_last, left_prev, ...)``.
-
-    Modes: ``constant`` (negative amounts crop), ``reflect``, ``replicate``, ``circular``.
-    """
-    if len(pad) % 2 != 0:
-        raise RuntimeError("Padding length must be divisible by 2")
-    if len(pad) // 2 > input.ndim:
-        raise RuntimeError("Padding length should be less than or equal to two times the input "
-                           "dimension but got padding length "
-                           f"{len(pad)} and input of dimension {input.ndim}")
-    pairs = [(input.ndim - 1 - i, int(pad[2 * i]), int(pad[2 * i + 1])) for i in range(len(pad) // 2)]
-    if mode == "constant":
-        return _pad_constant(input, pairs, 0.0 if value is None else value)
-    if mode not in ("reflect", "replicate", "circular"):
-        raise NotImplementedError(f"pad: unsupported padding mode {mode!r}")
-    if value not in (None, 0, 0.0):
-        raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument.")
-    from arraygrad.creation import tensor
-
-    out = input
-    for d, left, right in pairs:
-        size = out.shape[d]
-        if mode == "reflect" and (left >= size or right >= size):
-            raise RuntimeError(
-                f"Argument #4: Padding size should be less than the corresponding input dimension, "
-                f"but got: padding ({left}, {right}) at dimension {d} of input {list(input.shape)}")
-        idx = tensor(_pad_index(size, left, right, mode), dtype=_dt.int64, device=input.device)
-        out = indexing.index_select(out, d, idx)
-    return out
-
-
-def _pad_constant(input: Tensor, pairs: Any, value: Any) -> Tensor:
-    from arraygrad.creation import full
-
-    # negative amounts crop: slice first, then place the rest inside a filled tensor
-    crop = [slice(None)] * input.ndim
-    for d, left, right in pairs:
-        size = input.shape[d]
-        crop[d] = slice(max(-left, 0), size - max(-right, 0))
-    cropped = input[tuple(crop)]
-    shape = list(cropped.shape)
-    place = [slice(None)] * input.ndim
-    for d, left, right in pairs:
-        lo, hi = max(left, 0), max(right, 0)
-        place[d] = slice(lo, lo + shape[d])
-        shape[d] += lo + hi
-    if any(s < 0 for s in shape):
-        raise RuntimeError(f"pad: the padded size would be negative: {shape}")
-    out = full(tuple(shape), value, dtype=input.dtype, device=input.device)
-    return indexing.index_put(out, tuple(place), cropped)

@@ -1,4 +1,4 @@
-"""Convolution layers: ``Conv1d``, ``Conv2d``, ``ConvTranspose2d``.
+"""Convolution layers: ``Conv1d/2d/3d`` and ``ConvTranspose1d/2d/3d``.
 
 Weights use PyTorch's default initialisation: ``kaiming_uniform_(a=sqrt(5))``
 (that is U(-1/sqrt(fan_in), 1/sqrt(fan_in))) and the bias
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
     _IntOrTuple = int | tuple[int, ...]
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
 
 _PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
 
@@ -85,10 +85,12 @@ class _ConvNd(Module):
 
     def _padded(self, input: Tensor) -> Tensor:
         """``input`` padded by ``padding_mode`` (non-zero modes pad explicitly, as PyTorch)."""
-        from arraygrad.nn.functional import pad
+        from arraygrad.nn._functional.padding import pad
 
         amounts = []
-        if isinstance(self.padding, str):  # 'same': the extra element goes last
+        if self.padding == "valid":
+            amounts = [0, 0] * self._n
+        elif isinstance(self.padding, str):  # 'same': the extra element goes last
             for k, d in reversed(list(zip(self.kernel_size, self.dilation))):
                 total = d * (k - 1)
                 amounts += [total // 2, total - total // 2]
@@ -148,14 +150,23 @@ class Conv2d(_Conv):
     _conv = staticmethod(C.conv2d)
 
 
-class ConvTranspose2d(_ConvNd):
-    """Transposed 2-D convolution; weight ``(C_in, C_out / groups, kh, kw)``.
+class Conv3d(_Conv):
+    """3-D convolution over ``(N, C_in, D, H, W)``; weight ``(C_out, C_in / groups, kd, kh,
+    kw)``."""
+
+    _n = 3
+    _conv = staticmethod(C.conv3d)
+
+
+class _ConvTransposeNd(_ConvNd):
+    """A transposed convolution; weight ``(C_in, C_out / groups, *kernel_size)``.
 
     ``forward(input, output_size=None)``: an explicit ``output_size`` picks the
     ``output_padding`` that reaches it, as in PyTorch.
     """
 
     _transposed = True
+    _conv_t: Any
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: _IntOrTuple,
                  stride: _IntOrTuple = 1, padding: _IntOrTuple = 0,
@@ -165,36 +176,59 @@ class ConvTranspose2d(_ConvNd):
         if padding_mode != "zeros":
             raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
         if isinstance(padding, str):
-            raise ValueError("ConvTranspose2d does not support string padding")
+            raise ValueError(f"{type(self).__name__} does not support string padding")
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
                          groups, bias, padding_mode, output_padding, device=device, dtype=dtype)
 
     def _output_padding(self, input: Tensor,
                         output_size: Sequence[int] | None) -> tuple[int, ...]:
+        n = self._n
         if output_size is None:
             return self.output_padding
-        non_spatial = 2 if input.ndim == 4 else 1
-        output_size = tuple(output_size)
-        if len(output_size) == non_spatial + 2:
+        non_spatial = 2 if input.ndim == n + 2 else 1
+        output_size = tuple(int(v) for v in output_size)
+        if len(output_size) == non_spatial + n:
             output_size = output_size[non_spatial:]
-        if len(output_size) != 2:
-            raise ValueError(f"ConvTranspose2D: for {input.ndim}D input, output_size must have "
-                             f"2 or {non_spatial + 2} elements (got {len(output_size)})")
+        if len(output_size) != n:
+            raise ValueError(f"ConvTranspose{n}D: for {input.ndim}D input, output_size must have "
+                             f"{n} or {non_spatial + n} elements (got {len(output_size)})")
+        padding: tuple[int, ...] = tuple(int(p) for p in self.padding)  # never a string here
         lo, hi = [], []
-        for d in range(2):
-            size = ((input.shape[d + non_spatial] - 1) * self.stride[d] - 2 * self.padding[d]
+        for d in range(n):
+            size = ((input.shape[d + non_spatial] - 1) * self.stride[d] - 2 * padding[d]
                     + self.dilation[d] * (self.kernel_size[d] - 1) + 1)
             lo.append(size)
             hi.append(size + self.stride[d] - 1)
-        for d in range(2):
+        for d in range(n):
             if not lo[d] <= output_size[d] <= hi[d]:
                 raise ValueError(f"requested an output size of {list(output_size)}, but valid "
                                  f"sizes range from {lo} to {hi} (for an input of "
                                  f"{list(input.shape[non_spatial:])})")
-        return tuple(output_size[d] - lo[d] for d in range(2))
+        return tuple(output_size[d] - lo[d] for d in range(n))
 
     def forward(self, input: Tensor, output_size: Sequence[int] | None = None) -> Tensor:
-        """``conv_transpose2d(input, weight, bias)`` with this layer's settings."""
+        """The functional transposed convolution with this layer's settings."""
         output_padding = self._output_padding(input, output_size)
-        return C.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
+        return type(self)._conv_t(input, self.weight, self.bias, self.stride, self.padding,
                                   output_padding, self.groups, self.dilation)
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    """Transposed 1-D convolution; weight ``(C_in, C_out / groups, k)``."""
+
+    _n = 1
+    _conv_t = staticmethod(C.conv_transpose1d)
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    """Transposed 2-D convolution; weight ``(C_in, C_out / groups, kh, kw)``."""
+
+    _n = 2
+    _conv_t = staticmethod(C.conv_transpose2d)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """Transposed 3-D convolution; weight ``(C_in, C_out / groups, kd, kh, kw)``."""
+
+    _n = 3
+    _conv_t = staticmethod(C.conv_transpose3d)
