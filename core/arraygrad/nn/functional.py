@@ -26,7 +26,6 @@ from arraygrad.nn._functional.normalization import *  # noqa: F401,F403
 from arraygrad.nn._functional.padding import *  # noqa: F401,F403
 from arraygrad.nn._functional.pooling import *  # noqa: F401,F403
 
-<<<<<<< HEAD
 _FAMILIES = (
     _activation,
     _attention,
@@ -39,9 +38,3 @@ _FAMILIES = (
     _pooling,
 )
 __all__ = [name for family in _FAMILIES for name in family.__all__]
-=======
-__all__ = [
-    *_activation.__all__, *_conv.__all__, *_linear.__all__, *_loss.__all__,
-    *_normalization.__all__, *_padding.__all__, *_pooling.__all__,
-]
->>>>>>> i13-convpool

@@ -12,11 +12,8 @@ from arraygrad.nn.modules import container as _container
 from arraygrad.nn.modules import conv as _conv
 from arraygrad.nn.modules import dropout as _dropout
 from arraygrad.nn.modules import flatten as _flatten
-<<<<<<< HEAD
-from arraygrad.nn.modules import instancenorm as _instancenorm
-=======
 from arraygrad.nn.modules import fold as _fold
->>>>>>> i13-convpool
+from arraygrad.nn.modules import instancenorm as _instancenorm
 from arraygrad.nn.modules import linear as _linear
 from arraygrad.nn.modules import loss as _loss
 from arraygrad.nn.modules import normalization as _normalization
@@ -35,11 +32,8 @@ from arraygrad.nn.modules.container import *  # noqa: F401,F403
 from arraygrad.nn.modules.conv import *  # noqa: F401,F403
 from arraygrad.nn.modules.dropout import *  # noqa: F401,F403
 from arraygrad.nn.modules.flatten import *  # noqa: F401,F403
-<<<<<<< HEAD
-from arraygrad.nn.modules.instancenorm import *  # noqa: F401,F403
-=======
 from arraygrad.nn.modules.fold import *  # noqa: F401,F403
->>>>>>> i13-convpool
+from arraygrad.nn.modules.instancenorm import *  # noqa: F401,F403
 from arraygrad.nn.modules.linear import *  # noqa: F401,F403
 from arraygrad.nn.modules.loss import *  # noqa: F401,F403
 from arraygrad.nn.modules.normalization import *  # noqa: F401,F403
@@ -60,11 +54,8 @@ _FAMILIES = (
     _conv,
     _dropout,
     _flatten,
-<<<<<<< HEAD
-    _instancenorm,
-=======
     _fold,
->>>>>>> i13-convpool
+    _instancenorm,
     _linear,
     _loss,
     _normalization,
