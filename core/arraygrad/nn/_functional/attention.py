@@ -310,7 +310,7 @@ def _append_column(mask: Tensor | None) -> Tensor | None:
     """One more key column (for bias_k / the zero attention), not masked."""
     if mask is None:
         return None
-    from arraygrad.nn._functional.linear import pad
+    from arraygrad.nn._functional.padding import pad
 
     return pad(mask, (0, 1))
 
