@@ -110,7 +110,9 @@ __version__ = "0.1.0"
 
 
 _LAZY_SUBMODULES = ("nn", "optim", "utils", "special", "viz", "conformance", "linalg")
-_LAZY_FUNCTIONS = {"save": "arraygrad.serialization", "load": "arraygrad.serialization"}
+_LAZY_FUNCTIONS = {"save": "arraygrad.serialization", "load": "arraygrad.serialization",
+                   **{name: "arraygrad.nn._functional.distance"
+                      for name in ("cdist", "cosine_similarity", "pairwise_distance")}}
 
 
 def __getattr__(name: str) -> Any:
