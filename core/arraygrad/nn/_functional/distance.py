@@ -90,12 +90,10 @@ def _cdist_vjp(g: Tensor, n: RuleNode) -> tuple[Tensor, Tensor]:
         safe = ew.where(nonzero, dist, ew.full_like_scalar(dist, 1.0))
         if p == 2:
             term = g * diff / safe
-        elif p < 1:
+        else:  # sign(d) |d|^(p-1) / dist^(p-1), zero where d == 0 (no 0 * inf for p < 2)
             nonzero = nonzero & (diff != 0)
             a = ew.where(diff != 0, ew.abs(diff), ew.full_like_scalar(diff, 1.0))
             term = g * ew.sign(diff) * a ** (p - 1) / safe ** (p - 1)
-        else:
-            term = g * diff * ew.abs(diff) ** (p - 2) / safe ** (p - 1)
         term = ew.where(nonzero, term, zero)
     return term.sum(-2), -term.sum(-3)
 
