@@ -49,7 +49,8 @@ def _ctc_first_order(gd: Any, n: RuleNode, backend: Backend) -> Any:
     return n.saved_data("term") * backend.xp.reshape(gd, (1, -1, 1))
 
 
-CTC = defop("CtcLossBackward0", inputs=("log_probs",), saves=("term",), vjp=(_ctc_vjp,),
+CTC = defop("CtcLossBackward0", inputs=("log_probs",), saves=("term", "log_probs"),
+            uses=(("term", "log_probs"),), vjp=(_ctc_vjp,),
             first_order=(_ctc_first_order,), exact=True)
 
 
@@ -67,6 +68,8 @@ def _lse(xp: Any, *arrays: Any) -> Any:
 
 def _shift(xp: Any, a: Any, k: int, fill: Any) -> Any:
     """``a`` moved ``k`` places right (k > 0) or left (k < 0) along the last axis, filled."""
+    if abs(k) >= a.shape[-1]:  # moved out entirely
+        return xp.full(a.shape, fill, dtype=a.dtype)
     pad = xp.full((*a.shape[:-1], abs(k)), fill, dtype=a.dtype)
     if k > 0:
         return xp.concat([pad, a[..., :-k]], axis=-1)
@@ -99,7 +102,10 @@ def _target_rows(targets: Tensor, tl: list[int], c: int, padded: bool) -> list[l
                 raise RuntimeError(
                     f"ctc_loss: Expected tensor to have size at least {length} at dimension "
                     f"{targets.ndim - 1}, but got size {width} for argument #2 'targets'")
-        matrix = rows if targets.ndim == 2 else [rows]
+        if targets.ndim == 2 and targets.shape[0] != len(tl):
+            raise RuntimeError(f"ctc_loss: Expected padded targets of batch size {len(tl)}, got "
+                               f"{list(targets.shape)}")
+        matrix = rows if rows else [[] for _ in tl]
         out = [list(matrix[i][:length]) for i, length in enumerate(tl)]
     else:
         if targets.ndim != 1:
