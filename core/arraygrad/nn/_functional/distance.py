@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from arraygrad import dtypes as _dt
 from arraygrad.autograd.grad_mode import is_grad_enabled
 from arraygrad.ops import elementwise as ew, shape as _shape
+from arraygrad.ops.promotion import same_backend
 from arraygrad.ops.rule import defop
 from arraygrad.tensor import Tensor
 
@@ -146,6 +147,7 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
     ``p=2`` uses a matrix product when ``compute_mode`` asks (always, or by default when P or
     R exceeds 25), as PyTorch does.
     """
+    same_backend("cdist", x1, x2)
     if x1.ndim < 2:
         raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.ndim}D")
     if x2.ndim < 2:

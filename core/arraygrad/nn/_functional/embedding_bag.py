@@ -10,6 +10,7 @@ from typing import Any
 from arraygrad import dtypes as _dt
 from arraygrad.nn._functional.linear import _renorm_rows
 from arraygrad.ops import elementwise as ew
+from arraygrad.ops.promotion import same_backend
 from arraygrad.tensor import Tensor
 
 __all__ = ["embedding_bag"]
@@ -59,6 +60,8 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
                       "`embedding_bag(weight, input, ...)` is deprecated, and should now be "
                       "`embedding_bag(input, weight, ...)`.", stacklevel=2)
         weight, input = input, weight
+    same_backend("embedding_bag", weight, input,
+                 *(t for t in (offsets, per_sample_weights) if t is not None))
     if per_sample_weights is not None and tuple(input.shape) != tuple(per_sample_weights.shape):
         raise ValueError(
             f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, "

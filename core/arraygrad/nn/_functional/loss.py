@@ -9,6 +9,7 @@ from arraygrad import dtypes as _dt
 from arraygrad.nn import _ops
 from arraygrad.ops import activation as _act, elementwise as ew
 from arraygrad.ops import fast as _fast
+from arraygrad.ops.promotion import same_backend
 from arraygrad.ops.rule import defop
 from arraygrad.tensor import Tensor
 
@@ -365,6 +366,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
             f"({input.shape}) is deprecated. Please ensure they have the same size.")
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
+    same_backend("binary_cross_entropy", input, target, *(() if weight is None else (weight,)))
     xp = input._backend.xp
     if input.numel() and (float(xp.min(input._data)) < 0 or float(xp.max(input._data)) > 1):
         raise RuntimeError("all elements of input should be between 0 and 1")

@@ -17,6 +17,7 @@ from arraygrad import dtypes as _dt
 from arraygrad.autograd.grad_mode import is_grad_enabled
 from arraygrad.nn._functional.loss import _quiet_division
 from arraygrad.ops import elementwise as ew
+from arraygrad.ops.promotion import same_backend
 from arraygrad.ops.rule import defop
 from arraygrad.tensor import Tensor
 
@@ -146,7 +147,7 @@ def _alpha_beta(xp: Any, lp: Any, ext: Any, il: Any, sl: Any, skip: Any,
     rows = xp.reshape(xp.arange(n), (n, 1)) * lp.shape[2]
 
     def emit(t: int) -> Any:  # lp[t, n, ext[n, s]]
-        flat = xp.reshape(lp[t], (-1,))
+        flat = xp.reshape(lp[t, ...], (-1,))
         return xp.reshape(xp.take(flat, xp.reshape(rows + ext, (-1,))), (n, width))
 
     neg = xp.full((n, width), ninf, dtype=lp.dtype)
@@ -168,7 +169,8 @@ def _alpha_beta(xp: Any, lp: Any, ext: Any, il: Any, sl: Any, skip: Any,
         if t_end < 0:  # an empty input: only the empty target has an alignment
             nll_parts.append(0.0 if int(sl[i]) == 1 else float("inf"))
             continue
-        vals = xp.where(ends[i], alpha[t_end, i], xp.full((width,), ninf, dtype=lp.dtype))
+        vals = xp.where(ends[i, ...], alpha[t_end, i, ...],
+                        xp.full((width,), ninf, dtype=lp.dtype))
         nll_parts.append(-float(_lse_last(xp, vals)))
     nll = xp.asarray(nll_parts, dtype=lp.dtype)
     if not need_beta:
@@ -199,6 +201,8 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Tensor | Sequenc
     """
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
+    same_backend("ctc_loss", log_probs, *(t for t in (targets, input_lengths, target_lengths)
+                                          if isinstance(t, Tensor)))
     unbatched = log_probs.ndim == 2
     if log_probs.ndim not in (2, 3):
         raise RuntimeError(f"ctc_loss: expected log_probs of shape (T, N, C) or (T, C), got "

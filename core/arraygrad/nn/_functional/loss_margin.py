@@ -12,6 +12,7 @@ from arraygrad.nn import _ops
 from arraygrad.nn._functional.distance import pairwise_distance
 from arraygrad.nn._functional.loss import _reduce, _reduction
 from arraygrad.ops import elementwise as ew
+from arraygrad.ops.promotion import same_backend
 from arraygrad.tensor import Tensor
 
 __all__ = ["cosine_embedding_loss", "margin_ranking_loss", "hinge_embedding_loss",
@@ -34,6 +35,14 @@ def reduction_of(size_average: Any, reduce: Any, reduction: str) -> str:
     return reduction
 
 
+def same_device(op: str, *tensors: Any) -> None:
+    """PyTorch's RuntimeError naming both devices when the tensors among ``tensors`` (None and
+    numbers skipped) live on different devices."""
+    found = [t for t in tensors if isinstance(t, Tensor)]
+    if len(found) > 1:
+        same_backend(op, *found)
+
+
 def _zeros_where(mask: Tensor, values: Tensor) -> Tensor:
     """``values`` where ``mask``, else 0 (``where``: no NaN leaks from the other side)."""
     return ew.where(mask, values, ew.full_like_scalar(values, 0.0))
@@ -51,6 +60,7 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     """``1 - cos(x1, x2)`` where ``target == 1``, ``max(0, cos(x1, x2) - margin)`` where
     ``target == -1`` (0 elsewhere); ``cos`` with ``1e-12`` added to each squared norm."""
     reduction = reduction_of(size_average, reduce, reduction)
+    same_device("cosine_embedding_loss", input1, input2, target)
     tdim = target.ndim
     if tdim not in (0, 1):
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
@@ -74,6 +84,7 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
                         reduction: str = "mean") -> Tensor:
     """``max(0, -target * (input1 - input2) + margin)``."""
     reduction = reduction_of(size_average, reduce, reduction)
+    same_device("margin_ranking_loss", input1, input2, target)
     if input1.ndim != input2.ndim or input1.ndim != target.ndim:
         raise RuntimeError(
             f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
@@ -87,6 +98,7 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
     """``x`` where ``target == 1`` plus ``max(0, margin - x)`` where ``target == -1`` (other
     targets: both terms, as PyTorch's composition gives)."""
     reduction = reduction_of(size_average, reduce, reduction)
+    same_device("hinge_embedding_loss", input, target)
     loss = (_zeros_where(target != 1, ew.clamp(margin - input, min=0))
             + _zeros_where(target != -1, input))
     return _reduce(loss, reduction)
@@ -96,6 +108,7 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, re
                      reduction: str = "mean") -> Tensor:
     """``log(1 + exp(-target * input))`` (two-class logistic loss)."""
     reduction = reduction_of(size_average, reduce, reduction)
+    same_device("soft_margin_loss", input, target)
     return _reduce(ew.log1p(ew.exp(-input * target)), reduction)
 
 
@@ -105,6 +118,7 @@ def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | 
     """``-mean_c w_c (t_c log sigmoid(x_c) + (1 - t_c) log sigmoid(-x_c))`` per sample (the
     class dimension is the last)."""
     reduction = _reduction(size_average, reduce, reduction)
+    same_device("multilabel_soft_margin_loss", input, target, weight)
     loss = -(target * _ops.log_sigmoid(input) + (1 - target) * _ops.log_sigmoid(-input))
     if weight is not None:
         loss = loss * weight
@@ -141,6 +155,7 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
         raise ValueError("only p == 1 and p == 2 supported")
     if weight is not None and weight.ndim != 1:
         raise ValueError("weight must be one-dimensional")
+    same_device("multi_margin_loss", input, target, weight)
     nframe, dim = _frames(input, "multi_margin_loss")
     if target.ndim > 1 or target.numel() != nframe:
         raise RuntimeError(
@@ -173,6 +188,7 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: Any = No
     """``sum_{j in targets} sum_{i not in targets} max(0, 1 - (x_j - x_i)) / C`` per sample;
     each row of ``target`` lists class indices up to the first ``-1``."""
     reduction = reduction_of(size_average, reduce, reduction)
+    same_device("multilabel_margin_loss", input, target)
     nframe, dim = _frames(input, "multilabel_margin_loss")
     bad = (target.ndim > 1 or target.numel() != dim) if input.ndim <= 1 else (
         target.ndim != 2 or tuple(target.shape) != (nframe, dim))
@@ -199,6 +215,7 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: Any = No
 
 
 def _check_triplet_dims(anchor: Tensor, positive: Tensor, negative: Tensor) -> None:
+    same_device("triplet_margin_loss", anchor, positive, negative)
     a, p, n = anchor.ndim, positive.ndim, negative.ndim
     if not (a == p == n):
         raise RuntimeError(

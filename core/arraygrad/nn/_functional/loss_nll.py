@@ -7,6 +7,7 @@ import math
 from typing import Any
 
 from arraygrad.nn._functional.loss import _reduce, _reduction
+from arraygrad.nn._functional.loss_margin import same_device
 from arraygrad.ops import elementwise as ew
 from arraygrad.tensor import Tensor
 
@@ -17,7 +18,7 @@ def _gaussian_var(input: Tensor, var: Tensor | float) -> Tensor:
     """``var`` checked and shaped as PyTorch's rules allow: the input's shape, the input's
     without its last dimension (unsqueezed), or one broadcast dimension; a float fills the
     input's shape."""
-    if isinstance(var, (int, float)) and not isinstance(var, bool):
+    if not isinstance(var, Tensor):  # a number: the same variance everywhere
         if var < 0:
             raise ValueError("var has negative entry/entries")
         return ew.full_like_scalar(input, float(var)).expand_as(input)
@@ -42,6 +43,7 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: 
     The clamp at ``eps`` changes the values only: the gradient reaches ``var`` as if it were
     not clamped, as PyTorch clamps a copy in place under ``no_grad``.
     """
+    same_device("gaussian_nll_loss", input, target, var)
     v = _gaussian_var(input, var)
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not valid")
@@ -59,6 +61,7 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
     """``exp(input) - target * input`` (``log_input``) or ``input - target * log(input + eps)``;
     ``full`` adds Stirling's ``t log t - t + 0.5 log(2 pi t)`` where ``target > 1``."""
     reduction = _reduction(size_average, reduce, reduction)
+    same_device("poisson_nll_loss", input, target)
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not a valid value for reduction")
     if log_input:
