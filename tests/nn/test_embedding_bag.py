@@ -4,7 +4,7 @@ from_pretrained; hand-computed references, gradcheck, and PyTorch where installe
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 from nn_helpers import arr
 
 import arraygrad as ag
@@ -98,6 +98,14 @@ def test_all_bags_empty_still_has_a_gradient():
     assert out.shape == (2, 2) and not arr(out).any()
     out.sum().backward()
     assert not arr(w.grad).any()
+    psw = ag.ones(2, dtype=ag.float64, requires_grad=True)  # every entry is padding
+    F.embedding_bag(ag.tensor([3, 3]), w64(), ag.tensor([0]), mode="sum", padding_idx=3,
+                    per_sample_weights=psw).sum().backward()
+    assert arr(psw.grad).tolist() == [0.0, 0.0]
+    empty = ag.ones(0, dtype=ag.float64, requires_grad=True)
+    F.embedding_bag(ag.tensor([], dtype=ag.int64), w64(), ag.tensor([0]), mode="sum",
+                    per_sample_weights=empty).sum().backward()
+    assert empty.grad is not None and empty.grad.shape == (0,)
 
 
 def test_max_norm_renormalises_each_used_row_once():
@@ -163,6 +171,7 @@ def test_module():
        cuts=st.lists(st.integers(0, 9), max_size=4), last=st.booleans(),
        pad=st.sampled_from([None, 0, 3, -2]), weighted=st.booleans(),
        seed=st.integers(0, 2 ** 16))
+@example(mode="sum", n=0, cuts=[], last=False, pad=None, weighted=True, seed=0)  # no entries
 def test_against_torch(mode, n, cuts, last, pad, weighted, seed):
     r = np.random.default_rng(seed)
     w = r.standard_normal((6, 3))

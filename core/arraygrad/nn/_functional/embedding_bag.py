@@ -141,8 +141,9 @@ def _bag_sum(weight: Tensor, flat: Tensor, indices: list[int], bags: list[tuple[
                 keep.append(k)
                 counts[b] += 1
     out = zeros(n_bags, dim, dtype=weight.dtype, device=weight.device)
-    if not keep:  # every bag empty: zeros, still connected to the weight (a zero gradient)
-        return out + weight[:0].sum()
+    if not keep:  # every bag empty: zeros, still connected to the inputs (zero gradients)
+        out = out + weight[:0].sum()
+        return out if psw is None else out + psw[:0].sum()
     device = weight.device
     pos = tensor(keep, dtype=_dt.int64, device=device)
     rows = weight[flat[pos]]
