@@ -16,7 +16,8 @@ from arraygrad.tensor import Tensor
 if TYPE_CHECKING:
     from arraygrad.ops.rule import RuleNode
 
-__all__ = ["cosine_similarity", "normalize", "pairwise_distance", "cdist"]
+# ``cdist`` is torch-level only in PyTorch (``arraygrad.cdist``), not in ``nn.functional``
+__all__ = ["cosine_similarity", "normalize", "pairwise_distance"]
 
 
 def _value_clamped_min(norm: Tensor, eps: float) -> Tensor:

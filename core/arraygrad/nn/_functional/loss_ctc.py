@@ -77,7 +77,7 @@ def _shift(xp: Any, a: Any, k: int, fill: Any) -> Any:
     return xp.concat([a[..., -k:], pad], axis=-1)
 
 
-def _lengths(value: Any, name: str, size: int, unbatched: bool) -> list[int]:
+def _lengths(value: Any, name: str, size: int) -> list[int]:
     """The integer lengths ``value`` (a tensor, a sequence or an int) for each sample."""
     if isinstance(value, Tensor):
         if value.is_floating_point():
@@ -93,8 +93,8 @@ def _lengths(value: Any, name: str, size: int, unbatched: bool) -> list[int]:
 
 
 def _target_rows(targets: Tensor, tl: list[int], c: int, padded: bool) -> list[list[int]]:
-    """Each sample's labels, from padded (N, S) (or an unbatched call's (S,)) or concatenated
-    1-D ``targets``."""
+    """Each sample's labels, from padded (N, S) or concatenated 1-D ``targets`` (an unbatched
+    call's (S,) targets are its one sample's, concatenated: S must equal its length)."""
     rows = targets.to(_dt.int64).tolist() if targets.numel() else []
     if padded:
         width = targets.shape[-1] if targets.ndim else 0
@@ -213,8 +213,8 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Tensor | Sequenc
     t_max, n, c = lp_t.shape
     if not 0 <= blank < c:
         raise RuntimeError("blank must be in label range")
-    il = _lengths(input_lengths, "input_lengths", n, unbatched)
-    tl = _lengths(target_lengths, "target_lengths", n, unbatched)
+    il = _lengths(input_lengths, "input_lengths", n)
+    tl = _lengths(target_lengths, "target_lengths", n)
     for name, values in (("input_lengths", il), ("target_lengths", tl)):
         if min(values, default=0) < 0:
             raise RuntimeError(f"ctc_loss: Expected {name} to have value at least 0, but got "
