@@ -396,3 +396,16 @@ def test_weighted_module_state_dict_loads_from_torch():
     np.testing.assert_allclose(arr(ours(ag.tensor(x), ag.tensor([0, 1, 3]))),
                                theirs(torch.tensor(x), torch.tensor([0, 1, 3])).item(),
                                rtol=1e-6)
+
+
+def test_guide_code_blocks_run():
+    import pathlib
+    import re
+
+    text = (pathlib.Path(__file__).resolve().parents[2] / "docs"
+            / "losses-and-distances.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    assert len(blocks) >= 4
+    namespace: dict = {}
+    for i, code in enumerate(blocks):
+        exec(compile(code, f"losses-and-distances.md[block {i}]", "exec"), namespace)  # noqa: S102
