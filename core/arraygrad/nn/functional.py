@@ -10,18 +10,28 @@ from __future__ import annotations
 from arraygrad.nn._functional import activation as _activation
 from arraygrad.nn._functional import attention as _attention
 from arraygrad.nn._functional import conv as _conv
+from arraygrad.nn._functional import distance as _distance
 from arraygrad.nn._functional import dropout as _dropout
+from arraygrad.nn._functional import embedding_bag as _embedding_bag
 from arraygrad.nn._functional import linear as _linear
 from arraygrad.nn._functional import loss as _loss
+from arraygrad.nn._functional import loss_ctc as _loss_ctc
+from arraygrad.nn._functional import loss_margin as _loss_margin
+from arraygrad.nn._functional import loss_nll as _loss_nll
 from arraygrad.nn._functional import normalization as _normalization
 from arraygrad.nn._functional import padding as _padding
 from arraygrad.nn._functional import pooling as _pooling
 from arraygrad.nn._functional.activation import *  # noqa: F401,F403
 from arraygrad.nn._functional.attention import *  # noqa: F401,F403
 from arraygrad.nn._functional.conv import *  # noqa: F401,F403
+from arraygrad.nn._functional.distance import *  # noqa: F401,F403
 from arraygrad.nn._functional.dropout import *  # noqa: F401,F403
+from arraygrad.nn._functional.embedding_bag import *  # noqa: F401,F403
 from arraygrad.nn._functional.linear import *  # noqa: F401,F403
 from arraygrad.nn._functional.loss import *  # noqa: F401,F403
+from arraygrad.nn._functional.loss_ctc import *  # noqa: F401,F403
+from arraygrad.nn._functional.loss_margin import *  # noqa: F401,F403
+from arraygrad.nn._functional.loss_nll import *  # noqa: F401,F403
 from arraygrad.nn._functional.normalization import *  # noqa: F401,F403
 from arraygrad.nn._functional.padding import *  # noqa: F401,F403
 from arraygrad.nn._functional.pooling import *  # noqa: F401,F403
@@ -30,9 +40,14 @@ _FAMILIES = (
     _activation,
     _attention,
     _conv,
+    _distance,
     _dropout,
+    _embedding_bag,
     _linear,
     _loss,
+    _loss_ctc,
+    _loss_margin,
+    _loss_nll,
     _normalization,
     _padding,
     _pooling,

@@ -120,7 +120,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
 def _renorm_rows(weight: Tensor, indices: Any, max_norm: float, norm_type: float) -> None:
     """Scale, in place, the rows ``indices`` of ``weight`` whose norm exceeds ``max_norm``."""
     with no_grad():
-        idx = indices.reshape(-1)
+        idx = indices.reshape(-1).unique()  # each row once, as PyTorch's embedding_renorm_
         rows = weight[idx]
         norms = rows.norm(p=norm_type, dim=1, keepdim=True)
         scale = ew.where(norms > max_norm, max_norm / (norms + 1e-7), ew.full_like_scalar(norms, 1.0))
@@ -174,14 +174,14 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: Any = None, max_norm: 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """int64 one-hot encoding of an integer tensor along a new last dimension."""
-    if tensor.dtype not in (_dt.int64, _dt.int32):
+    if tensor.dtype != _dt.int64:  # PyTorch takes int64 only (int32 too is refused)
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     backend = tensor._backend
     xp = backend.xp
     data = tensor._data
+    if tensor.numel() == 0 and num_classes <= 0:
+        raise RuntimeError("Can not infer total number of classes from empty tensor.")
     if num_classes == -1:
-        if tensor.numel() == 0:
-            raise RuntimeError("Can not infer total number of classes from empty tensor.")
         num_classes = int(xp.max(data)) + 1
     if tensor.numel() and (int(xp.min(data)) < 0):
         raise RuntimeError("Class values must be non-negative.")

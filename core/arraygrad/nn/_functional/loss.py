@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import warnings
 from typing import TYPE_CHECKING, Any
 
@@ -10,6 +9,7 @@ from arraygrad import dtypes as _dt
 from arraygrad.nn import _ops
 from arraygrad.ops import activation as _act, elementwise as ew
 from arraygrad.ops import fast as _fast
+from arraygrad.ops.promotion import same_backend
 from arraygrad.ops.rule import defop
 from arraygrad.tensor import Tensor
 
@@ -81,6 +81,39 @@ def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any
     return _reduce(ew.abs(input - target), reduction)
 
 
+def _clipped_slope_rule(name: str, bound: str, scale: bool) -> Any:
+    """The rule of an elementwise Huber-type loss of ``d = self - target``: its gradient is
+    PyTorch's clipped slope ``clamp(d, -b, b)`` (``/ b`` for ``smooth_l1``), so an infinite
+    ``d`` gets the slope ``+-1`` (a composition through ``where`` would give ``0 * inf = NaN``)
+    and a NaN ``d`` a NaN gradient, as in PyTorch."""
+    def slope(g: Tensor, n: RuleNode) -> Tensor:
+        b = getattr(n, bound)
+        clipped = ew.clamp(n.self - n.target, -b, b)
+        return g * (clipped / b if scale else clipped)
+
+    return defop(name, inputs=("self", "target"), saves=("self", "target"), params=(bound,),
+                 vjp=(slope, lambda g, n: -slope(g, n)))
+
+
+SMOOTH_L1 = _clipped_slope_rule("SmoothL1LossBackward0", "beta", True)
+HUBER = _clipped_slope_rule("HuberLossBackward0", "delta", False)
+
+
+def _huber_type(rule: Any, input: Tensor, target: Tensor, bound: float, scale: bool,
+                **params: float) -> Tensor:
+    """``0.5 d^2 (/ b)`` where ``|d| < b``, else ``|d| - 0.5 b`` (``* b`` for Huber), as one
+    node of ``rule`` (the arrays of the promoted difference, recorded with both inputs)."""
+    d = (input.detach() - target.detach())._data
+    backend = (input if isinstance(input, Tensor) else target)._backend
+    xp = backend.xp
+    a = xp.abs(d)
+    if scale:
+        data = xp.where(a < bound, a * a * (0.5 / bound), a - 0.5 * bound)
+    else:
+        data = xp.where(a < bound, a * a * 0.5, (a - 0.5 * bound) * bound)
+    return rule.record(data, backend, (input, target), **params)
+
+
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
                    reduction: str = "mean",
                    beta: float = 1.0) -> Tensor:
@@ -89,11 +122,9 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, redu
     _check_same_size(input, target)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
-    d = ew.abs(input - target)
-    if beta == 0:
-        return _reduce(d, reduction)
-    loss = ew.where(d < beta, d * d * (0.5 / beta), d - 0.5 * beta)
-    return _reduce(loss, reduction)
+    if beta == 0:  # PyTorch's l1 loss (``abs``: a zero gradient at a NaN difference)
+        return _reduce(ew.abs(input - target), reduction)
+    return _reduce(_huber_type(SMOOTH_L1, input, target, beta, True, beta=beta), reduction)
 
 
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
@@ -102,8 +133,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     _check_same_size(input, target)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
-    d = ew.abs(input - target)
-    loss = ew.where(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta)
+    loss = _huber_type(HUBER, input, target, delta, False, delta=delta)
     if weight is not None:
         loss = loss * weight
     return _reduce(loss, reduction)
@@ -175,6 +205,9 @@ def _nll_grad_data(gd: Any, n: RuleNode, backend: Backend) -> Any:
 NLL = defop("NllLossBackward0", saves=("picks",), params=("reduction",),
             vjp=(lambda g, n: n.picks * (g.unsqueeze(1) if n.reduction == "none" else g),),
             first_order=(_nll_grad_data,), exact=True)
+
+
+_BCE_EPS = 1e-12  # PyTorch's floor of x (1 - x) in the BCE gradient
 
 
 def _quiet_division(xp: Any) -> Any:
@@ -301,9 +334,25 @@ def _cross_entropy_probs(logp: Any, target: Tensor, weight: Tensor | None, ignor
     return total / (logp.numel() / n_classes)
 
 
-def _log_clamped(x: Tensor) -> Tensor:
-    """``max(log(x), -100)`` as PyTorch's BCE clamps, with a finite gradient at 0."""
-    return ew.log(ew.clamp(x, min=math.exp(-100)))
+# PyTorch's BCE: each log clamped at -100 (so a 0 or 1 probability gives a loss of 100 at
+# most), the input's gradient ``(x - t) / max(x (1 - x), 1e-12)`` (finite at 0 and 1) and the
+# target's ``log(1 - x) - log(x)``
+BCE = defop("BinaryCrossEntropyBackward0", inputs=("self", "target"), saves=("self", "target"),
+            vjp=(lambda g, n: g * (n.self - n.target)
+                 / ew.clamp(n.self * (1 - n.self), min=_BCE_EPS),
+                 lambda g, n: g * (ew.log(1 - n.self) - ew.log(n.self))))
+
+
+def _bce_elements(input: Tensor, target: Tensor) -> Tensor:
+    """``-(t max(log x, -100) + (1 - t) max(log(1 - x), -100))`` elementwise, one node."""
+    backend = input._backend
+    xp = backend.xp
+    x, t = input._data, (target.detach().to(input.dtype))._data
+    with _quiet_division(xp):  # log(0) = -inf, clamped
+        log_x = xp.maximum(xp.log(x), xp.asarray(-100.0, dtype=x.dtype))
+        log_1mx = xp.maximum(xp.log(1 - x), xp.asarray(-100.0, dtype=x.dtype))
+    data = -(t * log_x + (1 - t) * log_1mx)
+    return BCE.record(data, backend, (input, target))
 
 
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
@@ -315,12 +364,15 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
         raise ValueError(
             f"Using a target size ({target.shape}) that is different to the input size "
             f"({input.shape}) is deprecated. Please ensure they have the same size.")
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    same_backend("binary_cross_entropy", input, target, *(() if weight is None else (weight,)))
     xp = input._backend.xp
     if input.numel() and (float(xp.min(input._data)) < 0 or float(xp.max(input._data)) > 1):
         raise RuntimeError("all elements of input should be between 0 and 1")
     if target.numel() and (float(xp.min(target._data)) < 0 or float(xp.max(target._data)) > 1):
         raise RuntimeError("all elements of target should be between 0 and 1")
-    loss = -(target * _log_clamped(input) + (1 - target) * _log_clamped(1 - input))
+    loss = _bce_elements(input, target)
     if weight is not None:
         loss = loss * weight
     return _reduce(loss, reduction)

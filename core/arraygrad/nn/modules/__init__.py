@@ -10,12 +10,14 @@ from arraygrad.nn.modules import attention as _attention
 from arraygrad.nn.modules import batchnorm as _batchnorm
 from arraygrad.nn.modules import container as _container
 from arraygrad.nn.modules import conv as _conv
+from arraygrad.nn.modules import distance as _distance
 from arraygrad.nn.modules import dropout as _dropout
 from arraygrad.nn.modules import flatten as _flatten
 from arraygrad.nn.modules import fold as _fold
 from arraygrad.nn.modules import instancenorm as _instancenorm
 from arraygrad.nn.modules import linear as _linear
 from arraygrad.nn.modules import loss as _loss
+from arraygrad.nn.modules import loss_margin as _loss_margin
 from arraygrad.nn.modules import normalization as _normalization
 from arraygrad.nn.modules import padding as _padding
 from arraygrad.nn.modules import pixelshuffle as _pixelshuffle
@@ -30,12 +32,14 @@ from arraygrad.nn.modules.attention import *  # noqa: F401,F403
 from arraygrad.nn.modules.batchnorm import *  # noqa: F401,F403
 from arraygrad.nn.modules.container import *  # noqa: F401,F403
 from arraygrad.nn.modules.conv import *  # noqa: F401,F403
+from arraygrad.nn.modules.distance import *  # noqa: F401,F403
 from arraygrad.nn.modules.dropout import *  # noqa: F401,F403
 from arraygrad.nn.modules.flatten import *  # noqa: F401,F403
 from arraygrad.nn.modules.fold import *  # noqa: F401,F403
 from arraygrad.nn.modules.instancenorm import *  # noqa: F401,F403
 from arraygrad.nn.modules.linear import *  # noqa: F401,F403
 from arraygrad.nn.modules.loss import *  # noqa: F401,F403
+from arraygrad.nn.modules.loss_margin import *  # noqa: F401,F403
 from arraygrad.nn.modules.normalization import *  # noqa: F401,F403
 from arraygrad.nn.modules.padding import *  # noqa: F401,F403
 from arraygrad.nn.modules.pixelshuffle import *  # noqa: F401,F403
@@ -52,12 +56,14 @@ _FAMILIES = (
     _batchnorm,
     _container,
     _conv,
+    _distance,
     _dropout,
     _flatten,
     _fold,
     _instancenorm,
     _linear,
     _loss,
+    _loss_margin,
     _normalization,
     _padding,
     _pixelshuffle,
