@@ -372,3 +372,42 @@ def test_params_without_grad_are_skipped_and_groups_use_their_options():
     st = {}
     expected = ref_nadam(np.array([3.0]), np.array([1.0]), st, lr=0.5, betas=(0.5, 0.6))
     assert b.item() == pytest.approx(expected[0], rel=1e-6)
+
+
+EXISTING = [
+    (optim.SGD, dict(lr=0.1)),
+    (optim.SGD, dict(lr=0.1, momentum=0.9, dampening=0.3, weight_decay=0.01)),
+    (optim.SGD, dict(lr=0.05, momentum=0.8, nesterov=True, maximize=True, weight_decay=0.1)),
+    (optim.Adam, dict(lr=0.1)),
+    (optim.Adam, dict(lr=0.1, betas=(0.8, 0.9), weight_decay=0.1, amsgrad=True, eps=1e-6)),
+    (optim.Adam, dict(lr=0.05, weight_decay=0.1, decoupled_weight_decay=True, maximize=True)),
+    (optim.AdamW, dict(lr=0.1, amsgrad=True)),
+    (optim.AdamW, dict(lr=0.1, weight_decay=0.5, maximize=True)),
+    (optim.RMSprop, dict(lr=0.01)),
+    (optim.RMSprop, dict(lr=0.01, alpha=0.9, momentum=0.5, centered=True, weight_decay=0.1)),
+    (optim.RMSprop, dict(lr=0.01, momentum=0.3, maximize=True)),
+    (optim.Adagrad, dict(lr=0.1)),
+    (optim.Adagrad, dict(lr=0.1, lr_decay=0.1, weight_decay=0.1, initial_accumulator_value=0.5,
+                         maximize=True, eps=1e-6)),
+]
+
+
+@needs_torch
+@pytest.mark.parametrize("cls,kwargs", EXISTING,
+                         ids=[f"{c.__name__}-{i}" for i, (c, _) in enumerate(EXISTING)])
+def test_existing_optimizers_match_torch_for_twenty_steps(cls, kwargs):
+    grads = _grad_sequence(seed=5)
+    w0 = np.random.default_rng(6).standard_normal((2, 3))
+    p = ag.tensor(w0, dtype=ag.float64, requires_grad=True)
+    tp = torch.tensor(w0, dtype=torch.float64, requires_grad=True)
+    opt, topt = cls([p], **kwargs), getattr(torch.optim, cls.__name__)([tp], **kwargs)
+    for g in grads:
+        p.grad = ag.tensor(g, dtype=ag.float64)
+        tp.grad = torch.tensor(g, dtype=torch.float64)
+        opt.step()
+        topt.step()
+        np.testing.assert_allclose(p.detach().numpy(), tp.detach().numpy(), rtol=1e-9,
+                                   atol=1e-12)
+    assert opt.state_dict()["param_groups"] == topt.state_dict()["param_groups"]
+    ours, theirs = opt.state_dict()["state"], topt.state_dict()["state"]
+    assert list(ours.get(0, {})) == list(theirs.get(0, {}))
