@@ -43,7 +43,8 @@ class Adagrad(Optimizer):
                 state["sum"] = full_like(p, group["initial_accumulator_value"])
 
     def _update_group(self, group: dict[str, Any]) -> None:
-        lr, lr_decay, wd, eps = scalar(group["lr"]), group["lr_decay"], group["weight_decay"], group["eps"]
+        lr, lr_decay = scalar(group["lr"]), group["lr_decay"]
+        wd, eps = group["weight_decay"], group["eps"]
         for p in group["params"]:
             if p.grad is None:
                 continue
