@@ -476,3 +476,31 @@ def test_tensor_lr_is_updated_in_place():
     sched.step()
     assert opt.param_groups[0]["lr"] is lr and lr.item() == 0.25
     assert isinstance(sched.get_last_lr()[0], ag.Tensor)
+
+
+RESUMED = {
+    "step": lambda m, o: m.StepLR(o, 4, gamma=0.5, last_epoch=3),
+    "multistep": lambda m, o: m.MultiStepLR(o, [4, 6], gamma=0.5, last_epoch=3),
+    "exponential": lambda m, o: m.ExponentialLR(o, 0.9, last_epoch=3),
+    "cosine": lambda m, o: m.CosineAnnealingLR(o, T_max=7, last_epoch=3),
+    "linear": lambda m, o: m.LinearLR(o, last_epoch=2),
+    "polynomial": lambda m, o: m.PolynomialLR(o, total_iters=8, last_epoch=2),
+    "warm_restarts": lambda m, o: m.CosineAnnealingWarmRestarts(o, T_0=3, last_epoch=4),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RESUMED))
+def test_resuming_with_last_epoch_matches_torch(name):
+    """A scheduler built with ``last_epoch >= 0`` (groups holding ``initial_lr``) takes
+    PyTorch's first step: e.g. StepLR resumed at epoch 3 with step_size 4 decays at once
+    (before the fix it kept the rate)."""
+    def run(lib, module):
+        opt = _opt(lib)
+        for group in opt.param_groups:
+            group["initial_lr"] = group["lr"]
+        return _sequence(RESUMED[name](module, opt), n=10)[0]
+    ours = run(ag, S)
+    if name == "step":
+        assert ours[0].tolist() == [0.5, 0.25]
+    if torch is not None:
+        np.testing.assert_allclose(ours, run(torch, torch.optim.lr_scheduler), rtol=1e-12)
