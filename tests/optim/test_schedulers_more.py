@@ -459,6 +459,13 @@ def test_warnings():
     with pytest.warns(UserWarning, match="The epoch parameter"):
         sched.step(3)
     assert sched.get_last_lr()[0] == pytest.approx(1 / 3 + 2 / 3 * 3 / 5)
+    # an optimizer.step replaced after the scheduler was made
+    opt3 = _opt(ag)
+    sched3 = S.StepLR(opt3, 2)
+    opt3.step = lambda closure=None: None
+    with pytest.warns(UserWarning, match="has been overridden after learning rate scheduler"):
+        sched3.step()
+    assert S.EPOCH_DEPRECATION_WARNING.startswith("The epoch parameter")
     # no warning in the right order
     opt2 = _opt(ag)
     sched2 = S.PolynomialLR(opt2)

@@ -5,7 +5,8 @@ parameter group's ``"lr"``; ``get_last_lr()`` returns it; ``state_dict()`` /
 ``load_state_dict()`` save and restore a scheduler with PyTorch's keys.
 """
 
-from arraygrad.optim.lr_scheduler._base import LRScheduler, _LRScheduler
+from arraygrad.optim.lr_scheduler._base import (EPOCH_DEPRECATION_WARNING, LRScheduler,
+                                                _LRScheduler)
 from arraygrad.optim.lr_scheduler._composite import ChainedScheduler, SequentialLR
 from arraygrad.optim.lr_scheduler._cosine import CosineAnnealingLR, CosineAnnealingWarmRestarts
 from arraygrad.optim.lr_scheduler._cyclic import CyclicLR, OneCycleLR
