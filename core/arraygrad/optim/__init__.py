@@ -5,10 +5,19 @@
 """
 
 from arraygrad.optim import lr_scheduler
+from arraygrad.optim.adadelta import Adadelta
 from arraygrad.optim.adagrad import Adagrad
 from arraygrad.optim.adam import Adam, AdamW
+from arraygrad.optim.adamax import Adamax
+from arraygrad.optim.asgd import ASGD
+from arraygrad.optim.lbfgs import LBFGS
+from arraygrad.optim.nadam import NAdam
 from arraygrad.optim.optimizer import Optimizer
+from arraygrad.optim.radam import RAdam
 from arraygrad.optim.rmsprop import RMSprop
+from arraygrad.optim.rprop import Rprop
 from arraygrad.optim.sgd import SGD
+from arraygrad.optim.sparse_adam import SparseAdam
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "lr_scheduler"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax",
+           "NAdam", "RAdam", "ASGD", "Rprop", "SparseAdam", "LBFGS", "lr_scheduler"]

@@ -1,15 +1,22 @@
-"""Hyper-parameter validation shared by the optimizers, with PyTorch's messages."""
+"""Hyper-parameter validation and helpers shared by the optimizers, with PyTorch's messages."""
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Any, Iterable
 
-__all__ = ["check_lr", "check_non_negative", "check_betas"]
+from arraygrad import dtypes as _dt
+from arraygrad.creation import tensor
+from arraygrad.tensor import Tensor
+
+__all__ = ["check_lr", "check_non_negative", "check_betas", "check_fused", "scalar",
+           "step_tensor"]
 
 
-def check_lr(lr: float) -> None:
-    """``lr`` must be a non-negative number."""
-    if not 0.0 <= lr:
+def check_lr(lr: float | Tensor) -> None:
+    """``lr`` must be a non-negative number (or a one-element tensor holding one)."""
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+    if not 0.0 <= scalar(lr):
         raise ValueError(f"Invalid learning rate: {lr}")
 
 
@@ -24,3 +31,27 @@ def check_betas(betas: Iterable[float]) -> None:
     for i, b in enumerate(betas):
         if not 0.0 <= b < 1.0:
             raise ValueError(f"Invalid beta parameter at index {i}: {b}")
+
+
+def check_fused(fused: bool | None, foreach: bool | None, differentiable: bool) -> None:
+    """PyTorch's refusals of contradictory implementation flags (``fused`` itself has no
+    effect here: there is one implementation)."""
+    if fused:
+        if differentiable:
+            raise RuntimeError("`fused` does not support `differentiable`")
+        if foreach:
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
+
+def scalar(value: Any) -> float:
+    """A hyper-parameter as a Python float (a one-element tensor ``lr`` is read out)."""
+    if isinstance(value, Tensor):
+        return float(value.item())
+    return float(value)
+
+
+def step_tensor(like: Tensor, value: float = 0.0) -> Tensor:
+    """A 0-d float32 state scalar (``step``, ``mu_product``...), as PyTorch keeps them
+    (float64 when the default dtype is float64, as ``_get_scalar_dtype``)."""
+    dtype = _dt.float64 if _dt.get_default_dtype() == _dt.float64 else _dt.float32
+    return tensor(value, dtype=dtype, device=like.device)

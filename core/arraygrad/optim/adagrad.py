@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from arraygrad import dtypes as _dt
-from arraygrad.creation import full_like, tensor
-from arraygrad.optim._checks import check_lr, check_non_negative
+from arraygrad.creation import full_like
+from arraygrad.optim._checks import check_fused, check_lr, check_non_negative, scalar, step_tensor
 from arraygrad.optim.optimizer import Optimizer
+
+from arraygrad.tensor import Tensor
 
 if TYPE_CHECKING:
     from arraygrad.optim.optimizer import ParamsT
-    from arraygrad.tensor import Tensor
 
 __all__ = ["Adagrad"]
 
@@ -19,9 +19,10 @@ __all__ = ["Adagrad"]
 class Adagrad(Optimizer):
     """PyTorch's Adagrad: ``clr = lr / (1 + (t - 1) * lr_decay)``; ``s += g * g``;
     ``p -= clr * g / (sqrt(s) + eps)``. State is created eagerly, as in PyTorch.
+    ``foreach``/``fused`` are accepted and have no effect.
     """
 
-    def __init__(self, params: ParamsT, lr: float = 1e-2, lr_decay: float = 0,
+    def __init__(self, params: ParamsT, lr: float | Tensor = 1e-2, lr_decay: float = 0,
                  weight_decay: float = 0, initial_accumulator_value: float = 0, eps: float = 1e-10,
                  foreach: bool | None = None, *, maximize: bool = False,
                  differentiable: bool = False, fused: bool | None = None) -> None:
@@ -30,6 +31,7 @@ class Adagrad(Optimizer):
         check_non_negative("weight_decay", weight_decay)
         check_non_negative("initial_accumulator_value", initial_accumulator_value)
         check_non_negative("epsilon", eps)
+        check_fused(fused, foreach, differentiable)
         defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
                         initial_accumulator_value=initial_accumulator_value, foreach=foreach,
                         maximize=maximize, differentiable=differentiable, fused=fused)
@@ -37,11 +39,12 @@ class Adagrad(Optimizer):
         for group in self.param_groups:
             for p in group["params"]:
                 state = self.state[p]
-                state["step"] = tensor(0.0, dtype=_dt.float32, device=p.device)
+                state["step"] = step_tensor(p)
                 state["sum"] = full_like(p, group["initial_accumulator_value"])
 
     def _update_group(self, group: dict[str, Any]) -> None:
-        lr, lr_decay, wd, eps = group["lr"], group["lr_decay"], group["weight_decay"], group["eps"]
+        lr, lr_decay = scalar(group["lr"]), group["lr_decay"]
+        wd, eps = group["weight_decay"], group["eps"]
         for p in group["params"]:
             if p.grad is None:
                 continue
@@ -53,5 +56,5 @@ class Adagrad(Optimizer):
                 g = g.add(p, alpha=wd)
             clr = lr / (1 + (step - 1) * lr_decay)
             state["sum"].add_(g * g)
-            std = state["sum"].sqrt().add_(eps)
+            std = state["sum"].sqrt().add(eps)
             p.add_(g / std, alpha=-clr)

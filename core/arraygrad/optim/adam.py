@@ -6,15 +6,16 @@ from typing import TYPE_CHECKING, Any
 
 import math
 
-from arraygrad.creation import tensor, zeros_like
-from arraygrad import dtypes as _dt
+from arraygrad.creation import zeros_like
 from arraygrad.ops.elementwise import maximum
-from arraygrad.optim._checks import check_betas, check_lr, check_non_negative
+from arraygrad.optim._checks import (check_betas, check_fused, check_lr, check_non_negative,
+                                     scalar, step_tensor)
 from arraygrad.optim.optimizer import Optimizer
+
+from arraygrad.tensor import Tensor
 
 if TYPE_CHECKING:
     from arraygrad.optim.optimizer import ParamsT
-    from arraygrad.tensor import Tensor
 
 __all__ = ["Adam", "AdamW"]
 
@@ -23,31 +24,33 @@ class Adam(Optimizer):
     """PyTorch's Adam: moments ``m = lerp(m, g, 1 - b1)``, ``v = b2 * v + (1 - b2) * g * g``,
     ``p -= lr / (1 - b1**t) * m / (sqrt(v) / sqrt(1 - b2**t) + eps)``.
 
-    ``weight_decay`` adds ``wd * p`` to the gradient (L2); ``AdamW`` decays ``p``
-    directly instead.
+    ``weight_decay`` adds ``wd * p`` to the gradient (L2); with
+    ``decoupled_weight_decay=True`` (``AdamW``) ``p *= 1 - lr * wd`` instead.
+    ``foreach``/``fused``/``capturable`` are accepted and have no effect (one
+    implementation); ``differentiable=True`` records the update.
     """
 
-    _decoupled = False
-
-    def __init__(self, params: ParamsT, lr: float = 1e-3,
+    def __init__(self, params: ParamsT, lr: float | Tensor = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0, amsgrad: bool = False, *, foreach: bool | None = None,
                  maximize: bool = False, capturable: bool = False, differentiable: bool = False,
-                 fused: bool | None = None):
+                 fused: bool | None = None, decoupled_weight_decay: bool = False) -> None:
         check_lr(lr)
         check_non_negative("epsilon", eps)
         check_betas(betas)
         check_non_negative("weight_decay", weight_decay)
-        defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
+        check_fused(fused, foreach, differentiable)
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                         amsgrad=amsgrad, maximize=maximize, foreach=foreach,
-                        capturable=capturable, differentiable=differentiable, fused=fused)
+                        capturable=capturable, differentiable=differentiable, fused=fused,
+                        decoupled_weight_decay=decoupled_weight_decay)
         super().__init__(params, defaults)
 
     def _init_state(self, p: Tensor, amsgrad: bool) -> dict[str, Any]:
         state = self.state[p]
         if not state:
             # PyTorch keeps ``step`` as a float32 scalar tensor
-            state["step"] = tensor(0.0, dtype=_dt.float32, device=p.device)
+            state["step"] = step_tensor(p)
             state["exp_avg"] = zeros_like(p)
             state["exp_avg_sq"] = zeros_like(p)
             if amsgrad:
@@ -55,7 +58,7 @@ class Adam(Optimizer):
         return state
 
     def _update_group(self, group: dict[str, Any]) -> None:
-        lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
+        lr, (beta1, beta2), eps = scalar(group["lr"]), group["betas"], group["eps"]
         wd, amsgrad, maximize = group["weight_decay"], group["amsgrad"], group["maximize"]
         for p in group["params"]:
             if p.grad is None:
@@ -63,7 +66,7 @@ class Adam(Optimizer):
             g = -p.grad if maximize else p.grad
             state = self._init_state(p, amsgrad)
             if wd != 0:
-                if self._decoupled:
+                if group["decoupled_weight_decay"]:
                     p.mul_(1 - lr * wd)
                 else:
                     g = g.add(p, alpha=wd)
@@ -77,23 +80,27 @@ class Adam(Optimizer):
             if amsgrad:
                 max_sq = state["max_exp_avg_sq"]
                 max_sq.copy_(maximum(max_sq, exp_avg_sq))
-                denom = (max_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+                denom = (max_sq.sqrt() / bias_correction2_sqrt).add(eps)
             else:
-                denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+                denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add(eps)
             p.add_(exp_avg / denom, alpha=-step_size)
 
 
 class AdamW(Adam):
     """Adam with decoupled weight decay: ``p *= 1 - lr * wd`` before the Adam step."""
 
-    _decoupled = True
-
-    def __init__(self, params: ParamsT, lr: float = 1e-3,
+    def __init__(self, params: ParamsT, lr: float | Tensor = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 1e-2, amsgrad: bool = False, *, maximize: bool = False,
                  foreach: bool | None = None, capturable: bool = False,
                  differentiable: bool = False,
-                 fused: bool | None = None):
+                 fused: bool | None = None) -> None:
         super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach,
                          maximize=maximize, capturable=capturable,
-                         differentiable=differentiable, fused=fused)
+                         differentiable=differentiable, fused=fused,
+                         decoupled_weight_decay=True)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group["decoupled_weight_decay"] = True

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from arraygrad import dtypes as _dt
-from arraygrad.creation import tensor, zeros_like
-from arraygrad.optim._checks import check_lr, check_non_negative
+from arraygrad.creation import zeros_like
+from arraygrad.optim._checks import check_lr, check_non_negative, scalar, step_tensor
 from arraygrad.optim.optimizer import Optimizer
+
+from arraygrad.tensor import Tensor
 
 if TYPE_CHECKING:
     from arraygrad.optim.optimizer import ParamsT
-    from arraygrad.tensor import Tensor
 
 __all__ = ["RMSprop"]
 
@@ -20,9 +20,11 @@ class RMSprop(Optimizer):
     """PyTorch's RMSprop: ``v = alpha * v + (1 - alpha) * g * g``; with ``centered`` the
     denominator is ``sqrt(v - mean(g)**2) + eps``, else ``sqrt(v) + eps``; with momentum
     ``b = mu * b + g / denom; p -= lr * b``, else ``p -= lr * g / denom``.
+    ``foreach``/``capturable`` are accepted and have no effect.
     """
 
-    def __init__(self, params: ParamsT, lr: float = 1e-2, alpha: float = 0.99, eps: float = 1e-8,
+    def __init__(self, params: ParamsT, lr: float | Tensor = 1e-2, alpha: float = 0.99,
+                 eps: float = 1e-8,
                  weight_decay: float = 0, momentum: float = 0, centered: bool = False,
                  capturable: bool = False, foreach: bool | None = None, maximize: bool = False,
                  differentiable: bool = False) -> None:
@@ -37,7 +39,7 @@ class RMSprop(Optimizer):
         super().__init__(params, defaults)
 
     def _update_group(self, group: dict[str, Any]) -> None:
-        lr, alpha, eps = group["lr"], group["alpha"], group["eps"]
+        lr, alpha, eps = scalar(group["lr"]), group["alpha"], group["eps"]
         wd, momentum, centered = group["weight_decay"], group["momentum"], group["centered"]
         for p in group["params"]:
             if p.grad is None:
@@ -45,7 +47,7 @@ class RMSprop(Optimizer):
             g = -p.grad if group["maximize"] else p.grad
             state = self.state[p]
             if not state:
-                state["step"] = tensor(0.0, dtype=_dt.float32, device=p.device)
+                state["step"] = step_tensor(p)
                 state["square_avg"] = zeros_like(p)
                 if momentum > 0:
                     state["momentum_buffer"] = zeros_like(p)
@@ -59,10 +61,10 @@ class RMSprop(Optimizer):
             if centered:
                 grad_avg = state["grad_avg"]
                 grad_avg.add_((g - grad_avg) * (1 - alpha))
-                avg = (square_avg - grad_avg * grad_avg).sqrt_()
+                avg = (square_avg - grad_avg * grad_avg).sqrt()
             else:
                 avg = square_avg.sqrt()
-            avg = avg.add_(eps)
+            avg = avg.add(eps)  # out of place: a differentiable step keeps sqrt's output
             if momentum > 0:
                 buf = state["momentum_buffer"]
                 buf.mul_(momentum).add_(g / avg)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from arraygrad.optim._checks import check_lr, check_non_negative
+from arraygrad.optim._checks import check_fused, check_lr, check_non_negative, scalar
 from arraygrad.optim.optimizer import Optimizer
+
+from arraygrad.tensor import Tensor
 
 if TYPE_CHECKING:
     from arraygrad.optim.optimizer import ParamsT
-    from arraygrad.tensor import Tensor
 
 __all__ = ["SGD"]
 
@@ -17,9 +18,12 @@ __all__ = ["SGD"]
 class SGD(Optimizer):
     """PyTorch's SGD: ``g = ±grad + wd * p``; ``b = mu * b + (1 - dampening) * g`` (``b = g``
     at the first step); ``g = g + mu * b`` (Nesterov) or ``g = b``; ``p -= lr * g``.
+
+    ``foreach``/``fused`` are accepted and have no effect (one implementation);
+    ``differentiable=True`` records the update.
     """
 
-    def __init__(self, params: ParamsT, lr: float = 1e-3, momentum: float = 0,
+    def __init__(self, params: ParamsT, lr: float | Tensor = 1e-3, momentum: float = 0,
                  dampening: float = 0, weight_decay: float = 0, nesterov: bool = False, *,
                  maximize: bool = False, foreach: bool | None = None, differentiable: bool = False,
                  fused: bool | None = None) -> None:
@@ -28,13 +32,14 @@ class SGD(Optimizer):
         check_non_negative("weight_decay", weight_decay)
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        check_fused(fused, foreach, differentiable)
         defaults = dict(lr=lr, momentum=momentum, dampening=dampening,
                         weight_decay=weight_decay, nesterov=nesterov, maximize=maximize,
                         foreach=foreach, differentiable=differentiable, fused=fused)
         super().__init__(params, defaults)
 
     def _update_group(self, group: dict[str, Any]) -> None:
-        lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
+        lr, momentum, dampening = scalar(group["lr"]), group["momentum"], group["dampening"]
         wd, nesterov, maximize = group["weight_decay"], group["nesterov"], group["maximize"]
         for p in group["params"]:
             g = p.grad

@@ -1,0 +1,78 @@
+"""``NAdam``: Adam with Nesterov momentum and PyTorch's momentum-decay schedule."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from arraygrad.creation import zeros_like
+from arraygrad.optim._checks import (check_betas, check_lr, check_non_negative, scalar,
+                                     step_tensor)
+from arraygrad.optim.optimizer import Optimizer
+from arraygrad.tensor import Tensor
+
+if TYPE_CHECKING:
+    from arraygrad.optim.optimizer import ParamsT
+
+__all__ = ["NAdam"]
+
+
+class NAdam(Optimizer):
+    """PyTorch's NAdam: ``mu_t = b1 * (1 - 0.5 * 0.96**(t * momentum_decay))``;
+    ``mu_product *= mu_t``; ``m = lerp(m, g, 1 - b1)``; ``v = b2 * v + (1 - b2) * g * g``;
+    ``denom = sqrt(v / (1 - b2**t)) + eps``;
+    ``p -= lr * (1 - mu_t) / (1 - mu_product) * g / denom
+    + lr * mu_{t+1} / (1 - mu_product * mu_{t+1}) * m / denom``.
+
+    ``weight_decay`` is L2 (added to ``g``) or, with ``decoupled_weight_decay=True``,
+    ``p *= 1 - lr * wd`` (NAdamW). State: ``step`` and ``mu_product`` (0-d float32
+    tensors), ``exp_avg``, ``exp_avg_sq``. ``foreach``/``capturable`` have no effect.
+    """
+
+    def __init__(self, params: ParamsT, lr: float | Tensor = 2e-3,
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0, momentum_decay: float = 4e-3,
+                 decoupled_weight_decay: bool = False, *, foreach: bool | None = None,
+                 maximize: bool = False, capturable: bool = False,
+                 differentiable: bool = False) -> None:
+        check_lr(lr)
+        check_non_negative("epsilon", eps)
+        check_betas(betas)
+        check_non_negative("weight_decay", weight_decay)
+        check_non_negative("momentum_decay", momentum_decay)
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                        momentum_decay=momentum_decay,
+                        decoupled_weight_decay=decoupled_weight_decay, maximize=maximize,
+                        foreach=foreach, capturable=capturable, differentiable=differentiable)
+        super().__init__(params, defaults)
+
+    def _update_group(self, group: dict[str, Any]) -> None:
+        lr, (beta1, beta2), eps = scalar(group["lr"]), group["betas"], group["eps"]
+        wd, psi = group["weight_decay"], group["momentum_decay"]
+        for p in group["params"]:
+            if p.grad is None:
+                continue
+            g = -p.grad if group["maximize"] else p.grad
+            state = self.state[p]
+            if not state:
+                state["step"] = step_tensor(p)
+                state["mu_product"] = step_tensor(p, 1.0)
+                state["exp_avg"] = zeros_like(p)
+                state["exp_avg_sq"] = zeros_like(p)
+            state["step"] += 1
+            step = state["step"].item()
+            if wd != 0:
+                if group["decoupled_weight_decay"]:
+                    p.mul_(1 - lr * wd)
+                else:
+                    g = g.add(p, alpha=wd)
+            mu = beta1 * (1.0 - 0.5 * 0.96 ** (step * psi))
+            mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((step + 1) * psi))
+            # the product is kept in the state's float32, as PyTorch
+            state["mu_product"] *= mu
+            mu_product = state["mu_product"].item()
+            exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+            exp_avg.lerp_(g, 1 - beta1)
+            exp_avg_sq.mul_(beta2).addcmul_(g, g, value=1 - beta2)
+            denom = exp_avg_sq.div(1 - beta2 ** step).sqrt().add(eps)
+            p.addcdiv_(g, denom, value=-lr * (1.0 - mu) / (1.0 - mu_product))
+            p.addcdiv_(exp_avg, denom, value=-lr * mu_next / (1.0 - mu_product * mu_next))
