@@ -7,6 +7,7 @@ import and one entry in ``_FAMILIES`` here.
 from arraygrad.nn.modules import module as _module
 from arraygrad.nn.modules import activation as _activation
 from arraygrad.nn.modules import batchnorm as _batchnorm
+from arraygrad.nn.modules import channelshuffle as _channelshuffle
 from arraygrad.nn.modules import container as _container
 from arraygrad.nn.modules import conv as _conv
 from arraygrad.nn.modules import dropout as _dropout
@@ -21,6 +22,7 @@ from arraygrad.nn.modules import upsampling as _upsampling
 from arraygrad.nn.modules.module import *  # noqa: F401,F403
 from arraygrad.nn.modules.activation import *  # noqa: F401,F403
 from arraygrad.nn.modules.batchnorm import *  # noqa: F401,F403
+from arraygrad.nn.modules.channelshuffle import *  # noqa: F401,F403
 from arraygrad.nn.modules.container import *  # noqa: F401,F403
 from arraygrad.nn.modules.conv import *  # noqa: F401,F403
 from arraygrad.nn.modules.dropout import *  # noqa: F401,F403
@@ -37,6 +39,7 @@ _FAMILIES = (
     _module,
     _activation,
     _batchnorm,
+    _channelshuffle,
     _container,
     _conv,
     _dropout,
