@@ -244,6 +244,10 @@ def test_errors():
     for cls, match, call in cases:
         with pytest.raises(cls, match=match):
             call()
+    with pytest.raises(NotImplementedError, match="not implemented for 'Int64'"):
+        F.interpolate(ag.tensor([[[1, 2, 3]]]), size=5, mode="linear")
+    ints = ag.tensor([[[1, 2, 3]]])
+    assert F.interpolate(ints, size=6).tolist() == [[[1, 1, 2, 2, 3, 3]]]  # nearest copies
 
 
 def test_deprecated_aliases_warn():

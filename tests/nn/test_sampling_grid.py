@@ -200,6 +200,21 @@ def test_border_and_reflection_extend_the_image():
     np.testing.assert_allclose(arr(refl).ravel(), [2.5])
 
 
+@np.errstate(invalid="ignore")  # inf - inf on the way, as in PyTorch's kernel
+def test_non_finite_grid_points_follow_pytorch():
+    x = t64(np.arange(1.0, 10.0).reshape(1, 1, 3, 3))
+    grid = t64([[[[float("nan"), 0.0], [float("inf"), 0.0], [0.2, float("nan")]]]])
+    # border/reflection send NaN to coordinate 0 (and reflect inf to NaN, hence 0)
+    border = F.grid_sample(x, grid, padding_mode="border", align_corners=False)
+    np.testing.assert_allclose(arr(border).ravel(), [4.0, 6.0, 2.3])
+    refl = F.grid_sample(x, grid, padding_mode="reflection", align_corners=False)
+    np.testing.assert_allclose(arr(refl).ravel(), [4.0, 4.0, 2.3])
+    # zeros: the NaN weights make NaN (bilinear); nearest reads nothing, 0
+    assert np.isnan(arr(F.grid_sample(x, grid, align_corners=False))).all()
+    np.testing.assert_array_equal(
+        arr(F.grid_sample(x, grid, mode="nearest", align_corners=False)).ravel(), [0.0] * 3)
+
+
 def test_grid_sample_errors_and_warning():
     x, g = ag.randn(1, 2, 3, 3), ag.rand(1, 4, 4, 2)
     cases = [
@@ -237,6 +252,10 @@ def test_grid_sample_errors_and_warning():
             call()
     with pytest.warns(UserWarning, match="Default grid_sample and affine_grid behavior"):
         F.grid_sample(x, g)
+    if "strict" in {b.name for b in ag.backends.available() if b.available}:
+        for mode in ("bilinear", "nearest", "bicubic"):
+            with pytest.raises(RuntimeError, match="expected input and grid to be on same device"):
+                F.grid_sample(x, g.to("strict"), mode=mode, align_corners=False)
     with pytest.warns(UserWarning, match="Default grid_sample and affine_grid behavior"):
         F.affine_grid(ag.randn(1, 2, 3), (1, 1, 2, 2))
     assert F.grid_sample(ag.randn(0, 2, 3, 3), ag.rand(0, 2, 2, 2),

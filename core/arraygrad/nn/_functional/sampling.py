@@ -158,6 +158,9 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
     _check_sizes(input, out)
     if mode in ("nearest", "nearest-exact"):
         return _resample_nearest(input, out, scales, exact=mode == "nearest-exact")
+    if not input.is_floating_point():  # the weights are fractions: PyTorch has no such kernel
+        raise NotImplementedError(f'"upsample_{mode}" not implemented for '
+                                  f"'{input.dtype.name.capitalize()}'")
     result = input
     for axis, (n, o, s) in enumerate(zip(input.shape[2:], out, scales)):
         weights = _axis_weights(mode, n, o, corners, s, antialias)
@@ -376,6 +379,9 @@ def _type_name(t: Tensor) -> str:
 
 def _check_grid_sample(input: Tensor, grid: Tensor, mode: str) -> None:
     """PyTorch's ``grid_sampler`` checks, in its order (all before any computation)."""
+    if input.device != grid.device:
+        raise RuntimeError(f"grid_sampler(): expected input and grid to be on same device, but "
+                           f"input is on {input.device} and grid is on {grid.device}")
     if input.dtype is not grid.dtype:
         raise RuntimeError(f"expected scalar type {_type_name(input)} but found "
                            f"{_type_name(grid)}")
@@ -410,9 +416,11 @@ def _unnormalize(coord: Tensor, size: int, align_corners: bool) -> Tensor:
 
 
 def _clip(coord: Tensor, size: int) -> Tensor:
-    """Clamp into ``[0, size - 1]``; the bounds themselves get gradient 0, as PyTorch's."""
+    """Clamp into ``[0, size - 1]``; the bounds themselves get gradient 0, and NaN goes to 0,
+    as PyTorch's."""
     hi = float(size - 1)
-    return ew.where(coord <= 0.0, 0.0, ew.where(coord >= hi, hi, coord))
+    low = (coord <= 0.0) | (coord != coord)
+    return ew.where(low, 0.0, ew.where(coord >= hi, hi, coord))
 
 
 def _reflect(coord: Tensor, twice_low: int, twice_high: int) -> Tensor:
@@ -494,7 +502,8 @@ def _linear_sample(read: _Reader, coords: Sequence[Tensor]) -> Tensor:
             weight = w if weight is None else weight * w
         assert weight is not None
         values, mask = read([f + bit for f, bit in zip(floors, bits)])
-        term = values * ew.where(mask, weight.unsqueeze(1), 0.0)
+        # out-of-bounds corners read 0 but keep their weight: a NaN weight gives NaN, as PyTorch
+        term = ew.where(mask, values, 0.0) * weight.unsqueeze(1)
         out = term if out is None else out + term
     assert out is not None
     return out
@@ -527,7 +536,7 @@ def _bicubic_sample(read: _Reader, coords: Sequence[Tensor], padding_mode: str,
         for k in range(4):
             values, mask = read([taps[0][j], taps[1][k]])
             w = weights[0][j] * weights[1][k]
-            term = values * ew.where(mask, w.unsqueeze(1), 0.0)
+            term = ew.where(mask, values, 0.0) * w.unsqueeze(1)
             out = term if out is None else out + term
     assert out is not None
     return out
