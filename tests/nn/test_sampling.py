@@ -165,6 +165,9 @@ GRAD_CASES = [
     ("bicubic", (1, 1, 3, 3), dict(size=(4, 5))),
     ("trilinear", (1, 1, 2, 2, 3), dict(scale_factor=1.5)),
     ("area", (1, 1, 5, 4), dict(size=(2, 3))),
+    # where PyTorch's own backward is not its forward's adjoint (see the PyTorch test below)
+    ("nearest", (1, 1, 6), dict(scale_factor=1.1)),
+    ("bicubic", (1, 1, 3, 2), dict(scale_factor=(1.3, 1.5))),
 ]
 
 
@@ -200,6 +203,16 @@ def test_antialias_downsampling_averages_and_is_differentiable():
     const = F.interpolate(t64(np.full((1, 1, 9, 7), 2.5)), size=(4, 3), mode="lanczos",
                           antialias=True)
     np.testing.assert_allclose(arr(const), 2.5, rtol=1e-12)  # normalised weights
+
+
+def test_one_rule_whose_backward_is_its_adjoint():
+    x = t64(rng.standard_normal((1, 2, 4, 3)), requires_grad=True)
+    out = F.interpolate(x, size=(7, 2), mode="bicubic", align_corners=True)
+    assert out.grad_fn.name() == "ResampleBackward0"
+    # <A x, g> == <x, A^T g> for the recorded adjoint
+    g = t64(rng.standard_normal((1, 2, 7, 2)))
+    (gx,) = ag.autograd.grad(out, x, g)
+    np.testing.assert_allclose(float((out * g).sum()), float((x * gx).sum()), rtol=1e-12)
 
 
 def test_float32_and_empty_batch():

@@ -2,10 +2,10 @@
 channel shuffles, composed from differentiable Tensor ops.
 
 * ``interpolate`` is separable in every mode: along each spatial axis the output is a fixed
-  linear map of the input, so ``linear``/``bilinear``/``trilinear``, ``bicubic``, ``area``
-  and the anti-aliased filters are one constant ``(out, in)`` weight matrix per axis (built on
-  the host with PyTorch's index and weight formulas) applied with ``matmul``; the nearest
-  modes are an ``index_select`` per axis. Gradients of every order come from those ops.
+  sparse linear map of the input (a few taps per output, built on the host with PyTorch's
+  index and weight formulas, and cached). One rule, ``RESAMPLE``, applies such a map along an
+  axis (weighted ``take``s; a dense matmul for wide maps); its backward is the same rule with
+  the transposed taps, so gradients of every order are exact adjoints.
 * ``grid_sample`` computes the source coordinates from ``grid`` with Tensor ops (so the
   gradient reaches ``grid``), takes the integer corners as constants and reads the input
   with ``gather`` (whose backward is a scatter-add), weighting each corner by a
@@ -14,14 +14,18 @@ channel shuffles, composed from differentiable Tensor ops.
 
 from __future__ import annotations
 
+import functools
 import math
 import struct
 import warnings
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
+from arraygrad import dtypes as _dt
 from arraygrad.ops import elementwise as ew
+from arraygrad.ops.rule import defop
 
 if TYPE_CHECKING:
+    from arraygrad.backends.contract import Backend
     from arraygrad.tensor import Tensor
 
 __all__ = [
@@ -163,9 +167,9 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
                                   f"'{input.dtype.name.capitalize()}'")
     result = input
     for axis, (n, o, s) in enumerate(zip(input.shape[2:], out, scales)):
-        weights = _axis_weights(mode, n, o, corners, s, antialias)
-        if weights is not None:
-            result = _apply_along(result, axis + 2, weights)
+        maps = _axis_weights(mode, n, o, corners, s, antialias)
+        if maps is not None:
+            result = _resample(result, axis + 2, *maps)
     return result
 
 
@@ -216,15 +220,23 @@ def _nearest_indices(n: int, o: int, scale: float | None, exact: bool, single: b
 
 def _resample_nearest(input: Tensor, out: Sequence[int], scales: Sequence[Any],
                       exact: bool) -> Tensor:
-    from arraygrad.creation import tensor
-
     result = input
     for axis, (n, o, s) in enumerate(zip(input.shape[2:], out, scales)):
-        index = _nearest_indices(n, o, s, exact, input.dtype.itemsize < 8, input.ndim == 4)
-        if index == list(range(n)):
-            continue
-        result = result.index_select(axis + 2, tensor(index, device=input.device))
+        maps = _nearest_maps(n, o, s, exact, input.dtype.itemsize < 8, input.ndim == 4)
+        if maps is not None:
+            result = _resample(result, axis + 2, *maps)
     return result
+
+
+@functools.lru_cache(maxsize=256)
+def _nearest_maps(n: int, o: int, scale: float | None, exact: bool, single: bool,
+                  legacy: bool) -> tuple[_Taps, _Taps] | None:
+    """Nearest indexing as one tap of weight 1 per output (``None``: the identity)."""
+    index = _nearest_indices(n, o, scale, exact, single, legacy)
+    if index == list(range(n)):
+        return None
+    taps = _pack([{j: 1.0} for j in index])
+    return taps, _transpose(taps, n)
 
 
 # -- separable weights --------------------------------------------------------------------------
@@ -342,8 +354,8 @@ def _aa_rows(mode: str, n: int, o: int, align_corners: bool, scale: float | None
     return rows
 
 
-def _axis_weights(mode: str, n: int, o: int, align_corners: bool, scale: float | None,
-                  antialias: bool) -> list[dict] | None:
+def _sparse_rows(mode: str, n: int, o: int, align_corners: bool, scale: float | None,
+                 antialias: bool) -> list[dict] | None:
     """The ``(o, n)`` map of one axis as sparse rows, or ``None`` where it is the identity."""
     if antialias:
         return _aa_rows(mode, n, o, align_corners, scale)
@@ -356,16 +368,78 @@ def _axis_weights(mode: str, n: int, o: int, align_corners: bool, scale: float |
     return _linear_rows(n, o, align_corners, scale)
 
 
-def _apply_along(x: Tensor, axis: int, rows: list[dict]) -> Tensor:
-    """``x`` with dimension ``axis`` mapped through the sparse rows (one matmul)."""
-    backend = x._backend
-    n = x.shape[axis]
-    dense = [[row.get(j, 0.0) for j in range(n)] for row in rows]
-    from arraygrad.tensor import Tensor as _T
+_Taps = tuple[tuple[tuple[int, ...], ...], tuple[tuple[float, ...], ...]]
 
-    mat_t = _T._wrap(backend.from_host(dense, x._data.dtype), backend).transpose(0, 1)
-    moved = x.movedim(axis, -1)
-    return (moved @ mat_t).movedim(-1, axis)
+
+def _pack(rows: Sequence[dict]) -> _Taps:
+    """Sparse rows as ``K`` taps ``(indices[k][i], weights[k][i])``, short rows padded with
+    weight 0 (``K`` = the widest row)."""
+    width = max(1, max(len(row) for row in rows))
+    items = [sorted(row.items()) + [(0, 0.0)] * (width - len(row)) for row in rows]
+    return (tuple(tuple(it[k][0] for it in items) for k in range(width)),
+            tuple(tuple(it[k][1] for it in items) for k in range(width)))
+
+
+def _transpose(taps: _Taps, n: int) -> _Taps:
+    """The taps of the adjoint map (input ``j`` collects from every output that reads it)."""
+    rows: list[dict] = [{} for _ in range(n)]
+    for idx_k, w_k in zip(*taps):
+        for i, (j, w) in enumerate(zip(idx_k, w_k)):
+            if w != 0.0:
+                rows[j][i] = rows[j].get(i, 0.0) + w
+    return _pack(rows)
+
+
+@functools.lru_cache(maxsize=256)
+def _axis_weights(mode: str, n: int, o: int, align_corners: bool, scale: float | None,
+                  antialias: bool) -> tuple[_Taps, _Taps] | None:
+    """One axis's map as taps and its adjoint's taps, or ``None`` for the identity; cached,
+    since a layer resamples the same sizes at every step."""
+    rows = _sparse_rows(mode, n, o, align_corners, scale, antialias)
+    if rows is None:
+        return None
+    taps = _pack(rows)
+    return taps, _transpose(taps, n)
+
+
+_MAX_GATHER_TAPS = 8  # wider maps (area, strong anti-aliasing) run as one dense matmul
+
+
+def _resample_data(backend: Backend, data: Any, axis: int, taps: _Taps) -> Any:
+    """``data`` with dimension ``axis`` mapped through ``taps``: a weighted sum of ``K``
+    ``take``s (``O(K)`` work per output), or a matmul with the dense map when ``K`` is large."""
+    xp = backend.xp
+    indices, weights = taps
+    n, o = data.shape[axis], len(indices[0])
+    if len(indices) > _MAX_GATHER_TAPS:
+        dense = [[0.0] * n for _ in range(o)]
+        for idx_k, w_k in zip(indices, weights):
+            for i, (j, w) in enumerate(zip(idx_k, w_k)):
+                dense[i][j] += w
+        mat_t = xp.permute_dims(backend.from_host(dense, data.dtype), (1, 0))
+        return xp.moveaxis(xp.matmul(xp.moveaxis(data, axis, -1), mat_t), -1, axis)
+    shape = [1] * data.ndim
+    shape[axis] = o
+    int64 = backend.native_dtype(_dt.int64)
+    out = None
+    for idx_k, w_k in zip(indices, weights):
+        picked = xp.take(data, backend.from_host(list(idx_k), int64), axis=axis)
+        if any(w != 1.0 for w in w_k):
+            picked = picked * xp.reshape(backend.from_host(list(w_k), data.dtype), tuple(shape))
+        out = picked if out is None else out + picked
+    return out
+
+
+# A fixed linear map along one axis; its adjoint is the same op with the transposed taps, so
+# gradients of every order are this one rule.
+RESAMPLE = defop("ResampleBackward0", params=("axis", "taps", "adjoint"),
+                 vjp=(lambda g, n: _resample(g, n.axis, n.adjoint, n.taps),))
+
+
+def _resample(x: Tensor, axis: int, taps: _Taps, adjoint: _Taps) -> Tensor:
+    """Record ``x`` mapped along ``axis`` (``adjoint``: the taps of the map's transpose)."""
+    data = _resample_data(x._backend, x._data, axis, taps)
+    return RESAMPLE.record(data, x._backend, (x,), axis=axis, taps=taps, adjoint=adjoint)
 
 
 # -- grid_sample ---------------------------------------------------------------------------
