@@ -45,6 +45,9 @@ BROKEN_FAILS = {
     "forward[erfc/core]", "dtypes[erfc/core]", "grad[erfc/core]",
     "forward[erfinv/core]", "dtypes[erfinv/core]", "grad[erfinv/core]",
     "double_backward[erfinv/core]",
+    # mish's softplus is a log-sigmoid, computed with exp (forward and both gradients)
+    "forward[mish/basic]", "dtypes[mish/basic]", "grad[mish/basic]",
+    "double_backward[mish/basic]",
 }
 
 

@@ -1,15 +1,17 @@
 """Resampling (``nn.functional``): interpolate in every mode, grid_sample, affine_grid and the
 channel shuffle; each case is small, so finite differences stay quick."""
 
+from typing import Any, Callable
+
 from arraygrad.conformance.cases._make import case
 from arraygrad.nn import functional as F
 
 
-def _interp(**kw):
+def _interp(**kw: Any) -> Callable[..., Any]:
     return lambda a: F.interpolate(a, **kw)
 
 
-def _grid(**kw):
+def _grid(**kw: Any) -> Callable[..., Any]:
     return lambda a, g: F.grid_sample(a, g, **kw)
 
 
