@@ -239,6 +239,7 @@ def test_errors():
         (ValueError, "recompute_scale_factor is not meaningful",
          lambda: F.interpolate(x, size=2, recompute_scale_factor=True)),
         (RuntimeError, r"output \(H: 0, W: 0\)", lambda: F.interpolate(x, scale_factor=0.1)),
+        (RuntimeError, r"output \(H: -4, W: -4\)", lambda: F.interpolate(x, scale_factor=-1.5)),
         (NotImplementedError, "Got 4D input, but linear mode needs 3D input",
          lambda: F.interpolate(x, size=2, mode="linear")),
         (NotImplementedError, "Got 4D input, but trilinear mode needs 5D input",

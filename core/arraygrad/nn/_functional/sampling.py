@@ -96,7 +96,7 @@ def _output_size(input: Tensor, size: Any, scale_factor: Any, mode: str,
             "Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
             "scale_factor in (s1, s2, ...,sK) format.")
     factors = [float(s) for s in _spatial_list(scale_factor, dim)]
-    out = [int(math.floor(n * s)) for n, s in zip(spatial, factors)]
+    out = [int(n * s) for n, s in zip(spatial, factors)]  # truncation, as PyTorch's int64 cast
     if recompute_scale_factor or mode == "area":  # area always works from the sizes
         return out, scales
     return out, factors
