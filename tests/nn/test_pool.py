@@ -125,14 +125,17 @@ def test_interpolate_nearest_values(kwargs, shape):
             rz = 1 / sf[1] if sf[1] else 4 / shape[1]
             y, z = min(int(i * ry), 2), min(int(j * rz), 3)
             np.testing.assert_array_equal(out.numpy()[:, :, i, j], x[:, :, y, z])
-    assert tuple(F.upsample(_t(x[:, :, 0]), scale_factor=3).shape) == (1, 2, 12)  # 1-D
+    with pytest.warns(UserWarning, match="deprecated"):
+        assert tuple(F.upsample(_t(x[:, :, 0]), scale_factor=3).shape) == (1, 2, 12)  # 1-D
 
 
 def test_interpolate_errors():
+    with pytest.raises(ValueError, match="either size or scale_factor should be defined"):
+        F.interpolate(ag.randn(1, 1, 2, 2))  # PyTorch's message when neither is given
     with pytest.raises(ValueError, match="only one of size or scale_factor"):
-        F.interpolate(ag.randn(1, 1, 2, 2))
+        F.interpolate(ag.randn(1, 1, 2, 2), size=2, scale_factor=2)
     with pytest.raises(NotImplementedError):
-        F.interpolate(ag.randn(1, 1, 2, 2), scale_factor=2, mode="bicubic")
+        F.interpolate(ag.randn(1, 1, 2, 2), scale_factor=2, mode="linear")  # 3-D only
 
 
 def test_pixel_shuffle_values_and_inverse():

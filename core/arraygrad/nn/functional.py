@@ -21,6 +21,7 @@ from arraygrad.nn._functional import loss_nll as _loss_nll
 from arraygrad.nn._functional import normalization as _normalization
 from arraygrad.nn._functional import padding as _padding
 from arraygrad.nn._functional import pooling as _pooling
+from arraygrad.nn._functional import sampling as _sampling
 from arraygrad.nn._functional.activation import *  # noqa: F401,F403
 from arraygrad.nn._functional.attention import *  # noqa: F401,F403
 from arraygrad.nn._functional.conv import *  # noqa: F401,F403
@@ -35,6 +36,7 @@ from arraygrad.nn._functional.loss_nll import *  # noqa: F401,F403
 from arraygrad.nn._functional.normalization import *  # noqa: F401,F403
 from arraygrad.nn._functional.padding import *  # noqa: F401,F403
 from arraygrad.nn._functional.pooling import *  # noqa: F401,F403
+from arraygrad.nn._functional.sampling import *  # noqa: F401,F403
 
 _FAMILIES = (
     _activation,
@@ -51,5 +53,6 @@ _FAMILIES = (
     _normalization,
     _padding,
     _pooling,
+    _sampling,
 )
 __all__ = [name for family in _FAMILIES for name in family.__all__]

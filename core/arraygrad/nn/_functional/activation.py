@@ -8,16 +8,31 @@ would turn into ``0 * inf = nan`` in backward).
 from __future__ import annotations
 
 import math
+import warnings
 from typing import TYPE_CHECKING, Any
 
 from arraygrad.ops import activation as _act, elementwise as ew
 from arraygrad.nn import _ops
+from arraygrad.tensor import _wrap_dim
 
 if TYPE_CHECKING:
     from arraygrad.tensor import Tensor
 
 __all__ = ["relu", "leaky_relu", "gelu", "silu", "elu", "softplus", "sigmoid", "tanh", "softmax",
-           "log_softmax", "logsigmoid"]
+           "log_softmax", "logsigmoid", "hardtanh", "relu6", "selu", "celu", "mish", "hardswish",
+           "hardsigmoid", "softsign", "tanhshrink", "softmin", "threshold", "prelu", "rrelu", "glu",
+           "hardshrink", "softshrink", "relu_", "elu_", "hardtanh_", "leaky_relu_", "rrelu_",
+           "threshold_", "celu_", "selu_"]
+
+
+def _operand(input: Tensor, inplace: bool) -> Tensor:
+    """What an ``inplace=True`` form computes from: a copy where autograd records the input.
+
+    The in-place write bumps ``input``'s version; a rule that saved ``input`` itself
+    (``clamp``, ``where``...) would then refuse to run backward, so the formula reads
+    a clone (PyTorch's in-place kernels differentiate through their result instead).
+    """
+    return input.clone() if inplace and input.requires_grad else input
 
 
 def _inplace_result(input: Tensor, out: Tensor) -> Tensor:
@@ -32,7 +47,8 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """``x`` where positive, else ``negative_slope * x``."""
-    out = ew.where(input > 0, input, input * negative_slope)
+    x = _operand(input, inplace)
+    out = ew.where(x > 0, x, x * negative_slope)
     return _inplace_result(input, out) if inplace else out
 
 
@@ -48,14 +64,16 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * sigmoid(x)`` (swish)."""
-    out = input * ew.sigmoid(input)
+    x = _operand(input, inplace)
+    out = x * ew.sigmoid(x)
     return _inplace_result(input, out) if inplace else out
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``x`` where positive, else ``alpha * (exp(x) - 1)``."""
-    negative = ew.expm1(ew.clamp(input, max=0.0)) * alpha
-    out = ew.where(input > 0, input, negative)
+    x = _operand(input, inplace)
+    negative = ew.expm1(ew.clamp(x, max=0.0)) * alpha
+    out = ew.where(x > 0, x, negative)
     return _inplace_result(input, out) if inplace else out
 
 
@@ -91,3 +109,199 @@ def softmax(input: Tensor, dim: Any = None, _stacklevel: int = 3, dtype: Any = N
 def log_softmax(input: Tensor, dim: Any = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
     """``log(softmax(x))`` along ``dim``, computed stably."""
     return _act.log_softmax(input, dim, dtype=dtype)
+
+
+# -- piecewise-linear family: strict masks give PyTorch's zero gradient at every kink ----------
+
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
+             inplace: bool = False) -> Tensor:
+    """``x`` clamped to ``[min_val, max_val]``; the gradient is 1 strictly inside, else 0."""
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    # scalars on the outer branches: the gradient at (and past) either bound is 0, as PyTorch's
+    x = _operand(input, inplace)
+    out = ew.where(x <= min_val, min_val, ew.where(x >= max_val, max_val, x))
+    return _inplace_result(input, out) if inplace else out
+
+
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    """In-place ``hardtanh``."""
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    """``min(max(x, 0), 6)`` (``hardtanh(x, 0, 6)``: gradient 0 at 0 and at 6)."""
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def relu_(input: Tensor) -> Tensor:
+    """In-place ``relu``."""
+    return relu(input, inplace=True)
+
+
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    """In-place ``leaky_relu``."""
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """In-place ``elu``."""
+    return elu(input, alpha, inplace=True)
+
+
+SELU_ALPHA = 1.6732632423543772848170429916717
+SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
+    """``scale * elu(x, alpha)`` with the self-normalising constants of Klambauer et al."""
+    x = _operand(input, inplace)
+    out = elu(x, SELU_ALPHA) * SELU_SCALE
+    return _inplace_result(input, out) if inplace else out
+
+
+def selu_(input: Tensor) -> Tensor:
+    """In-place ``selu``."""
+    return selu(input, inplace=True)
+
+
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    # the exp branch sees only non-positive arguments (see the module docstring)
+    x = _operand(input, inplace)
+    negative = ew.expm1(ew.clamp(x, max=0.0) * (1.0 / alpha)) * alpha
+    out = ew.where(x > 0, x, negative)
+    return _inplace_result(input, out) if inplace else out
+
+
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """In-place ``celu``."""
+    return celu(input, alpha, inplace=True)
+
+
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    """``x * tanh(softplus(x))`` (softplus without a threshold, computed stably)."""
+    x = _operand(input, inplace)
+    out = x * ew.tanh(-_ops.log_sigmoid(-x))
+    return _inplace_result(input, out) if inplace else out
+
+
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    """``x * relu6(x + 3) / 6``: gradient 0 at and below -3, 1 at and above 3."""
+    x = _operand(input, inplace)
+    out = x * hardtanh(x + 3.0, 0.0, 6.0) * (1.0 / 6.0)
+    return _inplace_result(input, out) if inplace else out
+
+
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
+    """``relu6(x + 3) / 6``: gradient 1/6 strictly inside (-3, 3), else 0."""
+    x = _operand(input, inplace)
+    out = hardtanh(x + 3.0, 0.0, 6.0) * (1.0 / 6.0)
+    return _inplace_result(input, out) if inplace else out
+
+
+def softsign(input: Tensor) -> Tensor:
+    """``x / (1 + |x|)``."""
+    return input / (ew.abs(input) + 1.0)
+
+
+def tanhshrink(input: Tensor) -> Tensor:
+    """``x - tanh(x)``."""
+    return input - ew.tanh(input)
+
+
+def softmin(input: Tensor, dim: Any = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
+    """``softmax(-x)`` along ``dim``."""
+    if dim is None:
+        warnings.warn("Implicit dimension choice for softmin has been deprecated. Change the call "
+                      "to include dim=X as an argument.", UserWarning, stacklevel=_stacklevel)
+        dim = 0 if input.ndim in (0, 1, 3) else 1
+    return _act.softmax(-input, dim, dtype=dtype)
+
+
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    """``x`` where ``x > threshold``, else ``value`` (gradient 0 at the threshold)."""
+    x = _operand(input, inplace)
+    out = ew.where(x > threshold, x, value)
+    return _inplace_result(input, out) if inplace else out
+
+
+_threshold = threshold  # reachable where the ``threshold`` argument shadows the function
+
+
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
+    """In-place ``threshold``."""
+    return _threshold(input, threshold, value, inplace=True)
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """``x`` where ``|x| > lambd``, else 0."""
+    return ew.where(ew.abs(input) > lambd, input, 0.0)
+
+
+def _check_lambd(input: Tensor, lambd: float) -> None:
+    if lambd < 0:
+        big = 1.7976931348623157e308 if input.dtype.itemsize == 8 else 3.4028234663852886e38
+        raise RuntimeError(f"lambda must be in range [0, {big:g}] for input dtype "
+                           f"{input.dtype.name.capitalize()}, but found {lambd:g}")
+
+
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0."""
+    _check_lambd(input, lambd)
+    return ew.where(input > lambd, input - lambd, ew.where(input < -lambd, input + lambd, 0.0))
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """``x`` where positive, else ``weight * x``; ``weight`` has 1 or ``C`` (dim 1) entries."""
+    if weight.ndim > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
+                           f"ndim = {weight.ndim}")
+    channels = input.shape[1] if input.ndim >= 2 else 1
+    count = weight.numel()
+    if count != 1 and count != channels:
+        raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found "
+                           f"parameter numbers = {count} and channel size = {channels}.")
+    w = weight
+    if count != 1:  # one slope per channel, broadcast over the trailing dims
+        w = weight.reshape((channels,) + (1,) * (input.ndim - 2))
+    return ew.where(input > 0, input, w * input)
+
+
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          inplace: bool = False) -> Tensor:
+    """Randomized leaky ReLU: negative slopes drawn from ``U(lower, upper)`` when ``training``.
+
+    In evaluation the slope is the mean ``(lower + upper) / 2``. The slopes are a
+    constant of the graph: the gradient at ``x <= 0`` is the drawn slope.
+    """
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    if not training:
+        return leaky_relu(input, (lower + upper) / 2, inplace)
+    from arraygrad.creation import empty
+
+    x = _operand(input, inplace)
+    noise = empty(*x.shape, dtype=x.dtype, device=x.device).uniform_(lower, upper)
+    out = ew.where(x > 0, x, x * noise)
+    return _inplace_result(input, out) if inplace else out
+
+
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
+           training: bool = False) -> Tensor:
+    """In-place ``rrelu``."""
+    return rrelu(input, lower, upper, training, inplace=True)
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    """Gated linear unit: ``a * sigmoid(b)`` where ``a, b`` are the halves of ``input`` along ``dim``."""
+    if input.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    d = _wrap_dim(dim, input.ndim, "glu")
+    if input.shape[d] % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size "
+                           f"{input.shape[d]}")
+    a, b = input.chunk(2, d)
+    return a * ew.sigmoid(b)

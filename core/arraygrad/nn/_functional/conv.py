@@ -48,7 +48,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
-    "interpolate", "upsample", "upsample_nearest", "pixel_shuffle", "pixel_unshuffle",
     "unfold", "fold",
 ]
 
@@ -410,110 +409,6 @@ def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     """
     return _conv_transposend(input, weight, bias, stride, padding, output_padding, groups,
                              dilation, 3, "conv_transpose3d")
-
-
-# -- resampling -------------------------------------------------------------------------
-
-def _nearest_index(out: int, size: int, scale: Any) -> list:
-    """PyTorch's ``nearest`` source index per output position."""
-    if out == size:
-        return list(range(out))
-    ratio = 1.0 / scale if scale is not None and scale > 0 else size / out
-    return [min(int(math.floor(i * ratio)), size - 1) for i in range(out)]
-
-
-def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
-                align_corners: bool | None = None, recompute_scale_factor: Any = None,
-                antialias: bool = False) -> Tensor:
-    """Resize the spatial dimensions of ``(N, C, *spatial)`` input (``mode='nearest'`` only).
-
-    Nearest indexing is an ``index_select`` per spatial axis, so gradients
-    (a scatter-add) and double gradients come for free.
-    """
-    if mode != "nearest":
-        raise NotImplementedError(f"interpolate: mode {mode!r} is not implemented (only "
-                                  "'nearest')")
-    if align_corners is not None:
-        raise ValueError("align_corners option can only be set with the interpolating modes: "
-                         "linear | bilinear | bicubic | trilinear")
-    spatial = input.ndim - 2
-    if spatial < 1:
-        raise ValueError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got "
-                         f"{input.ndim}D) for the modes: nearest")
-    in_sizes = tuple(input.shape[2:])
-    if (size is None) == (scale_factor is None):
-        raise ValueError("only one of size or scale_factor should be defined")
-    if size is not None:
-        sizes = _pair(size, "size", spatial)
-        scales: tuple[float | None, ...] = (None,) * spatial
-    else:
-        scales = tuple(float(s) for s in _scales(scale_factor, spatial))
-        sizes = tuple(int(math.floor(n * s)) for n, s in zip(in_sizes, scales))
-        if recompute_scale_factor:
-            scales = (None,) * spatial
-    from arraygrad.creation import tensor
-
-    out = input
-    for axis, (n, o, s) in enumerate(zip(in_sizes, sizes, scales)):
-        if n == o:
-            continue
-        index = tensor(_nearest_index(o, n, s), device=input.device)
-        out = out.index_select(axis + 2, index)
-    return out
-
-
-def _scales(scale_factor: Any, n: int) -> tuple:
-    if isinstance(scale_factor, (list, tuple)):
-        if len(scale_factor) != n:
-            raise ValueError(f"Input and scale_factor must have the same number of spatial "
-                             f"dimensions, but got input with spatial dimensions of {n} and "
-                             f"scale_factor of length {len(scale_factor)}")
-        return tuple(scale_factor)
-    return (scale_factor,) * n
-
-
-def upsample(input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
-             align_corners: bool | None = None) -> Tensor:
-    """Deprecated alias of ``interpolate``."""
-    return interpolate(input, size, scale_factor, mode, align_corners)
-
-
-def upsample_nearest(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
-    """Deprecated alias of ``interpolate(mode='nearest')``."""
-    return interpolate(input, size, scale_factor, "nearest")
-
-
-def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
-    """``(*, C*r*r, H, W)`` -> ``(*, C, H*r, W*r)``: channels become sub-pixel positions."""
-    r = int(upscale_factor)
-    if input.ndim < 3:
-        raise RuntimeError(f"pixel_shuffle expects input to have at least 3 dimensions, but got "
-                           f"input with {input.ndim} dimension(s)")
-    *lead, c, h, w = input.shape
-    if c % (r * r):
-        raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be "
-                           f"divisible by the square of upscale_factor, but input.size(-3)={c} "
-                           f"is not divisible by {r * r}")
-    b = len(lead)
-    x = input.reshape(*lead, c // (r * r), r, r, h, w)
-    perm = tuple(range(b)) + (b, b + 3, b + 1, b + 4, b + 2)
-    return x.permute(perm).reshape(*lead, c // (r * r), h * r, w * r)
-
-
-def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
-    """The inverse of ``pixel_shuffle``: ``(*, C, H*r, W*r)`` -> ``(*, C*r*r, H, W)``."""
-    r = int(downscale_factor)
-    if input.ndim < 3:
-        raise RuntimeError(f"pixel_unshuffle expects input to have at least 3 dimensions, but "
-                           f"got input with {input.ndim} dimension(s)")
-    *lead, c, h, w = input.shape
-    if h % r or w % r:
-        raise RuntimeError(f"pixel_unshuffle expects height and width to be divisible by "
-                           f"downscale_factor, but got {h}x{w} and {r}")
-    b = len(lead)
-    x = input.reshape(*lead, c, h // r, r, w // r, r)
-    perm = tuple(range(b)) + (b, b + 2, b + 4, b + 1, b + 3)
-    return x.permute(perm).reshape(*lead, c * r * r, h // r, w // r)
 
 
 # -- public im2col / col2im ---------------------------------------------------------------

@@ -8,6 +8,7 @@ from arraygrad.nn.modules import module as _module
 from arraygrad.nn.modules import activation as _activation
 from arraygrad.nn.modules import attention as _attention
 from arraygrad.nn.modules import batchnorm as _batchnorm
+from arraygrad.nn.modules import channelshuffle as _channelshuffle
 from arraygrad.nn.modules import container as _container
 from arraygrad.nn.modules import conv as _conv
 from arraygrad.nn.modules import distance as _distance
@@ -30,6 +31,7 @@ from arraygrad.nn.modules.module import *  # noqa: F401,F403
 from arraygrad.nn.modules.activation import *  # noqa: F401,F403
 from arraygrad.nn.modules.attention import *  # noqa: F401,F403
 from arraygrad.nn.modules.batchnorm import *  # noqa: F401,F403
+from arraygrad.nn.modules.channelshuffle import *  # noqa: F401,F403
 from arraygrad.nn.modules.container import *  # noqa: F401,F403
 from arraygrad.nn.modules.conv import *  # noqa: F401,F403
 from arraygrad.nn.modules.distance import *  # noqa: F401,F403
@@ -54,6 +56,7 @@ _FAMILIES = (
     _activation,
     _attention,
     _batchnorm,
+    _channelshuffle,
     _container,
     _conv,
     _distance,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from arraygrad.nn._functional import conv as C
+from arraygrad.nn._functional import sampling as S
 from arraygrad.nn.modules.module import Module
 
 if TYPE_CHECKING:
@@ -22,7 +22,7 @@ class PixelShuffle(Module):
 
     def forward(self, input: Tensor) -> Tensor:
         """The shuffled input."""
-        return C.pixel_shuffle(input, self.upscale_factor)
+        return S.pixel_shuffle(input, self.upscale_factor)
 
     def extra_repr(self) -> str:
         return f"upscale_factor={self.upscale_factor}"
@@ -37,7 +37,7 @@ class PixelUnshuffle(Module):
 
     def forward(self, input: Tensor) -> Tensor:
         """The unshuffled input."""
-        return C.pixel_unshuffle(input, self.downscale_factor)
+        return S.pixel_unshuffle(input, self.downscale_factor)
 
     def extra_repr(self) -> str:
         return f"downscale_factor={self.downscale_factor}"

@@ -1,20 +1,24 @@
-"""``Upsample``: nearest-neighbour resizing of the spatial dimensions."""
+"""``Upsample`` and its fixed-mode forms ``UpsamplingNearest2d`` and ``UpsamplingBilinear2d``."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from arraygrad.nn._functional import conv as C
+from arraygrad.nn._functional import sampling as S
 from arraygrad.nn.modules.module import Module
 
 if TYPE_CHECKING:
     from arraygrad.tensor import Tensor
 
-__all__ = ["Upsample"]
+__all__ = ["Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"]
 
 
 class Upsample(Module):
-    """Resize ``(N, C, *spatial)`` input to ``size`` or by ``scale_factor`` (``mode='nearest'``)."""
+    """Resize ``(N, C, *spatial)`` input to ``size`` or by ``scale_factor`` with ``F.interpolate``.
+
+    ``mode`` is any of ``interpolate``'s (``'nearest'``, ``'linear'``, ``'bilinear'``,
+    ``'bicubic'``, ``'trilinear'``, ``'area'``, ``'nearest-exact'``).
+    """
 
     def __init__(self, size: int | tuple[int, ...] | None = None,
                  scale_factor: float | tuple[float, ...] | None = None, mode: str = "nearest",
@@ -34,7 +38,7 @@ class Upsample(Module):
 
     def forward(self, input: Tensor) -> Tensor:
         """The resized input."""
-        return C.interpolate(input, self.size, self.scale_factor, self.mode, self.align_corners,
+        return S.interpolate(input, self.size, self.scale_factor, self.mode, self.align_corners,
                              recompute_scale_factor=self.recompute_scale_factor)
 
     def extra_repr(self) -> str:
@@ -43,3 +47,19 @@ class Upsample(Module):
         else:
             info = f"size={self.size!r}"
         return info + f", mode={self.mode!r}"
+
+
+class UpsamplingNearest2d(Upsample):
+    """Nearest-neighbour 2-D upsampling (``Upsample(mode='nearest')``)."""
+
+    def __init__(self, size: int | tuple[int, int] | None = None,
+                 scale_factor: float | tuple[float, float] | None = None) -> None:
+        super().__init__(size, scale_factor, mode="nearest")
+
+
+class UpsamplingBilinear2d(Upsample):
+    """Bilinear 2-D upsampling with ``align_corners=True`` (PyTorch's historical behaviour)."""
+
+    def __init__(self, size: int | tuple[int, int] | None = None,
+                 scale_factor: float | tuple[float, float] | None = None) -> None:
+        super().__init__(size, scale_factor, mode="bilinear", align_corners=True)
