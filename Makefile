@@ -15,7 +15,7 @@ $(PY):
 
 $(STAMP): $(PY) pyproject.toml tests/plugins/dummy_plugin/pyproject.toml plugins/special/pyproject.toml
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[numpy,test,demo]"
+	$(PY) -m pip install --quiet -e ".[numpy,test,demo,mpi]"
 	$(PY) -m pip install --quiet -e tests/plugins/dummy_plugin
 	$(PY) -m pip install --quiet -e "plugins/special[numpy]"
 	touch $(STAMP)
