@@ -132,7 +132,8 @@ def numel(input: Tensor) -> _builtins.int:
 __version__ = "0.1.0"
 
 
-_LAZY_SUBMODULES = ("nn", "optim", "utils", "special", "viz", "conformance", "linalg", "onnx")
+_LAZY_SUBMODULES = ("nn", "optim", "utils", "special", "viz", "conformance", "linalg", "onnx",
+                    "distributed")
 _LAZY_FUNCTIONS = {"save": "arraygrad.serialization", "load": "arraygrad.serialization",
                    "erf": "arraygrad.nn._ops"}
 
