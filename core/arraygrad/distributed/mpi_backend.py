@@ -20,6 +20,20 @@ def _mpi() -> Any:
     return MPI
 
 
+class _Request:
+    """An ``MPI.Request`` with the contract's ``wait()`` / ``test()`` (mpi4py's lower-case
+    ones are the pickling variants: ``test()`` returns a tuple, always true)."""
+
+    def __init__(self, request: Any) -> None:
+        self.request = request
+
+    def wait(self) -> None:
+        self.request.Wait()
+
+    def test(self) -> bool:
+        return bool(self.request.Test())
+
+
 class MPIBackend(ProcessGroupBackend):
     """One MPI communicator (``comm``) and its duplicate for headers (``ctl``)."""
 
@@ -59,7 +73,7 @@ class MPIBackend(ProcessGroupBackend):
     def allreduce(self, buf: Any, op: str, async_op: bool) -> Any:
         """``MPI_Allreduce`` / ``MPI_Iallreduce`` in place."""
         if async_op:
-            return self.comm.Iallreduce(self._in_place, buf, self._ops[op])
+            return _Request(self.comm.Iallreduce(self._in_place, buf, self._ops[op]))
         self.comm.Allreduce(self._in_place, buf, self._ops[op])
         return None
 
@@ -93,7 +107,7 @@ class MPIBackend(ProcessGroupBackend):
     def send(self, buf: Any, dst: int, tag: int, async_op: bool) -> Any:
         """``MPI_Send`` / ``MPI_Isend``."""
         if async_op:
-            return self.comm.Isend(buf, dst, tag)
+            return _Request(self.comm.Isend(buf, dst, tag))
         self.comm.Send(buf, dst, tag)
         return None
 
@@ -102,7 +116,7 @@ class MPIBackend(ProcessGroupBackend):
         MPI = _mpi()
         source = MPI.ANY_SOURCE if src < 0 else src
         if async_op:
-            return self.comm.Irecv(buf, source, tag)
+            return _Request(self.comm.Irecv(buf, source, tag))
         status = MPI.Status()
         self.comm.Recv(buf, source, tag, status)
         return int(status.Get_source())

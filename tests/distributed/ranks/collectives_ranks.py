@@ -47,6 +47,20 @@ for i, (w, t) in enumerate(zip(works[::-1], ts[::-1])):
 for i, t in enumerate(ts):
     np.testing.assert_array_equal(t.numpy(), everyone.sum(0) / n + i)
 
+# is_completed alone (no wait) polls until the result is there
+t = ag.tensor(value(r, shape=(64, 1024)))
+w = dist.all_reduce(t, async_op=True)
+while not w.is_completed():
+    pass
+np.testing.assert_array_equal(t.numpy(), sum(value(k, shape=(64, 1024)) for k in range(n)))
+if n > 1:  # p2p: is_completed polls too
+    got = ag.zeros(64, 1024, dtype=ag.float64)
+    wr = dist.irecv(got, src=(r - 1) % n, tag=3)
+    ws = dist.isend(ag.tensor(value(r, shape=(64, 1024))), dst=(r + 1) % n, tag=3)
+    while not (wr.is_completed() and ws.is_completed()):
+        pass
+    np.testing.assert_array_equal(got.numpy(), value((r - 1) % n, shape=(64, 1024)))
+
 # broadcast from every root
 for src in range(n):
     t = ag.tensor(value(r))
