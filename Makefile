@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 CUPY_EXTRA ?= cupy
 GPU_STAMP := $(VENV)/.installed-$(CUPY_EXTRA)
 
-.PHONY: demo test test-gpu bench soak clean
+.PHONY: demo demo-ddp test test-gpu bench soak clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,10 @@ $(STAMP): $(PY) pyproject.toml tests/plugins/dummy_plugin/pyproject.toml plugins
 
 demo: $(STAMP)
 	$(PY) examples/demo.py
+
+# The same network trained data-parallel on 2 MPI processes (arraygrad.distributed).
+demo-ddp: $(STAMP)
+	$(PY) -m arraygrad.distributed.run --nproc-per-node 2 examples/ddp_digits.py
 
 # The whole suite, then again with every fast path off (ARRAYGRAD_REFERENCE=1: the general
 # recorder and the rules' recorded backwards), which must give the same answers; the second
