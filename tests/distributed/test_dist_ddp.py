@@ -1,7 +1,8 @@
 """``DistributedDataParallel`` on 2 and 3 ranks (uneven shards) against single-process
 full-batch training in float64: SGD with momentum and Adam, tiny buckets, parameters
 within 1e-12 of the reference and bit-identical across ranks after every step; ``no_sync``;
-unused parameters (with and without ``find_unused_parameters``); before init, an error."""
+unused parameters (with and without ``find_unused_parameters``); buffers follow rank 0;
+before init, an error."""
 
 import pytest
 

@@ -116,9 +116,21 @@ def test_unused_parameters():
     dist.barrier()
 
 
+def test_buffers_follow_rank_0():
+    bn = nn.BatchNorm1d(5).double()
+    ddp = DDP(bn)
+    bn.eval()
+    with ag.no_grad():
+        bn.running_mean.fill_(float(r))  # diverge
+        ddp(ag.tensor(X[:2]))  # broadcast_buffers: rank 0's buffers before the forward
+    np.testing.assert_array_equal(bn.running_mean.numpy(), np.zeros(5))
+    same_everywhere([b.numpy() for b in bn.buffers()])
+
+
 for opt_name in ("sgd", "adam"):
     train(opt_name)
 test_no_sync()
 test_unused_parameters()
+test_buffers_follow_rank_0()
 dist.destroy_process_group()
 print(f"rank {r}: ddp ok", flush=True)
