@@ -8,20 +8,24 @@ STAMP := $(VENV)/.installed
 CUPY_EXTRA ?= cupy
 GPU_STAMP := $(VENV)/.installed-$(CUPY_EXTRA)
 
-.PHONY: demo test test-gpu bench soak clean
+.PHONY: demo demo-ddp test test-gpu bench soak clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
 $(STAMP): $(PY) pyproject.toml tests/plugins/dummy_plugin/pyproject.toml plugins/special/pyproject.toml
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[numpy,test,demo]"
+	$(PY) -m pip install --quiet -e ".[numpy,test,demo,mpi]"
 	$(PY) -m pip install --quiet -e tests/plugins/dummy_plugin
 	$(PY) -m pip install --quiet -e "plugins/special[numpy]"
 	touch $(STAMP)
 
 demo: $(STAMP)
 	$(PY) examples/demo.py
+
+# The same network trained data-parallel on 2 MPI processes (arraygrad.distributed).
+demo-ddp: $(STAMP)
+	$(PY) -m arraygrad.distributed.run --nproc-per-node 2 examples/ddp_digits.py
 
 # The whole suite, then again with every fast path off (ARRAYGRAD_REFERENCE=1: the general
 # recorder and the rules' recorded backwards), which must give the same answers; the second

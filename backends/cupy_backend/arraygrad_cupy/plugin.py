@@ -13,3 +13,15 @@ def arraygrad_register_backends(register):
     from arraygrad_cupy.backend import CupyBackend
 
     register(CupyBackend())
+
+
+@hookimpl
+def arraygrad_register_distributed(register):
+    """Register the ``nccl`` process-group backend (NCCL through CuPy; imported on use)."""
+
+    def make_world(timeout=None):
+        from arraygrad_cupy.nccl import make_world as make
+
+        return make(timeout)
+
+    register("nccl", make_world)

@@ -31,3 +31,10 @@ def arraygrad_register_ops(registry: Any) -> None:
 def arraygrad_conformance(register: Any) -> None:
     """Declare conformance facts: ``register.backend(name, capabilities=..., xfail={check_id: reason})``
     for a backend, ``register.cases(cases)`` for extra op cases."""
+
+
+@hookspec
+def arraygrad_register_distributed(register: Any) -> None:
+    """Register process-group backends for ``arraygrad.distributed``: call
+    ``register(name, factory)``, where ``factory(timeout=...)`` returns the world's
+    ``arraygrad.distributed.backend.ProcessGroupBackend`` (e.g. ``"mpi"``, ``"nccl"``)."""

@@ -1,10 +1,10 @@
-"""``arraygrad.nn.parallel``: PyTorch's data-parallel wrappers, on one device.
+"""``arraygrad.nn.parallel``: PyTorch's data-parallel wrappers.
 
 ``DataParallel`` is the identity wrapper: it keeps the module as ``.module`` (so
 ``state_dict`` keys gain the ``module.`` prefix, as in PyTorch) and runs it on the
 device where its parameters are; it splits nothing across devices. ``data_parallel`` is
-its functional form. ``DistributedDataParallel`` is importable (``isinstance`` checks
-work) but constructing one raises until ``arraygrad.distributed`` exists.
+its functional form. ``DistributedDataParallel`` trains over the processes of an
+``arraygrad.distributed`` process group (MPI), averaging gradients across them.
 """
 
 from arraygrad.nn.parallel.data_parallel import DataParallel, data_parallel

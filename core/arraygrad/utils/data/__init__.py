@@ -8,6 +8,7 @@
 from arraygrad.utils.data._collate import default_collate, default_convert
 from arraygrad.utils.data._worker import WorkerInfo, get_worker_info
 from arraygrad.utils.data.dataloader import DataLoader
+from arraygrad.utils.data.distributed import DistributedSampler
 from arraygrad.utils.data.dataset import (
     ChainDataset, ConcatDataset, Dataset, IterableDataset, StackDataset, Subset, TensorDataset,
     random_split,
@@ -21,5 +22,6 @@ __all__ = [
     "Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset", "ChainDataset",
     "Subset", "random_split", "WeightedRandomSampler",
     "Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "BatchSampler",
+    "DistributedSampler",
     "DataLoader", "default_collate", "default_convert", "get_worker_info", "WorkerInfo",
 ]

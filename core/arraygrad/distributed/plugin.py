@@ -1,0 +1,27 @@
+"""The core's own ``arraygrad_register_distributed`` plugin: the ``mpi`` backend.
+
+Registered by ``arraygrad.distributed.registry`` into the plugin manager (so it
+exists with plugin autoload disabled too); other backends use the
+``arraygrad`` entry points and the same hook (``nccl`` comes with the CuPy backend's
+plugin, ``arraygrad_cupy.nccl``: the core imports no array library).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arraygrad.plugins.markers import hookimpl
+
+PLUGIN_NAME = "arraygrad.distributed"
+
+
+def _mpi(timeout: Any = None) -> Any:
+    from arraygrad.distributed.mpi_backend import make_world
+
+    return make_world(timeout)
+
+
+@hookimpl
+def arraygrad_register_distributed(register: Any) -> None:
+    """``mpi``: MPI through mpi4py."""
+    register("mpi", _mpi)
