@@ -1,6 +1,6 @@
 """The classic MNIST convolutional example, ported by renaming the import: argparse-style
 settings, device from torch.accelerator, Conv2d/Dropout/max_pool2d/log_softmax/nll_loss,
-Adadelta-free variant (SGD with momentum) with StepLR, train and test loops, a checkpoint.
+Adadelta with StepLR, train and test loops, a checkpoint.
 Synthetic 28x28 digits (a class-dependent stroke pattern plus noise) keep it self-contained."""
 import argparse
 import os
@@ -90,7 +90,7 @@ def main():
     parser.add_argument('--batch-size', type=int, default=32)
     parser.add_argument('--test-batch-size', type=int, default=100)
     parser.add_argument('--epochs', type=int, default=2)
-    parser.add_argument('--lr', type=float, default=0.05)
+    parser.add_argument('--lr', type=float, default=1.0)
     parser.add_argument('--gamma', type=float, default=0.7)
     parser.add_argument('--no-accel', action='store_true')
     parser.add_argument('--seed', type=int, default=1)
@@ -118,7 +118,7 @@ def main():
     test_loader = DataLoader(dataset2, **test_kwargs)
 
     model = Net().to(device)
-    optimizer = optim.SGD(model.parameters(), lr=args.lr, momentum=0.9)
+    optimizer = optim.Adadelta(model.parameters(), lr=args.lr)
     scheduler = StepLR(optimizer, step_size=1, gamma=args.gamma)
     for epoch in range(1, args.epochs + 1):
         train(args, model, device, train_loader, optimizer, epoch)

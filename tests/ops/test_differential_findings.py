@@ -35,3 +35,20 @@ def test_reductions_over_an_empty_dim_raise_pytorchs_index_error(name):
     with pytest.raises(IndexError, match=name):
         getattr(ag, name)(ag.zeros(2, 0), dim=-1)
     assert getattr(ag, name)(ag.zeros(0, 3), dim=1).shape == (0,)
+
+
+def test_elu_family_and_hardswish_gradients_at_nan_and_inf_as_pytorch():
+    inf, nan = float("inf"), float("nan")
+    x = ag.tensor([inf, -inf, nan, 3.0, -3.0, -4.0], dtype=ag.float64, requires_grad=True)
+    for fn, want in ((F.elu, [1.0, 0.0, 1.0, 1.0, math.exp(-3.0), math.exp(-4.0)]),
+                     (F.hardswish, [1.0, 0.0, 1.0, 1.0, 0.0, 0.0])):
+        (g,) = ag.autograd.grad(fn(x).sum(), x)
+        assert g.tolist() == pytest.approx(want, rel=1e-12), fn.__name__
+    (g,) = ag.autograd.grad(F.selu(x).sum(), x)
+    assert not any(math.isnan(v) for v in g.tolist())  # was NaN at NaN and inf inputs
+
+
+def test_cosine_similarity_of_zero_dim_tensors():
+    assert F.cosine_similarity(ag.tensor(2.0), ag.tensor(-3.0), dim=-1).item() == -1.0
+    with pytest.raises(IndexError):
+        F.cosine_similarity(ag.tensor(2.0), ag.tensor(-3.0), dim=1)

@@ -72,8 +72,11 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``x`` where positive, else ``alpha * (exp(x) - 1)``."""
     x = _operand(input, inplace)
-    negative = ew.expm1(ew.clamp(x, max=0.0)) * alpha
-    out = ew.where(x > 0, x, negative)
+    # PyTorch's test is x <= 0, so NaN takes the linear branch; the exp branch sees 0 elsewhere
+    # (so neither inf nor NaN reaches its gradient)
+    nonpositive = x <= 0
+    negative = ew.expm1(ew.where(nonpositive, x, ew.full_like_scalar(x, 0.0))) * alpha
+    out = ew.where(nonpositive, negative, x)
     return _inplace_result(input, out) if inplace else out
 
 
@@ -171,8 +174,9 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
     # the exp branch sees only non-positive arguments (see the module docstring)
     x = _operand(input, inplace)
-    negative = ew.expm1(ew.clamp(x, max=0.0) * (1.0 / alpha)) * alpha
-    out = ew.where(x > 0, x, negative)
+    nonpositive = x <= 0  # as elu: NaN takes the linear branch, the exp branch sees 0 elsewhere
+    negative = ew.expm1(ew.where(nonpositive, x, ew.full_like_scalar(x, 0.0)) * (1.0 / alpha))
+    out = ew.where(nonpositive, negative * alpha, x)
     return _inplace_result(input, out) if inplace else out
 
 
@@ -191,7 +195,11 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * relu6(x + 3) / 6``: gradient 0 at and below -3, 1 at and above 3."""
     x = _operand(input, inplace)
-    out = x * hardtanh(x + 3.0, 0.0, 6.0) * (1.0 / 6.0)
+    # PyTorch's branches: x * 0 up to -3 (NaN at -inf, as its forward), x(x+3)/6 below 3, else
+    # x (NaN too); the middle formula sees 0 outside its range, so its gradient stays finite
+    low, middle = x <= -3.0, x < 3.0
+    xm = ew.where(low | ~middle, ew.full_like_scalar(x, 0.0), x)
+    out = ew.where(low, x * 0.0, ew.where(middle, xm * (xm + 3.0) * (1.0 / 6.0), x))
     return _inplace_result(input, out) if inplace else out
 
 

@@ -43,6 +43,11 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     if x2.dtype != common:
         x2 = x2.to(common)
     shape = ew.broadcast_shapes("cosine_similarity", tuple(x1.shape), tuple(x2.shape))
+    if not shape:  # 0-d inputs: PyTorch reduces them as one-element vectors (dim -1 or 0)
+        if dim not in (-1, 0):
+            raise IndexError(f"Dimension out of range (expected to be in range of [-1, 0], "
+                             f"but got {dim})")
+        shape, dim = (1,), 0
     x1, x2 = _shape.broadcast_to(x1, shape), _shape.broadcast_to(x2, shape)
     n1 = _value_clamped_min(vector_norm(x1, 2, dim=dim, keepdim=True), eps)
     n2 = _value_clamped_min(vector_norm(x2, 2, dim=dim, keepdim=True), eps)
