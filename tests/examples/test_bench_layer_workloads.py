@@ -59,3 +59,19 @@ def test_a_wrong_lstm_floor_is_caught(bench, monkeypatch):
 
     monkeypatch.setattr(recurrent, "numpy_backward", forgetful)
     assert bench._check(recurrent.lstm_step())["arraygrad"] is False
+
+
+@pytest.mark.parametrize("name", ["lstm_step", "attention_step"])
+def test_the_timed_steps_stay_finite(bench, name):
+    """As many SGD steps as a full run times (the check, the warm-up and the repeats) keep
+    every gradient finite: a loss that diverges would time arithmetic on infinities (the first
+    ``attention_step``, whose loss was linear in the outputs, overflowed after 35 steps)."""
+    from workloads.base import to_numpy
+
+    w = bench.TIMED[name]()
+    for impl_name in ("numpy", "arraygrad"):
+        impl = w.impls[impl_name]
+        with np.errstate(over="raise", invalid="raise"):
+            for _ in range(w.repeats + 2):
+                grads = impl.run()
+        assert all(np.isfinite(to_numpy(g)).all() for g in grads), impl_name
