@@ -20,7 +20,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import numpy as np  # noqa: E402
 
-from workloads import chain, conv, deep, dense, memory, mlp  # noqa: E402
+from workloads import attention, chain, conv, deep, dense, memory, mlp, recurrent  # noqa: E402
 from workloads.base import to_numpy  # noqa: E402
 
 TIMED = {
@@ -30,6 +30,8 @@ TIMED = {
     "matmul_big": dense.matmul_big,
     "broadcast_reduce": dense.broadcast_reduce,
     "conv_step": conv.conv_step,
+    "lstm_step": recurrent.lstm_step,
+    "attention_step": attention.attention_step,
 }
 
 

@@ -49,20 +49,27 @@ def try_torch():
         return None
 
 
-def sgd_step(lib, model, params, x, y):
+def sgd_step(lib, model, params, x, y, loss=None):
     """A framework's SGD training step on ``model`` after loading ``params`` (NumPy arrays,
-    in ``model.parameters()`` order); ``run()`` returns the gradients of the step."""
+    in ``model.parameters()`` order); ``run()`` returns the gradients of the step.
+
+    ``loss(model, x, y)`` gives the step's loss (tensors in); by default the cross-entropy
+    of ``model(x)`` against the labels ``y``."""
     with lib.no_grad():
         for p, v in zip(model.parameters(), params):
             p.copy_(lib.from_numpy(v))
     opt = lib.optim.SGD(model.parameters(), lr=0.01)
     xt, yt = lib.from_numpy(x), lib.from_numpy(y)
-    loss_fn = lib.nn.CrossEntropyLoss()
+    if loss is None:
+        cross_entropy = lib.nn.CrossEntropyLoss()
+
+        def loss(m, xt, yt):
+            return cross_entropy(m(xt), yt)
     trained = list(model.parameters())
 
     def run():
         opt.zero_grad()
-        loss_fn(model(xt), yt).backward()
+        loss(model, xt, yt).backward()
         opt.step()  # updates the parameters, not their gradients
         return [p.grad for p in trained]
     return run
