@@ -17,6 +17,10 @@ from arraygrad.autograd.anomaly_mode import remember_forward, state as _anomaly
 from arraygrad.autograd.grad_mode import _state
 from arraygrad.autograd.hooks import HookDict, RemovableHandle
 from arraygrad.autograd.node_hooks import LeafHooks, NodeHooks
+from arraygrad.autograd.saved_hooks import (
+    INFERENCE_MESSAGE, _open as _hooks_open, disable_saved_tensors_hooks, pack as _pack,
+    save_on_cpu, saved_tensors_hooks, unpacked as _unpacked,
+)
 
 if TYPE_CHECKING:
     from typing import TypeAlias
@@ -26,7 +30,9 @@ if TYPE_CHECKING:
     # an edge to an input's node: the node itself for its output 0, else (node, output_nr)
     Edge: TypeAlias = "Node | tuple[Node, int]"
 
-__all__ = ["Node", "AccumulateGrad", "SavedTensor", "SavedOutput", "FREED_MESSAGE"]
+__all__ = ["Node", "AccumulateGrad", "SavedTensor", "SavedOutput", "FREED_MESSAGE",
+           "saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
+           "register_multi_grad_hook"]
 
 _sequence = itertools.count()
 _refcount = getattr(sys, "getrefcount", lambda obj: 1 << 30)  # other Pythons: always copy
@@ -41,14 +47,21 @@ FREED_MESSAGE = (
 
 
 class SavedTensor:
-    """An input tensor saved for backward, with the version it had when saved."""
+    """An input tensor saved for backward, with the version it had when saved.
+
+    Saving while ``saved_tensors_hooks`` are open packs it instead (``saved_hooks.pack``:
+    the object becomes a ``PackedSavedTensor``)."""
 
     __slots__ = ("tensor", "version")
 
     def __init__(self, tensor: Tensor) -> None:
+        if tensor._inference:
+            raise RuntimeError(INFERENCE_MESSAGE)
         self.tensor = tensor
         vc = tensor._vc  # created lazily: a tensor never modified in place has none (version 0)
         self.version = vc[0] if vc is not None else 0
+        if _hooks_open.hooks:  # one slot test when no hooks are open anywhere
+            _pack(self, tensor, False)
 
     def unpack(self, node: "Node") -> Any:
         t = self.tensor
@@ -75,6 +88,8 @@ class SavedOutput:
         self.counter = tensor._version_counter()
         self.version = self.counter[0]
         self.output_nr = tensor._output_nr
+        if _hooks_open.hooks:
+            _pack(self, tensor, True)
 
     def checked_data(self, node: "Node") -> Any:
         """The saved array (no tensor around it), after the same version check as ``unpack``."""
@@ -94,6 +109,33 @@ class SavedOutput:
         return t
 
 
+class PackedSavedTensor(SavedTensor):
+    """A ``SavedTensor`` packed by ``saved_tensors_hooks``: ``tensor`` holds the packed value,
+    ``version`` the pair ``(unpack_hook, (grad_fn, output_nr) or None)``. Not version-checked."""
+
+    __slots__ = ()
+
+    def unpack(self, node: "Node") -> Any:
+        hook, place = self.version
+        if place is None:
+            return _unpacked(self.tensor, hook, None, 0, False)
+        fn, nr = place
+        return _unpacked(self.tensor, hook, fn, nr, isinstance(fn, AccumulateGrad))
+
+
+class PackedSavedOutput(SavedOutput):
+    """A ``SavedOutput`` packed by ``saved_tensors_hooks``: ``data`` holds the packed value,
+    ``backend`` the unpack hook. Unpacked, it has the node as ``grad_fn``, as PyTorch's."""
+
+    __slots__ = ()
+
+    def checked_data(self, node: "Node") -> Any:
+        return self.unpack(node)._data
+
+    def unpack(self, node: "Node") -> Any:
+        return _unpacked(self.data, self.backend, node, self.output_nr, False)
+
+
 def _modified_message(node: Node, tensor: Tensor | None, saved: int, now: int,
                       shape: Any = None) -> str:
     if tensor is not None:
@@ -106,7 +148,8 @@ def _modified_message(node: Node, tensor: Tensor | None, saved: int, now: int,
             f"instead (saved by {node.name()}).")
 
 
-_SAVED_KINDS: frozenset[Any] = frozenset((SavedTensor, SavedOutput))
+_SAVED_KINDS: frozenset[Any] = frozenset((SavedTensor, SavedOutput, PackedSavedTensor,
+                                          PackedSavedOutput))
 
 
 class _Freed(tuple):

@@ -38,7 +38,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence, TypeVar
 from arraygrad.autograd.anomaly_mode import remember_forward, state as _anomaly
 from arraygrad.autograd.grad_mode import _state
 from arraygrad.autograd.graph import (
-    FREED, FREED_MESSAGE, Node, SavedOutput, SavedTensor, _materialize, _sequence,
+    FREED, FREED_MESSAGE, Node, PackedSavedOutput, PackedSavedTensor, SavedOutput, SavedTensor,
+    _materialize, _sequence,
 )
 from arraygrad.tensor import Tensor, wrap
 
@@ -93,7 +94,8 @@ def reference_mode(on: bool = True) -> Iterator[None]:
 
 _new = object.__new__
 _next_seq = _sequence.__next__
-_SAVED_KINDS = (SavedTensor, SavedOutput)
+_SAVED_KINDS = (SavedTensor, SavedOutput, PackedSavedTensor, PackedSavedOutput)
+_PACKED = (PackedSavedTensor, PackedSavedOutput)  # saved under ``saved_tensors_hooks``
 
 OUTPUT = "result"
 """The saved name that stands for the op's own output (kept without a reference cycle)."""
@@ -143,7 +145,7 @@ class RuleNode(Node):
             if s.counter[0] == s.version:  # checked_data's test, inline: first-order hot path
                 return s.data
             return s.checked_data(self)  # raises "modified by an inplace operation"
-        if s.__class__ is SavedTensor:
+        if s.__class__ is SavedTensor or s.__class__ in _PACKED:
             return s.unpack(self)._data
         return s._data if isinstance(s, Tensor) else s
 
