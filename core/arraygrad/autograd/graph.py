@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 import sys
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, cast
 
 from arraygrad.autograd.anomaly_mode import remember_forward, state as _anomaly
 from arraygrad.autograd.grad_mode import _state
@@ -116,7 +116,7 @@ class PackedSavedTensor(SavedTensor):
     __slots__ = ()
 
     def unpack(self, node: "Node") -> Any:
-        hook, place = self.version
+        hook, place = cast(Any, self.version)  # the packed layout (see the docstring)
         if place is None:
             return _unpacked(self.tensor, hook, None, 0, False)
         fn, nr = place
@@ -133,7 +133,7 @@ class PackedSavedOutput(SavedOutput):
         return self.unpack(node)._data
 
     def unpack(self, node: "Node") -> Any:
-        return _unpacked(self.data, self.backend, node, self.output_nr, False)
+        return _unpacked(self.data, cast(Any, self.backend), node, self.output_nr, False)
 
 
 def _modified_message(node: Node, tensor: Tensor | None, saved: int, now: int,

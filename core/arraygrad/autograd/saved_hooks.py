@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import threading
 import weakref
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, cast
 
 if TYPE_CHECKING:
-    from arraygrad.autograd.graph import Node
+    from arraygrad.autograd.graph import AccumulateGrad, Node
     from arraygrad.tensor import Tensor
 
 __all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks"]
@@ -196,7 +196,7 @@ def unpacked(packed: Any, unpack_hook: Callable[[Any], Any], grad_fn: Node | Non
         return out
     out._requires_grad = True
     if leaf:
-        out._acc_ref = weakref.ref(grad_fn)
+        out._acc_ref = weakref.ref(cast("AccumulateGrad", grad_fn))
     else:
         out._grad_fn = grad_fn
         out._output_nr = output_nr
