@@ -345,3 +345,7 @@ class AccumulateGrad(Node):
 
     def _release(self) -> None:
         pass  # holds no saved values; the leaf outlives any one backward
+
+
+# below the classes: the multi-grad hook builds on Tensor hooks, not on these classes
+from arraygrad.autograd.multi_grad_hook import register_multi_grad_hook  # noqa: E402
