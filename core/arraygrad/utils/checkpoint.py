@@ -16,6 +16,7 @@ activations, and recompute the segment's forward when backward needs them.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import warnings
 import weakref
@@ -25,7 +26,7 @@ from arraygrad.autograd.function import Function
 from arraygrad.autograd.grad_mode import enable_grad, no_grad
 from arraygrad.autograd.saved_hooks import saved_tensors_hooks
 from arraygrad.random import device_generator
-from arraygrad.tensor import Tensor
+from arraygrad.tensor import Tensor, wrap
 
 __all__ = ["checkpoint", "checkpoint_sequential", "noop_context_fn", "CheckpointError",
            "check_backward_validity"]
@@ -95,13 +96,17 @@ def _replayed_rng(states: list[tuple[Any, Any]] | None) -> Any:
 
 class _Holder:
     """What the graph keeps for a tensor saved in a checkpointed segment: the frame to
-    recompute from and, once recomputed, the value (dropped with the node that saved it)."""
+    recompute from and, once recomputed, the value until backward reads it; after that only
+    a weak reference to its array (``_unpack``), so a recomputed activation lives as long as
+    the backward formula using it, not until the end of the pass."""
 
-    __slots__ = ("frame", "value", "__weakref__")
+    __slots__ = ("frame", "value", "weak", "backend", "__weakref__")
 
     def __init__(self, frame: "_Frame") -> None:
         self.frame = frame
         self.value: Tensor | None = None
+        self.weak: Any = None  # weakref.ref to the array once read
+        self.backend: Any = None
 
 
 class _Frame:
@@ -116,6 +121,9 @@ class _Frame:
         self.check = check
         self.holders: list[weakref.ref[_Holder]] = []
         self.meta: list[dict[str, Any]] = []
+        # the values read last, kept strongly: a node reading a saved value again (in
+        # another input's formula) finds it without recomputing the segment
+        self.recent: collections.deque[Tensor] = collections.deque(maxlen=_RECENT)
 
     def pack(self, t: Tensor) -> _Holder:
         holder = _Holder(self)
@@ -165,15 +173,42 @@ def _meta(t: Tensor) -> dict[str, Any]:
     return {"shape": tuple(t.shape), "dtype": t.dtype, "device": t.device}
 
 
+_RECENT = 2  # how many read values a frame keeps strongly (``_Frame.recent``)
+
+
 def _unpack(holder: _Holder) -> Tensor:
-    if holder.value is None:
+    """The recomputed value of ``holder`` (recomputing the segment when it is not there).
+
+    The first read hands the value over: the holder keeps a weak reference to its array
+    (and the frame a strong one among its last few reads, until the pass ends), so the
+    activation is freed once the backward formulas using it are done, as PyTorch frees it after unpacking; a later
+    read (``retain_graph``, a second access) finds it while alive, else recomputes."""
+    value = holder.value
+    if value is None:
+        data = holder.weak() if holder.weak is not None else None
+        if data is not None:
+            return wrap(data, holder.backend)
         holder.frame.recompute()
-        if holder.value is None:
+        value = holder.value
+        if value is None:
             raise CheckpointError(
-                "torch.utils.checkpoint: Unpack is being triggered for a tensor that was "
-                "already unpacked once, or the recomputation saved fewer tensors than the "
+                "torch.utils.checkpoint: the recomputation saved fewer tensors than the "
                 "forward.")
-    return holder.value
+    try:
+        holder.weak = weakref.ref(value._data)
+    except TypeError:  # arrays without weak references: keep the value
+        return value
+    holder.value = None
+    holder.backend = value._backend
+    recent = holder.frame.recent
+    if not recent:
+        from arraygrad.autograd.engine import current_task
+
+        task = current_task()
+        if task is not None:  # nothing is kept past the backward pass
+            task.callbacks.append(recent.clear)
+    recent.append(value)
+    return value
 
 
 def _checkpoint_without_reentrant(function: Callable[..., Any], preserve: bool,
