@@ -272,3 +272,38 @@ def test_anomaly_queries():
         assert not ag.autograd.is_anomaly_check_nan_enabled()
     with ag.autograd.set_detect_anomaly(True):
         assert ag.autograd.is_anomaly_check_nan_enabled()
+
+
+# -- hooks on one saved tensor (``node._raw_saved_<name>``) ------------------------------
+
+def test_raw_saved_register_hooks(mode):
+    x = ag.tensor([1.0, -2.0, 0.5], requires_grad=True)
+    y = x.pow(2)
+    raw = y.grad_fn._raw_saved_self
+    raw.register_hooks(lambda t: t * 2, lambda t: t)  # packed now: backward sees 2x
+    with pytest.raises(RuntimeError, match="hooks have already been set"):
+        raw.register_hooks(lambda t: t, lambda t: t)
+    np.testing.assert_allclose(raw.unpack().detach().numpy(), 2 * x.detach().numpy())
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), 4 * x.detach().numpy())
+    with pytest.raises(RuntimeError, match="register_hooks on a saved tensor after it has been "
+                                           "freed"):
+        raw.register_hooks(lambda t: t, lambda t: t)
+    z = x.exp()
+    out = z.grad_fn._raw_saved_result
+    out.register_hooks(lambda t: t.detach().clone(), lambda t: t)
+    assert out.unpack().grad_fn is z.grad_fn
+    with pytest.raises(TypeError, match="register_hooks"):
+        x.exp().grad_fn._raw_saved_result.register_hooks(1, lambda t: t)
+
+
+@needs_torch
+def test_raw_saved_register_hooks_like_torch():
+    def run(lib):
+        x = lib.tensor([1.0, -2.0, 0.5], dtype=lib.float64, requires_grad=True)
+        y = (x * 3).sin()
+        y.grad_fn._raw_saved_self.register_hooks(lambda t: t + 1, lambda t: t * 2)
+        y.sum().backward()
+        return x.grad.numpy()
+
+    np.testing.assert_allclose(run(ag), run(torch), rtol=1e-12)

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from arraygrad.autograd.graph import AccumulateGrad, Node
     from arraygrad.tensor import Tensor
 
-__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks"]
+__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "RawSavedTensor"]
 
 
 class _Open:
@@ -151,17 +151,20 @@ INFERENCE_MESSAGE = (
     "of `arraygrad.inference_mode()`.")
 
 
-def pack(saved: Any, tensor: "Tensor", output: bool) -> None:
-    """Pack ``tensor`` into ``saved`` (a SavedTensor or SavedOutput being built) with this
-    thread's innermost hooks, when it has any; ``saved`` then becomes its packed class.
+def pack(saved: Any, tensor: "Tensor", output: bool,
+         hooks: tuple[Callable[[Any], Any], Callable[[Any], Any]] | None = None) -> None:
+    """Pack ``tensor`` into ``saved`` (a SavedTensor or SavedOutput being built) with
+    ``hooks``, by default this thread's innermost ones, when it has any; ``saved`` then
+    becomes its packed class.
 
     The packed class keeps the same slots: the packed value and what unpacking needs to put
     the unpacked tensor in the saved one's place in the graph (PyTorch's SavedVariable
     metadata: the grad_fn and output number of a non-leaf input, the AccumulateGrad of a leaf
     that requires grad; an output's grad_fn is the node itself, given at unpack)."""
-    hooks = current_hooks()
     if hooks is None:
-        return
+        hooks = current_hooks()
+        if hooks is None:
+            return
     from arraygrad.autograd.graph import PackedSavedOutput, PackedSavedTensor
 
     pack_hook, unpack_hook = hooks
@@ -201,3 +204,49 @@ def unpacked(packed: Any, unpack_hook: Callable[[Any], Any], grad_fn: Node | Non
         out._grad_fn = grad_fn
         out._output_nr = output_nr
     return out
+
+
+class RawSavedTensor:
+    """A node's saved value itself (``node._raw_saved_<name>``, PyTorch's
+    ``torch._C._autograd.SavedTensor``): ``unpack()`` reads it, ``register_hooks`` packs it
+    now with a pair of hooks of its own."""
+
+    __slots__ = ("node", "index")
+
+    def __init__(self, node: Node, index: int) -> None:
+        self.node = node
+        self.index = index
+
+    def unpack(self) -> "Tensor":
+        """The saved tensor, as the node's backward reads it."""
+        from arraygrad.autograd.graph import FREED, FREED_MESSAGE
+
+        saved = self.node._saved
+        if saved is FREED:
+            raise RuntimeError(FREED_MESSAGE)
+        return saved[self.index].unpack(self.node)
+
+    def register_hooks(self, pack_hook: Callable[["Tensor"], Any],
+                       unpack_hook: Callable[[Any], "Tensor"]) -> None:
+        """Pack the saved tensor with ``pack_hook`` now; backward reads it back through
+        ``unpack_hook``. One pair per saved tensor."""
+        from arraygrad.autograd.graph import FREED, PackedSavedOutput, PackedSavedTensor, SavedOutput
+
+        if not (callable(pack_hook) and callable(unpack_hook)):
+            raise TypeError("register_hooks(): incompatible function arguments: expected two "
+                            "callables")
+        saved = self.node._saved
+        if saved is FREED:
+            raise RuntimeError(
+                "Calling register_hooks on a saved tensor after it has been freed. Saved "
+                "intermediate values of the graph are freed when you call .backward() or "
+                "autograd.grad(). Specify retain_graph=True if you need to backward through "
+                "the graph a second time or if you need to access saved variables after "
+                "calling backward.")
+        s = saved[self.index]
+        if isinstance(s, (PackedSavedTensor, PackedSavedOutput)):
+            raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have "
+                               "already been set. Hint: only one pair of hooks is allowed at "
+                               "a time.")
+        tensor = s.unpack(self.node)  # version-checked, as PyTorch's
+        pack(s, tensor, isinstance(s, SavedOutput), (pack_hook, unpack_hook))

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence, TypeVar
 
 from arraygrad.autograd.anomaly_mode import remember_forward, state as _anomaly
 from arraygrad.autograd.grad_mode import _state
+from arraygrad.autograd.saved_hooks import RawSavedTensor
 from arraygrad.autograd.graph import (
     FREED, FREED_MESSAGE, Node, PackedSavedOutput, PackedSavedTensor, SavedOutput, SavedTensor,
     _materialize, _sequence,
@@ -318,6 +319,16 @@ def _saved_property(index: int, name: str) -> property:
     return property(get, doc=f"The saved value ``{name}`` (version-checked).")
 
 
+def _raw_saved_property(index: int, name: str) -> property:
+    def get(node: RuleNode) -> Any:
+        saved = node._saved
+        if saved is FREED:
+            raise RuntimeError(FREED_MESSAGE)
+        return RawSavedTensor(node, index) if saved[index].__class__ in _SAVED_KINDS else None
+
+    return property(get, doc=f"The saved value ``{name}`` itself, to ``register_hooks`` on.")
+
+
 _REQUIRED = object()
 _NO_ARGS: dict = {}  # the args of a node recorded without params (shared: never written)
 
@@ -408,6 +419,7 @@ class Rule:
         attrs: dict[str, Any] = {"__slots__": (), "_rule": self, "__module__": __name__}
         for i, n in enumerate(self.saves):
             attrs[n] = attrs[f"_saved_{n}"] = _saved_property(i, n)
+            attrs[f"_raw_saved_{n}"] = _raw_saved_property(i, n)
         for n, default in defaults.items():
             attrs[n] = attrs[f"_saved_{n}"] = _param_property(n, default)
         for n in attrs:
