@@ -112,7 +112,7 @@ def main(argv=None) -> int:
         print(f"{'memory_mlp':<18} numpy {mem['numpy']:.2f} MB, arraygrad {mem['arraygrad']:.2f} MB"
               f" -> {mem['arraygrad'] / mem['numpy']:.2f}x numpy (tracemalloc peak of one step)")
     if not args.only or "checkpoint_memory" in args.only:
-        results["checkpoint_memory"] = ckpt = checkpoint_memory.checkpoint_memory()
+        results["checkpoint_memory"] = ckpt = checkpoint_memory.checkpoint_memory(args.quick)
         for line in checkpoint_memory.report(ckpt):
             print(line, flush=True)
     if args.json:

@@ -27,7 +27,7 @@ exactly a block input.)
 The ratio ``plain / checkpointed`` is the memory saved; the time column shows its cost
 (about one extra forward). Also run by ``make bench`` (``benchmarks/bench.py``)::
 
-    python benchmarks/checkpoint_memory.py
+    python benchmarks/checkpoint_memory.py [--quick]
 """
 
 from __future__ import annotations
@@ -46,13 +46,13 @@ def _model(ag: Any) -> Any:
     return ag.nn.Sequential(*blocks)
 
 
-def _step(variant: str) -> Callable[[], None]:
+def _step(variant: str, batch: int = BATCH) -> Callable[[], None]:
     import arraygrad as ag
     from arraygrad.utils.checkpoint import checkpoint_sequential
 
     model = _model(ag)
     opt = ag.optim.SGD(model.parameters(), lr=1e-3)
-    x = ag.randn(BATCH, WIDTH)
+    x = ag.randn(batch, WIDTH)
 
     def forward() -> Any:
         if variant == "plain":
@@ -69,8 +69,9 @@ def _step(variant: str) -> Callable[[], None]:
     return step
 
 
-def _measure(step: Callable[[], None]) -> tuple[float, float]:
-    """(peak MB above the memory held before the step, median seconds of 3 untraced steps)."""
+def _measure(step: Callable[[], None], repeats: int = 3) -> tuple[float, float]:
+    """(peak MB above the memory held before the step, median seconds of ``repeats``
+    untraced steps)."""
     step()
     tracemalloc.start()
     tracemalloc.reset_peak()
@@ -79,18 +80,19 @@ def _measure(step: Callable[[], None]) -> tuple[float, float]:
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     times = []
-    for _ in range(3):
+    for _ in range(repeats):
         t0 = time.perf_counter()
         step()
         times.append(time.perf_counter() - t0)
     return (peak - base) / 2**20, statistics.median(times)
 
 
-def checkpoint_memory() -> dict:
-    """``{variant: {"peak_mb": ..., "seconds": ...}}`` for plain, sequential_4, sequential_5."""
+def checkpoint_memory(quick: bool = False) -> dict:
+    """``{variant: {"peak_mb": ..., "seconds": ...}}`` for plain, sequential_4, sequential_5
+    (``quick``: a quarter of the batch, one timed step)."""
     out = {}
     for variant in ("plain", "sequential_4", "sequential_5"):
-        mb, s = _measure(_step(variant))
+        mb, s = _measure(_step(variant, BATCH // 4 if quick else BATCH), 1 if quick else 3)
         out[variant] = {"peak_mb": mb, "seconds": s}
     return out
 
@@ -108,5 +110,7 @@ def report(results: dict) -> list[str]:
 
 
 if __name__ == "__main__":
-    for line in report(checkpoint_memory()):
+    import sys
+
+    for line in report(checkpoint_memory(quick="--quick" in sys.argv)):
         print(line)

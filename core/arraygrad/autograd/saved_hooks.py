@@ -10,7 +10,7 @@ calls the unpack hook captured then, as PyTorch does.
 
 With no hooks open in any thread, saving costs one attribute test (``_open.hooks``).
 
->>> with saved_tensors_hooks(lambda t: t.numpy(), lambda a: arraygrad.from_numpy(a)):
+>>> with saved_tensors_hooks(lambda t: t.detach().numpy(), arraygrad.from_numpy):
 ...     y = x.exp()          # exp's output is packed to a NumPy array
 >>> y.sum().backward()       # ... and unpacked here
 """
