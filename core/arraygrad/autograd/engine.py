@@ -31,7 +31,7 @@ import heapq
 import threading
 from collections.abc import Callable, Container
 
-from arraygrad.autograd import anomaly_mode
+from arraygrad.autograd import anomaly_mode, multi_grad_hook
 from arraygrad.autograd.anomaly_mode import state as _anomaly
 from arraygrad.autograd.grad_mode import _state
 from arraygrad.autograd.graph import AccumulateGrad
@@ -263,6 +263,10 @@ def will_execute(task: GraphTask, node: Any) -> bool:
     if node not in task.reachable:
         return False
     return task.captures is None or node in task.needed or node in task.targets
+
+
+multi_grad_hook.engine_queries.current_task = current_task
+multi_grad_hook.engine_queries.will_execute = will_execute
 
 
 def _commit(task: GraphTask) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import sys
+import weakref
 from typing import TYPE_CHECKING, Any, Callable, cast
 
 from arraygrad.autograd.anomaly_mode import remember_forward, state as _anomaly
@@ -18,8 +19,8 @@ from arraygrad.autograd.grad_mode import _state
 from arraygrad.autograd.hooks import HookDict, RemovableHandle
 from arraygrad.autograd.node_hooks import LeafHooks, NodeHooks
 from arraygrad.autograd.saved_hooks import (
-    INFERENCE_MESSAGE, _open as _hooks_open, disable_saved_tensors_hooks, pack as _pack,
-    save_on_cpu, saved_tensors_hooks, unpacked as _unpacked,
+    INFERENCE_MESSAGE, _open as _hooks_open, current_hooks, disable_saved_tensors_hooks,
+    save_on_cpu, saved_tensors_hooks,
 )
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
     # an edge to an input's node: the node itself for its output 0, else (node, output_nr)
     Edge: TypeAlias = "Node | tuple[Node, int]"
 
-__all__ = ["Node", "AccumulateGrad", "SavedTensor", "SavedOutput", "FREED_MESSAGE",
+__all__ = ["Node", "AccumulateGrad", "SavedTensor", "SavedOutput", "FREED_MESSAGE", "RawSavedTensor",
            "saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
            "register_multi_grad_hook"]
 
@@ -345,6 +346,103 @@ class AccumulateGrad(Node):
 
     def _release(self) -> None:
         pass  # holds no saved values; the leaf outlives any one backward
+
+
+# -- saved tensors under hooks (``saved_hooks``): packing, unpacking, one saved value ------
+
+def _pack(saved: Any, tensor: Tensor, output: bool,
+         hooks: tuple[Callable[[Any], Any], Callable[[Any], Any]] | None = None) -> None:
+    """Pack ``tensor`` into ``saved`` (a SavedTensor or SavedOutput being built) with
+    ``hooks``, by default this thread's innermost ones, when it has any; ``saved`` then
+    becomes its packed class.
+
+    The packed class keeps the same slots: the packed value and what unpacking needs to put
+    the unpacked tensor in the saved one's place in the graph (PyTorch's SavedVariable
+    metadata: the grad_fn and output number of a non-leaf input, the AccumulateGrad of a leaf
+    that requires grad; an output's grad_fn is the node itself, given at unpack)."""
+    if hooks is None:
+        hooks = current_hooks()
+        if hooks is None:
+            return
+    pack_hook, unpack_hook = hooks
+    place: Any = None
+    if not output and tensor._requires_grad:
+        place = tensor._gradient_edge()  # (node, output_nr): an AccumulateGrad for a leaf
+    packed = pack_hook(tensor)
+    if output:
+        saved.__class__ = PackedSavedOutput
+        saved.data = packed
+        saved.backend = unpack_hook
+        saved.counter = None
+    else:
+        saved.__class__ = PackedSavedTensor
+        saved.tensor = packed
+        saved.version = (unpack_hook, place)
+
+
+def _unpacked(packed: Any, unpack_hook: Callable[[Any], Any], grad_fn: Node | None,
+             output_nr: int, leaf: bool) -> Tensor:
+    """``unpack_hook(packed)`` as a tensor that stands where the saved one stood: its data,
+    with ``grad_fn`` and ``output_nr`` (a non-leaf), or the leaf's AccumulateGrad ``grad_fn``
+    (``leaf``), or no graph (None)."""
+    from arraygrad.tensor import Tensor, wrap
+
+    t = unpack_hook(packed)
+    if not isinstance(t, Tensor):
+        raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got "
+                        f"result of type {type(t).__name__}")
+    out = wrap(t._data, t._backend)
+    if grad_fn is None:
+        return out
+    out._requires_grad = True
+    if leaf:
+        out._acc_ref = weakref.ref(cast(AccumulateGrad, grad_fn))
+    else:
+        out._grad_fn = grad_fn
+        out._output_nr = output_nr
+    return out
+
+
+class RawSavedTensor:
+    """A node's saved value itself (``node._raw_saved_<name>``, PyTorch's
+    ``torch._C._autograd.SavedTensor``): ``unpack()`` reads it, ``register_hooks`` packs it
+    now with a pair of hooks of its own."""
+
+    __slots__ = ("node", "index")
+
+    def __init__(self, node: Node, index: int) -> None:
+        self.node = node
+        self.index = index
+
+    def unpack(self) -> Tensor:
+        """The saved tensor, as the node's backward reads it."""
+        saved = self.node._saved
+        if saved is FREED:
+            raise RuntimeError(FREED_MESSAGE)
+        return saved[self.index].unpack(self.node)
+
+    def register_hooks(self, pack_hook: Callable[[Tensor], Any],
+                       unpack_hook: Callable[[Any], Tensor]) -> None:
+        """Pack the saved tensor with ``pack_hook`` now; backward reads it back through
+        ``unpack_hook``. One pair per saved tensor."""
+        if not (callable(pack_hook) and callable(unpack_hook)):
+            raise TypeError("register_hooks(): incompatible function arguments: expected two "
+                            "callables")
+        saved = self.node._saved
+        if saved is FREED:
+            raise RuntimeError(
+                "Calling register_hooks on a saved tensor after it has been freed. Saved "
+                "intermediate values of the graph are freed when you call .backward() or "
+                "autograd.grad(). Specify retain_graph=True if you need to backward through "
+                "the graph a second time or if you need to access saved variables after "
+                "calling backward.")
+        s = saved[self.index]
+        if isinstance(s, (PackedSavedTensor, PackedSavedOutput)):
+            raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have "
+                               "already been set. Hint: only one pair of hooks is allowed at "
+                               "a time.")
+        tensor = s.unpack(self.node)  # version-checked, as PyTorch's
+        _pack(s, tensor, isinstance(s, SavedOutput), (pack_hook, unpack_hook))
 
 
 # below the classes: the multi-grad hook builds on Tensor hooks, not on these classes

@@ -36,10 +36,20 @@ class _MultiHandle(RemovableHandle):
             handle.remove()
 
 
-def _running_task() -> Any:
-    from arraygrad.autograd.engine import current_task
+class _EngineQueries:
+    """The engine's two queries, handed in by ``autograd.engine`` when it loads, not
+    imported: this module sits below the engine (which imports the graph that re-exports
+    this module's function). Hooks only run inside a backward pass, so they are set by then."""
 
-    task = current_task()
+    current_task: Callable[[], Any]
+    will_execute: Callable[[Any, Any], bool]
+
+
+engine_queries = _EngineQueries()
+
+
+def _running_task() -> Any:
+    task = engine_queries.current_task()
     if task is None:
         raise AssertionError("expected this hook to be called inside a backward call")
     return task
@@ -74,8 +84,7 @@ def register_multi_grad_hook(tensors: Sequence["Tensor"],
 
         def inner_hook(idx: int) -> Callable[[Any], None]:
             def hook(grad: Any) -> None:
-                from arraygrad.autograd.engine import will_execute
-
+                will_execute = engine_queries.will_execute
                 task = _running_task()
                 if not will_execute(task, nodes[idx]):
                     # the engine may hand a gradient to a tensor the pass does not need (its

@@ -4,9 +4,10 @@
 Every value an op saves for backward becomes a ``graph.SavedTensor`` (an input) or a
 ``graph.SavedOutput`` (the op's own output), whichever path recorded it (a rule, a fast path,
 a custom ``Function``'s ``ctx.save_for_backward``). Their constructors are the one place
-saving happens, so that is where the innermost hooks of the thread pack the tensor; the
-saved value's ``unpack`` (every read: backward, ``node._saved_x``, ``ctx.saved_tensors``)
-calls the unpack hook captured then, as PyTorch does.
+saving happens, so that is where the innermost hooks of the thread pack the tensor
+(``graph._pack``); the saved value's ``unpack`` (every read: backward, ``node._saved_x``,
+``ctx.saved_tensors``) calls the unpack hook captured then, as PyTorch does. This module
+holds the hooks' state and imports nothing of the graph (it sits below it).
 
 With no hooks open in any thread, saving costs one attribute test (``_open.hooks``).
 
@@ -18,14 +19,12 @@ With no hooks open in any thread, saving costs one attribute test (``_open.hooks
 from __future__ import annotations
 
 import threading
-import weakref
-from typing import TYPE_CHECKING, Any, Callable, cast
+from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING:
-    from arraygrad.autograd.graph import AccumulateGrad, Node
     from arraygrad.tensor import Tensor
 
-__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "RawSavedTensor"]
+__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks"]
 
 
 class _Open:
@@ -142,111 +141,8 @@ class disable_saved_tensors_hooks:
         return wrapper
 
 
-# -- packing and unpacking (called by graph.SavedTensor / SavedOutput) -------------------
-
 INFERENCE_MESSAGE = (
     "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
     "inference mode in computation tracked by autograd. To work around this, you can make a "
     "clone to get a normal tensor and use it in autograd, or use `arraygrad.no_grad()` instead "
     "of `arraygrad.inference_mode()`.")
-
-
-def pack(saved: Any, tensor: "Tensor", output: bool,
-         hooks: tuple[Callable[[Any], Any], Callable[[Any], Any]] | None = None) -> None:
-    """Pack ``tensor`` into ``saved`` (a SavedTensor or SavedOutput being built) with
-    ``hooks``, by default this thread's innermost ones, when it has any; ``saved`` then
-    becomes its packed class.
-
-    The packed class keeps the same slots: the packed value and what unpacking needs to put
-    the unpacked tensor in the saved one's place in the graph (PyTorch's SavedVariable
-    metadata: the grad_fn and output number of a non-leaf input, the AccumulateGrad of a leaf
-    that requires grad; an output's grad_fn is the node itself, given at unpack)."""
-    if hooks is None:
-        hooks = current_hooks()
-        if hooks is None:
-            return
-    from arraygrad.autograd.graph import PackedSavedOutput, PackedSavedTensor
-
-    pack_hook, unpack_hook = hooks
-    place: Any = None
-    if not output and tensor._requires_grad:
-        place = tensor._gradient_edge()  # (node, output_nr): an AccumulateGrad for a leaf
-    packed = pack_hook(tensor)
-    if output:
-        saved.__class__ = PackedSavedOutput
-        saved.data = packed
-        saved.backend = unpack_hook
-        saved.counter = None
-    else:
-        saved.__class__ = PackedSavedTensor
-        saved.tensor = packed
-        saved.version = (unpack_hook, place)
-
-
-def unpacked(packed: Any, unpack_hook: Callable[[Any], Any], grad_fn: Node | None,
-             output_nr: int, leaf: bool) -> "Tensor":
-    """``unpack_hook(packed)`` as a tensor that stands where the saved one stood: its data,
-    with ``grad_fn`` and ``output_nr`` (a non-leaf), or the leaf's AccumulateGrad ``grad_fn``
-    (``leaf``), or no graph (None)."""
-    from arraygrad.tensor import Tensor, wrap
-
-    t = unpack_hook(packed)
-    if not isinstance(t, Tensor):
-        raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got "
-                        f"result of type {type(t).__name__}")
-    out = wrap(t._data, t._backend)
-    if grad_fn is None:
-        return out
-    out._requires_grad = True
-    if leaf:
-        out._acc_ref = weakref.ref(cast("AccumulateGrad", grad_fn))
-    else:
-        out._grad_fn = grad_fn
-        out._output_nr = output_nr
-    return out
-
-
-class RawSavedTensor:
-    """A node's saved value itself (``node._raw_saved_<name>``, PyTorch's
-    ``torch._C._autograd.SavedTensor``): ``unpack()`` reads it, ``register_hooks`` packs it
-    now with a pair of hooks of its own."""
-
-    __slots__ = ("node", "index")
-
-    def __init__(self, node: Node, index: int) -> None:
-        self.node = node
-        self.index = index
-
-    def unpack(self) -> "Tensor":
-        """The saved tensor, as the node's backward reads it."""
-        from arraygrad.autograd.graph import FREED, FREED_MESSAGE
-
-        saved = self.node._saved
-        if saved is FREED:
-            raise RuntimeError(FREED_MESSAGE)
-        return saved[self.index].unpack(self.node)
-
-    def register_hooks(self, pack_hook: Callable[["Tensor"], Any],
-                       unpack_hook: Callable[[Any], "Tensor"]) -> None:
-        """Pack the saved tensor with ``pack_hook`` now; backward reads it back through
-        ``unpack_hook``. One pair per saved tensor."""
-        from arraygrad.autograd.graph import FREED, PackedSavedOutput, PackedSavedTensor, SavedOutput
-
-        if not (callable(pack_hook) and callable(unpack_hook)):
-            raise TypeError("register_hooks(): incompatible function arguments: expected two "
-                            "callables")
-        saved = self.node._saved
-        if saved is FREED:
-            raise RuntimeError(
-                "Calling register_hooks on a saved tensor after it has been freed. Saved "
-                "intermediate values of the graph are freed when you call .backward() or "
-                "autograd.grad(). Specify retain_graph=True if you need to backward through "
-                "the graph a second time or if you need to access saved variables after "
-                "calling backward.")
-        s = saved[self.index]
-        if isinstance(s, (PackedSavedTensor, PackedSavedOutput)):
-            raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have "
-                               "already been set. Hint: only one pair of hooks is allowed at "
-                               "a time.")
-        tensor = s.unpack(self.node)  # version-checked, as PyTorch's
-        pack(s, tensor, isinstance(s, SavedOutput), (pack_hook, unpack_hook))

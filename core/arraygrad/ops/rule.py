@@ -37,10 +37,9 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence, TypeVar
 
 from arraygrad.autograd.anomaly_mode import remember_forward, state as _anomaly
 from arraygrad.autograd.grad_mode import _state
-from arraygrad.autograd.saved_hooks import RawSavedTensor
 from arraygrad.autograd.graph import (
-    FREED, FREED_MESSAGE, Node, PackedSavedOutput, PackedSavedTensor, SavedOutput, SavedTensor,
-    _materialize, _sequence,
+    FREED, FREED_MESSAGE, Node, PackedSavedOutput, PackedSavedTensor, RawSavedTensor, SavedOutput,
+    SavedTensor, _materialize, _sequence,
 )
 from arraygrad.tensor import Tensor, wrap
 

@@ -231,9 +231,10 @@ def _checkpoint_without_reentrant(function: Callable[..., Any], preserve: bool,
 def _is_checkpoint_valid() -> bool:
     """False inside ``autograd.grad`` or ``backward(inputs=...)``: the reentrant backward
     accumulates into every leaf of the segment, which those must not do (PyTorch's test)."""
-    from arraygrad.autograd.engine import _local
+    from arraygrad.autograd.engine import current_task
 
-    return not (_local.tasks and _local.tasks[-1].targets)
+    task = current_task()
+    return not (task is not None and task.targets)
 
 
 class CheckpointFunction(Function):
