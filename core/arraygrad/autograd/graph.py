@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, cast
 from arraygrad.autograd.anomaly_mode import remember_forward, state as _anomaly
 from arraygrad.autograd.grad_mode import _state
 from arraygrad.autograd.hooks import HookDict, RemovableHandle
+from arraygrad.autograd.multi_grad_hook import register_multi_grad_hook
 from arraygrad.autograd.node_hooks import LeafHooks, NodeHooks
 from arraygrad.autograd.saved_hooks import (
     INFERENCE_MESSAGE, _open as _hooks_open, current_hooks, disable_saved_tensors_hooks,
@@ -443,7 +444,3 @@ class RawSavedTensor:
                                "a time.")
         tensor = s.unpack(self.node)  # version-checked, as PyTorch's
         _pack(s, tensor, isinstance(s, SavedOutput), (pack_hook, unpack_hook))
-
-
-# below the classes: the multi-grad hook builds on Tensor hooks, not on these classes
-from arraygrad.autograd.multi_grad_hook import register_multi_grad_hook  # noqa: E402
