@@ -20,6 +20,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import numpy as np  # noqa: E402
 
+import checkpoint_memory  # noqa: E402
 from workloads import attention, chain, conv, deep, dense, memory, mlp, recurrent  # noqa: E402
 from workloads.base import to_numpy  # noqa: E402
 
@@ -112,6 +113,10 @@ def main(argv=None) -> int:
         results["memory_mlp"] = mem
         print(f"{'memory_mlp':<18} numpy {mem['numpy']:.2f} MB, arraygrad {mem['arraygrad']:.2f} MB"
               f" -> {mem['arraygrad'] / mem['numpy']:.2f}x numpy (tracemalloc peak of one step)")
+    if not args.only or "checkpoint_memory" in args.only:
+        results["checkpoint_memory"] = ckpt = checkpoint_memory.checkpoint_memory(args.quick)
+        for line in checkpoint_memory.report(ckpt):
+            print(line, flush=True)
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(results, fh, indent=2)

@@ -59,7 +59,9 @@ from arraygrad.ops.shape import (  # noqa: E402
     t, transpose, view,
 )
 from arraygrad.ops.transfer import clone  # noqa: E402
-from arraygrad.random import Generator, initial_seed, manual_seed, seed  # noqa: E402
+from arraygrad.random import (  # noqa: E402
+    Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state,
+)
 from arraygrad.tensor_methods import with_axis_alias as _axis  # noqa: E402
 
 # dim-taking functions also accept NumPy's axis= spelling

@@ -10,7 +10,8 @@ from arraygrad.device import DeviceLike, as_device, device
 if TYPE_CHECKING:
     from arraygrad.backends.contract import Backend, Generator as NativeGenerator
 
-__all__ = ["Generator", "manual_seed", "seed", "initial_seed", "default_generator"]
+__all__ = ["Generator", "manual_seed", "seed", "initial_seed", "default_generator",
+           "get_rng_state", "set_rng_state"]
 
 DEFAULT_SEED = 67280421310721  # PyTorch's default seed for a fresh process
 
@@ -49,6 +50,55 @@ class Generator:
         new = int.from_bytes(os.urandom(8), "little") >> 1
         self.manual_seed(new)
         return new
+
+    def get_state(self) -> Any:
+        """The stream's state as a CPU tensor of byte values (opaque), for ``set_state``.
+
+        PyTorch's is a uint8 tensor; arraygrad has no uint8 dtype, so the bytes are int32."""
+        import pickle
+
+        from arraygrad import int32, tensor
+
+        seed, native = self._snapshot()
+        blob = pickle.dumps((seed, None if native is None else native[1]))
+        return tensor(list(blob), dtype=int32)
+
+    def set_state(self, new_state: Any) -> "Generator":
+        """Restore a state ``get_state`` returned; returns self."""
+        import pickle
+
+        from arraygrad.tensor import Tensor
+
+        if not isinstance(new_state, Tensor) or new_state.dtype.is_floating_point:
+            raise TypeError("expected a state tensor from get_state, but got "
+                            f"{type(new_state).__name__}")
+        seed, native = pickle.loads(bytes(new_state.tolist()))
+        if native is None:
+            self._restore((seed, None))
+        else:
+            from arraygrad.backends.registry import backend_for_device
+
+            self._restore((seed, (backend_for_device(self.device), native)))
+        return self
+
+    def _snapshot(self) -> tuple[int, tuple[Backend, NativeGenerator] | None]:
+        """``(seed, (backend, copy of the native generator) or None)``: a cheap state for
+        ``_restore`` (checkpointing replays the random stream of a forward with it)."""
+        import copy
+
+        with self._lock:
+            native = self._native
+            return self._seed, None if native is None else (native[0], copy.deepcopy(native[1]))
+
+    def _restore(self, state: tuple[int, tuple[Backend, NativeGenerator] | None]) -> None:
+        """Go back to a ``_snapshot`` (the native generator is copied again: a snapshot can
+        be restored many times)."""
+        import copy
+
+        seed, native = state
+        with self._lock:
+            self._seed = seed
+            self._native = None if native is None else (native[0], copy.deepcopy(native[1]))
 
     def native(self, backend: Backend) -> NativeGenerator:
         """The backend's native generator behind this stream (made on first use)."""
@@ -95,13 +145,30 @@ def initial_seed() -> int:
     return default_generator("cpu").initial_seed()
 
 
+def device_generator(dev: DeviceLike = "cpu") -> Generator:
+    """The default generator of ``dev``, seeded by a pending ``manual_seed`` when new (the
+    one ``generator_for`` samples from)."""
+    d = as_device(dev)
+    generator = _default.get(d)
+    if generator is None:
+        generator = default_generator(d)
+        if _pending_seed[0] is not None:
+            generator.manual_seed(_pending_seed[0])
+    return generator
+
+
+def get_rng_state(device: DeviceLike = "cpu") -> Any:
+    """The default generator's state on ``device`` (the CPU's by default), a tensor of bytes."""
+    return device_generator(device).get_state()
+
+
+def set_rng_state(new_state: Any, device: DeviceLike = "cpu") -> None:
+    """Restore the default generator of ``device`` from ``get_rng_state``'s tensor."""
+    device_generator(device).set_state(new_state)
+
+
 def generator_for(backend: Backend, generator: Generator | None = None) -> NativeGenerator:
     """The native generator to sample from on ``backend``."""
     if generator is None:
-        dev = backend.device
-        generator = _default.get(dev)
-        if generator is None:
-            generator = default_generator(dev)
-            if _pending_seed[0] is not None:
-                generator.manual_seed(_pending_seed[0])
+        generator = _default.get(backend.device) or device_generator(backend.device)
     return generator.native(backend)

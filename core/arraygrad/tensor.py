@@ -13,6 +13,7 @@ import weakref
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, NoReturn
 
 from arraygrad import dtypes as _dt
+from arraygrad.autograd.grad_mode import _inference_open, _state as _grad_state
 from arraygrad.autograd.graph import AccumulateGrad
 from arraygrad.autograd.hooks import HookDict, RemovableHandle
 
@@ -66,6 +67,7 @@ class Tensor:
     _base: Any = None  # a view's base Tensor
     _view: Any = None  # the view's replay record (``ops.views``), or None
     _strides: tuple[int, ...] | None = None
+    _inference: bool = False  # made under ``inference_mode`` (``is_inference``)
 
     if TYPE_CHECKING:
         # Operators and op methods (``t.reshape``, ``t + u``) are bound onto the class by
@@ -213,11 +215,19 @@ class Tensor:
                 "you can only change requires_grad flags of leaf variables. If you want to use a "
                 "computed variable in a subgraph that doesn't require differentiation use "
                 "var_no_grad = var.detach().")
+        if requires_grad and self._inference and not _grad_state.inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside "
+                               "InferenceMode is not allowed.")
         if requires_grad and not self.dtype.is_floating_point:
             raise RuntimeError(
                 f"only Tensors of floating point dtype can require gradients, got {self.dtype}")
         self._requires_grad = bool(requires_grad)
         return self
+
+    def is_inference(self) -> bool:
+        """Whether this tensor was made under ``inference_mode`` (such a tensor cannot be
+        saved for backward, nor set to require grad outside ``inference_mode``)."""
+        return self._inference
 
     @property
     def is_leaf(self) -> bool:
@@ -524,6 +534,8 @@ def wrap(data: Any, backend: Backend) -> Tensor:
     t._requires_grad = False
     t._grad_fn = None
     t._vc = None
+    if _inference_open.n and _grad_state.inference:  # a slot test outside inference_mode
+        t._inference = True
     return t
 
 

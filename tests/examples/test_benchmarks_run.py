@@ -27,6 +27,8 @@ def test_bench_quick_runs_every_workload_and_every_answer_is_right(tmp_path):
     for impl, r in results["deep_chain"].items():
         assert r["correct"] is True, impl
     assert results["memory_mlp"]["arraygrad"] > 0 and results["memory_mlp"]["numpy"] > 0
+    ckpt = results["checkpoint_memory"]  # checkpointing must lower the step's peak
+    assert ckpt["sequential_4"]["peak_mb"] < ckpt["plain"]["peak_mb"]
     assert "WRONG" not in table
     try:
         import torch  # noqa: F401

@@ -31,7 +31,7 @@ import heapq
 import threading
 from collections.abc import Callable, Container
 
-from arraygrad.autograd import anomaly_mode
+from arraygrad.autograd import anomaly_mode, multi_grad_hook
 from arraygrad.autograd.anomaly_mode import state as _anomaly
 from arraygrad.autograd.grad_mode import _state
 from arraygrad.autograd.graph import AccumulateGrad
@@ -148,7 +148,7 @@ class GraphTask:
     """
 
     __slots__ = ("accumulations", "retained", "callbacks", "instrument", "captures", "captured",
-                 "needed", "targets", "accumulate")
+                 "needed", "targets", "accumulate", "reachable")
 
     def __init__(self, root_nodes: list, inputs: Any, accumulate: bool) -> None:
         self.accumulations: list = []
@@ -160,6 +160,7 @@ class GraphTask:
         self.captures: dict | None = None  # {(node, output_nr): indices into captured}
         self.targets: Container = ()  # the inputs' nodes
         self.needed: Container = ()  # the nodes that lead to a target: only these run
+        self.reachable: Container = ()  # every node below the roots (``will_execute``)
         self.captured: list = [None] * (len(inputs) if inputs is not None else 0)
         if inputs is not None:
             self.targets = targets = {edge[0] for edge in inputs}
@@ -249,6 +250,25 @@ _commit_lock = threading.Lock()
 """Serialises ``.grad`` writes, so concurrent backwards into shared leaves all count."""
 
 
+def current_task() -> GraphTask | None:
+    """The backward pass running on this thread (the innermost), or None."""
+    tasks = _local.tasks
+    return tasks[-1] if tasks else None
+
+
+def will_execute(task: GraphTask, node: Any) -> bool:
+    """Whether ``node`` runs in ``task`` (PyTorch's ``_will_engine_execute_node``): it is
+    below the roots and, when the pass computes gradients for given ``inputs``, leads to
+    one of them or is one."""
+    if node not in task.reachable:
+        return False
+    return task.captures is None or node in task.needed or node in task.targets
+
+
+multi_grad_hook.engine_queries.current_task = current_task
+multi_grad_hook.engine_queries.will_execute = will_execute
+
+
 def _commit(task: GraphTask) -> None:
     """Write the pass's results: leaves' ``.grad`` (with their hooks) and retained grads."""
     instrument = task.instrument
@@ -285,6 +305,7 @@ def run_backward(roots: Any, root_grads: Any, *, retain_graph: bool, create_grap
             root_nodes.append(node)
     deps = _dependencies(root_nodes)
     task = GraphTask(root_nodes, inputs, accumulate)
+    task.reachable = deps  # its keys: the counts change as the pass runs, the keys do not
     running = _local.tasks
     running.append(task)
     prev_mode = _state.enabled

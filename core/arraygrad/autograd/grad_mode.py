@@ -27,6 +27,20 @@ class _GradState(threading.local):
 _state = _GradState()
 
 
+class _InferenceOpen:
+    """Process-wide: how many ``inference_mode`` blocks are open in any thread, so making a
+    tensor tests one slot, not the thread-local state, to know whether to mark it."""
+
+    __slots__ = ("n",)
+
+    def __init__(self) -> None:
+        self.n = 0
+
+
+_inference_open = _InferenceOpen()
+_inference_lock = threading.Lock()
+
+
 def is_grad_enabled() -> bool:
     """Whether operations are currently recorded for autograd (per thread)."""
     return _state.enabled
@@ -147,9 +161,14 @@ class inference_mode(_GradModeContext):
         self._prev = (_state.enabled, _state.inference)
         if self.mode:
             _state.enabled, _state.inference = False, True
+            with _inference_lock:
+                _inference_open.n += 1
 
     def __exit__(self, *exc: object) -> Literal[False]:
         _state.enabled, _state.inference = self._prev
+        if self.mode:
+            with _inference_lock:
+                _inference_open.n -= 1
         return False
 
     def clone(self) -> inference_mode:

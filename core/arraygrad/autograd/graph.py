@@ -11,12 +11,18 @@ from __future__ import annotations
 
 import itertools
 import sys
-from typing import TYPE_CHECKING, Any, Callable
+import weakref
+from typing import TYPE_CHECKING, Any, Callable, cast
 
 from arraygrad.autograd.anomaly_mode import remember_forward, state as _anomaly
 from arraygrad.autograd.grad_mode import _state
 from arraygrad.autograd.hooks import HookDict, RemovableHandle
+from arraygrad.autograd.multi_grad_hook import register_multi_grad_hook
 from arraygrad.autograd.node_hooks import LeafHooks, NodeHooks
+from arraygrad.autograd.saved_hooks import (
+    INFERENCE_MESSAGE, _open as _hooks_open, current_hooks, disable_saved_tensors_hooks,
+    save_on_cpu, saved_tensors_hooks,
+)
 
 if TYPE_CHECKING:
     from typing import TypeAlias
@@ -26,7 +32,9 @@ if TYPE_CHECKING:
     # an edge to an input's node: the node itself for its output 0, else (node, output_nr)
     Edge: TypeAlias = "Node | tuple[Node, int]"
 
-__all__ = ["Node", "AccumulateGrad", "SavedTensor", "SavedOutput", "FREED_MESSAGE"]
+__all__ = ["Node", "AccumulateGrad", "SavedTensor", "SavedOutput", "FREED_MESSAGE", "RawSavedTensor",
+           "saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
+           "register_multi_grad_hook"]
 
 _sequence = itertools.count()
 _refcount = getattr(sys, "getrefcount", lambda obj: 1 << 30)  # other Pythons: always copy
@@ -41,14 +49,21 @@ FREED_MESSAGE = (
 
 
 class SavedTensor:
-    """An input tensor saved for backward, with the version it had when saved."""
+    """An input tensor saved for backward, with the version it had when saved.
+
+    Saving while ``saved_tensors_hooks`` are open packs it instead (``saved_hooks.pack``:
+    the object becomes a ``PackedSavedTensor``)."""
 
     __slots__ = ("tensor", "version")
 
     def __init__(self, tensor: Tensor) -> None:
+        if tensor._inference:
+            raise RuntimeError(INFERENCE_MESSAGE)
         self.tensor = tensor
         vc = tensor._vc  # created lazily: a tensor never modified in place has none (version 0)
         self.version = vc[0] if vc is not None else 0
+        if _hooks_open.hooks:  # one slot test when no hooks are open anywhere
+            _pack(self, tensor, False)
 
     def unpack(self, node: "Node") -> Any:
         t = self.tensor
@@ -75,6 +90,8 @@ class SavedOutput:
         self.counter = tensor._version_counter()
         self.version = self.counter[0]
         self.output_nr = tensor._output_nr
+        if _hooks_open.hooks:
+            _pack(self, tensor, True)
 
     def checked_data(self, node: "Node") -> Any:
         """The saved array (no tensor around it), after the same version check as ``unpack``."""
@@ -94,6 +111,33 @@ class SavedOutput:
         return t
 
 
+class PackedSavedTensor(SavedTensor):
+    """A ``SavedTensor`` packed by ``saved_tensors_hooks``: ``tensor`` holds the packed value,
+    ``version`` the pair ``(unpack_hook, (grad_fn, output_nr) or None)``. Not version-checked."""
+
+    __slots__ = ()
+
+    def unpack(self, node: "Node") -> Any:
+        hook, place = cast(Any, self.version)  # the packed layout (see the docstring)
+        if place is None:
+            return _unpacked(self.tensor, hook, None, 0, False)
+        fn, nr = place
+        return _unpacked(self.tensor, hook, fn, nr, isinstance(fn, AccumulateGrad))
+
+
+class PackedSavedOutput(SavedOutput):
+    """A ``SavedOutput`` packed by ``saved_tensors_hooks``: ``data`` holds the packed value,
+    ``backend`` the unpack hook. Unpacked, it has the node as ``grad_fn``, as PyTorch's."""
+
+    __slots__ = ()
+
+    def checked_data(self, node: "Node") -> Any:
+        return self.unpack(node)._data
+
+    def unpack(self, node: "Node") -> Any:
+        return _unpacked(self.data, cast(Any, self.backend), node, self.output_nr, False)
+
+
 def _modified_message(node: Node, tensor: Tensor | None, saved: int, now: int,
                       shape: Any = None) -> str:
     if tensor is not None:
@@ -106,7 +150,8 @@ def _modified_message(node: Node, tensor: Tensor | None, saved: int, now: int,
             f"instead (saved by {node.name()}).")
 
 
-_SAVED_KINDS: frozenset[Any] = frozenset((SavedTensor, SavedOutput))
+_SAVED_KINDS: frozenset[Any] = frozenset((SavedTensor, SavedOutput, PackedSavedTensor,
+                                          PackedSavedOutput))
 
 
 class _Freed(tuple):
@@ -302,3 +347,100 @@ class AccumulateGrad(Node):
 
     def _release(self) -> None:
         pass  # holds no saved values; the leaf outlives any one backward
+
+
+# -- saved tensors under hooks (``saved_hooks``): packing, unpacking, one saved value ------
+
+def _pack(saved: Any, tensor: Tensor, output: bool,
+         hooks: tuple[Callable[[Any], Any], Callable[[Any], Any]] | None = None) -> None:
+    """Pack ``tensor`` into ``saved`` (a SavedTensor or SavedOutput being built) with
+    ``hooks``, by default this thread's innermost ones, when it has any; ``saved`` then
+    becomes its packed class.
+
+    The packed class keeps the same slots: the packed value and what unpacking needs to put
+    the unpacked tensor in the saved one's place in the graph (PyTorch's SavedVariable
+    metadata: the grad_fn and output number of a non-leaf input, the AccumulateGrad of a leaf
+    that requires grad; an output's grad_fn is the node itself, given at unpack)."""
+    if hooks is None:
+        hooks = current_hooks()
+        if hooks is None:
+            return
+    pack_hook, unpack_hook = hooks
+    place: Any = None
+    if not output and tensor._requires_grad:
+        place = tensor._gradient_edge()  # (node, output_nr): an AccumulateGrad for a leaf
+    packed = pack_hook(tensor)
+    if output:
+        saved.__class__ = PackedSavedOutput
+        saved.data = packed
+        saved.backend = unpack_hook
+        saved.counter = None
+    else:
+        saved.__class__ = PackedSavedTensor
+        saved.tensor = packed
+        saved.version = (unpack_hook, place)
+
+
+def _unpacked(packed: Any, unpack_hook: Callable[[Any], Any], grad_fn: Node | None,
+             output_nr: int, leaf: bool) -> Tensor:
+    """``unpack_hook(packed)`` as a tensor that stands where the saved one stood: its data,
+    with ``grad_fn`` and ``output_nr`` (a non-leaf), or the leaf's AccumulateGrad ``grad_fn``
+    (``leaf``), or no graph (None)."""
+    from arraygrad.tensor import Tensor, wrap
+
+    t = unpack_hook(packed)
+    if not isinstance(t, Tensor):
+        raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got "
+                        f"result of type {type(t).__name__}")
+    out = wrap(t._data, t._backend)
+    if grad_fn is None:
+        return out
+    out._requires_grad = True
+    if leaf:
+        out._acc_ref = weakref.ref(cast(AccumulateGrad, grad_fn))
+    else:
+        out._grad_fn = grad_fn
+        out._output_nr = output_nr
+    return out
+
+
+class RawSavedTensor:
+    """A node's saved value itself (``node._raw_saved_<name>``, PyTorch's
+    ``torch._C._autograd.SavedTensor``): ``unpack()`` reads it, ``register_hooks`` packs it
+    now with a pair of hooks of its own."""
+
+    __slots__ = ("node", "index")
+
+    def __init__(self, node: Node, index: int) -> None:
+        self.node = node
+        self.index = index
+
+    def unpack(self) -> Tensor:
+        """The saved tensor, as the node's backward reads it."""
+        saved = self.node._saved
+        if saved is FREED:
+            raise RuntimeError(FREED_MESSAGE)
+        return saved[self.index].unpack(self.node)
+
+    def register_hooks(self, pack_hook: Callable[[Tensor], Any],
+                       unpack_hook: Callable[[Any], Tensor]) -> None:
+        """Pack the saved tensor with ``pack_hook`` now; backward reads it back through
+        ``unpack_hook``. One pair per saved tensor."""
+        if not (callable(pack_hook) and callable(unpack_hook)):
+            raise TypeError("register_hooks(): incompatible function arguments: expected two "
+                            "callables")
+        saved = self.node._saved
+        if saved is FREED:
+            raise RuntimeError(
+                "Calling register_hooks on a saved tensor after it has been freed. Saved "
+                "intermediate values of the graph are freed when you call .backward() or "
+                "autograd.grad(). Specify retain_graph=True if you need to backward through "
+                "the graph a second time or if you need to access saved variables after "
+                "calling backward.")
+        s = saved[self.index]
+        if isinstance(s, (PackedSavedTensor, PackedSavedOutput)):
+            raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have "
+                               "already been set. Hint: only one pair of hooks is allowed at "
+                               "a time.")
+        tensor = s.unpack(self.node)  # version-checked, as PyTorch's
+        _pack(s, tensor, isinstance(s, SavedOutput), (pack_hook, unpack_hook))

@@ -38,7 +38,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence, TypeVar
 from arraygrad.autograd.anomaly_mode import remember_forward, state as _anomaly
 from arraygrad.autograd.grad_mode import _state
 from arraygrad.autograd.graph import (
-    FREED, FREED_MESSAGE, Node, SavedOutput, SavedTensor, _materialize, _sequence,
+    FREED, FREED_MESSAGE, Node, PackedSavedOutput, PackedSavedTensor, RawSavedTensor, SavedOutput,
+    SavedTensor, _materialize, _sequence,
 )
 from arraygrad.tensor import Tensor, wrap
 
@@ -93,7 +94,8 @@ def reference_mode(on: bool = True) -> Iterator[None]:
 
 _new = object.__new__
 _next_seq = _sequence.__next__
-_SAVED_KINDS = (SavedTensor, SavedOutput)
+_SAVED_KINDS = (SavedTensor, SavedOutput, PackedSavedTensor, PackedSavedOutput)
+_PACKED = (PackedSavedTensor, PackedSavedOutput)  # saved under ``saved_tensors_hooks``
 
 OUTPUT = "result"
 """The saved name that stands for the op's own output (kept without a reference cycle)."""
@@ -143,7 +145,7 @@ class RuleNode(Node):
             if s.counter[0] == s.version:  # checked_data's test, inline: first-order hot path
                 return s.data
             return s.checked_data(self)  # raises "modified by an inplace operation"
-        if s.__class__ is SavedTensor:
+        if s.__class__ is SavedTensor or s.__class__ in _PACKED:
             return s.unpack(self)._data
         return s._data if isinstance(s, Tensor) else s
 
@@ -316,6 +318,16 @@ def _saved_property(index: int, name: str) -> property:
     return property(get, doc=f"The saved value ``{name}`` (version-checked).")
 
 
+def _raw_saved_property(index: int, name: str) -> property:
+    def get(node: RuleNode) -> Any:
+        saved = node._saved
+        if saved is FREED:
+            raise RuntimeError(FREED_MESSAGE)
+        return RawSavedTensor(node, index) if saved[index].__class__ in _SAVED_KINDS else None
+
+    return property(get, doc=f"The saved value ``{name}`` itself, to ``register_hooks`` on.")
+
+
 _REQUIRED = object()
 _NO_ARGS: dict = {}  # the args of a node recorded without params (shared: never written)
 
@@ -406,6 +418,7 @@ class Rule:
         attrs: dict[str, Any] = {"__slots__": (), "_rule": self, "__module__": __name__}
         for i, n in enumerate(self.saves):
             attrs[n] = attrs[f"_saved_{n}"] = _saved_property(i, n)
+            attrs[f"_raw_saved_{n}"] = _raw_saved_property(i, n)
         for n, default in defaults.items():
             attrs[n] = attrs[f"_saved_{n}"] = _param_property(n, default)
         for n in attrs:

@@ -1,5 +1,5 @@
-"""``arraygrad.utils``: ``utils.data`` (datasets and loaders)."""
+"""``arraygrad.utils``: ``utils.data`` (datasets and loaders), ``utils.checkpoint``."""
 
-from arraygrad.utils import data
+from arraygrad.utils import checkpoint, data
 
-__all__ = ["data"]
+__all__ = ["checkpoint", "data"]
