@@ -40,16 +40,12 @@ class Adadelta(Optimizer):
 
     def _update_group(self, group: dict[str, Any]) -> None:
         lr, rho, eps, wd = scalar(group["lr"]), group["rho"], group["eps"], group["weight_decay"]
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            state = self.state[p]
+        for p, g, state in self._grads(group):
             if not state:
                 state["step"] = step_tensor(p)
                 state["square_avg"] = zeros_like(p)
                 state["acc_delta"] = zeros_like(p)
             state["step"] += 1
-            g = -p.grad if group["maximize"] else p.grad
             if wd != 0:
                 g = g.add(p, alpha=wd)
             square_avg, acc_delta = state["square_avg"], state["acc_delta"]

@@ -45,11 +45,7 @@ class Adagrad(Optimizer):
     def _update_group(self, group: dict[str, Any]) -> None:
         lr, lr_decay = scalar(group["lr"]), group["lr_decay"]
         wd, eps = group["weight_decay"], group["eps"]
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            g = -p.grad if group["maximize"] else p.grad
-            state = self.state[p]
+        for p, g, state in self._grads(group):
             state["step"] += 1
             step = state["step"].item()
             if wd != 0:

@@ -42,11 +42,7 @@ class Adamax(Optimizer):
     def _update_group(self, group: dict[str, Any]) -> None:
         lr, (beta1, beta2), eps = scalar(group["lr"]), group["betas"], group["eps"]
         wd = group["weight_decay"]
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            g = -p.grad if group["maximize"] else p.grad
-            state = self.state[p]
+        for p, g, state in self._grads(group):
             if not state:
                 state["step"] = step_tensor(p)
                 state["exp_avg"] = zeros_like(p)

@@ -38,11 +38,7 @@ class ASGD(Optimizer):
     def _update_group(self, group: dict[str, Any]) -> None:
         lr, lambd, alpha, t0 = scalar(group["lr"]), group["lambd"], group["alpha"], group["t0"]
         wd = group["weight_decay"]
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            g = -p.grad if group["maximize"] else p.grad
-            state = self.state[p]
+        for p, g, state in self._grads(group):
             if not state:
                 state["step"] = step_tensor(p)
                 state["eta"] = step_tensor(p, lr)

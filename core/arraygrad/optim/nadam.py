@@ -48,11 +48,7 @@ class NAdam(Optimizer):
     def _update_group(self, group: dict[str, Any]) -> None:
         lr, (beta1, beta2), eps = scalar(group["lr"]), group["betas"], group["eps"]
         wd, psi = group["weight_decay"], group["momentum_decay"]
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            g = -p.grad if group["maximize"] else p.grad
-            state = self.state[p]
+        for p, g, state in self._grads(group):
             if not state:
                 state["step"] = step_tensor(p)
                 state["mu_product"] = step_tensor(p, 1.0)

@@ -12,7 +12,7 @@ import warnings
 from collections import defaultdict
 from copy import deepcopy
 from itertools import chain
-from typing import Any, Callable, Iterable, Union
+from typing import Any, Callable, Iterable, Iterator, Union
 
 from arraygrad import dtypes as _dt
 from arraygrad.autograd.grad_mode import enable_grad, no_grad, set_grad_enabled
@@ -213,6 +213,14 @@ class Optimizer:
             for group in self.param_groups:
                 self._update_group(group)
         return loss
+
+    def _grads(self, group: dict[str, Any]) -> Iterator[tuple[Tensor, Tensor, dict[str, Any]]]:
+        """Each parameter of ``group`` that has a gradient, with that gradient (negated when
+        the group maximizes) and the parameter's state dict."""
+        maximize = group.get("maximize", False)
+        for p in group["params"]:
+            if p.grad is not None:
+                yield p, (-p.grad if maximize else p.grad), self.state[p]
 
     def _update_group(self, group: dict[str, Any]) -> None:
         raise NotImplementedError

@@ -48,11 +48,7 @@ class RAdam(Optimizer):
         lr, (beta1, beta2), eps = scalar(group["lr"]), group["betas"], group["eps"]
         wd = group["weight_decay"]
         rho_inf = 2 / (1 - beta2) - 1
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            g = -p.grad if group["maximize"] else p.grad
-            state = self.state[p]
+        for p, g, state in self._grads(group):
             if not state:
                 state["step"] = step_tensor(p)
                 state["exp_avg"] = zeros_like(p)

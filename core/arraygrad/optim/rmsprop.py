@@ -41,11 +41,7 @@ class RMSprop(Optimizer):
     def _update_group(self, group: dict[str, Any]) -> None:
         lr, alpha, eps = scalar(group["lr"]), group["alpha"], group["eps"]
         wd, momentum, centered = group["weight_decay"], group["momentum"], group["centered"]
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            g = -p.grad if group["maximize"] else p.grad
-            state = self.state[p]
+        for p, g, state in self._grads(group):
             if not state:
                 state["step"] = step_tensor(p)
                 state["square_avg"] = zeros_like(p)
