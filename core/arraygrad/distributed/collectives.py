@@ -193,6 +193,20 @@ def reduce_scatter_tensor(output: Tensor, input: Tensor, op: ReduceOp = ReduceOp
     return _done(async_op)
 
 
+def _root_list_error(op: str, name: str, role: str, comm: Any, root: int, tensors: Any,
+                     like: Tensor) -> str | None:
+    """The root rank's list must be one tensor per rank like ``like``; other ranks give none
+    (the message, or None when this rank's arguments are right)."""
+    if comm.rank == root:
+        if (not isinstance(tensors, list) or len(tensors) != comm.size
+                or not all(isinstance(t, Tensor) and _same(t, like) for t in tensors)):
+            return (f"{op}: on the {role} rank {name} must be {comm.size} tensors of "
+                    f"shape {list(like.shape)} and dtype {like.dtype}")
+    elif tensors:
+        return f"{op}: Argument ``{name}`` must NOT be specified on non-{role} ranks."
+    return None
+
+
 def gather(tensor: Tensor, gather_list: list[Tensor] | None = None, dst: int | None = None,
            group: ProcessGroup | None = None, async_op: bool = False,
            group_dst: int | None = None) -> Work | None:
@@ -203,14 +217,8 @@ def gather(tensor: Tensor, gather_list: list[Tensor] | None = None, dst: int | N
         return None
     comm = g.backend
     root = _root(g, "gather", 0 if dst is None and group_dst is None else dst, group_dst, "dst")
-    error = None
-    if comm.rank == root and (not isinstance(gather_list, list) or len(gather_list) != comm.size
-                              or not all(isinstance(t, Tensor) and _same(t, tensor)
-                                         for t in gather_list)):
-        error = (f"gather: on the destination rank gather_list must be {comm.size} tensors of "
-                 f"shape {list(tensor.shape)} and dtype {tensor.dtype}")
-    elif comm.rank != root and gather_list:
-        error = "gather: Argument ``gather_list`` must NOT be specified on non-destination ranks."
+    error = _root_list_error("gather", "gather_list", "destination", comm, root, gather_list,
+                             tensor)
     agree(comm, "gather", _sig(tensor, root, error), error)
     out = host_empty(tensor, (comm.size,) + tuple(tensor.shape)) if comm.rank == root else None
     comm.gather(Buffer(tensor, comm).array, out, root)
@@ -230,14 +238,8 @@ def scatter(tensor: Tensor, scatter_list: list[Tensor] | None = None, src: int |
         return None
     comm = g.backend
     root = _root(g, "scatter", 0 if src is None and group_src is None else src, group_src, "src")
-    error = None
-    if comm.rank == root and (not isinstance(scatter_list, list) or len(scatter_list) != comm.size
-                              or not all(isinstance(t, Tensor) and _same(t, tensor)
-                                         for t in scatter_list)):
-        error = (f"scatter: on the source rank scatter_list must be {comm.size} tensors of "
-                 f"shape {list(tensor.shape)} and dtype {tensor.dtype}")
-    elif comm.rank != root and scatter_list:
-        error = "scatter: Argument ``scatter_list`` must NOT be specified on non-source ranks."
+    error = _root_list_error("scatter", "scatter_list", "source", comm, root, scatter_list,
+                             tensor)
     agree(comm, "scatter", _sig(tensor, root, error), error)
     send = None
     if comm.rank == root and scatter_list is not None:
