@@ -229,3 +229,20 @@ def test_against_torch_func_nested_grad_and_outer_graph():
     (grad(make(ag))(xa, wa) ** 2).sum().backward()
     (tgrad(make(torch))(xt, wt) ** 2).sum().backward()
     assert_trees_close((xa.grad, wa.grad), (xt.grad, wt.grad))
+
+
+@needs_torch
+def test_each_result_is_differentiable_outside_exactly_as_in_torch_func():
+    from torch.func import grad as tgrad
+
+    def flags(lib, tensor, g):
+        w = tensor(Y, requires_grad=True)
+
+        def f(p):
+            return (p["a"] * w).sum() + (p["b"] ** 2).sum() + (p["c"] * 0).sum()
+
+        out = g(f)({"a": tensor(X), "b": tensor(X), "c": tensor(X)})
+        return {k: v.requires_grad for k, v in out.items()}
+
+    ours = flags(ag, t64, grad)
+    assert ours == flags(torch, torch64, tgrad) == {"a": True, "b": False, "c": False}

@@ -52,15 +52,20 @@ class Level:
         """``differentiable`` on every leaf of the pytree ``tree``."""
         return tree_map(self.differentiable, tree)
 
-    def _reaches_outer(self, t: Tensor) -> bool:
-        """Whether ``t``'s graph reaches a leaf that requires grad outside this level."""
+    def _reaches_outer(self, t: Tensor, inner: set[int]) -> bool:
+        """Whether ``t``'s graph reaches a leaf that requires grad outside this level.
+
+        ``inner`` holds the ids of nodes already found not to reach one (the results of
+        one call share most of their graph, so each node is walked once per call); a
+        walk that finds none adds the nodes it saw.
+        """
         if t.grad_fn is None:
             return id(t) not in self._private
         stack: list[Any] = [t.grad_fn]
         seen: set[int] = set()
         while stack:
             node = stack.pop()
-            if id(node) in seen:
+            if id(node) in seen or id(node) in inner:
                 continue
             seen.add(id(node))
             if isinstance(node, AccumulateGrad):
@@ -71,21 +76,25 @@ class Level:
             for edge in node._next:
                 if edge is not None:
                     stack.append(edge[0] if type(edge) is tuple else edge)
+        inner.update(seen)
         return False
+
+    def _unwrap_one(self, value: Any, inner: set[int]) -> Any:
+        if not isinstance(value, Tensor) or not value.requires_grad:
+            return value
+        if self.outer_grad_enabled and self._reaches_outer(value, inner):
+            return value
+        return value.detach()
 
     def unwrap(self, value: Any) -> Any:
         """``value`` as the caller of the transform sees it (see (c) above); non-tensors
         are returned as they are."""
-        if not isinstance(value, Tensor) or not value.requires_grad:
-            return value
-        if self.outer_grad_enabled and self._reaches_outer(value):
-            return value
-        return value.detach()
+        return self._unwrap_one(value, set())
 
     def unwrap_tree(self, tree: Any) -> Any:
         """``unwrap`` on every leaf of the pytree ``tree``."""
-        return tree_map(self.unwrap, tree)
-
+        inner: set[int] = set()  # valid during this call only: the tree keeps its nodes alive
+        return tree_map(lambda v: self._unwrap_one(v, inner), tree)
 
 def vjps_or_zeros(outputs: list[Tensor], inputs: list[Tensor],
                   cotangents: list[Tensor] | None, *, retain_graph: bool,
