@@ -18,7 +18,7 @@ from arraygrad import dtypes as _dt
 from arraygrad.ops.arguments import normalize_dims
 from arraygrad.ops import elementwise as ew
 from arraygrad.ops.casting import to_dtype, to_float_data, to_native
-from arraygrad.ops.rule import defop
+from arraygrad.ops.rule import VIA_VJP, defop
 from arraygrad.tensor import Tensor
 
 if TYPE_CHECKING:
@@ -76,9 +76,9 @@ def _pair(name0: str, name1: str, grad: Callable[..., Any], saves: Any = (),
     and over given dims (``name1``), sharing ``grad(g, node, dims, keepdim)``. ``sizes``: the
     input's shape is a param (``self_sym_sizes``), for rules that save no input."""
     extra = ("self_sym_sizes",) if sizes else ()
-    return (defop(name0, saves=saves, params=extra,
+    return (defop(name0, jvp=VIA_VJP, saves=saves, params=extra,
                   vjp=(lambda g, n: grad(g, n, None, False),)),
-            defop(name1, saves=saves, params=_DIM_PARAMS + extra,
+            defop(name1, jvp=VIA_VJP, saves=saves, params=_DIM_PARAMS + extra,
                   vjp=(lambda g, n: grad(g, n, n.dim, n.keepdim),)))
 
 
@@ -197,8 +197,8 @@ def _extreme_all_grad(g: Tensor, n: RuleNode) -> Tensor:
     return mask * (g / sum(mask))
 
 
-MAX_ALL = defop("MaxBackward1", saves=("self", "result"), vjp=(_extreme_all_grad,))
-MIN_ALL = defop("MinBackward1", saves=("self", "result"), vjp=(_extreme_all_grad,))
+MAX_ALL = defop("MaxBackward1", jvp=VIA_VJP, saves=("self", "result"), vjp=(_extreme_all_grad,))
+MIN_ALL = defop("MinBackward1", jvp=VIA_VJP, saves=("self", "result"), vjp=(_extreme_all_grad,))
 
 
 def _extreme_dim_grad(grads: Any, n: RuleNode) -> Any:
@@ -220,7 +220,7 @@ def _extreme_dim_grad(grads: Any, n: RuleNode) -> Any:
 
 
 MAX_DIM, MIN_DIM = (
-    defop(name, saves=("indices",), params=("dim", "keepdim", "self_sym_sizes"), outputs=2,
+    defop(name, jvp=VIA_VJP, saves=("indices",), params=("dim", "keepdim", "self_sym_sizes"), outputs=2,
           vjp=(_extreme_dim_grad,))
     for name in ("MaxBackward0", "MinBackward0"))
 
@@ -301,7 +301,7 @@ def _amax_grad(g: Tensor, n: RuleNode) -> Tensor:
     return _unreduce(g, shape, dims, keepdim) * mask / count
 
 
-AMAX, AMIN = (defop(name, saves=("self", "result"), params=_DIM_PARAMS, vjp=(_amax_grad,))
+AMAX, AMIN = (defop(name, jvp=VIA_VJP, saves=("self", "result"), params=_DIM_PARAMS, vjp=(_amax_grad,))
               for name in ("AmaxBackward0", "AminBackward0"))
 
 
@@ -375,8 +375,8 @@ def _std_grad(g: Tensor, n: RuleNode) -> Tensor:
 
 
 _VAR_PARAMS = _DIM_PARAMS + ("correction",)
-VAR = defop("VarBackward0", saves=("self",), params=_VAR_PARAMS, vjp=(_var_grad,))
-STD = defop("StdBackward0", saves=("self", "result"), params=_VAR_PARAMS, vjp=(_std_grad,))
+VAR = defop("VarBackward0", jvp=VIA_VJP, saves=("self",), params=_VAR_PARAMS, vjp=(_var_grad,))
+STD = defop("StdBackward0", jvp=VIA_VJP, saves=("self", "result"), params=_VAR_PARAMS, vjp=(_std_grad,))
 
 
 def _var_std(op: str, rule: Any, input: Tensor, dim: Any, unbiased: Any, keepdim: bool,
@@ -408,7 +408,7 @@ def _logsumexp_grad(g: Tensor, n: RuleNode) -> Tensor:
         n.self - _unreduce(n.result, shape, dims, keepdim))
 
 
-LOGSUMEXP = defop("LogsumexpBackward0", saves=("self", "result"), params=_DIM_PARAMS,
+LOGSUMEXP = defop("LogsumexpBackward0", jvp=VIA_VJP, saves=("self", "result"), params=_DIM_PARAMS,
                   vjp=(_logsumexp_grad,))
 
 
@@ -449,7 +449,7 @@ def _norm_grad(g: Tensor, n: RuleNode) -> Tensor:
     return g_full * x * ew.abs(x) ** (p - 2) / safe ** (p - 1)
 
 
-NORM = defop("NormBackward1", saves=("self", "result"), params=("p",) + _DIM_PARAMS,
+NORM = defop("NormBackward1", jvp=VIA_VJP, saves=("self", "result"), params=("p",) + _DIM_PARAMS,
              vjp=(_norm_grad,))
 
 
@@ -486,7 +486,7 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
 # -- cumsum / all / any ------------------------------------------------------------------
 
 # the reversed running sum; the recorder casts it back to the input's dtype
-CUMSUM = defop("CumsumBackward0", params=("dim",),
+CUMSUM = defop("CumsumBackward0", jvp=lambda t, n: cumsum(t, n.dim), params=("dim",),
                vjp=(lambda g, n: cumsum(g.flip(n.dim), n.dim).flip(n.dim),))
 
 
