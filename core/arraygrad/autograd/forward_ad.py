@@ -32,17 +32,19 @@ class _DualState:
     ``on``: a level is open and tangents propagate (False while a forward rule itself runs,
     so computing a tangent does not compute tangents of tangents). ``level``: the open
     level, -1 when none. ``tracked``: the tensors holding a tangent at that level, so that
-    exiting it drops them. ``fast_before``: the fast-path switch saved on entry (fast paths
-    skip the recorder, so they are off while a level is open).
+    exiting it drops them. ``fast_paths``: the fast-path switch (``ops.rule.fast_paths``,
+    handed in by ``ops.rule`` so this module sits below it): fast paths skip the recorder,
+    so they are off while a level is open; ``fast_before`` is its value on entry.
     """
 
-    __slots__ = ("on", "level", "tracked", "fast_before")
+    __slots__ = ("on", "level", "tracked", "fast_paths", "fast_before")
 
     def __init__(self) -> None:
         self.on = False
         self.level = -1
         # by id, weakly: a WeakSet would compare tensors with ``==`` (elementwise)
         self.tracked: dict[int, weakref.ref[Any]] = {}
+        self.fast_paths: Any = None
         self.fast_before = True
 
 
@@ -60,13 +62,13 @@ def enter_dual_level() -> int:
     """Open a forward-AD level and make it the current one; returns it.
 
     Nested levels are not supported (PyTorch 2.13's RuntimeError)."""
-    from arraygrad.ops.rule import fast_paths
-
     if state.level >= 0:
         raise RuntimeError("Nested forward mode AD is not supported at the moment")
     state.level = 0
-    state.fast_before = fast_paths.on
-    fast_paths.on = False
+    fast = state.fast_paths
+    if fast is not None:
+        state.fast_before = fast.on
+        fast.on = False
     state.on = True
     return 0
 
@@ -74,8 +76,6 @@ def enter_dual_level() -> int:
 def exit_dual_level(*, level: int | None = None) -> None:
     """Close the current level (``level``, when given, must be it), dropping every tangent
     recorded at it."""
-    from arraygrad.ops.rule import fast_paths
-
     if level is None:
         level = state.level
     if level < 0:
@@ -95,7 +95,8 @@ def exit_dual_level(*, level: int | None = None) -> None:
     state.tracked = {}
     state.on = False
     state.level = -1
-    fast_paths.on = state.fast_before
+    if state.fast_paths is not None:
+        state.fast_paths.on = state.fast_before
 
 
 @contextmanager

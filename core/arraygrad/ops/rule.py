@@ -92,6 +92,7 @@ class _FastPaths:
 
 
 fast_paths = _FastPaths()
+_fw.fast_paths = fast_paths  # handed to forward_ad, which turns fast paths off inside a level
 
 
 @contextmanager
