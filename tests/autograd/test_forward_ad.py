@@ -288,3 +288,39 @@ def test_module_with_full_backward_hook_and_level_cleanup():
     from arraygrad.ops.rule import fast_paths
 
     assert fast_paths.on == fast_paths.__class__().on
+
+
+_FUNCTIONALS = {
+    "batch_norm": lambda m, F_, x, y: F_.batch_norm(x, None, None, training=True),
+    "group_norm": lambda m, F_, x, y: F_.group_norm(x, 3),
+    "max_pool2d": lambda m, F_, x, y: F_.max_pool2d(x, 2),
+    "avg_pool2d": lambda m, F_, x, y: F_.avg_pool2d(x, 3, stride=1, padding=1),
+    "adaptive_avg_pool2d": lambda m, F_, x, y: F_.adaptive_avg_pool2d(x, 2),
+    "interpolate": lambda m, F_, x, y: F_.interpolate(x, scale_factor=2, mode="bilinear"),
+    "smooth_l1_loss": lambda m, F_, x, y: F_.smooth_l1_loss(x, y),
+    "huber_loss": lambda m, F_, x, y: F_.huber_loss(x, y),
+    "kl_div": lambda m, F_, x, y: F_.kl_div(F_.log_softmax(x, 1), F_.softmax(y, 1),
+                                            reduction="batchmean"),
+    "bce_logits": lambda m, F_, x, y: F_.binary_cross_entropy_with_logits(x, y.sigmoid()),
+    "cosine_similarity": lambda m, F_, x, y: F_.cosine_similarity(x, y, dim=1),
+    "normalize": lambda m, F_, x, y: F_.normalize(x, dim=1),
+    "conv_transpose2d": lambda m, F_, x, y: F_.conv_transpose2d(
+        x, y[:, :, :3, :3].transpose(0, 1).contiguous()),
+    "activations": lambda m, F_, x, y: (
+        F_.softplus(x) + F_.mish(x) + F_.hardswish(x) + F_.leaky_relu(x) + F_.hardtanh(x)
+        + F_.logsigmoid(x) + F_.selu(x) + F_.glu(x, 2).repeat(1, 1, 2, 1)),
+}
+
+
+@needs_torch
+@pytest.mark.parametrize("name", sorted(_FUNCTIONALS))
+def test_nn_functionals_match_pytorch_forward_ad(name):
+    f = _FUNCTIONALS[name]
+    x, v, y = (_randn(2, 3, 6, 6, seed=s) for s in (30, 31, 32))
+    with fwad.dual_level():
+        mine = fwad.unpack_dual(f(ag, F, fwad.make_dual(x, v), y)).tangent
+    with tfwad.dual_level():
+        ref = tfwad.unpack_dual(f(torch, torch.nn.functional,
+                                  tfwad.make_dual(torch.tensor(x.numpy()), torch.tensor(v.numpy())),
+                                  torch.tensor(y.numpy()))).tangent
+    assert ag.allclose(mine, ag.tensor(ref.numpy()), rtol=1e-8, atol=1e-10)
