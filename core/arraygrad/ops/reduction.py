@@ -71,15 +71,23 @@ _DIM_PARAMS = ("dim", "keepdim")
 
 
 def _pair(name0: str, name1: str, grad: Callable[..., Any], saves: Any = (),
-          sizes: bool = False) -> tuple[Any, ...]:
+          sizes: bool = False, jvp: Callable[..., Any] | None = None) -> tuple[Any, ...]:
     """The rules of a reduction over all dims (``name0``: PyTorch saves no ``dim``/``keepdim``)
     and over given dims (``name1``), sharing ``grad(g, node, dims, keepdim)``. ``sizes``: the
-    input's shape is a param (``self_sym_sizes``), for rules that save no input."""
+    input's shape is a param (``self_sym_sizes``), for rules that save no input. ``jvp``:
+    ``jvp(t, node, dims, keepdim)``, the forward-mode rule (default: derived, ``VIA_VJP``)."""
     extra = ("self_sym_sizes",) if sizes else ()
-    return (defop(name0, jvp=VIA_VJP, saves=saves, params=extra,
-                  vjp=(lambda g, n: grad(g, n, None, False),)),
-            defop(name1, jvp=VIA_VJP, saves=saves, params=_DIM_PARAMS + extra,
-                  vjp=(lambda g, n: grad(g, n, n.dim, n.keepdim),)))
+    return (defop(name0, saves=saves, params=extra,
+                  vjp=(lambda g, n: grad(g, n, None, False),),
+                  jvp=VIA_VJP if jvp is None else (lambda t, n: jvp(t, n, None, False))),
+            defop(name1, saves=saves, params=_DIM_PARAMS + extra,
+                  vjp=(lambda g, n: grad(g, n, n.dim, n.keepdim),),
+                  jvp=VIA_VJP if jvp is None else (lambda t, n: jvp(t, n, n.dim, n.keepdim))))
+
+
+def _linear_jvp(reduce: Callable[..., Tensor]) -> Callable[..., Tensor]:
+    """The forward-mode rule of a linear reduction: the reduction of the tangent."""
+    return lambda t, n, dims, keepdim: reduce(t) if dims is None else reduce(t, dims, keepdim)
 
 
 def _record_pair(pair: Any, data: Any, input: Tensor, dims: Any, keepdim: bool,
@@ -93,7 +101,7 @@ def _record_pair(pair: Any, data: Any, input: Tensor, dims: Any, keepdim: bool,
 
 # -- sum / mean / prod --------------------------------------------------------
 
-SUM = _pair("SumBackward0", "SumBackward1", sizes=True,
+SUM = _pair("SumBackward0", "SumBackward1", sizes=True, jvp=_linear_jvp(lambda *a: sum(*a)),
             grad=lambda g, n, dims, keepdim: _unreduce(g, n.self_sym_sizes, dims, keepdim))
 
 
@@ -116,7 +124,8 @@ def _mean_grad(g: Tensor, n: RuleNode, dims: Any, keepdim: bool) -> Tensor:
     return _unreduce(g / _count(shape, dims), shape, dims, keepdim)
 
 
-MEAN = _pair("MeanBackward0", "MeanBackward1", _mean_grad, sizes=True)
+MEAN = _pair("MeanBackward0", "MeanBackward1", _mean_grad, sizes=True,
+             jvp=_linear_jvp(lambda *a: mean(*a)))
 
 
 def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
