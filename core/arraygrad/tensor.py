@@ -68,6 +68,7 @@ class Tensor:
     _view: Any = None  # the view's replay record (``ops.views``), or None
     _strides: tuple[int, ...] | None = None
     _inference: bool = False  # made under ``inference_mode`` (``is_inference``)
+    _fw_grads: dict[int, Any] | None = None  # forward-AD tangents by level (``forward_ad``)
 
     if TYPE_CHECKING:
         # Operators and op methods (``t.reshape``, ``t + u``) are bound onto the class by

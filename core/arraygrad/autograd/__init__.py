@@ -1,6 +1,6 @@
 """``arraygrad.autograd``: backward, grad, custom Functions, grad modes, the legacy Variable."""
 
-from arraygrad.autograd import functional, profiler
+from arraygrad.autograd import forward_ad, functional, profiler
 from arraygrad.autograd.anomaly_mode import (
     detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly,
 )
@@ -15,7 +15,7 @@ from arraygrad.autograd.graph import Node
 from arraygrad.autograd.variable import Variable
 
 __all__ = [
-    "detect_anomaly", "functional", "profiler", "is_anomaly_check_nan_enabled", "is_anomaly_enabled",
+    "detect_anomaly", "forward_ad", "functional", "profiler", "is_anomaly_check_nan_enabled", "is_anomaly_enabled",
     "set_detect_anomaly",
     "Function", "FunctionCtx", "GradcheckError", "Node", "gradcheck", "gradgradcheck", "Variable", "backward", "enable_grad", "grad",
     "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "no_grad",

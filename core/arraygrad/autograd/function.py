@@ -17,7 +17,8 @@ tensor([1.], grad_fn=<ExpBackward>)
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Any, Callable
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from arraygrad.autograd.grad_mode import _state, no_grad
 from arraygrad.autograd.graph import FREED, FREED_MESSAGE, Node, SavedOutput, SavedTensor
@@ -42,6 +43,10 @@ class FunctionCtx:
                     f"{type(t).__name__}")
         self._to_save = tensors
 
+    def save_for_forward(self, *tensors: Any) -> None:
+        """Keep tensors (or None) for ``jvp``, which reads them with ``ctx.saved_tensors``."""
+        self._fw_saved = tensors
+
     def mark_dirty(self, *tensors: Any) -> None:
         """Declare inputs modified in place by ``forward``."""
         self._dirty = tensors
@@ -59,6 +64,8 @@ class BackwardCFunction(FunctionCtx, Node):
     """The graph node of one ``Function.apply`` call; it is also that call's ``ctx``."""
 
     _function: Any = None  # the Function subclass whose apply made this node
+    _in_jvp = False  # ``jvp`` is running: ``saved_tensors`` are ``save_for_forward``'s
+    _fw_saved: tuple[Any, ...] = ()
 
     def __init__(self) -> None:
         Node.__init__(self)
@@ -74,6 +81,8 @@ class BackwardCFunction(FunctionCtx, Node):
         """The tensors given to ``save_for_backward`` (version-checked)."""
         if self._freed:
             raise RuntimeError(FREED_MESSAGE)
+        if self._in_jvp:
+            return tuple(self._fw_saved)
         if self._saved:
             return tuple(s.unpack(self) if s is not None else None for s in self._saved)
         return tuple(self._to_save)
@@ -161,6 +170,13 @@ class Function(metaclass=_FunctionMeta):
 
     vjp = backward
 
+    @staticmethod
+    def jvp(ctx: Any, *grad_inputs: Any) -> Any:
+        """Forward mode: the outputs' tangents from the inputs' (a tensor input without one
+        gets zeros, a non-tensor None); ``ctx.saved_tensors`` are ``save_for_forward``'s."""
+        raise NotImplementedError("You must implement the jvp function for custom "
+                                  "autograd.Function to use it with forward mode AD.")
+
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         """Run the function on ``args``, recording it when an input requires grad."""
@@ -170,7 +186,8 @@ class Function(metaclass=_FunctionMeta):
         tensor_args = [a if isinstance(a, Tensor) else None for a in args]
         ctx.needs_input_grad = tuple(a is not None and a._requires_grad for a in tensor_args)
         uses_setup = cls.setup_context is not Function.setup_context
-        with no_grad():
+        tangents = _input_tangents(cls, tensor_args)
+        with no_grad(), _no_tangents():
             if uses_setup:
                 output = cls.forward(*args, **kwargs)
                 cls.setup_context(ctx, args, output)
@@ -180,6 +197,8 @@ class Function(metaclass=_FunctionMeta):
         outputs: Any = output if is_tuple else (output,)
         record = _state.enabled and any(ctx.needs_input_grad)
         if not record:
+            if tangents is not None:
+                _forward_mode(cls, ctx, args, tangents, outputs)
             return output
         ctx._next = tuple(a._gradient_edge() if a is not None and a._requires_grad else None
                           for a in tensor_args)
@@ -218,7 +237,61 @@ class Function(metaclass=_FunctionMeta):
                 saved.append(SavedTensor(t))
         ctx._saved = tuple(saved)
         ctx._to_save = ()
+        if tangents is not None:
+            _forward_mode(cls, ctx, args, tangents, wrapped)
         return tuple(wrapped) if is_tuple else wrapped[0]
+
+
+def _input_tangents(cls: Any, tensor_args: list[Any]) -> list[Any] | None:
+    """Forward AD: the inputs' tangents when one has one at the open level, else None.
+    Raises (before ``forward`` runs) when the Function has no ``jvp``."""
+    from arraygrad.autograd.forward_ad import state, tangent_of
+
+    if not state.on:
+        return None
+    found = [None if a is None else tangent_of(a) for a in tensor_args]
+    if all(t is None for t in found):
+        return None
+    if cls.jvp is Function.jvp:
+        raise NotImplementedError("You must implement the jvp function for custom "
+                                  "autograd.Function to use it with forward mode AD.")
+    return found
+
+
+@contextmanager
+def _no_tangents() -> Iterator[None]:
+    """A Function's ``forward`` (and ``jvp``) compute on primals: no tangents propagate."""
+    from arraygrad.autograd.forward_ad import state
+
+    before = state.on
+    state.on = False
+    try:
+        yield
+    finally:
+        state.on = before
+
+
+def _forward_mode(cls: Any, ctx: Any, args: tuple, tangents: list[Any], outputs: Any) -> None:
+    """Run ``jvp`` and attach its tangents to the (floating) outputs."""
+    from arraygrad.autograd.forward_ad import set_tangent, state
+    from arraygrad.tensor import Tensor
+
+    given = [None if not isinstance(a, Tensor) else (t if t is not None else a.detach() * 0)
+             for a, t in zip(args, tangents)]
+    ctx._in_jvp = True
+    try:
+        with _no_tangents():
+            found = cls.jvp(ctx, *given)
+    finally:
+        ctx._in_jvp = False
+    found = found if isinstance(found, tuple) else (found,)
+    for out, tan in zip(outputs, found):
+        if isinstance(out, Tensor) and tan is not None and out.dtype.is_floating_point:
+            if tuple(tan.shape) != tuple(out.shape):
+                raise RuntimeError(
+                    f"Function {cls.__name__}Backward returned an invalid tangent: expected "
+                    f"shape {list(out.shape)} but got {list(tan.shape)}")
+            set_tangent(out, tan if tan.dtype == out.dtype else tan.to(out.dtype), state.level)
 
 
 def once_differentiable(fn: Callable[..., Any]) -> Any:

@@ -82,7 +82,7 @@ class SavedOutput:
     the node, as PyTorch does.
     """
 
-    __slots__ = ("data", "backend", "counter", "version", "output_nr")
+    __slots__ = ("data", "backend", "counter", "version", "output_nr", "fw_grads")
 
     def __init__(self, tensor: Tensor) -> None:
         self.data = tensor._data
@@ -90,6 +90,9 @@ class SavedOutput:
         self.counter = tensor._version_counter()
         self.version = self.counter[0]
         self.output_nr = tensor._output_nr
+        # forward AD: the output's tangents (the dict itself, so exiting a level drops them
+        # here too), for forward-over-reverse through a backward that reads the output
+        self.fw_grads = tensor._fw_grads
         if _hooks_open.hooks:
             _pack(self, tensor, True)
 
@@ -108,6 +111,8 @@ class SavedOutput:
         t._requires_grad = True
         t._grad_fn = node
         t._output_nr = self.output_nr
+        if self.fw_grads:
+            t._fw_grads = self.fw_grads
         return t
 
 

@@ -18,7 +18,7 @@ from arraygrad.ops import elementwise as ew
 from arraygrad.ops._erf import erf_data as _erf_data
 from arraygrad.ops.casting import to_float_data
 from arraygrad.ops.families.math_special import kernel_unary
-from arraygrad.ops.rule import defop
+from arraygrad.ops.rule import ELEMENTWISE, defop
 from arraygrad.tensor import Tensor
 
 
@@ -26,7 +26,7 @@ __all__ = ["erf", "log_sigmoid"]
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
-ERF = defop("ErfBackward0", saves=("self",),
+ERF = defop("ErfBackward0", jvp=ELEMENTWISE, saves=("self",),
             vjp=(lambda g, n: g * (ew.exp(-(n.self * n.self)) * _TWO_OVER_SQRT_PI),))
 
 
@@ -38,7 +38,7 @@ erf.__module__ = __name__  # the core's erf lives here (the special plugin check
 
 
 # sigmoid(-x), not a composition through abs: no kink at 0
-LOG_SIGMOID = defop("LogSigmoidBackward0", saves=("self",),
+LOG_SIGMOID = defop("LogSigmoidBackward0", jvp=ELEMENTWISE, saves=("self",),
                     vjp=(lambda g, n: g * ew.sigmoid(-n.self),))
 
 

@@ -25,7 +25,9 @@ def _dim(input: Tensor, dim: int | None, op: str) -> int:
     return _wrap_dim(dim, input.ndim, op)
 
 
-SOFTMAX = defop("SoftmaxBackward0", saves=("result",), params=("dim",), exact=True,
+# jvp: the Jacobian diag(y) - y y^T is symmetric, so the tangent takes the vjp's formula
+SOFTMAX = defop("SoftmaxBackward0",
+                jvp=lambda t, n: n.result * (t - (t * n.result).sum(n.dim, keepdim=True)), saves=("result",), params=("dim",), exact=True,
                 vjp=(lambda g, n: n.result * (g - (g * n.result).sum(n.dim, keepdim=True)),))
 
 
@@ -62,7 +64,8 @@ def _log_softmax_grad_data(backend: Backend, gd: Any, yd: Any, d: Any) -> Any:
 
 
 LOG_SOFTMAX = defop(
-    "LogSoftmaxBackward0", saves=("result",), params=("dim",),
+    "LogSoftmaxBackward0",
+    jvp=lambda t, n: t - (n.result.exp() * t).sum(n.dim, keepdim=True), saves=("result",), params=("dim",),
     vjp=(lambda g, n: _log_softmax_backward(g, n.result, n.dim),),
     first_order=(lambda gd, n, b: _log_softmax_grad_data(b, gd, n.saved_data("result"), n.dim),),
     exact=True)

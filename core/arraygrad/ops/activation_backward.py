@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from arraygrad.backends.scalar_operands import scalar_operand
-from arraygrad.ops.rule import defop
+from arraygrad.ops.rule import ELEMENTWISE, defop
 
 if TYPE_CHECKING:
     from arraygrad.tensor import Tensor
@@ -32,7 +32,7 @@ def tanh_grad_data(backend: Backend, gd: Any, yd: Any) -> Any:
     return gd * (scalar_operand(backend, 1, yd.dtype) - yd * yd)
 
 
-TANH_BACKWARD = defop("TanhBackwardBackward0", inputs=("grad_output", "output"),
+TANH_BACKWARD = defop("TanhBackwardBackward0", jvp=ELEMENTWISE, inputs=("grad_output", "output"),
                       saves=("grad_output", "output"),
                       vjp=(lambda gg, n: gg * (1 - n.output * n.output),
                            lambda gg, n: gg * n.grad_output * n.output * -2))
@@ -48,7 +48,7 @@ def sigmoid_grad_data(backend: Backend, gd: Any, yd: Any) -> Any:
     return gd * (yd * (scalar_operand(backend, 1, yd.dtype) - yd))
 
 
-SIGMOID_BACKWARD = defop("SigmoidBackwardBackward0", inputs=("grad_output", "output"),
+SIGMOID_BACKWARD = defop("SigmoidBackwardBackward0", jvp=ELEMENTWISE, inputs=("grad_output", "output"),
                          saves=("grad_output", "output"),
                          vjp=(lambda gg, n: gg * n.output * (1 - n.output),
                               lambda gg, n: gg * n.grad_output * (1 - 2 * n.output)))
@@ -72,7 +72,7 @@ def threshold_grad_data(backend: Backend, gd: Any, yd: Any) -> Any:
 
 
 # the relu output is saved, not an input: the mask it gives is piecewise constant
-THRESHOLD_BACKWARD = defop("ThresholdBackwardBackward0", inputs=("grad_output",),
+THRESHOLD_BACKWARD = defop("ThresholdBackwardBackward0", jvp=ELEMENTWISE, inputs=("grad_output",),
                            saves=("output",), vjp=(lambda gg, n: gg * (n.output != 0),))
 
 

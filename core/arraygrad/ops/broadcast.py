@@ -7,7 +7,7 @@ from typing import Any
 
 from arraygrad.ops import rule as _rule
 from arraygrad.ops.casting import to_native
-from arraygrad.ops.rule import defop
+from arraygrad.ops.rule import VIA_VJP, defop
 from arraygrad.tensor import Tensor
 
 
@@ -31,7 +31,7 @@ def broadcast_shapes(op: str, *shapes: Any) -> tuple:
     return tuple(out)
 
 
-SUM_TO_SIZE = defop("SumToSizeBackward0", params=("size",), vjp=(lambda g, n: g.expand(n.size),))
+SUM_TO_SIZE = defop("SumToSizeBackward0", jvp=VIA_VJP, params=("size",), vjp=(lambda g, n: g.expand(n.size),))
 
 
 def sum_to(g: Tensor, shape: tuple) -> Tensor:

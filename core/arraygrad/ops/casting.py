@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from arraygrad import dtypes as _dt
-from arraygrad.ops.rule import defop, finishers, identity
+from arraygrad.ops.rule import ELEMENTWISE, defop, finishers, identity
 from arraygrad.tensor import Tensor
 
 
@@ -16,7 +16,7 @@ __all__ = ["to_native", "to_dtype", "cast_data", "to_float_data", "full_like_sca
 
 # PyTorch's node for dtype casts (``_to_copy``); the gradient's cast back to the input's
 # dtype is the recorder's. Device moves record the same node name (``ops.transfer``).
-TO_COPY = defop("ToCopyBackward0", vjp=(identity,))
+TO_COPY = defop("ToCopyBackward0", jvp=ELEMENTWISE, vjp=(identity,))
 
 
 def to_native(input: Tensor, native_dtype: Any) -> Tensor:

@@ -22,7 +22,7 @@ from arraygrad.ops.casting import (  # noqa: F401 - re-exported: ops import cast
     cast_data, full_like_scalar, to_dtype, to_float_data, to_native,
 )
 from arraygrad.ops.promotion import operands as _operands, same_backend
-from arraygrad.ops.rule import defop, identity
+from arraygrad.ops.rule import ELEMENTWISE, defop, identity
 from arraygrad.tensor import Tensor
 
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 # -- arithmetic ------------------------------------------------------------------
 
-ADD = defop("AddBackward0", inputs=("self", "other"), params={"alpha": 1},
+ADD = defop("AddBackward0", jvp=ELEMENTWISE, inputs=("self", "other"), params={"alpha": 1},
             vjp=(identity,
                  lambda g, n: g if n.alpha == 1 else g * n.alpha))
 
@@ -50,7 +50,7 @@ def add(input: Tensor, other: Any, *, alpha: Any = 1) -> Any:
     return ADD.record(ad + bd * alpha, backend, (ta, tb), alpha=alpha)
 
 
-SUB = defop("SubBackward0", inputs=("self", "other"), params={"alpha": 1},
+SUB = defop("SubBackward0", jvp=ELEMENTWISE, inputs=("self", "other"), params={"alpha": 1},
             vjp=(identity,
                  lambda g, n: -g if n.alpha == 1 else g * (-n.alpha)))
 
@@ -97,7 +97,7 @@ def _times_number(index: int) -> FirstOrder:
     return first
 
 
-MUL = defop("MulBackward0", inputs=("self", "other"), saves=("self", "other"),
+MUL = defop("MulBackward0", jvp=ELEMENTWISE, inputs=("self", "other"), saves=("self", "other"),
             uses=(("other",), ("self",)),  # each factor's gradient needs the other one
             vjp=(lambda g, n: _product_grad(g, n.other, n, 0),
                  lambda g, n: _product_grad(g, n.self, n, 1)),
@@ -113,7 +113,7 @@ def mul(input: Tensor, other: Any) -> Any:
     return MUL.record(ad * bd, backend, (input, other))
 
 
-DIV = defop("DivBackward0", inputs=("self", "other"), saves=("self", "other"),
+DIV = defop("DivBackward0", jvp=ELEMENTWISE, inputs=("self", "other"), saves=("self", "other"),
             uses=(("other",), ("self", "other")),
             vjp=(lambda g, n: g / n.other,
                  lambda g, n: -g * n.self / (n.other * n.other)))
@@ -139,7 +139,7 @@ def _zero_grad(g: Tensor, n: RuleNode) -> Tensor:
     return g * 0
 
 
-DIV_TRUNC = defop("DivBackward2", inputs=("self", "other"), key="div/trunc",
+DIV_TRUNC = defop("DivBackward2", jvp=ELEMENTWISE, inputs=("self", "other"), key="div/trunc",
                   vjp=(_zero_grad, _zero_grad))
 
 
@@ -159,7 +159,7 @@ def _div_trunc(input: Any, other: Any) -> Tensor:
     return DIV_TRUNC.record(xp.where(fix, q + 1, q), backend, (ta, tb))
 
 
-FLOOR_DIVIDE = defop("FloorDivideBackward0", inputs=("self", "other"),
+FLOOR_DIVIDE = defop("FloorDivideBackward0", jvp=ELEMENTWISE, inputs=("self", "other"),
                      vjp=(_zero_grad, _zero_grad))
 
 
@@ -176,7 +176,7 @@ def _no_bool(op: str, backend: Backend, ad: Any, bd: Any) -> None:
         raise RuntimeError(f'{op}: "{op}_cpu" not implemented for \'Bool\'')
 
 
-REMAINDER = defop("RemainderBackward0", inputs=("self", "other"), saves=("self", "other"),
+REMAINDER = defop("RemainderBackward0", jvp=ELEMENTWISE, inputs=("self", "other"), saves=("self", "other"),
                   uses=((), ("self", "other")),
                   vjp=(identity, lambda g, n: -g * floor_divide(n.self, n.other)))
 
@@ -207,7 +207,7 @@ def _pow_exponent_grad(g: Tensor, n: RuleNode) -> Tensor:
     return g * math.nan  # log of a negative base, as PyTorch
 
 
-POW = defop("PowBackward0", inputs=("self", "exponent"), saves=("self", "exponent", "result"),
+POW = defop("PowBackward0", jvp=ELEMENTWISE, inputs=("self", "exponent"), saves=("self", "exponent", "result"),
             uses=(("self", "exponent"), ("self", "exponent", "result")),
             vjp=(_pow_base_grad, _pow_exponent_grad))
 
@@ -223,7 +223,7 @@ def pow(input: Tensor, exponent: Any) -> Tensor:  # noqa: A001 - PyTorch's name
     return POW.record(ad ** bd, backend, (input, exponent))
 
 
-NEG = defop("NegBackward0", vjp=(lambda g, n: -g,))
+NEG = defop("NegBackward0", jvp=ELEMENTWISE, vjp=(lambda g, n: -g,))
 
 
 def neg(input: Tensor) -> Tensor:
@@ -265,7 +265,7 @@ def _float_unary(name: str, forward: Callable[[Any, Any], Any],
 def _unary_rule(node_name: str, saves: str, vjp: Vjp) -> Rule:
     """The rule of a one-input op whose gradient reads its input (``saves="self"``) or its
     result (``saves="result"``)."""
-    return defop(node_name, saves=(saves,), vjp=(vjp,))
+    return defop(node_name, jvp=ELEMENTWISE, saves=(saves,), vjp=(vjp,))
 
 
 EXP = _unary_rule("ExpBackward0", "result", lambda g, n: g * n.result)
@@ -278,10 +278,10 @@ SIN = _unary_rule("SinBackward0", "self", lambda g, n: g * cos(n.self))
 COS = _unary_rule("CosBackward0", "self", lambda g, n: -g * sin(n.self))
 TAN = _unary_rule("TanBackward0", "result", lambda g, n: g * (1 + n.result * n.result))
 RECIPROCAL = _unary_rule("ReciprocalBackward0", "result", lambda g, n: -g * n.result * n.result)
-TANH = defop("TanhBackward0", saves=("result",),
+TANH = defop("TanhBackward0", jvp=ELEMENTWISE, saves=("result",),
              vjp=(lambda g, n: _act_bw.tanh_backward(g, n.result),),
              first_order=(_act_bw.tanh_first_order,))
-SIGMOID = defop("SigmoidBackward0", saves=("result",),
+SIGMOID = defop("SigmoidBackward0", jvp=ELEMENTWISE, saves=("result",),
                 vjp=(lambda g, n: _act_bw.sigmoid_backward(g, n.result),),
                 first_order=(_act_bw.sigmoid_first_order,))
 
@@ -312,7 +312,7 @@ absolute = abs
 
 def _rounding(name: str, node_name: str, doc: str) -> Callable[[Tensor], Tensor]:
     """A piecewise-constant op (gradient 0) computed by ``xp.<name>``."""
-    rule = defop(node_name, vjp=(_zero_grad,))
+    rule = defop(node_name, jvp=ELEMENTWISE, vjp=(_zero_grad,))
 
     def op(input: Tensor) -> Tensor:
         backend = input._backend
@@ -323,7 +323,7 @@ def _rounding(name: str, node_name: str, doc: str) -> Callable[[Tensor], Tensor]
     return op
 
 
-SIGN = defop("SignBackward0", vjp=(_zero_grad,))
+SIGN = defop("SignBackward0", jvp=ELEMENTWISE, vjp=(_zero_grad,))
 
 
 def sign(input: Tensor) -> Tensor:
@@ -341,7 +341,7 @@ floor = _rounding("floor", "FloorBackward0", "Round down (gradient 0).")
 ceil = _rounding("ceil", "CeilBackward0", "Round up (gradient 0).")
 _round = _rounding("round", "RoundBackward0", "Round half to even (gradient 0).")
 trunc = _rounding("trunc", "TruncBackward0", "Round toward zero (gradient 0).")
-ROUND_DECIMALS = defop("RoundBackward1", params=("decimals",), vjp=(_zero_grad,))
+ROUND_DECIMALS = defop("RoundBackward1", jvp=ELEMENTWISE, params=("decimals",), vjp=(_zero_grad,))
 
 
 def round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001 - PyTorch's name
@@ -361,7 +361,7 @@ def round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001 - PyTorc
         out = xp.round(data / scale) * scale
     return ROUND_DECIMALS.record(out, input._backend, (input,), decimals=decimals)
 
-RELU = defop("ReluBackward0", saves=("result",),
+RELU = defop("ReluBackward0", jvp=ELEMENTWISE, saves=("result",),
              vjp=(lambda g, n: _act_bw.threshold_backward(g, n.result),),
              first_order=(_act_bw.relu_first_order,))
 
@@ -391,7 +391,7 @@ def _clamp_grad(g: Tensor, n: RuleNode) -> Tensor:
     return g * mask
 
 
-CLAMP = defop("ClampBackward1", saves=("self",), params=("min", "max"), vjp=(_clamp_grad,))
+CLAMP = defop("ClampBackward1", jvp=ELEMENTWISE, saves=("self",), params=("min", "max"), vjp=(_clamp_grad,))
 
 
 def clamp(input: Tensor, min: Any = None, max: Any = None) -> Any:  # noqa: A002
@@ -428,7 +428,7 @@ def _share(g: Tensor, a: Tensor, b: Tensor, loses: Any) -> Tensor:
 
 
 def _maxmin_rule(node_name: str, beats: Any) -> Any:
-    return defop(node_name, inputs=("self", "other"), saves=("self", "other"), vjp=(
+    return defop(node_name, jvp=ELEMENTWISE, inputs=("self", "other"), saves=("self", "other"), vjp=(
         lambda g, n: _share(g, n.self, n.other, beats(n.other, n.self)),
         lambda g, n: _share(g, n.other, n.self, beats(n.self, n.other))))
 
@@ -449,7 +449,7 @@ def minimum(input: Tensor, other: Any) -> Tensor:
     return MINIMUM.record(backend.xp.minimum(ad, bd), backend, (input, other))
 
 
-WHERE = defop("WhereBackward0", inputs=("condition", "self", "other"), saves=("condition",),
+WHERE = defop("WhereBackward0", jvp=ELEMENTWISE, inputs=("condition", "self", "other"), saves=("condition",),
               vjp=(None,
                    lambda g, n: where(n.condition, g, g * 0),
                    lambda g, n: where(n.condition, g * 0, g)))

@@ -134,12 +134,12 @@ def _kept(keep: tuple, a: Tensor, b: Tensor) -> tuple:
 
 def record_unary(rule: Rule, data: Any, backend: Backend, input: Tensor) -> Tensor:
     """``rule.record(data, backend, (input,))`` for a one-input rule without params whose
-    saves are ``self`` and/or ``result``: the node built inline."""
+    saves are ``self`` and/or ``result``: the node built inline. With fast paths off (also
+    while a forward-AD level is open) it is ``rule.record``."""
+    if not fast_paths.on:
+        return rule.record(data, backend, (input,))
     out = wrap(data, backend)
     if not (input._requires_grad and _state.enabled):
-        return out
-    if not fast_paths.on:
-        rule._link((input,), _NO_ARGS, out)
         return out
     node = new_node(rule.node, (edge_of(input),), out)
     d = input._data

@@ -16,7 +16,7 @@ from arraygrad import dtypes as _dt
 from arraygrad.ops._linear_index import LinearKey, linear_key
 from arraygrad.ops.broadcast import sum_to
 from arraygrad.ops.promotion import same_backend
-from arraygrad.ops.rule import defop
+from arraygrad.ops.rule import VIA_VJP, defop
 from arraygrad.ops.views import indexed_strides, make_view
 from arraygrad.tensor import Tensor, _wrap_dim
 
@@ -173,7 +173,7 @@ def _index_vjp(g: Tensor, n: RuleNode) -> Tensor:
 
 def _reading_rule(name: str) -> Any:
     # one formula; PyTorch names the node after the kind of key
-    return defop(name, params=("shape", "key", "advanced"), vjp=(_index_vjp,))
+    return defop(name, jvp=VIA_VJP, params=("shape", "key", "advanced"), vjp=(_index_vjp,))
 
 
 SELECT = _reading_rule("SelectBackward0")   # integers only
@@ -194,7 +194,7 @@ def _picked(g: Tensor, n: RuleNode) -> Tensor:
 
 # ``index_put`` and the backward of reading (zeros with ``values`` written at a key, where
 # ``self`` is None): the old values are overwritten, the written ones read back
-INDEX_PUT = defop("IndexPutBackward0", inputs=("self", "values"), params=("key", "advanced"),
+INDEX_PUT = defop("IndexPutBackward0", jvp=VIA_VJP, inputs=("self", "values"), params=("key", "advanced"),
                   vjp=(lambda g, n: _take_zeroed(g, n.key), _picked))
 
 
@@ -402,7 +402,7 @@ def _take_zeroed(g: Tensor, key: Any) -> Tensor:
     return MASKED_KEY.record(data, g._backend, (g,), key=key)
 
 
-MASKED_KEY = defop("MaskedKeyBackward0", params=("key",),
+MASKED_KEY = defop("MaskedKeyBackward0", jvp=VIA_VJP, params=("key",),
                    vjp=(lambda g, n: _take_zeroed(g, n.key),))
 
 

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
+from arraygrad.autograd.forward_ad import set_tangent, state as _fw, tangent_of
 from arraygrad.autograd.grad_mode import _state, no_grad
 from arraygrad.ops.fast import inplace_arithmetic
-from arraygrad.ops.rule import defop
+from arraygrad.ops.rule import ELEMENTWISE, defop
 from arraygrad.tensor import Tensor
 
 
@@ -50,7 +51,28 @@ def _snapshot(t: Tensor) -> Tensor:
     src._grad_fn, src._output_nr, src._requires_grad = t._grad_fn, t._output_nr, t._requires_grad
     if t._grad_fn is None:
         src._acc_ref = t._acc_ref
+    if t._fw_grads is not None:  # the op's forward-mode rule reads the old value's tangent
+        src._fw_grads = dict(t._fw_grads)
     return src
+
+
+def _forward_check(t: Tensor, result: Tensor, op: str) -> None:
+    """Forward AD: a view's in-place update would have to update its base's tangent too,
+    which is not supported (raised before anything is written)."""
+    if t._view is not None and (tangent_of(result) is not None or tangent_of(t) is not None
+                                or tangent_of(t._base) is not None):
+        raise NotImplementedError(
+            f"{op}: forward-mode AD does not support in-place operations on views when a dual "
+            "tensor is involved (the base's tangent would change too); use an out-of-place op.")
+
+
+def _carry_tangent(t: Tensor, result: Tensor) -> None:
+    """Forward AD: ``t`` takes the tangent of the value written into it (or loses its own)."""
+    found = tangent_of(result)
+    if found is not None:
+        set_tangent(t, found, _fw.level)
+    elif t._fw_grads is not None:
+        t._fw_grads.pop(_fw.level, None)
 
 
 def _conform(result: Tensor, t: Tensor, op: str) -> Tensor:
@@ -113,6 +135,8 @@ def apply_inplace(t: Tensor, op: str, compute: Callable[..., Any],
     if result._grad_fn is not None and not t.dtype.is_floating_point:
         # an integer (or bool) tensor cannot require grad: the value lands, the graph does not
         result = result.detach()
+    if _fw.on:
+        _forward_check(t, result, op)
     if grad_on and view is not None and result._grad_fn is not None:
         # a value that requires grad written into a view of a tensor outside the graph
         return _write_view(t, result, _snapshot(t._base), op)
@@ -120,12 +144,16 @@ def apply_inplace(t: Tensor, op: str, compute: Callable[..., Any],
     t._bump_version()
     if grad_on and result._grad_fn is not None:
         _rebase(t, result)
+    if _fw.on:
+        _carry_tangent(t, result)
     return t
 
 
 def _inplace_on_view(t: Tensor, op: str, compute: Callable[..., Any]) -> Tensor:
     base_old = _snapshot(t._base)
     result = _conform(compute(t._view.replay(base_old)), t, op)
+    if _fw.on:
+        _forward_check(t, result, op)
     return _write_view(t, result, base_old, op)
 
 
@@ -152,9 +180,9 @@ def _write_view(t: Tensor, new_value: Tensor, base_old: Tensor, op: str) -> Tens
 
 # The old value is overwritten: its gradient is zero; a tensor source gets ``g`` back (the
 # recorder sums it to the source's shape and casts it to its dtype).
-FILL = defop("FillBackward0", inputs=("self", "value"),
+FILL = defop("FillBackward0", jvp=ELEMENTWISE, inputs=("self", "value"),
              vjp=(lambda g, n: g * 0, lambda g, n: g))
-COPY = defop("CopyBackwards", inputs=("self", "src"),
+COPY = defop("CopyBackwards", jvp=ELEMENTWISE, inputs=("self", "src"),
              vjp=(lambda g, n: g * 0, lambda g, n: g))
 
 

@@ -48,9 +48,19 @@ def _matmul_vjp(g: Tensor, n: RuleNode) -> tuple[Any, ...]:
     return ga, gb
 
 
+def _matmul_jvp(ta: Tensor | None, tb: Tensor | None, n: RuleNode) -> Tensor | None:
+    # bilinear: d(a @ b) = da @ b + a @ db
+    out = None if ta is None else matmul(ta, n.other)
+    if tb is not None:
+        part = matmul(n.self, tb)
+        out = part if out is None else out + part
+    return out
+
+
 def _product_rule(name: str) -> Any:
     # one formula; PyTorch names the node after the operands' ranks
-    return defop(name, inputs=("self", "other"), saves=("self", "other"), vjp=_matmul_vjp)
+    return defop(name, jvp=_matmul_jvp, inputs=("self", "other"), saves=("self", "other"),
+                 vjp=_matmul_vjp)
 
 
 _RULE_BY_NDIM = {(1, 1): _product_rule("DotBackward0"), (2, 1): _product_rule("MvBackward0"),

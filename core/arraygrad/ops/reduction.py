@@ -18,7 +18,7 @@ from arraygrad import dtypes as _dt
 from arraygrad.ops.arguments import normalize_dims
 from arraygrad.ops import elementwise as ew
 from arraygrad.ops.casting import to_dtype, to_float_data, to_native
-from arraygrad.ops.rule import defop
+from arraygrad.ops.rule import VIA_VJP, defop
 from arraygrad.tensor import Tensor
 
 if TYPE_CHECKING:
@@ -71,15 +71,23 @@ _DIM_PARAMS = ("dim", "keepdim")
 
 
 def _pair(name0: str, name1: str, grad: Callable[..., Any], saves: Any = (),
-          sizes: bool = False) -> tuple[Any, ...]:
+          sizes: bool = False, jvp: Callable[..., Any] | None = None) -> tuple[Any, ...]:
     """The rules of a reduction over all dims (``name0``: PyTorch saves no ``dim``/``keepdim``)
     and over given dims (``name1``), sharing ``grad(g, node, dims, keepdim)``. ``sizes``: the
-    input's shape is a param (``self_sym_sizes``), for rules that save no input."""
+    input's shape is a param (``self_sym_sizes``), for rules that save no input. ``jvp``:
+    ``jvp(t, node, dims, keepdim)``, the forward-mode rule (default: derived, ``VIA_VJP``)."""
     extra = ("self_sym_sizes",) if sizes else ()
     return (defop(name0, saves=saves, params=extra,
-                  vjp=(lambda g, n: grad(g, n, None, False),)),
+                  vjp=(lambda g, n: grad(g, n, None, False),),
+                  jvp=VIA_VJP if jvp is None else (lambda t, n: jvp(t, n, None, False))),
             defop(name1, saves=saves, params=_DIM_PARAMS + extra,
-                  vjp=(lambda g, n: grad(g, n, n.dim, n.keepdim),)))
+                  vjp=(lambda g, n: grad(g, n, n.dim, n.keepdim),),
+                  jvp=VIA_VJP if jvp is None else (lambda t, n: jvp(t, n, n.dim, n.keepdim))))
+
+
+def _linear_jvp(reduce: Callable[..., Tensor]) -> Callable[..., Tensor]:
+    """The forward-mode rule of a linear reduction: the reduction of the tangent."""
+    return lambda t, n, dims, keepdim: reduce(t) if dims is None else reduce(t, dims, keepdim)
 
 
 def _record_pair(pair: Any, data: Any, input: Tensor, dims: Any, keepdim: bool,
@@ -93,7 +101,7 @@ def _record_pair(pair: Any, data: Any, input: Tensor, dims: Any, keepdim: bool,
 
 # -- sum / mean / prod --------------------------------------------------------
 
-SUM = _pair("SumBackward0", "SumBackward1", sizes=True,
+SUM = _pair("SumBackward0", "SumBackward1", sizes=True, jvp=_linear_jvp(lambda *a: sum(*a)),
             grad=lambda g, n, dims, keepdim: _unreduce(g, n.self_sym_sizes, dims, keepdim))
 
 
@@ -116,7 +124,8 @@ def _mean_grad(g: Tensor, n: RuleNode, dims: Any, keepdim: bool) -> Tensor:
     return _unreduce(g / _count(shape, dims), shape, dims, keepdim)
 
 
-MEAN = _pair("MeanBackward0", "MeanBackward1", _mean_grad, sizes=True)
+MEAN = _pair("MeanBackward0", "MeanBackward1", _mean_grad, sizes=True,
+             jvp=_linear_jvp(lambda *a: mean(*a)))
 
 
 def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
@@ -197,8 +206,8 @@ def _extreme_all_grad(g: Tensor, n: RuleNode) -> Tensor:
     return mask * (g / sum(mask))
 
 
-MAX_ALL = defop("MaxBackward1", saves=("self", "result"), vjp=(_extreme_all_grad,))
-MIN_ALL = defop("MinBackward1", saves=("self", "result"), vjp=(_extreme_all_grad,))
+MAX_ALL = defop("MaxBackward1", jvp=VIA_VJP, saves=("self", "result"), vjp=(_extreme_all_grad,))
+MIN_ALL = defop("MinBackward1", jvp=VIA_VJP, saves=("self", "result"), vjp=(_extreme_all_grad,))
 
 
 def _extreme_dim_grad(grads: Any, n: RuleNode) -> Any:
@@ -220,7 +229,7 @@ def _extreme_dim_grad(grads: Any, n: RuleNode) -> Any:
 
 
 MAX_DIM, MIN_DIM = (
-    defop(name, saves=("indices",), params=("dim", "keepdim", "self_sym_sizes"), outputs=2,
+    defop(name, jvp=VIA_VJP, saves=("indices",), params=("dim", "keepdim", "self_sym_sizes"), outputs=2,
           vjp=(_extreme_dim_grad,))
     for name in ("MaxBackward0", "MinBackward0"))
 
@@ -301,7 +310,7 @@ def _amax_grad(g: Tensor, n: RuleNode) -> Tensor:
     return _unreduce(g, shape, dims, keepdim) * mask / count
 
 
-AMAX, AMIN = (defop(name, saves=("self", "result"), params=_DIM_PARAMS, vjp=(_amax_grad,))
+AMAX, AMIN = (defop(name, jvp=VIA_VJP, saves=("self", "result"), params=_DIM_PARAMS, vjp=(_amax_grad,))
               for name in ("AmaxBackward0", "AminBackward0"))
 
 
@@ -375,8 +384,8 @@ def _std_grad(g: Tensor, n: RuleNode) -> Tensor:
 
 
 _VAR_PARAMS = _DIM_PARAMS + ("correction",)
-VAR = defop("VarBackward0", saves=("self",), params=_VAR_PARAMS, vjp=(_var_grad,))
-STD = defop("StdBackward0", saves=("self", "result"), params=_VAR_PARAMS, vjp=(_std_grad,))
+VAR = defop("VarBackward0", jvp=VIA_VJP, saves=("self",), params=_VAR_PARAMS, vjp=(_var_grad,))
+STD = defop("StdBackward0", jvp=VIA_VJP, saves=("self", "result"), params=_VAR_PARAMS, vjp=(_std_grad,))
 
 
 def _var_std(op: str, rule: Any, input: Tensor, dim: Any, unbiased: Any, keepdim: bool,
@@ -408,7 +417,7 @@ def _logsumexp_grad(g: Tensor, n: RuleNode) -> Tensor:
         n.self - _unreduce(n.result, shape, dims, keepdim))
 
 
-LOGSUMEXP = defop("LogsumexpBackward0", saves=("self", "result"), params=_DIM_PARAMS,
+LOGSUMEXP = defop("LogsumexpBackward0", jvp=VIA_VJP, saves=("self", "result"), params=_DIM_PARAMS,
                   vjp=(_logsumexp_grad,))
 
 
@@ -449,7 +458,7 @@ def _norm_grad(g: Tensor, n: RuleNode) -> Tensor:
     return g_full * x * ew.abs(x) ** (p - 2) / safe ** (p - 1)
 
 
-NORM = defop("NormBackward1", saves=("self", "result"), params=("p",) + _DIM_PARAMS,
+NORM = defop("NormBackward1", jvp=VIA_VJP, saves=("self", "result"), params=("p",) + _DIM_PARAMS,
              vjp=(_norm_grad,))
 
 
@@ -486,7 +495,7 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
 # -- cumsum / all / any ------------------------------------------------------------------
 
 # the reversed running sum; the recorder casts it back to the input's dtype
-CUMSUM = defop("CumsumBackward0", params=("dim",),
+CUMSUM = defop("CumsumBackward0", jvp=lambda t, n: cumsum(t, n.dim), params=("dim",),
                vjp=(lambda g, n: cumsum(g.flip(n.dim), n.dim).flip(n.dim),))
 
 

@@ -26,7 +26,18 @@ A rule's functions get ``(g, node)``: ``g`` the output's gradient (the list of t
 rule with several outputs), ``node`` the recorded node, whose attributes are the saved
 values and params by name. ``vjp`` may also be one *joint* function returning a tuple of
 gradients (for ops whose input gradients share work); ``node.needs_input_grad`` then says
-which are wanted. ``jvp`` holds the forward-mode rule (filled in by the forward-mode work).
+which are wanted.
+
+``jvp`` is the forward-mode rule (``autograd.forward_ad``): ``jvp(t_1, ..., t_k, node)``
+gets one tangent per input (None for an input without one) and a node view like the vjp's
+(saved values and params by name, ``needs_input_grad`` saying which inputs have tangents)
+and returns the output's tangent (a tuple, one per output, for several outputs). Two
+markers derive it from the reverse rule instead: ``ELEMENTWISE`` (a diagonal Jacobian: the
+tangent is the sum of each input's vjp applied to its tangent, broadcast to the output) and
+``VIA_VJP`` (any rule: ``J t`` is the gradient in ``u`` of ``<vjp(u), t>``, the
+double-vjp trick, since the vjp is linear in ``u``). The recorder expands the tangent to the
+output's shape and casts it to its dtype. An op reached with a tangent whose rule has no
+``jvp`` raises NotImplementedError naming it.
 """
 
 from __future__ import annotations
@@ -36,6 +47,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence, TypeVar
 
 from arraygrad.autograd.anomaly_mode import remember_forward, state as _anomaly
+from arraygrad.autograd.forward_ad import set_tangent, state as _fw
 from arraygrad.autograd.grad_mode import _state
 from arraygrad.autograd.graph import (
     FREED, FREED_MESSAGE, Node, PackedSavedOutput, PackedSavedTensor, RawSavedTensor, SavedOutput,
@@ -61,7 +73,7 @@ if TYPE_CHECKING:
     N = TypeVar("N", bound=Node)
 
 __all__ = ["Rule", "RuleNode", "defop", "identity", "rules", "OUTPUT", "edge_of", "new_node", "finish_grad",
-           "fast_paths", "reference_mode"]
+           "fast_paths", "reference_mode", "ELEMENTWISE", "VIA_VJP"]
 
 
 class _FastPaths:
@@ -80,6 +92,7 @@ class _FastPaths:
 
 
 fast_paths = _FastPaths()
+_fw.fast_paths = fast_paths  # handed to forward_ad, which turns fast paths off inside a level
 
 
 @contextmanager
@@ -365,7 +378,7 @@ class Rule:
     uses: tuple[frozenset[int], ...] | None
     vjp: Any  # JointVjp when ``joint``, else tuple[Vjp, ...]
     first_order: Any  # None, JointFirstOrder when ``joint``, else tuple[FirstOrder | None, ...]
-    jvp: Callable[..., Any] | None
+    jvp: "Callable[..., Any] | _Marker | None"
     outputs: int
     joint: bool
     exact: bool
@@ -381,7 +394,7 @@ class Rule:
                  params: Sequence[str] | dict[str, Any] = (),
                  uses: Sequence[Sequence[str]] | None = None,
                  first_order: JointFirstOrder | Sequence[FirstOrder | None] | None = None,
-                 jvp: Callable[..., Any] | None = None, outputs: int = 1,
+                 jvp: "Callable[..., Any] | _Marker | None" = None, outputs: int = 1,
                  exact: bool = False, base: type[RuleNode] | None = None) -> None:
         self.name = name
         self.inputs = tuple(inputs)
@@ -439,6 +452,8 @@ class Rule:
         extra saved values by name.
         """
         out = wrap(data, backend)
+        if _fw.on:
+            self._forward(inputs, named, (out,))
         if not _state.enabled:
             return out
         for t in inputs:
@@ -456,6 +471,8 @@ class Rule:
 
         ``differentiable``: which outputs carry gradients (default all)."""
         outs = tuple(wrap(d, backend) for d in datas)
+        if _fw.on:
+            self._forward(inputs, named, outs, differentiable)
         if not _state.enabled or not any(isinstance(t, Tensor) and t._requires_grad
                                          for t in inputs):
             return outs
@@ -535,6 +552,63 @@ class Rule:
         node._saved = tuple(kept)
         return node
 
+    def _forward(self, inputs: Sequence[Any], named: dict[str, Any], outs: tuple[Tensor, ...],
+                 differentiable: Sequence[bool] | None = None) -> None:
+        """Forward mode: give ``outs`` their tangents when an input has one at the open level."""
+        level = _fw.level
+        tangents: list[Any] = []
+        found = False
+        for t in inputs:
+            grads = t._fw_grads if isinstance(t, Tensor) else None
+            tan = None if grads is None else grads.get(level)
+            found = found or tan is not None
+            tangents.append(tan)
+        if not found:
+            return
+        jvp = self.jvp
+        if jvp is None:
+            raise NotImplementedError(
+                f"Trying to use forward AD with {op_name(self.name)} that does not support it "
+                "because it has not been implemented yet.")
+        node = self._jvp_node(inputs, named, outs, tangents)
+        _fw.on = False  # a tangent's own computation carries no tangent
+        try:
+            if jvp is ELEMENTWISE:
+                result: Any = _elementwise_jvp(self, node, tangents, outs[0])
+            elif jvp is VIA_VJP:
+                result = _transpose_jvp(self, node, tangents, outs, differentiable)
+            else:
+                result = jvp(*tangents, node)  # type: ignore[operator]  # a function here
+            if len(outs) == 1:
+                result = (result,)
+            finished = [None if r is None or (differentiable is not None and not differentiable[i])
+                        else _fit_tangent(r, o) for i, (r, o) in enumerate(zip(result, outs))]
+        finally:
+            _fw.on = True
+        for o, r in zip(outs, finished):
+            if r is not None and o.dtype.is_floating_point:
+                set_tangent(o, r, level)
+
+    def _jvp_node(self, inputs: Sequence[Any], named: dict[str, Any], outs: tuple[Tensor, ...],
+                  tangents: list[Any]) -> RuleNode:
+        """A node of this rule standing for the op, for its ``jvp``/``vjp`` to read: the saved
+        values are the inputs, ``outs[0]`` and the extras themselves; ``needs_input_grad``
+        says which inputs have tangents."""
+        node = _new(self.node)
+        node._next = tuple([None if t is None else True for t in tangents])  # type: ignore[misc]
+        # ELEMENTWISE hands its vjps tangents of the output's shape: nothing to contract
+        node._meta = self._no_meta if self.jvp is ELEMENTWISE else tuple(
+            [(t._data.shape, t._data.dtype) if isinstance(t, Tensor) else None for t in inputs])
+        extras = self._extra_saves
+        node.args = {k: v for k, v in named.items() if k not in extras}
+        values = dict(named)
+        # outputs saved after ``record_many`` returns (``U=_PENDING``...) are, in order, ``outs``
+        pending = [k for k, v in named.items() if type(v) is object]
+        values.update(zip(pending, outs))
+        node._saved = tuple([outs[0] if slot == -1 else values.get(name) if slot is None
+                             else inputs[slot] for name, slot in zip(self.saves, self._input_slot)])
+        return node
+
     def _save_plan(self, needed: int) -> tuple[int | str | None, ...]:
         """Where each saved value comes from when the inputs in bit mask ``needed`` need a
         gradient: an input's position, -1 (the result), an extra's name, or None (not kept:
@@ -555,7 +629,7 @@ def defop(name: str, *, inputs: Sequence[str] = ("self",),
           params: Sequence[str] | dict[str, Any] = (),
           uses: Sequence[Sequence[str]] | None = None,
           first_order: JointFirstOrder | Sequence[FirstOrder | None] | None = None,
-          jvp: Callable[..., Any] | None = None,
+          jvp: "Callable[..., Any] | _Marker | None" = None,
           outputs: int = 1, exact: bool = False, key: str | None = None) -> Rule:
     """Define an op's rule and add it to the table (see the module docstring).
 
@@ -563,7 +637,8 @@ def defop(name: str, *, inputs: Sequence[str] = ("self",),
     has a gradient), or one joint function returning a tuple. ``first_order``: the same
     shape on arrays, ``(g_array, node, backend) -> array``, used for plain (not
     ``create_graph``) backward. ``uses``: per input, the saved names its ``vjp`` reads, so
-    only those are kept. ``jvp``: the forward-mode rule (reserved). ``exact``: the rule
+    only those are kept. ``jvp``: the forward-mode rule, a function or the
+    marker ``ELEMENTWISE`` or ``VIA_VJP``. ``exact``: the rule
     promises gradients in their inputs' shapes and dtypes (the recorder then keeps no input
     metadata while fast paths are on). ``key``: the rule's
     entry in the table, default ``name``; two rules whose nodes PyTorch names alike (``mm``
@@ -579,6 +654,105 @@ def defop(name: str, *, inputs: Sequence[str] = ("self",),
                 first_order=first_order, jvp=jvp, outputs=outputs, exact=exact)
     _table[key] = rule
     return rule
+
+
+class _Marker:
+    """A ``jvp`` derived from the rule's reverse rule (see the module docstring)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+ELEMENTWISE = _Marker("ELEMENTWISE")
+VIA_VJP = _Marker("VIA_VJP")
+
+
+def op_name(node_name: str) -> str:
+    """PyTorch's op name for a node name, as its forward-AD error shows it: ``"MulBackward0"``
+    gives ``"mul"``, ``"LinalgSvdBackward0"`` ``"linalg_svd"``."""
+    base = node_name.split("Backward")[0] if "Backward" in node_name else node_name
+    out = []
+    for i, c in enumerate(base):
+        if c.isupper() and i and not base[i - 1].isupper():
+            out.append("_")
+        out.append(c.lower())
+    return "".join(out)
+
+
+def _fit_tangent(t: Tensor, out: Tensor) -> Tensor:
+    """A rule's tangent as the output's: broadcast to its shape, cast to its dtype."""
+    if t._data.shape != out._data.shape:
+        t = t.expand(tuple(out._data.shape))
+    if t._data.dtype != out._data.dtype:
+        t = t.to(out.dtype)
+    return t
+
+
+def _elementwise_jvp(rule: Rule, node: RuleNode, tangents: list[Any], out: Tensor) -> Any:
+    """``ELEMENTWISE``: a diagonal Jacobian is its own transpose, so each input's share is its
+    vjp applied to its tangent broadcast to the output's shape."""
+    shape = tuple(out._data.shape)
+    total = None
+    flags = node._next
+    for i, tan in enumerate(tangents):
+        if tan is None:
+            continue
+        if tuple(tan._data.shape) != shape:
+            tan = tan.expand(shape)
+        if rule.joint:
+            node._next = tuple([True if j == i else None for j in range(len(flags))])  # type: ignore[misc]
+            got = rule.vjp(tan, node)
+            node._next = flags
+            part = got[i] if type(got) is tuple else got
+        else:
+            f = rule.vjp[i]
+            part = tan if f is identity else f(tan, node)
+        if part is not None:
+            total = part if total is None else total + part
+    return total
+
+
+def _transpose_jvp(rule: Rule, node: RuleNode, tangents: list[Any], outs: tuple[Tensor, ...],
+                   differentiable: Sequence[bool] | None) -> Any:
+    """``VIA_VJP``: ``J t`` as the gradient in ``u`` of ``<vjp(u), t>`` (the vjp is linear in
+    ``u``; the graph is kept so the tangent is itself differentiable)."""
+    from arraygrad.autograd.api import grad
+    from arraygrad.autograd.grad_mode import enable_grad
+    from arraygrad.creation import zeros_like
+
+    us = [zeros_like(o).requires_grad_() if o.dtype.is_floating_point and
+          (differentiable is None or differentiable[i]) else zeros_like(o)
+          for i, o in enumerate(outs)]
+    with enable_grad():
+        g: Any = us[0] if rule.outputs == 1 else list(us)
+        if rule.joint:
+            got = rule.vjp(g, node)
+            parts = got if type(got) is tuple else (got,)
+        else:
+            parts = tuple([None if tan is None else
+                           (g if f is identity else f(g, node))
+                           for f, tan in zip(rule.vjp, tangents)])
+        total: Any = None
+        for part, tan in zip(parts, tangents):
+            if part is None or tan is None:
+                continue
+            term = (part * tan).sum()
+            total = term if total is None else total + term
+        wanted = [u for u in us if u._requires_grad]
+        if total is None or not total._requires_grad:
+            found: Any = [None] * len(wanted)
+        else:
+            found = grad(total, wanted, create_graph=True, allow_unused=True)
+    it = iter(found)
+    result = [(next(it) if u._requires_grad else None) for u in us]
+    result = [zeros_like(o) if r is None and u._requires_grad else r
+              for r, u, o in zip(result, us, outs)]
+    return result[0] if len(outs) == 1 else tuple(result)
 
 
 def _never(g: Any, node: RuleNode) -> None:

@@ -17,7 +17,7 @@ from arraygrad.ops.arguments import normalize_dims
 from arraygrad.ops.broadcast import sum_to
 from arraygrad.ops.casting import cast_data
 from arraygrad.ops.promotion import same_backend
-from arraygrad.ops.rule import Rule, defop
+from arraygrad.ops.rule import Rule, VIA_VJP, defop
 from arraygrad.ops.views import (
     expanded_strides, indexed_strides, make_view, permuted_strides, view_strides,
 )
@@ -69,13 +69,13 @@ def _infer_shape(shape: tuple, numel: int, op: str, src_shape: Any) -> tuple:
 
 def _reshape_rule(name: str) -> Rule:
     """A rule whose gradient is ``g`` back in the input's shape (PyTorch's ``self_sym_sizes``)."""
-    return defop(name, params=("self_sym_sizes",),
+    return defop(name, jvp=VIA_VJP, params=("self_sym_sizes",),
                  vjp=(lambda g, n: g.reshape(n.self_sym_sizes),))
 
 
 VIEW = _reshape_rule("ViewBackward0")
 SQUEEZE = _reshape_rule("SqueezeBackward0")
-UNSQUEEZE = defop("UnsqueezeBackward0", params=("dim",), vjp=(lambda g, n: g.squeeze(n.dim),))
+UNSQUEEZE = defop("UnsqueezeBackward0", jvp=lambda t, n: t.unsqueeze(n.dim), params=("dim",), vjp=(lambda g, n: g.squeeze(n.dim),))
 
 
 def _reshape_as(input: Tensor, shape: tuple, rule: Rule, op: str = "reshape",
@@ -154,9 +154,9 @@ def _inverse_permute(g: Tensor, n: RuleNode) -> Tensor:
     return g.permute(tuple(inverse))
 
 
-PERMUTE = defop("PermuteBackward0", params=("dims",), vjp=(_inverse_permute,))
+PERMUTE = defop("PermuteBackward0", jvp=lambda t, n: t.permute(n.dims), params=("dims",), vjp=(_inverse_permute,))
 # PyTorch's dim0/dim1 as given (wrapped); a transposition is its own inverse
-TRANSPOSE = defop("TransposeBackward0", params=("dim0", "dim1"),
+TRANSPOSE = defop("TransposeBackward0", jvp=lambda t, n: t.transpose(n.dim0, n.dim1), params=("dim0", "dim1"),
                   vjp=(lambda g, n: g.transpose(n.dim0, n.dim1),))
 
 
@@ -224,7 +224,8 @@ def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
 
 # -- expand / repeat / flip --------------------------------------------------------
 
-EXPAND = defop("ExpandBackward0", params=("self_sym_sizes",),
+# jvp: the tangent as is (the recorder expands it to the output's shape)
+EXPAND = defop("ExpandBackward0", jvp=lambda t, n: t, params=("self_sym_sizes",),
                vjp=(lambda g, n: sum_to(g, n.self_sym_sizes),))
 
 
@@ -280,7 +281,7 @@ def _unrepeat(g: Tensor, n: RuleNode) -> Tensor:
     return summed.reshape(shape)
 
 
-REPEAT = defop("RepeatBackward0", params=("repeats", "self_sym_sizes"), vjp=(_unrepeat,))
+REPEAT = defop("RepeatBackward0", jvp=VIA_VJP, params=("repeats", "self_sym_sizes"), vjp=(_unrepeat,))
 
 
 def repeat(input: Tensor, *sizes: Any) -> Tensor:
@@ -295,7 +296,7 @@ def repeat(input: Tensor, *sizes: Any) -> Tensor:
     return REPEAT.record(data, input._backend, (input,), repeats=reps, self_sym_sizes=shape)
 
 
-FLIP = defop("FlipBackward0", params=("dims",), vjp=(lambda g, n: g.flip(n.dims),))
+FLIP = defop("FlipBackward0", jvp=lambda t, n: t.flip(n.dims), params=("dims",), vjp=(lambda g, n: g.flip(n.dims),))
 
 
 def flip(input: Tensor, *dims: Any, **kwargs: Any) -> Tensor:
@@ -315,7 +316,7 @@ def flip(input: Tensor, *dims: Any, **kwargs: Any) -> Tensor:
 
 # one input name for any number of tensors: the vjp is joint, one gradient per tensor (the
 # recorder casts each back to its tensor's dtype)
-CAT = defop("CatBackward0", inputs=("tensors",), params=("dim", "sizes"),
+CAT = defop("CatBackward0", jvp=VIA_VJP, inputs=("tensors",), params=("dim", "sizes"),
             vjp=lambda g, n: split(g, list(n.sizes), n.dim))
 
 
@@ -360,7 +361,7 @@ def cat(tensors: Any, dim: int = 0) -> Tensor:
 concat = concatenate = cat
 
 
-STACK = defop("StackBackward0", inputs=("tensors",), params=("dim",),
+STACK = defop("StackBackward0", jvp=VIA_VJP, inputs=("tensors",), params=("dim",),
               vjp=lambda g, n: unbind(g, n.dim))
 
 
@@ -384,9 +385,9 @@ def stack(tensors: Any, dim: int = 0) -> Tensor:
 
 # several outputs, as many as the call makes: ``outputs`` only needs to say "more than one";
 # ``g`` is the list of the outputs' gradients (zeros where none arrived)
-SPLIT = defop("SplitBackward0", params=("dim", "self_sym_sizes", "split_size"), outputs=2,
+SPLIT = defop("SplitBackward0", jvp=VIA_VJP, params=("dim", "self_sym_sizes", "split_size"), outputs=2,
               vjp=(lambda g, n: cat(g, n.dim),))
-SPLIT_WITH_SIZES = defop("SplitWithSizesBackward0",
+SPLIT_WITH_SIZES = defop("SplitWithSizesBackward0", jvp=VIA_VJP,
                          params=("dim", "self_sym_sizes", "split_sizes"), outputs=2,
                          vjp=(lambda g, n: cat(g, n.dim),))
 
@@ -443,7 +444,7 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     return split(input, size, d)
 
 
-UNBIND = defop("UnbindBackward0", params=("dim",), outputs=2,
+UNBIND = defop("UnbindBackward0", jvp=VIA_VJP, params=("dim",), outputs=2,
                vjp=(lambda g, n: stack(g, n.dim),))
 
 

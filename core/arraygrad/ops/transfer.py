@@ -12,7 +12,7 @@ from arraygrad import dtypes as _dt
 from arraygrad.backends.registry import backend_for_device
 from arraygrad.device import as_device, device as _device
 from arraygrad.ops.casting import to_dtype
-from arraygrad.ops.rule import defop
+from arraygrad.ops.rule import ELEMENTWISE, VIA_VJP, defop
 from arraygrad.tensor import Tensor
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ def _move_back(g: Tensor, n: RuleNode) -> Tensor:
 
 
 # PyTorch records a device move as ``_to_copy``, the node of a dtype cast too
-TO_COPY_DEVICE = defop("ToCopyBackward0", key="ToCopyDeviceBackward0", params=("self_backend",),
+TO_COPY_DEVICE = defop("ToCopyBackward0", jvp=VIA_VJP, key="ToCopyDeviceBackward0", params=("self_backend",),
                        vjp=(_move_back,))
 
 
@@ -98,7 +98,7 @@ def to(t: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     return out
 
 
-CLONE = defop("CloneBackward0", vjp=(lambda g, n: g,))
+CLONE = defop("CloneBackward0", jvp=ELEMENTWISE, vjp=(lambda g, n: g,))
 
 
 def clone(t: Tensor) -> Tensor:

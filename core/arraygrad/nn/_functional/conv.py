@@ -39,7 +39,7 @@ import itertools
 import math
 from typing import TYPE_CHECKING, Any
 
-from arraygrad.ops.rule import defop
+from arraygrad.ops.rule import VIA_VJP, defop
 from arraygrad.plugins.registry import dispatch_kernel
 from arraygrad.tensor import Tensor
 
@@ -153,9 +153,9 @@ def _col2im_data(backend: Backend, cols: Any, in_sizes: Any, geom: Any) -> Any:
 
 
 # each is the other's adjoint: backward of either is the other, so every order works
-IM2COL = defop("Im2ColBackward0", params=("in_hw", "geom"),
+IM2COL = defop("Im2ColBackward0", jvp=VIA_VJP, params=("in_hw", "geom"),
                vjp=(lambda g, n: col2im(g, n.in_hw, n.geom),))
-COL2IM = defop("Col2ImBackward0", params=("in_hw", "geom"),
+COL2IM = defop("Col2ImBackward0", jvp=VIA_VJP, params=("in_hw", "geom"),
                vjp=(lambda g, n: im2col(g, n.geom),))
 
 

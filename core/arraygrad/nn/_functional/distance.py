@@ -10,7 +10,7 @@ from arraygrad import dtypes as _dt
 from arraygrad.autograd.grad_mode import is_grad_enabled
 from arraygrad.ops import elementwise as ew, shape as _shape
 from arraygrad.ops.promotion import same_backend
-from arraygrad.ops.rule import defop
+from arraygrad.ops.rule import VIA_VJP, defop
 from arraygrad.tensor import Tensor
 
 if TYPE_CHECKING:
@@ -105,7 +105,7 @@ def _cdist_vjp(g: Tensor, n: RuleNode) -> tuple[Tensor, Tensor]:
     return term.sum(-2), -term.sum(-3)
 
 
-CDIST = defop("CdistBackward0", inputs=("x1", "x2"), saves=("x1", "x2", "result"),
+CDIST = defop("CdistBackward0", jvp=VIA_VJP, inputs=("x1", "x2"), saves=("x1", "x2", "result"),
               params=("p",), vjp=_cdist_vjp)
 
 

@@ -9,7 +9,7 @@ from arraygrad.autograd.grad_mode import no_grad
 from arraygrad.ops import elementwise as ew, linalg
 from arraygrad.nn._functional.linear_backward import linear_backward, linear_grad_data
 from arraygrad.ops.promotion import same_backend
-from arraygrad.ops.rule import defop
+from arraygrad.ops.rule import VIA_VJP, defop
 from arraygrad.tensor import Tensor
 
 if TYPE_CHECKING:
@@ -36,16 +36,16 @@ def _linear_grad_data(gd: Any, n: RuleNode, backend: Backend) -> tuple:
 
 # every gradient reads the weight (its shape at least); the input only the weight's (as
 # PyTorch's addmm, which saves mat1 only for mat2's gradient)
-ADDMM = defop("AddmmBackward0", inputs=("input", "weight", "bias"), saves=("input", "weight"),
+ADDMM = defop("AddmmBackward0", jvp=VIA_VJP, inputs=("input", "weight", "bias"), saves=("input", "weight"),
               uses=(("weight",), ("input", "weight"), ("weight",)),
               vjp=_linear_vjp, first_order=_linear_grad_data, exact=True)
 # a 0-d bias is broadcast: its gradient is summed back by the recorder (so not ``exact``)
-ADDMM_SCALAR_BIAS = defop("AddmmBackward0", key="AddmmScalarBiasBackward0",
+ADDMM_SCALAR_BIAS = defop("AddmmBackward0", jvp=VIA_VJP, key="AddmmScalarBiasBackward0",
                           inputs=("input", "weight", "bias"), saves=("input", "weight"),
                           uses=(("weight",), ("input", "weight"), ("weight",)),
                           vjp=_linear_vjp, first_order=_linear_grad_data)
 # without a bias: the same products under PyTorch's name for them
-MM = defop("MmBackward0", key="LinearMmBackward0", inputs=("input", "weight"),
+MM = defop("MmBackward0", jvp=VIA_VJP, key="LinearMmBackward0", inputs=("input", "weight"),
            saves=("input", "weight"), uses=(("weight",), ("input", "weight")), vjp=_linear_vjp,
            first_order=_linear_grad_data, exact=True)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from arraygrad.ops import linalg
-from arraygrad.ops.rule import defop
+from arraygrad.ops.rule import VIA_VJP, defop
 
 if TYPE_CHECKING:
     from arraygrad.tensor import Tensor
@@ -70,7 +70,7 @@ def _linear_backward_backward(grads: Any, n: RuleNode) -> tuple:
 
 # inputs: the output's gradient, linear's input and weight; outputs: (gx, gw, gb), of which
 # only the needed ones are made (``made``; the others are 0-d placeholders)
-LINEAR_BACKWARD = defop("LinearBackwardBackward0", inputs=("grad_output", "self", "weight"),
+LINEAR_BACKWARD = defop("LinearBackwardBackward0", jvp=VIA_VJP, inputs=("grad_output", "self", "weight"),
                         saves=("grad_output", "self", "weight"), params=("made",),
                         outputs=3, vjp=_linear_backward_backward)
 

@@ -10,7 +10,7 @@ from arraygrad.nn import _ops
 from arraygrad.ops import activation as _act, elementwise as ew
 from arraygrad.ops import fast as _fast
 from arraygrad.ops.promotion import same_backend
-from arraygrad.ops.rule import defop
+from arraygrad.ops.rule import VIA_VJP, defop
 from arraygrad.tensor import Tensor
 
 if TYPE_CHECKING:
@@ -91,7 +91,7 @@ def _clipped_slope_rule(name: str, bound: str, scale: bool) -> Any:
         clipped = ew.clamp(n.self - n.target, -b, b)
         return g * (clipped / b if scale else clipped)
 
-    return defop(name, inputs=("self", "target"), saves=("self", "target"), params=(bound,),
+    return defop(name, jvp=VIA_VJP, inputs=("self", "target"), saves=("self", "target"), params=(bound,),
                  vjp=(slope, lambda g, n: -slope(g, n)))
 
 
@@ -202,7 +202,7 @@ def _nll_grad_data(gd: Any, n: RuleNode, backend: Backend) -> Any:
 
 # ``picks``: -1/denominator at each row's target class, 0 elsewhere (the gradient of the
 # loss, computed with the forward's one-hot)
-NLL = defop("NllLossBackward0", saves=("picks",), params=("reduction",),
+NLL = defop("NllLossBackward0", jvp=VIA_VJP, saves=("picks",), params=("reduction",),
             vjp=(lambda g, n: n.picks * (g.unsqueeze(1) if n.reduction == "none" else g),),
             first_order=(_nll_grad_data,), exact=True)
 
@@ -337,7 +337,7 @@ def _cross_entropy_probs(logp: Any, target: Tensor, weight: Tensor | None, ignor
 # PyTorch's BCE: each log clamped at -100 (so a 0 or 1 probability gives a loss of 100 at
 # most), the input's gradient ``(x - t) / max(x (1 - x), 1e-12)`` (finite at 0 and 1) and the
 # target's ``log(1 - x) - log(x)``
-BCE = defop("BinaryCrossEntropyBackward0", inputs=("self", "target"), saves=("self", "target"),
+BCE = defop("BinaryCrossEntropyBackward0", jvp=VIA_VJP, inputs=("self", "target"), saves=("self", "target"),
             vjp=(lambda g, n: g * (n.self - n.target)
                  / ew.clamp(n.self * (1 - n.self), min=_BCE_EPS),
                  lambda g, n: g * (ew.log(1 - n.self) - ew.log(n.self))))

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from arraygrad import dtypes as _dt
 from arraygrad.ops import elementwise as ew
-from arraygrad.ops.rule import defop
+from arraygrad.ops.rule import VIA_VJP, defop
 
 if TYPE_CHECKING:
     from arraygrad.backends.contract import Backend
@@ -432,7 +432,7 @@ def _resample_data(backend: Backend, data: Any, axis: int, taps: _Taps) -> Any:
 
 # A fixed linear map along one axis; its adjoint is the same op with the transposed taps, so
 # gradients of every order are this one rule.
-RESAMPLE = defop("ResampleBackward0", params=("axis", "taps", "adjoint"),
+RESAMPLE = defop("ResampleBackward0", jvp=VIA_VJP, params=("axis", "taps", "adjoint"),
                  vjp=(lambda g, n: _resample(g, n.axis, n.adjoint, n.taps),))
 
 

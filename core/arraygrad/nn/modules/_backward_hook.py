@@ -43,6 +43,11 @@ class BackwardHookFunction(Function):
     def backward(ctx: Any, *grads: Any) -> Any:
         return grads
 
+    @staticmethod
+    def jvp(ctx: Any, *tangents: Any) -> Any:
+        # forward AD through a hooked module: the identity's tangents are the inputs'
+        return tangents
+
 
 class BackwardHook:
     """Wires a module's full backward hooks and backward pre-hooks around one forward call."""

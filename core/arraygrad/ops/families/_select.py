@@ -17,7 +17,7 @@ from arraygrad import dtypes as _dt
 from arraygrad.ops._linear_index import linear_key
 from arraygrad.ops.indexing import along_dim_key, index_add_into
 from arraygrad.ops.reduction import return_types
-from arraygrad.ops.rule import defop
+from arraygrad.ops.rule import VIA_VJP, defop
 from arraygrad.tensor import Tensor, _wrap_dim
 
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ def _pick_vjp(grads: Any, n: RuleNode) -> Tensor:
 
 def pick_rule(name: str) -> Rule:
     """A rule named ``name`` (PyTorch's node name) for an op returning (values, indices)."""
-    return defop(name, params=("dim", "keepdim", "self_sym_sizes", "key"), outputs=2,
+    return defop(name, jvp=VIA_VJP, params=("dim", "keepdim", "self_sym_sizes", "key"), outputs=2,
                  vjp=(_pick_vjp,))
 
 

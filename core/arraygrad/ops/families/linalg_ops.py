@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 from arraygrad.autograd.graph import SavedOutput
 from arraygrad.autograd.grad_mode import is_grad_enabled
 from arraygrad.ops.promotion import same_backend
-from arraygrad.ops.rule import defop
+from arraygrad.ops.rule import VIA_VJP, defop
 from arraygrad.tensor import Tensor, wrap
 
 if TYPE_CHECKING:
@@ -143,7 +143,7 @@ def _col(t: Tensor) -> Tensor:
 
 # -- inv, det, slogdet --------------------------------------------------------------------
 
-INV = defop("LinalgInvExBackward0", inputs=("A",), saves=("result",),
+INV = defop("LinalgInvExBackward0", jvp=VIA_VJP, inputs=("A",), saves=("result",),
             vjp=(lambda g, n: -(n.result.mT @ g @ n.result.mT),))
 
 
@@ -170,7 +170,7 @@ def _det_vjp(g: Tensor, n: RuleNode) -> Tensor:
     return (U * scale.unsqueeze(-2)) @ Vh
 
 
-DET = defop("LinalgDetBackward0", inputs=("A",), saves=("A", "result"), vjp=(_det_vjp,))
+DET = defop("LinalgDetBackward0", jvp=VIA_VJP, inputs=("A",), saves=("A", "result"), vjp=(_det_vjp,))
 
 
 def det(A: Tensor) -> Tensor:
@@ -183,7 +183,7 @@ def _slogdet_vjp(g: Sequence[Tensor], n: RuleNode) -> Tensor:
     return _col(g[1]) * inv(n.A).mT  # the sign is piecewise constant: no gradient
 
 
-SLOGDET = defop("LinalgSlogdetBackward0", inputs=("A",), saves=("A",), vjp=(_slogdet_vjp,),
+SLOGDET = defop("LinalgSlogdetBackward0", jvp=VIA_VJP, inputs=("A",), saves=("A",), vjp=(_slogdet_vjp,),
                 outputs=2)
 
 
@@ -212,7 +212,7 @@ def _solve_vjp(g: Tensor, n: RuleNode) -> tuple[Tensor | None, Tensor | None]:
     return gA, gB
 
 
-SOLVE = defop("LinalgSolveExBackward0", inputs=("A", "B"), saves=("A", "result"),
+SOLVE = defop("LinalgSolveExBackward0", jvp=VIA_VJP, inputs=("A", "B"), saves=("A", "result"),
               vjp=_solve_vjp)
 
 
@@ -252,7 +252,7 @@ def _cholesky_vjp(g: Tensor, n: RuleNode) -> Tensor:
     return Linv.mT @ P @ Linv
 
 
-CHOLESKY = defop("LinalgCholeskyExBackward0", inputs=("A",), saves=("result",),
+CHOLESKY = defop("LinalgCholeskyExBackward0", jvp=VIA_VJP, inputs=("A",), saves=("result",),
                  params=("upper",), vjp=(_cholesky_vjp,))
 
 
@@ -300,7 +300,7 @@ def _qr_vjp(g: Sequence[Tensor], n: RuleNode) -> Tensor:
     return ag.cat([gX, Q @ gV], dim=-1)
 
 
-QR = defop("LinalgQrBackward0", inputs=("A",), saves=("A", "Q", "R"), params=("mode",),
+QR = defop("LinalgQrBackward0", jvp=VIA_VJP, inputs=("A",), saves=("A", "Q", "R"), params=("mode",),
            vjp=(_qr_vjp,), outputs=2)
 
 
@@ -338,7 +338,7 @@ def _eigh_vjp(g: Sequence[Tensor], n: RuleNode) -> Tensor:
     return V @ inner @ V.mT
 
 
-EIGH = defop("LinalgEighBackward0", inputs=("A",), saves=("eigenvalues", "eigenvectors"),
+EIGH = defop("LinalgEighBackward0", jvp=VIA_VJP, inputs=("A",), saves=("eigenvalues", "eigenvectors"),
              vjp=(_eigh_vjp,), outputs=2)
 
 
@@ -369,7 +369,7 @@ def _eigvalsh_vjp(g: Tensor, n: RuleNode) -> Tensor:
     return (V * g.unsqueeze(-2)) @ V.mT
 
 
-EIGVALSH = defop("LinalgEigvalshBackward0", inputs=("A",), saves=("A", "eigenvectors"),
+EIGVALSH = defop("LinalgEigvalshBackward0", jvp=VIA_VJP, inputs=("A",), saves=("A", "eigenvectors"),
                  vjp=(_eigvalsh_vjp,))
 
 
@@ -407,7 +407,7 @@ def _svd_vjp(g: Sequence[Tensor], n: RuleNode) -> Tensor:
     return U @ inner @ Vh
 
 
-SVD = defop("LinalgSvdBackward0", inputs=("A",), saves=("U", "S", "Vh"), vjp=(_svd_vjp,),
+SVD = defop("LinalgSvdBackward0", jvp=VIA_VJP, inputs=("A",), saves=("U", "S", "Vh"), vjp=(_svd_vjp,),
             outputs=3)
 
 
@@ -429,7 +429,7 @@ def _svdvals_vjp(g: Tensor, n: RuleNode) -> Tensor:
     return (U * g.unsqueeze(-2)) @ Vh
 
 
-SVDVALS = defop("LinalgSvdvalsBackward0", inputs=("A",), saves=("A", "U", "Vh"),
+SVDVALS = defop("LinalgSvdvalsBackward0", jvp=VIA_VJP, inputs=("A",), saves=("A", "U", "Vh"),
                 vjp=(_svdvals_vjp,))
 
 
@@ -459,7 +459,7 @@ def _pinv_vjp(g: Tensor, n: RuleNode) -> Tensor:
     return -(K @ P).mT + (gh - A @ K) @ P @ Ph + PhK - PhK @ P @ A
 
 
-PINV = defop("LinalgPinvBackward0", inputs=("A",), saves=("A", "result"), vjp=(_pinv_vjp,))
+PINV = defop("LinalgPinvBackward0", jvp=VIA_VJP, inputs=("A",), saves=("A", "result"), vjp=(_pinv_vjp,))
 
 
 def _tolerance(op: str, A: Tensor, atol: Any, rtol: Any, smax: Any) -> Any:
@@ -564,7 +564,7 @@ def _norm_vjp(g: Tensor, n: RuleNode) -> Tensor:
     return ag.where(zero, 0.0, scaled * (g / safe.pow(p - 1)))
 
 
-VECTOR_NORM = defop("LinalgVectorNormBackward0", inputs=("self",), saves=("self", "result"),
+VECTOR_NORM = defop("LinalgVectorNormBackward0", jvp=VIA_VJP, inputs=("self",), saves=("self", "result"),
                     params=("ord", "dims", "keepdim"), vjp=(_norm_vjp,))
 
 

@@ -17,7 +17,7 @@ from arraygrad.ops import elementwise as ew
 from arraygrad.ops.broadcast import broadcast_shapes
 from arraygrad.ops.casting import cast_data
 from arraygrad.ops.promotion import operands as _operands, same_backend
-from arraygrad.ops.rule import defop, identity
+from arraygrad.ops.rule import ELEMENTWISE, defop, identity
 from arraygrad.tensor import Tensor
 
 __all__ = ["FUNCTIONS", "METHODS", "INPLACE"]
@@ -62,7 +62,7 @@ def _sq_sum(n: Any) -> Tensor:
     return n.self * n.self + n.other * n.other
 
 
-ATAN2 = defop("Atan2Backward0", inputs=("self", "other"), saves=("self", "other"),
+ATAN2 = defop("Atan2Backward0", jvp=ELEMENTWISE, inputs=("self", "other"), saves=("self", "other"),
               vjp=(lambda g, n: g * n.other / _sq_sum(n),
                    lambda g, n: -g * n.self / _sq_sum(n)))
 
@@ -75,7 +75,7 @@ def atan2(input: Tensor, other: Tensor) -> Tensor:
     return ATAN2.record(backend.xp.atan2(ad, bd), backend, (input, other))
 
 
-HYPOT = defop("HypotBackward0", inputs=("self", "other"), saves=("self", "other", "result"),
+HYPOT = defop("HypotBackward0", jvp=ELEMENTWISE, inputs=("self", "other"), saves=("self", "other", "result"),
               vjp=(lambda g, n: g * n.self / n.result, lambda g, n: g * n.other / n.result))
 
 
@@ -96,9 +96,9 @@ def _copysign_grad(g: Tensor, n: Any) -> Tensor:
     return ew.where(zero, g * 0, g * n.result / safe)
 
 
-COPYSIGN = defop("CopysignBackward0", inputs=("self", "other"), saves=("self", "result"),
+COPYSIGN = defop("CopysignBackward0", jvp=ELEMENTWISE, inputs=("self", "other"), saves=("self", "result"),
                  vjp=(_copysign_grad, _zero))
-COPYSIGN_SCALAR = defop("CopysignBackward1", saves=("self", "result"), vjp=(_copysign_grad,))
+COPYSIGN_SCALAR = defop("CopysignBackward1", jvp=ELEMENTWISE, saves=("self", "result"), vjp=(_copysign_grad,))
 
 
 def copysign(input: Tensor, other: Any) -> Tensor:
@@ -112,10 +112,10 @@ def copysign(input: Tensor, other: Any) -> Tensor:
     return COPYSIGN_SCALAR.record(data, backend, (input,))
 
 
-FMOD = defop("FmodBackward1", inputs=("self", "other"), saves=("self", "other"),
+FMOD = defop("FmodBackward1", jvp=ELEMENTWISE, inputs=("self", "other"), saves=("self", "other"),
              uses=((), ("self", "other")),
              vjp=(identity, lambda g, n: -g * ew.trunc(n.self / n.other)))
-FMOD_SCALAR = defop("FmodBackward0", vjp=(identity,))
+FMOD_SCALAR = defop("FmodBackward0", jvp=ELEMENTWISE, vjp=(identity,))
 
 
 def fmod(input: Tensor, other: Any) -> Tensor:
@@ -139,10 +139,10 @@ def fmod(input: Tensor, other: Any) -> Tensor:
 
 # -- logaddexp, logaddexp2 --------------------------------------------------------------------
 
-LOGADDEXP = defop("LogaddexpBackward0", inputs=("self", "other"), saves=("self", "other"),
+LOGADDEXP = defop("LogaddexpBackward0", jvp=ELEMENTWISE, inputs=("self", "other"), saves=("self", "other"),
                   vjp=(lambda g, n: g * ew.sigmoid(n.self - n.other),
                        lambda g, n: g * ew.sigmoid(n.other - n.self)))
-LOGADDEXP2 = defop("Logaddexp2Backward0", inputs=("self", "other"), saves=("self", "other"),
+LOGADDEXP2 = defop("Logaddexp2Backward0", jvp=ELEMENTWISE, inputs=("self", "other"), saves=("self", "other"),
                    vjp=(lambda g, n: g * ew.sigmoid((n.self - n.other) * _LN2),
                         lambda g, n: g * ew.sigmoid((n.other - n.self) * _LN2)))
 
@@ -177,7 +177,7 @@ def _fmaxmin(name: str, node: str, wins: Callable[[Any, Any], Any]) -> Callable[
     def picks_self(n: Any) -> Tensor:
         return wins(n.self, n.other) | ew.isnan(n.other)
 
-    rule = defop(node, inputs=("self", "other"), saves=("self", "other"),
+    rule = defop(node, jvp=ELEMENTWISE, inputs=("self", "other"), saves=("self", "other"),
                  vjp=(lambda g, n: ew.where(picks_self(n), g, g * 0),
                       lambda g, n: ew.where(picks_self(n), g * 0, g)))
 
@@ -227,7 +227,7 @@ def _heaviside_grad(g: Tensor, n: Any) -> Tensor:
     raise RuntimeError("derivative for aten::heaviside is not implemented")
 
 
-HEAVISIDE = defop("HeavisideBackward0", inputs=("self", "values"),
+HEAVISIDE = defop("HeavisideBackward0", jvp=ELEMENTWISE, inputs=("self", "values"),
                   vjp=(_heaviside_grad, _heaviside_grad))
 
 
@@ -259,9 +259,9 @@ def _three(name: str, *values: Any) -> tuple[Any, list[Any], _dt.dtype]:
     return backend, datas, d
 
 
-LERP = defop("LerpBackward0", inputs=("self", "end"), params=("weight",),
+LERP = defop("LerpBackward0", jvp=ELEMENTWISE, inputs=("self", "end"), params=("weight",),
              vjp=(lambda g, n: g * (1 - n.weight), lambda g, n: g * n.weight))
-LERP_TENSOR = defop("LerpBackward1", inputs=("self", "end", "weight"),
+LERP_TENSOR = defop("LerpBackward1", jvp=ELEMENTWISE, inputs=("self", "end", "weight"),
                     saves=("self", "end", "weight"),
                     vjp=(lambda g, n: g * (1 - n.weight), lambda g, n: g * n.weight,
                          lambda g, n: g * (n.end - n.self)))
@@ -289,7 +289,7 @@ def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
     return LERP.record(data, backend, (input, end), weight=weight)
 
 
-ADDCMUL = defop("AddcmulBackward0", inputs=("self", "tensor1", "tensor2"),
+ADDCMUL = defop("AddcmulBackward0", jvp=ELEMENTWISE, inputs=("self", "tensor1", "tensor2"),
                 saves=("tensor1", "tensor2"), params=("value",),
                 uses=((), ("tensor2",), ("tensor1",)),
                 vjp=(identity, lambda g, n: g * n.tensor2 * n.value,
@@ -305,7 +305,7 @@ def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) 
                           (input, tensor1, tensor2), value=value)
 
 
-ADDCDIV = defop("AddcdivBackward0", inputs=("self", "tensor1", "tensor2"),
+ADDCDIV = defop("AddcdivBackward0", jvp=ELEMENTWISE, inputs=("self", "tensor1", "tensor2"),
                 saves=("tensor1", "tensor2"), params=("value",),
                 uses=((), ("tensor2",), ("tensor1", "tensor2")),
                 vjp=(identity, lambda g, n: g * n.value / n.tensor2,

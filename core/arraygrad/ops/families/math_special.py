@@ -21,7 +21,7 @@ from arraygrad.ops._erf import (
 from arraygrad.ops import elementwise as ew
 from arraygrad.ops.casting import to_float_data
 from arraygrad.ops.promotion import operands as _operands
-from arraygrad.ops.rule import defop
+from arraygrad.ops.rule import ELEMENTWISE, defop
 from arraygrad.plugins.registry import dispatch_kernel
 from arraygrad.tensor import Tensor
 
@@ -76,9 +76,9 @@ def _erfinv_data(xp: Any, x: Any) -> Any:
     return xp.where(ax == 1, xp.where(x < 0, -inf, inf), y)
 
 
-ERFC = defop("ErfcBackward0", key="core.erfc", saves=("self",),
+ERFC = defop("ErfcBackward0", jvp=ELEMENTWISE, key="core.erfc", saves=("self",),
              vjp=(lambda g, n: g * (ew.exp(-(n.self * n.self)) * -_TWO_OVER_SQRT_PI),))
-ERFINV = defop("ErfinvBackward0", key="core.erfinv", saves=("result",),
+ERFINV = defop("ErfinvBackward0", jvp=ELEMENTWISE, key="core.erfinv", saves=("result",),
                vjp=(lambda g, n: g * (ew.exp(n.result * n.result) * _SQRT_PI_OVER_TWO),))
 
 
@@ -118,7 +118,7 @@ def _logit_grad(g: Tensor, n: Any) -> Tensor:
     return ew.where((x < n.eps) | (x > 1 - n.eps), g * 0, d)
 
 
-LOGIT = defop("LogitBackward0", key="core.logit", saves=("self",), params=("eps",),
+LOGIT = defop("LogitBackward0", jvp=ELEMENTWISE, key="core.logit", saves=("self",), params=("eps",),
               vjp=(_logit_grad,))
 
 
@@ -138,7 +138,7 @@ def logit(input: Tensor, eps: float | None = None) -> Tensor:
     return LOGIT.record(xp.log(x / (1.0 - x)), backend, (input,), eps=eps)
 
 
-XLOGY = defop("XlogyBackward0", key="core.xlogy", inputs=("self", "other"),
+XLOGY = defop("XlogyBackward0", jvp=ELEMENTWISE, key="core.xlogy", inputs=("self", "other"),
               saves=("self", "other"), vjp=(
                   # PyTorch's d/dself: log(other) everywhere except where self == 0 and
                   # other <= 0 (there 0, the subgradient of the 0 * log(0) convention)

@@ -15,7 +15,7 @@ from arraygrad import dtypes as _dt
 from arraygrad.autograd.grad_mode import no_grad as _no_grad
 from arraygrad.ops import elementwise as ew, fast as _fast
 from arraygrad.ops.casting import to_float_data
-from arraygrad.ops.rule import defop, identity
+from arraygrad.ops.rule import ELEMENTWISE, defop, identity
 from arraygrad.tensor import Tensor
 
 __all__ = ["FUNCTIONS", "METHODS", "INPLACE"]
@@ -34,7 +34,7 @@ def _float_op(name: str, node: str, saves: str, vjp: Callable[[Any, Any], Any],
               forward: Callable[[Any, Any], Any]) -> Callable[[Tensor], Tensor]:
     """The float unary op ``name`` (integer and bool inputs compute in the default float
     dtype, as PyTorch): ``forward(xp, array)``, recorded by one rule ``node``."""
-    rule = defop(node, saves=(saves,), vjp=(vjp,))
+    rule = defop(node, jvp=ELEMENTWISE, saves=(saves,), vjp=(vjp,))
 
     def op(input: Tensor) -> Tensor:
         _require_tensor(name, input)
@@ -99,7 +99,7 @@ def square(input: Tensor) -> Tensor:
     return ew.pow(input, 2)
 
 
-FRAC = defop("FracBackward0", vjp=(identity,))
+FRAC = defop("FracBackward0", jvp=ELEMENTWISE, vjp=(identity,))
 
 
 def frac(input: Tensor) -> Tensor:
@@ -120,7 +120,7 @@ def fix(input: Tensor) -> Tensor:
 def _angle_op(name: str, node: str, factor: float) -> Callable[[Tensor], Tensor]:
     """``deg2rad``/``rad2deg``: ``input * factor`` (integers compute in the default float
     dtype), recorded by its own rule as PyTorch names it."""
-    rule = defop(node, vjp=(lambda g, n: g * factor,))
+    rule = defop(node, jvp=ELEMENTWISE, vjp=(lambda g, n: g * factor,))
 
     def op(input: Tensor) -> Tensor:
         _require_tensor(name, input)
@@ -134,7 +134,7 @@ def _angle_op(name: str, node: str, factor: float) -> Callable[[Tensor], Tensor]
 
 deg2rad = _angle_op("deg2rad", "Deg2RadBackward0", math.pi / 180.0)
 rad2deg = _angle_op("rad2deg", "Rad2DegBackward0", 180.0 / math.pi)
-SGN = defop("SgnBackward0", vjp=(lambda g, n: g * 0,))
+SGN = defop("SgnBackward0", jvp=ELEMENTWISE, vjp=(lambda g, n: g * 0,))
 
 
 def sgn(input: Tensor) -> Tensor:
@@ -158,7 +158,7 @@ def signbit(input: Tensor) -> Tensor:
     return Tensor._wrap(backend.xp.signbit(data), backend)
 
 
-NAN_TO_NUM = defop("NanToNumBackward0", saves=("self",),
+NAN_TO_NUM = defop("NanToNumBackward0", jvp=ELEMENTWISE, saves=("self",),
                    vjp=(lambda g, n: g * ew.isfinite(n.self),))
 
 

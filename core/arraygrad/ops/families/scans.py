@@ -20,7 +20,7 @@ from arraygrad.ops.families._select import (
     int64, moved_last, named, pick, pick_rule, restore_last, wrap_dim,
 )
 from arraygrad.ops.reduction import any as _any, cumsum
-from arraygrad.ops.rule import defop
+from arraygrad.ops.rule import VIA_VJP, defop
 from arraygrad.ops.shape import cat
 from arraygrad.tensor import Tensor
 
@@ -70,7 +70,7 @@ def _cumprod_grad(g: Tensor, n: RuleNode) -> Tensor:
     return _cumprod_with_zeros(g, x, d)
 
 
-CUMPROD = defop("CumprodBackward0", saves=("self", "result"), params=("dim",),
+CUMPROD = defop("CumprodBackward0", jvp=VIA_VJP, saves=("self", "result"), params=("dim",),
                 vjp=(_cumprod_grad,))
 
 
@@ -160,7 +160,15 @@ def _logcumsumexp_grad(g: Tensor, n: RuleNode) -> Tensor:
             - ew.exp(_reverse_logcumsumexp(negative - out, d) + x))
 
 
-LOGCUMSUMEXP = defop("LogcumsumexpBackward0", saves=("self", "result"), params=("dim",),
+def _logcumsumexp_jvp(t: Tensor, n: RuleNode) -> Tensor:
+    # sum_{j<=i} exp(x_j - out_i) t_j, shifted by the max along dim (the vjp's log-of-g
+    # trick has no derivative at g = 0, so VIA_VJP cannot be used)
+    x, d = n.self, n.dim
+    m = x.detach().amax(d, keepdim=True) if x.dim() else x.detach()
+    return (((x - m).exp() * t).cumsum(d) if x.dim() else t * 1) * (m - n.result).exp()
+
+
+LOGCUMSUMEXP = defop("LogcumsumexpBackward0", jvp=_logcumsumexp_jvp, saves=("self", "result"), params=("dim",),
                      vjp=(_logcumsumexp_grad,))
 
 

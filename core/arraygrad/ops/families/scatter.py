@@ -17,7 +17,7 @@ from arraygrad.ops._linear_index import LinearKey, linear_key
 from arraygrad.ops.indexing import (GATHER, _along_dim_key, _normalize_key, _put_linear, _take,
                                     _take_zeroed, getitem, index_put)
 from arraygrad.ops.promotion import same_backend
-from arraygrad.ops.rule import defop
+from arraygrad.ops.rule import VIA_VJP, defop
 from arraygrad.tensor import Tensor, _wrap_dim, wrap
 
 if TYPE_CHECKING:
@@ -39,21 +39,21 @@ def _const(g: Tensor, data: Any) -> Tensor:
 
 
 # the values written replace the old ones: the old values' gradient is zero there
-SCATTER = defop("ScatterBackward0", inputs=("self", "src"), params=("key",),
+SCATTER = defop("ScatterBackward0", jvp=VIA_VJP, inputs=("self", "src"), params=("key",),
                 vjp=(lambda g, n: _take_zeroed(g, n.key), _gathered))
-SCATTER_VALUE = defop("ScatterBackward1", params=("key",),
+SCATTER_VALUE = defop("ScatterBackward1", jvp=VIA_VJP, params=("key",),
                       vjp=(lambda g, n: _take_zeroed(g, n.key),))
 # the values written add to the old ones (``base`` already zeroed where include_self=False)
-SCATTER_ADD = defop("ScatterAddBackward0", inputs=("self", "src"), params=("key",),
+SCATTER_ADD = defop("ScatterAddBackward0", jvp=VIA_VJP, inputs=("self", "src"), params=("key",),
                     vjp=(lambda g, n: g, _gathered))
 # mean: each target divided by how many values (``count``) reduced into it
-SCATTER_MEAN = defop("ScatterReduceBackward0", key="ScatterReduceBackward0/mean",
+SCATTER_MEAN = defop("ScatterReduceBackward0", jvp=VIA_VJP, key="ScatterReduceBackward0/mean",
                      inputs=("self", "src"), params=("key", "count"),
                      vjp=(lambda g, n: g / _const(g, n.count),
                           lambda g, n: _take(g / _const(g, n.count), n.key, GATHER, True)))
 # amax/amin: the gradient goes to the values equal to the result, shared evenly between ties
 SCATTER_EXTREMUM = defop(
-    "ScatterReduceBackward0", key="ScatterReduceBackward0/extremum", inputs=("self", "src"),
+    "ScatterReduceBackward0", jvp=VIA_VJP, key="ScatterReduceBackward0/extremum", inputs=("self", "src"),
     params=("key", "self_mask", "src_mask", "count"),
     vjp=(lambda g, n: g * _const(g, n.self_mask) / _const(g, n.count),
          lambda g, n: _take(g / _const(g, n.count), n.key, GATHER, True) * _const(g, n.src_mask)))
@@ -89,7 +89,7 @@ def _prod_src_vjp(g: Tensor, n: RuleNode) -> Tensor:
 
 # prod: the gradient is the product of the other values reduced into the same target
 SCATTER_PROD = defop(
-    "ScatterReduceBackward0", key="ScatterReduceBackward0/prod", inputs=("self", "src"),
+    "ScatterReduceBackward0", jvp=VIA_VJP, key="ScatterReduceBackward0/prod", inputs=("self", "src"),
     saves=("self", "src", "result"), params=("key", "include"),
     vjp=(_prod_self_vjp, _prod_src_vjp))
 

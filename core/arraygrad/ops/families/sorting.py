@@ -19,7 +19,7 @@ from arraygrad.ops.casting import to_native
 from arraygrad.ops.families._select import int64, moved_last, named, pick, pick_rule, wrap_dim
 from arraygrad.ops.indexing import gather
 from arraygrad.ops.reduction import sum as _sum
-from arraygrad.ops.rule import defop
+from arraygrad.ops.rule import VIA_VJP, defop
 from arraygrad.tensor import Tensor
 
 if TYPE_CHECKING:
@@ -150,8 +150,8 @@ def _evenly(g: Tensor, n: RuleNode) -> Tensor:
     return mask * (g / _sum(mask))
 
 
-MEDIAN_ALL = defop("MedianBackward0", saves=("self", "result"), vjp=(_evenly,))
-NANMEDIAN_ALL = defop("NanmedianBackward0", saves=("self", "result"), vjp=(_evenly,))
+MEDIAN_ALL = defop("MedianBackward0", jvp=VIA_VJP, saves=("self", "result"), vjp=(_evenly,))
+NANMEDIAN_ALL = defop("NanmedianBackward0", jvp=VIA_VJP, saves=("self", "result"), vjp=(_evenly,))
 
 
 def _median_all(input: Tensor, ignore_nan: bool) -> Tensor:
