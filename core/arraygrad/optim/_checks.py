@@ -9,7 +9,7 @@ from arraygrad.creation import tensor
 from arraygrad.tensor import Tensor
 
 __all__ = ["check_lr", "check_non_negative", "check_betas", "check_fused", "scalar",
-           "step_tensor"]
+           "step_tensor", "weight_decay"]
 
 
 def check_lr(lr: float | Tensor) -> None:
@@ -55,3 +55,14 @@ def step_tensor(like: Tensor, value: float = 0.0) -> Tensor:
     (float64 when the default dtype is float64, as ``_get_scalar_dtype``)."""
     dtype = _dt.float64 if _dt.get_default_dtype() == _dt.float64 else _dt.float32
     return tensor(value, dtype=dtype, device=like.device)
+
+
+def weight_decay(p: Tensor, g: Tensor, wd: float, lr: float, decoupled: bool) -> Tensor:
+    """Apply weight decay ``wd``: decoupled (AdamW-style) shrinks ``p`` in place by
+    ``1 - lr * wd``; otherwise (L2) the returned gradient is ``g + wd * p``."""
+    if wd == 0:
+        return g
+    if decoupled:
+        p.mul_(1 - lr * wd)
+        return g
+    return g.add(p, alpha=wd)

@@ -8,8 +8,9 @@ import math
 
 from arraygrad.creation import zeros_like
 from arraygrad.ops.elementwise import maximum
-from arraygrad.optim._checks import (check_betas, check_fused, check_lr, check_non_negative,
-                                     scalar, step_tensor)
+from arraygrad.optim._checks import (
+    check_betas, check_fused, check_lr, check_non_negative, scalar, step_tensor, weight_decay,
+)
 from arraygrad.optim.optimizer import Optimizer
 
 from arraygrad.tensor import Tensor
@@ -65,11 +66,7 @@ class Adam(Optimizer):
                 continue
             g = -p.grad if maximize else p.grad
             state = self._init_state(p, amsgrad)
-            if wd != 0:
-                if group["decoupled_weight_decay"]:
-                    p.mul_(1 - lr * wd)
-                else:
-                    g = g.add(p, alpha=wd)
+            g = weight_decay(p, g, wd, lr, group["decoupled_weight_decay"])
             state["step"] += 1
             step = state["step"].item()
             exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]

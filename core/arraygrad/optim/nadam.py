@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from arraygrad.creation import zeros_like
-from arraygrad.optim._checks import (check_betas, check_lr, check_non_negative, scalar,
-                                     step_tensor)
+from arraygrad.optim._checks import (
+    check_betas, check_lr, check_non_negative, scalar, step_tensor, weight_decay,
+)
 from arraygrad.optim.optimizer import Optimizer
 from arraygrad.tensor import Tensor
 
@@ -56,11 +57,7 @@ class NAdam(Optimizer):
                 state["exp_avg_sq"] = zeros_like(p)
             state["step"] += 1
             step = state["step"].item()
-            if wd != 0:
-                if group["decoupled_weight_decay"]:
-                    p.mul_(1 - lr * wd)
-                else:
-                    g = g.add(p, alpha=wd)
+            g = weight_decay(p, g, wd, lr, group["decoupled_weight_decay"])
             mu = beta1 * (1.0 - 0.5 * 0.96 ** (step * psi))
             mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((step + 1) * psi))
             # the product is kept in the state's float32, as PyTorch

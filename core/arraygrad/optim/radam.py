@@ -6,8 +6,9 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from arraygrad.creation import zeros_like
-from arraygrad.optim._checks import (check_betas, check_lr, check_non_negative, scalar,
-                                     step_tensor)
+from arraygrad.optim._checks import (
+    check_betas, check_lr, check_non_negative, scalar, step_tensor, weight_decay,
+)
 from arraygrad.optim.optimizer import Optimizer
 from arraygrad.tensor import Tensor
 
@@ -55,11 +56,7 @@ class RAdam(Optimizer):
                 state["exp_avg_sq"] = zeros_like(p)
             state["step"] += 1
             step = state["step"].item()
-            if wd != 0:
-                if group["decoupled_weight_decay"]:
-                    p.mul_(1 - lr * wd)
-                else:
-                    g = g.add(p, alpha=wd)
+            g = weight_decay(p, g, wd, lr, group["decoupled_weight_decay"])
             exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
             exp_avg.lerp_(g, 1 - beta1)
             exp_avg_sq.mul_(beta2).addcmul_(g, g, value=1 - beta2)
