@@ -16,12 +16,16 @@ __all__ = ["INPLACE", "METHODS"]
 
 
 def _core(name: str) -> Callable[..., Any]:
-    """The namespace function ``arraygrad.<name>``, looked up when first called (the namespace
-    is still being built while op families load)."""
-    def call(*args: Any, **kwargs: Any) -> Any:
-        import arraygrad
+    """The namespace function ``arraygrad.<name>``, looked up once, when first called (the
+    namespace is still being built while op families load)."""
+    found: list[Callable[..., Any]] = []
 
-        return getattr(arraygrad, name)(*args, **kwargs)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if not found:
+            import arraygrad
+
+            found.append(getattr(arraygrad, name))
+        return found[0](*args, **kwargs)
 
     call.__name__ = name
     return call
