@@ -1,6 +1,7 @@
 """``arraygrad.func``: composable function transforms, as ``torch.func``.
 
-``grad``, ``grad_and_value``, ``vjp``, ``jacrev`` and ``hessian`` turn a function of
+``grad``, ``grad_and_value``, ``vjp``, ``jvp``, ``linearize``, ``jacrev``, ``jacfwd`` and
+``hessian`` turn a function of
 tensors (pytrees of them: nested tuples, lists, dicts) into a function computing
 its derivatives; they nest (``grad(grad(f))``, ``jacrev(jacrev(f))``) and compose
 with ``functional_call``, which runs a module as a function of its parameters.
@@ -8,10 +9,9 @@ with ``functional_call``, which runs a module as a function of its parameters.
 the caller's tensors get no ``.grad``, and a tensor ``f`` captures from outside
 is a constant with respect to them (``_levels`` says how).
 
-Reverse mode only for now: ``jacrev`` computes its rows one at a time (``vmap``
-will batch them) and ``hessian`` is ``jacrev(jacrev(f))`` (PyTorch's is
-``jacfwd(jacrev(f))``); ``jvp``, ``jacfwd`` and ``vmap`` arrive with forward-mode
-AD and batching rules.
+``jvp`` runs on forward-mode AD (``autograd.forward_ad``); ``jacrev`` maps a VJP and
+``jacfwd`` a JVP over the standard basis with ``vmap``, and ``hessian`` is
+``jacfwd(jacrev(f))``, forward over reverse, as PyTorch's.
 
 >>> from arraygrad.func import grad
 >>> grad(grad(lambda x: x ** 3))(arraygrad.tensor(2.))
@@ -19,9 +19,10 @@ tensor(12.)
 """
 
 from arraygrad.func._grad import grad, grad_and_value
-from arraygrad.func._jacobian import hessian, jacrev
+from arraygrad.func._jacobian import hessian, jacfwd, jacrev
+from arraygrad.func._jvp import jvp, linearize
 from arraygrad.func._module_state import functional_call, stack_module_state
 from arraygrad.func._vjp import vjp
 
-__all__ = ["grad", "grad_and_value", "vjp", "jacrev", "hessian", "functional_call",
-           "stack_module_state"]
+__all__ = ["grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "hessian",
+           "functional_call", "stack_module_state"]

@@ -1,62 +1,64 @@
-"""``jacrev`` and ``hessian``: Jacobians by reverse mode, as functions.
+"""``jacrev``, ``jacfwd`` and ``hessian``: Jacobians as functions, as ``torch.func``'s.
 
-As ``torch.func.jacrev``: the Jacobian of ``func`` with respect to the argument(s)
-at ``argnums``, one row per output element, each row a VJP with a vector of the
-standard basis. PyTorch batches the rows with ``vmap``; until arraygrad has
-``vmap`` the rows are computed one after the other (PyTorch's ``chunk_size=1``,
-"equivalent to a for-loop"), so ``chunk_size`` is checked but every value gives
-the same result with the memory of one row at a time.
-
-``hessian`` is ``jacrev(jacrev(func))`` here: PyTorch's is ``jacfwd(jacrev(func))``
-(forward-over-reverse), the same values, which arrives with forward-mode AD.
+Both build the standard basis of a joint space (all outputs for ``jacrev``, all
+differentiated inputs for ``jacfwd``) as one batch of vectors and map a product over
+it with ``vmap``: ``jacrev`` the VJP (one row of the Jacobian per basis vector),
+``jacfwd`` the JVP (one column). The batch of rows (columns) is then split per
+output and input and reshaped to ``output.shape + input.shape``. ``hessian`` is
+``jacfwd(jacrev(f))``, forward over reverse, as PyTorch's.
 """
 
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Sequence
 
 from arraygrad.func._argnums import Argnums, slice_argnums, wrap_argnums
-from arraygrad.func._pytree import tree_flatten, tree_leaves, tree_unflatten
+from arraygrad.func._jvp import jvp_with_argnums
+from arraygrad.func._pytree import tree_flatten, tree_map, tree_unflatten
 from arraygrad.func._vjp import vjp_with_argnums
+from arraygrad.func._vmap_entry import vmap
 from arraygrad.tensor import Tensor
 
-__all__ = ["jacrev", "hessian"]
+__all__ = ["jacrev", "jacfwd", "hessian", "standard_basis"]
 
 
-def _basis_rows(outputs: Sequence[Tensor]) -> Iterator[list[Tensor]]:
-    """The standard basis of the outputs' joint space, one row at a time: a list with a
-    tensor shaped as each output, zeros but for a single one."""
+def standard_basis(tensors: Sequence[Tensor]) -> list[Tensor]:
+    """The standard basis of the tensors' joint space as one batch: for each tensor, a
+    tensor shaped ``(N, *tensor.shape)`` (``N`` the total number of elements), where basis
+    vector ``k`` is one at the ``k``-th element of the joint space and zero elsewhere."""
     from arraygrad.creation import eye
+    from arraygrad.ops.shape import split
 
-    zeros = [o.new_zeros(o.shape) for o in outputs]
-    for j, out in enumerate(outputs):
-        n = out.numel()
-        if n == 0:
-            continue
-        ident = eye(n, dtype=out.dtype, device=out.device)
-        for i in range(n):
-            row = list(zeros)
-            row[j] = ident[i].reshape(out.shape)
-            yield row
+    numels = [t.numel() for t in tensors]
+    total = sum(numels)
+    out = []
+    # one identity, split by columns: tensor i's block sits at its offset in the joint space
+    columns = split(eye(total, dtype=tensors[0].dtype, device=tensors[0].device), numels, 1)
+    for t, col in zip(tensors, columns):
+        out.append(col.to(t.dtype).reshape((total, *t.shape)))
+    return out
 
 
-def _jacobian_per_primal(flat_output: list[Tensor], flat_primals: list[Tensor],
-                         vjp_fn: Callable[..., Any], output_spec: Any) -> list[list[Tensor]]:
-    """``[primal][output]``: the Jacobian blocks, each shaped ``output.shape + primal.shape``."""
-    from arraygrad.ops.shape import split, stack
+def _split_batch(batched: Tensor, sizes: Sequence[int], shapes: Sequence[tuple[int, ...]],
+                 trailing: tuple[int, ...]) -> list[Tensor]:
+    """``batched`` (``(N, *trailing)``) cut along dim 0 into pieces of ``sizes`` elements,
+    piece ``k`` reshaped to ``shapes[k] + trailing``."""
+    from arraygrad.ops.shape import split
 
-    rows: list[list[Tensor]] = [[] for _ in flat_primals]
-    for basis in _basis_rows(flat_output):
-        for acc, r in zip(rows, tree_leaves(vjp_fn(tree_unflatten(basis, output_spec)))):
-            acc.append(r)
-    numels = [o.numel() for o in flat_output]
-    blocks = []
-    for acc, primal in zip(rows, flat_primals):
-        full = stack(acc, 0) if acc else primal.new_zeros((0, *primal.shape))
-        parts = split(full, numels, 0)
-        blocks.append([p.reshape((*o.shape, *primal.shape)) for p, o in zip(parts, flat_output)])
-    return blocks
+    return [p.reshape((*shape, *trailing))
+            for p, shape in zip(split(batched, list(sizes), 0), shapes)]
+
+
+def _nest(blocks: list[list[Tensor]], output_spec: Any, primals_spec: Any,
+          single_argnum: bool) -> Any:
+    """``blocks[output][primal]`` as PyTorch nests them: the output's structure holding,
+    per output, the primals' structure (the one primal itself for an int ``argnums``)."""
+    per_output = []
+    for row in blocks:
+        by_input = tree_unflatten(row, primals_spec)
+        per_output.append(by_input[0] if single_argnum else by_input)
+    return tree_unflatten(per_output, output_spec)
 
 
 def jacrev(func: Callable[..., Any], argnums: Argnums = 0, *, has_aux: bool = False,
@@ -67,9 +69,10 @@ def jacrev(func: Callable[..., Any], argnums: Argnums = 0, *, has_aux: bool = Fa
     For each output (a pytree of tensors) and each differentiated input, a block
     shaped ``output.shape + input.shape``: the result is the output's structure
     holding, per output, the input's Jacobian (a tuple of them when ``argnums`` is a
-    tuple). With ``has_aux`` it returns ``(jacobian, aux)``. The rows are computed one
-    at a time until arraygrad has ``vmap``: ``chunk_size`` (> 0) and
-    ``_preallocate_and_copy`` are accepted and give the same result.
+    tuple). With ``has_aux`` it returns ``(jacobian, aux)``. The rows are VJPs with the
+    standard basis, mapped with ``vmap``; ``chunk_size`` (> 0) bounds how many are
+    computed at once (less memory, the same result); ``_preallocate_and_copy`` is
+    accepted for PyTorch's signature and changes nothing.
 
     >>> jacrev(lambda x: x ** 2)(arraygrad.tensor([1., 2.]))
     tensor([[2., 0.],
@@ -87,12 +90,19 @@ def jacrev(func: Callable[..., Any], argnums: Argnums = 0, *, has_aux: bool = Fa
         primals = slice_argnums(args, wrapped)
         flat_primals, primals_spec = tree_flatten((primals,) if isinstance(wrapped, int)
                                                   else primals)
-        blocks = _jacobian_per_primal(flat_output, flat_primals, vjp_fn, output_spec)
-        per_output = []
-        for k in range(len(flat_output)):
-            by_input = tree_unflatten([b[k] for b in blocks], primals_spec)
-            per_output.append(by_input[0] if isinstance(wrapped, int) else by_input)
-        jac = tree_unflatten(per_output, output_spec)
+        numels = [o.numel() for o in flat_output]
+        out_shapes = [tuple(o.shape) for o in flat_output]
+        if sum(numels) == 0:  # no rows: an empty basis has no batch to map over
+            flat_rows = [p.new_zeros((0, *p.shape)) for p in flat_primals]
+        else:
+            basis = tree_unflatten(standard_basis(flat_output), output_spec)
+            flat_rows = tree_flatten(vmap(vjp_fn, chunk_size=chunk_size)(basis))[0]
+        # by_primal[j][k]: output k's rows for primal j
+        by_primal = [_split_batch(rows, numels, out_shapes, tuple(p.shape))
+                     for rows, p in zip(flat_rows, flat_primals)]
+        blocks = [[by_primal[j][k] for j in range(len(flat_primals))]
+                  for k in range(len(flat_output))]
+        jac = _nest(blocks, output_spec, primals_spec, isinstance(wrapped, int))
         if has_aux:
             return jac, vjp_out[2]
         return jac
@@ -100,13 +110,65 @@ def jacrev(func: Callable[..., Any], argnums: Argnums = 0, *, has_aux: bool = Fa
     return wrapper_fn
 
 
+def jacfwd(func: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False, *,
+           randomness: str = "error") -> Callable[..., Any]:
+    """A function returning the Jacobian of ``func`` at its arguments, by forward mode.
+
+    The same result as ``jacrev`` (blocks ``output.shape + input.shape``, nested
+    ``[output][input]``; ``(jacobian, aux)`` with ``has_aux``), computed as JVPs with the
+    standard basis of the inputs, mapped with ``vmap`` (``randomness`` is ``vmap``'s):
+    cheaper than ``jacrev`` when the inputs have fewer elements than the outputs.
+
+    >>> jacfwd(lambda x: x ** 2)(arraygrad.tensor([1., 2.]))
+    tensor([[2., 0.],
+            [0., 4.]])
+    """
+    @functools.wraps(func)
+    def wrapper_fn(*args: Any) -> Any:
+        from arraygrad.ops.shape import split
+
+        wrapped = wrap_argnums(argnums, len(args))
+        primals = slice_argnums(args, wrapped)
+        flat_primals, primals_spec = tree_flatten(primals)
+        for p in flat_primals:
+            if not isinstance(p, Tensor):
+                raise RuntimeError("jvp(f, primals, tangents): Expected primals to only "
+                                   f"contain Tensors, got {type(p)}")
+        numels = [p.numel() for p in flat_primals]
+        basis = tree_unflatten(standard_basis(flat_primals), primals_spec)
+
+        def push_jvp(tangents: Any) -> Any:
+            out = jvp_with_argnums(func, args, tangents, wrapped, has_aux=has_aux)
+            return (out[1], out[2]) if has_aux else out[1]
+
+        results = vmap(push_jvp, randomness=randomness)(basis)
+        aux = None
+        if has_aux:
+            results, aux = results
+            aux = tree_map(lambda v: v[0], aux)  # every basis vector saw the same aux
+        flat_cols, output_spec = tree_flatten(results)
+        blocks = []
+        for cols in flat_cols:  # (N, *output.shape): basis vector k's JVP is column k
+            out_shape = tuple(cols.shape[1:])
+            pieces = split(cols, numels, 0)
+            blocks.append([c.movedim(0, -1).reshape((*out_shape, *p.shape))
+                           for c, p in zip(pieces, flat_primals)])
+        nest_spec = tree_flatten((primals,))[1] if isinstance(wrapped, int) else primals_spec
+        jac = _nest(blocks, output_spec, nest_spec, isinstance(wrapped, int))
+        if has_aux:
+            return jac, aux
+        return jac
+
+    return wrapper_fn
+
+
 def hessian(func: Callable[..., Any], argnums: Argnums = 0) -> Callable[..., Any]:
     """A function returning the Hessian of ``func`` with respect to the argument(s) at
-    ``argnums``: ``jacrev(jacrev(func, argnums), argnums)`` (PyTorch computes the same
-    values as ``jacfwd(jacrev(func))``, forward over reverse).
+    ``argnums``: ``jacfwd(jacrev(func, argnums), argnums)``, forward over reverse, as
+    PyTorch's.
 
     >>> hessian(lambda x: (x ** 3).sum())(arraygrad.tensor([1., 2.]))
     tensor([[ 6.,  0.],
             [ 0., 12.]])
     """
-    return jacrev(jacrev(func, argnums), argnums)
+    return jacfwd(jacrev(func, argnums), argnums)
