@@ -452,16 +452,18 @@ class Rule:
         extra saved values by name.
         """
         out = wrap(data, backend)
-        if _fw.on:
+        fw = _fw.on
+        if fw:
+            out._fw_grads = {}  # now, so that a ``SavedOutput`` made by ``_link`` shares it
+        if _state.enabled:
+            for t in inputs:
+                if isinstance(t, Tensor) and t._requires_grad:
+                    self._link(inputs, named, out)
+                    break
+        if fw:
+            # after ``_link``: a tangent computed from the output (exp's ``t * out``) then
+            # depends on the inputs through it, for reverse-over-forward (grad of a jvp)
             self._forward(inputs, named, (out,))
-        if not _state.enabled:
-            return out
-        for t in inputs:
-            if isinstance(t, Tensor) and t._requires_grad:
-                break
-        else:
-            return out
-        self._link(inputs, named, out)
         return out
 
     def record_many(self, datas: Sequence[Any], backend: Backend, inputs: Sequence[Any],
@@ -471,19 +473,21 @@ class Rule:
 
         ``differentiable``: which outputs carry gradients (default all)."""
         outs = tuple(wrap(d, backend) for d in datas)
-        if _fw.on:
+        fw = _fw.on
+        if fw:
+            for o in outs:
+                o._fw_grads = {}  # as in ``record``
+        if _state.enabled and any(isinstance(t, Tensor) and t._requires_grad for t in inputs):
+            node = self._link(inputs, named, None)
+            node._out_meta = tuple((o._data.shape, o._data.dtype, backend) for o in outs)
+            node._n_outputs = len(outs)
+            for i, out in enumerate(outs):
+                if differentiable is None or differentiable[i]:
+                    out._grad_fn = node
+                    out._requires_grad = True
+                    out._output_nr = i
+        if fw:  # after linking, as in ``record``
             self._forward(inputs, named, outs, differentiable)
-        if not _state.enabled or not any(isinstance(t, Tensor) and t._requires_grad
-                                         for t in inputs):
-            return outs
-        node = self._link(inputs, named, None)
-        node._out_meta = tuple((o._data.shape, o._data.dtype, backend) for o in outs)
-        node._n_outputs = len(outs)
-        for i, out in enumerate(outs):
-            if differentiable is None or differentiable[i]:
-                out._grad_fn = node
-                out._requires_grad = True
-                out._output_nr = i
         return outs
 
     def _link(self, inputs: Sequence[Any], named: dict[str, Any], out: Tensor | None) -> RuleNode:
