@@ -129,11 +129,12 @@ def grad(outputs: _TensorOrTensors, inputs: _TensorOrTensors,
          materialize_grads: bool = False) -> tuple[Tensor | None, ...]:
     """The gradients of ``outputs`` with respect to ``inputs``, returned (not accumulated).
 
+    With ``is_grads_batched`` the first dimension of each grad_output is a batch of
+    vectors, and each result holds the batch of VJPs (computed with ``vmap``).
+
     >>> arraygrad.autograd.grad(d, (a, b, c), arraygrad.tensor([1., 1.]))
     (tensor([4., 4.]), tensor([6., 6.]), tensor([2., 2.]))
     """
-    if is_grads_batched:
-        raise NotImplementedError("grad: is_grads_batched=True is not supported")
     if allow_unused is None:
         allow_unused = materialize_grads
     elif materialize_grads and not allow_unused:
@@ -143,6 +144,11 @@ def grad(outputs: _TensorOrTensors, inputs: _TensorOrTensors,
     if not ins:
         raise RuntimeError("grad requires non-empty inputs.")
     grads = _as_tuple(grad_outputs, "grad") if grad_outputs is not None else ()
+    if is_grads_batched:  # the first dim of each grad_output is a batch of vectors
+        from arraygrad.autograd.batched_grad import batched_grad
+
+        return batched_grad(outs, ins, grads, create_graph=create_graph,
+                            allow_unused=allow_unused, materialize_grads=materialize_grads)
     if retain_graph is None:
         retain_graph = create_graph
     roots = _root_edges(outs)

@@ -3,9 +3,10 @@
 Same semantics as ``torch.autograd.functional``: inputs are detached and made to
 require grad inside, results do not require grad unless ``create_graph=True``,
 ``strict=True`` raises when an output is independent of an input (where
-non-strict returns zeros), and ``vectorize`` must stay False (one backward per
-output element). ``jvp`` uses the double-vjp trick, so it needs differentiable
-backward formulas, which every built-in op has.
+non-strict returns zeros). ``jacobian``/``hessian`` take one backward per output
+element, or with ``vectorize=True`` map them with ``vmap`` (``functional_vectorized``),
+also in forward mode (``strategy="forward-mode"``). ``jvp`` uses the double-vjp trick,
+so it needs differentiable backward formulas, which every built-in op has.
 """
 
 from __future__ import annotations
@@ -165,57 +166,96 @@ def jvp(func: Callable[..., Any], inputs: _TensorOrTensors, v: _TensorOrTensors 
             _unwrap(out_tuple, _finish(result, create_graph)))
 
 
+def _nest_jacobian(blocks: list[list[Tensor]], out_tuple: bool, in_tuple: bool) -> _Jacobian:
+    """``blocks[output][input]`` nested as PyTorch returns them: a tuple level only where
+    the outputs (inputs) were given as a tuple."""
+    rows = [tuple(row) if in_tuple else row[0] for row in blocks]
+    return tuple(rows) if out_tuple else rows[0]  # type: ignore[return-value]
+
+
+def _loop_jacobian(outputs: Sequence[Tensor], inputs: Sequence[Tensor], create_graph: bool,
+                   strict: bool) -> list[list[Tensor]]:
+    """``blocks[output][input]``, one backward per output element."""
+    from arraygrad.creation import zeros
+    from arraygrad.ops.shape import stack
+
+    blocks = []
+    for i, out in enumerate(outputs):
+        per_input: list[list[Tensor]] = [[] for _ in inputs]
+        flat = out.reshape(-1)
+        for e in range(flat.numel()):
+            if out.requires_grad:
+                g = _grad(flat[e], inputs, retain_graph=True, create_graph=create_graph,
+                          allow_unused=True)
+            else:
+                g = (None,) * len(inputs)
+            for j, (x, gj) in enumerate(zip(inputs, g)):
+                if gj is None:
+                    if strict:
+                        raise RuntimeError(
+                            f"jacobian: output {i} is independent of input {j} (strict=True)")
+                    gj = zeros(tuple(x.shape), dtype=x.dtype, device=x.device)
+                per_input[j].append(gj)
+        row = []
+        for j, x in enumerate(inputs):
+            if per_input[j]:
+                row.append(stack(per_input[j]).reshape(tuple(out.shape) + tuple(x.shape)))
+            else:
+                row.append(zeros(tuple(out.shape) + tuple(x.shape), dtype=x.dtype,
+                                 device=x.device))
+        blocks.append(row)
+    return blocks
+
+
 def jacobian(func: Callable[..., Any], inputs: _TensorOrTensors, create_graph: bool = False,
              strict: bool = False, vectorize: bool = False,
              strategy: str = "reverse-mode") -> _Jacobian:
     """The Jacobian of ``func`` at ``inputs``: ``J[i][j]`` has shape ``out_i.shape + in_j.shape``.
 
     A single input and output give a single tensor; tuples give tuples, as in PyTorch.
+    ``vectorize=True`` computes all rows at once with ``vmap`` (reverse mode: one batched
+    backward over the outputs' standard basis); ``strategy="forward-mode"`` (which needs
+    ``vectorize=True``) computes the columns as JVPs instead, cheaper when the inputs have
+    fewer elements than the outputs.
     """
-    from arraygrad.creation import zeros
-    from arraygrad.ops.shape import stack
+    from arraygrad.autograd.functional_vectorized import (forward_jacobian,
+                                                          reverse_jacobian_vectorized)
 
-    if vectorize:
-        raise NotImplementedError("jacobian: vectorize=True is not supported; use vectorize=False")
-    if strategy != "reverse-mode":
-        raise NotImplementedError("jacobian: only strategy='reverse-mode' is supported")
+    if strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode". '
+                             'Hint: If your function has more outputs than inputs, "forward-mode" '
+                             'tends to be more performant. Otherwise, prefer to use '
+                             '"reverse-mode".')
+    in_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
+    if strategy == "forward-mode":
+        out_tuple, blocks = forward_jacobian(func, inputs, strict, vectorize, create_graph)
+        return _nest_jacobian(blocks, out_tuple, in_tuple)
+    if vectorize and strict:  # refused before ``func`` runs
+        raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and "
+                           "`vectorized=True` are not supported together. Please either set "
+                           "`strict=False` or `vectorize=False`.")
     with enable_grad():
-        in_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
         inputs = _require(inputs, create_graph)
         out_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided function",
                                        "jacobian")
-        rows = []
-        for i, out in enumerate(outputs):
-            per_input: list[list[Tensor]] = [[] for _ in inputs]
-            flat = out.reshape(-1)
-            for e in range(flat.numel()):
-                if out.requires_grad:
-                    g = _grad(flat[e], inputs, retain_graph=True, create_graph=create_graph,
-                              allow_unused=True)
-                else:
-                    g = (None,) * len(inputs)
-                for j, (x, gj) in enumerate(zip(inputs, g)):
-                    if gj is None:
-                        if strict:
-                            raise RuntimeError(
-                                f"jacobian: output {i} is independent of input {j} (strict=True)")
-                        gj = zeros(tuple(x.shape), dtype=x.dtype, device=x.device)
-                    per_input[j].append(gj)
-            blocks = []
-            for j, x in enumerate(inputs):
-                if per_input[j]:
-                    block = stack(per_input[j]).reshape(tuple(out.shape) + tuple(x.shape))
-                else:
-                    block = zeros(tuple(out.shape) + tuple(x.shape), dtype=x.dtype, device=x.device)
-                blocks.append(block if create_graph else block.detach())
-            rows.append(tuple(blocks) if in_tuple else blocks[0])
-    return tuple(rows) if out_tuple else rows[0]
+        if vectorize:
+            blocks = reverse_jacobian_vectorized(outputs, inputs, create_graph)
+        else:
+            blocks = _loop_jacobian(outputs, inputs, create_graph, strict)
+    blocks = [list(_finish(row, create_graph)) for row in blocks]
+    return _nest_jacobian(blocks, out_tuple, in_tuple)
 
 
 def hessian(func: Callable[..., Any], inputs: _TensorOrTensors, create_graph: bool = False,
             strict: bool = False, vectorize: bool = False,
             outer_jacobian_strategy: str = "reverse-mode") -> _Jacobian:
-    """The Hessian of a scalar function: the Jacobian of its gradient."""
+    """The Hessian of a scalar function: the Jacobian of its gradient.
+
+    ``outer_jacobian_strategy="forward-mode"`` (with ``vectorize=True``) takes that
+    Jacobian by forward mode: forward over reverse, as PyTorch.
+    """
+    if outer_jacobian_strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
     in_tuple, inputs = _as_tuple(inputs, "inputs", "hessian")
 
     def gradient(*xs: Tensor) -> tuple[Tensor, ...]:
@@ -226,11 +266,12 @@ def hessian(func: Callable[..., Any], inputs: _TensorOrTensors, create_graph: bo
                                "containing a single element")
         from arraygrad.creation import ones_like
 
+        # forward mode hands in inputs that already track gradients (``func.jvp``'s)
         return _grads(outs, xs, (ones_like(outs[0]),), True, strict, "hessian")
 
     # gradient returns a tuple (one per input), so jacobian gives rows per input
     jac = jacobian(gradient, inputs if in_tuple else inputs[0], create_graph=create_graph,
-                   strict=strict, vectorize=vectorize)
+                   strict=strict, vectorize=vectorize, strategy=outer_jacobian_strategy)
     if in_tuple:
         return jac
     assert isinstance(jac, tuple)  # gradient returns a 1-tuple, so jacobian gives one

@@ -148,7 +148,7 @@ def _stack_outputs(func: Callable[..., Any], out_dims: Any, results: list[Any]) 
     return tree_unflatten(out, spec)
 
 
-def _same_state(a: Tensor, b: Tensor) -> bool:
+def _same_state(a: Tensor, b: Any) -> bool:
     # the state's length varies with the generator's position, so compare shapes first
     return tuple(a.shape) == tuple(b.shape) and bool((a == b).all())
 
