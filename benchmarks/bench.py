@@ -21,6 +21,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import numpy as np  # noqa: E402
 
 import checkpoint_memory  # noqa: E402
+import per_sample_grads  # noqa: E402
 from workloads import attention, chain, conv, deep, dense, memory, mlp, recurrent  # noqa: E402
 from workloads.base import to_numpy  # noqa: E402
 
@@ -116,6 +117,10 @@ def main(argv=None) -> int:
     if not args.only or "checkpoint_memory" in args.only:
         results["checkpoint_memory"] = ckpt = checkpoint_memory.checkpoint_memory(args.quick)
         for line in checkpoint_memory.report(ckpt):
+            print(line, flush=True)
+    if not args.only or "per_sample_grads" in args.only:
+        results["per_sample_grads"] = psg = per_sample_grads.per_sample_grads(args.quick)
+        for line in per_sample_grads.report(psg):
             print(line, flush=True)
     if args.json:
         with open(args.json, "w") as fh:

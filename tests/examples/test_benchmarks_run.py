@@ -29,6 +29,8 @@ def test_bench_quick_runs_every_workload_and_every_answer_is_right(tmp_path):
     assert results["memory_mlp"]["arraygrad"] > 0 and results["memory_mlp"]["numpy"] > 0
     ckpt = results["checkpoint_memory"]  # checkpointing must lower the step's peak
     assert ckpt["sequential_4"]["peak_mb"] < ckpt["plain"]["peak_mb"]
+    for model, r in results["per_sample_grads"].items():  # vmap's gradients equal the loop's
+        assert r["correct"] is True and r["vmap"] > 0 and r["loop"] > 0, model
     assert "WRONG" not in table
     try:
         import torch  # noqa: F401
