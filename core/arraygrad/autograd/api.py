@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from arraygrad.autograd.engine import run_backward
 
@@ -12,6 +12,16 @@ if TYPE_CHECKING:
     _TensorOrTensors = Tensor | Sequence[Tensor]
 
 __all__ = ["backward", "grad"]
+
+# ``grad(is_grads_batched=True)`` maps the backward with vmap, which sits in a layer above
+# this one: ``autograd.batched_grad`` hands its implementation in when it is imported (with
+# ``arraygrad.autograd``), so this module imports nothing above it.
+_batched: list[Callable[..., Any]] = []
+
+
+def set_batched_grad(impl: Callable[..., Any]) -> None:
+    """Install the implementation of ``grad(..., is_grads_batched=True)``."""
+    _batched[:] = [impl]
 
 
 def _as_tuple(value: Any, what: str) -> tuple[Any, ...]:
@@ -145,10 +155,8 @@ def grad(outputs: _TensorOrTensors, inputs: _TensorOrTensors,
         raise RuntimeError("grad requires non-empty inputs.")
     grads = _as_tuple(grad_outputs, "grad") if grad_outputs is not None else ()
     if is_grads_batched:  # the first dim of each grad_output is a batch of vectors
-        from arraygrad.autograd.batched_grad import batched_grad
-
-        return batched_grad(outs, ins, grads, create_graph=create_graph,
-                            allow_unused=allow_unused, materialize_grads=materialize_grads)
+        return _batched[0](outs, ins, grads, create_graph=create_graph,
+                           allow_unused=allow_unused, materialize_grads=materialize_grads)
     if retain_graph is None:
         retain_graph = create_graph
     roots = _root_edges(outs)

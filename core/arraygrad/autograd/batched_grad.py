@@ -3,12 +3,15 @@
 The first dimension of each grad_output is a batch of vectors; the result's first
 dimension is the batch of VJPs. As PyTorch, the backward is mapped with ``vmap``
 (``func._vmap_entry``) rather than run once per row by hand, so that a batched
-``vmap`` computes every row in one pass.
+``vmap`` computes every row in one pass. ``autograd.api`` sits below ``func``, so this
+module hands ``batched_grad`` to it (``set_batched_grad``) when imported.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Sequence
+
+from arraygrad.autograd.api import grad, set_batched_grad
 
 if TYPE_CHECKING:
     from arraygrad.tensor import Tensor
@@ -39,8 +42,7 @@ def batched_grad(outputs: tuple[Tensor, ...], inputs: tuple[Tensor, ...], grads:
     """``autograd.grad`` of ``outputs`` w.r.t. ``inputs`` for each row of ``grads`` (their
     first dimension), stacked: an input's result is ``(batch, *input.shape)``, or None where
     it is unused (with ``allow_unused``)."""
-    from arraygrad.autograd.api import grad
-    from arraygrad.func._vmap_entry import vmap
+    from arraygrad.func._vmap_entry import vmap  # lazily: func sits above autograd
 
     check_batched_shapes(outputs, grads)
     unused: list[bool] = []
@@ -55,3 +57,6 @@ def batched_grad(outputs: tuple[Tensor, ...], inputs: tuple[Tensor, ...], grads:
 
     result = vmap(vjp)(tuple(grads))
     return tuple(None if u else r for r, u in zip(result, unused))
+
+
+set_batched_grad(batched_grad)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
+from arraygrad.autograd import batched_grad as _batched_grad  # noqa: F401  (registers itself)
 from arraygrad.autograd.api import grad as _grad
 from arraygrad.autograd.grad_mode import enable_grad
 
@@ -228,8 +229,16 @@ def jacobian(func: Callable[..., Any], inputs: _TensorOrTensors, create_graph: b
                              '"reverse-mode".')
     in_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
     if strategy == "forward-mode":
-        out_tuple, blocks = forward_jacobian(func, inputs, strict, vectorize, create_graph)
-        return _nest_jacobian(blocks, out_tuple, in_tuple)
+        seen: list[bool] = []  # whether ``func`` returned a tuple
+
+        def outputs_of(*xs: Tensor) -> tuple[Tensor, ...]:
+            is_tuple, outs = _as_tuple(func(*xs), "outputs of the user-provided function",
+                                       "jacobian")
+            seen[:] = [is_tuple]
+            return outs
+
+        blocks = forward_jacobian(outputs_of, inputs, strict, vectorize, create_graph)
+        return _nest_jacobian(blocks, seen[0], in_tuple)
     if vectorize and strict:  # refused before ``func`` runs
         raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and "
                            "`vectorized=True` are not supported together. Please either set "

@@ -46,11 +46,11 @@ def reverse_jacobian_vectorized(outputs: Sequence[Tensor], inputs: Sequence[Tens
     return blocks
 
 
-def forward_jacobian(func: Callable[..., Any], inputs: tuple[Tensor, ...], strict: bool,
-                     vectorize: bool, create_graph: bool) -> tuple[bool, list[list[Tensor]]]:
-    """``(outputs_are_a_tuple, blocks[output][input])`` by forward mode (``jacfwd``), with
-    PyTorch's errors for what forward mode does not do."""
-    from arraygrad.autograd.functional import _as_tuple
+def forward_jacobian(outputs_of: Callable[..., tuple[Tensor, ...]], inputs: tuple[Tensor, ...],
+                     strict: bool, vectorize: bool, create_graph: bool) -> list[list[Tensor]]:
+    """``blocks[output][input]`` by forward mode (``jacfwd``) of ``outputs_of`` (the user's
+    function, its outputs checked and made a tuple), with PyTorch's errors for what forward
+    mode does not do."""
     from arraygrad.func._jacobian import jacfwd
 
     if create_graph:
@@ -60,13 +60,5 @@ def forward_jacobian(func: Callable[..., Any], inputs: tuple[Tensor, ...], stric
     if not vectorize:
         raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse "
                                   "Hessian isonly implemented for `vectorize=True`.")
-    out_is_tuple: list[bool] = []
-
-    def checked(*xs: Tensor) -> Any:
-        out = func(*xs)
-        is_tuple, outs = _as_tuple(out, "outputs of the user-provided function", "jacobian")
-        out_is_tuple[:] = [is_tuple]
-        return outs
-
-    jac = jacfwd(checked, argnums=tuple(range(len(inputs))))(*inputs)
-    return out_is_tuple[0], [[b.detach() for b in row] for row in jac]
+    jac = jacfwd(outputs_of, argnums=tuple(range(len(inputs))))(*inputs)
+    return [[b.detach() for b in row] for row in jac]
