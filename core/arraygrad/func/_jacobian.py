@@ -14,7 +14,7 @@ import functools
 from typing import Any, Callable, Sequence
 
 from arraygrad.func._argnums import Argnums, slice_argnums, wrap_argnums
-from arraygrad.func._jvp import jvp_with_argnums
+from arraygrad.func._jvp import check_tensors, jvp_with_argnums
 from arraygrad.func._pytree import tree_flatten, tree_map, tree_unflatten
 from arraygrad.func._vjp import vjp_with_argnums
 from arraygrad.func._vmap_entry import vmap
@@ -130,10 +130,7 @@ def jacfwd(func: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False
         wrapped = wrap_argnums(argnums, len(args))
         primals = slice_argnums(args, wrapped)
         flat_primals, primals_spec = tree_flatten(primals)
-        for p in flat_primals:
-            if not isinstance(p, Tensor):
-                raise RuntimeError("jvp(f, primals, tangents): Expected primals to only "
-                                   f"contain Tensors, got {type(p)}")
+        check_tensors(flat_primals, "primals")  # before the basis is built from them
         numels = [p.numel() for p in flat_primals]
         basis = tree_unflatten(standard_basis(flat_primals), primals_spec)
 

@@ -30,12 +30,14 @@ from arraygrad.func._levels import Level
 from arraygrad.func._pytree import TreeSpec, tree_flatten, tree_unflatten
 from arraygrad.tensor import Tensor
 
-__all__ = ["jvp", "jvp_with_argnums", "linearize"]
+__all__ = ["jvp", "jvp_with_argnums", "linearize", "check_tensors"]
 
 _API = "jvp(f, primals, tangents)"
 
 
-def _check_tensors(flat: list[Any], argname: str) -> None:
+def check_tensors(flat: list[Any], argname: str) -> None:
+    """PyTorch's errors when ``flat`` (the flat primals or tangents) is empty or holds a
+    non-tensor."""
     if not flat:
         raise RuntimeError(f"{_API}: Expected {argname} to contain at least one Tensor.")
     for t in flat:
@@ -95,8 +97,8 @@ def _prepare(primals: Any, tangents: Any,
                            "structure. For example, if primals is a tuple of 3 tensors, tangents "
                            f"also must be. Got primals with structure {primals_spec} and tangents "
                            f"with structure {tangents_spec}")
-    _check_tensors(flat_primals, "primals")
-    _check_tensors(flat_tangents, "tangents")
+    check_tensors(flat_primals, "primals")
+    check_tensors(flat_tangents, "tangents")
     for p, t in zip(flat_primals, flat_tangents):
         if tuple(t.shape) != tuple(p.shape):  # make_dual's check, before anything runs
             raise RuntimeError(
