@@ -80,8 +80,10 @@ def _differentiable(level: Level, x: Tensor) -> Tensor:
     return inner
 
 
-def _prepare(primals: Any, tangents: Any,
-             argnums: Argnums | None) -> tuple[list[Tensor], list[Tensor], TreeSpec, Argnums | None]:
+_Prepared = tuple[list[Tensor], list[Tensor], TreeSpec, "Argnums | None"]
+
+
+def _prepare(primals: Any, tangents: Any, argnums: Argnums | None) -> _Prepared:
     """The flat differentiated primals and tangents, their structure and the wrapped argnums,
     with PyTorch's errors."""
     if not isinstance(primals, tuple):
