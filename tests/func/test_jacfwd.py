@@ -1,11 +1,12 @@
 """``jacfwd``, the vmap-mapped ``jacrev`` and ``hessian = jacfwd(jacrev(f))``: jacfwd ==
 jacrev == ``autograd.functional.jacobian``, pytrees and argnums, the Hessian of a small MLP
-against ``autograd.functional.hessian``, ``jacfwd(jacrev(f))``, chunk_size, and
-``torch.func`` where PyTorch is installed."""
+against ``autograd.functional.hessian``, ``jacfwd(jacrev(f))``, chunk_size, random programs
+(hypothesis) against finite differences, and ``torch.func`` where PyTorch is installed."""
 
 import numpy as np
 import pytest
 from func_helpers import arr, assert_trees_close, needs_torch, t64, torch, torch64
+from hypothesis import given, settings, strategies as st
 
 import arraygrad as ag
 from arraygrad.autograd import functional as AF
@@ -123,3 +124,34 @@ def test_matches_torch_func(argnums):
     theirs_h = torch.func.hessian(lambda a, b: _f(torch, a, b)[1]["s"] * b.sum(), argnums)(
         torch64(X), torch64(Y))
     assert_trees_close(ours_h, theirs_h)
+
+
+_UNARY = [lambda t: t.sin(), lambda t: t.tanh() * 2, lambda t: (t * t).exp() * 0.1,
+          lambda t: t.cumsum(-1), lambda t: t.softmax(-1), lambda t: t.sigmoid() + t]
+
+
+@settings(max_examples=15, deadline=None)
+@given(shape=st.lists(st.integers(1, 3), min_size=1, max_size=3),
+       ops=st.lists(st.integers(0, len(_UNARY) - 1), min_size=1, max_size=3),
+       reduce_last=st.booleans(), seed=st.integers(0, 2 ** 16))
+def test_random_programs_all_jacobians_agree(shape, ops, reduce_last, seed):
+    """jacfwd == jacrev == functional.jacobian (loop, vectorized reverse and forward mode)
+    on random shapes and random chains of ops, and their values match finite differences."""
+    x = t64(np.random.default_rng(seed).standard_normal(shape))
+
+    def f(t):
+        for k in ops:
+            t = _UNARY[k](t)
+        return t.sum(-1) if reduce_last else t
+
+    want = arr(AF.jacobian(f, x))
+    for got in (jacfwd(f)(x), jacrev(f)(x), AF.jacobian(f, x, vectorize=True),
+                AF.jacobian(f, x, vectorize=True, strategy="forward-mode")):
+        np.testing.assert_allclose(arr(got), want, rtol=1e-10, atol=1e-12)
+    eps, flat = 1e-6, x.reshape(-1)
+    out_shape = tuple(f(x).shape)
+    for i in range(flat.numel()):
+        e = ag.zeros(flat.numel(), dtype=ag.float64)
+        e[i] = eps
+        fd = (arr(f((flat + e).reshape(x.shape))) - arr(f((flat - e).reshape(x.shape)))) / (2 * eps)
+        np.testing.assert_allclose(want.reshape(*out_shape, -1)[..., i], fd, rtol=1e-5, atol=1e-7)
