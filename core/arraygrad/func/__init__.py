@@ -22,6 +22,7 @@ from arraygrad.func._grad import grad, grad_and_value
 from arraygrad.func._jacobian import hessian, jacrev
 from arraygrad.func._module_state import functional_call, stack_module_state
 from arraygrad.func._vjp import vjp
+from arraygrad.func._vmap import vmap
 
 __all__ = ["grad", "grad_and_value", "vjp", "jacrev", "hessian", "functional_call",
-           "stack_module_state"]
+           "stack_module_state", "vmap"]

@@ -57,7 +57,8 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Any:
         return out if bias is None else out + bias
     backend = input._backend
     if weight._backend is not backend or (bias is not None and bias._backend is not backend):
-        same_backend("linear", input, weight, *(() if bias is None else (bias,)))  # raises
+        # raises for distinct devices; inside vmap, the batching backend of the batched operand
+        backend = same_backend("linear", input, weight, *(() if bias is None else (bias,)))
     x, w = input._data, weight._data
     out_f, in_f = w.shape
     if x.shape[-1] != in_f:

@@ -1,0 +1,326 @@
+"""The batching namespace and ``BatchingBackend``: one vmap level as an Array API backend.
+
+``BatchingBackend`` wraps the backend one level down (the real one, or the enclosing
+vmap's): its ``xp`` is a ``BatchingNamespace`` whose every function looks for arguments
+batched at its level and, when it finds one, runs the function's batching rule
+(``_table.RULES``), else calls the function one level down as it is. A function without a
+rule takes the loop-and-stack fallback: once per sample, on the per-sample slices, then
+the results stacked. It is correct for any function but slow, so it warns once per
+function, naming it (and the op being computed, read from the call stack).
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from typing import Any, Callable
+
+from arraygrad.backends.contract import Backend, Generator
+from arraygrad.func._vmap import _table
+from arraygrad.func._vmap.rules_creation import ALLOCATORS, allocate
+from arraygrad.func._vmap._batched import (
+    DATA_MESSAGE, DYNAMIC_SHAPE_MESSAGE, INPLACE_MESSAGE, RANDOM_ERROR_MESSAGE, BatchedArray, Level,
+)
+
+__all__ = ["BatchingBackend", "BatchingNamespace", "fallback_functions"]
+
+_warned: set[str] = set()
+
+
+def fallback_functions() -> set[str]:
+    """The functions that took the loop-and-stack fallback so far in this process."""
+    return set(_warned)
+
+
+# Functions whose result shape depends on the data: no batched form exists (PyTorch refuses).
+_DYNAMIC = {"nonzero": "aten::nonzero", "unique_all": "aten::unique", "unique_counts": "aten::unique",
+            "unique_inverse": "aten::unique", "unique_values": "aten::unique"}
+# Functions of dtypes and constants: a batched array stands for its dtype only.
+_DTYPE_ONLY = {"finfo", "iinfo", "result_type", "can_cast", "isdtype"}
+
+
+def _has_batched(level: Level, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    for a in args:
+        if type(a) is BatchedArray:
+            if a.level is level:
+                return True
+        elif type(a) in (list, tuple):
+            for b in a:
+                if type(b) is BatchedArray and b.level is level:
+                    return True
+    for a in kwargs.values():
+        if type(a) is BatchedArray and a.level is level:
+            return True
+    return False
+
+
+def _op_name() -> str:
+    """The arraygrad op computing right now, read from the call stack (for the fallback's
+    warning): the innermost frame in ``arraygrad.ops``/``nn``/plugins outside this package."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        module = frame.f_globals.get("__name__", "")
+        if not module.startswith("arraygrad.func._vmap") and (
+                module.startswith(("arraygrad.ops", "arraygrad.nn", "arraygrad.linalg",
+                                   "arraygrad.special", "arraygrad.creation"))
+                or not module.startswith("arraygrad")):
+            return f"{module}.{frame.f_code.co_name}"
+        frame = frame.f_back
+    return "?"
+
+
+def _slice(x: Any, level: Level, i: int) -> Any:
+    if type(x) is BatchedArray and x.level is level:
+        return x.value[i]
+    if type(x) in (list, tuple):
+        return type(x)(_slice(y, level, i) for y in x)
+    return x
+
+
+def _stack(results: list[Any], level: Level) -> Any:
+    first = results[0]
+    if isinstance(first, tuple):
+        items = [_stack([r[k] for r in results], level) for k in range(len(first))]
+        return type(first)(*items) if hasattr(type(first), "_fields") else tuple(items)
+    if isinstance(first, list):
+        return [_stack([r[k] for r in results], level) for k in range(len(first))]
+    if not _table.is_array(first):
+        return first
+    base = level.base
+    return BatchedArray(base.stack([base.asarray(r) for r in results], axis=0), level)
+
+
+def fallback(level: Level, name: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``fn`` once per sample on the per-sample slices of its batched arguments, the results
+    stacked along a new batch dimension: the rule of functions without one (slow: warns once)."""
+    if name not in _warned:
+        _warned.add(name)
+        warnings.warn(
+            f"vmap: there is no batching rule for the array function {name!r} (computing "
+            f"{_op_name()}), so it runs once per sample (a Python loop over the batch). "
+            "Performance will be slow; add a batching rule (see docs/vmap.md).",
+            UserWarning, stacklevel=3)
+    results = [fn(*_slice(args, level, i), **{k: _slice(v, level, i) for k, v in kwargs.items()})
+               for i in range(level.size)]
+    return _stack(results, level)
+
+
+def _dispatcher(level: Level, name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    """The batching namespace's function ``name``: ``fn`` itself without batched arguments,
+    else the rule (or the fallback)."""
+    if name in _DYNAMIC:
+        message = DYNAMIC_SHAPE_MESSAGE.format(_DYNAMIC[name])
+
+        def dynamic(*args: Any, **kwargs: Any) -> Any:
+            if _has_batched(level, args, kwargs):
+                raise RuntimeError(message)
+            return fn(*args, **kwargs)
+        return dynamic
+    if name in _DTYPE_ONLY:
+        def dtype_only(*args: Any, **kwargs: Any) -> Any:
+            return fn(*[a.dtype if type(a) is BatchedArray else a for a in args], **kwargs)
+        return dtype_only
+    if name in ALLOCATORS:
+        def allocator(*args: Any, **kwargs: Any) -> Any:
+            return allocate(level, fn, *args, **kwargs)
+        allocator.__name__ = name
+        return allocator
+    rule = _table.RULES.get(name)
+    if rule is None:
+        def looped(*args: Any, **kwargs: Any) -> Any:
+            if not _has_batched(level, args, kwargs):
+                return fn(*args, **kwargs)
+            return fallback(level, name, fn, *args, **kwargs)
+        looped.__name__ = name
+        return looped
+
+    def batched_fn(*args: Any, **kwargs: Any) -> Any:
+        if not _has_batched(level, args, kwargs):
+            return fn(*args, **kwargs)
+        return rule(level, fn, *args, **kwargs)
+    batched_fn.__name__ = name
+    return batched_fn
+
+
+class BatchingNamespace:
+    """The Array API namespace of one vmap level (see the module doc). Attributes are made on
+    first use and cached: dtypes and constants are the level below's, functions dispatch."""
+
+    def __init__(self, level: Level, base: Any, prefix: str = "") -> None:
+        self._level = level
+        self._base = base
+        self._prefix = prefix
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        found = getattr(self._base, name)
+        if name == "linalg" and not self._prefix:
+            value: Any = BatchingNamespace(self._level, found, "linalg.")
+        elif callable(found) and not isinstance(found, type):
+            value = _dispatcher(self._level, self._prefix + name, found)
+        else:
+            value = found
+        self.__dict__[name] = value
+        return value
+
+    # -- what BatchedArray's operators and indexing call -----------------------------------
+    def _operator(self, op: Callable[[Any, Any], Any], a: Any, b: Any) -> Any:
+        """``op(a, b)`` for a Python operator, one of ``a``/``b`` batched at this level."""
+        level = self._level
+        return BatchedArray(op(*_table.aligned(level, (a, b))), level)
+
+    def _inplace(self, op: Callable[[Any, Any], Any], target: BatchedArray, other: Any) -> None:
+        """``target op= other`` on the physical value."""
+        level = self._level
+        if not hasattr(other, "shape") or not _table.is_batched(other, level):
+            result = op(target.value, other)
+        else:
+            result = op(target.value, _table.pad(other.value, level, target.ndim))
+        target.value = result
+
+    def _getitem(self, x: BatchedArray, key: Any) -> Any:
+        from arraygrad.func._vmap.rules_indexing import getitem
+        return getitem(self._level, x, key)
+
+    def _setitem(self, x: BatchedArray, key: Any, value: Any) -> None:
+        from arraygrad.func._vmap.rules_indexing import setitem
+        setitem(self._level, x, key, value)
+
+
+class _BatchingGenerator(Generator):
+    """Draws for one vmap level: 'different' draws one sample per batch element (a batched
+    array), 'same' one for all (unbatched), 'error' refuses (PyTorch's message)."""
+
+    def __init__(self, level: Level, base: Any) -> None:
+        self._level = level
+        self._base = base
+
+    def _draw(self, method: str, shape: tuple[int, ...], *args: Any) -> Any:
+        mode = self._level.randomness
+        if mode == "error":
+            raise RuntimeError(RANDOM_ERROR_MESSAGE)
+        draw = getattr(self._base, method)
+        if mode == "same":
+            return draw(*args[:-1], shape, args[-1]) if method == "integers" else draw(shape, *args)
+        full = (self._level.size,) + tuple(shape)
+        value = draw(*args[:-1], full, args[-1]) if method == "integers" else draw(full, *args)
+        return BatchedArray(value, self._level)
+
+    def normal(self, shape: tuple[int, ...], dtype: Any) -> Any:
+        return self._draw("normal", shape, dtype)
+
+    def uniform(self, shape: tuple[int, ...], dtype: Any) -> Any:
+        return self._draw("uniform", shape, dtype)
+
+    def integers(self, low: int, high: int, shape: tuple[int, ...], dtype: Any) -> Any:
+        return self._draw("integers", shape, low, high, dtype)
+
+    def permutation(self, n: int) -> Any:
+        if self._level.randomness == "error":
+            raise RuntimeError(RANDOM_ERROR_MESSAGE)
+        if self._level.randomness == "same":
+            return self._base.permutation(n)
+        base = self._level.base
+        return BatchedArray(base.stack([self._base.permutation(n) for _ in range(self._level.size)],
+                                       axis=0), self._level)
+
+
+class BatchingBackend(Backend):
+    """The backend of the tensors inside one vmap level: ``base``'s device and dtypes, its
+    arrays ``BatchedArray``s, its ``xp`` the level's ``BatchingNamespace``."""
+
+    array_type = BatchedArray
+    scalar_operands = None
+
+    def __init__(self, base: Backend, size: int, randomness: str) -> None:
+        self.base = base
+        # a name of its own: plugin kernels are looked up by backend name and take native arrays
+        self.name = f"{base.name}+vmap"
+        self.device_type = base.device_type
+        self.index = base.index
+        self.priority = base.priority
+        self.level = Level(size, base.xp, randomness)
+        self._xp = BatchingNamespace(self.level, base.xp)
+        self.level.xp = self._xp
+        self.level.backend = self
+        self.root: Backend = base.root if isinstance(base, BatchingBackend) else base
+
+    def is_available(self) -> Any:
+        return self.base.is_available()
+
+    @property
+    def xp(self) -> Any:
+        return self._xp
+
+    @property
+    def device(self) -> Any:
+        return self.base.device
+
+    @property
+    def floating_natives(self) -> frozenset:  # type: ignore[override]
+        return self.base.floating_natives
+
+    def native_dtype(self, dtype: Any) -> Any:
+        return self.base.native_dtype(dtype)
+
+    def arraygrad_dtype(self, native: Any) -> Any:
+        return self.base.arraygrad_dtype(native)
+
+    def supported_dtypes(self) -> Any:
+        return self.base.supported_dtypes()
+
+    def coerce(self, value: Any) -> Any:
+        if type(value) is BatchedArray:
+            return value
+        return self.base.coerce(value)
+
+    def from_host(self, data: Any, dtype: Any = None) -> Any:
+        return self.base.from_host(data, dtype)
+
+    def to_host(self, array: Any) -> Any:
+        if type(array) is BatchedArray and array.level is self.level:
+            from arraygrad.func._vmap._batched import ITEM_MESSAGE
+            raise RuntimeError(ITEM_MESSAGE if array.size == 1 else DATA_MESSAGE)
+        return self.base.to_host(array)
+
+    def make_generator(self, seed: int) -> Generator:
+        return _BatchingGenerator(self.level, self.base.make_generator(seed))
+
+    def batching_generator(self, native: Any) -> Generator:
+        """The level's generator over the level-below generator ``native``."""
+        return _BatchingGenerator(self.level, native)
+
+    def scatter_add(self, target: Any, key: Any, values: Any) -> Any:
+        from arraygrad.func._vmap.rules_indexing import scatter_add
+        return scatter_add(self.level, self.base, target, key, values)
+
+    def kernel(self, op_name: str) -> None:
+        return None  # backend kernels take native arrays: the portable path batches
+
+    def is_exclusive(self, array: Any) -> bool:
+        return False
+
+    def for_device(self, index: int | None) -> Backend:
+        return self if index in (None, self.index) else self.base.for_device(index)
+
+    def wraps(self, other: Backend) -> bool:
+        """Whether ``other`` is one of the backends below this one (so its tensors mix with
+        ours as unbatched operands)."""
+        b: Backend = self.base
+        while True:
+            if b is other:
+                return True
+            if not isinstance(b, BatchingBackend):
+                return False
+            b = b.base
+
+    def __repr__(self) -> str:
+        return f"<BatchingBackend level {self.level.depth} over {self.base!r}>"
+
+
+def check_inplace(target: Any, level: Level, result: Any) -> None:
+    """PyTorch's error for writing a batched value into an unbatched tensor in place."""
+    if type(result) is BatchedArray and result.level is level and not (
+            type(target) is BatchedArray and target.level is level):
+        raise RuntimeError(INPLACE_MESSAGE)
