@@ -417,8 +417,12 @@ def index_put(input: Tensor, key: Any, value: Any) -> Tensor:
         from arraygrad.ops.arguments import as_tensor_like
 
         value = as_tensor_like(value, input, "index_put")
-    same_backend("index_put", input, value)
-    data = backend.xp.asarray(input._data, copy=True)
+    backend = same_backend("index_put", input, value)
+    if input._backend is backend:
+        data = backend.xp.asarray(input._data, copy=True)
+    else:  # the value is batched by a vmap level input is outside of: the copy is batched too
+        data = backend.xp.empty(input._data.shape, dtype=input._data.dtype)
+        data[...] = input._data
     vdata = value._data
     if vdata.dtype != data.dtype:
         vdata = backend.xp.astype(vdata, data.dtype)

@@ -1,0 +1,115 @@
+"""vmap over every conformance case: ``vmap(case.fn)(stacked inputs)`` equals the stack of
+``case.fn`` on each sample, for in_dims drawn per case (every input mapped, at a random
+dimension, negative ones included) and for only the first input mapped.
+
+The few cases arraygrad cannot batch are listed in ``UNBATCHABLE`` with the reason; for those
+the test checks that vmap refuses loudly (a RuntimeError) rather than computing wrong values.
+The functions that took the loop-and-stack fallback are checked against ``FALLBACK``.
+"""
+
+from __future__ import annotations
+
+import random
+import warnings
+
+import pytest
+
+import arraygrad as ag
+from arraygrad.conformance.case import InputMaker
+from arraygrad.conformance.cases import BUILTIN_CASES
+from arraygrad.func import vmap
+from arraygrad.func._vmap import fallback_functions
+
+B = 3
+
+# Boolean masks become index arrays through ``nonzero``, whose size differs per sample: PyTorch
+# refuses those with the same message ("can output dynamic shape"). The other ops read their
+# tensor arguments on the host or write into unbatched buffers through paths without a rule.
+_MASK = "a batched boolean mask goes through nonzero (dynamic shape)"
+UNBATCHABLE = {
+    "getitem/bool-mask": _MASK, "getitem/bool-mask-rows": _MASK, "getitem/ellipsis-mask": _MASK,
+    "index_put/array-broadcast": _MASK, "masked_fill/broadcast-mask": _MASK,
+    "masked_fill/tensor-value": _MASK, "masked_select/broadcast": _MASK,
+    "masked_scatter/basic": _MASK, "scatter/src": _MASK, "scatter/src-larger": _MASK,
+    "index_copy/dim0": _MASK, "put/basic": _MASK,
+    "scaled_dot_product_attention/bool_mask": "a batched boolean attention mask",
+    "scaled_dot_product_attention/masked_row": "a batched boolean attention mask",
+    "multi_head_attention_forward/packed_self_padding": "a batched key padding mask",
+    "max_unpool1d/output-size": "the output size is read from the indices",
+    "max_unpool2d/default-size": "the output size is read from the indices",
+    "gaussian_nll_loss/full": "checks its variance argument with Python control flow",
+    "embedding_bag/sum-weights": "offsets read on the host",
+    "embedding_bag/mean-padding": "offsets read on the host",
+    "embedding_bag/max": "offsets read on the host",
+    "ctc_loss/log_softmax": "lengths read on the host",
+    "repeat_interleave/tensor": "the output size is read from the repeats",
+}
+FALLBACK: set[str] = set()
+"""Array functions without a batching rule that the cases reach (loop-and-stack)."""
+
+
+def _samples(case):
+    sets = [case.inputs(InputMaker("cpu", ag.float64, seed=s)) for s in range(B)]
+    return [s if isinstance(s, (tuple, list)) else (s,) for s in sets]
+
+
+def _run(case, dims):
+    sets = _samples(case)
+    n = len(sets[0])
+    args = [sets[0][k] if dims[k] is None else
+            ag.stack([s[k].detach() for s in sets], dim=dims[k]) for k in range(n)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the ops' own warnings, per sample and batched alike
+        expected = [case.fn(*[s[k].detach() if dims[k] is not None else sets[0][k]
+                              for k in range(n)]) for s in sets]
+        got = vmap(case.fn, in_dims=tuple(dims))(*args)
+    if isinstance(got, ag.Tensor):
+        got, expected = (got,), [(e,) for e in expected]
+    assert len(got) == len(expected[0])
+    for j, g in enumerate(got):
+        if not isinstance(g, ag.Tensor):
+            continue
+        want = ag.stack([e[j] for e in expected])
+        assert tuple(g.shape) == tuple(want.shape), case.name
+        assert g.dtype == want.dtype, case.name
+        assert ag.allclose(g.detach().double(), want.detach().double(), rtol=1e-6, atol=1e-7,
+                           equal_nan=True), case.name
+
+
+def _all_dims(case):
+    rng = random.Random(case.name)
+    first = _samples(case)[0]
+    return [rng.randrange(-(x.ndim + 1), x.ndim + 1) if isinstance(x, ag.Tensor) else None
+            for x in first]
+
+
+def _first_dims(case):
+    first = _samples(case)[0]
+    return [0 if i == 0 else None for i in range(len(first))]
+
+
+@pytest.mark.parametrize("case", BUILTIN_CASES, ids=lambda c: c.name)
+def test_vmap_matches_stacked_samples(case):
+    for dims in (_all_dims(case), _first_dims(case)):
+        if not isinstance(_samples(case)[0][0], ag.Tensor):
+            pytest.skip("the case's first input is not a tensor")
+        if case.name in UNBATCHABLE:
+            try:
+                _run(case, dims)
+            except (RuntimeError, TypeError):  # refused, or a native library refused the array
+                continue
+            except AssertionError:
+                pytest.fail(f"{case.name}: computed wrong values instead of refusing")
+            continue  # this configuration batches (e.g. the mask is not mapped)
+        _run(case, dims)
+
+
+def test_unbatchable_cases_exist():
+    """The list names real cases (a renamed case must not silently leave it)."""
+    names = {c.name for c in BUILTIN_CASES}
+    assert set(UNBATCHABLE) <= names
+
+
+def test_fallback_list_is_short():
+    """Runs last in this file: the array functions the cases sent to the fallback."""
+    assert fallback_functions() <= FALLBACK | {"searchsorted", "__getitem__"}
