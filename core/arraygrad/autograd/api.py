@@ -26,6 +26,14 @@ def _as_tuple(value: Any, what: str) -> tuple[Any, ...]:
     raise TypeError(f"{what}: expected a Tensor or a sequence of Tensors, got {type(value).__name__}")
 
 
+def _mixable(a: Any, b: Any) -> bool:
+    """Whether tensors of backends ``a`` and ``b`` combine: one is a vmap level over the other
+    (``ops.promotion.outer_backend``)."""
+    from arraygrad.ops.promotion import outer_backend
+
+    return outer_backend(a, b) is not None
+
+
 def _make_grads(outputs: tuple[Tensor, ...], grads: tuple[Any, ...], op: str) -> list[Tensor]:
     """The gradient for each output: given, or ones for a one-element output."""
     from arraygrad.tensor import Tensor, wrap
@@ -52,7 +60,7 @@ def _make_grads(outputs: tuple[Tensor, ...], grads: tuple[Any, ...], op: str) ->
             raise RuntimeError(
                 f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] "
                 f"has a shape of {out.shape}.")
-        if g._backend is not out._backend:
+        if g._backend is not out._backend and not _mixable(g._backend, out._backend):
             raise RuntimeError(
                 f"{op}: grad_output[{i}] is on device {g.device} but output[{i}] is on {out.device}")
         if out.dtype.is_floating_point and not g.dtype.is_floating_point:

@@ -14,6 +14,7 @@ import functools
 from typing import Any, Callable
 
 from arraygrad.func._pytree import TreeSpec, tree_flatten, tree_unflatten
+from arraygrad.random import vmap_levels
 from arraygrad.func._vmap._batched import BatchedArray
 from arraygrad.func._vmap._namespace import BatchingBackend
 from arraygrad.func._vmap._wrap import from_batched, is_batched_tensor, to_batched
@@ -22,8 +23,7 @@ from arraygrad.tensor import Tensor
 __all__ = ["vmap"]
 
 _RANDOMNESS = ("error", "different", "same")
-active: list[BatchingBackend] = []
-"""The levels of the vmap calls running now, outermost first."""
+active = vmap_levels  # the levels of the vmap calls running now, outermost first
 
 
 def vmap(func: Callable[..., Any], in_dims: Any = 0, out_dims: Any = 0,

@@ -85,7 +85,9 @@ class Level:
 def _binary(op: Any) -> Any:
     def method(self: "BatchedArray", other: Any) -> Any:
         if type(other) is BatchedArray and other.level.depth > self.level.depth:
-            return NotImplemented  # the inner level's array computes: we are unbatched to it
+            # the inner level computes, we are unbatched to it (Python tries no reflected
+            # method between operands of one type, so we hand over here)
+            return other.level.xp._operator(op, self, other)
         return self.level.xp._operator(op, self, other)
     method.__name__ = f"__{op.__name__.strip('_')}__"
     return method
@@ -268,7 +270,7 @@ class BatchedArray:
 
     def __matmul__(self, other: Any) -> Any:
         if type(other) is BatchedArray and other.level.depth > self.level.depth:
-            return NotImplemented
+            return other.level.xp.matmul(self, other)
         return self.level.xp.matmul(self, other)
 
     def __rmatmul__(self, other: Any) -> Any:

@@ -195,6 +195,7 @@ class _BatchingGenerator(Generator):
     def __init__(self, level: Level, base: Any) -> None:
         self._level = level
         self._base = base
+        self.backend = level.backend  # the backend of a batched draw's tensor
 
     def _draw(self, method: str, shape: tuple[int, ...], *args: Any) -> Any:
         mode = self._level.randomness
@@ -287,8 +288,12 @@ class BatchingBackend(Backend):
     def make_generator(self, seed: int) -> Generator:
         return _BatchingGenerator(self.level, self.base.make_generator(seed))
 
-    def batching_generator(self, native: Any) -> Generator:
-        """The level's generator over the level-below generator ``native``."""
+    def batching_generator(self, generator: Any) -> Generator:
+        """The level's generator drawing from ``generator`` (an ``arraygrad.Generator``)
+        through the levels below (``arraygrad.random.generator_for`` asks for it)."""
+        base = self.base
+        native = (base.batching_generator(generator) if isinstance(base, BatchingBackend)
+                  else generator.native(base))
         return _BatchingGenerator(self.level, native)
 
     def scatter_add(self, target: Any, key: Any, values: Any) -> Any:
