@@ -174,6 +174,9 @@ def _unwrap_outputs(func: Callable[..., Any], out_dims: Any, outputs: Any, level
         raise ValueError(f"vmap({name}, ..., out_dims={out_dims}): `out_dims` must be an int, "
                          "None or a python collection of ints representing where in the outputs "
                          "the vmapped dimension should appear.")
+    if outputs is None or (isinstance(outputs, (tuple, list)) and any(o is None for o in outputs)):
+        raise ValueError(f"vmap({name}, ...): `{name}` must only return Tensors, got type "
+                         f"{type(None)}. Did you mean to set out_dims= to None for output?")
     leaves, spec = tree_flatten(outputs)
     head = f"vmap({name}, ..., out_dims={out_dims})(<inputs>)"
 
@@ -197,8 +200,9 @@ def _unwrap_outputs(func: Callable[..., Any], out_dims: Any, outputs: Any, level
             if is_batched_tensor(leaf, level):
                 raise ValueError(f"vmap({name}, ...): `{name}` can not return a BatchedTensor "
                                  "when out_dim is None")
+            # unbatched: as it is, on the level below when it was computed on this level
             result.append(leaf if leaf._backend is not level.backend else
-                          from_batched(leaf, level, 0).select(0, 0))
+                          from_batched(leaf, level, 0)[0])
             continue
         nd = leaf.ndim + 1
         if not isinstance(d, int) or not -nd <= d < nd:
