@@ -261,8 +261,8 @@ class BatchedArray:
     __xor__, __rxor__, __ixor__ = _binary(operator.xor), _reflected(operator.xor), _inplace(operator.ixor)
     __lshift__, __rlshift__ = _binary(operator.lshift), _reflected(operator.lshift)
     __rshift__, __rrshift__ = _binary(operator.rshift), _reflected(operator.rshift)
-    __eq__ = _binary(operator.eq)  # type: ignore[assignment]
-    __ne__ = _binary(operator.ne)  # type: ignore[assignment]
+    __eq__ = _binary(operator.eq)  # elementwise, as arrays compare
+    __ne__ = _binary(operator.ne)
     __lt__, __le__ = _binary(operator.lt), _binary(operator.le)
     __gt__, __ge__ = _binary(operator.gt), _binary(operator.ge)
     __neg__, __pos__ = _unary(operator.neg), _unary(operator.pos)

@@ -57,7 +57,7 @@ def _has_batched(level: Level, args: tuple[Any, ...], kwargs: dict[str, Any]) ->
 def _op_name() -> str:
     """The arraygrad op computing right now, read from the call stack (for the fallback's
     warning): the innermost frame in ``arraygrad.ops``/``nn``/plugins outside this package."""
-    frame = sys._getframe(2)
+    frame: Any = sys._getframe(2)
     while frame is not None:
         module = frame.f_globals.get("__name__", "")
         if not module.startswith("arraygrad.func._vmap") and (
@@ -259,7 +259,7 @@ class BatchingBackend(Backend):
         return self.base.device
 
     @property
-    def floating_natives(self) -> frozenset:  # type: ignore[override]
+    def floating_natives(self) -> frozenset:
         return self.base.floating_natives
 
     def native_dtype(self, dtype: Any) -> Any:

@@ -35,7 +35,7 @@ def matmul(level: Level, fn: Callable[..., Any], a: Any, b: Any, /) -> Any:
     base = level.base
     va, vb = bval(a, level), bval(b, level)
     na, nb = logical_ndim(a), logical_ndim(b)
-    drop = None
+    drop: Any = None  # the axis (or axes) matmul's 1-D operands leave in the result
     if va is not None and na == 1:
         va = base.expand_dims(va, axis=1)  # (B, 1, k)
         na = 2
