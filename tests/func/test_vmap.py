@@ -317,3 +317,22 @@ def test_random_binary_programs(rows, cols, n, da, db, k):
     b = ag.stack([rand(rows, cols) for _ in range(n)], dim=db % 3) if db is not None else rand(rows, cols)
     dims = (None if da is None else da % 3, None if db is None else db % 3)
     assert close(vmap(f, in_dims=(da, db))(a, b), loop(f, dims, (a, b)))
+
+
+def test_forward_mode_through_vmap():
+    """Jacobian columns as a vmapped JVP (what jacfwd builds on), and a dual tensor fed to a
+    vmapped function."""
+    import arraygrad.autograd.forward_ad as fwAD
+
+    x = rand(4)
+    f = lambda a: a.sin() * a.sum()
+
+    def column(t):
+        with fwAD.dual_level():
+            return fwAD.unpack_dual(f(fwAD.make_dual(x, t))).tangent
+
+    assert close(vmap(column)(ag.eye(4, dtype=F64)).T, jacrev(f)(x))
+    xs, ts = rand(3, 4), rand(3, 4)
+    with fwAD.dual_level():
+        out = fwAD.unpack_dual(vmap(f)(fwAD.make_dual(xs, ts))).tangent
+    assert close(out, ag.stack([jacrev(f)(xs[i]) @ ts[i] for i in range(3)]))
