@@ -182,6 +182,12 @@ def test_randomness_modes():
     assert not close(drop[0], drop[1])
 
 
+def test_chunk_size_with_same_randomness_shares_one_draw():
+    x = rand(5, 3)
+    out = vmap(lambda a: a * 0 + ag.rand(3), randomness="same", chunk_size=2)(x)
+    assert all(close(out[0], out[i]) for i in range(5))
+
+
 def test_chunk_size_gives_the_same_values():
     x, y = rand(7, 3), rand(3, 7)
     f = lambda a, b: (a.exp() * b, (a @ b).sum())
@@ -336,3 +342,9 @@ def test_forward_mode_through_vmap():
     with fwAD.dual_level():
         out = fwAD.unpack_dual(vmap(f)(fwAD.make_dual(xs, ts))).tangent
     assert close(out, ag.stack([jacrev(f)(xs[i]) @ ts[i] for i in range(3)]))
+
+
+def test_moving_a_batched_tensor_to_its_own_device_keeps_it():
+    x = rand(3, 4)
+    out = vmap(lambda a: a.to("cpu").cpu().to(x.device, ag.float32) * 2)(x)
+    assert out.dtype == ag.float32 and close(out.double(), (x * 2).float().double(), 1e-6)

@@ -50,10 +50,18 @@ TO_COPY_DEVICE = defop("ToCopyBackward0", jvp=VIA_VJP, key="ToCopyDeviceBackward
                        vjp=(_move_back,))
 
 
+def _vmap_level_over(have: Backend, backend: Backend) -> bool:
+    """Whether ``have`` is a vmap level's backend over ``backend``: a batched tensor is on
+    that device already (``x.to(x.device)`` inside vmap keeps it as it is)."""
+    from arraygrad.ops.promotion import outer_backend
+
+    return outer_backend(have, backend) is have
+
+
 def to_backend(t: Tensor, backend: Backend, dtype: _dt.dtype | None = None) -> Tensor:
     """``t`` on another backend, in ``dtype`` if given (differentiable: the gradient moves
     back, and is cast back to ``t``'s dtype)."""
-    if t._backend is backend:
+    if t._backend is backend or _vmap_level_over(t._backend, backend):
         return t if dtype is None else to_dtype(t, dtype)
     data = _move(t._data, t._backend, backend)
     if dtype is not None:

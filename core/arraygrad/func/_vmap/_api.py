@@ -220,10 +220,17 @@ def _chunked(func: Callable[..., Any], out_dims: Any, randomness: str, chunk_siz
     """The batch in chunks of ``chunk_size``, one after the other, outputs concatenated."""
     import arraygrad
 
+    from arraygrad.random import get_rng_state, set_rng_state
+
+    device = next(leaf for leaf, d in zip(leaves, dims) if d is not None).device
+    # 'same': every chunk replays the first one's draws, as one call would share them
+    state = get_rng_state(device) if randomness == "same" else None
     pieces = []
     for start in range(0, size, chunk_size):
         n = min(chunk_size, size - start)
         part = [leaf if d is None else leaf.narrow(d, start, n) for leaf, d in zip(leaves, dims)]
+        if state is not None:
+            set_rng_state(state, device)
         pieces.append(_run(func, out_dims, randomness, part, dims, spec, kwargs, n))
     flat = [tree_flatten(p)[0] for p in pieces]
     out_spec = tree_flatten(pieces[0])[1]
