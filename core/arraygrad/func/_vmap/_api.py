@@ -15,7 +15,6 @@ from typing import Any, Callable
 
 from arraygrad.func._pytree import TreeSpec, tree_flatten, tree_unflatten
 from arraygrad.random import vmap_levels
-from arraygrad.func._vmap._batched import BatchedArray
 from arraygrad.func._vmap._namespace import BatchingBackend
 from arraygrad.func._vmap._wrap import from_batched, is_batched_tensor, to_batched
 from arraygrad.tensor import Tensor
@@ -251,5 +250,3 @@ def _chunked(func: Callable[..., Any], out_dims: Any, randomness: str, chunk_siz
             joined.append(arraygrad.cat(items, dim=d % items[0].ndim))
     return tree_unflatten(joined, out_spec)
 
-
-del BatchedArray

@@ -19,7 +19,7 @@ from arraygrad.backends.contract import Backend, Generator
 from arraygrad.func._vmap import _table
 from arraygrad.func._vmap.rules_creation import ALLOCATORS, allocate
 from arraygrad.func._vmap._batched import (
-    DATA_MESSAGE, DYNAMIC_SHAPE_MESSAGE, INPLACE_MESSAGE, RANDOM_ERROR_MESSAGE, BatchedArray, Level,
+    DATA_MESSAGE, DYNAMIC_SHAPE_MESSAGE, RANDOM_ERROR_MESSAGE, BatchedArray, Level,
 )
 
 __all__ = ["BatchingBackend", "BatchingNamespace", "fallback_functions"]
@@ -323,9 +323,3 @@ class BatchingBackend(Backend):
     def __repr__(self) -> str:
         return f"<BatchingBackend level {self.level.depth} over {self.base!r}>"
 
-
-def check_inplace(target: Any, level: Level, result: Any) -> None:
-    """PyTorch's error for writing a batched value into an unbatched tensor in place."""
-    if type(result) is BatchedArray and result.level is level and not (
-            type(target) is BatchedArray and target.level is level):
-        raise RuntimeError(INPLACE_MESSAGE)

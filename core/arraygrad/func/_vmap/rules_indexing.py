@@ -19,6 +19,9 @@ from arraygrad.func._vmap._table import (
 )
 
 
+__all__ = ["getitem", "setitem", "scatter_add"]
+
+
 def _is_array(k: Any) -> bool:
     return hasattr(k, "shape") and not isinstance(k, (int, bool))
 
@@ -66,13 +69,20 @@ def getitem(level: Level, x: Any, key: Any) -> Any:
             return batched(materialize(x, level)[full], level)
         from arraygrad.func._vmap._namespace import fallback
         return fallback(level, "__getitem__", lambda a, k: a[k], x, key)
-    adv = _advanced_positions(key)
     out = v[(slice(None),) + key]
-    if len(adv) > 1 and adv[-1] - adv[0] != len(adv) - 1:
-        # non-adjacent index arrays: NumPy put their dimensions first, before the batch one
-        nd = max(1 if "bool" in str(key[i].dtype) else key[i].ndim for i in adv)
+    nd = _separated_ndim(key)
+    if nd:  # NumPy put the index arrays' dimensions first, before the batch one
         out = level.base.moveaxis(out, nd, 0)
     return batched(out, level)
+
+
+def _separated_ndim(key: tuple[Any, ...]) -> int:
+    """For a key whose index arrays are not adjacent: the number of dimensions they make
+    (NumPy puts those first in the result, before the batch dimension); else 0."""
+    adv = _advanced_positions(key)
+    if len(adv) < 2 or adv[-1] - adv[0] == len(adv) - 1:
+        return 0
+    return max(1 if "bool" in str(key[i].dtype) else key[i].ndim for i in adv)
 
 
 def setitem(level: Level, x: Any, key: Any, value: Any) -> None:
@@ -94,7 +104,9 @@ def setitem(level: Level, x: Any, key: Any, value: Any) -> None:
         value.level.check_write(v)  # batched at another level: v must carry that one too
     if is_batched(value, level):
         target = v[phys]
-        v[phys] = pad(value.value, level, target.ndim - 1)
+        vals = pad(value.value, level, target.ndim - 1)
+        nd = _separated_ndim(key)
+        v[phys] = level.base.moveaxis(vals, 0, nd) if nd else vals
     else:
         v[phys] = value
 
@@ -148,7 +160,7 @@ def scatter_add(level: Level, base_backend: Any, target: Any, key: Any, values: 
         adv = _advanced_positions(keyt)
         if len(adv) <= 1 or adv[-1] - adv[0] == len(adv) - 1:
             phys = (slice(None),) + keyt
-            sel_nd = _selected_ndim(tv, phys, level)
+            sel_nd = _selected_ndim(tv, phys)
             vals = pad(values.value, level, sel_nd) if is_batched(values, level) else values
             base_backend.scatter_add(tv, phys, vals)
             return target
@@ -164,7 +176,7 @@ def scatter_add(level: Level, base_backend: Any, target: Any, key: Any, values: 
     return target
 
 
-def _selected_ndim(tv: Any, phys: tuple[Any, ...], level: Level) -> int:
+def _selected_ndim(tv: Any, phys: tuple[Any, ...]) -> int:
     """The logical rank of ``tv[phys]`` (a view's rank, no copy of the data)."""
     return int(tv[phys].ndim) - 1
 
@@ -178,4 +190,3 @@ def put_along_axis(level: Level, fn: Callable[..., Any], x: Any, indices: Any, v
               axis=shift(axis, nd))
 
 
-__all__ = ["getitem", "setitem", "scatter_add", "BatchedArray"]

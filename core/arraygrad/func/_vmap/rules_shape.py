@@ -98,8 +98,8 @@ def broadcast_to(level: Level, fn: Callable[..., Any], x: Any, /, shape: Any) ->
 @batching_rule("broadcast_arrays")
 def broadcast_arrays(level: Level, fn: Callable[..., Any], *arrays: Any) -> Any:
     """Every array to the logical broadcast shape (the unbatched ones stay unbatched)."""
-    base = level.base
-    shape = tuple(base.broadcast_shapes(*[tuple(a.shape) for a in arrays]))
+    from arraygrad.ops.broadcast import broadcast_shapes
+    shape = tuple(broadcast_shapes("broadcast_arrays", *[tuple(a.shape) for a in arrays]))
     return [level.xp.broadcast_to(a, shape) for a in arrays]
 
 
