@@ -348,3 +348,19 @@ def test_moving_a_batched_tensor_to_its_own_device_keeps_it():
     x = rand(3, 4)
     out = vmap(lambda a: a.to("cpu").cpu().to(x.device, ag.float32) * 2)(x)
     assert out.dtype == ag.float32 and close(out.double(), (x * 2).float().double(), 1e-6)
+
+
+def test_vmap_over_grad_outputs_of_a_recorded_graph():
+    """``autograd.grad`` with a batch of grad_outputs (what ``is_grads_batched`` builds on): the
+    graph recorded outside vmap runs once for the whole batch of cotangents."""
+    ag.manual_seed(2)
+    x = rand(4, 3).requires_grad_()
+    lin = nn.Linear(3, 5).double()
+    out = (lin(x).tanh() * 2).sum(0)
+    eye = ag.eye(5, dtype=F64)
+    for wrt in (x, lin.weight):
+        rows = ag.stack([ag.autograd.grad(out, wrt, eye[i], retain_graph=True)[0]
+                         for i in range(5)])
+        got = vmap(lambda g: ag.autograd.grad(out, wrt, g, retain_graph=True,
+                                              create_graph=True)[0])(eye)
+        assert close(got, rows) and got.requires_grad
