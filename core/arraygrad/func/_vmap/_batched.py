@@ -186,37 +186,35 @@ class BatchedArray:
 
     # -- what needs one value per sample: PyTorch's vmap errors ----------------------------
     # Only the core's array code converts arrays to Python values directly (user code goes
-    # through ``Tensor.item``/``__bool__``, which refuse). The core does it to check its
-    # arguments (``int(xp.max(index)) < n``, ``bool(xp.any(p < 0))``): a whole-array
-    # ``min``/``max``/``any``/``all`` remembers its reduction (``reduced``), and its Python
-    # value is that reduction over the batch too (the check then covers every sample).
-    def _batch_value(self) -> Any:
-        reduced = self.reduced
-        if reduced is None or self.ndim != 0:
-            return None
-        return getattr(self.level.base, reduced)(self.value)
+    # through ``Tensor.item``/``__bool__``, which refuse as PyTorch does). The core does it to
+    # check arguments (``int(xp.max(index)) < n``, ``bool(xp.any(p < 0))``) and to branch on
+    # a value (``if count == 0``). A whole-sample ``min``/``max``/``any``/``all`` remembers its
+    # reduction (``reduced``) and reads as that reduction over the batch too (a check then
+    # covers every sample); any other 0-d value reads as itself when every sample has the
+    # same one, and raises PyTorch's vmap error when they differ.
+    def _python_value(self, message: str) -> Any:
+        if self.ndim != 0:
+            raise RuntimeError(message)
+        base = self.level.base
+        if self.reduced is not None:
+            return getattr(base, self.reduced)(self.value)
+        first = self.value[0]
+        if not bool(base.all(self.value == first)):
+            raise RuntimeError(message)
+        return first
 
     def refuse_control_flow(self) -> None:
         """PyTorch's error for ``if tensor:`` inside vmap."""
         raise RuntimeError(CONTROL_FLOW_MESSAGE)
 
     def __bool__(self) -> bool:
-        found = self._batch_value()
-        if found is None:
-            raise RuntimeError(CONTROL_FLOW_MESSAGE)
-        return bool(found)
+        return bool(self._python_value(CONTROL_FLOW_MESSAGE))
 
     def __float__(self) -> float:
-        found = self._batch_value()
-        if found is None:
-            raise RuntimeError(ITEM_MESSAGE)
-        return float(found)
+        return float(self._python_value(ITEM_MESSAGE))
 
     def __int__(self) -> int:
-        found = self._batch_value()
-        if found is None:
-            raise RuntimeError(ITEM_MESSAGE)
-        return int(found)
+        return int(self._python_value(ITEM_MESSAGE))
 
     __index__ = __int__
 
