@@ -28,10 +28,9 @@ B = 3
 _MASK = "a batched boolean mask goes through nonzero (dynamic shape)"
 UNBATCHABLE = {
     "getitem/bool-mask": _MASK, "getitem/bool-mask-rows": _MASK, "getitem/ellipsis-mask": _MASK,
-    "index_put/array-broadcast": _MASK, "masked_fill/broadcast-mask": _MASK,
+    "masked_fill/broadcast-mask": _MASK,
     "masked_fill/tensor-value": _MASK, "masked_select/broadcast": _MASK,
-    "masked_scatter/basic": _MASK, "scatter/src": _MASK, "scatter/src-larger": _MASK,
-    "index_copy/dim0": _MASK, "put/basic": _MASK,
+    "masked_scatter/basic": _MASK,
     "scaled_dot_product_attention/bool_mask": "a batched boolean attention mask",
     "scaled_dot_product_attention/masked_row": "a batched boolean attention mask",
     "multi_head_attention_forward/packed_self_padding": "a batched key padding mask",

@@ -459,8 +459,9 @@ def _put_linear(backend: Backend, data: Any, key: LinearKey, values: Any) -> Any
     Written with the standard's ``where`` and the backend's scatter-add (the
     standard cannot assign through integer arrays). Where an index repeats, the
     last write wins, as sequential assignment (and PyTorch's CPU kernel) does: a
-    stable sort of the positions finds each position's last occurrence, and only
-    those are scattered, so no two values ever add up.
+    stable sort of the positions finds each position's last occurrence, and the others
+    scatter zeros, so no two values ever add up. (Masking, not selecting: the number of
+    distinct positions is data-dependent, which vmap cannot batch.)
     """
     xp = backend.xp
     shape = tuple(data.shape)
@@ -470,8 +471,8 @@ def _put_linear(backend: Backend, data: Any, key: LinearKey, values: Any) -> Any
         order = xp.argsort(flat, stable=True)
         ordered = xp.take(flat, order, axis=0)
         last = xp.concat([ordered[1:] != ordered[:-1], xp.ones((1,), dtype=xp.bool)])
-        keep = xp.take(order, xp.nonzero(last)[0], axis=0)
-        flat, vals = xp.take(flat, keep, axis=0), xp.take(vals, keep, axis=0)
+        flat = ordered
+        vals = xp.where(last, xp.take(vals, order, axis=0), xp.zeros((), dtype=vals.dtype))
     zeros = xp.zeros((math.prod(shape),), dtype=data.dtype)
     placed = backend.scatter_add(zeros, flat, vals)
     hit = backend.scatter_add(xp.zeros_like(zeros), flat, xp.ones_like(vals)) > 0
