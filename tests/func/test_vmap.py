@@ -274,9 +274,9 @@ def test_structure_errors(name, call):
 
 
 def test_fallback_warns_once_naming_the_function():
-    from arraygrad.func._vmap import _namespace
+    from arraygrad.func._vmap import _fallback
 
-    _namespace._warned.discard("searchsorted")
+    _fallback._warned.discard("searchsorted")
     rows = ag.sort(rand(3, 5), dim=1).values
     vals = rand(3, 2)
     with warnings.catch_warnings(record=True) as seen:
@@ -364,3 +364,24 @@ def test_vmap_over_grad_outputs_of_a_recorded_graph():
         got = vmap(lambda g: ag.autograd.grad(out, wrt, g, retain_graph=True,
                                               create_graph=True)[0])(eye)
         assert close(got, rows) and got.requires_grad
+
+
+def test_gradients_of_captured_tensors_sum_over_the_batch():
+    """A parameter captured by the vmapped function (``vmap(model)(x)`` then ``backward``) gets
+    the sum of the per-sample gradients, as in PyTorch; inside vmap, ``grad`` keeps them per
+    sample."""
+    ag.manual_seed(3)
+    model = nn.Sequential(nn.Linear(4, 6), nn.Tanh(), nn.Linear(6, 2)).double()
+    x = rand(5, 4)
+    vmap(model)(x).pow(2).sum().backward()
+    got = {k: p.grad.clone() for k, p in model.named_parameters()}
+    model.zero_grad()
+    model(x).pow(2).sum().backward()
+    for k, p in model.named_parameters():
+        assert close(got[k], p.grad), k
+    w = rand(4).requires_grad_()
+    (g,) = ag.autograd.grad(vmap(lambda r: (r * w).sum())(x).sum(), w)
+    assert close(g, x.sum(0))
+    constant = vmap(lambda r: w.sum() + r.sum() * 0)(x).sum()  # the same gradient per sample
+    assert close(ag.autograd.grad(constant, w)[0], ag.full((4,), 5.0, dtype=F64))
+    assert close(vmap(grad(lambda v, r: (r * v).sum()), in_dims=(None, 0))(w, x), x)

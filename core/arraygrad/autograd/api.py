@@ -29,7 +29,7 @@ def _as_tuple(value: Any, what: str) -> tuple[Any, ...]:
 def _mixable(a: Any, b: Any) -> bool:
     """Whether tensors of backends ``a`` and ``b`` combine: one is a vmap level over the other
     (``ops.promotion.outer_backend``)."""
-    from arraygrad.ops.promotion import outer_backend
+    from arraygrad.backends.stacking import outer_backend
 
     return outer_backend(a, b) is not None
 
@@ -161,6 +161,10 @@ def grad(outputs: _TensorOrTensors, inputs: _TensorOrTensors,
                             allow_unused=allow_unused)
     result = []
     for t, g in zip(ins, captured):
+        if g is not None and g._backend is not t._backend:  # batched by a vmap call that ended
+            leave = getattr(g._backend, "leave_levels", None)
+            if leave is not None:
+                g = leave(g, t._backend, ended_only=True)
         if g is None and materialize_grads:
             g = t.new_zeros(t.shape)  # zeros_like(t), without importing the creation layer
         elif g is not None and not create_graph:

@@ -195,7 +195,7 @@ def overwritten(old: Tensor, value: Any, op: str) -> Tensor:
     xp = backend.xp
     if isinstance(value, Tensor):
         if value._backend is not backend:
-            from arraygrad.ops.promotion import outer_backend
+            from arraygrad.backends.stacking import outer_backend
 
             lifted = outer_backend(backend, value._backend)  # inside vmap
             if lifted is not None:

@@ -9,26 +9,14 @@ from typing import Any
 from arraygrad import dtypes as _dt
 from arraygrad.ops import fast as _fast
 from arraygrad.ops.broadcast import broadcast_shapes
+from arraygrad.backends.stacking import outer_backend
 from arraygrad.ops.casting import cast_data
 from arraygrad.tensor import Tensor
 
 
-__all__ = ["operands", "same_backend", "outer_backend"]
+__all__ = ["operands", "same_backend"]
 
 _scalar_types = (int, float, bool)
-
-
-def outer_backend(a: Any, b: Any) -> Any:
-    """Of two distinct backends, the one that wraps the other (a vmap level's
-    ``BatchingBackend`` over the backend of tensors captured from outside it, whose arrays it
-    takes as unbatched operands), or None when neither does."""
-    wraps = getattr(a, "wraps", None)
-    if wraps is not None and wraps(b):
-        return a
-    wraps = getattr(b, "wraps", None)
-    if wraps is not None and wraps(a):
-        return b
-    return None
 
 
 def same_backend(op: str, *tensors: Tensor) -> Any:

@@ -53,7 +53,7 @@ TO_COPY_DEVICE = defop("ToCopyBackward0", jvp=VIA_VJP, key="ToCopyDeviceBackward
 def _vmap_level_over(have: Backend, backend: Backend) -> bool:
     """Whether ``have`` is a vmap level's backend over ``backend``: a batched tensor is on
     that device already (``x.to(x.device)`` inside vmap keeps it as it is)."""
-    from arraygrad.ops.promotion import outer_backend
+    from arraygrad.backends.stacking import outer_backend
 
     return outer_backend(have, backend) is have
 

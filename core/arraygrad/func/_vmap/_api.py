@@ -159,9 +159,11 @@ def _run(func: Callable[..., Any], out_dims: Any, randomness: str, leaves: list[
     level = backend.level
     inner = [leaf if d is None else to_batched(leaf, level, d) for leaf, d in zip(leaves, dims)]
     active.append(backend)
+    level.active = True
     try:
         outputs = func(*tree_unflatten(inner, spec), **kwargs)
     finally:
+        level.active = False
         active.pop()
     return _unwrap_outputs(func, out_dims, outputs, level)
 

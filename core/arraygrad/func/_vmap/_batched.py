@@ -58,13 +58,14 @@ class Level:
     ``_namespace.BatchingBackend``. ``depth`` orders levels: a later (inner) level is deeper.
     """
 
-    __slots__ = ("size", "base", "randomness", "xp", "backend", "depth", "__weakref__")
+    __slots__ = ("size", "base", "randomness", "xp", "backend", "depth", "active", "__weakref__")
 
     def __init__(self, size: int, base: Any, randomness: str) -> None:
         self.size = size
         self.base = base
         self.randomness = randomness
         self.depth = next(_depths)
+        self.active = False  # while its vmap call runs (gradients leave ended levels summed)
         self.xp: Any = None
         self.backend: Any = None
 

@@ -11,26 +11,19 @@ function, naming it (and the op being computed, read from the call stack).
 
 from __future__ import annotations
 
-import sys
-import warnings
 from typing import Any, Callable
 
 from arraygrad.backends.contract import Backend, Generator
 from arraygrad.func._vmap import _table
+from arraygrad.func._vmap._fallback import fallback
+from arraygrad.func._vmap._wrap import leave_levels
+from arraygrad.func._vmap.rules_indexing import getitem, scatter_add, setitem
 from arraygrad.func._vmap.rules_creation import ALLOCATORS, allocate
 from arraygrad.func._vmap._batched import (
     DATA_MESSAGE, DYNAMIC_SHAPE_MESSAGE, RANDOM_ERROR_MESSAGE, BatchedArray, Level,
 )
 
-__all__ = ["BatchingBackend", "BatchingNamespace", "fallback_functions"]
-
-_warned: set[str] = set()
-
-
-def fallback_functions() -> set[str]:
-    """The functions that took the loop-and-stack fallback so far in this process."""
-    return set(_warned)
-
+__all__ = ["BatchingBackend", "BatchingNamespace"]
 
 # Functions whose result shape depends on the data: no batched form exists (PyTorch refuses).
 _DYNAMIC = {"nonzero": "aten::nonzero", "unique_all": "aten::unique", "unique_counts": "aten::unique",
@@ -52,57 +45,6 @@ def _has_batched(level: Level, args: tuple[Any, ...], kwargs: dict[str, Any]) ->
         if type(a) is BatchedArray and a.level is level:
             return True
     return False
-
-
-def _op_name() -> str:
-    """The arraygrad op computing right now, read from the call stack (for the fallback's
-    warning): the innermost frame in ``arraygrad.ops``/``nn``/plugins outside this package."""
-    frame: Any = sys._getframe(2)
-    while frame is not None:
-        module = frame.f_globals.get("__name__", "")
-        if not module.startswith("arraygrad.func._vmap") and (
-                module.startswith(("arraygrad.ops", "arraygrad.nn", "arraygrad.linalg",
-                                   "arraygrad.special", "arraygrad.creation"))
-                or not module.startswith("arraygrad")):
-            return f"{module}.{frame.f_code.co_name}"
-        frame = frame.f_back
-    return "?"
-
-
-def _slice(x: Any, level: Level, i: int) -> Any:
-    if type(x) is BatchedArray and x.level is level:
-        return x.value[i]
-    if type(x) in (list, tuple):
-        return type(x)(_slice(y, level, i) for y in x)
-    return x
-
-
-def _stack(results: list[Any], level: Level) -> Any:
-    first = results[0]
-    if isinstance(first, tuple):
-        items = [_stack([r[k] for r in results], level) for k in range(len(first))]
-        return type(first)(*items) if hasattr(type(first), "_fields") else tuple(items)
-    if isinstance(first, list):
-        return [_stack([r[k] for r in results], level) for k in range(len(first))]
-    if not _table.is_array(first):
-        return first
-    base = level.base
-    return BatchedArray(base.stack([base.asarray(r) for r in results], axis=0), level)
-
-
-def fallback(level: Level, name: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    """``fn`` once per sample on the per-sample slices of its batched arguments, the results
-    stacked along a new batch dimension: the rule of functions without one (slow: warns once)."""
-    if name not in _warned:
-        _warned.add(name)
-        warnings.warn(
-            f"vmap: there is no batching rule for the array function {name!r} (computing "
-            f"{_op_name()}), so it runs once per sample (a Python loop over the batch). "
-            "Performance will be slow; add a batching rule (see docs/vmap.md).",
-            UserWarning, stacklevel=3)
-    results = [fn(*_slice(args, level, i), **{k: _slice(v, level, i) for k, v in kwargs.items()})
-               for i in range(level.size)]
-    return _stack(results, level)
 
 
 def _dispatcher(level: Level, name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -180,11 +122,9 @@ class BatchingNamespace:
         target.value = result
 
     def _getitem(self, x: BatchedArray, key: Any) -> Any:
-        from arraygrad.func._vmap.rules_indexing import getitem
         return getitem(self._level, x, key)
 
     def _setitem(self, x: BatchedArray, key: Any, value: Any) -> None:
-        from arraygrad.func._vmap.rules_indexing import setitem
         setitem(self._level, x, key, value)
 
 
@@ -297,7 +237,6 @@ class BatchingBackend(Backend):
         return _BatchingGenerator(self.level, native)
 
     def scatter_add(self, target: Any, key: Any, values: Any) -> Any:
-        from arraygrad.func._vmap.rules_indexing import scatter_add
         return scatter_add(self.level, self.base, target, key, values)
 
     def kernel(self, op_name: str) -> None:
@@ -308,6 +247,11 @@ class BatchingBackend(Backend):
 
     def for_device(self, index: int | None) -> Backend:
         return self if index in (None, self.index) else self.base.for_device(index)
+
+    def leave_levels(self, g: Any, target: Backend, ended_only: bool = False) -> Any:
+        """A gradient of ours for a tensor of ``target`` (from outside the vmap call), summed
+        over the batch (``_wrap.leave_levels``); autograd asks for it."""
+        return leave_levels(g, target, ended_only)
 
     def wraps(self, other: Backend) -> bool:
         """Whether ``other`` is one of the backends below this one (so its tensors mix with

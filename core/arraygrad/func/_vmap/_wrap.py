@@ -15,7 +15,7 @@ from arraygrad.func._vmap._table import materialize
 from arraygrad.ops.rule import defop
 from arraygrad.tensor import Tensor
 
-__all__ = ["to_batched", "from_batched"]
+__all__ = ["to_batched", "from_batched", "leave_levels"]
 
 
 def to_batched(t: Tensor, level: Level, dim: int) -> Tensor:
@@ -54,3 +54,17 @@ def is_batched_tensor(t: Any, level: Level) -> bool:
     """Whether tensor ``t``'s data is batched at ``level``."""
     data = t._data
     return type(data) is BatchedArray and data.level is level
+
+
+def leave_levels(g: Tensor, target: Any, ended_only: bool = False) -> Tensor:
+    """The gradient ``g`` of a tensor of backend ``target`` (a tensor from outside a vmap
+    call) when ``g`` came back batched by the call's level: summed over the batch, each
+    sample's contribution added, as PyTorch's batching rules reduce it. ``ended_only``: only
+    levels whose call has returned (inside the call, ``autograd.grad`` keeps the per-sample
+    gradients: ``vmap(grad(f))``)."""
+    while g._backend is not target:
+        level = getattr(g._backend, "level", None)  # a BatchingBackend's
+        if level is None or (ended_only and level.active):
+            break
+        g = from_batched(g, level, 0).sum(0)
+    return g

@@ -67,7 +67,7 @@ def getitem(level: Level, x: Any, key: Any) -> Any:
         full = _pure_advanced(level, key)
         if full is not None:
             return batched(materialize(x, level)[full], level)
-        from arraygrad.func._vmap._namespace import fallback
+        from arraygrad.func._vmap._fallback import fallback
         return fallback(level, "__getitem__", lambda a, k: a[k], x, key)
     out = v[(slice(None),) + key]
     nd = _separated_ndim(key)

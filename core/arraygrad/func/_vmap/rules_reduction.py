@@ -36,7 +36,7 @@ def reduce_all(level: Level, fn: Callable[..., Any], x: Any, *args: Any, **kwarg
     """A reduction over logical axes (None: all of them)."""
     v = bval(x, level)
     if v is None:  # an extra argument is batched, not the array: per-sample
-        from arraygrad.func._vmap._namespace import fallback
+        from arraygrad.func._vmap._fallback import fallback
         return fallback(level, fn.__name__, fn, x, *args, **kwargs)
     axis = _axis_arg(kwargs, None)
     nd = x.ndim
@@ -91,5 +91,5 @@ def searchsorted(level: Level, fn: Callable[..., Any], x1: Any, x2: Any, /, **kw
     a batched ``x1`` (a row per sample) has no one-call form in the standard: per sample."""
     if not is_batched(x1, level):
         return batched(fn(x1, bval(x2, level), **kwargs), level)
-    from arraygrad.func._vmap._namespace import fallback
+    from arraygrad.func._vmap._fallback import fallback
     return fallback(level, "searchsorted", fn, x1, x2, **kwargs)
