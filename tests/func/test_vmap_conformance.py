@@ -13,6 +13,7 @@ import random
 import warnings
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import arraygrad as ag
 from arraygrad.conformance.case import InputMaker
@@ -47,13 +48,13 @@ FALLBACK: set[str] = set()
 """Array functions without a batching rule that the cases reach (loop-and-stack)."""
 
 
-def _samples(case):
-    sets = [case.inputs(InputMaker("cpu", ag.float64, seed=s)) for s in range(B)]
+def _samples(case, n=B):
+    sets = [case.inputs(InputMaker("cpu", ag.float64, seed=s)) for s in range(n)]
     return [s if isinstance(s, (tuple, list)) else (s,) for s in sets]
 
 
-def _run(case, dims):
-    sets = _samples(case)
+def _run(case, dims, n=B):
+    sets = _samples(case, n)
     n = len(sets[0])
     args = [sets[0][k] if dims[k] is None else
             ag.stack([s[k].detach() for s in sets], dim=dims[k]) for k in range(n)]
@@ -112,3 +113,23 @@ def test_unbatchable_cases_exist():
 def test_fallback_list_is_short():
     """Runs last in this file: the array functions the cases sent to the fallback."""
     assert fallback_functions() <= FALLBACK | {"searchsorted", "__getitem__"}
+
+
+_BATCHABLE = [c for c in BUILTIN_CASES if c.name not in UNBATCHABLE]
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), case=st.sampled_from(_BATCHABLE), n=st.integers(1, 4))
+def test_random_cases_in_dims_and_batch_sizes(data, case, n):
+    """Any case, any batch size, each tensor input mapped at any dimension or not at all."""
+    first = _samples(case, 1)[0]
+    dims = [data.draw(st.one_of(st.none(), st.integers(-(x.ndim + 1), x.ndim)), label=f"dim{k}")
+            if isinstance(x, ag.Tensor) else None for k, x in enumerate(first)]
+    if all(d is None for d in dims):
+        dims[next(k for k, x in enumerate(first) if isinstance(x, ag.Tensor))] = 0
+    try:
+        _run(case, dims, n)
+    except RuntimeError as exc:  # as PyTorch: a batched value written in place into an
+        # unbatched tensor (a case writing into its unmapped input's clone) is refused
+        if not str(exc).startswith("vmap: inplace arithmetic"):
+            raise

@@ -248,6 +248,13 @@ class BatchingBackend(Backend):
     def for_device(self, index: int | None) -> Backend:
         return self if index in (None, self.index) else self.base.for_device(index)
 
+    def lift(self, data: Any) -> BatchedArray:
+        """An array of a backend below as this level's: every sample sees it (a broadcast
+        view along the batch, no copy); ``ops.transfer.to_backend`` asks for it."""
+        base = self.level.base
+        value = base.broadcast_to(base.expand_dims(data, axis=0), (self.level.size,) + tuple(data.shape))
+        return BatchedArray(value, self.level)
+
     def leave_levels(self, g: Any, target: Backend, ended_only: bool = False) -> Any:
         """A gradient of ours for a tensor of ``target`` (from outside the vmap call), summed
         over the batch (``_wrap.leave_levels``); autograd asks for it."""
