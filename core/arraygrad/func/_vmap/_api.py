@@ -184,11 +184,7 @@ def _unwrap_outputs(func: Callable[..., Any], out_dims: Any, outputs: Any, level
     def fail() -> Exception:
         return _structure_error("out_dims", head, tree_flatten(out_dims)[1], spec)
 
-    if isinstance(out_dims, (tuple, list)) and not isinstance(outputs, (tuple, list)):
-        if len(out_dims) != 1:
-            raise fail()
-        out_dims = out_dims[0]
-    dims = _broadcast_prefix(out_dims, outputs, fail)
+    dims = _out_dims_per_leaf(out_dims, outputs, fail)
     result = []
     for leaf, d in zip(leaves, dims):
         if not isinstance(leaf, Tensor):
@@ -210,9 +206,16 @@ def _unwrap_outputs(func: Callable[..., Any], out_dims: Any, outputs: Any, level
             raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, "
                              f"{nd - 1}], but got {d})")
         result.append(from_batched(leaf, level, d % nd))
-    if spec.kind == "leaf" and not leaves:
-        return outputs
     return tree_unflatten(result, spec)
+
+
+def _out_dims_per_leaf(out_dims: Any, outputs: Any, fail: Callable[[], Exception]) -> list[Any]:
+    """One out_dim per output leaf (a one-entry tuple also stands for a single output)."""
+    if isinstance(out_dims, (tuple, list)) and not isinstance(outputs, (tuple, list)):
+        if len(out_dims) != 1:
+            raise fail()
+        out_dims = out_dims[0]
+    return _broadcast_prefix(out_dims, outputs, fail)
 
 
 def _chunked(func: Callable[..., Any], out_dims: Any, randomness: str, chunk_size: int,
@@ -220,7 +223,6 @@ def _chunked(func: Callable[..., Any], out_dims: Any, randomness: str, chunk_siz
              size: int) -> Any:
     """The batch in chunks of ``chunk_size``, one after the other, outputs concatenated."""
     import arraygrad
-
     from arraygrad.random import get_rng_state, set_rng_state
 
     device = next(leaf for leaf, d in zip(leaves, dims) if d is not None).device
@@ -235,14 +237,11 @@ def _chunked(func: Callable[..., Any], out_dims: Any, randomness: str, chunk_siz
         pieces.append(_run(func, out_dims, randomness, part, dims, spec, kwargs, n))
     flat = [tree_flatten(p)[0] for p in pieces]
     out_spec = tree_flatten(pieces[0])[1]
-    first = pieces[0]
 
-    def fail() -> Exception:
-        return ValueError("out_dims")
+    def fail() -> Exception:  # never raised: the first chunk checked the structure already
+        return ValueError("vmap: out_dims do not match the outputs")
 
-    odims = _broadcast_prefix(out_dims if not (isinstance(out_dims, (tuple, list)) and
-                                               not isinstance(first, (tuple, list)))
-                              else out_dims[0], first, fail)
+    odims = _out_dims_per_leaf(out_dims, pieces[0], fail)
     joined = []
     for k, d in enumerate(odims):
         items = [f[k] for f in flat]
