@@ -24,19 +24,12 @@ from arraygrad.func._vmap import fallback_functions
 B = 3
 
 # Boolean masks become index arrays through ``nonzero``, whose size differs per sample: PyTorch
-# refuses those with the same message ("can output dynamic shape"). The other ops read their
-# tensor arguments on the host or write into unbatched buffers through paths without a rule.
+# refuses those with the same message ("can output dynamic shape"). The other ops read sizes
+# or lengths from their tensor arguments on the host.
 _MASK = "a batched boolean mask goes through nonzero (dynamic shape)"
 UNBATCHABLE = {
     "getitem/bool-mask": _MASK, "getitem/bool-mask-rows": _MASK, "getitem/ellipsis-mask": _MASK,
-    "masked_fill/broadcast-mask": _MASK,
-    "masked_fill/tensor-value": _MASK, "masked_select/broadcast": _MASK,
-    "masked_scatter/basic": _MASK,
-    "scaled_dot_product_attention/bool_mask": "a batched boolean attention mask",
-    "scaled_dot_product_attention/masked_row": "a batched boolean attention mask",
-    "multi_head_attention_forward/packed_self_padding": "a batched key padding mask",
-    "max_unpool1d/output-size": "the output size is read from the indices",
-    "max_unpool2d/default-size": "the output size is read from the indices",
+    "masked_select/broadcast": _MASK, "masked_scatter/basic": _MASK,
     "gaussian_nll_loss/full": "checks its variance argument with Python control flow",
     "embedding_bag/sum-weights": "offsets read on the host",
     "embedding_bag/mean-padding": "offsets read on the host",

@@ -451,10 +451,14 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
         if value._data.ndim != 0:
             raise RuntimeError(f"masked_fill(): only supports a 0-dimensional value tensor, "
                                f"but got tensor with {value._data.ndim} dimension(s)")
-        if value.requires_grad:  # a differentiable fill: where(mask, value, input)
-            from arraygrad.ops.elementwise import where
+    # a differentiable fill, or inside vmap (where a mask's index form would have a size per
+    # sample): where(mask, value, input)
+    if vmap_levels or (isinstance(value, Tensor) and value.requires_grad):
+        from arraygrad.ops.elementwise import where
 
-            return where(mask, value.to(input.dtype), input)
+        fill = (value.to(input.dtype) if isinstance(value, Tensor) else
+                input.new_full((), _number("masked_fill", value)))
+        return where(mask, fill, input)
     key, _ = _normalize_key(input, (mask,))
     return _fill(input, key, _number("masked_fill", value))
 
