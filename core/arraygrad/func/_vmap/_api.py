@@ -56,10 +56,27 @@ def vmap(func: Callable[..., Any], in_dims: Any = 0, out_dims: Any = 0,
 
 
 def _name(func: Callable[..., Any]) -> str:
-    return getattr(func, "__name__", repr(func))
+    name = getattr(func, "__name__", None)
+    return name if isinstance(name, str) else repr(func)
 
 
-def _structure_error(what: str, head: str, dims_spec: TreeSpec, spec: TreeSpec) -> ValueError:
+class _Lazy:
+    """Text for an error message, made only when a message is (``repr`` of a module is slow
+    and ``vmap(model)`` runs on every call)."""
+
+    __slots__ = ("make",)
+
+    def __init__(self, make: Callable[[], str]) -> None:
+        self.make = make
+
+    def __str__(self) -> str:
+        return self.make()
+
+    def __format__(self, spec: str) -> str:
+        return format(self.make(), spec)
+
+
+def _structure_error(what: str, head: Any, dims_spec: TreeSpec, spec: TreeSpec) -> ValueError:
     noun = "inputs" if what == "in_dims" else "outputs"
     return ValueError(f"{head}: {what} is not compatible with the structure of `{noun}`. {what} "
                       f"has structure {dims_spec} but {noun} has structure {spec}.")
@@ -83,7 +100,7 @@ def _broadcast_prefix(dims: Any, tree: Any, fail: Callable[[], Exception]) -> li
 
 
 def _in_dims(func: Callable[..., Any], in_dims: Any, args: tuple[Any, ...]) -> list[Any]:
-    head = f"vmap({_name(func)}, in_dims={in_dims}, ...)(<inputs>)"
+    head = _Lazy(lambda: f"vmap({_name(func)}, in_dims={in_dims}, ...)(<inputs>)")
     if not (isinstance(in_dims, int) or isinstance(in_dims, tuple)) or isinstance(in_dims, bool):
         raise ValueError(f"{head}: expected `in_dims` to be int or a (potentially nested) tuple "
                          f"matching the structure of inputs, got: {type(in_dims)}.")
@@ -169,7 +186,7 @@ def _run(func: Callable[..., Any], out_dims: Any, randomness: str, leaves: list[
 
 
 def _unwrap_outputs(func: Callable[..., Any], out_dims: Any, outputs: Any, level: Any) -> Any:
-    name = _name(func)
+    name = _Lazy(lambda: _name(func))
     if not (out_dims is None or isinstance(out_dims, (int, tuple, list, dict))) or \
             isinstance(out_dims, bool):
         raise ValueError(f"vmap({name}, ..., out_dims={out_dims}): `out_dims` must be an int, "
@@ -179,7 +196,7 @@ def _unwrap_outputs(func: Callable[..., Any], out_dims: Any, outputs: Any, level
         raise ValueError(f"vmap({name}, ...): `{name}` must only return Tensors, got type "
                          f"{type(None)}. Did you mean to set out_dims= to None for output?")
     leaves, spec = tree_flatten(outputs)
-    head = f"vmap({name}, ..., out_dims={out_dims})(<inputs>)"
+    head = _Lazy(lambda: f"vmap({name}, ..., out_dims={out_dims})(<inputs>)")
 
     def fail() -> Exception:
         return _structure_error("out_dims", head, tree_flatten(out_dims)[1], spec)

@@ -35,6 +35,12 @@ def matmul(level: Level, fn: Callable[..., Any], a: Any, b: Any, /) -> Any:
     base = level.base
     va, vb = bval(a, level), bval(b, level)
     na, nb = logical_ndim(a), logical_ndim(b)
+    if vb is None and nb == 2 and na >= 1:
+        # batched rows times one matrix (a linear layer): one 2-D product for the whole batch
+        # (NumPy's stacked matmul of (B, 1, k) operands skips BLAS)
+        rows = base.reshape(va, (-1, va.shape[-1]))
+        out = fn(rows, b)
+        return batched(base.reshape(out, tuple(va.shape[:-1]) + (out.shape[-1],)), level)
     drop: Any = None  # the axis (or axes) matmul's 1-D operands leave in the result
     if va is not None and na == 1:
         va = base.expand_dims(va, axis=1)  # (B, 1, k)
