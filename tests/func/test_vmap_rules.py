@@ -63,6 +63,7 @@ CASES = [
     ("matmul", (f(4, 2, 3), U(rng.standard_normal((3, 5)))), {}),
     ("matmul", (f(2, 3), U(rng.standard_normal((4, 3, 2)))), {}),
     ("vecdot", (f(2, 3), U(rng.standard_normal(3))), {}),
+    ("linalg.cross", (f(2, 3), U(rng.standard_normal(3))), {}), ("linalg.cross", (f(3), f(3)), {}),
     ("tensordot", (f(2, 3), f(3, 4)), {"axes": 1}),
     ("take", (f(5), U(np.array([0, 4, 4]))), {}), ("take", (f(2, 5), i(5, 3)), {"axis": 1}),
     ("take", (U(rng.standard_normal((4, 2))), i(4, 3)), {"axis": 0}),

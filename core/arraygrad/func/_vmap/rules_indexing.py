@@ -179,14 +179,3 @@ def scatter_add(level: Level, base_backend: Any, target: Any, key: Any, values: 
 def _selected_ndim(tv: Any, phys: tuple[Any, ...]) -> int:
     """The logical rank of ``tv[phys]`` (a view's rank, no copy of the data)."""
     return int(tv[phys].ndim) - 1
-
-
-@batching_rule("put_along_axis")
-def put_along_axis(level: Level, fn: Callable[..., Any], x: Any, indices: Any, values: Any,
-                   /, *, axis: int = -1) -> Any:
-    """As ``take_along_axis``, writing."""
-    nd = max(x.ndim, indices.ndim)
-    return fn(bval(x, level), materialize(indices, level), materialize(values, level),
-              axis=shift(axis, nd))
-
-

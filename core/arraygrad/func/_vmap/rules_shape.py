@@ -129,12 +129,6 @@ def stack(level: Level, fn: Callable[..., Any], arrays: Any, /, *, axis: int = 0
     return batched(fn(values, axis=shift(axis, arrays[0].ndim + 1)), level)
 
 
-@batching_rule("unstack")
-def unstack(level: Level, fn: Callable[..., Any], x: Any, /, *, axis: int = 0) -> Any:
-    """Split along a logical axis."""
-    return wrap_results(tuple(fn(bval(x, level), axis=shift(axis, x.ndim))), level)
-
-
 @batching_rule("diff")
 def diff(level: Level, fn: Callable[..., Any], x: Any, /, *, axis: int = -1, n: int = 1,
          prepend: Any = None, append: Any = None) -> Any:
