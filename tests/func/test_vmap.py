@@ -385,3 +385,25 @@ def test_gradients_of_captured_tensors_sum_over_the_batch():
     constant = vmap(lambda r: w.sum() + r.sum() * 0)(x).sum()  # the same gradient per sample
     assert close(ag.autograd.grad(constant, w)[0], ag.full((4,), 5.0, dtype=F64))
     assert close(vmap(grad(lambda v, r: (r * v).sum()), in_dims=(None, 0))(w, x), x)
+
+
+_STRICT = "strict" in {b.name for b in ag.backends.available() if b.available}
+
+
+@pytest.mark.skipif(not _STRICT, reason="array-api-strict backend not installed")
+def test_vmap_on_the_strict_backend():
+    """The batching namespace over array-api-strict (a namespace with nothing beyond the
+    standard): per-sample gradients of a small MLP and a few op families."""
+    ag.manual_seed(4)
+    model = nn.Sequential(nn.Linear(3, 5), nn.Tanh(), nn.Linear(5, 2)).double().to("strict")
+    params = {k: v.detach() for k, v in model.named_parameters()}
+    x = ag.randn(4, 3, dtype=F64).to("strict")
+    loss = lambda p, xi: functional_call(model, p, (xi,)).pow(2).sum()
+    batched = vmap(grad(loss), in_dims=(None, 0))(params, x)
+    for i in range(4):
+        one = grad(loss)(params, x[i])
+        for k in params:
+            assert close(batched[k][i].cpu(), one[k].cpu()), k
+    y = ag.randn(4, 3, 2, dtype=F64).to("strict")
+    f = lambda a: (a.softmax(-1).cumsum(0) @ a.T).sum(-1).sort().values
+    assert close(vmap(f)(y).cpu(), ag.stack([f(y[i]) for i in range(4)]).cpu())
