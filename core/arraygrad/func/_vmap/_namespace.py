@@ -108,9 +108,24 @@ class BatchingNamespace:
 
     # -- what BatchedArray's operators and indexing call -----------------------------------
     def _operator(self, op: Callable[[Any, Any], Any], a: Any, b: Any) -> Any:
-        """``op(a, b)`` for a Python operator, one of ``a``/``b`` batched at this level."""
+        """``op(a, b)`` for a Python operator, one of ``a``/``b`` batched at this level: the
+        batched value(s) padded (``_table.pad``) only when the other operand has more logical
+        dimensions (the per-op hot path inside vmap: no general ``aligned`` call)."""
         level = self._level
-        return BatchedArray(op(*_table.aligned(level, (a, b))), level)
+        if type(a) is BatchedArray and a.level is level:
+            va = a.value
+            if type(b) is BatchedArray and b.level is level:
+                vb = b.value
+                if va.ndim > vb.ndim:
+                    vb = _table.pad(vb, level, va.ndim - 1)
+                elif vb.ndim > va.ndim:
+                    va = _table.pad(va, level, vb.ndim - 1)
+                return BatchedArray(op(va, vb), level)
+            nb = _table.logical_ndim(b)
+            return BatchedArray(op(_table.pad(va, level, nb) if nb >= va.ndim else va, b), level)
+        vb = b.value
+        na = _table.logical_ndim(a)
+        return BatchedArray(op(a, _table.pad(vb, level, na) if na >= vb.ndim else vb), level)
 
     def _inplace(self, op: Callable[[Any, Any], Any], target: BatchedArray, other: Any) -> None:
         """``target op= other`` on the physical value."""

@@ -53,8 +53,13 @@ def is_array(x: Any) -> bool:
     return hasattr(x, "shape") and not isinstance(x, type) and hasattr(x, "ndim")
 
 
+_SCALARS = (float, int, bool, complex)
+
+
 def logical_ndim(x: Any) -> int:
     """The number of dimensions the function sees (0 for Python scalars)."""
+    if type(x) in _SCALARS:
+        return 0
     return x.ndim if is_array(x) else 0
 
 
@@ -79,7 +84,10 @@ def aligned(level: Level, args: Any, ndim: int | None = None) -> list[Any]:
     physical values padded to the largest logical rank (``ndim`` if given); the rest (unbatched
     arrays, Python scalars) stay as they are and broadcast against the logical dimensions."""
     if ndim is None:
-        ndim = max((logical_ndim(a) for a in args), default=0)
+        if len(args) == 1:  # one operand: nothing to line up
+            a = args[0]
+            return [a.value if type(a) is BatchedArray and a.level is level else a]
+        ndim = max([logical_ndim(a) for a in args], default=0)
     return [pad(a.value, level, ndim) if type(a) is BatchedArray and a.level is level else a
             for a in args]
 
