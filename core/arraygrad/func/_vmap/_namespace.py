@@ -201,6 +201,8 @@ class BatchingBackend(Backend):
         self.level.xp = self._xp
         self.level.backend = self
         self.root: Backend = base.root if isinstance(base, BatchingBackend) else base
+        # the base's (a cached property there): read on every op's fast path
+        self.__dict__["floating_natives"] = base.floating_natives
 
     def is_available(self) -> Any:
         return self.base.is_available()
@@ -212,10 +214,6 @@ class BatchingBackend(Backend):
     @property
     def device(self) -> Any:
         return self.base.device
-
-    @property
-    def floating_natives(self) -> frozenset:
-        return self.base.floating_natives
 
     def native_dtype(self, dtype: Any) -> Any:
         return self.base.native_dtype(dtype)
