@@ -2,8 +2,7 @@
 mean) for a small MLP and a small conv net, three ways:
 
 - ``vmap``: ``vmap(grad(loss), in_dims=(None, 0, 0))(params, x, y)`` with ``functional_call``,
-  arraygrad's ``arraygrad.func.vmap`` (before the batched vmap is merged: the stand-in that
-  ``func._vmap_entry`` gives, which is the loop below, so the ratio is then ~1);
+  arraygrad's batched ``arraygrad.func.vmap``;
 - ``loop``: the same ``grad(loss)`` called once per sample and stacked (``func._vmap_loop``'s
   ``loop_vmap``, the Python loop ``vmap`` replaces);
 - ``torch``: ``torch.func.vmap(torch.func.grad(loss))`` on the same model, when PyTorch is
@@ -28,11 +27,7 @@ CONV_BATCH = 32
 
 
 def _vmap() -> Callable[..., Any]:
-    import arraygrad.func as func
-
-    if hasattr(func, "vmap"):
-        return func.vmap
-    from arraygrad.func._vmap_entry import vmap  # until arraygrad.func exports vmap
+    from arraygrad.func import vmap
 
     return vmap
 

@@ -16,12 +16,7 @@ import time
 
 import arraygrad as ag
 from arraygrad import nn
-from arraygrad.func import functional_call, grad
-
-try:
-    from arraygrad.func import vmap
-except ImportError:  # before arraygrad.func exports the batched vmap: the loop stand-in
-    from arraygrad.func._vmap_entry import vmap
+from arraygrad.func import functional_call, grad, vmap
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -304,7 +304,8 @@ def _random(op: str, size: tuple[Any, ...], dtype: _dt.dtype | None, device: Dev
         raise RuntimeError(f"{op}: expected a floating point dtype, got {d}")
     gen = generator_for(backend, generator)
     data = draw(gen, shape, backend.native_dtype(d))
-    return _finish(data, backend, requires_grad)
+    # inside vmap(randomness='different') the draw is batched: the tensor is of the vmap level
+    return _finish(data, getattr(gen, "backend", backend), requires_grad)
 
 
 def rand(*size: Any, generator: Generator | None = None, dtype: _dt.dtype | None = None,

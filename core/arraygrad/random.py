@@ -167,8 +167,16 @@ def set_rng_state(new_state: Any, device: DeviceLike = "cpu") -> None:
     device_generator(device).set_state(new_state)
 
 
+vmap_levels: list[Any] = []
+"""The ``BatchingBackend``s of the ``vmap`` calls running now, outermost first (kept by
+``arraygrad.func._vmap``): inside one, draws follow the innermost call's ``randomness``."""
+
+
 def generator_for(backend: Backend, generator: Generator | None = None) -> NativeGenerator:
-    """The native generator to sample from on ``backend``."""
+    """The native generator to sample from on ``backend`` (inside ``vmap``: the innermost
+    call's generator, which draws per sample, once for all, or refuses)."""
     if generator is None:
         generator = _default.get(backend.device) or device_generator(backend.device)
+    if vmap_levels:
+        return vmap_levels[-1].batching_generator(generator)
     return generator.native(backend)

@@ -478,6 +478,8 @@ class Tensor:
         if self.numel() != 1:
             raise RuntimeError(
                 "Boolean value of Tensor with more than one value is ambiguous")
+        if getattr(self._data, "_arraygrad_batched", False):  # inside vmap: PyTorch's message
+            self._data.refuse_control_flow()
         return bool(self.item())
 
     def _scalar(self) -> Any:

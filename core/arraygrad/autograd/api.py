@@ -36,6 +36,14 @@ def _as_tuple(value: Any, what: str) -> tuple[Any, ...]:
     raise TypeError(f"{what}: expected a Tensor or a sequence of Tensors, got {type(value).__name__}")
 
 
+def _mixable(a: Any, b: Any) -> bool:
+    """Whether tensors of backends ``a`` and ``b`` combine: one is a vmap level over the other
+    (``ops.promotion.outer_backend``)."""
+    from arraygrad.backends.stacking import outer_backend
+
+    return outer_backend(a, b) is not None
+
+
 def _make_grads(outputs: tuple[Tensor, ...], grads: tuple[Any, ...], op: str) -> list[Tensor]:
     """The gradient for each output: given, or ones for a one-element output."""
     from arraygrad.tensor import Tensor, wrap
@@ -62,7 +70,7 @@ def _make_grads(outputs: tuple[Tensor, ...], grads: tuple[Any, ...], op: str) ->
             raise RuntimeError(
                 f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] "
                 f"has a shape of {out.shape}.")
-        if g._backend is not out._backend:
+        if g._backend is not out._backend and not _mixable(g._backend, out._backend):
             raise RuntimeError(
                 f"{op}: grad_output[{i}] is on device {g.device} but output[{i}] is on {out.device}")
         if out.dtype.is_floating_point and not g.dtype.is_floating_point:
@@ -167,6 +175,10 @@ def grad(outputs: _TensorOrTensors, inputs: _TensorOrTensors,
                             allow_unused=allow_unused)
     result = []
     for t, g in zip(ins, captured):
+        if g is not None and g._backend is not t._backend:  # batched by a vmap call that ended
+            leave = getattr(g._backend, "leave_levels", None)
+            if leave is not None:
+                g = leave(g, t._backend, ended_only=True)
         if g is None and materialize_grads:
             g = t.new_zeros(t.shape)  # zeros_like(t), without importing the creation layer
         elif g is not None and not create_graph:

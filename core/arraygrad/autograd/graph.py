@@ -332,6 +332,10 @@ class AccumulateGrad(Node):
         g = grads[0]
         if g is None:
             return ()
+        if g._backend is not var._backend:  # batched by a vmap call the leaf is outside of
+            leave = getattr(g._backend, "leave_levels", None)
+            if leave is not None:
+                g = leave(g, var._backend)
         if _state.enabled:  # create_graph: keep the gradient's own graph
             var._grad = g if var._grad is None else var._grad + g
         elif var._grad is None:

@@ -9,8 +9,9 @@ with ``functional_call``, which runs a module as a function of its parameters.
 the caller's tensors get no ``.grad``, and a tensor ``f`` captures from outside
 is a constant with respect to them (``_levels`` says how).
 
-``jvp`` runs on forward-mode AD (``autograd.forward_ad``); ``jacrev`` maps a VJP and
-``jacfwd`` a JVP over the standard basis with ``vmap``, and ``hessian`` is
+``vmap`` batches a function over a dimension of its inputs (batching rules per
+array function, ``func/_vmap``). ``jvp`` runs on forward-mode AD (``autograd.forward_ad``);
+``jacrev`` maps a VJP and ``jacfwd`` a JVP over the standard basis with ``vmap``, and ``hessian`` is
 ``jacfwd(jacrev(f))``, forward over reverse, as PyTorch's.
 
 >>> from arraygrad.func import grad
@@ -23,6 +24,7 @@ from arraygrad.func._jacobian import hessian, jacfwd, jacrev
 from arraygrad.func._jvp import jvp, linearize
 from arraygrad.func._module_state import functional_call, stack_module_state
 from arraygrad.func._vjp import vjp
+from arraygrad.func._vmap import vmap
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "hessian",
-           "functional_call", "stack_module_state"]
+           "vmap", "functional_call", "stack_module_state"]

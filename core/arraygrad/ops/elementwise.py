@@ -479,7 +479,7 @@ def where(condition: Tensor, input: Any = _NOT_GIVEN, other: Any = _NOT_GIVEN) -
     if cd.dtype != backend.native_dtype(_dt.bool):
         raise RuntimeError(f"where: expected condition to be a bool tensor, got {condition.dtype}")
     if condition._backend is not backend:
-        same_backend("where", condition, ta if ta is not None else tb)
+        backend = same_backend("where", condition, *[t for t in (ta, tb) if t is not None])
     xp = backend.xp
     if not hasattr(ad, "shape"):
         ad = xp.asarray(ad, dtype=bd.dtype)

@@ -17,6 +17,8 @@ from arraygrad.ops._linear_index import LinearKey, linear_key
 from arraygrad.ops.broadcast import sum_to
 from arraygrad.ops.promotion import same_backend
 from arraygrad.ops.rule import VIA_VJP, defop
+from arraygrad.ops.transfer import lifted
+from arraygrad.random import vmap_levels
 from arraygrad.ops.views import indexed_strides, make_view
 from arraygrad.tensor import Tensor, _wrap_dim
 
@@ -258,6 +260,8 @@ def getitem(input: Tensor, key: Any) -> Tensor:
     key, empty = _bool_scalars(input, key)
     if empty is not None:  # a False: the new axis is empty
         return getitem(getitem(input, key), (slice(None),) * empty + (slice(0, 0),))
+    if vmap_levels:  # inside vmap: batched index tensors batch the read of an outside input
+        input = lifted(input, *key)
     norm, advanced = _normalize_key(input, key)
     if advanced:
         rule = INDEX
@@ -298,6 +302,8 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
     """``out[i][j] = input[index[i][j]][j]`` (for ``dim=0``), as ``torch.gather``."""
     if not isinstance(index, Tensor) or index.dtype not in (_dt.int64, _dt.int32):
         raise RuntimeError("gather(): Expected dtype int64 for index")
+    if vmap_levels:
+        input = lifted(input, index)
     same_backend("gather", input, index)
     d = _wrap_dim(dim, input._data.ndim, "gather")
     if index._data.ndim != input._data.ndim:
@@ -330,6 +336,8 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
     if not isinstance(indices, Tensor) or indices.dtype not in (_dt.int64, _dt.int32):
         got = indices.dtype if isinstance(indices, Tensor) else type(indices).__name__
         raise RuntimeError(f"{op}(): dtype of indices should be Long but got {got}")
+    if vmap_levels:
+        input = lifted(input, indices)
     same_backend(op, input, indices)
     low = None  # as PyTorch: negative indices count from the end, except with dim=None
     if dim is None:
@@ -375,6 +383,8 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     """The entries of ``input`` at ``index`` (1-D, repeats allowed) along ``dim``."""
     if not isinstance(index, Tensor) or index.dtype not in (_dt.int64, _dt.int32):
         raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    if vmap_levels:
+        input = lifted(input, index)
     if index._data.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
     d = _wrap_dim(dim, input._data.ndim, "index_select")
@@ -411,13 +421,15 @@ def index_put(input: Tensor, key: Any, value: Any) -> Tensor:
     key, empty = _bool_scalars(input, key)
     if empty is not None:  # a False selects nothing: nothing is written
         return input.clone()
+    if vmap_levels:
+        input = lifted(input, *key, value)
     norm, advanced = _normalize_key(input, key)
     backend = input._backend
     if not isinstance(value, Tensor):
         from arraygrad.ops.arguments import as_tensor_like
 
         value = as_tensor_like(value, input, "index_put")
-    same_backend("index_put", input, value)
+    backend = same_backend("index_put", input, value)
     data = backend.xp.asarray(input._data, copy=True)
     vdata = value._data
     if vdata.dtype != data.dtype:
@@ -455,8 +467,9 @@ def _put_linear(backend: Backend, data: Any, key: LinearKey, values: Any) -> Any
     Written with the standard's ``where`` and the backend's scatter-add (the
     standard cannot assign through integer arrays). Where an index repeats, the
     last write wins, as sequential assignment (and PyTorch's CPU kernel) does: a
-    stable sort of the positions finds each position's last occurrence, and only
-    those are scattered, so no two values ever add up.
+    stable sort of the positions finds each position's last occurrence, and the others
+    scatter zeros, so no two values ever add up. (Masking, not selecting: the number of
+    distinct positions is data-dependent, which vmap cannot batch.)
     """
     xp = backend.xp
     shape = tuple(data.shape)
@@ -466,8 +479,8 @@ def _put_linear(backend: Backend, data: Any, key: LinearKey, values: Any) -> Any
         order = xp.argsort(flat, stable=True)
         ordered = xp.take(flat, order, axis=0)
         last = xp.concat([ordered[1:] != ordered[:-1], xp.ones((1,), dtype=xp.bool)])
-        keep = xp.take(order, xp.nonzero(last)[0], axis=0)
-        flat, vals = xp.take(flat, keep, axis=0), xp.take(vals, keep, axis=0)
+        flat = ordered
+        vals = xp.where(last, xp.take(vals, order, axis=0), xp.zeros((), dtype=vals.dtype))
     zeros = xp.zeros((math.prod(shape),), dtype=data.dtype)
     placed = backend.scatter_add(zeros, flat, vals)
     hit = backend.scatter_add(xp.zeros_like(zeros), flat, xp.ones_like(vals)) > 0

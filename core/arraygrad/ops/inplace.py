@@ -90,6 +90,9 @@ def _conform(result: Tensor, t: Tensor, op: str) -> Tensor:
 
 
 def _write(t: Tensor, data: Any, op: str) -> None:
+    level = getattr(data, "level", None)  # a vmap BatchedArray: it must land in a batched t
+    if level is not None:
+        level.check_write(t._data)
     try:
         t._data[...] = data
     except ValueError as exc:  # e.g. NumPy's read-only broadcast views
@@ -192,9 +195,15 @@ def overwritten(old: Tensor, value: Any, op: str) -> Tensor:
     xp = backend.xp
     if isinstance(value, Tensor):
         if value._backend is not backend:
-            from arraygrad.ops.transfer import to_backend
+            from arraygrad.backends.stacking import outer_backend
 
-            value = to_backend(value, backend)
+            lifted = outer_backend(backend, value._backend)  # inside vmap
+            if lifted is not None:
+                backend, xp = lifted, lifted.xp
+            else:
+                from arraygrad.ops.transfer import to_backend
+
+                value = to_backend(value, backend)
         vdata = value._data
         if vdata.dtype != old._data.dtype:
             vdata = xp.astype(vdata, old._data.dtype)

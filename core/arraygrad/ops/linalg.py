@@ -96,6 +96,8 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
 def _matmul(op: str, input: Tensor, other: Tensor) -> Tensor:
     _check(op, input, other)
     backend = input._backend
+    if other._backend is not backend:  # distinct devices raise; inside vmap: the batched one's
+        backend = same_backend(op, input, other)
     data = backend.xp.matmul(input._data, other._data)
     rule = _RULE_BY_NDIM.get((input._data.ndim, other._data.ndim), _BATCHED)
     return rule.record(data, backend, (input, other))

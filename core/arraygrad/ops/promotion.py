@@ -9,6 +9,7 @@ from typing import Any
 from arraygrad import dtypes as _dt
 from arraygrad.ops import fast as _fast
 from arraygrad.ops.broadcast import broadcast_shapes
+from arraygrad.backends.stacking import outer_backend
 from arraygrad.ops.casting import cast_data
 from arraygrad.tensor import Tensor
 
@@ -19,10 +20,15 @@ _scalar_types = (int, float, bool)
 
 
 def same_backend(op: str, *tensors: Tensor) -> Any:
-    """The one backend of ``tensors``; RuntimeError naming both devices if they differ."""
+    """The one backend of ``tensors`` (inside vmap: the innermost level's, see
+    ``outer_backend``); RuntimeError naming both devices if they differ."""
     backend = tensors[0]._backend
     for t in tensors[1:]:
         if t._backend is not backend:
+            outer = outer_backend(backend, t._backend)
+            if outer is not None:
+                backend = outer
+                continue
             raise RuntimeError(
                 f"{op}: Expected all tensors to be on the same device, but found at least two "
                 f"devices, {tensors[0].device} and {t.device}!")
@@ -45,7 +51,7 @@ def operands(op: str, a: Tensor, b: Tensor, floating: bool = False) -> Any:
     if ta is not None and tb is not None:
         backend = ta._backend
         if tb._backend is not backend:
-            same_backend(op, ta, tb)
+            backend = same_backend(op, ta, tb)
         sa, sb = ta._data.shape, tb._data.shape
         if sa != sb:
             broadcast_shapes(op, sa, sb)

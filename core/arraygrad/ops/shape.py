@@ -353,6 +353,10 @@ def cat(tensors: Any, dim: int = 0) -> Tensor:
     for t_ in tensors[1:]:
         out_dtype = _dt.promote_types(out_dtype, t_.dtype)
     backend = ref._backend
+    for t_ in tensors:
+        if t_._backend is not backend:  # distinct devices raise; inside vmap: the batched one's
+            backend = same_backend("cat", *tensors)
+            break
     data = backend.xp.concat([cast_data(t_, out_dtype) for t_ in tensors], axis=d)
     return CAT.record(data, backend, tensors, dim=d,
                       sizes=tuple(t_._data.shape[d] for t_ in tensors))
@@ -379,6 +383,10 @@ def stack(tensors: Any, dim: int = 0) -> Tensor:
     for t_ in tensors[1:]:
         out_dtype = _dt.promote_types(out_dtype, t_.dtype)
     backend = ref._backend
+    for t_ in tensors:
+        if t_._backend is not backend:  # distinct devices raise; inside vmap: the batched one's
+            backend = same_backend("stack", *tensors)
+            break
     data = backend.xp.stack([cast_data(t_, out_dtype) for t_ in tensors], axis=d)
     return STACK.record(data, backend, tensors, dim=d)
 

@@ -111,7 +111,7 @@ CDIST = defop("CdistBackward0", jvp=VIA_VJP, inputs=("x1", "x2"), saves=("x1", "
 
 def _cdist_direct(x1: Tensor, x2: Tensor, p: float) -> Tensor:
     """Every pair's p-norm from the explicit differences, one ``CdistBackward0`` node."""
-    backend = x1._backend
+    backend = same_backend("cdist", x1, x2)  # inside vmap: the batched one's
     xp = backend.xp
     a, b = x1._data, x2._data
     diff = xp.abs(xp.expand_dims(a, axis=-2) - xp.expand_dims(b, axis=-3))

@@ -57,7 +57,8 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Any:
         return out if bias is None else out + bias
     backend = input._backend
     if weight._backend is not backend or (bias is not None and bias._backend is not backend):
-        same_backend("linear", input, weight, *(() if bias is None else (bias,)))  # raises
+        # raises for distinct devices; inside vmap, the batching backend of the batched operand
+        backend = same_backend("linear", input, weight, *(() if bias is None else (bias,)))
     x, w = input._data, weight._data
     out_f, in_f = w.shape
     if x.shape[-1] != in_f:
@@ -77,7 +78,10 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Any:
     else:
         data = xp.matmul(x, w.T)  # .T: the standard's attribute for 2-D arrays
     if bias is not None:
-        data += bias._data  # the product is a fresh array: no second one for the sum
+        if backend.array_type is None or type(data) is backend.array_type:
+            data += bias._data  # the product is a fresh array: no second one for the sum
+        else:  # inside vmap: a batched bias after an unbatched product makes the sum batched
+            data = data + bias._data
         rule = ADDMM if bias._data.ndim else ADDMM_SCALAR_BIAS
         return rule.record(data, backend, (input, weight, bias))
     return MM.record(data, backend, (input, weight))

@@ -11,6 +11,8 @@ from arraygrad.ops import activation as _act, elementwise as ew
 from arraygrad.ops import fast as _fast
 from arraygrad.ops.promotion import same_backend
 from arraygrad.ops.rule import VIA_VJP, defop
+from arraygrad.ops.transfer import lifted
+from arraygrad.random import vmap_levels
 from arraygrad.tensor import Tensor
 
 if TYPE_CHECKING:
@@ -103,8 +105,9 @@ def _huber_type(rule: Any, input: Tensor, target: Tensor, bound: float, scale: b
                 **params: float) -> Tensor:
     """``0.5 d^2 (/ b)`` where ``|d| < b``, else ``|d| - 0.5 b`` (``* b`` for Huber), as one
     node of ``rule`` (the arrays of the promoted difference, recorded with both inputs)."""
-    d = (input.detach() - target.detach())._data
-    backend = (input if isinstance(input, Tensor) else target)._backend
+    diff = input.detach() - target.detach()
+    d = diff._data
+    backend = diff._backend  # both operands' (inside vmap: the batched one's)
     xp = backend.xp
     a = xp.abs(d)
     if scale:
@@ -345,6 +348,8 @@ BCE = defop("BinaryCrossEntropyBackward0", jvp=VIA_VJP, inputs=("self", "target"
 
 def _bce_elements(input: Tensor, target: Tensor) -> Tensor:
     """``-(t max(log x, -100) + (1 - t) max(log(1 - x), -100))`` elementwise, one node."""
+    if vmap_levels:  # inside vmap: batched targets for an outside input
+        input = lifted(input, target)
     backend = input._backend
     xp = backend.xp
     x, t = input._data, (target.detach().to(input.dtype))._data
@@ -366,8 +371,8 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
             f"({input.shape}) is deprecated. Please ensure they have the same size.")
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
-    same_backend("binary_cross_entropy", input, target, *(() if weight is None else (weight,)))
-    xp = input._backend.xp
+    xp = same_backend("binary_cross_entropy", input, target,
+                      *(() if weight is None else (weight,))).xp
     if input.numel() and (float(xp.min(input._data)) < 0 or float(xp.max(input._data)) > 1):
         raise RuntimeError("all elements of input should be between 0 and 1")
     if target.numel() and (float(xp.min(target._data)) < 0 or float(xp.max(target._data)) > 1):

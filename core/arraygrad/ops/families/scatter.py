@@ -18,6 +18,8 @@ from arraygrad.ops.indexing import (GATHER, _along_dim_key, _normalize_key, _put
                                     _take_zeroed, getitem, index_put)
 from arraygrad.ops.promotion import same_backend
 from arraygrad.ops.rule import VIA_VJP, defop
+from arraygrad.ops.transfer import lifted
+from arraygrad.random import vmap_levels
 from arraygrad.tensor import Tensor, _wrap_dim, wrap
 
 if TYPE_CHECKING:
@@ -208,6 +210,8 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, value: Any 
     ``src`` may be a number (PyTorch's ``value`` overload). ``reduce="add"``/``"multiply"``
     is the deprecated form of ``scatter_reduce``.
     """
+    if vmap_levels:  # inside vmap: batched indices or sources batch an outside input
+        input = lifted(input, index, src, value)
     if src is None:
         src = value
     if src is None:
@@ -233,6 +237,8 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, value: Any 
 
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     """``out[index[i][j]][j] += src[i][j]`` (for ``dim=0``), repeats accumulating."""
+    if vmap_levels:  # inside vmap: batched indices or sources batch an outside input
+        input = lifted(input, index, src)
     if not isinstance(src, Tensor):
         raise TypeError(f"scatter_add(): argument 'src' must be Tensor, not {type(src).__name__}")
     same_backend("scatter_add", input, src)
@@ -325,6 +331,8 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
     """``src`` reduced into ``input`` at ``index`` along ``dim`` with ``reduce`` ("sum",
     "prod", "mean", "amax", "amin"); ``include_self=False`` leaves the old values of the
     positions written out of the reduction."""
+    if vmap_levels:  # inside vmap: batched indices or sources batch an outside input
+        input = lifted(input, index, src)
     if reduce not in _REDUCES:
         raise RuntimeError(f"scatter_reduce(): reduce argument must be either sum, prod, mean, "
                            f"amax or amin, got {reduce}")
@@ -380,6 +388,8 @@ def _check_source(op: str, input: Tensor, key: LinearKey, source: Tensor) -> Non
 
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
     """``input`` with ``alpha * source`` added at ``index`` along ``dim`` (repeats accumulate)."""
+    if vmap_levels:  # inside vmap: batched indices or sources batch an outside input
+        input = lifted(input, index, source)
     _, key = _index_key("index_add", input, dim, index)
     _check_source("index_add", input, key, source)
     src = source.reshape(tuple(key.lin.shape))
@@ -390,6 +400,8 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
 
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     """``input`` with ``source`` written at ``index`` along ``dim``."""
+    if vmap_levels:  # inside vmap: batched indices or sources batch an outside input
+        input = lifted(input, index, source)
     _, key = _index_key("index_copy", input, dim, index)
     _check_source("index_copy", input, key, source)
     return _put(input, key, source.reshape(tuple(key.lin.shape)))
@@ -397,6 +409,8 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
 
 def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     """``input`` with the number ``value`` written at ``index`` along ``dim``."""
+    if vmap_levels:  # inside vmap: batched indices or sources batch an outside input
+        input = lifted(input, index, value)
     _, key = _index_key("index_fill", input, dim, index)
     return _fill(input, key, _number("index_fill", value))
 
@@ -437,10 +451,14 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
         if value._data.ndim != 0:
             raise RuntimeError(f"masked_fill(): only supports a 0-dimensional value tensor, "
                                f"but got tensor with {value._data.ndim} dimension(s)")
-        if value.requires_grad:  # a differentiable fill: where(mask, value, input)
-            from arraygrad.ops.elementwise import where
+    # a differentiable fill, or inside vmap (where a mask's index form would have a size per
+    # sample): where(mask, value, input)
+    if vmap_levels or (isinstance(value, Tensor) and value.requires_grad):
+        from arraygrad.ops.elementwise import where
 
-            return where(mask, value.to(input.dtype), input)
+        fill = (value.to(input.dtype) if isinstance(value, Tensor) else
+                input.new_full((), _number("masked_fill", value)))
+        return where(mask, fill, input)
     key, _ = _normalize_key(input, (mask,))
     return _fill(input, key, _number("masked_fill", value))
 
@@ -490,6 +508,8 @@ def _flat_key(op: str, input: Tensor, index: Any) -> LinearKey:
 
 def take(input: Tensor, index: Tensor) -> Tensor:
     """``input`` read as 1-D at ``index`` (negative indices count from the end)."""
+    if vmap_levels:  # inside vmap: batched indices or sources batch an outside input
+        input = lifted(input, index)
     if isinstance(index, Tensor) and index.numel() == 0 and index.dtype is _dt.int64:
         return getitem(input.reshape(-1), index)
     key = _flat_key("take", input, index)
@@ -498,6 +518,8 @@ def take(input: Tensor, index: Tensor) -> Tensor:
 
 def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
     """``input`` with ``source`` written (or added, ``accumulate=True``) at the flat ``index``."""
+    if vmap_levels:  # inside vmap: batched indices or sources batch an outside input
+        input = lifted(input, index, source)
     if not isinstance(source, Tensor):
         raise TypeError(f"put(): argument 'source' must be Tensor, not {type(source).__name__}")
     same_backend("put", input, source)
@@ -516,6 +538,8 @@ def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
 def index_put_(input: Tensor, indices: Any, values: Any, accumulate: bool = False) -> Tensor:
     """``input`` with ``values`` written (or added, ``accumulate=True``) at ``indices`` (a tuple
     of index tensors, as ``input[indices] = values``)."""
+    if vmap_levels:  # inside vmap: batched indices or sources batch an outside input
+        input = lifted(input, *(indices if isinstance(indices, (tuple, list)) else ()), values)
     if not isinstance(indices, (tuple, list)):
         raise TypeError(f"index_put(): argument 'indices' must be tuple of Tensors, "
                         f"not {type(indices).__name__}")

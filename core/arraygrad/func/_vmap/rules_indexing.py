@@ -1,0 +1,181 @@
+"""Batching rules: indexing (``x[key]``, ``x[key] = v``, ``take``, ``take_along_axis``) and
+the backend's ``scatter_add``.
+
+A key of integers, slices, ``None``, ``...`` and *unbatched* index arrays applies to every
+sample alike: it gets a leading ``slice(None)`` for the batch dimension (when its index
+arrays are not adjacent NumPy-style indexing moves their dimensions first, and the batch
+dimension is moved back). A key with *batched* index arrays is rewritten as pure advanced
+indexing with a batch index ``arange(B)`` in front, each sample then reading its own
+indices; the few keys that mix batched index arrays with slices go per sample.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from arraygrad.func._vmap._batched import BatchedArray, Level
+from arraygrad.func._vmap._table import (
+    batched, batching_rule, bval, is_batched, materialize, pad, shift,
+)
+
+
+__all__ = ["getitem", "setitem", "scatter_add"]
+
+
+def _is_array(k: Any) -> bool:
+    return hasattr(k, "shape") and not isinstance(k, (int, bool))
+
+
+def _key_tuple(key: Any) -> tuple[Any, ...]:
+    return key if type(key) is tuple else (key,)
+
+
+def _advanced_positions(key: tuple[Any, ...]) -> list[int]:
+    return [i for i, k in enumerate(key) if _is_array(k)]
+
+
+def _batch_index(level: Level, ndim: int) -> Any:
+    base = level.base
+    return base.reshape(base.arange(level.size), (level.size,) + (1,) * ndim)
+
+
+def _pure_advanced(level: Level, key: tuple[Any, ...]) -> tuple[Any, ...] | None:
+    """``(arange(B)[:, None...], *indices)`` for a key of integer index arrays and ints only
+    (some batched), or None when the key holds anything else."""
+    if not all(_is_array(k) or (isinstance(k, int) and not isinstance(k, bool)) for k in key):
+        return None
+    for k in key:
+        if _is_array(k) and "bool" in str(k.dtype):
+            return None
+    nd = max((k.ndim for k in key if _is_array(k)), default=0)
+    parts: list[Any] = [_batch_index(level, nd)]
+    for k in key:
+        v = bval(k, level)
+        parts.append(k if v is None else pad(v, level, nd))
+    return tuple(parts)
+
+
+def _mixed(key: tuple[Any, ...], level: Level) -> bool:
+    return any(is_batched(k, level) for k in key)
+
+
+def getitem(level: Level, x: Any, key: Any) -> Any:
+    """``x[key]`` for a batched ``x`` or a key holding batched index arrays."""
+    key = _key_tuple(key)
+    v = bval(x, level)
+    if _mixed(key, level):
+        full = _pure_advanced(level, key)
+        if full is not None:
+            return batched(materialize(x, level)[full], level)
+        from arraygrad.func._vmap._fallback import fallback
+        return fallback(level, "__getitem__", lambda a, k: a[k], x, key)
+    out = v[(slice(None),) + key]
+    nd = _separated_ndim(key)
+    if nd:  # NumPy put the index arrays' dimensions first, before the batch one
+        out = level.base.moveaxis(out, nd, 0)
+    return batched(out, level)
+
+
+def _separated_ndim(key: tuple[Any, ...]) -> int:
+    """For a key whose index arrays are not adjacent: the number of dimensions they make
+    (NumPy puts those first in the result, before the batch dimension); else 0."""
+    adv = _advanced_positions(key)
+    if len(adv) < 2 or adv[-1] - adv[0] == len(adv) - 1:
+        return 0
+    return max(1 if "bool" in str(key[i].dtype) else key[i].ndim for i in adv)
+
+
+def setitem(level: Level, x: Any, key: Any, value: Any) -> None:
+    """``x[key] = value`` for a batched ``x`` (a batched value into an unbatched ``x`` is
+    refused before this: see ``check_inplace``)."""
+    key = _key_tuple(key)
+    v = bval(x, level)
+    if _mixed(key, level):
+        full = _pure_advanced(level, key)
+        if full is None:
+            raise NotImplementedError(
+                "vmap: assigning through a key that mixes batched index tensors with slices is "
+                "not supported")
+        target_nd = max((k.ndim for k in key if _is_array(k)), default=0) + (x.ndim - len(key))
+        v[full] = pad(bval(value, level), level, target_nd) if is_batched(value, level) else value
+        return
+    phys = (slice(None),) + key
+    if type(value) is BatchedArray and value.level is not level:
+        value.level.check_write(v)  # batched at another level: v must carry that one too
+    if is_batched(value, level):
+        target = v[phys]
+        vals = pad(value.value, level, target.ndim - 1)
+        nd = _separated_ndim(key)
+        v[phys] = level.base.moveaxis(vals, 0, nd) if nd else vals
+    else:
+        v[phys] = value
+
+
+@batching_rule("take")
+def take(level: Level, fn: Callable[..., Any], x: Any, indices: Any, /, *,
+         axis: Any = None) -> Any:
+    """Unbatched indices: one ``take`` along the shifted axis; batched indices: each sample
+    takes its own (``take_along_axis`` with the indices spread over the other axes)."""
+    base = level.base
+    vx = materialize(x, level)
+    if axis is None:
+        vx = base.reshape(vx, (vx.shape[0], -1))
+        nd, ax = 1, 1
+    else:
+        nd, ax = x.ndim, shift(axis, x.ndim)
+    vi = bval(indices, level)
+    if vi is None:
+        return batched(fn(vx, indices, axis=ax), level)
+    # batched indices of shape (B, k): result (B, ..., k, ...) with k at the axis
+    k = vi.shape[1]
+    shape = list(vx.shape)
+    shape[ax] = k
+    spread = base.reshape(vi, (vi.shape[0],) + (1,) * (ax - 1) + (k,) + (1,) * (nd - ax))
+    return batched(base.take_along_axis(vx, base.broadcast_to(spread, tuple(shape)), axis=ax),
+                   level)
+
+
+@batching_rule("take_along_axis")
+def take_along_axis(level: Level, fn: Callable[..., Any], x: Any, indices: Any, /, *,
+                    axis: int = -1) -> Any:
+    """Both operands with the batch dimension in front (the unbatched one broadcast)."""
+    nd = max(x.ndim, indices.ndim)
+    vx = materialize(x, level)
+    vi = materialize(indices, level)
+    return batched(fn(vx, vi, axis=shift(axis, nd)), level)
+
+
+def scatter_add(level: Level, base_backend: Any, target: Any, key: Any, values: Any) -> Any:
+    """``Backend.scatter_add`` for batched arrays: the key rewritten with the batch index in
+    front (as ``getitem`` does), then one call of the backend below."""
+    keyt = _key_tuple(key)
+    tv = bval(target, level)
+    if tv is None:
+        if is_batched(values, level) or _mixed(keyt, level):
+            from arraygrad.func._vmap._batched import INPLACE_MESSAGE
+            raise RuntimeError(INPLACE_MESSAGE)
+        return base_backend.scatter_add(target, key, values)
+    full = _pure_advanced(level, keyt) if _mixed(keyt, level) else None
+    if full is None and not _mixed(keyt, level):
+        adv = _advanced_positions(keyt)
+        if len(adv) <= 1 or adv[-1] - adv[0] == len(adv) - 1:
+            phys = (slice(None),) + keyt
+            sel_nd = _selected_ndim(tv, phys)
+            vals = pad(values.value, level, sel_nd) if is_batched(values, level) else values
+            base_backend.scatter_add(tv, phys, vals)
+            return target
+    if full is not None:
+        nd = max((k.ndim for k in keyt if _is_array(k)), default=0) + (target.ndim - len(keyt))
+        vals = pad(values.value, level, nd) if is_batched(values, level) else values
+        base_backend.scatter_add(tv, full, vals)
+        return target
+    for i in range(level.size):  # keys mixing batched indices with slices: per sample
+        ki = tuple(bval(k, level)[i] if is_batched(k, level) else k for k in keyt)
+        vi = values.value[i] if is_batched(values, level) else values
+        tv[i] = base_backend.scatter_add(tv[i], ki, vi)
+    return target
+
+
+def _selected_ndim(tv: Any, phys: tuple[Any, ...]) -> int:
+    """The logical rank of ``tv[phys]`` (a view's rank, no copy of the data)."""
+    return int(tv[phys].ndim) - 1
