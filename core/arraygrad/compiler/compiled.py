@@ -85,8 +85,10 @@ class CompiledFunction:
                     if e.program is None:
                         self.stats["eager"] += 1
                         return self._fn(*args, **kwargs)
-                    self.stats["replays"] += 1
-                    return e.program(found.tensors)
+                    out = e.program(found.tensors)
+                    if out is not _program.MISS:
+                        self.stats["replays"] += 1
+                        return out
         if self._entries >= cache_size_limit:
             self._go_eager(f"cache_size_limit ({cache_size_limit}) reached: a guard changes on "
                            "every call", warn=True)
@@ -191,8 +193,7 @@ class CompiledFunction:
             raise Unsupported(f"arraygrad.compile(fullgraph=True): graph break: {message}")
         rec = current.rec
         if rec is not None:
-            rec.broken = reason
-        recording_flag.on = False
+            rec.broken = reason  # the rest of the call runs on the real arrays, unrecorded
         self._go_eager(f"graph break: {message}", warn=False)
         _warn_at(f"arraygrad.compile: graph break in {self.__name__}: {message}; it runs "
                  "eagerly from now on")
@@ -328,6 +329,7 @@ class _Session:
             if traced is None:
                 traced = self.traced[id(data)] = TracedArray(data, rec.new_slot(), rec)
             self.inputs.append((i, traced._s))
+            rec.ninputs = rec.nslots
             t._data = traced
             t._backend = recording_backend(t._backend, rec, self.backends)
         self.saved_flag = (recording_flag.host_call, recording_flag.graph_break)
@@ -342,7 +344,7 @@ class _Session:
         self.rec.instrs.append(Instr(thunk, (), {}, None, False, "host"))
 
     def _graph_break(self, reason: str) -> None:
-        if recording_flag.on and current.rec is self.rec:
+        if recording_flag.on and current.rec is self.rec and self.rec.broken is None:
             self.rec.on_break(reason)
 
     def stop(self) -> None:

@@ -16,7 +16,10 @@ from typing import Any, Callable
 
 from arraygrad.compiler.traced import Instr, Live, Recording, Slot
 
-__all__ = ["Bindings", "build"]
+__all__ = ["Bindings", "build", "MISS"]
+
+MISS = object()
+"""What a replay returns when a value guard fails (it has changed nothing then)."""
 
 _SIMPLE = (bool, int, type(None), str)
 
@@ -204,8 +207,18 @@ def build(rec: Recording, b: Bindings, wrap: Callable[[Any, Any], Any],
         if k not in read:
             read.add(k)
             body.append(f"s{k} = T[{i}]._data")
-    for ins in live_instructions(rec, needed):
+    for k, _fn, _value in rec.guards:
+        needed.add(k)
+    kept = live_instructions(rec, needed)
+    hoisted = [rec.instrs[i] for i in sorted(rec.hoisted)]
+    for ins in hoisted:
         body.append(_statement(src, ins))
+    for k, fn, value in rec.guards:  # checked before anything is written
+        body.append(f"if {src.const(fn, 'G')}(s{k}) != {src.const(value)}: return MISS")
+    hoisted_ids = set(map(id, hoisted))
+    for ins in kept:
+        if id(ins) not in hoisted_ids:
+            body.append(_statement(src, ins))
     for i, k in b.data:
         body.append(f"T[{i}]._data = s{k}")
     for i in b.grad_none:
@@ -215,7 +228,7 @@ def build(rec: Recording, b: Bindings, wrap: Callable[[Any, Any], Any],
     for i, d in b.versions:
         body.append(f"T[{i}]._version_counter()[0] += {d}")
     body.append(f"return {_output(src, b.output)}")
-    consts = dict(src.consts, W=wrap, B=backend)
+    consts = dict(src.consts, W=wrap, B=backend, MISS=MISS)
     params = ", ".join(f"{name}={name}" for name in consts)
     text = f"def replay(T, {params}):\n" + "\n".join("    " + line for line in body) + "\n"
     space: dict[str, Any] = {}

@@ -147,7 +147,7 @@ class RecordingBackend:
                 return value(*args, **kwargs)
             out = record_call(value, args, kwargs, pure=pure, rec=rec,
                               always=name in ("from_host", "from_bytes", "from_dlpack"))
-            if callable(out) and not isinstance(out, TracedArray):  # a kernel: record its calls
+            if name == "kernel" and out is not None:  # a backend kernel: record its calls
                 kernel = out
                 return lambda *a, **k: record_call(kernel, a, k, rec=rec, always=True)
             return out

@@ -86,8 +86,43 @@ class Recording:
         self.nslots = 0
         self.on_break = on_break
         self.broken: str | None = None
-        self.written: set[int] = set()  # slots an in-place instruction wrote
+        self.written: set[int] = set()  # slots an in-place instruction wrote (and their bases)
+        self.producer: dict[int, int] = {}  # slot -> index of the instruction that made it
+        self.base: dict[int, int] = {}  # a view's slot -> the slot it views
+        self.ninputs = 0  # slots below this are the state read at the start
+        # value guards: (slot, read function, value) of reads into Python whose value depends
+        # on the inputs only; a replay checks them first and, on a mismatch, changes nothing
+        self.guards: list[tuple[int, Callable[[Any], Any], Any]] = []
+        self.hoisted: set[int] = set()  # instruction indexes the guards' checks compute
         self.wrap_backend: Callable[[Any], Any] = lambda b: b  # set by the session
+
+    def guard(self, k: int, fn: Callable[[Any], Any], value: Any) -> bool:
+        """Make the read ``fn(slot k) == value`` a value guard, if slot ``k`` is a pure
+        function of inputs nothing has written yet (else False: a graph break)."""
+        cone: set[int] = set()
+        todo = [k]
+        while todo:
+            s = todo.pop()
+            if s in self.written:
+                return False
+            i = self.producer.get(s)
+            if i is None:
+                if s >= self.ninputs:
+                    return False
+                continue
+            if i in cone:
+                continue
+            ins = self.instrs[i]
+            if not ins.pure or ins.kind == "host":
+                return False
+            cone.add(i)
+            found: set[int] = set()
+            _slots(ins.args, found)
+            _slots(ins.kwargs, found)
+            todo.extend(found)
+        self.hoisted |= cone
+        self.guards.append((k, fn, value))
+        return True
 
     def new_slot(self) -> int:
         """A fresh slot number."""
@@ -111,12 +146,26 @@ current = _Current()
 def graph_break(reason: str) -> None:
     """Stop the recording in progress (see ``Recording.on_break``); no-op when none is."""
     rec = current.rec
-    if rec is not None and recording_flag.on:
+    if rec is not None and _live(rec):
         rec.on_break(reason)
 
 
+def _slots(t: Any, out: set[int]) -> None:
+    cls = t.__class__
+    if cls is Slot:
+        out.add(t.k)
+    elif cls is tuple or cls is list:
+        for v in t:
+            _slots(v, out)
+    elif cls is dict:
+        for v in t.values():
+            _slots(v, out)
+
+
 def _live(rec: Recording) -> bool:
-    return recording_flag.on and current.rec is rec
+    # after a graph break the session stays current (so every tensor keeps one backend)
+    # but records nothing: the traced arrays are transparent
+    return recording_flag.on and current.rec is rec and rec.broken is None
 
 
 def unwrap(value: Any) -> Any:
@@ -227,7 +276,17 @@ def record_call(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], *, pure:
         return result
     if result is None:
         pure = False  # a call returning None was called for its effect
+    index = len(rec.instrs)
     rec.instrs.append(Instr(fn, targs, tkw, out, pure, kind, coerce))
+    if out.__class__ is int and id(result) not in reals:
+        rec.producer[out] = index
+        if getattr(result, "base", None) is not None:  # a view: writes to it write its base
+            first = next((a for a in targs if a.__class__ is Slot), None)
+            if first is not None:
+                rec.base[out] = rec.base.get(first.k, first.k)
+    elif out.__class__ is tuple:
+        for o in out:
+            rec.producer[o] = index
     if not pure:
         _mark_written(rec, targs, tkw)
     return value
@@ -238,6 +297,9 @@ def _mark_written(rec: Recording, targs: Any, tkw: Any) -> None:
         for a in t:
             if a.__class__ is Slot:
                 rec.written.add(a.k)
+                base = rec.base.get(a.k)
+                if base is not None:
+                    rec.written.add(base)
                 break
         else:
             continue
@@ -333,25 +395,26 @@ class TracedArray:
         return self.__copy__()
 
     # graph breaks -----------------------------------------------------------------
-    def _read(self, reason: str, fn: Callable[[Any], Any]) -> Any:
-        if _live(self._r):
+    def _read(self, reason: str, fn: Callable[[Any], Any], guardable: bool = False) -> Any:
+        value = fn(self._a)
+        if _live(self._r) and not (guardable and self._r.guard(self._s, fn, value)):
             graph_break(reason)
-        return fn(self._a)
+        return value
 
     def __bool__(self) -> bool:
-        return self._read("`bool()` of a tensor reads its value into Python", bool)  # type: ignore[no-any-return]
+        return self._read("`bool()` of a tensor reads its value into Python", bool, True)  # type: ignore[no-any-return]
 
     def __float__(self) -> float:
-        return self._read("`float()` of a tensor reads its value into Python", float)  # type: ignore[no-any-return]
+        return self._read("`float()` of a tensor reads its value into Python", float, True)  # type: ignore[no-any-return]
 
     def __int__(self) -> int:
-        return self._read("`int()` of a tensor reads its value into Python", int)  # type: ignore[no-any-return]
+        return self._read("`int()` of a tensor reads its value into Python", int, True)  # type: ignore[no-any-return]
 
     def __complex__(self) -> complex:
-        return self._read("`complex()` of a tensor reads its value into Python", complex)  # type: ignore[no-any-return]
+        return self._read("`complex()` of a tensor reads its value into Python", complex, True)  # type: ignore[no-any-return]
 
     def __index__(self) -> int:
-        return self._read("a tensor used as a Python index reads its value", operator.index)  # type: ignore[no-any-return]
+        return self._read("a tensor used as a Python index reads its value", operator.index, True)  # type: ignore[no-any-return]
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
         real = self._read(_BREAK_METHODS["__array__"], lambda a: a)
@@ -395,6 +458,8 @@ class TracedArray:
 
     def __getattr__(self, name: str) -> Any:
         value = getattr(self._a, name)
+        if name == "item" and _live(self._r):
+            return lambda: self._read(_BREAK_METHODS["item"], _item, True)
         if name in _BREAK_METHODS and _live(self._r):
             reason = _BREAK_METHODS[name]
 
@@ -417,6 +482,10 @@ class TracedArray:
             return record_call(name, (self,), {}, kind="attr",
                                call=operator.attrgetter(name), rec=self._r)
         return value
+
+
+def _item(a: Any) -> Any:
+    return a.item()
 
 
 def _has_mask(key: Any) -> bool:
