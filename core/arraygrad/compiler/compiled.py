@@ -16,7 +16,7 @@ from typing import Any, Callable
 from arraygrad.compiler import program as _program
 from arraygrad.compiler.recording_backend import RecordingBackend, recording_backend
 from arraygrad.compiler.scalars import recording_flag
-from arraygrad.compiler.state import Found, Snapshot, discover, roots_of
+from arraygrad.compiler.state import Found, Layout, Snapshot, discover, layout_of, roots_of
 from arraygrad.compiler.traced import (
     GraphBreak, Recording, TracedArray, Unsupported, current,
 )
@@ -60,6 +60,7 @@ class CompiledFunction:
         self._fullgraph = fullgraph
         self._dynamic = dynamic
         self._cells, self._names = roots_of(fn)
+        self._layout: Layout | None = None
         self._cache: dict[Any, list[_Entry]] = {}
         self._entries = 0
         self._eager: str | None = None
@@ -77,7 +78,7 @@ class CompiledFunction:
             # broken, or called inside another recording (its work is recorded there)
             self.stats["eager"] += 1
             return self._fn(*args, **kwargs)
-        found = discover(self._fn, self._cells, self._names, args, kwargs)
+        found = self._discover(args, kwargs)
         entries = self._cache.get(found.key)
         if entries:
             for e in entries:
@@ -98,6 +99,19 @@ class CompiledFunction:
         return self._record(found, args, kwargs)
 
     # -- guards ---------------------------------------------------------------------
+    def _discover(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Found:
+        """The call's state and key; the closure's and globals' walk is kept while its stamp
+        (the identities it went through) holds."""
+        cells = self._cells
+        extra = [a for a in args if _root_like(a)]
+        if extra:
+            cells = cells + [_Cell(a) for a in extra]
+        layout = self._layout
+        if layout is None or extra or not layout.current(self._fn, cells, self._names):
+            layout = layout_of(self._fn, cells, self._names)
+            self._layout = None if extra else layout
+        return discover(layout, args, kwargs)
+
     def _why(self, found: Found) -> str:
         """Which guard failed, in words, against the latest cached key."""
         if not self._cache:
@@ -155,7 +169,8 @@ class CompiledFunction:
             result = self._fn(*args, **kwargs)  # eager; its error, if any, is the user's
             self._go_eager(f"recording failed ({type(exc).__name__}: {exc})", warn=True)
             return result
-        after = discover(self._fn, self._cells, self._names, args, kwargs)
+        self._layout = None  # the call may have created state (optimizer state on a first step)
+        after = self._discover(args, kwargs)
         try:
             made = None if rec.broken is not None else session.bind(after, result)
         finally:
@@ -205,6 +220,22 @@ class CompiledFunction:
         warnings.warn(f"arraygrad.compile: graph break in {self.__name__}: {reason}; it runs "
                       "eagerly from now on", UserWarning, stacklevel=3)
         return self._fn(*args, **kwargs)
+
+
+class _Cell:
+    """A cell-like holder of an argument that is a root (a module, an optimizer)."""
+
+    __slots__ = ("cell_contents",)
+
+    def __init__(self, value: Any) -> None:
+        self.cell_contents = value
+
+
+def _root_like(value: Any) -> bool:
+    from arraygrad.compiler.state import _SCALARS
+    return not isinstance(value, (Tensor, list, tuple, dict) + _SCALARS) and (
+        hasattr(value, "parameters") or hasattr(value, "param_groups")
+        or hasattr(value, "optimizer"))
 
 
 def session_used_live(rec: Recording) -> bool:

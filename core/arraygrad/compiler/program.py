@@ -156,6 +156,8 @@ def _statement(src: _Source, ins: Instr) -> str:
     if kind == "host":
         return f"{src.const(ins.fn, 'H')}()"
     if kind == "setitem":
+        if ins.args[0] == ins.args[2] and ins.args[1] is Ellipsis:
+            return ""  # ``a[...] = a``: eager's write-back of an in-place result onto itself
         return f"{args[0]}[{args[1]}] = {args[2]}"
     outs = _outs(ins.out)
     target = ", ".join(f"s{k}" for k in outs) + ("," if len(outs) > 1 else "")
@@ -212,13 +214,15 @@ def build(rec: Recording, b: Bindings, wrap: Callable[[Any, Any], Any],
     kept = live_instructions(rec, needed)
     hoisted = [rec.instrs[i] for i in sorted(rec.hoisted)]
     for ins in hoisted:
-        body.append(_statement(src, ins))
+        body.append(_statement(src, ins))  # never a no-op: hoisted instructions are pure
     for k, fn, value in rec.guards:  # checked before anything is written
         body.append(f"if {src.const(fn, 'G')}(s{k}) != {src.const(value)}: return MISS")
     hoisted_ids = set(map(id, hoisted))
     for ins in kept:
         if id(ins) not in hoisted_ids:
-            body.append(_statement(src, ins))
+            line = _statement(src, ins)
+            if line:
+                body.append(line)
     for i, k in b.data:
         body.append(f"T[{i}]._data = s{k}")
     for i in b.grad_none:

@@ -9,6 +9,7 @@ down like the operators of a ``TracedArray``. Array creation without traced inpu
 
 from __future__ import annotations
 
+import sys
 import types
 from typing import Any, Callable
 
@@ -116,8 +117,13 @@ class RecordingBackend:
         self.scalar_operands = None if cache is None else RecordingScalars(cache, self)
 
     def is_exclusive(self, array: Any) -> bool:
-        """Never: a replay could not tell whether it still holds."""
-        return False
+        """The real backend's answer for the real array, when the traced array itself is held
+        only by its tensor (as eager's test: this call's argument and getrefcount's are the
+        other two references). A buffer taken over at record time had no other reference, so
+        no later instruction can read it: the replay may take it over too."""
+        if array.__class__ is not TracedArray or sys.getrefcount(array) > 3:
+            return False
+        return bool(self._real.is_exclusive(array._a))
 
     def generator(self, generator: Any) -> RecordingGenerator:
         """The recording generator drawing from ``generator`` (an ``arraygrad.Generator``)."""

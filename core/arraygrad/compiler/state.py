@@ -15,36 +15,17 @@ from typing import Any, Callable
 from arraygrad.autograd.grad_mode import _state as _grad_state
 from arraygrad.tensor import Tensor
 
-__all__ = ["Found", "discover", "roots_of", "Snapshot"]
+__all__ = ["Found", "Layout", "discover", "layout_of", "roots_of", "Snapshot"]
 
 _SHALLOW_LIMIT = 256  # containers bigger than this are not walked (datasets)
 _SCALARS = (bool, int, float, complex, str, bytes, type(None))
-
-
-def _module_cls() -> Any:
-    from arraygrad.nn.modules.module import Module
-    return Module
-
-
-def _optimizer_cls() -> Any:
-    from arraygrad.optim.optimizer import Optimizer
-    return Optimizer
-
-
-def _scheduler_types() -> tuple[type, ...]:
-    from arraygrad.optim.lr_scheduler._base import LRScheduler
-    types: list[type] = [LRScheduler]
-    try:
-        from arraygrad.optim.lr_scheduler._plateau import ReduceLROnPlateau
-        types.append(ReduceLROnPlateau)
-    except ImportError:  # pragma: no cover - the class lives elsewhere in some versions
-        pass
-    return tuple(types)
+_HYPER = frozenset({bool, int, float, str, tuple, type(None)})  # a group's hyperparameters
 
 
 class Found:
-    """What ``discover`` found: ``tensors`` (ordered, unique), ``modules``, ``optimizers``,
-    ``key`` (hashable: the guard key) and ``hyper`` (optimizers' group hyperparameters)."""
+    """What ``discover`` found: ``tensors`` (ordered, unique, each followed by its ``.grad``),
+    ``modules``, ``optimizers``, ``schedulers``, ``key`` (hashable: the guard key) and
+    ``hyper`` (optimizers' group hyperparameters)."""
 
     __slots__ = ("tensors", "modules", "optimizers", "schedulers", "key", "hyper", "_ids")
 
@@ -58,7 +39,7 @@ class Found:
         self._ids: dict[int, int] = {}
 
 
-def roots_of(fn: Callable[..., Any]) -> tuple[list[Any], list[Any]]:
+def roots_of(fn: Callable[..., Any]) -> tuple[list[Any], list[str]]:
     """``(closure cells, global names)`` of ``fn`` whose values are read at each call (a
     bound method's ``self`` is a root too: returned as a cell-like value)."""
     cells: list[Any] = []
@@ -96,151 +77,235 @@ class _Const:
         self.cell_contents = value
 
 
-def discover(fn: Callable[..., Any], cells: list[Any], names: list[str], args: tuple[Any, ...],
-             kwargs: dict[str, Any]) -> Found:
-    """Walk the call's roots (args, kwargs, closure cells, globals named by the code) and
-    build the guard key."""
-    found = Found()
-    key: list[Any] = [_grad_state.enabled, getattr(_grad_state, "inference", False)]
-    module_cls, optimizer_cls = _module_cls(), _optimizer_cls()
-    schedulers = _scheduler_types()
-    walk = _Walker(found, key, module_cls, optimizer_cls, schedulers)
-    for a in args:
-        walk.visit(a, True, 1)
-    for name in sorted(kwargs):
-        key.append(name)
-        walk.visit(kwargs[name], True, 1)
-    key.append("|")
+class _Classes:
+    """The classes discovery recognizes, imported once (``nn`` and ``optim`` load late)."""
+
+    module: Any = None
+    optimizer: Any = None
+    schedulers: tuple[type, ...] = ()
+
+    @classmethod
+    def load(cls) -> None:
+        from arraygrad.nn.modules.module import Module
+        from arraygrad.optim.lr_scheduler._base import LRScheduler
+        from arraygrad.optim.optimizer import Optimizer
+        found: list[type] = [LRScheduler]
+        try:
+            from arraygrad.optim.lr_scheduler._plateau import ReduceLROnPlateau
+            found.append(ReduceLROnPlateau)
+        except ImportError:  # pragma: no cover - the class lives elsewhere in some versions
+            pass
+        cls.module, cls.optimizer, cls.schedulers = Module, Optimizer, tuple(found)
+
+
+class Layout:
+    """The state reachable from a function's closure and globals: its tensors in order
+    (``base``), modules, optimizers and schedulers, and the ``stamp`` (identities of
+    everything the walk went through) that says when it must be walked again."""
+
+    __slots__ = ("base", "modules", "optimizers", "schedulers", "roots", "stamp", "watch")
+
+    def __init__(self) -> None:
+        self.base: list[Tensor] = []
+        self.modules: list[Any] = []
+        self.optimizers: list[Any] = []
+        self.schedulers: list[Any] = []
+        self.roots: list[Any] = []
+        self.stamp: Any = None
+        self.watch: list[Any] = []
+
+    def current(self, fn: Any, cells: list[Any], names: list[str]) -> bool:
+        """Whether the walk would find the same objects now."""
+        return _stamp(self, _root_values(fn, cells, names)) == self.stamp
+
+
+def _root_values(fn: Any, cells: list[Any], names: list[str]) -> list[Any]:
+    values: list[Any] = []
     for cell in cells:
         try:
-            value = cell.cell_contents
+            values.append(cell.cell_contents)
         except ValueError:  # an empty cell
-            continue
-        walk.visit(value, False, 1)
+            values.append(None)
     glob = getattr(getattr(fn, "__func__", fn), "__globals__", {})
     for name in names:
-        value = glob.get(name, _MISSING)
-        if value is not _MISSING and _interesting(value, module_cls, optimizer_cls, schedulers):
+        values.append(glob.get(name))
+    return values
+
+
+def _stamp(layout: Layout, roots: list[Any]) -> tuple[int, ...]:
+    ids = [id(v) for v in roots]
+    for c in layout.watch:  # dicts and lists whose contents the walk went through
+        ids.extend(map(id, c.values() if c.__class__ is not list else c))
+        ids.append(-1)
+    return tuple(ids)
+
+
+def _watch(layout: Layout, roots: list[Any]) -> None:
+    watch: list[Any] = [v for v in roots if v.__class__ in (list, dict)
+                        and len(v) <= _SHALLOW_LIMIT]
+    for m in layout.modules:
+        watch += (m._parameters, m._buffers, m._modules)
+    for o in layout.optimizers:
+        watch.extend(group["params"] for group in o.param_groups)
+        watch.append(o.state)
+        watch.extend(o.state.values())
+    layout.watch = watch
+
+
+def layout_of(fn: Any, cells: list[Any], names: list[str]) -> Layout:
+    """Walk the roots of ``fn`` (closure cells, globals its code names)."""
+    if _Classes.module is None:
+        _Classes.load()
+    layout = Layout()
+    walk = _Walker(layout)
+    roots = _root_values(fn, cells, names)
+    for value in roots:
+        if value is not None and _interesting(value):
+            walk.visit(value, 1)
+    for opt in layout.optimizers:
+        for group in opt.param_groups:
+            for p in group["params"]:
+                walk.tensor(p)
+            for p in group["params"]:
+                for v in (opt.state.get(p) or {}).values():
+                    if isinstance(v, Tensor):
+                        walk.tensor(v)
+    _watch(layout, roots)
+    layout.stamp = _stamp(layout, roots)
+    return layout
+
+
+def _interesting(value: Any) -> bool:
+    cls = value.__class__
+    if cls in (list, tuple, dict):
+        return True
+    return isinstance(value, (Tensor, _Classes.module, _Classes.optimizer) + _Classes.schedulers)
+
+
+class _Walker:
+    """One layout walk (see ``layout_of``)."""
+
+    def __init__(self, layout: Layout) -> None:
+        self.layout = layout
+        self.seen: set[int] = set()
+
+    def tensor(self, t: Tensor) -> None:
+        if id(t) not in self.seen:
+            self.seen.add(id(t))
+            self.layout.base.append(t)
+
+    def visit(self, value: Any, depth: int) -> None:
+        if isinstance(value, Tensor):
+            self.tensor(value)
+            return
+        if id(value) in self.seen or value.__class__ in _SCALARS:
+            return
+        layout = self.layout
+        if isinstance(value, _Classes.module):
+            for m in value.modules():
+                if id(m) not in self.seen:
+                    self.seen.add(id(m))
+                    layout.modules.append(m)
+            for p in value.parameters():
+                self.tensor(p)
+            for b in value.buffers():
+                self.tensor(b)
+        elif isinstance(value, _Classes.optimizer):
+            self.seen.add(id(value))
+            layout.optimizers.append(value)
+        elif isinstance(value, _Classes.schedulers):
+            self.seen.add(id(value))
+            layout.schedulers.append(value)
+            self.visit(getattr(value, "optimizer", None), depth)
+        elif value.__class__ in (list, tuple) and depth > 0 and len(value) <= _SHALLOW_LIMIT:
+            self.seen.add(id(value))
+            for v in value:
+                self.visit(v, depth - 1)
+        elif value.__class__ is dict and depth > 0 and len(value) <= _SHALLOW_LIMIT:
+            self.seen.add(id(value))
+            for v in value.values():
+                self.visit(v, depth - 1)
+
+
+def discover(layout: Layout, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Found:
+    """The call's state and guard key: the arguments' tensors (metadata guarded, identity
+    not) and the layout's (identity guarded through the stamp), each with its ``.grad``;
+    grad mode, modules' ``training``, optimizers' non-tensor state; ``hyper`` apart."""
+    found = Found()
+    key: list[Any] = [_grad_state.enabled, _grad_state.inference, layout.stamp]
+    for a in args:
+        _arg(a, found, key, 1)
+    if kwargs:
+        for name in sorted(kwargs):
             key.append(name)
-            walk.visit(value, False, 1)
-    for opt in found.optimizers:
-        walk.optimizer_key(opt)
+            _arg(kwargs[name], found, key, 1)
+    key.append("|")
+    ids = found._ids
+    tensors = found.tensors
+    for t in layout.base:
+        i = ids.get(id(t))
+        if i is not None:
+            key.append(i)
+            continue
+        ids[id(t)] = len(tensors)
+        tensors.append(t)
+        data = t._data
+        g = t._grad
+        if g is None:
+            key.append((data.shape, data.dtype, t._requires_grad, t._grad_fn is not None))
+        else:
+            tensors.append(g)
+            gd = g._data
+            key.append((data.shape, data.dtype, t._requires_grad, t._grad_fn is not None,
+                        gd.shape, gd.dtype))
+    for m in layout.modules:
+        key.append(m.training)
+    if layout.optimizers:
+        hyper: list[Any] = []
+        for opt in layout.optimizers:
+            for group in opt.param_groups:
+                hyper.append([v for v in group.values() if v.__class__ in _HYPER])
+            for st in opt.state.values():
+                for v in st.values():
+                    if not isinstance(v, Tensor):
+                        key.append(v if isinstance(v, _SCALARS) else type(v))
+        found.hyper = tuple(hyper)
+    found.modules = layout.modules
+    found.optimizers = layout.optimizers
+    found.schedulers = layout.schedulers
     found.key = tuple(key)
     return found
 
 
-_MISSING = object()
-
-
-def _interesting(value: Any, module_cls: Any, optimizer_cls: Any, schedulers: Any) -> bool:
-    cls = value.__class__
-    if cls in (list, tuple, dict):
-        return True
-    return isinstance(value, (Tensor, module_cls, optimizer_cls) + schedulers)
-
-
-class _Walker:
-    """One discovery's traversal (see ``discover``)."""
-
-    def __init__(self, found: Found, key: list[Any], module_cls: Any, optimizer_cls: Any,
-                 schedulers: tuple[type, ...]) -> None:
-        self.found = found
-        self.key = key
-        self.module_cls = module_cls
-        self.optimizer_cls = optimizer_cls
-        self.schedulers = schedulers
-        self.seen: set[int] = set()
-
-    def tensor(self, t: Tensor, arg: bool) -> None:
-        found, key = self.found, self.key
-        i = found._ids.get(id(t))
+def _arg(value: Any, found: Found, key: list[Any], depth: int) -> None:
+    if isinstance(value, Tensor):
+        i = found._ids.get(id(value))
         if i is not None:
             key.append(("dup", i))
             return
-        found._ids[id(t)] = len(found.tensors)
-        found.tensors.append(t)
-        data = t._data
-        g = t._grad
-        key.append((None if arg else id(t), data.shape, data.dtype, t._backend, t._requires_grad,
-                    t._grad_fn is not None, None if g is None else (g._data.shape, g._data.dtype)))
+        found._ids[id(value)] = len(found.tensors)
+        found.tensors.append(value)
+        data = value._data
+        g = value._grad
+        key.append((data.shape, data.dtype, value._backend, value._requires_grad,
+                    value._grad_fn is not None,
+                    None if g is None else (g._data.shape, g._data.dtype)))
         if g is not None:
-            self.tensor(g, True)  # a gradient's identity is not guarded: backward may replace it
-
-    def visit(self, value: Any, arg: bool, depth: int) -> None:
-        cls = value.__class__
-        if isinstance(value, Tensor):
-            self.tensor(value, arg)
-            return
-        if cls in _SCALARS:
-            if arg:
-                self.key.append((cls, value))
-            return
-        if id(value) in self.seen:
-            return
-        if isinstance(value, self.module_cls):
-            self.seen.add(id(value))
-            self.found.modules.append(value)
-            for m in value.modules():
-                if m is not value:
-                    self.seen.add(id(m))
-                    self.found.modules.append(m)
-                self.key.append(m.training)
-            for p in value.parameters():
-                self.tensor(p, False)
-            for b in value.buffers():
-                self.tensor(b, False)
-            return
-        if isinstance(value, self.optimizer_cls):
-            self.seen.add(id(value))
-            self.found.optimizers.append(value)
-            return
-        if isinstance(value, self.schedulers):
-            self.seen.add(id(value))
-            self.found.schedulers.append(value)
-            self.visit(getattr(value, "optimizer", None), False, depth)
-            return
-        if cls in (list, tuple) and depth > 0 and len(value) <= _SHALLOW_LIMIT:
-            self.seen.add(id(value))
-            self.key.append((cls, len(value)))
-            for v in value:
-                self.visit(v, arg, depth - 1)
-            return
-        if cls is dict and depth > 0 and len(value) <= _SHALLOW_LIMIT:
-            self.seen.add(id(value))
-            for k, v in value.items():
-                if isinstance(k, _SCALARS):
-                    self.key.append(k)
-                    self.visit(v, arg, depth - 1)
-            return
-        if arg:
-            self.key.append((cls, id(value)))  # another object: its identity
-
-    def optimizer_key(self, opt: Any) -> None:
-        """An optimizer's part of the key: its groups' parameters (identity and order) and
-        each parameter's state (keys, tensors walked); its hyperparameters go to ``hyper``."""
-        key = self.key
-        hyper: list[Any] = []
-        for group in opt.param_groups:
-            params = group["params"]
-            key.append(tuple(id(p) for p in params))
-            for p in params:
-                self.tensor(p, False)
-            hyper.append(tuple((k, v) for k, v in group.items()
-                               if k != "params" and isinstance(v, _SCALARS + (tuple,))))
-        for group in opt.param_groups:
-            for p in group["params"]:
-                st = opt.state.get(p)
-                if not st:
-                    key.append(None)
-                    continue
-                key.append(tuple(st))
-                for k, v in st.items():
-                    if isinstance(v, Tensor):
-                        self.tensor(v, False)
-                    else:
-                        key.append(v if isinstance(v, _SCALARS) else type(v))
-        prev = self.found.hyper
-        self.found.hyper = (prev or ()) + (tuple(hyper),)
+            found.tensors.append(g)
+        return
+    cls = value.__class__
+    if cls in _SCALARS:
+        key.append((cls, value))
+    elif cls in (list, tuple) and depth > 0:
+        key.append((cls, len(value)))
+        for v in value:
+            _arg(v, found, key, depth - 1)
+    elif cls is dict and depth > 0:
+        for k, v in value.items():
+            key.append(k)
+            _arg(v, found, key, depth - 1)
+    else:
+        key.append((cls, id(value)))  # another object (a module...): its identity
 
 
 class Snapshot:

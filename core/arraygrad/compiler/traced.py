@@ -39,6 +39,12 @@ class Slot:
     def __init__(self, k: int) -> None:
         self.k = k
 
+    def __eq__(self, other: object) -> bool:
+        return other.__class__ is Slot and other.k == self.k  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return self.k
+
 
 class Live:
     """Template entry: a live scalar, evaluated again (``getter()``) at replay."""
