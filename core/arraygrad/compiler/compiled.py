@@ -173,8 +173,13 @@ class CompiledFunction:
         after = self._discover(args, kwargs)
         try:
             made = None if rec.broken is not None else session.bind(after, result)
+        except Exception as exc:  # the call ran eagerly and is done: only the program is lost
+            made = None
+            self._go_eager(f"recording failed ({type(exc).__name__}: {exc})", warn=True)
         finally:
             session.restore_all(after, result)
+        if made is None and rec.broken is None:
+            return result
         if rec.broken is not None:
             return result
         self._finish(found, made, rec, after)

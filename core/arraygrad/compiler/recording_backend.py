@@ -21,7 +21,8 @@ from arraygrad.compiler.traced import (
 __all__ = ["RecordingBackend", "RecordingNamespace", "RecordingGenerator", "recording_backend"]
 
 # backend methods that hand values to the host: a graph break when given a traced array
-_HOST_METHODS = {"to_host": "the array is copied to the host (`.numpy()`, `.tolist()`, printing)",
+_HOST_METHODS = {"to_host": "a tensor's values are copied to the host (`.item()`, `float()`, "
+                            "`bool()`, `.tolist()`, `.numpy()`, printing)",
                  "synchronize": None, "device_event": None}
 # backend methods that write their first argument
 _EFFECT_METHODS = frozenset({"scatter_add"})

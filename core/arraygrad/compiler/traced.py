@@ -267,8 +267,8 @@ def record_call(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], *, pure:
     tkw, traced_k = _encode(kwargs, rec) if kwargs else ({}, False)
     traced = traced_a or traced_k
     result = runner(*real_args, **real_kwargs)
-    if not traced and not always and not _is_array(result, rec):
-        return result  # metadata (a dtype, finfo...): nothing to replay
+    if not traced and not _is_array(result, rec) and (not always or result is not None):
+        return result  # metadata (a dtype, finfo, isdtype...): nothing to replay
     if kwargs and "out" in kwargs:
         pure = False
     reals: dict[int, int] = {}
@@ -402,6 +402,9 @@ class TracedArray:
 
     # graph breaks -----------------------------------------------------------------
     def _read(self, reason: str, fn: Callable[[Any], Any], guardable: bool = False) -> Any:
+        # ``bool``/``int``/``index`` reads steer control flow and shapes: when the value is a
+        # function of the inputs alone it becomes a value guard (checked first at replay);
+        # other reads (``float``, ``.item()``: values a step reports) break the graph
         value = fn(self._a)
         if _live(self._r) and not (guardable and self._r.guard(self._s, fn, value)):
             graph_break(reason)
@@ -411,13 +414,13 @@ class TracedArray:
         return self._read("`bool()` of a tensor reads its value into Python", bool, True)  # type: ignore[no-any-return]
 
     def __float__(self) -> float:
-        return self._read("`float()` of a tensor reads its value into Python", float, True)  # type: ignore[no-any-return]
+        return self._read("`float()` of a tensor reads its value into Python", float)  # type: ignore[no-any-return]
 
     def __int__(self) -> int:
         return self._read("`int()` of a tensor reads its value into Python", int, True)  # type: ignore[no-any-return]
 
     def __complex__(self) -> complex:
-        return self._read("`complex()` of a tensor reads its value into Python", complex, True)  # type: ignore[no-any-return]
+        return self._read("`complex()` of a tensor reads its value into Python", complex)  # type: ignore[no-any-return]
 
     def __index__(self) -> int:
         return self._read("a tensor used as a Python index reads its value", operator.index, True)  # type: ignore[no-any-return]
@@ -465,7 +468,7 @@ class TracedArray:
     def __getattr__(self, name: str) -> Any:
         value = getattr(self._a, name)
         if name == "item" and _live(self._r):
-            return lambda: self._read(_BREAK_METHODS["item"], _item, True)
+            return lambda: self._read(_BREAK_METHODS["item"], _item)
         if name in _BREAK_METHODS and _live(self._r):
             reason = _BREAK_METHODS[name]
 
