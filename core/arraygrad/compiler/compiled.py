@@ -468,6 +468,24 @@ def _real(data: TracedArray, backend: Any) -> Any:
     return real
 
 
+def _released(node: Any, limit: int = 256) -> bool:
+    """Whether a backward without ``retain_graph`` went through ``node``'s graph (some node
+    near it had its saved values freed): then the result is a step's report, not a graph
+    the caller will differentiate."""
+    seen: set[int] = set()
+    todo = [node]
+    while todo and len(seen) < limit:
+        n = todo.pop()
+        if n is None or id(n) in seen:
+            continue
+        seen.add(id(n))
+        if getattr(n, "_freed", False):
+            return True
+        for e in getattr(n, "_next", ()) or ():
+            todo.append(e[0] if type(e) is tuple else e)
+    return False
+
+
 def _tensors_in(value: Any, out: list[Tensor], depth: int) -> None:
     if isinstance(value, Tensor):
         out.append(value)
@@ -489,7 +507,7 @@ def _output(value: Any, index: dict[int, int], grad_expr: dict[int, str], sessio
         k = session._slot(value._data)
         if k is None:
             return None, "the call returned a tensor the recording did not make"
-        if value._grad_fn is not None and not backward_ran:
+        if value._grad_fn is not None and not backward_ran and not _released(value._grad_fn):
             return None, "training forward: the result's autograd graph is used after the call"
         return _program.OutTensor(k, grad_expr.get(id(value))), ""
     cls = value.__class__
