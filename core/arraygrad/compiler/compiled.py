@@ -321,7 +321,7 @@ def _user_frame() -> str:
 
 
 def _first_user_frame() -> Any:
-    frame = sys._getframe(1)
+    frame: Any = sys._getframe(1)
     while frame is not None:
         name = frame.f_globals.get("__name__", "")
         if not name.split(".")[0].startswith(_PACKAGES):
@@ -367,7 +367,7 @@ class _Session:
             self.inputs.append((i, traced._s))
             rec.ninputs = rec.nslots
             t._data = traced
-            t._backend = recording_backend(t._backend, rec, self.backends)
+            t._backend = recording_backend(t._backend, rec, self.backends)  # type: ignore[assignment]
         self.saved_flag = (recording_flag.host_call, recording_flag.graph_break)
         recording_flag.host_call = self._host_call
         recording_flag.graph_break = self._graph_break

@@ -40,7 +40,7 @@ class Slot:
         self.k = k
 
     def __eq__(self, other: object) -> bool:
-        return other.__class__ is Slot and other.k == self.k  # type: ignore[attr-defined]
+        return other.__class__ is Slot and other.k == self.k
 
     def __hash__(self) -> int:
         return self.k
@@ -371,7 +371,7 @@ class TracedArray:
     @property
     def ndim(self) -> int:
         """The real array's number of dimensions."""
-        return self._a.ndim  # type: ignore[no-any-return]
+        return self._a.ndim
 
     @property
     def size(self) -> Any:
@@ -411,19 +411,19 @@ class TracedArray:
         return value
 
     def __bool__(self) -> bool:
-        return self._read("`bool()` of a tensor reads its value into Python", bool, True)  # type: ignore[no-any-return]
+        return self._read("`bool()` of a tensor reads its value into Python", bool, True)
 
     def __float__(self) -> float:
-        return self._read("`float()` of a tensor reads its value into Python", float)  # type: ignore[no-any-return]
+        return self._read("`float()` of a tensor reads its value into Python", float)
 
     def __int__(self) -> int:
-        return self._read("`int()` of a tensor reads its value into Python", int, True)  # type: ignore[no-any-return]
+        return self._read("`int()` of a tensor reads its value into Python", int, True)
 
     def __complex__(self) -> complex:
-        return self._read("`complex()` of a tensor reads its value into Python", complex)  # type: ignore[no-any-return]
+        return self._read("`complex()` of a tensor reads its value into Python", complex)
 
     def __index__(self) -> int:
-        return self._read("a tensor used as a Python index reads its value", operator.index, True)  # type: ignore[no-any-return]
+        return self._read("a tensor used as a Python index reads its value", operator.index, True)
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
         real = self._read(_BREAK_METHODS["__array__"], lambda a: a)
@@ -437,7 +437,7 @@ class TracedArray:
 
     def __contains__(self, value: Any) -> bool:
         return self._read("`in` on a tensor reads its values into Python",
-                          lambda a: unwrap(value) in a)  # type: ignore[no-any-return]
+                          lambda a: unwrap(value) in a)
 
     def __reduce__(self) -> Any:
         return self._read("a tensor is pickled", lambda a: a).__reduce__()
@@ -559,5 +559,5 @@ for _name in _INPLACE:
     setattr(TracedArray, f"__i{_name}__", _inplace(_name))
 for _name, _symbol in _UNARY.items():
     setattr(TracedArray, f"__{_name}__", _unary(_name, _symbol))
-TracedArray.__abs__ = lambda self: record_call(abs, (self,), {}, rec=self._r)  # type: ignore[method-assign]
+setattr(TracedArray, "__abs__", lambda self: record_call(abs, (self,), {}, rec=self._r))
 TracedArray.__hash__ = None  # type: ignore[assignment]  # arrays are unhashable
