@@ -236,3 +236,42 @@ def test_decorator_and_options_accepted():
     assert f.stats["replays"] == 2
     g = lambda x: x  # noqa: E731
     assert ag.compile(g, disable=True) is g
+
+
+def test_scheduler_stepped_inside_the_step():
+    """``scheduler.step()`` inside the compiled function: eager's trajectory either way. Once
+    schedulers mark ``step`` as a host effect (``compiler.scalars.host_effect``, task
+    "compopt") and optimizers read ``lr`` live, the steady step replays; before that, a
+    Python state change the replay cannot redo keeps the function eager (with a warning)."""
+    import warnings
+
+    from arraygrad.optim.lr_scheduler import StepLR
+
+    def make():
+        model = mlp()
+        opt = ag.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        sched = StepLR(opt, step_size=7, gamma=0.5)
+
+        def step(x, y):
+            opt.zero_grad()
+            loss = ((model(x) - y) ** 2).mean()
+            loss.backward()
+            opt.step()
+            sched.step()
+            return loss
+        return (model, opt, sched), step
+
+    ag.manual_seed(0)
+    (m1, o1, s1), step1 = make()
+    ag.manual_seed(0)
+    (m2, o2, s2), step2 = make()
+    compiled = ag.compile(step2)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "arraygrad.compile")
+        for i in range(30):
+            assert same(host(step1(*xy(i))), host(compiled(*xy(i)))), i
+            assert all(same(host(p), host(q)) for p, q in zip(m1.parameters(), m2.parameters()))
+            assert o1.param_groups[0]["lr"] == o2.param_groups[0]["lr"]
+            assert s1.last_epoch == s2.last_epoch
+    if getattr(StepLR.step, "__wrapped__", None) is not None:  # host_effect is in place
+        assert compiled.stats["replays"] >= 20, compiled.stats

@@ -356,6 +356,7 @@ class _Session:
         self.rgs = [t._requires_grad for t in found.tensors]
         self.fns = [t._grad_fn for t in found.tensors]
         self.saved_flag: tuple[Any, Any] = (None, None)
+        self.python_state = _python_state(found)
 
     def start(self) -> None:
         rec = self.rec
@@ -419,6 +420,13 @@ class _Session:
             return b, "the call created state tensors (optimizer state on a first step)"
         if [m.training for m in found.modules] != [m.training for m in after.modules]:
             return b, "the call switched a module between train and eval"
+        before, now = self.python_state, _python_state(found)
+        if not _same_python_state(before[0], now[0]) and \
+                not any(ins.kind == "host" for ins in rec.instrs):
+            return b, "the call changed an LR scheduler's state, which a replay cannot redo"
+        if not _same_python_state(before[1], now[1]) and not session_used_live(rec):
+            return b, ("the call changed an optimizer's hyperparameters, which the program "
+                       "uses as constants")
         grad_expr: dict[int, str] = {}
         for i, t in enumerate(found.tensors):
             if t._requires_grad != self.rgs[i] or t._grad_fn is not self.fns[i]:
@@ -466,6 +474,21 @@ def _real(data: TracedArray, backend: Any) -> Any:
     if array_type is not None and type(real) is not array_type:
         real = backend.coerce(real)
     return real
+
+
+def _python_state(found: Found) -> list[Any]:
+    """The Python-level state a step may change besides arrays: schedulers' attributes and
+    optimizers' hyperparameters (shallow copies)."""
+    groups = [{k: v for k, v in g.items() if k != "params"}
+              for o in found.optimizers for g in o.param_groups]
+    return [[dict(s.__dict__) for s in found.schedulers], groups]
+
+
+def _same_python_state(a: list[Any], b: list[Any]) -> bool:
+    try:
+        return len(a) == len(b) and all(bool(x == y) for x, y in zip(a, b))
+    except Exception:  # a value without a plain equality (a tensor): assume it changed
+        return False
 
 
 def _released(node: Any, limit: int = 256) -> bool:
