@@ -263,6 +263,12 @@ def discover(layout: Layout, args: tuple[Any, ...], kwargs: dict[str, Any]) -> F
     if layout.optimizers:
         hyper: list[Any] = []
         for opt in layout.optimizers:
+            compile_key = getattr(opt, "_compile_key", None)
+            if compile_key is not None:
+                # the optimizer says what decides its step's operations (its scalar operands
+                # are read live at replay): that is the guard, not the values
+                key.append(compile_key())
+                continue
             for group in opt.param_groups:
                 hyper.append([v for v in group.values() if v.__class__ in _HYPER])
             for st in opt.state.values():

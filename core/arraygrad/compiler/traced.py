@@ -179,8 +179,11 @@ def unwrap(value: Any) -> Any:
     cls = value.__class__
     if cls is TracedArray:
         return value._a
+    if cls is LiveScalar:
+        # the plain number eager passes (NumPy takes a float subclass for a float64 array)
+        return float(value)
     if cls is tuple or cls is list:
-        if any(v.__class__ is TracedArray or v.__class__ in (tuple, list, dict) for v in value):
+        if any(v.__class__ in _UNWRAP for v in value):
             return cls(unwrap(v) for v in value)
         return value
     if cls is dict:
@@ -559,5 +562,6 @@ for _name in _INPLACE:
     setattr(TracedArray, f"__i{_name}__", _inplace(_name))
 for _name, _symbol in _UNARY.items():
     setattr(TracedArray, f"__{_name}__", _unary(_name, _symbol))
+_UNWRAP = frozenset({TracedArray, LiveScalar, tuple, list, dict})  # what ``unwrap`` changes
 setattr(TracedArray, "__abs__", lambda self: record_call(abs, (self,), {}, rec=self._r))
 TracedArray.__hash__ = None  # type: ignore[assignment]  # arrays are unhashable
