@@ -275,3 +275,13 @@ def test_scheduler_stepped_inside_the_step():
             assert s1.last_epoch == s2.last_epoch
     if getattr(StepLR.step, "__wrapped__", None) is not None:  # host_effect is in place
         assert compiled.stats["replays"] >= 20, compiled.stats
+
+
+def test_moves_to_the_same_device_inside_the_step_are_recorded():
+    lin = nn.Linear(4, 3)
+    f = ag.compile(lambda x: (lin(x.to("cpu")).cpu() * 2).sum())
+    with ag.no_grad():
+        for i in range(4):
+            x = ag.tensor(X[i])
+            assert same(host(f(x)), host((lin(x) * 2).sum()))
+    assert f.stats["replays"] == 3
