@@ -13,7 +13,7 @@ import sys
 import warnings
 from typing import Any, Callable
 
-from arraygrad.compiler import program as _program
+from arraygrad.compiler import capture as _capture, program as _program
 from arraygrad.compiler.recording_backend import RecordingBackend, recording_backend
 from arraygrad.compiler.scalars import recording_flag
 from arraygrad.compiler.state import Found, Layout, Snapshot, discover, layout_of, roots_of
@@ -202,8 +202,9 @@ class CompiledFunction:
         self._unreplayable = 0
         fn, text = _program.build(rec, bindings, wrap, rec.backend)
         capture = getattr(rec.backend, "capture", None)
-        if capture is not None:
-            fn = _captured(fn, capture)
+        if capture is not None and _capture.capturable(rec, bindings):
+            fn = _capture.build_captured(rec, bindings, wrap, rec.backend, fn, found.nargs,
+                                         capture)
         self._store(found.key, _Entry(fn, hyper, text))
 
     def _on_break(self, reason: str) -> None:
@@ -261,33 +262,6 @@ def _flat(t: Any) -> Any:
             yield from _flat(tuple(v.values()))
         else:
             yield v
-
-
-def _captured(fn: Callable[..., Any], capture: Callable[..., Any]) -> Callable[..., Any]:
-    """``fn`` replayed through the backend's capture capability when it offers one: the
-    first replay hands ``capture`` a zero-argument replay over that call's tensors; a
-    backend returning None (no capture) leaves plain replays."""
-    state: dict[str, Any] = {}
-
-    def run(T: list[Tensor]) -> Any:
-        launch = state.get("launch")
-        if launch is None and "tried" not in state:
-            state["tried"] = True
-            state["T"] = T
-            launch = capture(lambda: fn(state["T"]))
-            if launch is not None:
-                state["launch"] = launch
-                return launch()
-        if launch is not None and _same_arrays(state["T"], T):
-            return launch()
-        return fn(T)
-
-    return run
-
-
-def _same_arrays(a: list[Tensor], b: list[Tensor]) -> bool:
-    """A captured graph reads fixed buffers: it may relaunch only over the same arrays."""
-    return len(a) == len(b) and all(x is y and x._data is y._data for x, y in zip(a, b))
 
 
 def _hooks_of(found: Found) -> str:
@@ -448,13 +422,14 @@ class _Session:
                     grad_expr[id(g)] = f"T[{i}]._grad"
         vcs: dict[int, int] = {}
         for i, t in enumerate(found.tensors):
-            vc = t._vc
-            if vc is None or id(vc) in vcs:
+            counter = t._vc
+            if counter is None or id(counter) in vcs:
                 continue
-            before = self.versions[i] if self.vcs[i] is vc else 0
+            vc: list[int] = counter
+            start = self.versions[i] if self.vcs[i] is vc else 0
             vcs[id(vc)] = i
-            if vc[0] != before:
-                b.versions.append((i, vc[0] - before))
+            if vc[0] != start:
+                b.versions.append((i, vc[0] - start))
         backward_ran = bool(b.grad_new or b.grad_none) or any(
             k in rec.written for i, k in self.inputs
             if any(found.tensors[i] is g for g in self.grads if g is not None))

@@ -193,16 +193,49 @@ def _operator_fn(ins: Instr) -> Callable[..., Any]:
     return getattr(operator, ins.kind)  # pragma: no cover - every other kind is written above
 
 
-def build(rec: Recording, b: Bindings, wrap: Callable[[Any, Any], Any],
-          backend: Any) -> tuple[Callable[..., Any], str]:
-    """The replay function ``replay(T)`` (``T``: the state tensors in discovery order) and its
-    source. ``b.output`` is a template of ``OutTensor``/``OutState``, tuples, lists, dicts
-    and constants."""
-    src = _Source()
+def needed_slots(b: Bindings) -> set[int]:
+    """The slots the bindings and the result read after the instructions."""
     needed: set[int] = set()
     for _, k in b.data + b.grad_new:
         needed.add(k)
     _output_slots(b.output, needed)
+    return needed
+
+
+def bindings_lines(src: _Source, b: Bindings) -> None:
+    """Append the write-backs and the ``return`` of the result to ``src``."""
+    body = src.lines
+    for i, k in b.data:
+        body.append(f"T[{i}]._data = s{k}")
+    for i in b.grad_none:
+        body.append(f"T[{i}]._grad = None")
+    for i, k in b.grad_new:
+        body.append(f"T[{i}]._grad = W(s{k}, B)")
+    for i, d in b.versions:
+        body.append(f"T[{i}]._version_counter()[0] += {d}")
+    body.append(f"return {_output(src, b.output)}")
+
+
+def define(name: str, params: str, body: list[str], consts: dict[str, Any]) -> Callable[..., Any]:
+    """``def name(params, <consts as defaults>): body``, compiled once."""
+    defaults = ", ".join(f"{c}={c}" for c in consts)
+    text = f"def {name}({params}{', ' if defaults else ''}{defaults}):\n" + \
+        "\n".join("    " + line for line in body) + "\n"
+    space: dict[str, Any] = {}
+    exec(compile(text, f"<arraygrad.compile {name}>", "exec"), dict(consts), space)  # noqa: S102
+    fn = space[name]
+    fn.__source__ = text
+    return fn
+
+
+def build(rec: Recording, b: Bindings, wrap: Callable[[Any, Any], Any],
+          backend: Any) -> tuple[Callable[..., Any], str]:
+    """The replay function ``replay(T)`` (``T``: the state tensors in discovery order) and its
+    source. ``b.output`` is a template of ``OutTensor``/``OutState``, tuples, lists, dicts
+    and constants. Value guards are checked first: a failing one returns ``MISS`` before
+    anything is written."""
+    src = _Source()
+    needed = needed_slots(b)
     body = src.lines
     read: set[int] = set()
     for i, k in b.inputs:
@@ -223,21 +256,9 @@ def build(rec: Recording, b: Bindings, wrap: Callable[[Any, Any], Any],
             line = _statement(src, ins)
             if line:
                 body.append(line)
-    for i, k in b.data:
-        body.append(f"T[{i}]._data = s{k}")
-    for i in b.grad_none:
-        body.append(f"T[{i}]._grad = None")
-    for i, k in b.grad_new:
-        body.append(f"T[{i}]._grad = W(s{k}, B)")
-    for i, d in b.versions:
-        body.append(f"T[{i}]._version_counter()[0] += {d}")
-    body.append(f"return {_output(src, b.output)}")
-    consts = dict(src.consts, W=wrap, B=backend, MISS=MISS)
-    params = ", ".join(f"{name}={name}" for name in consts)
-    text = f"def replay(T, {params}):\n" + "\n".join("    " + line for line in body) + "\n"
-    space: dict[str, Any] = {}
-    exec(compile(text, "<arraygrad.compile replay>", "exec"), dict(consts), space)  # noqa: S102
-    return space["replay"], text
+    bindings_lines(src, b)
+    fn = define("replay", "T", body, dict(src.consts, W=wrap, B=backend, MISS=MISS))
+    return fn, fn.__source__  # type: ignore[attr-defined]
 
 
 def _output_slots(t: Any, out: set[int]) -> None:

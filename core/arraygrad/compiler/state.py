@@ -27,7 +27,8 @@ class Found:
     ``modules``, ``optimizers``, ``schedulers``, ``key`` (hashable: the guard key) and
     ``hyper`` (optimizers' group hyperparameters)."""
 
-    __slots__ = ("tensors", "modules", "optimizers", "schedulers", "key", "hyper", "_ids")
+    __slots__ = ("tensors", "modules", "optimizers", "schedulers", "key", "hyper", "nargs",
+                 "_ids")
 
     def __init__(self) -> None:
         self.tensors: list[Tensor] = []
@@ -36,6 +37,7 @@ class Found:
         self.schedulers: list[Any] = []
         self.key: Any = None
         self.hyper: Any = None
+        self.nargs = 0  # the first ``nargs`` tensors come from the call's arguments
         self._ids: dict[int, int] = {}
 
 
@@ -240,6 +242,7 @@ def discover(layout: Layout, args: tuple[Any, ...], kwargs: dict[str, Any]) -> F
             key.append(name)
             _arg(kwargs[name], found, key, 1)
     key.append("|")
+    found.nargs = len(found.tensors)
     ids = found._ids
     tensors = found.tensors
     for t in layout.base:
