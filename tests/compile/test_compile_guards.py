@@ -151,3 +151,22 @@ def test_no_log_without_the_setting(monkeypatch, caplog):
         f(ag.ones(2))
         f(ag.ones(3))
     assert "Recompiling" not in caplog.text
+
+
+def test_added_param_group_records_again():
+    a, b = nn.Linear(2, 2), nn.Linear(2, 2)
+    opt = ag.optim.SGD(a.parameters(), lr=0.1)
+
+    def step(x):
+        opt.zero_grad()
+        (a(x).sum() + b(x).sum()).backward()
+        opt.step()
+
+    cf = ag.compile(step)
+    x = ag.ones(1, 2)
+    for _ in range(3):
+        cf(x)
+    opt.add_param_group({"params": list(b.parameters())})
+    before = [host(p) for p in b.parameters()]
+    cf(x)
+    assert not all(same(p, host(q)) for p, q in zip(before, b.parameters()))  # b is trained now

@@ -7,6 +7,7 @@ written down) and, when everything it did can be replayed, its program is cached
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import sys
@@ -137,6 +138,17 @@ class CompiledFunction:
 
     # -- recording ------------------------------------------------------------------
     def _record(self, found: Found, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        # a recording allocates many small objects that all live until it ends: collections
+        # while it runs only cost time
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            return self._record_call(found, args, kwargs)
+        finally:
+            if collecting:
+                gc.enable()
+
+    def _record_call(self, found: Found, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         hook = _hooks_of(found)
         if hook:
             return self._break_before(hook, args, kwargs)

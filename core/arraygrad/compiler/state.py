@@ -148,6 +148,7 @@ def _watch(layout: Layout, roots: list[Any]) -> None:
     for m in layout.modules:
         watch += (m._parameters, m._buffers, m._modules)
     for o in layout.optimizers:
+        watch.append(o.param_groups)  # groups added or replaced
         watch.extend(group["params"] for group in o.param_groups)
         watch.append(o.state)
         watch.extend(o.state.values())
