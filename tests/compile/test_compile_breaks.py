@@ -180,3 +180,36 @@ def test_user_error_during_recording_is_eagers_error():
     with pytest.raises(RuntimeError) as want:
         lin(ag.ones(2, 5))
     assert str(got.value) == str(want.value)
+
+
+def test_fullgraph_raises_even_when_the_step_swallows_the_error():
+    model, opt = _setup()
+
+    def step(x):
+        out = model(x)
+        try:
+            out.sum().item()
+        except Exception:  # noqa: BLE001 - a step that hides errors
+            pass
+        return out
+
+    before = state_of(model, opt)
+    f = ag.compile(step, fullgraph=True)
+    with ag.no_grad(), pytest.raises(Unsupported):
+        f(ag.tensor(X))
+    assert same(state_of(model, opt), before)
+    assert all(type(p._data) is np.ndarray for p in model.parameters())
+
+
+def test_keyboard_interrupt_during_recording_leaves_plain_arrays():
+    model, opt = _setup()
+
+    def step(x):
+        model(x)
+        raise KeyboardInterrupt
+
+    f = ag.compile(step)
+    with pytest.raises(KeyboardInterrupt):
+        f(ag.tensor(X))
+    assert all(type(p._data) is np.ndarray and type(p._backend).__name__ != "RecordingBackend"
+               for p in model.parameters())

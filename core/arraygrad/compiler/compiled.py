@@ -173,14 +173,21 @@ class CompiledFunction:
             session.restore_all(None)
             snapshot.restore()
             raise
-        except Exception as exc:
+        except BaseException as exc:
             session.restore_all(None)
+            if not isinstance(exc, Exception):
+                raise  # KeyboardInterrupt, SystemExit: the state as eager would leave it
+
             if rec.broken is not None:
                 raise  # eager from the break on: this is the user's own error
             snapshot.restore()
             result = self._fn(*args, **kwargs)  # eager; its error, if any, is the user's
             self._go_eager(f"recording failed ({type(exc).__name__}: {exc})", warn=True)
             return result
+        if rec.broken is not None and self._fullgraph:  # the call swallowed ``Unsupported``
+            session.restore_all(None, result)
+            snapshot.restore()
+            raise Unsupported(f"arraygrad.compile(fullgraph=True): graph break: {rec.broken}")
         self._layout = None  # the call may have created state (optimizer state on a first step)
         after = self._discover(args, kwargs)
         try:
@@ -222,11 +229,11 @@ class CompiledFunction:
     def _on_break(self, reason: str) -> None:
         where = _user_frame()
         message = f"{reason} (at {where})" if where else reason
-        if self._fullgraph:
-            raise Unsupported(f"arraygrad.compile(fullgraph=True): graph break: {message}")
         rec = current.rec
         if rec is not None:
-            rec.broken = reason  # the rest of the call runs on the real arrays, unrecorded
+            rec.broken = message  # the rest of the call runs on the real arrays, unrecorded
+        if self._fullgraph:
+            raise Unsupported(f"arraygrad.compile(fullgraph=True): graph break: {message}")
         self._go_eager(f"graph break: {message}", warn=False)
         _warn_at(f"arraygrad.compile: graph break in {self.__name__}: {message}; it runs "
                  "eagerly from now on")
