@@ -56,7 +56,9 @@ def roots_of(fn: Callable[..., Any]) -> tuple[list[Any], list[str]]:
     code = getattr(func, "__code__", None)
     if code is not None:
         cells.extend(func.__closure__ or ())
-        names.extend(_names(code))
+        glob = getattr(func, "__globals__", {})
+        # the names the code reads that are globals (the others are attributes and builtins)
+        names.extend(n for n in _names(code) if n in glob)
     elif callable(fn) and not isinstance(fn, type):
         cells.append(_Const(fn))  # a callable object (a Module): itself
     return cells, names
@@ -117,8 +119,21 @@ class Layout:
         self.watch: list[Any] = []
 
     def current(self, fn: Any, cells: list[Any], names: list[str]) -> bool:
-        """Whether the walk would find the same objects now."""
-        return _stamp(self, _root_values(fn, cells, names)) == self.stamp
+        """Whether the walk would find the same objects now (the roots, and the contents of
+        every container it went through, by identity)."""
+        roots = _root_values(fn, cells, names)
+        ids = self.roots
+        if len(roots) != len(ids):
+            return False
+        for v, i in zip(roots, ids):
+            if id(v) != i:
+                return False
+        for c, known in self.watch:
+            if len(c) != len(known):
+                return False
+            if known and tuple(map(id, c if c.__class__ is list else c.values())) != known:
+                return False
+        return True
 
 
 def _root_values(fn: Any, cells: list[Any], names: list[str]) -> list[Any]:
@@ -136,8 +151,8 @@ def _root_values(fn: Any, cells: list[Any], names: list[str]) -> list[Any]:
 
 def _stamp(layout: Layout, roots: list[Any]) -> tuple[int, ...]:
     ids = [id(v) for v in roots]
-    for c in layout.watch:  # dicts and lists whose contents the walk went through
-        ids.extend(map(id, c.values() if c.__class__ is not list else c))
+    for _c, known in layout.watch:  # dicts and lists whose contents the walk went through
+        ids.extend(known)
         ids.append(-1)
     return tuple(ids)
 
@@ -152,7 +167,9 @@ def _watch(layout: Layout, roots: list[Any]) -> None:
         watch.extend(group["params"] for group in o.param_groups)
         watch.append(o.state)
         watch.extend(o.state.values())
-    layout.watch = watch
+    layout.roots = [id(v) for v in roots]
+    layout.watch = [(c, tuple(map(id, c if c.__class__ is list else c.values())))
+                    for c in watch]
 
 
 def layout_of(fn: Any, cells: list[Any], names: list[str]) -> Layout:
