@@ -285,3 +285,34 @@ def test_moves_to_the_same_device_inside_the_step_are_recorded():
             x = ag.tensor(X[i])
             assert same(host(f(x)), host((lin(x) * 2).sum()))
     assert f.stats["replays"] == 3
+
+
+def test_a_compiled_function_called_inside_another_is_recorded_into_it():
+    lin = nn.Linear(4, 3)
+    inner = ag.compile(lambda x: lin(x).tanh())
+    outer = ag.compile(lambda x: inner(x) * 2 + inner(x * 0.5))
+    with ag.no_grad():
+        for i in range(4):
+            x = ag.tensor(X[i])
+            assert same(host(outer(x)), host(lin(x).tanh() * 2 + lin(x * 0.5).tanh()))
+    assert outer.stats["replays"] == 3 and inner.stats["records"] == 0
+
+
+def test_state_reached_through_a_helper_function_is_found():
+    # the step names only ``loss_of`` and ``opt``: the model (with its BatchNorm buffers) is
+    # reached through the helper's closure
+    def make():
+        model = nn.Sequential(nn.Linear(4, 6), nn.BatchNorm1d(6), nn.Tanh(), nn.Linear(6, 3))
+        opt = ag.optim.SGD(model.parameters(), lr=0.05)
+
+        def loss_of(x, y):
+            return ((model(x) - y) ** 2).mean()
+
+        def step(x, y):
+            opt.zero_grad()
+            loss = loss_of(x, y)
+            loss.backward()
+            opt.step()
+            return loss
+        return (model, opt), step
+    compare(make, xy)

@@ -58,7 +58,7 @@ class CompiledFunction:
         self._fn = fn
         self._fullgraph = fullgraph
         self._dynamic = dynamic
-        self._cells, self._names = roots_of(fn)
+        self._cells = roots_of(fn)
         self._layout: Layout | None = None
         self._cache: dict[Any, list[_Entry]] = {}
         self._entries = 0
@@ -106,8 +106,10 @@ class CompiledFunction:
         if extra:
             cells = cells + [_Cell(a) for a in extra]
         layout = self._layout
-        if layout is None or extra or not layout.current(self._fn, cells, self._names):
-            layout = layout_of(self._fn, cells, self._names)
+        if layout is None or extra or not layout.current(cells):
+            if layout is not None:  # something was rebound: a helper function may be new
+                self._cells = cells = roots_of(self._fn) + [_Cell(a) for a in extra]
+            layout = layout_of(cells)
             self._layout = None if extra else layout
         return discover(layout, args, kwargs)
 

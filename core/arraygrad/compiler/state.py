@@ -10,6 +10,7 @@ optimizers, and the guard key describing them.
 
 from __future__ import annotations
 
+import types
 from typing import Any, Callable
 
 from arraygrad.autograd.grad_mode import _state as _grad_state
@@ -41,27 +42,73 @@ class Found:
         self._ids: dict[int, int] = {}
 
 
-def roots_of(fn: Callable[..., Any]) -> tuple[list[Any], list[str]]:
-    """``(closure cells, global names)`` of ``fn`` whose values are read at each call (a
-    bound method's ``self`` is a root too: returned as a cell-like value)."""
+def roots_of(fn: Callable[..., Any]) -> list[Any]:
+    """The cell-like roots of ``fn`` (each with a ``cell_contents`` read at every call): its
+    closure cells, the globals its code names, a bound method's ``self``; and, through the
+    functions found there (helpers, other compiled functions), theirs, a few levels deep."""
     cells: list[Any] = []
-    names: list[str] = []
+    _collect(fn, cells, set(), 3)
+    return cells
+
+
+def _collect(fn: Any, cells: list[Any], seen: set[int], depth: int) -> None:
+    if id(fn) in seen or depth < 0:
+        return
+    seen.add(id(fn))
     fixed = getattr(fn, "__compile_roots__", None)
     if fixed is not None:  # a wrapper naming its roots (``compile(module)``)
-        return [_Const(r) for r in fixed], names
+        cells.extend(_Const(r) for r in fixed)
+        return
+    inner = getattr(fn, "__wrapped__", None)  # a compiled function, a functools.wraps wrapper
+    if inner is not None and inner is not fn:
+        _collect(inner, cells, seen, depth)
+        return
     func = getattr(fn, "__func__", fn)
     self_obj = getattr(fn, "__self__", None)
-    if self_obj is not None:
+    if self_obj is not None and not isinstance(self_obj, types.ModuleType):
         cells.append(_Const(self_obj))
     code = getattr(func, "__code__", None)
-    if code is not None:
-        cells.extend(func.__closure__ or ())
-        glob = getattr(func, "__globals__", {})
-        # the names the code reads that are globals (the others are attributes and builtins)
-        names.extend(n for n in _names(code) if n in glob)
-    elif callable(fn) and not isinstance(fn, type):
-        cells.append(_Const(fn))  # a callable object (a Module): itself
-    return cells, names
+    if code is None:
+        if callable(fn) and not isinstance(fn, type):
+            cells.append(_Const(fn))  # a callable object (a Module): itself
+        return
+    new: list[Any] = list(func.__closure__ or ())
+    glob = getattr(func, "__globals__", {})
+    # the names the code reads that are globals (the others are attributes and builtins)
+    new.extend(_Global(glob, n) for n in _names(code) if n in glob)
+    cells.extend(new)
+    for cell in new:
+        try:
+            value = cell.cell_contents
+        except ValueError:  # an empty cell
+            continue
+        if callable(value) and (hasattr(value, "__code__") or hasattr(value, "__wrapped__")) \
+                and not _library(value):
+            _collect(value, cells, seen, depth - 1)
+
+
+_LIBRARIES = ("arraygrad", "numpy", "array_api_compat", "cupy", "torch", "builtins")
+
+
+def _library(fn: Any) -> bool:
+    """A library's function: its globals are no state of the user's step."""
+    module = getattr(fn, "__module__", None) or ""
+    return module.split(".")[0] in _LIBRARIES and not module.startswith("arraygrad.compiler")
+
+
+class _Global:
+    """A global variable as a cell-like root: ``cell_contents`` reads it now."""
+
+    __slots__ = ("space", "name")
+
+    def __init__(self, space: dict[str, Any], name: str) -> None:
+        self.space = space
+        self.name = name
+
+    @property
+    def cell_contents(self) -> Any:
+        """The variable's value (None once deleted)."""
+        return self.space.get(self.name)
 
 
 def _names(code: Any) -> list[str]:
@@ -118,10 +165,10 @@ class Layout:
         self.stamp: Any = None
         self.watch: list[Any] = []
 
-    def current(self, fn: Any, cells: list[Any], names: list[str]) -> bool:
+    def current(self, cells: list[Any]) -> bool:
         """Whether the walk would find the same objects now (the roots, and the contents of
         every container it went through, by identity)."""
-        roots = _root_values(fn, cells, names)
+        roots = _root_values(cells)
         ids = self.roots
         if len(roots) != len(ids):
             return False
@@ -136,16 +183,13 @@ class Layout:
         return True
 
 
-def _root_values(fn: Any, cells: list[Any], names: list[str]) -> list[Any]:
+def _root_values(cells: list[Any]) -> list[Any]:
     values: list[Any] = []
     for cell in cells:
         try:
             values.append(cell.cell_contents)
         except ValueError:  # an empty cell
             values.append(None)
-    glob = getattr(getattr(fn, "__func__", fn), "__globals__", {})
-    for name in names:
-        values.append(glob.get(name))
     return values
 
 
@@ -172,13 +216,13 @@ def _watch(layout: Layout, roots: list[Any]) -> None:
                     for c in watch]
 
 
-def layout_of(fn: Any, cells: list[Any], names: list[str]) -> Layout:
-    """Walk the roots of ``fn`` (closure cells, globals its code names)."""
+def layout_of(cells: list[Any]) -> Layout:
+    """Walk the roots (``roots_of``): the state reachable from them."""
     if _Classes.module is None:
         _Classes.load()
     layout = Layout()
     walk = _Walker(layout)
-    roots = _root_values(fn, cells, names)
+    roots = _root_values(cells)
     for value in roots:
         if value is not None and _interesting(value):
             walk.visit(value, 1)
