@@ -262,22 +262,27 @@ def record_call(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], *, pure:
     creation, random draws). A result that is no array breaks the graph when the call
     read a traced array (a value reaching Python) and is returned as it is otherwise."""
     rec = current.rec if rec is None else rec
-    real_args, real_kwargs = unwrap(args), unwrap(kwargs) if kwargs else kwargs
     runner = fn if call is None else call
-    if rec is None or not _live(rec):
-        return runner(*real_args, **real_kwargs)
-    targs, traced_a = _encode(args, rec)
-    tkw, traced_k = _encode(kwargs, rec) if kwargs else ({}, False)
-    traced = traced_a or traced_k
+    if rec is None or not (recording_flag.on and current.rec is rec and rec.broken is None):
+        return runner(*unwrap(args), **(unwrap(kwargs) if kwargs else kwargs))
+    reals: dict[int, int] = {}
+    flat = None if kwargs else _flat(args, rec, reals)
+    if flat is not None:  # the common case: arrays and scalars, no containers, no keywords
+        real_args, targs, traced = flat
+        real_kwargs, tkw = kwargs, {}
+    else:
+        real_args, real_kwargs = unwrap(args), unwrap(kwargs) if kwargs else kwargs
+        targs, traced_a = _encode(args, rec)
+        tkw, traced_k = _encode(kwargs, rec) if kwargs else ({}, False)
+        traced = traced_a or traced_k
+        _reals(args, reals)
+        if kwargs:
+            _reals(kwargs, reals)
     result = runner(*real_args, **real_kwargs)
     if not traced and not _is_array(result, rec) and (not always or result is not None):
         return result  # metadata (a dtype, finfo, isdtype...): nothing to replay
     if kwargs and "out" in kwargs:
         pure = False
-    reals: dict[int, int] = {}
-    _reals(args, reals)
-    if kwargs:
-        _reals(kwargs, reals)
     try:
         value, out, coerce = _trace(result, rec, reals)
     except GraphBreak as exc:
@@ -299,6 +304,34 @@ def record_call(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], *, pure:
     if not pure:
         _mark_written(rec, targs, tkw)
     return value
+
+
+def _flat(args: tuple[Any, ...], rec: Recording,
+          reals: dict[int, int]) -> tuple[tuple[Any, ...], tuple[Any, ...], bool] | None:
+    """``(real args, template, traced)`` of arguments holding no containers (one pass), or
+    None for the general path. Fills ``reals`` (real array id -> slot)."""
+    real: list[Any] = []
+    template: list[Any] = []
+    traced = False
+    for a in args:
+        cls = a.__class__
+        if cls is TracedArray:
+            if a._r is rec:
+                template.append(Slot(a._s))
+                reals[id(a._a)] = a._s
+                traced = True
+            else:
+                template.append(a._a)
+            real.append(a._a)
+        elif cls is LiveScalar:
+            template.append(Live(a.getter))
+            real.append(float(a))
+        elif cls is tuple or cls is list or cls is dict:
+            return None
+        else:
+            template.append(a)
+            real.append(a)
+    return tuple(real), tuple(template), traced
 
 
 def _mark_written(rec: Recording, targs: Any, tkw: Any) -> None:
