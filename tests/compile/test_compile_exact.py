@@ -318,3 +318,20 @@ def test_state_reached_through_a_helper_function_is_found():
             return loss
         return (model, opt), step
     compare(make, xy)
+
+
+def test_gradient_clipping_inside_the_step():
+    def make():
+        model = mlp()
+        opt = ag.optim.SGD(model.parameters(), lr=0.5, momentum=0.9, nesterov=True,
+                           weight_decay=1e-3)
+
+        def step(x, y):
+            opt.zero_grad()
+            loss = ((model(x) - y) ** 2).mean()
+            loss.backward()
+            norm = nn.utils.clip_grad_norm_(model.parameters(), 0.05)
+            opt.step()
+            return loss, norm
+        return (model, opt), step
+    compare(make, xy)
