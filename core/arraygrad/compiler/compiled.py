@@ -118,8 +118,9 @@ class CompiledFunction:
         if not self._cache:
             return "first call"
         last = next(reversed(self._cache))
-        if last == found.key:
-            return "the optimizers' hyperparameters (learning rate...) changed"
+        if found.key in self._cache:
+            return ("a value guard failed (a value an op read into Python changed), or the "
+                    "optimizers' hyperparameters the program uses as constants changed")
         for i, (a, b) in enumerate(zip(last, found.key)):
             if a != b:
                 what = {0: "grad mode", 1: "inference mode"}.get(i, "")
