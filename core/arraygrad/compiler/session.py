@@ -5,9 +5,7 @@ call changed, as a replay's bindings.
 backend; ``stop`` ends the recording; ``bind`` compares the state after the call with the
 state before (arrays rebound, ``.grad`` set or cleared, version counters, Python state a
 replay cannot redo, the result's structure); ``restore_all`` puts real arrays back in every
-tensor reachable from the state and the result. The array factories and random generators
-reach the recording in progress here too (``recorded_backend``, ``recorded_generator``:
-``creation._backend`` and ``random.generator_for`` call them behind one flag test).
+tensor reachable from the state and the result.
 """
 
 from __future__ import annotations
@@ -15,32 +13,13 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from arraygrad.compiler import program as _program
-from arraygrad.compiler.recording_backend import (
-    RecordingBackend, RecordingGenerator, recording_backend,
-)
+from arraygrad.compiler.recording_backend import RecordingBackend, recording_backend
 from arraygrad.compiler.scalars import recording_flag
 from arraygrad.compiler.state import Found
 from arraygrad.compiler.traced import Recording, TracedArray, current
 from arraygrad.tensor import Tensor
 
-__all__ = ["Session", "recorded_backend", "recorded_generator", "used_live"]
-
-
-def recorded_backend(backend: Any) -> Any:
-    """``backend`` as the recording in progress sees it (itself when none is)."""
-    rec = current.rec
-    if rec is None or backend.__class__ is RecordingBackend:
-        return backend
-    return rec.wrap_backend(backend)
-
-
-def recorded_generator(backend: Any, generator: Any) -> Any:
-    """A generator whose draws from ``generator`` on ``backend`` are recorded."""
-    rec = current.rec
-    real = backend._real if backend.__class__ is RecordingBackend else backend
-    if rec is None:  # pragma: no cover - the flag is only on while a recording is current
-        return generator.native(real)
-    return RecordingGenerator(real, generator, rec)
+__all__ = ["Session", "used_live"]
 
 
 def used_live(rec: Recording) -> bool:
