@@ -213,3 +213,25 @@ def test_keyboard_interrupt_during_recording_leaves_plain_arrays():
         f(ag.tensor(X))
     assert all(type(p._data) is np.ndarray and type(p._backend).__name__ != "RecordingBackend"
                for p in model.parameters())
+
+
+def test_a_read_of_a_value_the_step_wrote_is_a_break_not_a_guard():
+    # the targets are changed in place before cross_entropy reads their range: a guard
+    # checked before the program runs would see the old values, so this must break
+    lin = nn.Linear(4, 3)
+    targets = ag.tensor(np.array([0, 1, 2, 1, 0]))
+
+    def step(x):
+        targets.add_(1).remainder_(3)
+        return nn.functional.cross_entropy(lin(x), targets)
+
+    f = ag.compile(step)
+    want_t = ag.tensor(np.array([0, 1, 2, 1, 0]))
+    with ag.no_grad(), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for i in range(4):
+            want_t.add_(1).remainder_(3)
+            want = host(nn.functional.cross_entropy(lin(ag.tensor(X)), want_t))
+            assert same(host(f(ag.tensor(X))), want), i
+    assert sum("graph break" in str(w.message) for w in caught) == 1
+    assert f.stats["replays"] == 0

@@ -8,7 +8,9 @@ arguments as a template (``Slot`` for traced arrays, ``Live`` for live scalars, 
 constants otherwise) and the slot of its result. Reading a value into Python
 (``bool``, ``float``, ``.item()``, ``__array__``...) is a *graph break*: the recording
 stops, the read answers with the real value, and from then on every traced array is
-transparent (operations run on the real arrays and record nothing).
+transparent (operations run on the real arrays and record nothing). The exception: an
+``int``/``bool``/``index`` read of a value computed from the inputs alone becomes a
+*value guard* (``Recording.guard``), checked at the start of each replay.
 """
 
 from __future__ import annotations
@@ -335,17 +337,16 @@ def _flat(args: tuple[Any, ...], rec: Recording,
 
 
 def _mark_written(rec: Recording, targs: Any, tkw: Any) -> None:
-    for t in (targs, tkw.values() if isinstance(tkw, dict) else ()):
-        for a in t:
-            if a.__class__ is Slot:
-                rec.written.add(a.k)
-                base = rec.base.get(a.k)
-                if base is not None:
-                    rec.written.add(base)
-                break
-        else:
-            continue
-        break
+    """Every slot an effectful instruction reads may be written by it (its target, an
+    ``out=``): value guards never hoist reads of them (conservative: only guards lose)."""
+    found: set[int] = set()
+    _slots(targs, found)
+    _slots(tkw, found)
+    for k in found:
+        rec.written.add(k)
+        base = rec.base.get(k)
+        if base is not None:
+            rec.written.add(base)
 
 
 # -- the array -------------------------------------------------------------------------
