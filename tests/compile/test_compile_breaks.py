@@ -52,6 +52,9 @@ CAUSES = {
                     lambda m: m[0].weight.register_hook(lambda g: g * 1.0)),
     "module hook": ("module hook", lambda x, out, loss, m: None,
                     lambda m: m[0].register_forward_hook(lambda mod, i, o: None)),
+    "hook inside": ("tensor hook registered inside",
+                    lambda x, out, loss, m: (x * 1.0).requires_grad_().register_hook(print) and 0,
+                    None),
 }
 
 
