@@ -238,3 +238,24 @@ def test_a_read_of_a_value_the_step_wrote_is_a_break_not_a_guard():
             assert same(host(f(ag.tensor(X))), want), i
     assert sum("graph break" in str(w.message) for w in caught) == 1
     assert f.stats["replays"] == 0
+
+
+def test_a_step_appending_to_a_list_is_never_replayed_silently():
+    model, opt = _setup()
+    losses = []
+
+    def step(x):
+        opt.zero_grad()
+        loss = (model(x) ** 2).mean()
+        loss.backward()
+        opt.step()
+        losses.append(loss)
+        return loss
+
+    f = ag.compile(step)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for i in range(6):
+            f(ag.tensor(X))
+    assert len(losses) == 6 and f.stats["replays"] == 0
+    assert any("runs eagerly" in str(w.message) and "list" in str(w.message) for w in caught)

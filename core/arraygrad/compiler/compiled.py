@@ -189,10 +189,15 @@ class CompiledFunction:
             session.restore_all(None, result)
             snapshot.restore()
             raise Unsupported(f"arraygrad.compile(fullgraph=True): graph break: {rec.broken}")
-        self._layout = None  # the call may have created state (optimizer state on a first step)
+        layout = found.layout
+        # containers and variables the step reaches, changed by it (a list it appends to, a
+        # counter it rebinds, optimizer state it creates): a replay would not change them
+        python_changed = layout is not None and not layout.current(layout.cells)
+        self._layout = None
         after = self._discover(args, kwargs)
         try:
-            made = None if rec.broken is not None else session.bind(after, result)
+            made = None if rec.broken is not None else session.bind(after, result,
+                                                                    python_changed)
         except Exception as exc:  # the call ran eagerly and is done: only the program is lost
             made = None
             self._go_eager(f"recording failed ({type(exc).__name__}: {exc})", warn=True)

@@ -112,14 +112,20 @@ class Session:
             if t._grad is not None:
                 todo.append(t._grad)
 
-    def bind(self, after: Found, result: Any) -> tuple[_program.Bindings, str]:
-        """The replay's bindings, or a reason the call cannot be replayed."""
+    def bind(self, after: Found, result: Any,
+             python_changed: bool = False) -> tuple[_program.Bindings, str]:
+        """The replay's bindings, or a reason the call cannot be replayed (``python_changed``:
+        the call changed containers or variables the step reaches)."""
         rec, found = self.rec, self.found
         b = _program.Bindings()
         b.inputs = self.inputs
         index = {id(t): i for i, t in enumerate(found.tensors)}
+        if python_changed:
+            return b, ("the call changed Python state it reaches, which a replay would not: a "
+                       "container it fills (a list it appends to; optimizer state on a first "
+                       "step) or a variable it rebinds")
         if set(map(id, after.tensors)) - set(index) - {id(t._grad) for t in found.tensors}:
-            return b, "the call created state tensors (optimizer state on a first step)"
+            return b, "the call created state tensors"
         if [m.training for m in found.modules] != [m.training for m in after.modules]:
             return b, "the call switched a module between train and eval"
         before, now = self.python_state, _python_state(found)

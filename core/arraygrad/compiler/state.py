@@ -29,7 +29,7 @@ class Found:
     ``hyper`` (optimizers' group hyperparameters)."""
 
     __slots__ = ("tensors", "modules", "optimizers", "schedulers", "key", "hyper", "nargs",
-                 "_ids")
+                 "layout", "_ids")
 
     def __init__(self) -> None:
         self.tensors: list[Tensor] = []
@@ -39,6 +39,7 @@ class Found:
         self.key: Any = None
         self.hyper: Any = None
         self.nargs = 0  # the first ``nargs`` tensors come from the call's arguments
+        self.layout: Layout | None = None
         self._ids: dict[int, int] = {}
 
 
@@ -154,7 +155,8 @@ class Layout:
     (``base``), modules, optimizers and schedulers, and the ``stamp`` (identities of
     everything the walk went through) that says when it must be walked again."""
 
-    __slots__ = ("base", "modules", "optimizers", "schedulers", "roots", "stamp", "watch")
+    __slots__ = ("base", "modules", "optimizers", "schedulers", "roots", "stamp", "watch",
+                 "cells")
 
     def __init__(self) -> None:
         self.base: list[Tensor] = []
@@ -164,6 +166,7 @@ class Layout:
         self.roots: list[Any] = []
         self.stamp: Any = None
         self.watch: list[Any] = []
+        self.cells: list[Any] = []  # the roots it was walked from
 
     def current(self, cells: list[Any]) -> bool:
         """Whether the walk would find the same objects now (the roots, and the contents of
@@ -221,6 +224,7 @@ def layout_of(cells: list[Any]) -> Layout:
     if _Classes.module is None:
         _Classes.load()
     layout = Layout()
+    layout.cells = cells
     walk = _Walker(layout)
     roots = _root_values(cells)
     for value in roots:
@@ -341,6 +345,7 @@ def discover(layout: Layout, args: tuple[Any, ...], kwargs: dict[str, Any]) -> F
                     if not isinstance(v, Tensor):
                         key.append(v if isinstance(v, _SCALARS) else type(v))
         found.hyper = tuple(hyper)
+    found.layout = layout
     found.modules = layout.modules
     found.optimizers = layout.optimizers
     found.schedulers = layout.schedulers
