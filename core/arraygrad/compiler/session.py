@@ -23,23 +23,9 @@ __all__ = ["Session", "used_live"]
 
 
 def used_live(rec: Recording) -> bool:
-    """Whether the program reads live scalars (then hyperparameters need no guard)."""
-    from arraygrad.compiler.traced import Live
-    for ins in rec.instrs:
-        if ins.kind == "host" or any(a.__class__ is Live for a in _flat(ins.args)) or \
-                any(a.__class__ is Live for a in _flat(tuple(ins.kwargs.values()))):
-            return True
-    return False
-
-
-def _flat(t: Any) -> Any:
-    for v in t:
-        if v.__class__ in (tuple, list):
-            yield from _flat(v)
-        elif v.__class__ is dict:
-            yield from _flat(tuple(v.values()))
-        else:
-            yield v
+    """Whether the program reads live scalars or makes host calls (then the optimizers'
+    hyperparameters are read at replay, not baked in)."""
+    return rec.live
 
 
 class Session:
@@ -81,6 +67,7 @@ class Session:
     def _host_call(self, thunk: Callable[[], Any]) -> None:
         from arraygrad.compiler.traced import Instr
         self.rec.instrs.append(Instr(thunk, (), {}, None, False, "host"))
+        self.rec.live = True
 
     def _graph_break(self, reason: str) -> None:
         if recording_flag.on and current.rec is self.rec and self.rec.broken is None:

@@ -67,10 +67,11 @@ class Instr:
     backend scalar that eager would coerce to an array.
     """
 
-    __slots__ = ("fn", "args", "kwargs", "out", "pure", "kind", "coerce")
+    __slots__ = ("fn", "args", "kwargs", "out", "pure", "kind", "coerce", "reads")
 
     def __init__(self, fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any,
-                 pure: bool, kind: str = "call", coerce: Any = None) -> None:
+                 pure: bool, kind: str = "call", coerce: Any = None,
+                 reads: tuple[int, ...] | None = None) -> None:
         self.fn = fn
         self.args = args
         self.kwargs = kwargs
@@ -78,6 +79,12 @@ class Instr:
         self.pure = pure
         self.kind = kind
         self.coerce = coerce
+        if reads is None:  # the slots the templates name
+            found: set[int] = set()
+            _slots(args, found)
+            _slots(kwargs, found)
+            reads = tuple(found)
+        self.reads = reads  # the slots it reads
 
 
 class Recording:
@@ -103,6 +110,7 @@ class Recording:
         self.guards: list[tuple[int, Callable[[Any], Any], Any]] = []
         self.hoisted: set[int] = set()  # instruction indexes the guards' checks compute
         self.wrap_backend: Callable[[Any], Any] = lambda b: b  # set by the session
+        self.live = False  # a live scalar or a host call is in the program
 
     def guard(self, k: int, fn: Callable[[Any], Any], value: Any) -> bool:
         """Make the read ``fn(slot k) == value`` a value guard, if slot ``k`` is a pure
@@ -201,6 +209,7 @@ def _encode(value: Any, rec: Recording) -> tuple[Any, bool]:
             return Slot(value._s), True
         return value._a, False  # a leftover of an earlier recording: its real array
     if cls is LiveScalar:
+        rec.live = True
         return Live(value.getter), False
     if cls is tuple or cls is list:
         items = [_encode(v, rec) for v in value]
@@ -293,7 +302,8 @@ def record_call(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], *, pure:
     if result is None:
         pure = False  # a call returning None was called for its effect
     index = len(rec.instrs)
-    rec.instrs.append(Instr(fn, targs, tkw, out, pure, kind, coerce))
+    rec.instrs.append(Instr(fn, targs, tkw, out, pure, kind, coerce,
+                            tuple(reals.values()) if flat is not None else None))
     if out.__class__ is int and id(result) not in reals:
         rec.producer[out] = index
         if getattr(result, "base", None) is not None:  # a view: writes to it write its base
@@ -328,6 +338,7 @@ def _flat(args: tuple[Any, ...], rec: Recording,
         elif cls is LiveScalar:
             template.append(Live(a.getter))
             real.append(float(a))
+            rec.live = True
         elif cls is tuple or cls is list or cls is dict:
             return None
         else:
