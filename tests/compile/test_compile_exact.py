@@ -335,3 +335,25 @@ def test_gradient_clipping_inside_the_step():
             return loss, norm
         return (model, opt), step
     compare(make, xy)
+
+
+def test_training_forward_graph_holds_plain_arrays_after_the_recording_call():
+    # the recording call of a training forward returns eager's graph: differentiating it
+    # after the call must not meet the recorder's arrays (every op kind: saved inputs,
+    # saved outputs, a device move's argument)
+    ag.manual_seed(0)
+    model = ConvNet()
+    cm = ag.compile(model)
+    x = ag.tensor(IMG[0])
+    out = cm(x)
+    loss = (out.to("cpu").softmax(-1) * out).sum()
+    loss.backward()
+    for p in model.parameters():
+        assert type(p.grad._data) is np.ndarray
+        assert type(p.grad._backend).__name__ != "RecordingBackend"
+    ag.manual_seed(0)
+    ref = ConvNet()
+    out_r = ref(x)  # the same draws from the generator as the compiled call's dropout
+    (out_r.to("cpu").softmax(-1) * out_r).sum().backward()
+    for p, q in zip(model.parameters(), ref.parameters()):
+        assert same(host(p.grad), host(q.grad))

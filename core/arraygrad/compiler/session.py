@@ -85,6 +85,7 @@ class Session:
         if after is not None:
             todo.extend(after.tensors)
         _tensors_in(result, todo, 0)
+        nodes: list[Any] = []
         while todo:
             t = todo.pop()
             if id(t) in seen:
@@ -98,6 +99,56 @@ class Session:
                 t._backend = backend._real
             if t._grad is not None:
                 todo.append(t._grad)
+            if t._grad_fn is not None:
+                nodes.append(t._grad_fn)
+        self._scrub(nodes, seen)
+
+    def _scrub(self, nodes: list[Any], seen: set[int], limit: int = 100_000) -> None:
+        """The autograd graph behind the result (alive when the caller will differentiate it
+        after the call): its saved values and arguments hold real arrays and backends again."""
+        real = self.real
+        done: set[int] = set()
+        while nodes and len(done) < limit:
+            node = nodes.pop()
+            if node is None or id(node) in done:
+                continue
+            done.add(id(node))
+            saved = getattr(node, "_saved", None)
+            if saved.__class__ is tuple:
+                node._saved = tuple([self._real_value(v, seen) for v in saved])
+            args = getattr(node, "args", None)
+            if args.__class__ is dict and args:
+                node.args = {k: self._real_value(v, seen) for k, v in args.items()}
+            for e in getattr(node, "_next", ()) or ():
+                nodes.append(e[0] if type(e) is tuple else e)
+            variable = getattr(node, "variable", None)
+            if isinstance(variable, Tensor) and id(variable) not in seen:
+                self._real_value(variable, seen)
+
+    def _real_value(self, v: Any, seen: set[int]) -> Any:
+        cls = v.__class__
+        if cls is TracedArray:
+            return _real(v, self.real)
+        if cls is RecordingBackend:
+            return v._real
+        if isinstance(v, Tensor):
+            if id(v) not in seen:
+                seen.add(id(v))
+                if v._data.__class__ is TracedArray:
+                    v._data = _real(v._data, self.real)
+                if v._backend.__class__ is RecordingBackend:
+                    v._backend = v._backend._real
+            return v
+        data = getattr(v, "data", None)  # a saved output
+        if data.__class__ is TracedArray:
+            v.data = _real(data, self.real)
+        backend = getattr(v, "backend", None)
+        if backend.__class__ is RecordingBackend:
+            v.backend = backend._real
+        tensor = getattr(v, "tensor", None)  # a saved input
+        if isinstance(tensor, Tensor):
+            self._real_value(tensor, seen)
+        return v
 
     def bind(self, after: Found, result: Any,
              python_changed: bool = False) -> tuple[_program.Bindings, str]:
