@@ -357,3 +357,32 @@ def test_training_forward_graph_holds_plain_arrays_after_the_recording_call():
     (out_r.to("cpu").softmax(-1) * out_r).sum().backward()
     for p, q in zip(model.parameters(), ref.parameters()):
         assert same(host(p.grad), host(q.grad))
+
+
+class Carry(nn.Module):
+    """Keeps its last output as a plain tensor attribute (as a stateful RNN cell does)."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(3, 3)
+        self.h = ag.zeros(2, 3)
+
+    def forward(self, x):
+        self.h = (self.lin(x) + self.h).tanh()
+        return self.h
+
+
+def test_a_module_rebinding_a_tensor_attribute_runs_eagerly_and_stays_usable():
+    import warnings
+
+    ag.manual_seed(0)
+    m1, m2 = Carry(), Carry()
+    m2.load_state_dict(m1.state_dict())
+    cm = ag.compile(m2)
+    x = ag.tensor(X[0][:2, :3])
+    with ag.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(5):
+            assert same(host(cm(x)), host(m1(x)))
+    assert type(m2.h._data) is np.ndarray and same(host(m2.h), host(m1.h))
+    assert cm.forward.stats["replays"] == 0

@@ -278,6 +278,10 @@ class _Walker:
                 self.tensor(p)
             for b in value.buffers():
                 self.tensor(b)
+            for m in value.modules():  # plain tensor attributes (an RNN's kept hidden state)
+                for v in m.__dict__.values():
+                    if isinstance(v, Tensor):
+                        self.tensor(v)
         elif isinstance(value, _Classes.optimizer):
             self.seen.add(id(value))
             layout.optimizers.append(value)
