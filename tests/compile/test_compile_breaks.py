@@ -259,3 +259,28 @@ def test_a_step_appending_to_a_list_is_never_replayed_silently():
             f(ag.tensor(X))
     assert len(losses) == 6 and f.stats["replays"] == 0
     assert any("runs eagerly" in str(w.message) and "list" in str(w.message) for w in caught)
+
+
+def test_a_step_setting_the_learning_rate_itself_is_not_replayed():
+    # the step's own Python halves the lr: no replay redoes that (an LR scheduler's step is
+    # a host call a replay makes again; this is not one)
+    def make():
+        model, opt = _setup()
+
+        def step(x):
+            opt.param_groups[0]["lr"] *= 0.5
+            opt.zero_grad()
+            (model(x) ** 2).mean().backward()
+            opt.step()
+        return model, opt, step
+
+    m1, o1, eager = make()
+    m2, o2, step = make()
+    compiled = ag.compile(step)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for i in range(6):
+            eager(ag.tensor(X))
+            compiled(ag.tensor(X))
+            assert same(state_of(m1, o1), state_of(m2, o2)), i
+    assert compiled.stats["replays"] == 0

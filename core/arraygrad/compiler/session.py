@@ -167,12 +167,13 @@ class Session:
         if [m.training for m in found.modules] != [m.training for m in after.modules]:
             return b, "the call switched a module between train and eval"
         before, now = self.python_state, _python_state(found)
-        if not _same_python_state(before[0], now[0]) and \
-                not any(ins.kind == "host" for ins in rec.instrs):
+        host_calls = any(ins.kind == "host" for ins in rec.instrs)
+        if not _same_python_state(before[0], now[0]) and not host_calls:
             return b, "the call changed an LR scheduler's state, which a replay cannot redo"
-        if not _same_python_state(before[1], now[1]) and not used_live(rec):
-            return b, ("the call changed an optimizer's hyperparameters, which the program "
-                       "uses as constants")
+        if not _same_python_state(before[1], now[1]) and not (host_calls and used_live(rec)):
+            # only a host call (a scheduler's step) redoes such a change at replay, and only a
+            # program reading the values live sees it
+            return b, "the call changed an optimizer's hyperparameters, which a replay cannot redo"
         grad_expr: dict[int, str] = {}
         for i, t in enumerate(found.tensors):
             if t._requires_grad != self.rgs[i] or t._grad_fn is not self.fns[i]:
