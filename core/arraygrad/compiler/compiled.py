@@ -17,7 +17,7 @@ from typing import Any, Callable
 from arraygrad.compiler import capture as _capture, program as _program
 from arraygrad.compiler.scalars import recording_flag
 from arraygrad.compiler.state import Found, Layout, Snapshot, discover, layout_of, roots_of
-from arraygrad.compiler.session import Session, used_live
+from arraygrad.compiler.session import TRAINING_FORWARD, Session, used_live
 from arraygrad.compiler.traced import Recording, Unsupported, current
 from arraygrad.tensor import Tensor, wrap
 
@@ -214,14 +214,15 @@ class CompiledFunction:
         bindings, reason = made
         hyper = None if used_live(rec) else found.hyper
         if reason:
+            if _recompiles_logged():
+                log.debug("%s: not cached: %s", self.__name__, reason)
+            if reason == TRAINING_FORWARD:  # this key runs eagerly from now on, silently
+                self._store(found.key, _Entry(None, hyper, reason=reason))
+                return
             # not replayable: a state change the program cannot redo (optimizer state being
             # created on a first step is the usual one; the next key records again)
             self._unreplayable += 1
-            if _recompiles_logged():
-                log.debug("%s: not cached: %s", self.__name__, reason)
-            if reason.startswith("training forward"):
-                self._store(found.key, _Entry(None, hyper, reason=reason))
-            elif self._unreplayable >= 3:
+            if self._unreplayable >= 3:
                 self._go_eager(reason, warn=True)
             return
         self._unreplayable = 0

@@ -19,7 +19,11 @@ from arraygrad.compiler.state import Found
 from arraygrad.compiler.traced import Recording, TracedArray, current
 from arraygrad.tensor import Tensor
 
-__all__ = ["Session", "used_live"]
+__all__ = ["Session", "used_live", "TRAINING_FORWARD"]
+
+TRAINING_FORWARD = ("training forward: the result's autograd graph is used after the call "
+                    "(this guard key runs eagerly)")
+"""Why a call is not replayed when its result's graph stays alive for a later backward."""
 
 
 def used_live(rec: Recording) -> bool:
@@ -279,7 +283,7 @@ def _output(value: Any, index: dict[int, int], grad_expr: dict[int, str], sessio
         if k is None:
             return None, "the call returned a tensor the recording did not make"
         if value._grad_fn is not None and not backward_ran and not _released(value._grad_fn):
-            return None, "training forward: the result's autograd graph is used after the call"
+            return None, TRAINING_FORWARD
         return _program.OutTensor(k, grad_expr.get(id(value))), ""
     cls = value.__class__
     if cls in (tuple, list):
