@@ -54,7 +54,7 @@ def _recorded_function(fn: Any, name: str, rec: Recording) -> Callable[..., Any]
     breaks = name in DATA_DEPENDENT
 
     def call(*args: Any, **kwargs: Any) -> Any:
-        if breaks:
+        if breaks and not rec.constant(args):  # (of shapes and constants alone: no break)
             graph_break(f"`{name}` has a data-dependent shape")
         return record_call(fn, args, kwargs, pure=pure, rec=rec, always=True)
 

@@ -140,6 +140,30 @@ class Recording:
         self.guards.append((k, fn, value))
         return True
 
+    def constant(self, value: Any) -> bool:
+        """Whether every traced array of this recording in ``value`` is computed by pure
+        instructions from no input at all (a function of shapes and constants: the same at
+        every replay, so a data-dependent shape of it is no break)."""
+        found: set[int] = set()
+        _slots(_encode(value, self)[0], found)
+        seen: set[int] = set()
+        todo = list(found)
+        while todo:
+            s = todo.pop()
+            if s in seen:
+                continue
+            seen.add(s)
+            if s < self.ninputs or s in self.written:
+                return False
+            i = self.producer.get(s)
+            if i is None:
+                return False
+            ins = self.instrs[i]
+            if not ins.pure or ins.kind == "host":
+                return False
+            todo.extend(ins.reads)
+        return True
+
     def new_slot(self) -> int:
         """A fresh slot number."""
         k = self.nslots
@@ -492,7 +516,7 @@ class TracedArray:
 
     # indexing -------------------------------------------------------------------
     def __getitem__(self, key: Any) -> Any:
-        if _live(self._r) and _has_mask(key):
+        if _live(self._r) and _has_mask(key) and not self._r.constant(key):
             graph_break("indexing with a boolean mask has a data-dependent shape")
         return record_call(operator.getitem, (self, key), {}, kind="getitem", rec=self._r)
 
@@ -508,7 +532,7 @@ class TracedArray:
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
         name = getattr(func, "__name__", "")
-        if _live(self._r) and name in DATA_DEPENDENT:
+        if _live(self._r) and name in DATA_DEPENDENT and not self._r.constant(args):
             graph_break(f"`{name}` has a data-dependent shape")
         return record_call(func, tuple(args), dict(kwargs), pure=name not in EFFECT_FUNCTIONS,
                            rec=self._r)
