@@ -405,3 +405,20 @@ def test_in_place_on_a_view_of_a_tensor_that_requires_grad():
             return loss
         return (model, opt), step
     compare(make, xy)
+
+
+def test_layernorm_gelu_through_a_plugin_kernel():
+    # gelu's erf runs a plugin's kernel (SciPy's, when installed) that converts its argument
+    # with numpy.asarray: the call is recorded whole, and replays use fresh inputs
+    def make():
+        model = nn.Sequential(nn.Linear(4, 8), nn.LayerNorm(8), nn.GELU(), nn.Linear(8, 3))
+        opt = ag.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+
+        def step(x, y):
+            opt.zero_grad()
+            loss = ((model(x) - y) ** 2).mean()
+            loss.backward()
+            opt.step()
+            return loss
+        return (model, opt), step
+    compare(make, xy)

@@ -21,7 +21,7 @@ from typing import Any, Callable
 from arraygrad.compiler.scalars import LiveScalar, recording_flag
 
 __all__ = ["TracedArray", "Recording", "Instr", "Slot", "Live", "GraphBreak", "Unsupported",
-           "current", "record_call", "unwrap", "graph_break"]
+           "current", "record_call", "recorded_kernel", "unwrap", "graph_break"]
 
 
 class Unsupported(RuntimeError):
@@ -314,6 +314,8 @@ def record_call(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], *, pure:
         if kwargs:
             _reals(kwargs, reals)
     result = runner(*real_args, **real_kwargs)
+    if result is NotImplemented:  # a kernel declining the call: the caller takes another way
+        return result
     if not traced and not _is_array(result, rec) and (not always or result is not None):
         return result  # metadata (a dtype, finfo, isdtype...): nothing to replay
     if kwargs and "out" in kwargs:
@@ -340,6 +342,14 @@ def record_call(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], *, pure:
     if not pure:
         _mark_written(rec, targs, tkw)
     return value
+
+
+def recorded_kernel(kernel: Callable[..., Any]) -> Callable[..., Any]:
+    """A plugin's kernel whose calls are recorded as one instruction each (it may convert
+    its arguments with ``numpy.asarray``, which a traced array would refuse)."""
+    def run(*args: Any, **kwargs: Any) -> Any:
+        return record_call(kernel, args, kwargs, always=True)
+    return run
 
 
 def _flat(args: tuple[Any, ...], rec: Recording,
@@ -398,8 +408,10 @@ _INPLACE = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", 
 
 # attributes read as they are (static metadata under the guards)
 _STATIC = frozenset({"shape", "dtype", "ndim", "size", "device", "itemsize", "nbytes", "strides",
-                     "flags", "__array_interface__", "__cuda_array_interface__",
-                     "__array_priority__", "_a", "_s", "_r"})
+                     "flags", "__array_priority__", "_a", "_s", "_r"})
+# protocols that hand the data itself to foreign code (which then computes unrecorded)
+_EXPORTS = frozenset({"__array_interface__", "__cuda_array_interface__", "__array_struct__",
+                      "__buffer__"})
 # methods that write their receiver
 _EFFECT_METHODS = frozenset({"fill", "sort", "resize", "put", "itemset", "setfield", "partition",
                              "__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__"})
@@ -538,6 +550,9 @@ class TracedArray:
                            rec=self._r)
 
     def __getattr__(self, name: str) -> Any:
+        if name in _EXPORTS and _live(self._r):
+            graph_break("the array's memory is handed to another library "
+                        f"(`{name}`): its work cannot be recorded")
         value = getattr(self._a, name)
         if name == "item" and _live(self._r):
             return lambda: self._read(_BREAK_METHODS["item"], _item)
