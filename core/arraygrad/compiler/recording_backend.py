@@ -15,7 +15,8 @@ from typing import Any, Callable
 
 from arraygrad.compiler.scalars import LiveScalar
 from arraygrad.compiler.traced import (
-    DATA_DEPENDENT, EFFECT_FUNCTIONS, Recording, TracedArray, current, graph_break, record_call,
+    DATA_DEPENDENT, EFFECT_FUNCTIONS, Recording, TracedArray, constant, current, graph_break,
+    record_call,
 )
 
 __all__ = ["RecordingBackend", "RecordingNamespace", "RecordingGenerator", "recording_backend",
@@ -54,7 +55,7 @@ def _recorded_function(fn: Any, name: str, rec: Recording) -> Callable[..., Any]
     breaks = name in DATA_DEPENDENT
 
     def call(*args: Any, **kwargs: Any) -> Any:
-        if breaks and not rec.constant(args):  # (of shapes and constants alone: no break)
+        if breaks and not constant(rec, args):  # (of shapes and constants alone: no break)
             graph_break(f"`{name}` has a data-dependent shape")
         return record_call(fn, args, kwargs, pure=pure, rec=rec, always=True)
 
