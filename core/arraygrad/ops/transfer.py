@@ -76,7 +76,9 @@ def lifted(input: Tensor, *others: Any) -> Tensor:
 def to_backend(t: Tensor, backend: Backend, dtype: _dt.dtype | None = None) -> Tensor:
     """``t`` on another backend, in ``dtype`` if given (differentiable: the gradient moves
     back, and is cast back to ``t``'s dtype)."""
-    if t._backend is backend or _vmap_level_over(t._backend, backend):
+    if (t._backend is backend or _vmap_level_over(t._backend, backend)
+            or getattr(t._backend, "_real", None) is backend):
+        # (the last: ``arraygrad.compile``'s recording view of this very backend)
         return t if dtype is None else to_dtype(t, dtype)
     data = _move(t._data, t._backend, backend)
     if dtype is not None:

@@ -150,7 +150,7 @@ class _BatchingGenerator(Generator):
     def __init__(self, level: Level, base: Any) -> None:
         self._level = level
         self._base = base
-        self.backend = level.backend  # the backend of a batched draw's tensor
+        self.batched_backend = level.backend  # the backend of a batched draw's tensor
 
     def _draw(self, method: str, shape: tuple[int, ...], *args: Any) -> Any:
         mode = self._level.randomness

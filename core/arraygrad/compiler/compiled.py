@@ -1,0 +1,320 @@
+"""``CompiledFunction``: guards, the bounded cache, recording, graph breaks and replay.
+
+A call computes the guard key (``state.discover``). A cached program for the key is
+replayed; otherwise the call is recorded (it runs eagerly while its array work is
+written down) and, when everything it did can be replayed, its program is cached.
+"""
+
+from __future__ import annotations
+
+import gc
+import logging
+import os
+import sys
+import warnings
+from typing import Any, Callable
+
+from arraygrad.compiler import capture as _capture, program as _program
+from arraygrad.compiler.scalars import recording_flag
+from arraygrad.compiler.state import Found, Layout, Snapshot, discover, layout_of, roots_of
+from arraygrad.compiler.session import TRAINING_FORWARD, Session, used_live
+from arraygrad.compiler.traced import Recording, Unsupported, current
+from arraygrad.tensor import Tensor, wrap
+
+__all__ = ["CompiledFunction", "cache_size_limit", "log"]
+
+cache_size_limit = 8
+"""Programs kept per compiled function (``torch._dynamo.config.cache_size_limit``'s 8);
+past it the function runs eagerly, with a warning."""
+
+log = logging.getLogger("arraygrad.compile")
+
+
+def _recompiles_logged() -> bool:
+    return "recompiles" in os.environ.get("ARRAYGRAD_LOGS", "").replace(" ", "").split(",")
+
+
+class _Entry:
+    """A cached key: its program (None: this key runs eagerly) and the optimizers'
+    hyperparameters it baked in (None: it reads them live)."""
+
+    __slots__ = ("program", "hyper", "source", "reason")
+
+    def __init__(self, program: Callable[..., Any] | None, hyper: Any, source: str = "",
+                 reason: str = "") -> None:
+        self.program = program
+        self.hyper = hyper
+        self.source = source
+        self.reason = reason
+
+
+class CompiledFunction:
+    """``fn`` recorded once per guard key and replayed (see ``arraygrad.compile``).
+
+    ``stats``: counters (``records``, ``replays``, ``eager``) for tests and tuning.
+    """
+
+    def __init__(self, fn: Callable[..., Any], *, fullgraph: bool = False, dynamic: bool | None = False) -> None:
+        self._fn = fn
+        self._fullgraph = fullgraph
+        self._dynamic = dynamic
+        self._cells = roots_of(fn)
+        self._layout: Layout | None = None
+        self._cache: dict[Any, list[_Entry]] = {}
+        self._entries = 0
+        self._eager: str | None = None
+        self._unreplayable = 0
+        self.stats = {"records": 0, "replays": 0, "eager": 0}
+        self.__wrapped__ = fn
+        self.__doc__ = getattr(fn, "__doc__", None)
+        self.__name__ = getattr(fn, "__name__", type(fn).__name__)
+
+    def __repr__(self) -> str:
+        return f"<compiled {self.__name__}>"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self._eager is not None or current.rec is not None or recording_flag.on:
+            # broken, or called inside another recording (its work is recorded there)
+            self.stats["eager"] += 1
+            return self._fn(*args, **kwargs)
+        found = self._discover(args, kwargs)
+        entries = self._cache.get(found.key)
+        if entries:
+            for e in entries:
+                if e.hyper is None or e.hyper == found.hyper:
+                    if e.program is None:
+                        self.stats["eager"] += 1
+                        return self._fn(*args, **kwargs)
+                    out = e.program(found.tensors)
+                    if out is not _program.MISS:
+                        self.stats["replays"] += 1
+                        return out
+        if self._entries >= cache_size_limit:
+            self._go_eager(f"cache_size_limit ({cache_size_limit}) reached: a guard changes on "
+                           "every call", warn=True)
+            return self._fn(*args, **kwargs)
+        if self._entries and _recompiles_logged():
+            log.debug("Recompiling function %s: %s", self.__name__, self._why(found))
+        return self._record(found, args, kwargs)
+
+    # -- guards ---------------------------------------------------------------------
+    def _discover(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Found:
+        """The call's state and key; the closure's and globals' walk is kept while its stamp
+        (the identities it went through) holds."""
+        cells = self._cells
+        extra = [a for a in args if _root_like(a)]
+        if extra:
+            cells = cells + [_Cell(a) for a in extra]
+        layout = self._layout
+        if layout is None or extra or not layout.current(cells):
+            if layout is not None:  # something was rebound: a helper function may be new
+                self._cells = cells = roots_of(self._fn) + [_Cell(a) for a in extra]
+            layout = layout_of(cells)
+            self._layout = None if extra else layout
+        return discover(layout, args, kwargs)
+
+    def _why(self, found: Found) -> str:
+        """Which guard failed, in words, against the latest cached key."""
+        if not self._cache:
+            return "first call"
+        last = next(reversed(self._cache))
+        if found.key in self._cache:
+            return ("a value guard failed (a value an op read into Python changed), or the "
+                    "optimizers' hyperparameters the program uses as constants changed")
+        for i, (a, b) in enumerate(zip(last, found.key)):
+            if a != b:
+                what = {0: "grad mode", 1: "inference mode"}.get(i, "")
+                return f"guard {i} {what} changed: {a!r} -> {b!r}".replace("  ", " ")
+        return f"the number of guarded values changed ({len(last)} -> {len(found.key)})"
+
+    def _store(self, key: Any, entry: _Entry) -> None:
+        self._cache.setdefault(key, []).append(entry)
+        self._entries += 1
+
+    def _go_eager(self, reason: str, warn: bool) -> None:
+        self._eager = reason
+        if warn:
+            warnings.warn(f"arraygrad.compile: {self.__name__} runs eagerly from now on: {reason}",
+                          UserWarning, stacklevel=3)
+
+    # -- recording ------------------------------------------------------------------
+    def _record(self, found: Found, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        # a recording allocates many small objects that all live until it ends: collections
+        # while it runs only cost time
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            return self._record_call(found, args, kwargs)
+        finally:
+            if collecting:
+                gc.enable()
+
+    def _record_call(self, found: Found, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        hook = _hooks_of(found)
+        if hook:
+            return self._break_before(hook, args, kwargs)
+        backends = {id(t._backend): t._backend for t in found.tensors}
+        real = next(iter(backends.values()), None)
+        if real is None:
+            from arraygrad.backends.registry import default_backend
+            real = default_backend()
+        if len(backends) > 1 or not hasattr(real, "xp"):
+            return self._break_before("the call touches tensors of several devices", args, kwargs)
+        self.stats["records"] += 1
+        snapshot = Snapshot(found)
+        rec = Recording(real, self._on_break)
+        session = Session(rec, real, found)
+        try:
+            session.start()
+            try:
+                result = self._fn(*args, **kwargs)
+            finally:
+                session.stop()
+        except Unsupported:
+            session.restore_all(None)
+            snapshot.restore()
+            raise
+        except BaseException as exc:
+            session.restore_all(None)
+            if not isinstance(exc, Exception):
+                raise  # KeyboardInterrupt, SystemExit: the state as eager would leave it
+
+            if rec.broken is not None:
+                raise  # eager from the break on: this is the user's own error
+            snapshot.restore()
+            result = self._fn(*args, **kwargs)  # eager; its error, if any, is the user's
+            self._go_eager(f"recording failed ({type(exc).__name__}: {exc})", warn=True)
+            return result
+        if rec.broken is not None and self._fullgraph:  # the call swallowed ``Unsupported``
+            session.restore_all(None, result)
+            snapshot.restore()
+            raise Unsupported(f"arraygrad.compile(fullgraph=True): graph break: {rec.broken}")
+        layout = found.layout
+        # containers and variables the step reaches, changed by it (a list it appends to, a
+        # counter it rebinds, optimizer state it creates): a replay would not change them
+        python_changed = layout is not None and not layout.current(layout.cells)
+        self._layout = None
+        after = self._discover(args, kwargs)
+        try:
+            made = None if rec.broken is not None else session.bind(after, result,
+                                                                    python_changed)
+        except Exception as exc:  # the call ran eagerly and is done: only the program is lost
+            made = None
+            self._go_eager(f"recording failed ({type(exc).__name__}: {exc})", warn=True)
+        finally:
+            session.restore_all(after, result)
+        if made is None and rec.broken is None:
+            return result
+        if rec.broken is not None:
+            return result
+        self._finish(found, made, rec, after)
+        return result
+
+    def _finish(self, found: Found, made: Any, rec: Recording, after: Found) -> None:
+        bindings, reason = made
+        hyper = None if used_live(rec) else found.hyper
+        if reason:
+            if _recompiles_logged():
+                log.debug("%s: not cached: %s", self.__name__, reason)
+            if reason == TRAINING_FORWARD:  # this key runs eagerly from now on, silently
+                self._store(found.key, _Entry(None, hyper, reason=reason))
+                return
+            # not replayable: a state change the program cannot redo (optimizer state being
+            # created on a first step is the usual one; the next key records again)
+            self._unreplayable += 1
+            if self._unreplayable >= 3:
+                self._go_eager(reason, warn=True)
+            return
+        self._unreplayable = 0
+        fn, text = _program.build(rec, bindings, wrap, rec.backend)
+        capture = getattr(rec.backend, "capture", None)
+        if capture is not None and _capture.capturable(rec, bindings):
+            fn = _capture.build_captured(rec, bindings, wrap, rec.backend, fn, found.nargs,
+                                         capture)
+        self._store(found.key, _Entry(fn, hyper, text))
+
+    def _on_break(self, reason: str) -> None:
+        where = _user_frame()
+        message = f"{reason} (at {where})" if where else reason
+        rec = current.rec
+        if rec is not None:
+            rec.broken = message  # the rest of the call runs on the real arrays, unrecorded
+        if self._fullgraph:
+            raise Unsupported(f"arraygrad.compile(fullgraph=True): graph break: {message}")
+        self._go_eager(f"graph break: {message}", warn=False)
+        _warn_at(f"arraygrad.compile: graph break in {self.__name__}: {message}; it runs "
+                 "eagerly from now on")
+
+    def _break_before(self, reason: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        if self._fullgraph:
+            raise Unsupported(f"arraygrad.compile(fullgraph=True): graph break: {reason}")
+        self._go_eager(f"graph break: {reason}", warn=False)
+        warnings.warn(f"arraygrad.compile: graph break in {self.__name__}: {reason}; it runs "
+                      "eagerly from now on", UserWarning, stacklevel=3)
+        return self._fn(*args, **kwargs)
+
+
+class _Cell:
+    """A cell-like holder of an argument that is a root (a module, an optimizer)."""
+
+    __slots__ = ("cell_contents",)
+
+    def __init__(self, value: Any) -> None:
+        self.cell_contents = value
+
+
+def _root_like(value: Any) -> bool:
+    from arraygrad.compiler.state import _SCALARS
+    return not isinstance(value, (Tensor, list, tuple, dict) + _SCALARS) and (
+        hasattr(value, "parameters") or hasattr(value, "param_groups")
+        or hasattr(value, "optimizer"))
+
+
+def _hooks_of(found: Found) -> str:
+    """A hook on the touched state (its Python side effects cannot be replayed), or ''."""
+    for t in found.tensors:
+        if t._hooks or t._post_acc_hooks:
+            return "a tensor hook (Python side effects cannot be replayed)"
+    for m in found.modules:
+        for name in ("_forward_pre_hooks", "_forward_hooks", "_backward_pre_hooks",
+                     "_backward_hooks"):
+            if getattr(m, name, None):
+                return f"a module hook ({name[1:-1]} on {type(m).__name__})"
+    try:
+        from arraygrad.nn.modules._global_hooks import _has_any_global_hook
+        if _has_any_global_hook():
+            return "a global module hook"
+    except ImportError:  # pragma: no cover
+        pass
+    for o in found.optimizers:
+        if o._optimizer_step_pre_hooks or o._optimizer_step_post_hooks:
+            return "an optimizer step hook"
+    return ""
+
+
+_PACKAGES = ("arraygrad", "numpy", "array_api_compat", "cupy")
+
+
+def _user_frame() -> str:
+    frame = _first_user_frame()
+    return "" if frame is None else f"{frame.f_code.co_filename}:{frame.f_lineno}"
+
+
+def _first_user_frame() -> Any:
+    frame: Any = sys._getframe(1)
+    while frame is not None:
+        name = frame.f_globals.get("__name__", "")
+        if not name.split(".")[0].startswith(_PACKAGES):
+            return frame
+        frame = frame.f_back
+    return None
+
+
+def _warn_at(message: str) -> None:
+    frame = _first_user_frame()
+    if frame is None:
+        warnings.warn(message, UserWarning, stacklevel=2)
+        return
+    warnings.warn_explicit(message, UserWarning, frame.f_code.co_filename, frame.f_lineno,
+                           module=frame.f_globals.get("__name__"),
+                           registry=frame.f_globals.setdefault("__warningregistry__", {}))
