@@ -130,3 +130,42 @@ def test_batched_jvp_of_a_vmapped_function_matches_columns():
     cols = _plain(vmap(lambda t: jvp(f, (x,), (t,))[1])(tangents))
     jac = arr(AF.jacobian(f, x)).reshape(6, 6)
     np.testing.assert_allclose(cols.reshape(6, 6), jac.T, rtol=1e-12, atol=1e-12)
+
+
+def _mixed(m, a):
+    """Scan, softmax, slicing and a product (the backward branches on zeros) in one loss."""
+    return (m.tanh(a) * a.cumsum(0)).sum() * a.softmax(0)[0] + (a[1:] ** 2).prod()
+
+
+_AROUND_VMAP = {
+    # name: (build from a namespace of transforms, which input: 1 = XS, 2 = a batch of XS)
+    "vmap(jacrev(jacfwd))": (lambda T: T["vmap"](T["jacrev"](T["jacfwd"](T["f"]))), 1),
+    "vmap(vmap(grad))": (lambda T: T["vmap"](T["vmap"](T["grad"](T["f"]))), 2),
+    "jacfwd(vmap(grad))": (lambda T: T["jacfwd"](T["vmap"](T["grad"](T["f"]))), 1),
+    "jacrev(vmap(grad))": (lambda T: T["jacrev"](T["vmap"](T["grad"](T["f"]))), 1),
+    "vmap(hessian)": (lambda T: T["vmap"](T["hessian"](T["f"])), 1),
+}
+
+
+@needs_torch
+@pytest.mark.parametrize("name", sorted(_AROUND_VMAP))
+def test_transforms_around_vmap_match_torch_func(name):
+    """Transforms outside and inside ``vmap`` (``jacfwd``/``jacrev`` of a vmapped ``grad``:
+    batched tangents and cotangents entering a level) against ``torch.func``."""
+    import torch.func as TF
+
+    build, kind = _AROUND_VMAP[name]
+    x = XS if kind == 1 else np.stack([XS, XS / 2])
+    ours = build(dict(vmap=vmap, grad=grad, jacrev=jacrev, jacfwd=jacfwd, hessian=hessian,
+                      f=lambda a: _mixed(ag, a)))(t64(x))
+    theirs = build(dict(vmap=TF.vmap, grad=TF.grad, jacrev=TF.jacrev, jacfwd=TF.jacfwd,
+                        hessian=TF.hessian, f=lambda a: _mixed(torch, a)))(torch64(x))
+    np.testing.assert_allclose(_plain(ours), arr(theirs), rtol=1e-10, atol=1e-12)
+
+
+def test_vmap_of_vectorized_functional_hessian():
+    """``autograd.functional.hessian(vectorize=True)`` (its own vmap calls) inside ``vmap``."""
+    f = lambda a: _mixed(ag, a)  # noqa: E731
+    got = _plain(vmap(lambda a: AF.hessian(f, a, vectorize=True))(t64(XS)))
+    want = np.stack([arr(AF.hessian(f, t64(row))) for row in XS])
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
