@@ -77,6 +77,9 @@ def _torch(name: str) -> Callable[[], Any] | None:
         return None
     from torch.func import functional_call, grad, vmap
 
+    # one thread, as arraygrad's NumPy runs (OPENBLAS_NUM_THREADS=1): PyTorch's default pool
+    # on a loaded machine spins, costing it ~70 ms a call here and slowing the runs after it
+    torch.set_num_threads(1)
     model = _models(torch)[name]
     params = {k: v.detach() for k, v in model.named_parameters()}
     x, y = (torch.as_tensor(a) for a in _data(name))
@@ -99,7 +102,7 @@ def _agree(a: dict[str, Any], b: dict[str, Any]) -> bool:
 
 def per_sample_grads(quick: bool = False) -> dict[str, dict[str, Any]]:
     """``{model: {"vmap": ms, "loop": ms, "torch": ms or None, "correct": bool}}``, medians
-    of interleaved runs (``quick``: 3 of them, else 15)."""
+    of warm runs in interleaved rounds (``quick``: 3 rounds of 3, else 5 of 5)."""
     import arraygrad as ag
     from arraygrad.func._vmap_loop import loop_vmap
 
@@ -112,11 +115,16 @@ def per_sample_grads(quick: bool = False) -> dict[str, dict[str, Any]]:
             runs["torch"] = theirs
         correct = _agree(runs["vmap"](), runs["loop"]())
         samples: dict[str, list[float]] = {k: [] for k in runs}
-        for _ in range(3 if quick else 15):
+        # rounds interleave the ways (load on the machine hits them alike); within a round each
+        # runs in a block after one untimed call, so it is timed warm, not right after another
+        # way's garbage and cache traffic (that doubled the vmap figure: 0.95 -> 1.9 ms)
+        for _ in range(3 if quick else 5):
             for k, run in runs.items():
-                t0 = time.perf_counter()
                 run()
-                samples[k].append((time.perf_counter() - t0) * 1e3)
+                for _ in range(3 if quick else 5):
+                    t0 = time.perf_counter()
+                    run()
+                    samples[k].append((time.perf_counter() - t0) * 1e3)
         result: dict[str, Any] = {k: statistics.median(v) for k, v in samples.items()}
         result.setdefault("torch", None)
         result["correct"] = correct

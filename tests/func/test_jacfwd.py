@@ -6,7 +6,7 @@ against ``autograd.functional.hessian``, ``jacfwd(jacrev(f))``, chunk_size, rand
 import numpy as np
 import pytest
 from func_helpers import arr, assert_trees_close, needs_torch, t64, torch, torch64
-from hypothesis import given, settings, strategies as st
+from hypothesis import assume, given, settings, strategies as st
 
 import arraygrad as ag
 from arraygrad.autograd import functional as AF
@@ -105,8 +105,8 @@ def test_jacfwd_errors_as_pytorch():
 
 
 def test_jacrev_rows_are_vjps_mapped_by_the_loop_oracle():
-    """jacrev (through whatever vmap ``_vmap_entry`` gives) equals the VJPs with the standard
-    basis mapped by the loop oracle."""
+    """jacrev (mapped by the batched vmap ``_vmap_entry`` gives) equals the VJPs with the
+    standard basis mapped by the loop oracle, one ``autograd.grad`` call per row."""
     xr = t64(X, requires_grad=True)
     out = (xr * t64(Y)).sum(1)
     rows = loop_vmap(lambda u: ag.autograd.grad(out, xr, u, retain_graph=True)[0])(
@@ -145,6 +145,9 @@ def test_random_programs_all_jacobians_agree(shape, ops, reduce_last, seed):
         return t.sum(-1) if reduce_last else t
 
     want = arr(AF.jacobian(f, x))
+    # an overflowed program (exp(exp(x^2)) for |x| > 1.8) has 0 * inf = nan entries whose
+    # places depend on the mode (a row's cotangent vs a column's tangent), in PyTorch too
+    assume(np.isfinite(want).all())
     for got in (jacfwd(f)(x), jacrev(f)(x), AF.jacobian(f, x, vectorize=True),
                 AF.jacobian(f, x, vectorize=True, strategy="forward-mode")):
         np.testing.assert_allclose(arr(got), want, rtol=1e-10, atol=1e-12)

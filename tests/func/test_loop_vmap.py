@@ -1,6 +1,7 @@
-"""``func._vmap_loop.loop_vmap``, the loop-and-stack oracle for ``vmap`` (and the stand-in
-behind ``func._vmap_entry`` until the batched one lands): in_dims/out_dims as ints, None and
-pytree prefixes, kwargs, randomness modes, chunk_size, and ``torch.func.vmap``'s errors."""
+"""``func._vmap_loop.loop_vmap``, the loop-and-stack oracle for the batched ``vmap`` (the
+tests of jacrev/jacfwd compare with it; ``benchmarks/per_sample_grads.py`` times it as the
+Python loop): in_dims/out_dims as ints, None and pytree prefixes, kwargs, randomness modes,
+chunk_size, and ``torch.func.vmap``'s errors."""
 
 import numpy as np
 import pytest

@@ -200,7 +200,21 @@ INDEX_PUT = defop("IndexPutBackward0", jvp=VIA_VJP, inputs=("self", "values"), p
                   vjp=(lambda g, n: _take_zeroed(g, n.key), _picked))
 
 
+def _on_key_level(t: Tensor, key: Any) -> Tensor:
+    """``t`` on the vmap level an advanced key is batched by (per-sample indices), when ``t``
+    is not: the gradients of a read at that key may come unbatched (the zeros a transposed
+    JVP differentiates), and the key's arrays only mix with that level's."""
+    level = getattr(getattr(key, "lin", None), "level", None)
+    if level is None or level.backend is t._backend:
+        return t
+    from arraygrad.ops.transfer import to_backend
+
+    return to_backend(t, level.backend)
+
+
 def _take(input: Tensor, key: Any, rule: Any, advanced: bool) -> Tensor:
+    if advanced and vmap_levels:
+        input = _on_key_level(input, key)
     data = key.take(input._backend.xp, input._data) if advanced else input._data[key]
     return rule.record(data, input._backend, (input,), shape=input._data.shape, key=key,
                        advanced=advanced)
@@ -208,6 +222,8 @@ def _take(input: Tensor, key: Any, rule: Any, advanced: bool) -> Tensor:
 
 def index_add_into(g: Tensor, shape: tuple, key: Any, advanced: bool) -> Tensor:
     """Zeros of ``shape`` with ``g`` added at ``key`` (repeated indices accumulate)."""
+    if advanced and vmap_levels:
+        g = _on_key_level(g, key)
     backend = g._backend
     xp = backend.xp
     dtype = g._data.dtype

@@ -175,7 +175,10 @@ def _prod_of_others(x: Tensor, dims: Any) -> Tensor:
 def _prod_grad(g: Tensor, n: RuleNode, dims: Any, keepdim: bool) -> Tensor:
     x = n.self
     g_full = _unreduce(g, _shape(n), dims, keepdim)
-    if not bool(any(x == 0)):
+    # asked of the arrays, not ``bool(tensor)`` (which vmap refuses as data-dependent control
+    # flow): inside vmap the check reads "in any sample" (``BatchedArray.reduced``), and both
+    # branches are right for every sample
+    if not bool(x._backend.xp.any(x._data == 0)):
         # no zeros: the product of the others is prod / x
         out = prod(x, dim=dims, keepdim=True)
         return g_full * (out / x)

@@ -239,7 +239,7 @@ def _chunked(func: Callable[..., Any], out_dims: Any, randomness: str, chunk_siz
              leaves: list[Any], dims: list[Any], spec: TreeSpec, kwargs: dict[str, Any],
              size: int) -> Any:
     """The batch in chunks of ``chunk_size``, one after the other, outputs concatenated."""
-    import arraygrad
+    from arraygrad.ops.shape import cat  # not ``import arraygrad``: no import cycle
     from arraygrad.random import get_rng_state, set_rng_state
 
     device = next(leaf for leaf, d in zip(leaves, dims) if d is not None).device
@@ -265,6 +265,6 @@ def _chunked(func: Callable[..., Any], out_dims: Any, randomness: str, chunk_siz
         if d is None or not isinstance(items[0], Tensor):
             joined.append(items[0])
         else:
-            joined.append(arraygrad.cat(items, dim=d % items[0].ndim))
+            joined.append(cat(items, dim=d % items[0].ndim))
     return tree_unflatten(joined, out_spec)
 

@@ -117,7 +117,7 @@ def _unary(op: Any) -> Any:
 class BatchedArray:
     """A native array whose leading dimension is a vmap level's batch (see the module doc)."""
 
-    __slots__ = ("value", "level", "reduced")
+    __slots__ = ("value", "level", "reduced", "fresh")
     __array_ufunc__ = None  # NumPy: ``ndarray op BatchedArray`` defers to our reflected operator
     __array_priority__ = 1000
     _arraygrad_batched = True  # what ``Tensor.__bool__`` looks for (data-dependent control flow)
@@ -126,6 +126,7 @@ class BatchedArray:
         self.value = value
         self.level = level
         self.reduced = reduced  # "min"/"max"/"any"/"all" of a whole sample (see _batch_value)
+        self.fresh = False  # a buffer an op allocated (``rules_creation``): writes may widen it
 
     # -- the logical view ---------------------------------------------------------------
     @property

@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 from arraygrad.backends.contract import Backend, Generator
 from arraygrad.func._vmap import _table
+from arraygrad.func._vmap._below import below_namespace, deepest_level
 from arraygrad.func._vmap._fallback import fallback
 from arraygrad.func._vmap._wrap import leave_levels
 from arraygrad.func._vmap.rules_indexing import getitem, scatter_add, setitem
@@ -182,6 +183,21 @@ class _BatchingGenerator(Generator):
                                        axis=0), self._level)
 
 
+class _BelowBackend:
+    """``Backend.scatter_add`` below every level (as ``_below``): the deepest level among the
+    arguments' arrays does it, else the real backend."""
+
+    __slots__ = ("root",)
+
+    def __init__(self, root: Backend) -> None:
+        self.root = root
+
+    def scatter_add(self, target: Any, key: Any, values: Any) -> Any:
+        level = deepest_level((target, key, values), {})
+        owner = self.root if level is None else level.backend
+        return owner.scatter_add(target, key, values)
+
+
 class BatchingBackend(Backend):
     """The backend of the tensors inside one vmap level: ``base``'s device and dtypes, its
     arrays ``BatchedArray``s, its ``xp`` the level's ``BatchingNamespace``."""
@@ -196,11 +212,14 @@ class BatchingBackend(Backend):
         self.device_type = base.device_type
         self.index = base.index
         self.priority = base.priority
-        self.level = Level(size, base.xp, randomness)
-        self._xp = BatchingNamespace(self.level, base.xp)
+        self.root: Backend = base.root if isinstance(base, BatchingBackend) else base
+        # physical values are computed "below" every level (``_below``), not by ``base``'s
+        # namespace: they may hold arrays of a level opened by another vmap call
+        below = below_namespace(self.root.xp)
+        self.level = Level(size, below, randomness)
+        self._xp = BatchingNamespace(self.level, below)
         self.level.xp = self._xp
         self.level.backend = self
-        self.root: Backend = base.root if isinstance(base, BatchingBackend) else base
         # the base's (a cached property there): read on every op's fast path
         self.__dict__["floating_natives"] = base.floating_natives
 
@@ -250,7 +269,7 @@ class BatchingBackend(Backend):
         return _BatchingGenerator(self.level, native)
 
     def scatter_add(self, target: Any, key: Any, values: Any) -> Any:
-        return scatter_add(self.level, self.base, target, key, values)
+        return scatter_add(self.level, _BelowBackend(self.root), target, key, values)
 
     def kernel(self, op_name: str) -> None:
         return None  # backend kernels take native arrays: the portable path batches
@@ -274,15 +293,19 @@ class BatchingBackend(Backend):
         return leave_levels(g, target, ended_only)
 
     def wraps(self, other: Backend) -> bool:
-        """Whether ``other`` is one of the backends below this one (so its tensors mix with
-        ours as unbatched operands)."""
+        """Whether ``other`` is below this one (so its tensors mix with ours as unbatched
+        operands): a backend under our level, or the level of any earlier vmap call over the
+        same real backend (``_below``: ``jacrev(jacrev(f))`` differentiates one call's ops
+        inside another)."""
         b: Backend = self.base
-        while True:
+        while isinstance(b, BatchingBackend):
             if b is other:
                 return True
-            if not isinstance(b, BatchingBackend):
-                return False
             b = b.base
+        if b is other:
+            return True
+        return (isinstance(other, BatchingBackend) and other.root is self.root
+                and other.level.depth < self.level.depth)
 
     def __repr__(self) -> str:
         return f"<BatchingBackend level {self.level.depth} over {self.base!r}>"

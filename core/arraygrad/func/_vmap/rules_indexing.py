@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from arraygrad.func._vmap._batched import BatchedArray, Level
+from arraygrad.func._vmap.rules_creation import widen
 from arraygrad.func._vmap._table import (
     batched, batching_rule, bval, is_batched, materialize, pad, shift,
 )
@@ -89,7 +90,7 @@ def setitem(level: Level, x: Any, key: Any, value: Any) -> None:
     """``x[key] = value`` for a batched ``x`` (a batched value into an unbatched ``x`` is
     refused before this: see ``check_inplace``)."""
     key = _key_tuple(key)
-    v = bval(x, level)
+    v = widen(x, value)
     if _mixed(key, level):
         full = _pure_advanced(level, key)
         if full is None:
@@ -149,7 +150,7 @@ def scatter_add(level: Level, base_backend: Any, target: Any, key: Any, values: 
     """``Backend.scatter_add`` for batched arrays: the key rewritten with the batch index in
     front (as ``getitem`` does), then one call of the backend below."""
     keyt = _key_tuple(key)
-    tv = bval(target, level)
+    tv = widen(target, values) if is_batched(target, level) else None
     if tv is None:
         if is_batched(values, level) or _mixed(keyt, level):
             from arraygrad.func._vmap._batched import INPLACE_MESSAGE
