@@ -1,0 +1,137 @@
+"""Live scalars: the Python numbers an optimizer or scheduler computes from mutable state.
+
+An optimizer's update mixes array work with Python floats computed from state that
+changes between steps: the learning rate in ``group["lr"]`` (which a scheduler
+rewrites), Adam's bias corrections from ``state["step"].item()``, ASGD's ``eta``.
+A recording of the array work (``arraygrad.compile``) would bake the value each float
+had at record time into the program. So each such float is computed as ONE
+expression handed to :func:`live`::
+
+    step_size = live(lambda: lr() / (1 - beta1 ** state["step"].item()))
+
+Outside a recording ``live(getter)`` is ``getter()``, exactly the value (and type)
+the expression had before, for the cost of one flag test and one call. While a
+recording is in progress it is a :class:`LiveScalar`: a ``float`` with that value
+(so the recording call computes what eager computes) which also carries ``getter``,
+so the replay can evaluate the expression again when the scalar is used.
+
+The protocol with the recorder (``arraygrad.compiler``), which owns the other side:
+
+- ``recording_flag.on`` is True exactly while a recording call runs; the recorder
+  sets and clears it.
+- :func:`live` evaluates the getter with ``recording_flag.on`` False: the getter
+  reads state as plain Python (``.item()`` of a step tensor), so while the flag is
+  off the recorder records nothing and turns no read into a graph break; the read
+  sees the value eager would see at that point.
+- A replay evaluates ``getter()`` where the recording used the scalar, after the
+  program's earlier instructions, with the state the getter reads (a step tensor's
+  array, ``group["lr"]``) as eager would have it there.
+- :func:`host_effect` marks a method whose effect is on Python state only (an LR
+  scheduler's ``step`` rewriting ``group["lr"]`` and its counters): while recording it
+  runs with the flag off, then ``recording_flag.host_call(thunk)`` asks the recorder to
+  run ``thunk`` (the same call) again at that point of every replay. A recorder that
+  cannot (``host_call`` None) must treat the call as a graph break, which is what
+  ``host_call`` None does: it calls ``recording_flag.graph_break(reason)``.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable, TypeVar
+
+__all__ = ["LiveScalar", "live", "is_recording", "recording_flag", "RecordingFlag",
+           "host_effect"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class RecordingFlag:
+    """Whether a recording is in progress, and the recorder's hooks (see the module docstring).
+
+    ``on``: True while a recording call runs (set by the recorder). ``host_call``: the
+    recorder's ``(thunk) -> None`` that appends "run ``thunk()``" to the program, or None.
+    ``graph_break``: the recorder's ``(reason) -> None`` that stops the recording, or None.
+    """
+
+    __slots__ = ("on", "host_call", "graph_break")
+
+    def __init__(self) -> None:
+        self.on = False
+        self.host_call: Callable[[Callable[[], Any]], None] | None = None
+        self.graph_break: Callable[[str], None] | None = None
+
+
+recording_flag = RecordingFlag()
+
+
+class LiveScalar(float):
+    """A float computed from mutable state during a recording: its value now, and ``getter``,
+    which computes the value again (at replay). Arithmetic on it gives plain floats (the
+    getter is lost), which is why each live value is one :func:`live` expression."""
+
+    __slots__ = ("getter",)
+
+    getter: Callable[[], Any]
+
+    def __new__(cls, value: float, getter: Callable[[], Any]) -> LiveScalar:
+        self = super().__new__(cls, value)
+        self.getter = getter
+        return self
+
+    def __repr__(self) -> str:
+        return f"LiveScalar({float(self)!r})"
+
+    def __reduce__(self) -> Any:
+        # a copy or pickle of a live value is its current number (a getter is a closure)
+        return (float, (float(self),))
+
+
+def is_recording() -> bool:
+    """True while ``arraygrad.compile`` records a call."""
+    return recording_flag.on
+
+
+def live(getter: Callable[[], Any]) -> Any:
+    """``getter()``, a scalar computed from mutable state; while recording, the same value as a
+    :class:`LiveScalar` carrying ``getter`` so a replay computes it afresh.
+
+    Outside a recording the result is exactly ``getter()`` (same value, same type).
+    """
+    if not recording_flag.on:
+        return getter()
+    recording_flag.on = False  # the getter's reads are Python's, not the program's
+    try:
+        value = getter()
+    finally:
+        recording_flag.on = True
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return value  # not a number (a tensor lr...): what the recorder sees anyway
+    return LiveScalar(value, getter)
+
+
+def host_effect(method: F) -> F:
+    """Mark ``method`` as acting on Python state only (no array work to record): a replay of a
+    recording that called it calls it again, with the same arguments, at the same point.
+
+    Outside a recording it is ``method`` itself plus one flag test.
+    """
+
+    @functools.wraps(method)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if not recording_flag.on:
+            return method(*args, **kwargs)
+        host_call = recording_flag.host_call
+        if host_call is None:
+            graph_break = recording_flag.graph_break
+            if graph_break is not None:
+                graph_break(f"{method.__qualname__} changes Python state a replay cannot redo")
+            return method(*args, **kwargs)
+        recording_flag.on = False
+        try:
+            out = method(*args, **kwargs)
+        finally:
+            recording_flag.on = True
+        host_call(functools.partial(method, *args, **kwargs))
+        return out
+
+    return wrapper  # type: ignore[return-value]
