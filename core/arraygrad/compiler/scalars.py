@@ -71,9 +71,9 @@ class LiveScalar(float):
 
     __slots__ = ("getter",)
 
-    getter: Callable[[], Any]
+    getter: Callable[..., Any]
 
-    def __new__(cls, value: float, getter: Callable[[], Any]) -> LiveScalar:
+    def __new__(cls, value: float, getter: Callable[..., Any]) -> LiveScalar:
         self = super().__new__(cls, value)
         self.getter = getter
         return self
@@ -91,11 +91,13 @@ def is_recording() -> bool:
     return recording_flag.on
 
 
-def live(getter: Callable[[], Any]) -> Any:
+def live(getter: Callable[..., Any]) -> Any:
     """``getter()``, a scalar computed from mutable state; while recording, the same value as a
     :class:`LiveScalar` carrying ``getter`` so a replay computes it afresh.
 
     Outside a recording the result is exactly ``getter()`` (same value, same type).
+    ``getter`` is called without arguments (typed ``Callable[..., Any]`` because a getter
+    made in a loop binds that iteration's state as default arguments).
     """
     if not recording_flag.on:
         return getter()
