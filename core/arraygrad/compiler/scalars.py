@@ -26,24 +26,21 @@ The protocol with the recorder (``arraygrad.compiler``), which owns the other si
 - A replay evaluates ``getter()`` where the recording used the scalar, after the
   program's earlier instructions, with the state the getter reads (a step tensor's
   array, ``group["lr"]``) as eager would have it there.
-- :func:`host_effect` marks a method whose effect is on Python state only (an LR
-  scheduler's ``step`` rewriting ``group["lr"]`` and its counters): while recording it
+- :func:`host_effect` makes a call whose effect is on Python state only (an LR
+  scheduler's ``step`` rewriting ``group["lr"]`` and its counters) while recording: it
   runs with the flag off, then ``recording_flag.host_call(thunk)`` asks the recorder to
-  run ``thunk`` (the same call) again at that point of every replay. A recorder that
-  cannot (``host_call`` None) must treat the call as a graph break, which is what
-  ``host_call`` None does: it calls ``recording_flag.graph_break(reason)``.
+  run ``thunk`` (the same call) again at that point of every replay. When the recorder
+  installed no ``host_call``, ``recording_flag.graph_break(reason)`` is called instead
+  (when installed) and the call runs as it is.
 """
 
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable
 
 __all__ = ["LiveScalar", "live", "is_recording", "recording_flag", "RecordingFlag",
            "host_effect"]
-
-F = TypeVar("F", bound=Callable[..., Any])
-
 
 class RecordingFlag:
     """Whether a recording is in progress, and the recorder's hooks (see the module docstring).
@@ -111,29 +108,30 @@ def live(getter: Callable[..., Any]) -> Any:
     return LiveScalar(value, getter)
 
 
-def host_effect(method: F) -> F:
-    """Mark ``method`` as acting on Python state only (no array work to record): a replay of a
-    recording that called it calls it again, with the same arguments, at the same point.
+def host_effect(method: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``method(*args, **kwargs)``, a call whose effect is on Python state only (an LR
+    scheduler's ``step``), made while recording: it runs now with the recording flag off,
+    and the recorder is asked to make the same call at this point of every replay (or,
+    when it cannot, to break the graph).
 
-    Outside a recording it is ``method`` itself plus one flag test.
+    The caller tests ``recording_flag.on`` first (one flag test on the eager path), so the
+    eager call has no extra frame (warnings' ``stacklevel`` stays right)::
+
+        def step(self):
+            if recording_flag.on:
+                return host_effect(self.step)
+            ...
     """
-
-    @functools.wraps(method)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        if not recording_flag.on:
-            return method(*args, **kwargs)
-        host_call = recording_flag.host_call
-        if host_call is None:
-            graph_break = recording_flag.graph_break
-            if graph_break is not None:
-                graph_break(f"{method.__qualname__} changes Python state a replay cannot redo")
-            return method(*args, **kwargs)
-        recording_flag.on = False
-        try:
-            out = method(*args, **kwargs)
-        finally:
-            recording_flag.on = True
+    host_call = recording_flag.host_call
+    if host_call is None and recording_flag.graph_break is not None:
+        # the recorder stops recording (and clears the flag) before the call runs eagerly
+        recording_flag.graph_break(f"{getattr(method, '__qualname__', method)} changes "
+                                   "Python state a replay cannot redo")
+    was_on, recording_flag.on = recording_flag.on, False
+    try:
+        out = method(*args, **kwargs)
+    finally:
+        recording_flag.on = was_on
+    if host_call is not None:
         host_call(functools.partial(method, *args, **kwargs))
-        return out
-
-    return wrapper  # type: ignore[return-value]
+    return out
