@@ -287,6 +287,17 @@ class CupyBackend(Backend):
         """A ``cupy.cuda.Event`` on this instance's device: the profiler's CUDA columns."""
         return CupyEvent(self.index)
 
+    def capture(self, replay):
+        """``replay`` as a CUDA graph (stream capture, then ``graph.launch()``): a
+        ``CudaGraphReplay`` (see ``arraygrad_cupy.graphs``); None on ROCm/HIP, where CuPy
+        has no stream capture."""
+        cp = _cupy()
+        if getattr(cp.cuda.runtime, "is_hip", False):
+            return None
+        from arraygrad_cupy.graphs import CudaGraphReplay
+
+        return CudaGraphReplay(replay, self.index, cp)
+
     def device_count(self) -> int:
         """The number of visible CUDA devices (``cupy.cuda.runtime.getDeviceCount()``), 0 without one."""
         return _probe().count
