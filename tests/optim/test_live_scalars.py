@@ -176,3 +176,14 @@ def test_plateau_with_a_tensor_metric_is_read_as_the_recorder_sees_it():
     with recording(host_calls=calls):
         sched.step(ag.tensor(1.0))  # the read itself is the recorder's (a graph break)
     assert calls == [] and sched.best == 1.0
+
+
+def test_read_guarded_reads_with_the_recording_off_and_returns_the_plain_value():
+    from arraygrad.compiler.scalars import read_guarded
+
+    seen = []
+    assert read_guarded(lambda: 7) == 7  # outside: the value itself
+    with recording():
+        value = read_guarded(lambda: seen.append(is_recording()) or 2.5)
+        assert is_recording()
+    assert seen == [False] and type(value) is float  # no LiveScalar: a branch, not an operand

@@ -26,6 +26,9 @@ The protocol with the recorder (``arraygrad.compiler``), which owns the other si
 - A replay evaluates ``getter()`` where the recording used the scalar, after the
   program's earlier instructions, with the state the getter reads (a step tensor's
   array, ``group["lr"]``) as eager would have it there.
+- :func:`read_guarded` reads state for a Python branch the same way (flag off); the
+  branch is baked into the recording, so the reader's guard key must cover it (an
+  optimizer's ``_compile_key``, which the recorder adds to its guard key).
 - :func:`host_effect` makes a call whose effect is on Python state only (an LR
   scheduler's ``step`` rewriting ``group["lr"]`` and its counters) while recording: it
   runs with the flag off, then ``recording_flag.host_call(thunk)`` asks the recorder to
@@ -39,8 +42,8 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable
 
-__all__ = ["LiveScalar", "live", "is_recording", "recording_flag", "RecordingFlag",
-           "host_effect"]
+__all__ = ["LiveScalar", "live", "read_guarded", "is_recording", "recording_flag",
+           "RecordingFlag", "host_effect"]
 
 class RecordingFlag:
     """Whether a recording is in progress, and the recorder's hooks (see the module docstring).
@@ -106,6 +109,21 @@ def live(getter: Callable[..., Any]) -> Any:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return value  # not a number (a tensor lr...): what the recorder sees anyway
     return LiveScalar(value, getter)
+
+
+def read_guarded(getter: Callable[..., Any]) -> Any:
+    """``getter()``, a read of mutable state that decides a Python branch (RAdam's
+    rectification, ASGD's averaging), made with the recording flag off so it is no graph
+    break. A recording bakes the branch taken, so the caller guarantees the guard key
+    covers it (``Optimizer._compile_key``).
+    """
+    if not recording_flag.on:
+        return getter()
+    recording_flag.on = False
+    try:
+        return getter()
+    finally:
+        recording_flag.on = True
 
 
 def host_effect(method: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:

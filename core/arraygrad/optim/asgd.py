@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from arraygrad.compiler.scalars import live
+from arraygrad.compiler.scalars import live, read_guarded
 from arraygrad.creation import zeros_like
 from arraygrad.optim._checks import check_lr, check_non_negative, scalar, step_tensor
 from arraygrad.optim.optimizer import Optimizer
@@ -55,7 +55,7 @@ class ASGD(Optimizer):
             p.add_(g, alpha=live(lambda s=state: -s["eta"].item()))
             ax = state["ax"]
             # a Python branch on the state: _state_key guards it for a compiled step
-            if state["mu"].item() != 1:
+            if read_guarded(lambda s=state: s["mu"].item() != 1):
                 ax.add_(p.sub(ax).mul_(live(lambda s=state: s["mu"].item())))
             else:
                 ax.copy_(p)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from arraygrad.compiler.scalars import live
+from arraygrad.compiler.scalars import live, read_guarded
 from arraygrad.creation import zeros_like
 from arraygrad.optim._checks import (
     check_betas, check_lr, check_non_negative, scalar, step_tensor, weight_decay,
@@ -67,7 +67,7 @@ class RAdam(Optimizer):
             exp_avg_sq.mul_(beta2).addcmul_(g, g, value=one_minus_beta2)
             corrected = exp_avg / live(lambda t=t: 1 - group["betas"][0] ** t.item())
             # a Python branch on the step: _state_key guards it for a compiled step
-            if _rho(group["betas"][1], t.item()) > 5.0:
+            if read_guarded(lambda t=t: _rho(group["betas"][1], t.item()) > 5.0):
                 adaptive = (live(lambda t=t: (1 - group["betas"][1] ** t.item()) ** 0.5)
                             / exp_avg_sq.sqrt().add(eps))
                 rect = live(lambda t=t: _rectification(group["betas"][1], t.item()))
