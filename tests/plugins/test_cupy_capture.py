@@ -141,3 +141,21 @@ def test_arraygrad_ops_on_the_fake_device_capture_and_launch(cupy_on_fake):
         assert np.array_equal(np.asarray(backend.to_host(w._data)),
                               np.asarray(backend.to_host(ref._data)))
     assert captured.graph is not None and captured.graph.launches == 3
+
+
+def test_a_cupy_without_stream_capture_falls_back_to_plain_replays(fake_cuda):
+    fake_cuda(1)  # the plain fake: no cupy.cuda.Stream / Graph at all
+    backend = get_backend("cupy")
+    a = backend.from_host([1.0], dtype=np.float64)
+    slots = [a]
+
+    def replay():
+        slots[0] += 1.0
+        return slots[0]
+
+    captured = backend.capture(replay)
+    with pytest.warns(RuntimeWarning, match="CUDA graph capture failed"):
+        captured()
+    assert captured.graph is None and "AttributeError" in captured.failed
+    captured()
+    assert np.array_equal(np.asarray(a), [3.0])  # each call did its work exactly once

@@ -56,23 +56,25 @@ class CudaGraphReplay:
         cp = self._cp
         with cp.cuda.Device(self._index):
             result = self._replay()  # this call's work, on the caller's stream
-            caller = cp.cuda.get_current_stream()
-            stream = cp.cuda.Stream(non_blocking=True)
-            stream.wait_event(caller.record())  # the graph's inputs are this call's results
-            pool = cp.cuda.MemoryPool()
             try:
-                with stream, cp.cuda.using_allocator(pool.malloc):
-                    stream.begin_capture()
-                    try:
-                        outputs = self._replay()
-                    finally:
-                        # a capture is always ended, or the stream stays unusable; a capture
-                        # invalidated by a refused call raises here or returned garbage above
-                        graph = stream.end_capture()
+                self._capture(cp)
             except Exception as exc:  # noqa: BLE001 - any failure means "no graph"
                 self.failed = f"{type(exc).__name__}: {exc}"
                 warnings.warn(f"CUDA graph capture failed ({self.failed}); replaying without "
                               "a graph", RuntimeWarning, stacklevel=3)
-                return result
-            self.graph, self._outputs, self._pool, self._stream = graph, outputs, pool, stream
         return result
+
+    def _capture(self, cp: Any) -> None:
+        caller = cp.cuda.get_current_stream()
+        stream = cp.cuda.Stream(non_blocking=True)
+        stream.wait_event(caller.record())  # the graph's inputs are this call's results
+        pool = cp.cuda.MemoryPool()
+        with stream, cp.cuda.using_allocator(pool.malloc):
+            stream.begin_capture()
+            try:
+                outputs = self._replay()
+            finally:
+                # a capture is always ended, or the stream stays unusable; a capture
+                # invalidated by a refused call raises here or returned garbage above
+                graph = stream.end_capture()
+        self.graph, self._outputs, self._pool, self._stream = graph, outputs, pool, stream
