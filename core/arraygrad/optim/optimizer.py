@@ -34,6 +34,9 @@ __all__ = ["Optimizer", "required", "ParamsT", "register_optimizer_step_pre_hook
 # (as torch.optim.optimizer.ParamsT).
 ParamsT = Union[Iterable[Tensor], Iterable[dict[str, Any]], Iterable[tuple[str, Tensor]]]
 
+# hyper-parameter values that are their own structure in ``_compile_key`` (flags, names)
+_FLAGS = frozenset({bool, str})
+
 # hooks run around every optimizer's step (torch.optim.optimizer's global hooks)
 _global_step_pre_hooks = HookDict()
 _global_step_post_hooks = HookDict()
@@ -240,12 +243,18 @@ class Optimizer:
         signs of numbers), and which state each parameter holds (a first step creates it).
         ``arraygrad.compile`` re-records a step when this changes. Subclasses whose update
         branches on state add to it (``_state_key``)."""
-        return tuple(
-            (tuple((k, structure(v)) for k, v in group.items()
-                   if k not in ("params", "param_names")),
-             tuple(self._state_key(group, self.state[p]) if p in self.state else None
-                   for p in group["params"]))
-            for group in self.param_groups)
+        # flat and loop-only: a compiled step computes it at every call
+        key: list[Any] = []
+        get = self.state.get
+        state_key = self._state_key
+        for group in self.param_groups:
+            for k, v in group.items():
+                if k != "params" and k != "param_names":
+                    key.append((k, v if v is None or v.__class__ in _FLAGS else structure(v)))
+            for p in group["params"]:
+                st = get(p)
+                key.append(None if st is None else state_key(group, st))
+        return tuple(key)
 
     def _state_key(self, group: dict[str, Any], state: dict[str, Any]) -> Any:
         """The part of ``_compile_key`` one parameter's state gives: its keys, plus whatever
