@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from arraygrad import dtypes as _dt
 from arraygrad.device import explicit_default_device
 from arraygrad.backends.registry import backend_for_device, default_backend
+from arraygrad.compiler.scalars import recording_flag as _recording
 from arraygrad.random import generator_for
 from arraygrad.tensor import Tensor, wrap as _wrap
 
@@ -28,8 +29,13 @@ __all__ = [
 def _backend(device: DeviceLike | None) -> Backend:
     if device is None:  # the default device (``set_default_device``), the CPU unless set
         default = explicit_default_device()
-        return default_backend() if default is None else backend_for_device(default)
-    return backend_for_device(device)
+        found = default_backend() if default is None else backend_for_device(default)
+    else:
+        found = backend_for_device(device)
+    if _recording.on:  # inside ``arraygrad.compile``'s recording: made arrays are recorded
+        from arraygrad.compiler.session import recorded_backend
+        return recorded_backend(found)
+    return found
 
 
 def _finish(data: Any, backend: Backend, requires_grad: bool) -> Tensor:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Any
 
+from arraygrad.compiler.scalars import recording_flag as _recording
 from arraygrad.device import DeviceLike, as_device, device
 
 if TYPE_CHECKING:
@@ -171,4 +172,7 @@ def generator_for(backend: Backend, generator: Generator | None = None) -> Nativ
     """The native generator to sample from on ``backend``."""
     if generator is None:
         generator = _default.get(backend.device) or device_generator(backend.device)
+    if _recording.on:  # inside ``arraygrad.compile``'s recording: draws are instructions
+        from arraygrad.compiler.session import recorded_generator
+        return recorded_generator(backend, generator)
     return generator.native(backend)

@@ -53,7 +53,8 @@ TO_COPY_DEVICE = defop("ToCopyBackward0", jvp=VIA_VJP, key="ToCopyDeviceBackward
 def to_backend(t: Tensor, backend: Backend, dtype: _dt.dtype | None = None) -> Tensor:
     """``t`` on another backend, in ``dtype`` if given (differentiable: the gradient moves
     back, and is cast back to ``t``'s dtype)."""
-    if t._backend is backend:
+    if t._backend is backend or getattr(t._backend, "_real", None) is backend:
+        # (the second: ``arraygrad.compile``'s recording view of this very backend)
         return t if dtype is None else to_dtype(t, dtype)
     data = _move(t._data, t._backend, backend)
     if dtype is not None:

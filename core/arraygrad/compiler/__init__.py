@@ -1,0 +1,94 @@
+"""``arraygrad.compile``: record a step once, replay it as a flat program of backend calls.
+
+The first call for a guard key runs eagerly while its array work (forward, backward,
+optimizer update) is recorded; later calls with the same key replay the program: one
+generated Python function making only the backend's calls, then writing the state back.
+See docs/compile.md for the rules (guards, graph breaks, what a replay reproduces).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable
+
+from arraygrad.compiler.traced import TracedArray, Unsupported
+
+if TYPE_CHECKING:
+    from arraygrad.compiler.compiled import CompiledFunction
+
+__all__ = ["compile", "CompiledFunction", "OptimizedModule", "Unsupported", "TracedArray"]
+
+
+def __getattr__(name: str) -> Any:
+    # the recorder loads on first use: ``arraygrad.random`` and ``creation`` import
+    # ``compiler.scalars`` while the package itself is still loading
+    if name == "CompiledFunction":
+        from arraygrad.compiler.compiled import CompiledFunction
+        return CompiledFunction
+    raise AttributeError(f"module 'arraygrad.compiler' has no attribute {name!r}")
+
+
+class OptimizedModule:
+    """The module-like wrapper ``arraygrad.compile(module)`` returns (PyTorch's
+    ``OptimizedModule``): calling it calls the compiled ``forward``; every other attribute
+    (parameters, ``train()``, ``state_dict()``...) is the original module's (``_orig_mod``)."""
+
+    def __init__(self, mod: Any, compiled: "CompiledFunction") -> None:
+        object.__setattr__(self, "_orig_mod", mod)
+        object.__setattr__(self, "_compiled", compiled)
+        object.__setattr__(self, "forward", compiled)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._compiled(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._orig_mod, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(self._orig_mod, name, value)
+
+    def __repr__(self) -> str:
+        return f"OptimizedModule({self._orig_mod!r})"
+
+
+def compile(model: Callable[..., Any] | None = None, *, fullgraph: bool = False,
+            dynamic: bool | None = None, backend: Any = "inductor", mode: str | None = None,
+            options: dict[str, Any] | None = None, disable: bool = False) -> Any:
+    """Record ``model`` once per guard key and replay it (``torch.compile``'s signature).
+
+    ``model``: a function (forward, ``loss.backward()``, ``optimizer.step()``,
+    ``zero_grad()``, ``scheduler.step()`` inside) or a Module (its forward is compiled and
+    an ``OptimizedModule`` returned); without it, a decorator. ``fullgraph=True`` raises
+    ``Unsupported`` where a graph break would make the function run eagerly.
+    ``dynamic``, ``backend``, ``mode`` and ``options`` are accepted for PyTorch's sake
+    (shapes are always guarded: a new shape records again); ``disable=True`` returns
+    ``model`` unchanged.
+
+    >>> step = arraygrad.compile(train_step)
+    """
+    if model is None:
+        def decorate(fn: Callable[..., Any]) -> Any:
+            return compile(fn, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode,
+                           options=options, disable=disable)
+        return decorate
+    if disable:
+        return model
+    if not callable(model):
+        raise RuntimeError(f"compile() expects a callable or a Module, got {type(model).__name__}")
+    from arraygrad.compiler.compiled import CompiledFunction
+    from arraygrad.nn.modules.module import Module
+    if isinstance(model, Module):
+        return OptimizedModule(model, CompiledFunction(_ModuleCall(model), fullgraph=fullgraph,
+                                                       dynamic=dynamic))
+    return CompiledFunction(model, fullgraph=fullgraph, dynamic=dynamic)
+
+
+class _ModuleCall:
+    """``module(*args)`` as a function whose root is the module (hooks and all)."""
+
+    def __init__(self, module: Any) -> None:
+        self.module = module
+        self.__compile_roots__ = (module,)
+        self.__name__ = f"{type(module).__name__}.forward"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.module(*args, **kwargs)

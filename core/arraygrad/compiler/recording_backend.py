@@ -1,0 +1,171 @@
+"""The recording side of a backend: its namespace, methods, scalar cache and generator.
+
+While a call is recorded, every touched tensor's ``_backend`` is a ``RecordingBackend``
+around its real backend: ``backend.xp.fn(...)`` and the backend's own methods
+(``scatter_add``, ``coerce``, ``from_host``...) run on the real arrays and are written
+down like the operators of a ``TracedArray``. Array creation without traced inputs
+(``xp.zeros``) is recorded too: a replay makes a fresh array each time, as eager does.
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+from typing import Any, Callable
+
+from arraygrad.compiler.scalars import LiveScalar
+from arraygrad.compiler.traced import (
+    DATA_DEPENDENT, EFFECT_FUNCTIONS, Recording, TracedArray, graph_break, record_call,
+)
+
+__all__ = ["RecordingBackend", "RecordingNamespace", "RecordingGenerator", "recording_backend"]
+
+# backend methods that hand values to the host: a graph break when given a traced array
+_HOST_METHODS = {"to_host": "a tensor's values are copied to the host (`.item()`, `float()`, "
+                            "`bool()`, `.tolist()`, `.numpy()`, printing)",
+                 "synchronize": None, "device_event": None}
+# backend methods that write their first argument
+_EFFECT_METHODS = frozenset({"scatter_add"})
+
+
+class RecordingNamespace:
+    """``xp`` seen through the recording: functions record, everything else (dtypes,
+    constants, ``finfo``) is the real namespace's own object."""
+
+    def __init__(self, real: Any, rec: Recording) -> None:
+        self._real = real
+        self._rec = rec
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._real, name)
+        if isinstance(value, types.ModuleType):
+            wrapped: Any = RecordingNamespace(value, self._rec)
+        elif callable(value) and not isinstance(value, type):
+            wrapped = _recorded_function(value, name, self._rec)
+        else:
+            wrapped = value
+        setattr(self, name, wrapped)  # looked up once per recording
+        return wrapped
+
+
+def _recorded_function(fn: Any, name: str, rec: Recording) -> Callable[..., Any]:
+    pure = name not in EFFECT_FUNCTIONS
+    breaks = name in DATA_DEPENDENT
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if breaks:
+            graph_break(f"`{name}` has a data-dependent shape")
+        return record_call(fn, args, kwargs, pure=pure, rec=rec, always=True)
+
+    call.__name__ = name
+    return call
+
+
+class RecordingScalars:
+    """The backend's scalar-operand cache as the recording sees it: a live scalar becomes a
+    0-d array made at replay from its getter's value (the cache would bake one value)."""
+
+    def __init__(self, real: Any, backend: "RecordingBackend") -> None:
+        self._real = real
+        self._backend = backend
+
+    def __getitem__(self, key: tuple[Any, Any]) -> Any:
+        value, native = key
+        if value.__class__ is LiveScalar:
+            return self._backend.xp.asarray(value, dtype=native)
+        return self._real[key]
+
+    def zero(self, native: Any) -> Any:
+        """The real cache's ``+0.0`` (a constant operand, never written)."""
+        return self._real.zero(native)
+
+
+class RecordingGenerator:
+    """A native generator whose draws are instructions: a replay draws fresh numbers from
+    the generator in use then, in eager's order."""
+
+    def __init__(self, backend: Any, generator: Any, rec: Recording) -> None:
+        self._backend = backend
+        self._generator = generator
+        self._rec = rec
+
+    def __getattr__(self, name: str) -> Any:
+        backend, generator = self._backend, self._generator
+
+        def draw(*args: Any) -> Any:
+            return getattr(generator.native(backend), name)(*args)
+
+        draw.__name__ = f"draw_{name}"
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            return record_call(draw, args, kwargs, pure=False, rec=self._rec, always=True)
+
+        return call
+
+
+class RecordingBackend:
+    """A real backend seen through a recording (see the module docstring). Attributes that
+    are not methods are the real backend's; ``array_type`` is ``TracedArray`` (a traced
+    array is this backend's array) and ``is_exclusive`` is False (a replay cannot know)."""
+
+    array_type = TracedArray
+
+    def __init__(self, real: Any, rec: Recording) -> None:
+        self._real = real
+        self._rec = rec
+        self.xp = RecordingNamespace(real.xp, rec)
+        cache = real.scalar_operands
+        self.scalar_operands = None if cache is None else RecordingScalars(cache, self)
+
+    def is_exclusive(self, array: Any) -> bool:
+        """The real backend's answer for the real array, when the traced array itself is held
+        only by its tensor (as eager's test: this call's argument and getrefcount's are the
+        other two references). A buffer taken over at record time had no other reference, so
+        no later instruction can read it: the replay may take it over too."""
+        if array.__class__ is not TracedArray or sys.getrefcount(array) > 3:
+            return False
+        return bool(self._real.is_exclusive(array._a))
+
+    def generator(self, generator: Any) -> RecordingGenerator:
+        """The recording generator drawing from ``generator`` (an ``arraygrad.Generator``)."""
+        return RecordingGenerator(self._real, generator, self._rec)
+
+    def __eq__(self, other: object) -> bool:
+        return other is self or other is self._real
+
+    def __hash__(self) -> int:
+        return hash(self._real)
+
+    def __repr__(self) -> str:
+        return f"RecordingBackend({self._real!r})"
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._real, name)
+        if not callable(value) or isinstance(value, type) or name.startswith("__"):
+            return value
+        rec = self._rec
+        reason = _HOST_METHODS.get(name, "")
+        pure = name not in _EFFECT_METHODS
+
+        def method(*args: Any, **kwargs: Any) -> Any:
+            if reason and any(a.__class__ is TracedArray for a in args):
+                graph_break(reason)
+            if reason is None:
+                return value(*args, **kwargs)
+            out = record_call(value, args, kwargs, pure=pure, rec=rec,
+                              always=name in ("from_host", "from_bytes", "from_dlpack"))
+            if name == "kernel" and out is not None:  # a backend kernel: record its calls
+                kernel = out
+                return lambda *a, **k: record_call(kernel, a, k, rec=rec, always=True)
+            return out
+
+        method.__name__ = name
+        return method
+
+
+def recording_backend(real: Any, rec: Recording, cache: dict[int, RecordingBackend]) -> RecordingBackend:
+    """The one ``RecordingBackend`` of ``real`` in this recording."""
+    found = cache.get(id(real))
+    if found is None:
+        found = cache[id(real)] = RecordingBackend(real, rec)
+    return found

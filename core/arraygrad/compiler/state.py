@@ -1,0 +1,365 @@
+"""The state a compiled call touches: found from its arguments, closure and globals.
+
+As torch.compile's dynamo guards the objects its frame reaches, ``discover`` walks the
+roots of a call: Tensors, Modules (their parameters and buffers), Optimizers (their
+parameters and per-parameter state), LR schedulers (their optimizer), and shallow lists,
+tuples and dicts of these. Each found tensor's ``.grad`` is state too. The result is a
+``Found``: the tensors in a fixed order (first occurrence wins), the modules, the
+optimizers, and the guard key describing them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from arraygrad.autograd.grad_mode import _state as _grad_state
+from arraygrad.tensor import Tensor
+
+__all__ = ["Found", "Layout", "discover", "layout_of", "roots_of", "Snapshot"]
+
+_SHALLOW_LIMIT = 256  # containers bigger than this are not walked (datasets)
+_SCALARS = (bool, int, float, complex, str, bytes, type(None))
+_HYPER = frozenset({bool, int, float, str, tuple, type(None)})  # a group's hyperparameters
+
+
+class Found:
+    """What ``discover`` found: ``tensors`` (ordered, unique, each followed by its ``.grad``),
+    ``modules``, ``optimizers``, ``schedulers``, ``key`` (hashable: the guard key) and
+    ``hyper`` (optimizers' group hyperparameters)."""
+
+    __slots__ = ("tensors", "modules", "optimizers", "schedulers", "key", "hyper", "nargs",
+                 "_ids")
+
+    def __init__(self) -> None:
+        self.tensors: list[Tensor] = []
+        self.modules: list[Any] = []
+        self.optimizers: list[Any] = []
+        self.schedulers: list[Any] = []
+        self.key: Any = None
+        self.hyper: Any = None
+        self.nargs = 0  # the first ``nargs`` tensors come from the call's arguments
+        self._ids: dict[int, int] = {}
+
+
+def roots_of(fn: Callable[..., Any]) -> tuple[list[Any], list[str]]:
+    """``(closure cells, global names)`` of ``fn`` whose values are read at each call (a
+    bound method's ``self`` is a root too: returned as a cell-like value)."""
+    cells: list[Any] = []
+    names: list[str] = []
+    fixed = getattr(fn, "__compile_roots__", None)
+    if fixed is not None:  # a wrapper naming its roots (``compile(module)``)
+        return [_Const(r) for r in fixed], names
+    func = getattr(fn, "__func__", fn)
+    self_obj = getattr(fn, "__self__", None)
+    if self_obj is not None:
+        cells.append(_Const(self_obj))
+    code = getattr(func, "__code__", None)
+    if code is not None:
+        cells.extend(func.__closure__ or ())
+        names.extend(_names(code))
+    elif callable(fn) and not isinstance(fn, type):
+        cells.append(_Const(fn))  # a callable object (a Module): itself
+    return cells, names
+
+
+def _names(code: Any) -> list[str]:
+    found = list(code.co_names)
+    for const in code.co_consts:
+        if hasattr(const, "co_names"):  # nested functions and comprehensions read globals too
+            found.extend(_names(const))
+    return list(dict.fromkeys(found))
+
+
+class _Const:
+    """A cell-like holder of a fixed root."""
+
+    __slots__ = ("cell_contents",)
+
+    def __init__(self, value: Any) -> None:
+        self.cell_contents = value
+
+
+class _Classes:
+    """The classes discovery recognizes, imported once (``nn`` and ``optim`` load late)."""
+
+    module: Any = None
+    optimizer: Any = None
+    schedulers: tuple[type, ...] = ()
+
+    @classmethod
+    def load(cls) -> None:
+        from arraygrad.nn.modules.module import Module
+        from arraygrad.optim.lr_scheduler._base import LRScheduler
+        from arraygrad.optim.optimizer import Optimizer
+        found: list[type] = [LRScheduler]
+        try:
+            from arraygrad.optim.lr_scheduler._plateau import ReduceLROnPlateau
+            found.append(ReduceLROnPlateau)
+        except ImportError:  # pragma: no cover - the class lives elsewhere in some versions
+            pass
+        cls.module, cls.optimizer, cls.schedulers = Module, Optimizer, tuple(found)
+
+
+class Layout:
+    """The state reachable from a function's closure and globals: its tensors in order
+    (``base``), modules, optimizers and schedulers, and the ``stamp`` (identities of
+    everything the walk went through) that says when it must be walked again."""
+
+    __slots__ = ("base", "modules", "optimizers", "schedulers", "roots", "stamp", "watch")
+
+    def __init__(self) -> None:
+        self.base: list[Tensor] = []
+        self.modules: list[Any] = []
+        self.optimizers: list[Any] = []
+        self.schedulers: list[Any] = []
+        self.roots: list[Any] = []
+        self.stamp: Any = None
+        self.watch: list[Any] = []
+
+    def current(self, fn: Any, cells: list[Any], names: list[str]) -> bool:
+        """Whether the walk would find the same objects now."""
+        return _stamp(self, _root_values(fn, cells, names)) == self.stamp
+
+
+def _root_values(fn: Any, cells: list[Any], names: list[str]) -> list[Any]:
+    values: list[Any] = []
+    for cell in cells:
+        try:
+            values.append(cell.cell_contents)
+        except ValueError:  # an empty cell
+            values.append(None)
+    glob = getattr(getattr(fn, "__func__", fn), "__globals__", {})
+    for name in names:
+        values.append(glob.get(name))
+    return values
+
+
+def _stamp(layout: Layout, roots: list[Any]) -> tuple[int, ...]:
+    ids = [id(v) for v in roots]
+    for c in layout.watch:  # dicts and lists whose contents the walk went through
+        ids.extend(map(id, c.values() if c.__class__ is not list else c))
+        ids.append(-1)
+    return tuple(ids)
+
+
+def _watch(layout: Layout, roots: list[Any]) -> None:
+    watch: list[Any] = [v for v in roots if v.__class__ in (list, dict)
+                        and len(v) <= _SHALLOW_LIMIT]
+    for m in layout.modules:
+        watch += (m._parameters, m._buffers, m._modules)
+    for o in layout.optimizers:
+        watch.append(o.param_groups)  # groups added or replaced
+        watch.extend(group["params"] for group in o.param_groups)
+        watch.append(o.state)
+        watch.extend(o.state.values())
+    layout.watch = watch
+
+
+def layout_of(fn: Any, cells: list[Any], names: list[str]) -> Layout:
+    """Walk the roots of ``fn`` (closure cells, globals its code names)."""
+    if _Classes.module is None:
+        _Classes.load()
+    layout = Layout()
+    walk = _Walker(layout)
+    roots = _root_values(fn, cells, names)
+    for value in roots:
+        if value is not None and _interesting(value):
+            walk.visit(value, 1)
+    for opt in layout.optimizers:
+        for group in opt.param_groups:
+            for p in group["params"]:
+                walk.tensor(p)
+            for p in group["params"]:
+                for v in (opt.state.get(p) or {}).values():
+                    if isinstance(v, Tensor):
+                        walk.tensor(v)
+    _watch(layout, roots)
+    layout.stamp = _stamp(layout, roots)
+    return layout
+
+
+def _interesting(value: Any) -> bool:
+    cls = value.__class__
+    if cls in (list, tuple, dict):
+        return True
+    return isinstance(value, (Tensor, _Classes.module, _Classes.optimizer) + _Classes.schedulers)
+
+
+class _Walker:
+    """One layout walk (see ``layout_of``)."""
+
+    def __init__(self, layout: Layout) -> None:
+        self.layout = layout
+        self.seen: set[int] = set()
+
+    def tensor(self, t: Tensor) -> None:
+        if id(t) not in self.seen:
+            self.seen.add(id(t))
+            self.layout.base.append(t)
+
+    def visit(self, value: Any, depth: int) -> None:
+        if isinstance(value, Tensor):
+            self.tensor(value)
+            return
+        if id(value) in self.seen or value.__class__ in _SCALARS:
+            return
+        layout = self.layout
+        if isinstance(value, _Classes.module):
+            for m in value.modules():
+                if id(m) not in self.seen:
+                    self.seen.add(id(m))
+                    layout.modules.append(m)
+            for p in value.parameters():
+                self.tensor(p)
+            for b in value.buffers():
+                self.tensor(b)
+        elif isinstance(value, _Classes.optimizer):
+            self.seen.add(id(value))
+            layout.optimizers.append(value)
+        elif isinstance(value, _Classes.schedulers):
+            self.seen.add(id(value))
+            layout.schedulers.append(value)
+            self.visit(getattr(value, "optimizer", None), depth)
+        elif value.__class__ in (list, tuple) and depth > 0 and len(value) <= _SHALLOW_LIMIT:
+            self.seen.add(id(value))
+            for v in value:
+                self.visit(v, depth - 1)
+        elif value.__class__ is dict and depth > 0 and len(value) <= _SHALLOW_LIMIT:
+            self.seen.add(id(value))
+            for v in value.values():
+                self.visit(v, depth - 1)
+
+
+def discover(layout: Layout, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Found:
+    """The call's state and guard key: the arguments' tensors (metadata guarded, identity
+    not) and the layout's (identity guarded through the stamp), each with its ``.grad``;
+    grad mode, modules' ``training``, optimizers' non-tensor state; ``hyper`` apart."""
+    found = Found()
+    key: list[Any] = [_grad_state.enabled, _grad_state.inference, layout.stamp]
+    for a in args:
+        _arg(a, found, key, 1)
+    if kwargs:
+        for name in sorted(kwargs):
+            key.append(name)
+            _arg(kwargs[name], found, key, 1)
+    key.append("|")
+    found.nargs = len(found.tensors)
+    ids = found._ids
+    tensors = found.tensors
+    for t in layout.base:
+        i = ids.get(id(t))
+        if i is not None:
+            key.append(i)
+            continue
+        ids[id(t)] = len(tensors)
+        tensors.append(t)
+        data = t._data
+        g = t._grad
+        if g is None:
+            key.append((data.shape, data.dtype, t._requires_grad, t._grad_fn is not None))
+        else:
+            tensors.append(g)
+            gd = g._data
+            key.append((data.shape, data.dtype, t._requires_grad, t._grad_fn is not None,
+                        gd.shape, gd.dtype))
+    for m in layout.modules:
+        key.append(m.training)
+    if layout.optimizers:
+        hyper: list[Any] = []
+        for opt in layout.optimizers:
+            compile_key = getattr(opt, "_compile_key", None)
+            if compile_key is not None:
+                # the optimizer says what decides its step's operations (its scalar operands
+                # are read live at replay): that is the guard, not the values
+                key.append(compile_key())
+                continue
+            for group in opt.param_groups:
+                hyper.append([v for v in group.values() if v.__class__ in _HYPER])
+            for st in opt.state.values():
+                for v in st.values():
+                    if not isinstance(v, Tensor):
+                        key.append(v if isinstance(v, _SCALARS) else type(v))
+        found.hyper = tuple(hyper)
+    found.modules = layout.modules
+    found.optimizers = layout.optimizers
+    found.schedulers = layout.schedulers
+    found.key = tuple(key)
+    return found
+
+
+def _arg(value: Any, found: Found, key: list[Any], depth: int) -> None:
+    if isinstance(value, Tensor):
+        i = found._ids.get(id(value))
+        if i is not None:
+            key.append(("dup", i))
+            return
+        found._ids[id(value)] = len(found.tensors)
+        found.tensors.append(value)
+        data = value._data
+        g = value._grad
+        key.append((data.shape, data.dtype, value._backend, value._requires_grad,
+                    value._grad_fn is not None,
+                    None if g is None else (g._data.shape, g._data.dtype)))
+        if g is not None:
+            found.tensors.append(g)
+        return
+    cls = value.__class__
+    if cls in _SCALARS:
+        key.append((cls, value))
+    elif cls in (list, tuple) and depth > 0:
+        key.append((cls, len(value)))
+        for v in value:
+            _arg(v, found, key, depth - 1)
+    elif cls is dict and depth > 0:
+        for k, v in value.items():
+            key.append(k)
+            _arg(v, found, key, depth - 1)
+    else:
+        key.append((cls, id(value)))  # another object (a module...): its identity
+
+
+class Snapshot:
+    """The touched state before a recording: enough to put everything back when the recording
+    must be undone (``fullgraph=True`` raising, a recording that failed and is rerun eagerly).
+
+    Arrays are copied and written back in place (views of them stay views); tensors' slots,
+    grads and version counters, optimizers' state dicts and groups, modules' training flags,
+    schedulers' attributes and the default generators are restored too.
+    """
+
+    def __init__(self, found: Found) -> None:
+        from arraygrad.random import _default
+
+        self.tensors = [(t, t._data, t._backend, t._grad, t._requires_grad, t._grad_fn,
+                         None if t._vc is None else (t._vc, t._vc[0]),
+                         t._backend.xp.asarray(t._data, copy=True))
+                        for t in found.tensors]
+        self.optimizers = [(o, {p: dict(s) for p, s in o.state.items()},
+                            [dict(g) for g in o.param_groups], dict(o.__dict__))
+                           for o in found.optimizers]
+        self.schedulers = [(s, dict(s.__dict__)) for s in found.schedulers]
+        self.modules = [(m, m.training) for m in found.modules]
+        self.generators = [(g, g._snapshot()) for g in list(_default.values())]
+
+    def restore(self) -> None:
+        """Put the state back as it was when the snapshot was taken."""
+        for t, data, backend, grad, rg, fn, vc, copy in self.tensors:
+            data[...] = copy
+            t._data, t._backend, t._grad, t._requires_grad, t._grad_fn = data, backend, grad, rg, fn
+            if vc is not None:
+                t._vc = vc[0]
+                vc[0][0] = vc[1]
+        for o, state, groups, attrs in self.optimizers:
+            o.state.clear()
+            o.state.update(state)
+            for g, saved in zip(o.param_groups, groups):
+                g.clear()
+                g.update(saved)
+            o.__dict__.update(attrs)
+        for s, attrs in self.schedulers:
+            s.__dict__.clear()
+            s.__dict__.update(attrs)
+        for m, training in self.modules:
+            m.training = training
+        for g, snap in self.generators:
+            g._restore(snap)

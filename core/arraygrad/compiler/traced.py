@@ -1,0 +1,567 @@
+"""``TracedArray``: a backend array that runs every operation on it AND writes it down.
+
+While ``arraygrad.compile`` records a call, the arrays of the state the call touches
+are wrapped in ``TracedArray``s. Every operator, method and namespace function applied
+to one runs on the real array at once (so the recording call computes exactly what
+eager computes) and appends an ``Instr`` to the ``Recording``: the callable, its
+arguments as a template (``Slot`` for traced arrays, ``Live`` for live scalars, plain
+constants otherwise) and the slot of its result. Reading a value into Python
+(``bool``, ``float``, ``.item()``, ``__array__``...) is a *graph break*: the recording
+stops, the read answers with the real value, and from then on every traced array is
+transparent (operations run on the real arrays and record nothing).
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any, Callable
+
+from arraygrad.compiler.scalars import LiveScalar, recording_flag
+
+__all__ = ["TracedArray", "Recording", "Instr", "Slot", "Live", "GraphBreak", "Unsupported",
+           "current", "record_call", "unwrap", "graph_break"]
+
+
+class Unsupported(RuntimeError):
+    """Raised by a ``fullgraph=True`` compiled function where a graph break would happen
+    (``torch._dynamo.exc.Unsupported``'s counterpart)."""
+
+
+class GraphBreak(Exception):
+    """Internal: unwinds a recording that must stop (never reaches the user)."""
+
+
+class Slot:
+    """Template entry: the array in slot ``k`` of the program."""
+
+    __slots__ = ("k",)
+
+    def __init__(self, k: int) -> None:
+        self.k = k
+
+    def __eq__(self, other: object) -> bool:
+        return other.__class__ is Slot and other.k == self.k
+
+    def __hash__(self) -> int:
+        return self.k
+
+
+class Live:
+    """Template entry: a live scalar, evaluated again (``getter()``) at replay."""
+
+    __slots__ = ("getter",)
+
+    def __init__(self, getter: Callable[[], Any]) -> None:
+        self.getter = getter
+
+
+class Instr:
+    """One recorded call: ``out = fn(*args, **kwargs)``.
+
+    ``out``: a slot number, a tuple of slot numbers (a tuple result), or None (nothing
+    kept). ``pure``: dropping it changes nothing when its result is unused. ``kind``:
+    how codegen writes it (``"call"``, an infix operator symbol, ``"getitem"``,
+    ``"method"`` with ``fn`` the method name, ``"attr"``). ``coerce``: the result was a
+    backend scalar that eager would coerce to an array.
+    """
+
+    __slots__ = ("fn", "args", "kwargs", "out", "pure", "kind", "coerce")
+
+    def __init__(self, fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any,
+                 pure: bool, kind: str = "call", coerce: Any = None) -> None:
+        self.fn = fn
+        self.args = args
+        self.kwargs = kwargs
+        self.out = out
+        self.pure = pure
+        self.kind = kind
+        self.coerce = coerce
+
+
+class Recording:
+    """The program being recorded: instructions, slot count, and why it stopped (if it did).
+
+    ``backend``: the real backend (its ``array_type`` says what counts as an array and its
+    ``coerce`` turns backend scalars into arrays). ``on_break``: called with the reason
+    at a graph break (the compiled function decides: warn and go eager, or raise).
+    """
+
+    def __init__(self, backend: Any, on_break: Callable[[str], None]) -> None:
+        self.backend = backend
+        self.instrs: list[Instr] = []
+        self.nslots = 0
+        self.on_break = on_break
+        self.broken: str | None = None
+        self.written: set[int] = set()  # slots an in-place instruction wrote (and their bases)
+        self.producer: dict[int, int] = {}  # slot -> index of the instruction that made it
+        self.base: dict[int, int] = {}  # a view's slot -> the slot it views
+        self.ninputs = 0  # slots below this are the state read at the start
+        # value guards: (slot, read function, value) of reads into Python whose value depends
+        # on the inputs only; a replay checks them first and, on a mismatch, changes nothing
+        self.guards: list[tuple[int, Callable[[Any], Any], Any]] = []
+        self.hoisted: set[int] = set()  # instruction indexes the guards' checks compute
+        self.wrap_backend: Callable[[Any], Any] = lambda b: b  # set by the session
+
+    def guard(self, k: int, fn: Callable[[Any], Any], value: Any) -> bool:
+        """Make the read ``fn(slot k) == value`` a value guard, if slot ``k`` is a pure
+        function of inputs nothing has written yet (else False: a graph break)."""
+        cone: set[int] = set()
+        todo = [k]
+        while todo:
+            s = todo.pop()
+            if s in self.written:
+                return False
+            i = self.producer.get(s)
+            if i is None:
+                if s >= self.ninputs:
+                    return False
+                continue
+            if i in cone:
+                continue
+            ins = self.instrs[i]
+            if not ins.pure or ins.kind == "host":
+                return False
+            cone.add(i)
+            found: set[int] = set()
+            _slots(ins.args, found)
+            _slots(ins.kwargs, found)
+            todo.extend(found)
+        self.hoisted |= cone
+        self.guards.append((k, fn, value))
+        return True
+
+    def new_slot(self) -> int:
+        """A fresh slot number."""
+        k = self.nslots
+        self.nslots = k + 1
+        return k
+
+
+class _Current:
+    """The recording in progress (one at a time), or None."""
+
+    __slots__ = ("rec",)
+
+    def __init__(self) -> None:
+        self.rec: Recording | None = None
+
+
+current = _Current()
+
+
+def graph_break(reason: str) -> None:
+    """Stop the recording in progress (see ``Recording.on_break``); no-op when none is."""
+    rec = current.rec
+    if rec is not None and _live(rec):
+        rec.on_break(reason)
+
+
+def _slots(t: Any, out: set[int]) -> None:
+    cls = t.__class__
+    if cls is Slot:
+        out.add(t.k)
+    elif cls is tuple or cls is list:
+        for v in t:
+            _slots(v, out)
+    elif cls is dict:
+        for v in t.values():
+            _slots(v, out)
+
+
+def _live(rec: Recording) -> bool:
+    # after a graph break the session stays current (so every tensor keeps one backend)
+    # but records nothing: the traced arrays are transparent
+    return recording_flag.on and current.rec is rec and rec.broken is None
+
+
+def unwrap(value: Any) -> Any:
+    """``value`` with every TracedArray replaced by its real array (shallow containers)."""
+    cls = value.__class__
+    if cls is TracedArray:
+        return value._a
+    if cls is LiveScalar:
+        # the plain number eager passes (NumPy takes a float subclass for a float64 array)
+        return float(value)
+    if cls is tuple or cls is list:
+        if any(v.__class__ in _UNWRAP for v in value):
+            return cls(unwrap(v) for v in value)
+        return value
+    if cls is dict:
+        return {k: unwrap(v) for k, v in value.items()}
+    return value
+
+
+def _encode(value: Any, rec: Recording) -> tuple[Any, bool]:
+    """The template of ``value`` and whether it holds a traced array of ``rec``."""
+    cls = value.__class__
+    if cls is TracedArray:
+        if value._r is rec:
+            return Slot(value._s), True
+        return value._a, False  # a leftover of an earlier recording: its real array
+    if cls is LiveScalar:
+        return Live(value.getter), False
+    if cls is tuple or cls is list:
+        items = [_encode(v, rec) for v in value]
+        return cls(t for t, _ in items), any(f for _, f in items)
+    if cls is dict:
+        enc = {k: _encode(v, rec) for k, v in value.items()}
+        return {k: t for k, (t, _) in enc.items()}, any(f for _, f in enc.values())
+    return value, False
+
+
+def _is_array(value: Any, rec: Recording) -> bool:
+    array_type = rec.backend.array_type
+    if type(value) is array_type:
+        return True
+    return (hasattr(value, "shape") and hasattr(value, "dtype") and hasattr(value, "ndim")
+            and not isinstance(value, type))
+
+
+def _trace(result: Any, rec: Recording, reals: dict[int, int]) -> tuple[Any, Any, Any]:
+    """``(value to return, out template, coerce)`` for a call's ``result``. A result that is
+    one of the call's real arguments (an in-place result) keeps that argument's slot."""
+    if result is None:
+        return None, None, None
+    k = reals.get(id(result))
+    if k is not None:
+        return TracedArray(result, k, rec), k, None
+    if _is_array(result, rec):
+        backend = rec.backend
+        coerce = None
+        if backend.array_type is not None and type(result) is not backend.array_type:
+            result = backend.coerce(result)  # a backend scalar: eager's wrap would coerce it
+            coerce = backend.coerce
+        k = rec.new_slot()
+        return TracedArray(result, k, rec), k, coerce
+    if result.__class__ is tuple and result and all(_is_array(r, rec) for r in result):
+        outs = [_trace(r, rec, reals) for r in result]
+        if any(c is not None for _, _, c in outs):
+            raise GraphBreak("a tuple result holding backend scalars")
+        return tuple(v for v, _, _ in outs), tuple(o for _, o, _ in outs), None
+    raise GraphBreak(f"a call returned {type(result).__name__} (a value read into Python)")
+
+
+def _reals(value: Any, out: dict[int, int]) -> None:
+    cls = value.__class__
+    if cls is TracedArray:
+        out[id(value._a)] = value._s
+    elif cls is tuple or cls is list:
+        for v in value:
+            _reals(v, out)
+    elif cls is dict:
+        for v in value.values():
+            _reals(v, out)
+
+
+def record_call(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], *, pure: bool = True,
+                kind: str = "call", call: Callable[..., Any] | None = None,
+                rec: Recording | None = None, always: bool = False) -> Any:
+    """Run ``fn(*args, **kwargs)`` on the real arrays; while recording, append its instruction
+    and return its result traced. ``call``: what runs now when it is not ``fn`` itself (a
+    method name's bound method). ``always``: record even without traced arguments (array
+    creation, random draws). A result that is no array breaks the graph when the call
+    read a traced array (a value reaching Python) and is returned as it is otherwise."""
+    rec = current.rec if rec is None else rec
+    real_args, real_kwargs = unwrap(args), unwrap(kwargs) if kwargs else kwargs
+    runner = fn if call is None else call
+    if rec is None or not _live(rec):
+        return runner(*real_args, **real_kwargs)
+    targs, traced_a = _encode(args, rec)
+    tkw, traced_k = _encode(kwargs, rec) if kwargs else ({}, False)
+    traced = traced_a or traced_k
+    result = runner(*real_args, **real_kwargs)
+    if not traced and not _is_array(result, rec) and (not always or result is not None):
+        return result  # metadata (a dtype, finfo, isdtype...): nothing to replay
+    if kwargs and "out" in kwargs:
+        pure = False
+    reals: dict[int, int] = {}
+    _reals(args, reals)
+    if kwargs:
+        _reals(kwargs, reals)
+    try:
+        value, out, coerce = _trace(result, rec, reals)
+    except GraphBreak as exc:
+        graph_break(str(exc))
+        return result
+    if result is None:
+        pure = False  # a call returning None was called for its effect
+    index = len(rec.instrs)
+    rec.instrs.append(Instr(fn, targs, tkw, out, pure, kind, coerce))
+    if out.__class__ is int and id(result) not in reals:
+        rec.producer[out] = index
+        if getattr(result, "base", None) is not None:  # a view: writes to it write its base
+            first = next((a for a in targs if a.__class__ is Slot), None)
+            if first is not None:
+                rec.base[out] = rec.base.get(first.k, first.k)
+    elif out.__class__ is tuple:
+        for o in out:
+            rec.producer[o] = index
+    if not pure:
+        _mark_written(rec, targs, tkw)
+    return value
+
+
+def _mark_written(rec: Recording, targs: Any, tkw: Any) -> None:
+    for t in (targs, tkw.values() if isinstance(tkw, dict) else ()):
+        for a in t:
+            if a.__class__ is Slot:
+                rec.written.add(a.k)
+                base = rec.base.get(a.k)
+                if base is not None:
+                    rec.written.add(base)
+                break
+        else:
+            continue
+        break
+
+
+# -- the array -------------------------------------------------------------------------
+
+_BINARY = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%",
+           "pow": "**", "matmul": "@", "and": "&", "or": "|", "xor": "^", "lshift": "<<",
+           "rshift": ">>", "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
+_UNARY = {"neg": "-", "pos": "+", "invert": "~"}
+_REFLECTED = {"radd": "add", "rsub": "sub", "rmul": "mul", "rtruediv": "truediv",
+              "rfloordiv": "floordiv", "rmod": "mod", "rpow": "pow", "rmatmul": "matmul",
+              "rand": "and", "ror": "or", "rxor": "xor", "rlshift": "lshift", "rrshift": "rshift"}
+_INPLACE = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or",
+            "xor", "lshift", "rshift")
+
+# attributes read as they are (static metadata under the guards)
+_STATIC = frozenset({"shape", "dtype", "ndim", "size", "device", "itemsize", "nbytes", "strides",
+                     "flags", "__array_interface__", "__cuda_array_interface__",
+                     "__array_priority__", "_a", "_s", "_r"})
+# methods that write their receiver
+_EFFECT_METHODS = frozenset({"fill", "sort", "resize", "put", "itemset", "setfield", "partition",
+                             "__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__"})
+# methods that read values into Python
+_BREAK_METHODS = {"item": "`.item()` reads a value into Python",
+                  "tolist": "`.tolist()` reads values into Python",
+                  "tobytes": "`.tobytes()` reads values into Python",
+                  "__array__": "the array is converted to a host array (`__array__`)",
+                  "__dlpack__": "the array is exported through DLPack",
+                  "get": "the array is copied to the host (`.get()`)",
+                  "nonzero": "`nonzero` has a data-dependent shape"}
+
+
+class TracedArray:
+    """A real backend array (``_a``) standing in slot ``_s`` of recording ``_r``.
+
+    Operations on it run on ``_a`` and, while ``_r`` is recording, are written down;
+    otherwise it is transparent. Code that tests ``type(x) is ndarray`` sees it as
+    foreign (the recording backend's ``array_type`` is this class).
+    """
+
+    __slots__ = ("_a", "_s", "_r", "__weakref__")
+    __array_priority__ = 1000.0  # NumPy defers its binary operators to ours
+
+    def __init__(self, real: Any, slot: int, rec: Recording) -> None:
+        self._a = real
+        self._s = slot
+        self._r = rec
+
+    # static metadata --------------------------------------------------------------
+    @property
+    def shape(self) -> Any:
+        """The real array's shape (guarded, so static for the program)."""
+        return self._a.shape
+
+    @property
+    def dtype(self) -> Any:
+        """The real array's dtype."""
+        return self._a.dtype
+
+    @property
+    def ndim(self) -> int:
+        """The real array's number of dimensions."""
+        return self._a.ndim
+
+    @property
+    def size(self) -> Any:
+        """The real array's number of elements."""
+        return self._a.size
+
+    @property
+    def device(self) -> Any:
+        """The real array's device."""
+        return self._a.device
+
+    def __len__(self) -> int:
+        return len(self._a)
+
+    def __iter__(self) -> Any:
+        for i in range(len(self._a)):
+            yield self[i]
+
+    def __repr__(self) -> str:
+        return f"TracedArray(slot={self._s}, {self._a!r})"
+
+    def __copy__(self) -> Any:
+        return record_call("copy", (self,), {}, kind="method", call=type(self._a).copy,
+                           rec=self._r)
+
+    def __deepcopy__(self, memo: Any) -> Any:
+        return self.__copy__()
+
+    # graph breaks -----------------------------------------------------------------
+    def _read(self, reason: str, fn: Callable[[Any], Any], guardable: bool = False) -> Any:
+        # ``bool``/``int``/``index`` reads steer control flow and shapes: when the value is a
+        # function of the inputs alone it becomes a value guard (checked first at replay);
+        # other reads (``float``, ``.item()``: values a step reports) break the graph
+        value = fn(self._a)
+        if _live(self._r) and not (guardable and self._r.guard(self._s, fn, value)):
+            graph_break(reason)
+        return value
+
+    def __bool__(self) -> bool:
+        return self._read("`bool()` of a tensor reads its value into Python", bool, True)
+
+    def __float__(self) -> float:
+        return self._read("`float()` of a tensor reads its value into Python", float)
+
+    def __int__(self) -> int:
+        return self._read("`int()` of a tensor reads its value into Python", int, True)
+
+    def __complex__(self) -> complex:
+        return self._read("`complex()` of a tensor reads its value into Python", complex)
+
+    def __index__(self) -> int:
+        return self._read("a tensor used as a Python index reads its value", operator.index, True)
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
+        real = self._read(_BREAK_METHODS["__array__"], lambda a: a)
+        return real.__array__() if dtype is None else real.__array__(dtype)
+
+    def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._read(_BREAK_METHODS["__dlpack__"], lambda a: a).__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self) -> Any:
+        return self._a.__dlpack_device__()
+
+    def __contains__(self, value: Any) -> bool:
+        return self._read("`in` on a tensor reads its values into Python",
+                          lambda a: unwrap(value) in a)
+
+    def __reduce__(self) -> Any:
+        return self._read("a tensor is pickled", lambda a: a).__reduce__()
+
+    # indexing -------------------------------------------------------------------
+    def __getitem__(self, key: Any) -> Any:
+        if _live(self._r) and _has_mask(key):
+            graph_break("indexing with a boolean mask has a data-dependent shape")
+        return record_call(operator.getitem, (self, key), {}, kind="getitem", rec=self._r)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        record_call(operator.setitem, (self, key, value), {}, pure=False, kind="setitem",
+                    rec=self._r)
+
+    # NumPy's protocols: numpy functions applied to a traced array are recorded too
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        fn = ufunc if method == "__call__" else getattr(ufunc, method)
+        pure = method in ("__call__", "reduce", "accumulate", "outer", "reduceat")
+        return record_call(fn, inputs, kwargs, pure=pure, rec=self._r)
+
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        name = getattr(func, "__name__", "")
+        if _live(self._r) and name in DATA_DEPENDENT:
+            graph_break(f"`{name}` has a data-dependent shape")
+        return record_call(func, tuple(args), dict(kwargs), pure=name not in EFFECT_FUNCTIONS,
+                           rec=self._r)
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._a, name)
+        if name == "item" and _live(self._r):
+            return lambda: self._read(_BREAK_METHODS["item"], _item)
+        if name in _BREAK_METHODS and _live(self._r):
+            reason = _BREAK_METHODS[name]
+
+            def breaking(*args: Any, **kwargs: Any) -> Any:
+                graph_break(reason)
+                return value(*unwrap(args), **unwrap(kwargs))
+            return breaking
+        if callable(value):
+            method = getattr(type(self._a), name, None)
+            if method is None:
+                return value
+            rec = self._r
+            pure = name not in _EFFECT_METHODS
+
+            def recorded(*args: Any, **kwargs: Any) -> Any:
+                return record_call(name, (self,) + args, kwargs, pure=pure, kind="method",
+                                   call=method, rec=rec)
+            return recorded
+        if _live(self._r) and _is_array(value, self._r):
+            return record_call(name, (self,), {}, kind="attr",
+                               call=operator.attrgetter(name), rec=self._r)
+        return value
+
+
+def _item(a: Any) -> Any:
+    return a.item()
+
+
+def _has_mask(key: Any) -> bool:
+    keys = key if key.__class__ is tuple else (key,)
+    for k in keys:
+        dtype = getattr(k, "dtype", None)
+        if dtype is not None and getattr(dtype, "kind", None) == "b":
+            return True
+        if dtype is not None and str(dtype) == "bool":
+            return True
+    return False
+
+
+DATA_DEPENDENT = frozenset({"nonzero", "unique", "unique_all", "unique_counts", "unique_inverse",
+                            "unique_values", "argwhere", "flatnonzero", "extract", "compress"})
+EFFECT_FUNCTIONS = frozenset({"copyto", "put", "place", "putmask", "put_along_axis", "fill_diagonal"})
+
+
+def _binary(name: str, symbol: str) -> Callable[[TracedArray, Any], Any]:
+    fn = getattr(operator, name + "_" if name in ("and", "or") else name)
+
+    def op(self: TracedArray, other: Any) -> Any:
+        return record_call(fn, (self, other), {}, kind=symbol, rec=self._r)
+    op.__name__ = f"__{name}__"
+    return op
+
+
+def _reflected(name: str, base: str) -> Callable[[TracedArray, Any], Any]:
+    fn = getattr(operator, base + "_" if base in ("and", "or") else base)
+    symbol = _BINARY[base]
+
+    def op(self: TracedArray, other: Any) -> Any:
+        return record_call(fn, (other, self), {}, kind=symbol, rec=self._r)
+    op.__name__ = f"__{name}__"
+    return op
+
+
+def _inplace(name: str) -> Callable[[TracedArray, Any], Any]:
+    fn = getattr(operator, "i" + name)
+    symbol = _BINARY[name] + "="
+
+    def op(self: TracedArray, other: Any) -> Any:
+        return record_call(fn, (self, other), {}, pure=False, kind=symbol, rec=self._r)
+    op.__name__ = f"__i{name}__"
+    return op
+
+
+def _unary(name: str, symbol: str) -> Callable[[TracedArray], Any]:
+    fn = getattr(operator, name)
+
+    def op(self: TracedArray) -> Any:
+        return record_call(fn, (self,), {}, kind="u" + symbol, rec=self._r)
+    op.__name__ = f"__{name}__"
+    return op
+
+
+for _name, _symbol in _BINARY.items():
+    setattr(TracedArray, f"__{_name}__", _binary(_name, _symbol))
+for _name, _base in _REFLECTED.items():
+    setattr(TracedArray, f"__{_name}__", _reflected(_name, _base))
+for _name in _INPLACE:
+    setattr(TracedArray, f"__i{_name}__", _inplace(_name))
+for _name, _symbol in _UNARY.items():
+    setattr(TracedArray, f"__{_name}__", _unary(_name, _symbol))
+_UNWRAP = frozenset({TracedArray, LiveScalar, tuple, list, dict})  # what ``unwrap`` changes
+setattr(TracedArray, "__abs__", lambda self: record_call(abs, (self,), {}, rec=self._r))
+TracedArray.__hash__ = None  # type: ignore[assignment]  # arrays are unhashable

@@ -1,0 +1,85 @@
+"""Shared harness for the compile tests: run a training setup eagerly and compiled, from the
+same seed and data, and compare every value bit for bit."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, Callable
+
+import numpy as np
+
+import arraygrad as ag
+
+
+def host(t: Any) -> Any:
+    """A tensor's values as a NumPy array (a copy), structures recursively."""
+    if isinstance(t, ag.Tensor):
+        return np.array(t.detach().numpy(), copy=True)
+    if isinstance(t, (list, tuple)):
+        return [host(v) for v in t]
+    if isinstance(t, dict):
+        return {k: host(v) for k, v in t.items()}
+    return t
+
+
+def same(a: Any, b: Any) -> bool:
+    """Bit-for-bit equality of nested structures of arrays (NaNs equal to NaNs)."""
+    if isinstance(a, np.ndarray):
+        return (isinstance(b, np.ndarray) and a.dtype == b.dtype and a.shape == b.shape
+                and np.array_equal(a, b, equal_nan=True))
+    if isinstance(a, list):
+        return isinstance(b, list) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    return a == b
+
+
+def state_of(model: Any, opt: Any = None) -> Any:
+    """Every value a step may change: parameters, their grads, buffers, optimizer state,
+    version counters."""
+    out: dict[str, Any] = {}
+    for name, p in model.named_parameters():
+        out[name] = host(p)
+        out[name + ".grad"] = None if p.grad is None else host(p.grad)
+        out[name + "._version"] = p._version
+    for name, b in model.named_buffers():
+        out["buffer " + name] = host(b)
+    if opt is not None:
+        for i, (p, st) in enumerate(opt.state.items()):
+            for k, v in st.items():
+                out[f"opt {i} {k}"] = host(v)
+        out["lr"] = [g["lr"] for g in opt.param_groups]
+    return out
+
+
+def compare(make: Callable[[], tuple[Any, Callable[..., Any]]], inputs: Callable[[int], tuple[Any, ...]],
+            steps: int = 50, *, expect_replays: bool = True, min_replays: int | None = None,
+            between: Callable[[Any, int], None] | None = None) -> Any:
+    """Build the setup twice (``make() -> (state, step)``), run ``steps`` steps eagerly and
+    compiled with the same inputs, and assert every result and the state after every step
+    are identical. ``between(state, i)`` runs after step ``i`` in both (a scheduler, a mode
+    switch). Returns the compiled function (its ``stats``)."""
+    ag.manual_seed(0)
+    eager_state, eager_step = make()
+    ag.manual_seed(0)
+    comp_state, comp_fn = make()
+    compiled = ag.compile(comp_fn)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a graph break or a recompile storm warns: fail on it
+        if not expect_replays:
+            warnings.filterwarnings("ignore", "arraygrad.compile: graph break")
+        for i in range(steps):
+            args = inputs(i)
+            ag.manual_seed(1000 + i)
+            want = host(eager_step(*args))
+            ag.manual_seed(1000 + i)
+            got = host(compiled(*inputs(i)))
+            assert same(want, got), f"step {i}: results differ"
+            assert same(state_of(*eager_state), state_of(*comp_state)), f"step {i}: state differs"
+            if between is not None:
+                between(eager_state, i)
+                between(comp_state, i)
+    if expect_replays:
+        want = steps - 4 if min_replays is None else min_replays
+        assert compiled.stats["replays"] >= want, compiled.stats
+    return compiled
