@@ -273,7 +273,9 @@ def test_scheduler_stepped_inside_the_step():
             assert all(same(host(p), host(q)) for p, q in zip(m1.parameters(), m2.parameters()))
             assert o1.param_groups[0]["lr"] == o2.param_groups[0]["lr"]
             assert s1.last_epoch == s2.last_epoch
-    if getattr(StepLR.step, "__wrapped__", None) is not None:  # host_effect is in place
+    import inspect
+
+    if "host_effect" in inspect.getsource(StepLR.step):  # host_effect is in place
         assert compiled.stats["replays"] >= 20, compiled.stats
 
 
