@@ -115,6 +115,8 @@ class FakeCuda:
                 self._rng = np.random.default_rng(seed)
 
             def __getattr__(self, name):  # standard_normal, random, integers
+                if name.startswith("_"):  # copy's probes (__deepcopy__...), _rng unset
+                    raise AttributeError(name)
                 draw = getattr(self._rng, name)
                 if not device_arrays:
                     return logged(f"rng.{name}", draw)

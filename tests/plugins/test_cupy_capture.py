@@ -184,3 +184,15 @@ def test_a_compiled_step_on_cuda_runs_as_one_cuda_graph(cupy_on_fake):
             assert np.array_equal(want, got), i
     launches = [name for name, _ in fake.log].count("graph.launch")
     assert compiled.stats["replays"] == 4 and launches == 3, (compiled.stats, launches)
+
+
+def test_a_cupy_generator_snapshot_draws_the_same_numbers(cupy_on_fake):
+    # generator snapshots (checkpointing, compile's undo) deep-copy the native generator
+    import copy
+
+    _, backend = cupy_on_fake
+    gen = backend.make_generator(5)
+    clone = copy.deepcopy(gen)
+    assert clone._cp is gen._cp
+    assert np.array_equal(np.asarray(gen.normal((4,), np.float64)),
+                          np.asarray(clone.normal((4,), np.float64)))

@@ -138,6 +138,17 @@ class CupyGenerator(Generator):
         with cp.cuda.Device(index):
             self._rng = cp.random.default_rng(seed)
 
+    def __deepcopy__(self, memo):
+        """A copy drawing the same numbers from here on (``Generator._snapshot``: checkpoint
+        replays, ``arraygrad.compile``'s undo); the cupy module itself is shared."""
+        import copy
+
+        clone = object.__new__(type(self))
+        clone._cp, clone._index = self._cp, self._index
+        with self._cp.cuda.Device(self._index):
+            clone._rng = copy.deepcopy(self._rng, memo)
+        return clone
+
     def _floats(self, sample, shape, dtype):
         cp = self._cp
         with cp.cuda.Device(self._index):
