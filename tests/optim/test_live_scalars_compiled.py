@@ -97,3 +97,38 @@ def test_compiled_step_equals_eager_while_hyper_parameters_change(name, kwargs, 
                     elif "momentum" in group and group["momentum"]:
                         group["momentum"] = 0.5
     assert compiled.stats["replays"] >= STEPS - 6, compiled.stats
+
+
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+_HYPER = {  # hyper-parameters a run may rewrite between steps, with values to draw from
+    "SGD": dict(lr=(0.01, 0.5), momentum=(0.1, 0.95), dampening=(0.0, 0.5)),
+    "Adam": dict(lr=(1e-3, 0.1), eps=(1e-8, 1e-3)),
+    "RMSprop": dict(lr=(1e-3, 0.1), alpha=(0.5, 0.99), momentum=(0.1, 0.9)),
+    "NAdam": dict(lr=(1e-3, 0.1), momentum_decay=(1e-3, 1e-2)),
+}
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(name=st.sampled_from(sorted(_HYPER)), data=st.data())
+def test_random_hyper_parameter_edits_between_compiled_steps(name, data):
+    """Random values written into ``param_groups`` before random steps: the compiled step
+    follows eager's numbers exactly (all the values are read live)."""
+    ranges = _HYPER[name]
+    start = {k: data.draw(st.floats(*r), label=k) for k, r in ranges.items()}
+    eager = _setup(name, start, inside=False)
+    comp = _setup(name, start, inside=False)
+    compiled = ag.compile(comp[3])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for i in range(8):
+            edits = data.draw(st.dictionaries(st.sampled_from(sorted(ranges)),
+                                              st.floats(0.0, 1.0), max_size=2), label="edits")
+            for k, u in edits.items():
+                lo, hi = ranges[k]
+                for opt in (eager[1], comp[1]):
+                    opt.param_groups[0][k] = lo + u * (hi - lo)
+            want, got = eager[3](), compiled()
+            assert np.array_equal(want.detach().numpy(), got.detach().numpy()), f"step {i}"
+            assert _same(_state(*eager[:2]), _state(*comp[:2])), f"step {i}"
+    assert compiled.stats["replays"] >= 5, compiled.stats

@@ -62,12 +62,13 @@ def _problem(name, kwargs):
 
 
 def _perturb(opt, factor):
-    """Change every numeric hyper-parameter without changing its sign (the structure)."""
+    """Change every numeric hyper-parameter without changing its structure (its sign, and
+    whether it is exactly 1: Adadelta's lr=1.0 stays)."""
     for group in opt.param_groups:
         for key, value in list(group.items()):
             if key in ("lr", "weight_decay", "momentum", "dampening", "eps", "rho", "alpha",
                        "lr_decay", "lambd", "momentum_decay"):
-                if type(value) is float and value != 0:
+                if type(value) is float and value != 0 and value != 1:
                     group[key] = value * factor
             elif key in ("betas", "etas") and key != "etas":
                 group[key] = tuple(v * factor for v in value)
@@ -181,6 +182,14 @@ def test_compile_key_sees_structural_hyper_parameters():
     _, opt, step = _problem("SGD", dict(lr=0.1, momentum=0.9))
     step()
     key = opt._compile_key()
+    opt.param_groups[0]["dampening"] = 1e-300  # positive, 1 - dampening still exactly 1
+    tiny = opt._compile_key()
+    assert tiny != key
+    opt.param_groups[0]["dampening"] = 1e-200
+    assert opt._compile_key() == tiny
+    opt.param_groups[0]["dampening"] = 0.5  # now add_ multiplies by alpha = 0.5
+    assert opt._compile_key() != tiny
+    opt.param_groups[0]["dampening"] = 0
     opt.param_groups[0]["weight_decay"] = 0.1  # a new term in the update
     assert opt._compile_key() != key
     opt.param_groups[0]["weight_decay"] = 0

@@ -77,12 +77,14 @@ def weight_decay(p: Tensor, g: Tensor, group: dict[str, Any]) -> Tensor:
 
 def structure(value: Any) -> Any:
     """What of a hyper-parameter's value can change which array operations an update makes:
-    flags and names as they are, numbers by their sign (``wd != 0``, ``momentum > 0``), a
-    tensor by being one; the numbers themselves are read live."""
+    flags and names as they are, a tensor by being one, numbers by their sign (``wd != 0``,
+    ``momentum > 0``) and by whether they or their complement are exactly 1 (``add_``,
+    ``addcmul_`` skip the multiply by an ``alpha``/``value`` of 1: ``alpha=1 - dampening``);
+    the numbers themselves are read live."""
     if value is None or isinstance(value, (bool, str)):
         return value
     if isinstance(value, (int, float)):
-        return (value > 0) - (value < 0)
+        return (value > 0) - (value < 0), value == 1, 1 - value == 1
     if isinstance(value, (tuple, list)):
         return tuple(structure(v) for v in value)
     return type(value).__name__
