@@ -71,10 +71,24 @@ def test_non_numbers_and_bools_are_not_wrapped_while_recording():
         assert type(live(lambda: 2)) is LiveScalar
 
 
-def test_arithmetic_on_a_live_scalar_gives_plain_floats():
+def test_arithmetic_on_a_live_scalar_stays_live_and_exact():
+    state = {"w": 0.1, "lr": 0.3}
     with recording():
-        value = live(lambda: 0.5)
-    assert type(-value) is float and type(value * 2) is float and -value == -0.5
+        w = live(lambda: state["w"])
+        lr = live(lambda: state["lr"])
+    derived = {"1 - w": (1 - w, lambda: 1 - state["w"]),
+               "-lr": (-lr, lambda: -state["lr"]),
+               "w * lr / 3": (w * lr / 3, lambda: state["w"] * state["lr"] / 3),
+               "2 ** w + abs(-w)": (2 ** w + abs(-w), lambda: 2 ** state["w"] + abs(-state["w"])),
+               "lr - w ** 2": (lr - w ** 2, lambda: state["lr"] - state["w"] ** 2)}
+    for name, (value, expected) in derived.items():
+        assert type(value) is LiveScalar, name
+        assert value == expected(), name  # the same float operations: bit for bit
+    state.update(w=0.7, lr=0.05)
+    for name, (value, expected) in derived.items():
+        assert value.getter() == expected(), name  # and they follow the state
+    assert type(w < lr) is bool and type(float(w)) is float
+    assert w.__add__([1]) is NotImplemented  # not a number: the other operand decides
 
 
 def test_copies_and_pickles_of_a_live_scalar_are_plain_floats():

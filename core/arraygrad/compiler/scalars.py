@@ -40,6 +40,7 @@ The protocol with the recorder (``arraygrad.compiler``), which owns the other si
 from __future__ import annotations
 
 import functools
+import operator
 from typing import Any, Callable
 
 __all__ = ["LiveScalar", "live", "read_guarded", "is_recording", "recording_flag",
@@ -66,8 +67,13 @@ recording_flag = RecordingFlag()
 
 class LiveScalar(float):
     """A float computed from mutable state during a recording: its value now, and ``getter``,
-    which computes the value again (at replay). Arithmetic on it gives plain floats (the
-    getter is lost), which is why each live value is one :func:`live` expression."""
+    which computes the value again (at replay).
+
+    Arithmetic with numbers (``1 - w``, ``-lr``, ``a * b``) gives a LiveScalar again, whose
+    getter redoes the same float operation on the operands' getters (so an op that derives
+    a scalar from a live one, as ``lerp``'s ``1 - weight``, stays live, bit for bit);
+    comparisons, ``math`` functions and ``float()`` give plain values.
+    """
 
     __slots__ = ("getter",)
 
@@ -84,6 +90,46 @@ class LiveScalar(float):
     def __reduce__(self) -> Any:
         # a copy or pickle of a live value is its current number (a getter is a closure)
         return (float, (float(self),))
+
+
+def _getter_of(value: Any) -> Callable[[], Any]:
+    """The getter of a live operand, or a constant one for a plain number."""
+    if value.__class__ is LiveScalar:
+        return value.getter
+    return lambda: value
+
+
+def _live_binary(op: Callable[[Any, Any], Any], reflected: bool) -> Callable[..., Any]:
+    """A LiveScalar operator: the float result, live when the other operand is a number."""
+    def method(self: LiveScalar, other: Any) -> Any:
+        if not isinstance(other, (int, float)):
+            return NotImplemented  # arrays, tensors: their own operators take the scalar
+        a, b = (other, self) if reflected else (self, other)
+        value = op(float(a) if a.__class__ is LiveScalar else a,
+                   float(b) if b.__class__ is LiveScalar else b)
+        ga, gb = _getter_of(a), _getter_of(b)
+        return LiveScalar(value, lambda: op(ga(), gb()))
+    return method
+
+
+def _live_unary(op: Callable[[Any], Any]) -> Callable[..., Any]:
+    """A LiveScalar unary operator (``-x``, ``abs(x)``): live."""
+    def method(self: LiveScalar) -> Any:
+        getter = self.getter
+        return LiveScalar(op(float(self)), lambda: op(getter()))
+    return method
+
+
+_BINARY: tuple[tuple[str, Callable[[Any, Any], Any]], ...] = (
+    ("add", operator.add), ("sub", operator.sub), ("mul", operator.mul),
+    ("truediv", operator.truediv), ("pow", operator.pow))
+_UNARY: tuple[tuple[str, Callable[[Any], Any]], ...] = (
+    ("neg", operator.neg), ("pos", operator.pos), ("abs", operator.abs))
+for _name, _binary in _BINARY:
+    setattr(LiveScalar, f"__{_name}__", _live_binary(_binary, False))
+    setattr(LiveScalar, f"__r{_name}__", _live_binary(_binary, True))
+for _name, _unary in _UNARY:
+    setattr(LiveScalar, f"__{_name}__", _live_unary(_unary))
 
 
 def is_recording() -> bool:
