@@ -33,7 +33,7 @@ def _backend(device: DeviceLike | None) -> Backend:
     else:
         found = backend_for_device(device)
     if _recording.on:  # inside ``arraygrad.compile``'s recording: made arrays are recorded
-        from arraygrad.compiler.session import recorded_backend
+        from arraygrad.compiler.recording_backend import recorded_backend
         return recorded_backend(found)
     return found
 

@@ -173,6 +173,6 @@ def generator_for(backend: Backend, generator: Generator | None = None) -> Nativ
     if generator is None:
         generator = _default.get(backend.device) or device_generator(backend.device)
     if _recording.on:  # inside ``arraygrad.compile``'s recording: draws are instructions
-        from arraygrad.compiler.session import recorded_generator
+        from arraygrad.compiler.recording_backend import recorded_generator
         return recorded_generator(backend, generator)
     return generator.native(backend)

@@ -52,6 +52,9 @@ CAUSES = {
                     lambda m: m[0].weight.register_hook(lambda g: g * 1.0)),
     "module hook": ("module hook", lambda x, out, loss, m: None,
                     lambda m: m[0].register_forward_hook(lambda mod, i, o: None)),
+    "hook inside": ("tensor hook registered inside",
+                    lambda x, out, loss, m: (x * 1.0).requires_grad_().register_hook(print) and 0,
+                    None),
 }
 
 
@@ -134,7 +137,7 @@ def test_returned_loss_printed_after_the_call_is_fine():
 
 
 def test_recording_failure_of_any_kind_runs_eagerly(monkeypatch):
-    from arraygrad.compiler import compiled as compiled_mod
+    from arraygrad.compiler import session as session_mod
 
     model, opt = _setup()
     want = [host(_step_with(model, opt, lambda *a: None)(ag.tensor(X))) for _ in range(3)]
@@ -144,7 +147,7 @@ def test_recording_failure_of_any_kind_runs_eagerly(monkeypatch):
 
     def broken_bind(self, after, result):
         raise RuntimeError("recorder bug")
-    monkeypatch.setattr(compiled_mod._Session, "bind", broken_bind)
+    monkeypatch.setattr(session_mod.Session, "bind", broken_bind)
     with pytest.warns(UserWarning):
         got = [host(step(ag.tensor(X))) for _ in range(3)]
     assert same(want, got) and same(want_state, state_of(model, opt))
@@ -180,3 +183,104 @@ def test_user_error_during_recording_is_eagers_error():
     with pytest.raises(RuntimeError) as want:
         lin(ag.ones(2, 5))
     assert str(got.value) == str(want.value)
+
+
+def test_fullgraph_raises_even_when_the_step_swallows_the_error():
+    model, opt = _setup()
+
+    def step(x):
+        out = model(x)
+        try:
+            out.sum().item()
+        except Exception:  # noqa: BLE001 - a step that hides errors
+            pass
+        return out
+
+    before = state_of(model, opt)
+    f = ag.compile(step, fullgraph=True)
+    with ag.no_grad(), pytest.raises(Unsupported):
+        f(ag.tensor(X))
+    assert same(state_of(model, opt), before)
+    assert all(type(p._data) is np.ndarray for p in model.parameters())
+
+
+def test_keyboard_interrupt_during_recording_leaves_plain_arrays():
+    model, opt = _setup()
+
+    def step(x):
+        model(x)
+        raise KeyboardInterrupt
+
+    f = ag.compile(step)
+    with pytest.raises(KeyboardInterrupt):
+        f(ag.tensor(X))
+    assert all(type(p._data) is np.ndarray and type(p._backend).__name__ != "RecordingBackend"
+               for p in model.parameters())
+
+
+def test_a_read_of_a_value_the_step_wrote_is_a_break_not_a_guard():
+    # the targets are changed in place before cross_entropy reads their range: a guard
+    # checked before the program runs would see the old values, so this must break
+    lin = nn.Linear(4, 3)
+    targets = ag.tensor(np.array([0, 1, 2, 1, 0]))
+
+    def step(x):
+        targets.add_(1).remainder_(3)
+        return nn.functional.cross_entropy(lin(x), targets)
+
+    f = ag.compile(step)
+    want_t = ag.tensor(np.array([0, 1, 2, 1, 0]))
+    with ag.no_grad(), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for i in range(4):
+            want_t.add_(1).remainder_(3)
+            want = host(nn.functional.cross_entropy(lin(ag.tensor(X)), want_t))
+            assert same(host(f(ag.tensor(X))), want), i
+    assert sum("graph break" in str(w.message) for w in caught) == 1
+    assert f.stats["replays"] == 0
+
+
+def test_a_step_appending_to_a_list_is_never_replayed_silently():
+    model, opt = _setup()
+    losses = []
+
+    def step(x):
+        opt.zero_grad()
+        loss = (model(x) ** 2).mean()
+        loss.backward()
+        opt.step()
+        losses.append(loss)
+        return loss
+
+    f = ag.compile(step)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for i in range(6):
+            f(ag.tensor(X))
+    assert len(losses) == 6 and f.stats["replays"] == 0
+    assert any("runs eagerly" in str(w.message) and "list" in str(w.message) for w in caught)
+
+
+def test_a_step_setting_the_learning_rate_itself_is_not_replayed():
+    # the step's own Python halves the lr: no replay redoes that (an LR scheduler's step is
+    # a host call a replay makes again; this is not one)
+    def make():
+        model, opt = _setup()
+
+        def step(x):
+            opt.param_groups[0]["lr"] *= 0.5
+            opt.zero_grad()
+            (model(x) ** 2).mean().backward()
+            opt.step()
+        return model, opt, step
+
+    m1, o1, eager = make()
+    m2, o2, step = make()
+    compiled = ag.compile(step)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for i in range(6):
+            eager(ag.tensor(X))
+            compiled(ag.tensor(X))
+            assert same(state_of(m1, o1), state_of(m2, o2)), i
+    assert compiled.stats["replays"] == 0

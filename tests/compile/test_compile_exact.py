@@ -287,3 +287,138 @@ def test_moves_to_the_same_device_inside_the_step_are_recorded():
             x = ag.tensor(X[i])
             assert same(host(f(x)), host((lin(x) * 2).sum()))
     assert f.stats["replays"] == 3
+
+
+def test_a_compiled_function_called_inside_another_is_recorded_into_it():
+    lin = nn.Linear(4, 3)
+    inner = ag.compile(lambda x: lin(x).tanh())
+    outer = ag.compile(lambda x: inner(x) * 2 + inner(x * 0.5))
+    with ag.no_grad():
+        for i in range(4):
+            x = ag.tensor(X[i])
+            assert same(host(outer(x)), host(lin(x).tanh() * 2 + lin(x * 0.5).tanh()))
+    assert outer.stats["replays"] == 3 and inner.stats["records"] == 0
+
+
+def test_state_reached_through_a_helper_function_is_found():
+    # the step names only ``loss_of`` and ``opt``: the model (with its BatchNorm buffers) is
+    # reached through the helper's closure
+    def make():
+        model = nn.Sequential(nn.Linear(4, 6), nn.BatchNorm1d(6), nn.Tanh(), nn.Linear(6, 3))
+        opt = ag.optim.SGD(model.parameters(), lr=0.05)
+
+        def loss_of(x, y):
+            return ((model(x) - y) ** 2).mean()
+
+        def step(x, y):
+            opt.zero_grad()
+            loss = loss_of(x, y)
+            loss.backward()
+            opt.step()
+            return loss
+        return (model, opt), step
+    compare(make, xy)
+
+
+def test_gradient_clipping_inside_the_step():
+    def make():
+        model = mlp()
+        opt = ag.optim.SGD(model.parameters(), lr=0.5, momentum=0.9, nesterov=True,
+                           weight_decay=1e-3)
+
+        def step(x, y):
+            opt.zero_grad()
+            loss = ((model(x) - y) ** 2).mean()
+            loss.backward()
+            norm = nn.utils.clip_grad_norm_(model.parameters(), 0.05)
+            opt.step()
+            return loss, norm
+        return (model, opt), step
+    compare(make, xy)
+
+
+def test_training_forward_graph_holds_plain_arrays_after_the_recording_call():
+    # the recording call of a training forward returns eager's graph: differentiating it
+    # after the call must not meet the recorder's arrays (every op kind: saved inputs,
+    # saved outputs, a device move's argument)
+    ag.manual_seed(0)
+    model = ConvNet()
+    cm = ag.compile(model)
+    x = ag.tensor(IMG[0])
+    out = cm(x)
+    loss = (out.to("cpu").softmax(-1) * out).sum()
+    loss.backward()
+    for p in model.parameters():
+        assert type(p.grad._data) is np.ndarray
+        assert type(p.grad._backend).__name__ != "RecordingBackend"
+    ag.manual_seed(0)
+    ref = ConvNet()
+    out_r = ref(x)  # the same draws from the generator as the compiled call's dropout
+    (out_r.to("cpu").softmax(-1) * out_r).sum().backward()
+    for p, q in zip(model.parameters(), ref.parameters()):
+        assert same(host(p.grad), host(q.grad))
+
+
+class Carry(nn.Module):
+    """Keeps its last output as a plain tensor attribute (as a stateful RNN cell does)."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(3, 3)
+        self.h = ag.zeros(2, 3)
+
+    def forward(self, x):
+        self.h = self.lin(x + 0.5 * x.sum()).tanh()  # kept, not read back: no backend mix
+        return self.h * 2
+
+
+def test_a_module_rebinding_a_tensor_attribute_runs_eagerly_and_stays_usable():
+    import warnings
+
+    ag.manual_seed(0)
+    m1, m2 = Carry(), Carry()
+    m2.load_state_dict(m1.state_dict())
+    cm = ag.compile(m2)
+    with ag.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for i in range(5):
+            x = ag.tensor(X[i][:2, :3])
+            assert same(host(cm(x)), host(m1(x)))
+            assert type(m2.h._data) is np.ndarray and same(host(m2.h), host(m1.h))
+    assert cm.forward.stats["replays"] == 0
+
+
+def test_in_place_on_a_view_of_a_tensor_that_requires_grad():
+    # the write-back into the base goes through index_put, whose positions (a nonzero of a
+    # mask made from shapes alone) are the same at every replay: no data-dependent break
+    def make():
+        model = mlp()
+        opt = ag.optim.SGD(model.parameters(), lr=0.05)
+
+        def step(x, y):
+            opt.zero_grad()
+            h = model(x)
+            h[:, 1:].mul_(0.5)
+            loss = ((h - y) ** 2).mean()
+            loss.backward()
+            opt.step()
+            return loss
+        return (model, opt), step
+    compare(make, xy)
+
+
+def test_layernorm_gelu_through_a_plugin_kernel():
+    # gelu's erf runs a plugin's kernel (SciPy's, when installed) that converts its argument
+    # with numpy.asarray: the call is recorded whole, and replays use fresh inputs
+    def make():
+        model = nn.Sequential(nn.Linear(4, 8), nn.LayerNorm(8), nn.GELU(), nn.Linear(8, 3))
+        opt = ag.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+
+        def step(x, y):
+            opt.zero_grad()
+            loss = ((model(x) - y) ** 2).mean()
+            loss.backward()
+            opt.step()
+            return loss
+        return (model, opt), step
+    compare(make, xy)

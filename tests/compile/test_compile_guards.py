@@ -170,3 +170,15 @@ def test_added_param_group_records_again():
     before = [host(p) for p in b.parameters()]
     cf(x)
     assert not all(same(p, host(q)) for p, q in zip(before, b.parameters()))  # b is trained now
+
+
+def test_recompiles_log_names_a_failed_value_guard(monkeypatch, caplog):
+    monkeypatch.setenv("ARRAYGRAD_LOGS", "recompiles")
+    lin = nn.Linear(3, 3)
+    f = ag.compile(lambda x, t: nn.functional.cross_entropy(lin(x), t))
+    x = ag.ones(4, 3)
+    with caplog.at_level(logging.DEBUG, logger="arraygrad.compile"), ag.no_grad():
+        f(x, ag.tensor(np.array([0, 1, 2, 0])))
+        f(x, ag.tensor(np.array([1, 1, 1, 1])))
+    assert "value guard" in caplog.text
+    assert f.stats["records"] == 2

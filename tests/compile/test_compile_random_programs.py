@@ -41,7 +41,19 @@ OPS = [
     ("reshape", 1, lambda a: a.reshape(2, 8).reshape(N, N)),
     ("index", 1, lambda a: a[1:3].repeat(2, 1)),
     ("clone_inplace", 1, lambda a: a.clone().mul_(1.5).add_(0.25)),
+    ("view_inplace", 1, lambda a: _view_inplace(a)),
+    ("cat", 2, lambda a, b: ag.cat([a, b], 0)[1:1 + N]),
+    ("stack", 2, lambda a, b: ag.stack([a, b]).mean(0)),
+    ("pow", 1, lambda a: (a * a + 1.0) ** 0.5),
+    ("log_softmax", 1, lambda a: a.log_softmax(0)),
+    ("clamp", 1, lambda a: a.clamp(-0.5, 0.5)),
 ]
+
+
+def _view_inplace(a):
+    c = a.clone()
+    c[1:3].mul_(0.5)  # through a view: the base changes too
+    return c
 
 
 @st.composite

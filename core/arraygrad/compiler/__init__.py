@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
-from arraygrad.compiler.traced import TracedArray, Unsupported
-
 if TYPE_CHECKING:
     from arraygrad.compiler.compiled import CompiledFunction
+    from arraygrad.compiler.traced import TracedArray, Unsupported
 
 __all__ = ["compile", "CompiledFunction", "OptimizedModule", "Unsupported", "TracedArray"]
 
@@ -24,6 +23,9 @@ def __getattr__(name: str) -> Any:
     if name == "CompiledFunction":
         from arraygrad.compiler.compiled import CompiledFunction
         return CompiledFunction
+    if name in ("TracedArray", "Unsupported"):
+        from arraygrad.compiler import traced
+        return getattr(traced, name)
     raise AttributeError(f"module 'arraygrad.compiler' has no attribute {name!r}")
 
 

@@ -15,12 +15,10 @@ import warnings
 from typing import Any, Callable
 
 from arraygrad.compiler import capture as _capture, program as _program
-from arraygrad.compiler.recording_backend import RecordingBackend, recording_backend
 from arraygrad.compiler.scalars import recording_flag
 from arraygrad.compiler.state import Found, Layout, Snapshot, discover, layout_of, roots_of
-from arraygrad.compiler.traced import (
-    GraphBreak, Recording, TracedArray, Unsupported, current,
-)
+from arraygrad.compiler.session import TRAINING_FORWARD, Session, used_live
+from arraygrad.compiler.traced import Recording, Unsupported, current
 from arraygrad.tensor import Tensor, wrap
 
 __all__ = ["CompiledFunction", "cache_size_limit", "log"]
@@ -60,7 +58,7 @@ class CompiledFunction:
         self._fn = fn
         self._fullgraph = fullgraph
         self._dynamic = dynamic
-        self._cells, self._names = roots_of(fn)
+        self._cells = roots_of(fn)
         self._layout: Layout | None = None
         self._cache: dict[Any, list[_Entry]] = {}
         self._entries = 0
@@ -108,8 +106,10 @@ class CompiledFunction:
         if extra:
             cells = cells + [_Cell(a) for a in extra]
         layout = self._layout
-        if layout is None or extra or not layout.current(self._fn, cells, self._names):
-            layout = layout_of(self._fn, cells, self._names)
+        if layout is None or extra or not layout.current(cells):
+            if layout is not None:  # something was rebound: a helper function may be new
+                self._cells = cells = roots_of(self._fn) + [_Cell(a) for a in extra]
+            layout = layout_of(cells)
             self._layout = None if extra else layout
         return discover(layout, args, kwargs)
 
@@ -118,8 +118,9 @@ class CompiledFunction:
         if not self._cache:
             return "first call"
         last = next(reversed(self._cache))
-        if last == found.key:
-            return "the optimizers' hyperparameters (learning rate...) changed"
+        if found.key in self._cache:
+            return ("a value guard failed (a value an op read into Python changed), or the "
+                    "optimizers' hyperparameters the program uses as constants changed")
         for i, (a, b) in enumerate(zip(last, found.key)):
             if a != b:
                 what = {0: "grad mode", 1: "inference mode"}.get(i, "")
@@ -162,7 +163,7 @@ class CompiledFunction:
         self.stats["records"] += 1
         snapshot = Snapshot(found)
         rec = Recording(real, self._on_break)
-        session = _Session(rec, real, found)
+        session = Session(rec, real, found)
         try:
             session.start()
             try:
@@ -173,18 +174,30 @@ class CompiledFunction:
             session.restore_all(None)
             snapshot.restore()
             raise
-        except Exception as exc:
+        except BaseException as exc:
             session.restore_all(None)
+            if not isinstance(exc, Exception):
+                raise  # KeyboardInterrupt, SystemExit: the state as eager would leave it
+
             if rec.broken is not None:
                 raise  # eager from the break on: this is the user's own error
             snapshot.restore()
             result = self._fn(*args, **kwargs)  # eager; its error, if any, is the user's
             self._go_eager(f"recording failed ({type(exc).__name__}: {exc})", warn=True)
             return result
-        self._layout = None  # the call may have created state (optimizer state on a first step)
+        if rec.broken is not None and self._fullgraph:  # the call swallowed ``Unsupported``
+            session.restore_all(None, result)
+            snapshot.restore()
+            raise Unsupported(f"arraygrad.compile(fullgraph=True): graph break: {rec.broken}")
+        layout = found.layout
+        # containers and variables the step reaches, changed by it (a list it appends to, a
+        # counter it rebinds, optimizer state it creates): a replay would not change them
+        python_changed = layout is not None and not layout.current(layout.cells)
+        self._layout = None
         after = self._discover(args, kwargs)
         try:
-            made = None if rec.broken is not None else session.bind(after, result)
+            made = None if rec.broken is not None else session.bind(after, result,
+                                                                    python_changed)
         except Exception as exc:  # the call ran eagerly and is done: only the program is lost
             made = None
             self._go_eager(f"recording failed ({type(exc).__name__}: {exc})", warn=True)
@@ -199,16 +212,17 @@ class CompiledFunction:
 
     def _finish(self, found: Found, made: Any, rec: Recording, after: Found) -> None:
         bindings, reason = made
-        hyper = None if session_used_live(rec) else found.hyper
+        hyper = None if used_live(rec) else found.hyper
         if reason:
+            if _recompiles_logged():
+                log.debug("%s: not cached: %s", self.__name__, reason)
+            if reason == TRAINING_FORWARD:  # this key runs eagerly from now on, silently
+                self._store(found.key, _Entry(None, hyper, reason=reason))
+                return
             # not replayable: a state change the program cannot redo (optimizer state being
             # created on a first step is the usual one; the next key records again)
             self._unreplayable += 1
-            if _recompiles_logged():
-                log.debug("%s: not cached: %s", self.__name__, reason)
-            if reason.startswith("training forward"):
-                self._store(found.key, _Entry(None, hyper, reason=reason))
-            elif self._unreplayable >= 3:
+            if self._unreplayable >= 3:
                 self._go_eager(reason, warn=True)
             return
         self._unreplayable = 0
@@ -222,11 +236,11 @@ class CompiledFunction:
     def _on_break(self, reason: str) -> None:
         where = _user_frame()
         message = f"{reason} (at {where})" if where else reason
-        if self._fullgraph:
-            raise Unsupported(f"arraygrad.compile(fullgraph=True): graph break: {message}")
         rec = current.rec
         if rec is not None:
-            rec.broken = reason  # the rest of the call runs on the real arrays, unrecorded
+            rec.broken = message  # the rest of the call runs on the real arrays, unrecorded
+        if self._fullgraph:
+            raise Unsupported(f"arraygrad.compile(fullgraph=True): graph break: {message}")
         self._go_eager(f"graph break: {message}", warn=False)
         _warn_at(f"arraygrad.compile: graph break in {self.__name__}: {message}; it runs "
                  "eagerly from now on")
@@ -254,26 +268,6 @@ def _root_like(value: Any) -> bool:
     return not isinstance(value, (Tensor, list, tuple, dict) + _SCALARS) and (
         hasattr(value, "parameters") or hasattr(value, "param_groups")
         or hasattr(value, "optimizer"))
-
-
-def session_used_live(rec: Recording) -> bool:
-    """Whether the program reads live scalars (then hyperparameters need no guard)."""
-    from arraygrad.compiler.traced import Live
-    for ins in rec.instrs:
-        if ins.kind == "host" or any(a.__class__ is Live for a in _flat(ins.args)) or \
-                any(a.__class__ is Live for a in _flat(tuple(ins.kwargs.values()))):
-            return True
-    return False
-
-
-def _flat(t: Any) -> Any:
-    for v in t:
-        if v.__class__ in (tuple, list):
-            yield from _flat(v)
-        elif v.__class__ is dict:
-            yield from _flat(tuple(v.values()))
-        else:
-            yield v
 
 
 def _hooks_of(found: Found) -> str:
@@ -324,217 +318,3 @@ def _warn_at(message: str) -> None:
     warnings.warn_explicit(message, UserWarning, frame.f_code.co_filename, frame.f_lineno,
                            module=frame.f_globals.get("__name__"),
                            registry=frame.f_globals.setdefault("__warningregistry__", {}))
-
-
-class _Session:
-    """One recording: swapping the state to traced arrays, the flag, and putting it back."""
-
-    def __init__(self, rec: Recording, real: Any, found: Found) -> None:
-        self.rec = rec
-        self.real = real
-        self.found = found
-        self.backends: dict[int, RecordingBackend] = {}
-        self.inputs: list[tuple[int, int]] = []
-        self.traced: dict[int, TracedArray] = {}
-        self.grads = [t._grad for t in found.tensors]
-        self.versions = [t._version for t in found.tensors]
-        self.vcs = [t._vc for t in found.tensors]
-        self.rgs = [t._requires_grad for t in found.tensors]
-        self.fns = [t._grad_fn for t in found.tensors]
-        self.saved_flag: tuple[Any, Any] = (None, None)
-        self.python_state = _python_state(found)
-
-    def start(self) -> None:
-        rec = self.rec
-        for i, t in enumerate(self.found.tensors):
-            data = t._data
-            traced = self.traced.get(id(data))
-            if traced is None:
-                traced = self.traced[id(data)] = TracedArray(data, rec.new_slot(), rec)
-            self.inputs.append((i, traced._s))
-            rec.ninputs = rec.nslots
-            t._data = traced
-            t._backend = recording_backend(t._backend, rec, self.backends)  # type: ignore[assignment]
-        self.saved_flag = (recording_flag.host_call, recording_flag.graph_break)
-        recording_flag.host_call = self._host_call
-        recording_flag.graph_break = self._graph_break
-        self.rec.wrap_backend = lambda b: recording_backend(b, rec, self.backends)
-        current.rec = rec
-        recording_flag.on = True
-
-    def _host_call(self, thunk: Callable[[], Any]) -> None:
-        from arraygrad.compiler.traced import Instr
-        self.rec.instrs.append(Instr(thunk, (), {}, None, False, "host"))
-
-    def _graph_break(self, reason: str) -> None:
-        if recording_flag.on and current.rec is self.rec and self.rec.broken is None:
-            self.rec.on_break(reason)
-
-    def stop(self) -> None:
-        recording_flag.on = False
-        current.rec = None
-        recording_flag.host_call, recording_flag.graph_break = self.saved_flag
-
-    def restore_all(self, after: Found | None, result: Any = None) -> None:
-        """Every tensor reachable from the state and the result holds real arrays again."""
-        seen: set[int] = set()
-        todo: list[Tensor] = list(self.found.tensors)
-        if after is not None:
-            todo.extend(after.tensors)
-        _tensors_in(result, todo, 0)
-        while todo:
-            t = todo.pop()
-            if id(t) in seen:
-                continue
-            seen.add(id(t))
-            data = t._data
-            if data.__class__ is TracedArray:
-                t._data = _real(data, self.real)
-            backend = t._backend
-            if backend.__class__ is RecordingBackend:
-                t._backend = backend._real
-            if t._grad is not None:
-                todo.append(t._grad)
-
-    def bind(self, after: Found, result: Any) -> tuple[_program.Bindings, str]:
-        """The replay's bindings, or a reason the call cannot be replayed."""
-        rec, found = self.rec, self.found
-        b = _program.Bindings()
-        b.inputs = self.inputs
-        index = {id(t): i for i, t in enumerate(found.tensors)}
-        if set(map(id, after.tensors)) - set(index) - {id(t._grad) for t in found.tensors}:
-            return b, "the call created state tensors (optimizer state on a first step)"
-        if [m.training for m in found.modules] != [m.training for m in after.modules]:
-            return b, "the call switched a module between train and eval"
-        before, now = self.python_state, _python_state(found)
-        if not _same_python_state(before[0], now[0]) and \
-                not any(ins.kind == "host" for ins in rec.instrs):
-            return b, "the call changed an LR scheduler's state, which a replay cannot redo"
-        if not _same_python_state(before[1], now[1]) and not session_used_live(rec):
-            return b, ("the call changed an optimizer's hyperparameters, which the program "
-                       "uses as constants")
-        grad_expr: dict[int, str] = {}
-        for i, t in enumerate(found.tensors):
-            if t._requires_grad != self.rgs[i] or t._grad_fn is not self.fns[i]:
-                return b, "a state tensor's requires_grad or autograd graph changed"
-            k = self._slot(t._data)
-            if k is None:
-                return b, "a state tensor was given an array the recording did not make"
-            if k != self.inputs[i][1]:
-                b.data.append((i, k))
-            g, g0 = t._grad, self.grads[i]
-            if g is not g0:
-                if g is None:
-                    b.grad_none.append(i)
-                else:
-                    kg = self._slot(g._data)
-                    if kg is None:
-                        return b, "a gradient was given an array the recording did not make"
-                    b.grad_new.append((i, kg))
-                    grad_expr[id(g)] = f"T[{i}]._grad"
-        vcs: dict[int, int] = {}
-        for i, t in enumerate(found.tensors):
-            counter = t._vc
-            if counter is None or id(counter) in vcs:
-                continue
-            vc: list[int] = counter
-            start = self.versions[i] if self.vcs[i] is vc else 0
-            vcs[id(vc)] = i
-            if vc[0] != start:
-                b.versions.append((i, vc[0] - start))
-        backward_ran = bool(b.grad_new or b.grad_none) or any(
-            k in rec.written for i, k in self.inputs
-            if any(found.tensors[i] is g for g in self.grads if g is not None))
-        out, reason = _output(result, index, grad_expr, self, backward_ran)
-        b.output = out
-        return b, reason
-
-    def _slot(self, data: Any) -> int | None:
-        if data.__class__ is TracedArray and data._r is self.rec:
-            return data._s
-        return None
-
-
-def _real(data: TracedArray, backend: Any) -> Any:
-    real = data._a
-    array_type = backend.array_type
-    if array_type is not None and type(real) is not array_type:
-        real = backend.coerce(real)
-    return real
-
-
-def _python_state(found: Found) -> list[Any]:
-    """The Python-level state a step may change besides arrays: schedulers' attributes and
-    optimizers' hyperparameters (shallow copies)."""
-    groups = [{k: v for k, v in g.items() if k != "params"}
-              for o in found.optimizers for g in o.param_groups]
-    return [[dict(s.__dict__) for s in found.schedulers], groups]
-
-
-def _same_python_state(a: list[Any], b: list[Any]) -> bool:
-    try:
-        return len(a) == len(b) and all(bool(x == y) for x, y in zip(a, b))
-    except Exception:  # a value without a plain equality (a tensor): assume it changed
-        return False
-
-
-def _released(node: Any, limit: int = 256) -> bool:
-    """Whether a backward without ``retain_graph`` went through ``node``'s graph (some node
-    near it had its saved values freed): then the result is a step's report, not a graph
-    the caller will differentiate."""
-    seen: set[int] = set()
-    todo = [node]
-    while todo and len(seen) < limit:
-        n = todo.pop()
-        if n is None or id(n) in seen:
-            continue
-        seen.add(id(n))
-        if getattr(n, "_freed", False):
-            return True
-        for e in getattr(n, "_next", ()) or ():
-            todo.append(e[0] if type(e) is tuple else e)
-    return False
-
-
-def _tensors_in(value: Any, out: list[Tensor], depth: int) -> None:
-    if isinstance(value, Tensor):
-        out.append(value)
-    elif value.__class__ in (list, tuple) and depth < 4:
-        for v in value:
-            _tensors_in(v, out, depth + 1)
-    elif value.__class__ is dict and depth < 4:
-        for v in value.values():
-            _tensors_in(v, out, depth + 1)
-
-
-def _output(value: Any, index: dict[int, int], grad_expr: dict[int, str], session: _Session,
-            backward_ran: bool) -> tuple[Any, str]:
-    """The return value's template, or a reason it cannot be replayed."""
-    if isinstance(value, Tensor):
-        i = index.get(id(value))
-        if i is not None:
-            return _program.OutState(i), ""
-        k = session._slot(value._data)
-        if k is None:
-            return None, "the call returned a tensor the recording did not make"
-        if value._grad_fn is not None and not backward_ran and not _released(value._grad_fn):
-            return None, "training forward: the result's autograd graph is used after the call"
-        return _program.OutTensor(k, grad_expr.get(id(value))), ""
-    cls = value.__class__
-    if cls in (tuple, list):
-        items = [_output(v, index, grad_expr, session, backward_ran) for v in value]
-        for _, reason in items:
-            if reason:
-                return None, reason
-        return cls(t for t, _ in items), ""
-    if cls is dict:
-        out = {}
-        for k, v in value.items():
-            t, reason = _output(v, index, grad_expr, session, backward_ran)
-            if reason:
-                return None, reason
-            out[k] = t
-        return out, ""
-    if value.__class__ is TracedArray:
-        return None, "the call returned a raw array"
-    return value, ""

@@ -113,18 +113,6 @@ def _dynamic(t: Any) -> bool:
     return False
 
 
-def _slots_of(t: Any, out: set[int]) -> None:
-    cls = t.__class__
-    if cls is Slot:
-        out.add(t.k)
-    elif cls is tuple or cls is list:
-        for v in t:
-            _slots_of(v, out)
-    elif cls is dict:
-        for v in t.values():
-            _slots_of(v, out)
-
-
 def _outs(out: Any) -> tuple[int, ...]:
     if out is None:
         return ()
@@ -141,11 +129,9 @@ def live_instructions(rec: Recording, needed: set[int]) -> list[Instr]:
         if ins.pure and not any(k in needed for k in outs):
             continue
         kept.append(ins)
-        for k in outs:
-            if ins.pure:
-                needed.discard(k)
-        _slots_of(ins.args, needed)
-        _slots_of(ins.kwargs, needed)
+        if ins.pure:
+            needed.difference_update(outs)
+        needed.update(ins.reads)
     kept.reverse()
     return kept
 

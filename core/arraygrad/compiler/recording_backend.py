@@ -15,10 +15,12 @@ from typing import Any, Callable
 
 from arraygrad.compiler.scalars import LiveScalar
 from arraygrad.compiler.traced import (
-    DATA_DEPENDENT, EFFECT_FUNCTIONS, Recording, TracedArray, graph_break, record_call,
+    DATA_DEPENDENT, EFFECT_FUNCTIONS, Recording, TracedArray, constant, current, graph_break,
+    record_call,
 )
 
-__all__ = ["RecordingBackend", "RecordingNamespace", "RecordingGenerator", "recording_backend"]
+__all__ = ["RecordingBackend", "RecordingNamespace", "RecordingGenerator", "recording_backend",
+           "recorded_backend", "recorded_generator"]
 
 # backend methods that hand values to the host: a graph break when given a traced array
 _HOST_METHODS = {"to_host": "a tensor's values are copied to the host (`.item()`, `float()`, "
@@ -53,7 +55,7 @@ def _recorded_function(fn: Any, name: str, rec: Recording) -> Callable[..., Any]
     breaks = name in DATA_DEPENDENT
 
     def call(*args: Any, **kwargs: Any) -> Any:
-        if breaks:
+        if breaks and not constant(rec, args):  # (of shapes and constants alone: no break)
             graph_break(f"`{name}` has a data-dependent shape")
         return record_call(fn, args, kwargs, pure=pure, rec=rec, always=True)
 
@@ -169,3 +171,25 @@ def recording_backend(real: Any, rec: Recording, cache: dict[int, RecordingBacke
     if found is None:
         found = cache[id(real)] = RecordingBackend(real, rec)
     return found
+
+
+# -- the recording in progress as array factories and generators reach it -------------
+# (``creation._backend`` and ``random.generator_for`` call these behind one flag test; this
+# module imports nothing above the tensor layer, so they may)
+
+
+def recorded_backend(backend: Any) -> Any:
+    """``backend`` as the recording in progress sees it (itself when none is)."""
+    rec = current.rec
+    if rec is None or backend.__class__ is RecordingBackend:
+        return backend
+    return rec.wrap_backend(backend)
+
+
+def recorded_generator(backend: Any, generator: Any) -> Any:
+    """A generator whose draws from ``generator`` on ``backend`` are recorded."""
+    rec = current.rec
+    real = backend._real if backend.__class__ is RecordingBackend else backend
+    if rec is None:  # pragma: no cover - the flag is only on while a recording is current
+        return generator.native(real)
+    return RecordingGenerator(real, generator, rec)

@@ -1,29 +1,305 @@
-"""The recording in progress as the rest of the core reaches it: array factories and the
-random generators ask here for their recording counterparts (``creation._backend`` and
-``random.generator_for``, each behind one flag test)."""
+"""A recording session: the touched state swapped to traced arrays and back, and what the
+call changed, as a replay's bindings.
+
+``Session.start`` gives every state tensor a ``TracedArray`` and a recording view of its
+backend; ``stop`` ends the recording; ``bind`` compares the state after the call with the
+state before (arrays rebound, ``.grad`` set or cleared, version counters, Python state a
+replay cannot redo, the result's structure); ``restore_all`` puts real arrays back in every
+tensor reachable from the state and the result.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
-from arraygrad.compiler.recording_backend import RecordingBackend, RecordingGenerator
-from arraygrad.compiler.traced import current
+from arraygrad.compiler import program as _program
+from arraygrad.compiler.recording_backend import RecordingBackend, recording_backend
+from arraygrad.compiler.scalars import recording_flag
+from arraygrad.compiler.state import Found
+from arraygrad.compiler.traced import Recording, TracedArray, current
+from arraygrad.tensor import Tensor
 
-__all__ = ["recorded_backend", "recorded_generator"]
+__all__ = ["Session", "used_live", "TRAINING_FORWARD"]
+
+TRAINING_FORWARD = ("training forward: the result's autograd graph is used after the call "
+                    "(this guard key runs eagerly)")
+"""Why a call is not replayed when its result's graph stays alive for a later backward."""
 
 
-def recorded_backend(backend: Any) -> Any:
-    """``backend`` as the recording in progress sees it (itself when none is)."""
-    rec = current.rec
-    if rec is None or backend.__class__ is RecordingBackend:
-        return backend
-    return rec.wrap_backend(backend)
+def used_live(rec: Recording) -> bool:
+    """Whether the program reads live scalars or makes host calls (then the optimizers'
+    hyperparameters are read at replay, not baked in)."""
+    return rec.live
 
 
-def recorded_generator(backend: Any, generator: Any) -> Any:
-    """A generator whose draws from ``generator`` on ``backend`` are recorded."""
-    rec = current.rec
-    real = backend._real if backend.__class__ is RecordingBackend else backend
-    if rec is None:  # pragma: no cover - the flag is only on while a recording is current
-        return generator.native(real)
-    return RecordingGenerator(real, generator, rec)
+class Session:
+    """One recording: swapping the state to traced arrays, the flag, and putting it back."""
+
+    def __init__(self, rec: Recording, real: Any, found: Found) -> None:
+        self.rec = rec
+        self.real = real
+        self.found = found
+        self.backends: dict[int, RecordingBackend] = {}
+        self.inputs: list[tuple[int, int]] = []
+        self.traced: dict[int, TracedArray] = {}
+        self.grads = [t._grad for t in found.tensors]
+        self.versions = [t._version for t in found.tensors]
+        self.vcs = [t._vc for t in found.tensors]
+        self.rgs = [t._requires_grad for t in found.tensors]
+        self.fns = [t._grad_fn for t in found.tensors]
+        self.saved_flag: tuple[Any, Any] = (None, None)
+        self.python_state = _python_state(found)
+
+    def start(self) -> None:
+        rec = self.rec
+        for i, t in enumerate(self.found.tensors):
+            data = t._data
+            traced = self.traced.get(id(data))
+            if traced is None:
+                traced = self.traced[id(data)] = TracedArray(data, rec.new_slot(), rec)
+            self.inputs.append((i, traced._s))
+            rec.ninputs = rec.nslots
+            t._data = traced
+            t._backend = recording_backend(t._backend, rec, self.backends)  # type: ignore[assignment]
+        self.saved_flag = (recording_flag.host_call, recording_flag.graph_break)
+        recording_flag.host_call = self._host_call
+        recording_flag.graph_break = self._graph_break
+        self.rec.wrap_backend = lambda b: recording_backend(b, rec, self.backends)
+        current.rec = rec
+        recording_flag.on = True
+
+    def _host_call(self, thunk: Callable[[], Any]) -> None:
+        from arraygrad.compiler.traced import Instr
+        self.rec.instrs.append(Instr(thunk, (), {}, None, False, "host"))
+        self.rec.live = True
+
+    def _graph_break(self, reason: str) -> None:
+        if recording_flag.on and current.rec is self.rec and self.rec.broken is None:
+            self.rec.on_break(reason)
+
+    def stop(self) -> None:
+        recording_flag.on = False
+        current.rec = None
+        recording_flag.host_call, recording_flag.graph_break = self.saved_flag
+
+    def restore_all(self, after: Found | None, result: Any = None) -> None:
+        """Every tensor reachable from the state and the result holds real arrays again."""
+        seen: set[int] = set()
+        todo: list[Tensor] = list(self.found.tensors)
+        if after is not None:
+            todo.extend(after.tensors)
+        _tensors_in(result, todo, 0)
+        nodes: list[Any] = []
+        while todo:
+            t = todo.pop()
+            if id(t) in seen:
+                continue
+            seen.add(id(t))
+            data = t._data
+            if data.__class__ is TracedArray:
+                t._data = _real(data, self.real)
+            backend = t._backend
+            if backend.__class__ is RecordingBackend:
+                t._backend = backend._real
+            if t._grad is not None:
+                todo.append(t._grad)
+            if t._grad_fn is not None:
+                nodes.append(t._grad_fn)
+        self._scrub(nodes, seen)
+
+    def _scrub(self, nodes: list[Any], seen: set[int], limit: int = 100_000) -> None:
+        """The autograd graph behind the result (alive when the caller will differentiate it
+        after the call): its saved values and arguments hold real arrays and backends again."""
+        real = self.real
+        done: set[int] = set()
+        while nodes and len(done) < limit:
+            node = nodes.pop()
+            if node is None or id(node) in done:
+                continue
+            done.add(id(node))
+            saved = getattr(node, "_saved", None)
+            if saved.__class__ is tuple:
+                node._saved = tuple([self._real_value(v, seen) for v in saved])
+            args = getattr(node, "args", None)
+            if args.__class__ is dict and args:
+                node.args = {k: self._real_value(v, seen) for k, v in args.items()}
+            for e in getattr(node, "_next", ()) or ():
+                nodes.append(e[0] if type(e) is tuple else e)
+            variable = getattr(node, "variable", None)
+            if isinstance(variable, Tensor) and id(variable) not in seen:
+                self._real_value(variable, seen)
+
+    def _real_value(self, v: Any, seen: set[int]) -> Any:
+        cls = v.__class__
+        if cls is TracedArray:
+            return _real(v, self.real)
+        if cls is RecordingBackend:
+            return v._real
+        if isinstance(v, Tensor):
+            if id(v) not in seen:
+                seen.add(id(v))
+                if v._data.__class__ is TracedArray:
+                    v._data = _real(v._data, self.real)
+                if v._backend.__class__ is RecordingBackend:
+                    v._backend = v._backend._real
+            return v
+        data = getattr(v, "data", None)  # a saved output
+        if data.__class__ is TracedArray:
+            v.data = _real(data, self.real)
+        backend = getattr(v, "backend", None)
+        if backend.__class__ is RecordingBackend:
+            v.backend = backend._real
+        tensor = getattr(v, "tensor", None)  # a saved input
+        if isinstance(tensor, Tensor):
+            self._real_value(tensor, seen)
+        return v
+
+    def bind(self, after: Found, result: Any,
+             python_changed: bool = False) -> tuple[_program.Bindings, str]:
+        """The replay's bindings, or a reason the call cannot be replayed (``python_changed``:
+        the call changed containers or variables the step reaches)."""
+        rec, found = self.rec, self.found
+        b = _program.Bindings()
+        b.inputs = self.inputs
+        index = {id(t): i for i, t in enumerate(found.tensors)}
+        if python_changed:
+            return b, ("the call changed Python state it reaches, which a replay would not: a "
+                       "container it fills (a list it appends to; optimizer state on a first "
+                       "step) or a variable it rebinds")
+        if set(map(id, after.tensors)) - set(index) - {id(t._grad) for t in found.tensors}:
+            return b, "the call created state tensors"
+        if [m.training for m in found.modules] != [m.training for m in after.modules]:
+            return b, "the call switched a module between train and eval"
+        before, now = self.python_state, _python_state(found)
+        host_calls = any(ins.kind == "host" for ins in rec.instrs)
+        if not _same_python_state(before[0], now[0]) and not host_calls:
+            return b, "the call changed an LR scheduler's state, which a replay cannot redo"
+        if not _same_python_state(before[1], now[1]) and not (host_calls and used_live(rec)):
+            # only a host call (a scheduler's step) redoes such a change at replay, and only a
+            # program reading the values live sees it
+            return b, "the call changed an optimizer's hyperparameters, which a replay cannot redo"
+        grad_expr: dict[int, str] = {}
+        for i, t in enumerate(found.tensors):
+            if t._requires_grad != self.rgs[i] or t._grad_fn is not self.fns[i]:
+                return b, "a state tensor's requires_grad or autograd graph changed"
+            k = self._slot(t._data)
+            if k is None:
+                return b, "a state tensor was given an array the recording did not make"
+            if k != self.inputs[i][1]:
+                b.data.append((i, k))
+            g, g0 = t._grad, self.grads[i]
+            if g is not g0:
+                if g is None:
+                    b.grad_none.append(i)
+                else:
+                    kg = self._slot(g._data)
+                    if kg is None:
+                        return b, "a gradient was given an array the recording did not make"
+                    b.grad_new.append((i, kg))
+                    grad_expr[id(g)] = f"T[{i}]._grad"
+        vcs: dict[int, int] = {}
+        for i, t in enumerate(found.tensors):
+            counter = t._vc
+            if counter is None or id(counter) in vcs:
+                continue
+            vc: list[int] = counter
+            start = self.versions[i] if self.vcs[i] is vc else 0
+            vcs[id(vc)] = i
+            if vc[0] != start:
+                b.versions.append((i, vc[0] - start))
+        backward_ran = bool(b.grad_new or b.grad_none) or any(
+            k in rec.written for i, k in self.inputs
+            if any(found.tensors[i] is g for g in self.grads if g is not None))
+        out, reason = _output(result, index, grad_expr, self, backward_ran)
+        b.output = out
+        return b, reason
+
+    def _slot(self, data: Any) -> int | None:
+        if data.__class__ is TracedArray and data._r is self.rec:
+            return data._s
+        return None
+
+
+def _real(data: TracedArray, backend: Any) -> Any:
+    real = data._a
+    array_type = backend.array_type
+    if array_type is not None and type(real) is not array_type:
+        real = backend.coerce(real)
+    return real
+
+
+def _python_state(found: Found) -> list[Any]:
+    """The Python-level state a step may change besides arrays: schedulers' attributes and
+    optimizers' hyperparameters (shallow copies)."""
+    groups = [{k: v for k, v in g.items() if k != "params"}
+              for o in found.optimizers for g in o.param_groups]
+    return [[dict(s.__dict__) for s in found.schedulers], groups]
+
+
+def _same_python_state(a: list[Any], b: list[Any]) -> bool:
+    try:
+        return len(a) == len(b) and all(bool(x == y) for x, y in zip(a, b))
+    except Exception:  # a value without a plain equality (a tensor): assume it changed
+        return False
+
+
+def _released(node: Any, limit: int = 256) -> bool:
+    """Whether a backward without ``retain_graph`` went through ``node``'s graph (some node
+    near it had its saved values freed): then the result is a step's report, not a graph
+    the caller will differentiate."""
+    seen: set[int] = set()
+    todo = [node]
+    while todo and len(seen) < limit:
+        n = todo.pop()
+        if n is None or id(n) in seen:
+            continue
+        seen.add(id(n))
+        if getattr(n, "_freed", False):
+            return True
+        for e in getattr(n, "_next", ()) or ():
+            todo.append(e[0] if type(e) is tuple else e)
+    return False
+
+
+def _tensors_in(value: Any, out: list[Tensor], depth: int) -> None:
+    if isinstance(value, Tensor):
+        out.append(value)
+    elif value.__class__ in (list, tuple) and depth < 4:
+        for v in value:
+            _tensors_in(v, out, depth + 1)
+    elif value.__class__ is dict and depth < 4:
+        for v in value.values():
+            _tensors_in(v, out, depth + 1)
+
+
+def _output(value: Any, index: dict[int, int], grad_expr: dict[int, str], session: Session,
+            backward_ran: bool) -> tuple[Any, str]:
+    """The return value's template, or a reason it cannot be replayed."""
+    if isinstance(value, Tensor):
+        i = index.get(id(value))
+        if i is not None:
+            return _program.OutState(i), ""
+        k = session._slot(value._data)
+        if k is None:
+            return None, "the call returned a tensor the recording did not make"
+        if value._grad_fn is not None and not backward_ran and not _released(value._grad_fn):
+            return None, TRAINING_FORWARD
+        return _program.OutTensor(k, grad_expr.get(id(value))), ""
+    cls = value.__class__
+    if cls in (tuple, list):
+        items = [_output(v, index, grad_expr, session, backward_ran) for v in value]
+        for _, reason in items:
+            if reason:
+                return None, reason
+        return cls(t for t, _ in items), ""
+    if cls is dict:
+        out = {}
+        for k, v in value.items():
+            t, reason = _output(v, index, grad_expr, session, backward_ran)
+            if reason:
+                return None, reason
+            out[k] = t
+        return out, ""
+    if value.__class__ is TracedArray:
+        return None, "the call returned a raw array"
+    return value, ""

@@ -10,6 +10,7 @@ optimizers, and the guard key describing them.
 
 from __future__ import annotations
 
+import types
 from typing import Any, Callable
 
 from arraygrad.autograd.grad_mode import _state as _grad_state
@@ -28,7 +29,7 @@ class Found:
     ``hyper`` (optimizers' group hyperparameters)."""
 
     __slots__ = ("tensors", "modules", "optimizers", "schedulers", "key", "hyper", "nargs",
-                 "_ids")
+                 "layout", "_ids")
 
     def __init__(self) -> None:
         self.tensors: list[Tensor] = []
@@ -38,28 +39,77 @@ class Found:
         self.key: Any = None
         self.hyper: Any = None
         self.nargs = 0  # the first ``nargs`` tensors come from the call's arguments
+        self.layout: Layout | None = None
         self._ids: dict[int, int] = {}
 
 
-def roots_of(fn: Callable[..., Any]) -> tuple[list[Any], list[str]]:
-    """``(closure cells, global names)`` of ``fn`` whose values are read at each call (a
-    bound method's ``self`` is a root too: returned as a cell-like value)."""
+def roots_of(fn: Callable[..., Any]) -> list[Any]:
+    """The cell-like roots of ``fn`` (each with a ``cell_contents`` read at every call): its
+    closure cells, the globals its code names, a bound method's ``self``; and, through the
+    functions found there (helpers, other compiled functions), theirs, a few levels deep."""
     cells: list[Any] = []
-    names: list[str] = []
+    _collect(fn, cells, set(), 3)
+    return cells
+
+
+def _collect(fn: Any, cells: list[Any], seen: set[int], depth: int) -> None:
+    if id(fn) in seen or depth < 0:
+        return
+    seen.add(id(fn))
     fixed = getattr(fn, "__compile_roots__", None)
     if fixed is not None:  # a wrapper naming its roots (``compile(module)``)
-        return [_Const(r) for r in fixed], names
+        cells.extend(_Const(r) for r in fixed)
+        return
+    inner = getattr(fn, "__wrapped__", None)  # a compiled function, a functools.wraps wrapper
+    if inner is not None and inner is not fn:
+        _collect(inner, cells, seen, depth)
+        return
     func = getattr(fn, "__func__", fn)
     self_obj = getattr(fn, "__self__", None)
-    if self_obj is not None:
+    if self_obj is not None and not isinstance(self_obj, types.ModuleType):
         cells.append(_Const(self_obj))
     code = getattr(func, "__code__", None)
-    if code is not None:
-        cells.extend(func.__closure__ or ())
-        names.extend(_names(code))
-    elif callable(fn) and not isinstance(fn, type):
-        cells.append(_Const(fn))  # a callable object (a Module): itself
-    return cells, names
+    if code is None:
+        if callable(fn) and not isinstance(fn, type):
+            cells.append(_Const(fn))  # a callable object (a Module): itself
+        return
+    new: list[Any] = list(func.__closure__ or ())
+    glob = getattr(func, "__globals__", {})
+    # the names the code reads that are globals (the others are attributes and builtins)
+    new.extend(_Global(glob, n) for n in _names(code) if n in glob)
+    cells.extend(new)
+    for cell in new:
+        try:
+            value = cell.cell_contents
+        except ValueError:  # an empty cell
+            continue
+        if callable(value) and (hasattr(value, "__code__") or hasattr(value, "__wrapped__")) \
+                and not _library(value):
+            _collect(value, cells, seen, depth - 1)
+
+
+_LIBRARIES = ("arraygrad", "numpy", "array_api_compat", "cupy", "torch", "builtins")
+
+
+def _library(fn: Any) -> bool:
+    """A library's function: its globals are no state of the user's step."""
+    module = getattr(fn, "__module__", None) or ""
+    return module.split(".")[0] in _LIBRARIES and not module.startswith("arraygrad.compiler")
+
+
+class _Global:
+    """A global variable as a cell-like root: ``cell_contents`` reads it now."""
+
+    __slots__ = ("space", "name")
+
+    def __init__(self, space: dict[str, Any], name: str) -> None:
+        self.space = space
+        self.name = name
+
+    @property
+    def cell_contents(self) -> Any:
+        """The variable's value (None once deleted)."""
+        return self.space.get(self.name)
 
 
 def _names(code: Any) -> list[str]:
@@ -105,7 +155,8 @@ class Layout:
     (``base``), modules, optimizers and schedulers, and the ``stamp`` (identities of
     everything the walk went through) that says when it must be walked again."""
 
-    __slots__ = ("base", "modules", "optimizers", "schedulers", "roots", "stamp", "watch")
+    __slots__ = ("base", "modules", "optimizers", "schedulers", "roots", "stamp", "watch",
+                 "cells")
 
     def __init__(self) -> None:
         self.base: list[Tensor] = []
@@ -115,29 +166,40 @@ class Layout:
         self.roots: list[Any] = []
         self.stamp: Any = None
         self.watch: list[Any] = []
+        self.cells: list[Any] = []  # the roots it was walked from
 
-    def current(self, fn: Any, cells: list[Any], names: list[str]) -> bool:
-        """Whether the walk would find the same objects now."""
-        return _stamp(self, _root_values(fn, cells, names)) == self.stamp
+    def current(self, cells: list[Any]) -> bool:
+        """Whether the walk would find the same objects now (the roots, and the contents of
+        every container it went through, by identity)."""
+        roots = _root_values(cells)
+        ids = self.roots
+        if len(roots) != len(ids):
+            return False
+        for v, i in zip(roots, ids):
+            if id(v) != i:
+                return False
+        for c, known in self.watch:
+            if len(c) != len(known):
+                return False
+            if known and tuple(map(id, c if c.__class__ is list else c.values())) != known:
+                return False
+        return True
 
 
-def _root_values(fn: Any, cells: list[Any], names: list[str]) -> list[Any]:
+def _root_values(cells: list[Any]) -> list[Any]:
     values: list[Any] = []
     for cell in cells:
         try:
             values.append(cell.cell_contents)
         except ValueError:  # an empty cell
             values.append(None)
-    glob = getattr(getattr(fn, "__func__", fn), "__globals__", {})
-    for name in names:
-        values.append(glob.get(name))
     return values
 
 
 def _stamp(layout: Layout, roots: list[Any]) -> tuple[int, ...]:
     ids = [id(v) for v in roots]
-    for c in layout.watch:  # dicts and lists whose contents the walk went through
-        ids.extend(map(id, c.values() if c.__class__ is not list else c))
+    for _c, known in layout.watch:  # dicts and lists whose contents the walk went through
+        ids.extend(known)
         ids.append(-1)
     return tuple(ids)
 
@@ -152,16 +214,19 @@ def _watch(layout: Layout, roots: list[Any]) -> None:
         watch.extend(group["params"] for group in o.param_groups)
         watch.append(o.state)
         watch.extend(o.state.values())
-    layout.watch = watch
+    layout.roots = [id(v) for v in roots]
+    layout.watch = [(c, tuple(map(id, c if c.__class__ is list else c.values())))
+                    for c in watch]
 
 
-def layout_of(fn: Any, cells: list[Any], names: list[str]) -> Layout:
-    """Walk the roots of ``fn`` (closure cells, globals its code names)."""
+def layout_of(cells: list[Any]) -> Layout:
+    """Walk the roots (``roots_of``): the state reachable from them."""
     if _Classes.module is None:
         _Classes.load()
     layout = Layout()
+    layout.cells = cells
     walk = _Walker(layout)
-    roots = _root_values(fn, cells, names)
+    roots = _root_values(cells)
     for value in roots:
         if value is not None and _interesting(value):
             walk.visit(value, 1)
@@ -213,6 +278,10 @@ class _Walker:
                 self.tensor(p)
             for b in value.buffers():
                 self.tensor(b)
+            for m in value.modules():  # plain tensor attributes (an RNN's kept hidden state)
+                for v in m.__dict__.values():
+                    if isinstance(v, Tensor):
+                        self.tensor(v)
         elif isinstance(value, _Classes.optimizer):
             self.seen.add(id(value))
             layout.optimizers.append(value)
@@ -280,6 +349,7 @@ def discover(layout: Layout, args: tuple[Any, ...], kwargs: dict[str, Any]) -> F
                     if not isinstance(v, Tensor):
                         key.append(v if isinstance(v, _SCALARS) else type(v))
         found.hyper = tuple(hyper)
+    found.layout = layout
     found.modules = layout.modules
     found.optimizers = layout.optimizers
     found.schedulers = layout.schedulers

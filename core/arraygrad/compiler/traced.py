@@ -8,7 +8,9 @@ arguments as a template (``Slot`` for traced arrays, ``Live`` for live scalars, 
 constants otherwise) and the slot of its result. Reading a value into Python
 (``bool``, ``float``, ``.item()``, ``__array__``...) is a *graph break*: the recording
 stops, the read answers with the real value, and from then on every traced array is
-transparent (operations run on the real arrays and record nothing).
+transparent (operations run on the real arrays and record nothing). The exception: an
+``int``/``bool``/``index`` read of a value computed from the inputs alone becomes a
+*value guard* (``Recording.guard``), checked at the start of each replay.
 """
 
 from __future__ import annotations
@@ -16,162 +18,22 @@ from __future__ import annotations
 import operator
 from typing import Any, Callable
 
+from arraygrad.compiler.recording import (
+    GraphBreak, Instr, Live, Recording, Slot, Unsupported, current, graph_break, is_live as _live,
+    slots_of as _slots,
+)
 from arraygrad.compiler.scalars import LiveScalar, recording_flag
 
 __all__ = ["TracedArray", "Recording", "Instr", "Slot", "Live", "GraphBreak", "Unsupported",
-           "current", "record_call", "unwrap", "graph_break"]
+           "current", "record_call", "recorded_kernel", "unwrap", "graph_break", "constant"]
 
 
-class Unsupported(RuntimeError):
-    """Raised by a ``fullgraph=True`` compiled function where a graph break would happen
-    (``torch._dynamo.exc.Unsupported``'s counterpart)."""
-
-
-class GraphBreak(Exception):
-    """Internal: unwinds a recording that must stop (never reaches the user)."""
-
-
-class Slot:
-    """Template entry: the array in slot ``k`` of the program."""
-
-    __slots__ = ("k",)
-
-    def __init__(self, k: int) -> None:
-        self.k = k
-
-    def __eq__(self, other: object) -> bool:
-        return other.__class__ is Slot and other.k == self.k
-
-    def __hash__(self) -> int:
-        return self.k
-
-
-class Live:
-    """Template entry: a live scalar, evaluated again (``getter()``) at replay."""
-
-    __slots__ = ("getter",)
-
-    def __init__(self, getter: Callable[[], Any]) -> None:
-        self.getter = getter
-
-
-class Instr:
-    """One recorded call: ``out = fn(*args, **kwargs)``.
-
-    ``out``: a slot number, a tuple of slot numbers (a tuple result), or None (nothing
-    kept). ``pure``: dropping it changes nothing when its result is unused. ``kind``:
-    how codegen writes it (``"call"``, an infix operator symbol, ``"getitem"``,
-    ``"method"`` with ``fn`` the method name, ``"attr"``). ``coerce``: the result was a
-    backend scalar that eager would coerce to an array.
-    """
-
-    __slots__ = ("fn", "args", "kwargs", "out", "pure", "kind", "coerce")
-
-    def __init__(self, fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any,
-                 pure: bool, kind: str = "call", coerce: Any = None) -> None:
-        self.fn = fn
-        self.args = args
-        self.kwargs = kwargs
-        self.out = out
-        self.pure = pure
-        self.kind = kind
-        self.coerce = coerce
-
-
-class Recording:
-    """The program being recorded: instructions, slot count, and why it stopped (if it did).
-
-    ``backend``: the real backend (its ``array_type`` says what counts as an array and its
-    ``coerce`` turns backend scalars into arrays). ``on_break``: called with the reason
-    at a graph break (the compiled function decides: warn and go eager, or raise).
-    """
-
-    def __init__(self, backend: Any, on_break: Callable[[str], None]) -> None:
-        self.backend = backend
-        self.instrs: list[Instr] = []
-        self.nslots = 0
-        self.on_break = on_break
-        self.broken: str | None = None
-        self.written: set[int] = set()  # slots an in-place instruction wrote (and their bases)
-        self.producer: dict[int, int] = {}  # slot -> index of the instruction that made it
-        self.base: dict[int, int] = {}  # a view's slot -> the slot it views
-        self.ninputs = 0  # slots below this are the state read at the start
-        # value guards: (slot, read function, value) of reads into Python whose value depends
-        # on the inputs only; a replay checks them first and, on a mismatch, changes nothing
-        self.guards: list[tuple[int, Callable[[Any], Any], Any]] = []
-        self.hoisted: set[int] = set()  # instruction indexes the guards' checks compute
-        self.wrap_backend: Callable[[Any], Any] = lambda b: b  # set by the session
-
-    def guard(self, k: int, fn: Callable[[Any], Any], value: Any) -> bool:
-        """Make the read ``fn(slot k) == value`` a value guard, if slot ``k`` is a pure
-        function of inputs nothing has written yet (else False: a graph break)."""
-        cone: set[int] = set()
-        todo = [k]
-        while todo:
-            s = todo.pop()
-            if s in self.written:
-                return False
-            i = self.producer.get(s)
-            if i is None:
-                if s >= self.ninputs:
-                    return False
-                continue
-            if i in cone:
-                continue
-            ins = self.instrs[i]
-            if not ins.pure or ins.kind == "host":
-                return False
-            cone.add(i)
-            found: set[int] = set()
-            _slots(ins.args, found)
-            _slots(ins.kwargs, found)
-            todo.extend(found)
-        self.hoisted |= cone
-        self.guards.append((k, fn, value))
-        return True
-
-    def new_slot(self) -> int:
-        """A fresh slot number."""
-        k = self.nslots
-        self.nslots = k + 1
-        return k
-
-
-class _Current:
-    """The recording in progress (one at a time), or None."""
-
-    __slots__ = ("rec",)
-
-    def __init__(self) -> None:
-        self.rec: Recording | None = None
-
-
-current = _Current()
-
-
-def graph_break(reason: str) -> None:
-    """Stop the recording in progress (see ``Recording.on_break``); no-op when none is."""
-    rec = current.rec
-    if rec is not None and _live(rec):
-        rec.on_break(reason)
-
-
-def _slots(t: Any, out: set[int]) -> None:
-    cls = t.__class__
-    if cls is Slot:
-        out.add(t.k)
-    elif cls is tuple or cls is list:
-        for v in t:
-            _slots(v, out)
-    elif cls is dict:
-        for v in t.values():
-            _slots(v, out)
-
-
-def _live(rec: Recording) -> bool:
-    # after a graph break the session stays current (so every tensor keeps one backend)
-    # but records nothing: the traced arrays are transparent
-    return recording_flag.on and current.rec is rec and rec.broken is None
+def constant(rec: Recording, value: Any) -> bool:
+    """Whether every traced array of ``rec`` in ``value`` is made from shapes and constants
+    alone (``Recording.constant``)."""
+    found: set[int] = set()
+    _slots(_encode(value, rec)[0], found)
+    return rec.constant(found)
 
 
 def unwrap(value: Any) -> Any:
@@ -199,6 +61,7 @@ def _encode(value: Any, rec: Recording) -> tuple[Any, bool]:
             return Slot(value._s), True
         return value._a, False  # a leftover of an earlier recording: its real array
     if cls is LiveScalar:
+        rec.live = True
         return Live(value.getter), False
     if cls is tuple or cls is list:
         items = [_encode(v, rec) for v in value]
@@ -262,22 +125,29 @@ def record_call(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], *, pure:
     creation, random draws). A result that is no array breaks the graph when the call
     read a traced array (a value reaching Python) and is returned as it is otherwise."""
     rec = current.rec if rec is None else rec
-    real_args, real_kwargs = unwrap(args), unwrap(kwargs) if kwargs else kwargs
     runner = fn if call is None else call
-    if rec is None or not _live(rec):
-        return runner(*real_args, **real_kwargs)
-    targs, traced_a = _encode(args, rec)
-    tkw, traced_k = _encode(kwargs, rec) if kwargs else ({}, False)
-    traced = traced_a or traced_k
+    if rec is None or not (recording_flag.on and current.rec is rec and rec.broken is None):
+        return runner(*unwrap(args), **(unwrap(kwargs) if kwargs else kwargs))
+    reals: dict[int, int] = {}
+    flat = None if kwargs else _flat(args, rec, reals)
+    if flat is not None:  # the common case: arrays and scalars, no containers, no keywords
+        real_args, targs, traced = flat
+        real_kwargs, tkw = kwargs, {}
+    else:
+        real_args, real_kwargs = unwrap(args), unwrap(kwargs) if kwargs else kwargs
+        targs, traced_a = _encode(args, rec)
+        tkw, traced_k = _encode(kwargs, rec) if kwargs else ({}, False)
+        traced = traced_a or traced_k
+        _reals(args, reals)
+        if kwargs:
+            _reals(kwargs, reals)
     result = runner(*real_args, **real_kwargs)
+    if result is NotImplemented:  # a kernel declining the call: the caller takes another way
+        return result
     if not traced and not _is_array(result, rec) and (not always or result is not None):
         return result  # metadata (a dtype, finfo, isdtype...): nothing to replay
     if kwargs and "out" in kwargs:
         pure = False
-    reals: dict[int, int] = {}
-    _reals(args, reals)
-    if kwargs:
-        _reals(kwargs, reals)
     try:
         value, out, coerce = _trace(result, rec, reals)
     except GraphBreak as exc:
@@ -286,7 +156,8 @@ def record_call(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], *, pure:
     if result is None:
         pure = False  # a call returning None was called for its effect
     index = len(rec.instrs)
-    rec.instrs.append(Instr(fn, targs, tkw, out, pure, kind, coerce))
+    rec.instrs.append(Instr(fn, targs, tkw, out, pure, kind, coerce,
+                            tuple(reals.values()) if flat is not None else None))
     if out.__class__ is int and id(result) not in reals:
         rec.producer[out] = index
         if getattr(result, "base", None) is not None:  # a view: writes to it write its base
@@ -301,18 +172,54 @@ def record_call(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], *, pure:
     return value
 
 
-def _mark_written(rec: Recording, targs: Any, tkw: Any) -> None:
-    for t in (targs, tkw.values() if isinstance(tkw, dict) else ()):
-        for a in t:
-            if a.__class__ is Slot:
-                rec.written.add(a.k)
-                base = rec.base.get(a.k)
-                if base is not None:
-                    rec.written.add(base)
-                break
+def recorded_kernel(kernel: Callable[..., Any]) -> Callable[..., Any]:
+    """A plugin's kernel whose calls are recorded as one instruction each (it may convert
+    its arguments with ``numpy.asarray``, which a traced array would refuse)."""
+    def run(*args: Any, **kwargs: Any) -> Any:
+        return record_call(kernel, args, kwargs, always=True)
+    return run
+
+
+def _flat(args: tuple[Any, ...], rec: Recording,
+          reals: dict[int, int]) -> tuple[tuple[Any, ...], tuple[Any, ...], bool] | None:
+    """``(real args, template, traced)`` of arguments holding no containers (one pass), or
+    None for the general path. Fills ``reals`` (real array id -> slot)."""
+    real: list[Any] = []
+    template: list[Any] = []
+    traced = False
+    for a in args:
+        cls = a.__class__
+        if cls is TracedArray:
+            if a._r is rec:
+                template.append(Slot(a._s))
+                reals[id(a._a)] = a._s
+                traced = True
+            else:
+                template.append(a._a)
+            real.append(a._a)
+        elif cls is LiveScalar:
+            template.append(Live(a.getter))
+            real.append(float(a))
+            rec.live = True
+        elif cls is tuple or cls is list or cls is dict:
+            return None
         else:
-            continue
-        break
+            template.append(a)
+            real.append(a)
+    return tuple(real), tuple(template), traced
+
+
+def _mark_written(rec: Recording, targs: Any, tkw: Any) -> None:
+    """Every slot an effectful instruction reads may be written by it (its target, an
+    ``out=``): value guards never hoist reads of them (conservative: only guards lose)."""
+    found: set[int] = set()
+    _slots(targs, found)
+    _slots(tkw, found)
+    for k in found:
+        rec.written.add(k)
+        base = rec.base.get(k)
+        if base is not None:
+            rec.written.add(base)
 
 
 # -- the array -------------------------------------------------------------------------
@@ -329,8 +236,10 @@ _INPLACE = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", 
 
 # attributes read as they are (static metadata under the guards)
 _STATIC = frozenset({"shape", "dtype", "ndim", "size", "device", "itemsize", "nbytes", "strides",
-                     "flags", "__array_interface__", "__cuda_array_interface__",
-                     "__array_priority__", "_a", "_s", "_r"})
+                     "flags", "__array_priority__", "_a", "_s", "_r"})
+# protocols that hand the data itself to foreign code (which then computes unrecorded)
+_EXPORTS = frozenset({"__array_interface__", "__cuda_array_interface__", "__array_struct__",
+                      "__buffer__"})
 # methods that write their receiver
 _EFFECT_METHODS = frozenset({"fill", "sort", "resize", "put", "itemset", "setfield", "partition",
                              "__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__"})
@@ -447,7 +356,7 @@ class TracedArray:
 
     # indexing -------------------------------------------------------------------
     def __getitem__(self, key: Any) -> Any:
-        if _live(self._r) and _has_mask(key):
+        if _live(self._r) and _has_mask(key) and not constant(self._r, key):
             graph_break("indexing with a boolean mask has a data-dependent shape")
         return record_call(operator.getitem, (self, key), {}, kind="getitem", rec=self._r)
 
@@ -463,12 +372,15 @@ class TracedArray:
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
         name = getattr(func, "__name__", "")
-        if _live(self._r) and name in DATA_DEPENDENT:
+        if _live(self._r) and name in DATA_DEPENDENT and not constant(self._r, args):
             graph_break(f"`{name}` has a data-dependent shape")
         return record_call(func, tuple(args), dict(kwargs), pure=name not in EFFECT_FUNCTIONS,
                            rec=self._r)
 
     def __getattr__(self, name: str) -> Any:
+        if name in _EXPORTS and _live(self._r):
+            graph_break("the array's memory is handed to another library "
+                        f"(`{name}`): its work cannot be recorded")
         value = getattr(self._a, name)
         if name == "item" and _live(self._r):
             return lambda: self._read(_BREAK_METHODS["item"], _item)

@@ -25,6 +25,7 @@ import logging
 import threading
 from dataclasses import dataclass, field
 
+from arraygrad.compiler.scalars import recording_flag as _recording
 from arraygrad.plugins import manager
 from arraygrad.tensor import Tensor
 
@@ -273,6 +274,9 @@ def dispatch_kernel(op_name: str, backend: Backend, portable: Callable, *args: A
     kernel, plugin = _lookup(op_name, backend)
     if kernel is None:
         return portable(*args, **kwargs)
+    if _recording.on:  # inside ``arraygrad.compile``'s recording: the kernel call is recorded
+        from arraygrad.compiler.traced import recorded_kernel
+        kernel = recorded_kernel(kernel)
     try:
         out = kernel(*args, **kwargs)
     except Exception as exc:

@@ -1,0 +1,202 @@
+"""The program being recorded: its instructions, their argument templates, and the
+recording in progress.
+
+An ``Instr`` is one backend call: the callable, its arguments as a template (``Slot`` for
+an array of the program, ``Live`` for a live scalar read again at replay, plain constants
+otherwise) and the slot(s) of its result. A ``Recording`` holds them, with what value guards
+and data-dependent shapes need to know: which instruction made each slot, which slots were
+written, which are inputs.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from arraygrad.compiler.scalars import recording_flag
+
+__all__ = ["Recording", "Instr", "Slot", "Live", "GraphBreak", "Unsupported", "current",
+           "graph_break", "is_live", "slots_of"]
+
+
+class Unsupported(RuntimeError):
+    """Raised by a ``fullgraph=True`` compiled function where a graph break would happen
+    (``torch._dynamo.exc.Unsupported``'s counterpart)."""
+
+
+class GraphBreak(Exception):
+    """Internal: unwinds a recording that must stop (never reaches the user)."""
+
+
+class Slot:
+    """Template entry: the array in slot ``k`` of the program."""
+
+    __slots__ = ("k",)
+
+    def __init__(self, k: int) -> None:
+        self.k = k
+
+    def __eq__(self, other: object) -> bool:
+        return other.__class__ is Slot and other.k == self.k
+
+    def __hash__(self) -> int:
+        return self.k
+
+
+class Live:
+    """Template entry: a live scalar, evaluated again (``getter()``) at replay."""
+
+    __slots__ = ("getter",)
+
+    def __init__(self, getter: Callable[[], Any]) -> None:
+        self.getter = getter
+
+
+class Instr:
+    """One recorded call: ``out = fn(*args, **kwargs)``.
+
+    ``out``: a slot number, a tuple of slot numbers (a tuple result), or None (nothing
+    kept). ``pure``: dropping it changes nothing when its result is unused. ``kind``:
+    how codegen writes it (``"call"``, an infix operator symbol, ``"getitem"``,
+    ``"method"`` with ``fn`` the method name, ``"attr"``). ``coerce``: the result was a
+    backend scalar that eager would coerce to an array.
+    """
+
+    __slots__ = ("fn", "args", "kwargs", "out", "pure", "kind", "coerce", "reads")
+
+    def __init__(self, fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any,
+                 pure: bool, kind: str = "call", coerce: Any = None,
+                 reads: tuple[int, ...] | None = None) -> None:
+        self.fn = fn
+        self.args = args
+        self.kwargs = kwargs
+        self.out = out
+        self.pure = pure
+        self.kind = kind
+        self.coerce = coerce
+        if reads is None:  # the slots the templates name
+            found: set[int] = set()
+            slots_of(args, found)
+            slots_of(kwargs, found)
+            reads = tuple(found)
+        self.reads = reads  # the slots it reads
+
+
+class Recording:
+    """The program being recorded: instructions, slot count, and why it stopped (if it did).
+
+    ``backend``: the real backend (its ``array_type`` says what counts as an array and its
+    ``coerce`` turns backend scalars into arrays). ``on_break``: called with the reason
+    at a graph break (the compiled function decides: warn and go eager, or raise).
+    """
+
+    def __init__(self, backend: Any, on_break: Callable[[str], None]) -> None:
+        self.backend = backend
+        self.instrs: list[Instr] = []
+        self.nslots = 0
+        self.on_break = on_break
+        self.broken: str | None = None
+        self.written: set[int] = set()  # slots an in-place instruction wrote (and their bases)
+        self.producer: dict[int, int] = {}  # slot -> index of the instruction that made it
+        self.base: dict[int, int] = {}  # a view's slot -> the slot it views
+        self.ninputs = 0  # slots below this are the state read at the start
+        # value guards: (slot, read function, value) of reads into Python whose value depends
+        # on the inputs only; a replay checks them first and, on a mismatch, changes nothing
+        self.guards: list[tuple[int, Callable[[Any], Any], Any]] = []
+        self.hoisted: set[int] = set()  # instruction indexes the guards' checks compute
+        self.wrap_backend: Callable[[Any], Any] = lambda b: b  # set by the session
+        self.live = False  # a live scalar or a host call is in the program
+
+    def guard(self, k: int, fn: Callable[[Any], Any], value: Any) -> bool:
+        """Make the read ``fn(slot k) == value`` a value guard, if slot ``k`` is a pure
+        function of inputs nothing has written yet (else False: a graph break)."""
+        cone: set[int] = set()
+        todo = [k]
+        while todo:
+            s = todo.pop()
+            if s in self.written:
+                return False
+            i = self.producer.get(s)
+            if i is None:
+                if s >= self.ninputs:
+                    return False
+                continue
+            if i in cone:
+                continue
+            ins = self.instrs[i]
+            if not ins.pure or ins.kind == "host":
+                return False
+            cone.add(i)
+            found: set[int] = set()
+            slots_of(ins.args, found)
+            slots_of(ins.kwargs, found)
+            todo.extend(found)
+        self.hoisted |= cone
+        self.guards.append((k, fn, value))
+        return True
+
+    def constant(self, slots: set[int]) -> bool:
+        """Whether the arrays in ``slots`` are computed by pure instructions from no input at
+        all (functions of shapes and constants: the same at every replay, so a
+        data-dependent shape of them is no break)."""
+        seen: set[int] = set()
+        todo = list(slots)
+        while todo:
+            s = todo.pop()
+            if s in seen:
+                continue
+            seen.add(s)
+            if s < self.ninputs or s in self.written:
+                return False
+            i = self.producer.get(s)
+            if i is None:
+                return False
+            ins = self.instrs[i]
+            if not ins.pure or ins.kind == "host":
+                return False
+            todo.extend(ins.reads)
+        return True
+
+    def new_slot(self) -> int:
+        """A fresh slot number."""
+        k = self.nslots
+        self.nslots = k + 1
+        return k
+
+
+class _Current:
+    """The recording in progress (one at a time), or None."""
+
+    __slots__ = ("rec",)
+
+    def __init__(self) -> None:
+        self.rec: Recording | None = None
+
+
+current = _Current()
+
+
+def graph_break(reason: str) -> None:
+    """Stop the recording in progress (see ``Recording.on_break``); no-op when none is."""
+    rec = current.rec
+    if rec is not None and is_live(rec):
+        rec.on_break(reason)
+
+
+def slots_of(t: Any, out: set[int]) -> None:
+    """Add the slot numbers a template names to ``out``."""
+    cls = t.__class__
+    if cls is Slot:
+        out.add(t.k)
+    elif cls is tuple or cls is list:
+        for v in t:
+            slots_of(v, out)
+    elif cls is dict:
+        for v in t.values():
+            slots_of(v, out)
+
+
+def is_live(rec: Recording) -> bool:
+    """Whether ``rec`` is recording now (not broken, not paused by a live scalar's getter)."""
+    # after a graph break the session stays current (so every tensor keeps one backend)
+    # but records nothing: the traced arrays are transparent
+    return recording_flag.on and current.rec is rec and rec.broken is None
