@@ -4,8 +4,9 @@ An optimizer's update mixes array work with Python floats computed from state th
 changes between steps: the learning rate in ``group["lr"]`` (which a scheduler
 rewrites), Adam's bias corrections from ``state["step"].item()``, ASGD's ``eta``.
 A recording of the array work (``arraygrad.compile``) would bake the value each float
-had at record time into the program. So each such float is computed as ONE
-expression handed to :func:`live`::
+had at record time into the program. So each such float is computed from the state
+inside a getter handed to :func:`live` (one expression per scalar; arithmetic on a
+live value stays live, but a value read outside a getter is fixed)::
 
     step_size = live(lambda: lr() / (1 - beta1 ** state["step"].item()))
 
