@@ -1,8 +1,11 @@
 """The benchmark suite (``make bench``): every workload for raw NumPy (hand-written gradients,
-the floor), arraygrad, and PyTorch when installed, interleaved in one process so ratios hold
-on a noisy machine. Prints medians and ratios; ``--json PATH`` writes the same.
+the floor), arraygrad, arraygrad's step under ``arraygrad.compile`` ("compiled"), and PyTorch
+when installed, interleaved in one process so ratios hold on a noisy machine. Prints medians
+and ratios; ``--json PATH`` writes the same.
 
 Each workload's gradients are checked once against NumPy: a fast wrong answer shows WRONG.
+The compiled step is checked against an eager twin, bit for bit over its first calls, and its
+row adds the recording's cost in eager steps; "n/a" says why a step has no compiled timing.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import checkpoint_memory  # noqa: E402
 import per_sample_grads  # noqa: E402
 from workloads import attention, chain, conv, deep, dense, memory, mlp, recurrent  # noqa: E402
 from workloads.base import to_numpy  # noqa: E402
+from workloads.compiled import compiled_impl  # noqa: E402
 
 TIMED = {
     "overhead_chain": chain.workload,
@@ -44,14 +48,32 @@ def _check(w) -> dict:
     for name, impl in w.impls.items():
         if name == "numpy":
             continue
+        if impl.correct is not None:  # checked its own way (the compiled step)
+            out[name] = impl.correct
+            continue
         got = [to_numpy(g) for g in impl.run()]
         out[name] = len(got) == len(ref) and all(
             np.allclose(a, b, rtol=w.rtol, atol=1e-5) for a, b in zip(got, ref))
     return out
 
 
-def time_workload(w, quick: bool) -> dict:
-    """Median time per call in the workload's unit, interleaving implementations."""
+def add_compiled(w) -> dict:
+    """Put the compiled step among ``w``'s implementations, after arraygrad's; returns its
+    ``info`` (``record_ratio``, or the ``note`` saying why there is none)."""
+    if w.framework is None:
+        return {}
+    impl, info = compiled_impl(w.framework)
+    if impl is not None:
+        impls = list(w.impls.items())
+        at = [name for name, _ in impls].index("arraygrad") + 1
+        w.impls = dict(impls[:at] + [("compiled", impl)] + impls[at:])
+    return info
+
+
+def time_workload(w, quick: bool, compiled: bool = True) -> dict:
+    """Median time per call in the workload's unit, interleaving implementations (the compiled
+    step's among them unless ``compiled`` is False)."""
+    info = add_compiled(w) if compiled else {}
     correct = _check(w)
     for impl in w.impls.values():  # warm caches and lazily built state
         impl.run()
@@ -62,8 +84,13 @@ def time_workload(w, quick: bool) -> dict:
             t0 = time.perf_counter()
             impl.run()
             samples[name].append((time.perf_counter() - t0) * w.scale)
-    return {name: {"median": statistics.median(v), "correct": correct[name]}
-            for name, v in samples.items()}
+    results = {name: {"median": statistics.median(v), "correct": correct[name]}
+               for name, v in samples.items()}
+    if "compiled" in results:
+        results["compiled"]["record_ratio"] = info["record_ratio"]
+    elif info:
+        w.compiled_note = info["note"]
+    return results
 
 
 def _row(label, unit, results):
@@ -74,7 +101,9 @@ def _row(label, unit, results):
         vs_np = r["median"] / np_med
         vs_torch = f"{r['median'] / torch_med:8.2f}" if torch_med else "       -"
         lines.append(f"{label:<18} {name:<10} {r['median']:10.3f} {unit:<8} {vs_np:8.2f} "
-                     f"{vs_torch}  {'ok' if r['correct'] else 'WRONG'}")
+                     f"{vs_torch}  {'ok' if r['correct'] else 'WRONG'}"
+                     + (f"  record = {r['record_ratio']:.1f} eager steps"
+                        if "record_ratio" in r else ""))
         label = ""
     return lines
 
@@ -97,6 +126,9 @@ def main(argv=None) -> int:
         results[name] = time_workload(w, args.quick)
         for line in _row(name, w.unit, results[name]):
             print(line, flush=True)
+        if w.compiled_note:  # the compiled column, and why it is empty
+            print(f"{'':<18} {'compiled':<10} {'n/a':>10}  ({w.compiled_note})")
+            results.setdefault("compiled_na", {})[name] = w.compiled_note
     if not args.only or "deep_chain" in args.only:
         dc = deep.deep_chain()
         results["deep_chain"] = dc

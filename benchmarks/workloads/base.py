@@ -13,6 +13,7 @@ class Impl:
     the timed calls do no conversion the NumPy floor does not do)."""
 
     run: Callable[[], list]
+    correct: bool | None = None  # checked already (the compiled step against its eager twin)
 
 
 @dataclass
@@ -26,6 +27,8 @@ class Workload:
     repeats: int = 30
     rtol: float = 1e-3
     note: str = ""
+    framework: Callable | None = None  # framework(lib) -> run: bench.py builds "compiled" from it
+    compiled_note: str = ""  # why the compiled column is empty, when it is
 
 
 def to_numpy(t):
@@ -76,9 +79,11 @@ def sgd_step(lib, model, params, x, y, loss=None):
 
 
 def with_frameworks(w: Workload, numpy_run, framework) -> Workload:
-    """Fill ``w`` with the NumPy floor, arraygrad, and PyTorch if installed."""
+    """Fill ``w`` with the NumPy floor, arraygrad, and PyTorch if installed; ``framework`` is
+    kept for the compiled column (``workloads.compiled``), which the bench adds when timing."""
     import arraygrad
 
+    w.framework = framework
     w.impls["numpy"] = Impl(numpy_run)
     w.impls["arraygrad"] = Impl(framework(arraygrad))
     torch = try_torch()

@@ -60,8 +60,8 @@ def fake_cuda(monkeypatch, fresh_plugins):
     from arraygrad_cupy import backend as cupy_backend_module
     from fake_cupy import FakeCuda
 
-    def make(n_devices=2):
-        fake = FakeCuda(n_devices)
+    def make(n_devices=2, **options):
+        fake = FakeCuda(n_devices, **options)
         for name, module in fake.modules.items():
             monkeypatch.setitem(sys.modules, name, module)
         monkeypatch.setattr(array_api_compat, "cupy", fake.modules["array_api_compat.cupy"],

@@ -15,6 +15,10 @@ over, the fake copies CuPy, so a test on the fake catches the bug:
 * ``cupy.cuda.Event``: recorded on the current device only (CUDA refuses an
   event of another device), and ``cupy.cuda.get_elapsed_time`` raises
   ``cudaErrorNotReady`` until the device has been synchronized.
+
+``FakeCuda(n, device_arrays=True)`` also fakes CUDA graphs (``fake_cuda_graph``):
+its arrays are ``DeviceArray``s whose operations a capturing ``cupy.cuda.Stream``
+records instead of running, and ``Graph.launch()`` runs them again.
 """
 
 from __future__ import annotations
@@ -23,13 +27,15 @@ import sys
 import time
 import types
 
+from fake_cuda_graph import device_call, make_graph_api
+
 __all__ = ["FakeCuda", "install"]
 
 
 class FakeCuda:
     """Builds fake ``cupy``, ``cupyx`` and ``array_api_compat.cupy`` modules over NumPy."""
 
-    def __init__(self, n_devices: int):
+    def __init__(self, n_devices: int, device_arrays: bool = False):
         import numpy as np
         import array_api_compat.numpy as np_xp
 
@@ -37,6 +43,7 @@ class FakeCuda:
         self.current = 0
         self.log: list[tuple[str, int]] = []
         self.pending: list = []  # recorded events not yet reached by a synchronize
+        self.capturing = None  # the events of a stream capture in progress (device_arrays)
         fake = self
 
         class CUDARuntimeError(RuntimeError):
@@ -94,6 +101,9 @@ class FakeCuda:
             return fake.n_devices
 
         def logged(name, fn):
+            if device_arrays:
+                return device_call(fake, name, fn)
+
             def call(*args, **kwargs):
                 fake.log.append((name, fake.current))
                 return fn(*args, **kwargs)
@@ -105,13 +115,28 @@ class FakeCuda:
                 self._rng = np.random.default_rng(seed)
 
             def __getattr__(self, name):  # standard_normal, random, integers
-                return logged(f"rng.{name}", getattr(self._rng, name))
+                if name.startswith("_"):  # copy's probes (__deepcopy__...), _rng unset
+                    raise AttributeError(name)
+                draw = getattr(self._rng, name)
+                if not device_arrays:
+                    return logged(f"rng.{name}", draw)
+                rng = self._rng
+
+                def draw_unless_capturing(*args, **kwargs):
+                    # a capture records the draw (a launch makes it): the state stays put
+                    saved = rng.bit_generator.state if fake.capturing is not None else None
+                    try:
+                        return draw(*args, **kwargs)
+                    finally:
+                        if saved is not None:
+                            rng.bit_generator.state = saved
+                return logged(f"rng.{name}", draw_unless_capturing)
 
         cupy = types.ModuleType("cupy")
         cupy.ndarray = np.ndarray
         cupy.float32, cupy.float64, cupy.int64 = np.float32, np.float64, np.int64
         cupy.asarray = logged("asarray", np.asarray)
-        cupy.asnumpy = logged("asnumpy", np.asarray)
+        cupy.asnumpy = logged("asnumpy", self._asnumpy(np))
         cupy.from_dlpack = logged("from_dlpack", np.from_dlpack)
         cupy.argsort = np.argsort
         cupy.cuda = types.ModuleType("cupy.cuda")
@@ -121,6 +146,10 @@ class FakeCuda:
         cupy.cuda.runtime = types.ModuleType("cupy.cuda.runtime")
         cupy.cuda.runtime.getDeviceCount = get_device_count
         cupy.cuda.runtime.CUDARuntimeError = CUDARuntimeError
+        self.CUDARuntimeError, self.Event = CUDARuntimeError, Event
+        if device_arrays:
+            for name, value in make_graph_api(self).items():
+                setattr(cupy.cuda, name, value)
         cupy.random = types.ModuleType("cupy.random")
         cupy.random.default_rng = Rng
 
@@ -143,6 +172,15 @@ class FakeCuda:
                         "cupyx": cupyx, "cupyx.scipy": cupyx.scipy,
                         "cupyx.scipy.special": cupyx.scipy.special,
                         "array_api_compat.cupy": namespace}
+
+    def _asnumpy(self, np):
+        """``cupy.asnumpy``: a host copy (refused while a stream captures, as a sync copy)."""
+        def asnumpy(array):
+            if self.capturing is not None:
+                raise self.CUDARuntimeError("cudaErrorStreamCaptureUnsupported: operation "
+                                            "not permitted when stream is capturing")
+            return np.asarray(array)
+        return asnumpy
 
     def _special(self, np):
         """``cupyx.scipy.special``: SciPy's functions, each call logged (SciPy imported lazily)."""

@@ -138,6 +138,17 @@ class CupyGenerator(Generator):
         with cp.cuda.Device(index):
             self._rng = cp.random.default_rng(seed)
 
+    def __deepcopy__(self, memo):
+        """A copy drawing the same numbers from here on (``Generator._snapshot``: checkpoint
+        replays, ``arraygrad.compile``'s undo); the cupy module itself is shared."""
+        import copy
+
+        clone = object.__new__(type(self))
+        clone._cp, clone._index = self._cp, self._index
+        with self._cp.cuda.Device(self._index):
+            clone._rng = copy.deepcopy(self._rng, memo)
+        return clone
+
     def _floats(self, sample, shape, dtype):
         cp = self._cp
         with cp.cuda.Device(self._index):
@@ -286,6 +297,17 @@ class CupyBackend(Backend):
     def device_event(self) -> CupyEvent:
         """A ``cupy.cuda.Event`` on this instance's device: the profiler's CUDA columns."""
         return CupyEvent(self.index)
+
+    def capture(self, replay):
+        """``replay`` as a CUDA graph (stream capture, then ``graph.launch()``): a
+        ``CudaGraphReplay`` (see ``arraygrad_cupy.graphs``); None on ROCm/HIP, where CuPy
+        has no stream capture."""
+        cp = _cupy()
+        if getattr(cp.cuda.runtime, "is_hip", False):
+            return None
+        from arraygrad_cupy.graphs import CudaGraphReplay
+
+        return CudaGraphReplay(replay, self.index, cp)
 
     def device_count(self) -> int:
         """The number of visible CUDA devices (``cupy.cuda.runtime.getDeviceCount()``), 0 without one."""

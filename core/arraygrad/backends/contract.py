@@ -187,6 +187,20 @@ class Backend(abc.ABC):
         """An optional fast kernel for ``op_name`` on this backend, or None."""
         return None
 
+    def capture(self, replay: Callable[[], Any]) -> Callable[[], Any] | None:
+        """A faster equivalent of ``replay`` (a CUDA graph), or None (the default): this
+        backend cannot capture, and ``arraygrad.compile`` calls ``replay`` itself.
+
+        ``replay`` (from ``arraygrad.compile``) makes only this backend's calls, on arrays
+        that are the same objects at every call: it reads its inputs from them and updates
+        them in place. It reads nothing on the host and changes no Python state, since a
+        capture may run its Python without running its device work. The callable returned
+        does the work of one ``replay()`` per call and returns what ``replay`` returned:
+        its first call runs ``replay`` itself (and may capture after); later calls return
+        the captured run's arrays, the same objects each time, rewritten by each call.
+        """
+        return None
+
     @property
     def device(self) -> Any:
         """The ``arraygrad.device`` this instance computes on."""

@@ -4,8 +4,9 @@ An optimizer's update mixes array work with Python floats computed from state th
 changes between steps: the learning rate in ``group["lr"]`` (which a scheduler
 rewrites), Adam's bias corrections from ``state["step"].item()``, ASGD's ``eta``.
 A recording of the array work (``arraygrad.compile``) would bake the value each float
-had at record time into the program. So each such float is computed as ONE
-expression handed to :func:`live`::
+had at record time into the program. So each such float is computed from the state
+inside a getter handed to :func:`live` (one expression per scalar; arithmetic on a
+live value stays live, but a value read outside a getter is fixed)::
 
     step_size = live(lambda: lr() / (1 - beta1 ** state["step"].item()))
 
@@ -26,24 +27,25 @@ The protocol with the recorder (``arraygrad.compiler``), which owns the other si
 - A replay evaluates ``getter()`` where the recording used the scalar, after the
   program's earlier instructions, with the state the getter reads (a step tensor's
   array, ``group["lr"]``) as eager would have it there.
-- :func:`host_effect` marks a method whose effect is on Python state only (an LR
-  scheduler's ``step`` rewriting ``group["lr"]`` and its counters): while recording it
+- :func:`read_guarded` reads state for a Python branch the same way (flag off); the
+  branch is baked into the recording, so the reader's guard key must cover it (an
+  optimizer's ``_compile_key``, which the recorder adds to its guard key).
+- :func:`host_effect` makes a call whose effect is on Python state only (an LR
+  scheduler's ``step`` rewriting ``group["lr"]`` and its counters) while recording: it
   runs with the flag off, then ``recording_flag.host_call(thunk)`` asks the recorder to
-  run ``thunk`` (the same call) again at that point of every replay. A recorder that
-  cannot (``host_call`` None) must treat the call as a graph break, which is what
-  ``host_call`` None does: it calls ``recording_flag.graph_break(reason)``.
+  run ``thunk`` (the same call) again at that point of every replay. When the recorder
+  installed no ``host_call``, ``recording_flag.graph_break(reason)`` is called instead
+  (when installed) and the call runs as it is.
 """
 
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable, TypeVar
+import operator
+from typing import Any, Callable
 
-__all__ = ["LiveScalar", "live", "is_recording", "recording_flag", "RecordingFlag",
-           "host_effect"]
-
-F = TypeVar("F", bound=Callable[..., Any])
-
+__all__ = ["LiveScalar", "live", "read_guarded", "is_recording", "recording_flag",
+           "RecordingFlag", "host_effect"]
 
 class RecordingFlag:
     """Whether a recording is in progress, and the recorder's hooks (see the module docstring).
@@ -66,14 +68,19 @@ recording_flag = RecordingFlag()
 
 class LiveScalar(float):
     """A float computed from mutable state during a recording: its value now, and ``getter``,
-    which computes the value again (at replay). Arithmetic on it gives plain floats (the
-    getter is lost), which is why each live value is one :func:`live` expression."""
+    which computes the value again (at replay).
+
+    Arithmetic with numbers (``1 - w``, ``-lr``, ``a * b``) gives a LiveScalar again, whose
+    getter redoes the same float operation on the operands' getters (so an op that derives
+    a scalar from a live one, as ``lerp``'s ``1 - weight``, stays live, bit for bit);
+    comparisons, ``math`` functions and ``float()`` give plain values.
+    """
 
     __slots__ = ("getter",)
 
-    getter: Callable[[], Any]
+    getter: Callable[..., Any]
 
-    def __new__(cls, value: float, getter: Callable[[], Any]) -> LiveScalar:
+    def __new__(cls, value: float, getter: Callable[..., Any]) -> LiveScalar:
         self = super().__new__(cls, value)
         self.getter = getter
         return self
@@ -86,16 +93,58 @@ class LiveScalar(float):
         return (float, (float(self),))
 
 
+def _getter_of(value: Any) -> Callable[[], Any]:
+    """The getter of a live operand, or a constant one for a plain number."""
+    if value.__class__ is LiveScalar:
+        return value.getter
+    return lambda: value
+
+
+def _live_binary(op: Callable[[Any, Any], Any], reflected: bool) -> Callable[..., Any]:
+    """A LiveScalar operator: the float result, live when the other operand is a number."""
+    def method(self: LiveScalar, other: Any) -> Any:
+        if not isinstance(other, (int, float)):
+            return NotImplemented  # arrays, tensors: their own operators take the scalar
+        a, b = (other, self) if reflected else (self, other)
+        value = op(float(a) if a.__class__ is LiveScalar else a,
+                   float(b) if b.__class__ is LiveScalar else b)
+        ga, gb = _getter_of(a), _getter_of(b)
+        return LiveScalar(value, lambda: op(ga(), gb()))
+    return method
+
+
+def _live_unary(op: Callable[[Any], Any]) -> Callable[..., Any]:
+    """A LiveScalar unary operator (``-x``, ``abs(x)``): live."""
+    def method(self: LiveScalar) -> Any:
+        getter = self.getter
+        return LiveScalar(op(float(self)), lambda: op(getter()))
+    return method
+
+
+_BINARY: tuple[tuple[str, Callable[[Any, Any], Any]], ...] = (
+    ("add", operator.add), ("sub", operator.sub), ("mul", operator.mul),
+    ("truediv", operator.truediv), ("pow", operator.pow))
+_UNARY: tuple[tuple[str, Callable[[Any], Any]], ...] = (
+    ("neg", operator.neg), ("pos", operator.pos), ("abs", operator.abs))
+for _name, _binary in _BINARY:
+    setattr(LiveScalar, f"__{_name}__", _live_binary(_binary, False))
+    setattr(LiveScalar, f"__r{_name}__", _live_binary(_binary, True))
+for _name, _unary in _UNARY:
+    setattr(LiveScalar, f"__{_name}__", _live_unary(_unary))
+
+
 def is_recording() -> bool:
     """True while ``arraygrad.compile`` records a call."""
     return recording_flag.on
 
 
-def live(getter: Callable[[], Any]) -> Any:
+def live(getter: Callable[..., Any]) -> Any:
     """``getter()``, a scalar computed from mutable state; while recording, the same value as a
     :class:`LiveScalar` carrying ``getter`` so a replay computes it afresh.
 
     Outside a recording the result is exactly ``getter()`` (same value, same type).
+    ``getter`` is called without arguments (typed ``Callable[..., Any]`` because a getter
+    made in a loop binds that iteration's state as default arguments).
     """
     if not recording_flag.on:
         return getter()
@@ -109,29 +158,45 @@ def live(getter: Callable[[], Any]) -> Any:
     return LiveScalar(value, getter)
 
 
-def host_effect(method: F) -> F:
-    """Mark ``method`` as acting on Python state only (no array work to record): a replay of a
-    recording that called it calls it again, with the same arguments, at the same point.
-
-    Outside a recording it is ``method`` itself plus one flag test.
+def read_guarded(getter: Callable[..., Any]) -> Any:
+    """``getter()``, a read of mutable state that decides a Python branch (RAdam's
+    rectification, ASGD's averaging), made with the recording flag off so it is no graph
+    break. A recording bakes the branch taken, so the caller guarantees the guard key
+    covers it (``Optimizer._compile_key``).
     """
+    if not recording_flag.on:
+        return getter()
+    recording_flag.on = False
+    try:
+        return getter()
+    finally:
+        recording_flag.on = True
 
-    @functools.wraps(method)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        if not recording_flag.on:
-            return method(*args, **kwargs)
-        host_call = recording_flag.host_call
-        if host_call is None:
-            graph_break = recording_flag.graph_break
-            if graph_break is not None:
-                graph_break(f"{method.__qualname__} changes Python state a replay cannot redo")
-            return method(*args, **kwargs)
-        recording_flag.on = False
-        try:
-            out = method(*args, **kwargs)
-        finally:
-            recording_flag.on = True
+
+def host_effect(method: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``method(*args, **kwargs)``, a call whose effect is on Python state only (an LR
+    scheduler's ``step``), made while recording: it runs now with the recording flag off,
+    and the recorder is asked to make the same call at this point of every replay (or,
+    when it cannot, to break the graph).
+
+    The caller tests ``recording_flag.on`` first (one flag test on the eager path), so the
+    eager call has no extra frame (warnings' ``stacklevel`` stays right)::
+
+        def step(self):
+            if recording_flag.on:
+                return host_effect(self.step)
+            ...
+    """
+    host_call = recording_flag.host_call
+    if host_call is None and recording_flag.graph_break is not None:
+        # the recorder stops recording (and clears the flag) before the call runs eagerly
+        recording_flag.graph_break(f"{getattr(method, '__qualname__', method)} changes "
+                                   "Python state a replay cannot redo")
+    was_on, recording_flag.on = recording_flag.on, False
+    try:
+        out = method(*args, **kwargs)
+    finally:
+        recording_flag.on = was_on
+    if host_call is not None:
         host_call(functools.partial(method, *args, **kwargs))
-        return out
-
-    return wrapper  # type: ignore[return-value]
+    return out

@@ -7,6 +7,7 @@ from numbers import Number
 from typing import Any
 
 from arraygrad import dtypes as _dt
+from arraygrad.compiler.scalars import LiveScalar
 from arraygrad.ops import fast as _fast
 from arraygrad.ops.broadcast import broadcast_shapes
 from arraygrad.backends.stacking import outer_backend
@@ -83,7 +84,9 @@ def operands(op: str, a: Tensor, b: Tensor, floating: bool = False) -> Any:
 def _scalar_as(value: Any, d: Any) -> Any:
     """A Python scalar converted to the kind of ``d`` (the standard wants matching kinds)."""
     if d.is_floating_point:
-        return float(value)
+        # a live scalar (only while arraygrad.compile records) stays one, so the recorder
+        # sees it as an operand and reads it afresh at replay
+        return value if value.__class__ is LiveScalar else float(value)
     if d is _dt.bool:
         return bool(value)
     return int(value)

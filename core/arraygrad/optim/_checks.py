@@ -1,15 +1,21 @@
-"""Hyper-parameter validation and helpers shared by the optimizers, with PyTorch's messages."""
+"""Hyper-parameter validation and helpers shared by the optimizers, with PyTorch's messages.
+
+The update helpers read hyper-parameters through ``compiler.scalars.live``: each scalar
+operand is one expression of the group's current values, so a compiled step reads them
+afresh at replay (see ``Optimizer`` for the rule).
+"""
 
 from __future__ import annotations
 
 from typing import Any, Iterable
 
 from arraygrad import dtypes as _dt
+from arraygrad.compiler.scalars import live
 from arraygrad.creation import tensor
 from arraygrad.tensor import Tensor
 
 __all__ = ["check_lr", "check_non_negative", "check_betas", "check_fused", "scalar",
-           "step_tensor", "weight_decay"]
+           "step_tensor", "weight_decay", "structure"]
 
 
 def check_lr(lr: float | Tensor) -> None:
@@ -57,12 +63,28 @@ def step_tensor(like: Tensor, value: float = 0.0) -> Tensor:
     return tensor(value, dtype=dtype, device=like.device)
 
 
-def weight_decay(p: Tensor, g: Tensor, wd: float, lr: float, decoupled: bool) -> Tensor:
-    """Apply weight decay ``wd``: decoupled (AdamW-style) shrinks ``p`` in place by
-    ``1 - lr * wd``; otherwise (L2) the returned gradient is ``g + wd * p``."""
-    if wd == 0:
+def weight_decay(p: Tensor, g: Tensor, group: dict[str, Any]) -> Tensor:
+    """Apply the group's ``weight_decay``: decoupled (AdamW-style, ``decoupled_weight_decay``)
+    shrinks ``p`` in place by ``1 - lr * wd``; otherwise (L2) the returned gradient is
+    ``g + wd * p``."""
+    if group["weight_decay"] == 0:
         return g
-    if decoupled:
-        p.mul_(1 - lr * wd)
+    if group["decoupled_weight_decay"]:
+        p.mul_(live(lambda: 1 - scalar(group["lr"]) * group["weight_decay"]))
         return g
-    return g.add(p, alpha=wd)
+    return g.add(p, alpha=live(lambda: group["weight_decay"]))
+
+
+def structure(value: Any) -> Any:
+    """What of a hyper-parameter's value can change which array operations an update makes:
+    flags and names as they are, a tensor by being one, numbers by their sign (``wd != 0``,
+    ``momentum > 0``) and by whether they or their complement are exactly 1 (``add_``,
+    ``addcmul_`` skip the multiply by an ``alpha``/``value`` of 1: ``alpha=1 - dampening``);
+    the numbers themselves are read live."""
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, (int, float)):
+        return (value > 0) - (value < 0), value == 1, 1 - value == 1
+    if isinstance(value, (tuple, list)):
+        return tuple(structure(v) for v in value)
+    return type(value).__name__

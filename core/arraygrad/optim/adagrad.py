@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from arraygrad.compiler.scalars import live
 from arraygrad.creation import full_like
 from arraygrad.optim._checks import check_fused, check_lr, check_non_negative, scalar, step_tensor
 from arraygrad.optim.optimizer import Optimizer
@@ -43,14 +44,22 @@ class Adagrad(Optimizer):
                 state["sum"] = full_like(p, group["initial_accumulator_value"])
 
     def _update_group(self, group: dict[str, Any]) -> None:
-        lr, lr_decay = scalar(group["lr"]), group["lr_decay"]
-        wd, eps = group["weight_decay"], group["eps"]
+        # scalar operands are read live (see Optimizer); a getter made in the loop binds
+        # its parameter's step tensor as a default, as the loop variable moves on
+        eps = live(lambda: group["eps"])
+        wd = group["weight_decay"]
+        if wd != 0:
+            wd = live(lambda: group["weight_decay"])
         for p, g, state in self._grads(group):
             state["step"] += 1
-            step = state["step"].item()
+            t = state["step"]
             if wd != 0:
                 g = g.add(p, alpha=wd)
-            clr = lr / (1 + (step - 1) * lr_decay)
             state["sum"].add_(g * g)
             std = state["sum"].sqrt().add(eps)
-            p.add_(g / std, alpha=-clr)
+            p.add_(g / std, alpha=live(lambda t=t: -_clr(group, t.item())))
+
+
+def _clr(group: dict[str, Any], step: float) -> float:
+    """The decayed rate at step ``step``: ``lr / (1 + (step - 1) * lr_decay)``."""
+    return scalar(group["lr"]) / (1 + (step - 1) * group["lr_decay"])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from arraygrad.compiler.scalars import live
 from arraygrad.optim._checks import check_fused, check_lr, check_non_negative, scalar
 from arraygrad.optim.optimizer import Optimizer
 
@@ -39,8 +40,15 @@ class SGD(Optimizer):
         super().__init__(params, defaults)
 
     def _update_group(self, group: dict[str, Any]) -> None:
-        lr, momentum, dampening = scalar(group["lr"]), group["momentum"], group["dampening"]
-        wd, nesterov, maximize = group["weight_decay"], group["nesterov"], group["maximize"]
+        # branches on the values read now; scalar operands read live (see Optimizer)
+        momentum, nesterov = group["momentum"], group["nesterov"]
+        wd, maximize = group["weight_decay"], group["maximize"]
+        neg_lr = live(lambda: -scalar(group["lr"]))
+        if wd != 0:
+            wd = live(lambda: group["weight_decay"])
+        if momentum != 0:
+            momentum = live(lambda: group["momentum"])
+            one_minus_dampening = live(lambda: 1 - group["dampening"])
         for p in group["params"]:
             g = p.grad
             if g is None:
@@ -55,6 +63,6 @@ class SGD(Optimizer):
                 if buf is None:
                     buf = state["momentum_buffer"] = g.detach().clone()
                 else:
-                    buf.mul_(momentum).add_(g, alpha=1 - dampening)
+                    buf.mul_(momentum).add_(g, alpha=one_minus_dampening)
                 g = g.add(buf, alpha=momentum) if nesterov else buf
-            p.add_(g, alpha=-lr)
+            p.add_(g, alpha=neg_lr)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from arraygrad.compiler.scalars import live
 from arraygrad.creation import zeros_like
 from arraygrad.ops.elementwise import where
 from arraygrad.optim._checks import check_betas, scalar
@@ -51,7 +52,11 @@ class SparseAdam(Optimizer):
         super().__init__(params, defaults)
 
     def _update_group(self, group: dict[str, Any]) -> None:
-        lr, (beta1, beta2), eps = scalar(group["lr"]), group["betas"], group["eps"]
+        # scalar operands are read live (see Optimizer), although reading the mask into
+        # Python (``bool(mask.any())``) makes a compiled step run eagerly anyway
+        one_minus_beta1 = live(lambda: 1 - group["betas"][0])
+        one_minus_beta2 = live(lambda: 1 - group["betas"][1])
+        eps = live(lambda: group["eps"])
         for p in group["params"]:
             if p.grad is None:
                 continue
@@ -61,14 +66,19 @@ class SparseAdam(Optimizer):
                 state["exp_avg"] = zeros_like(p)
                 state["exp_avg_sq"] = zeros_like(p)
             state["step"] += 1
-            step = state["step"]
             g = -p.grad if group.get("maximize", False) else p.grad
             mask = g != 0
             if not bool(mask.any()):
                 continue
             exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-            exp_avg.add_(where(mask, (g - exp_avg) * (1 - beta1), 0.0))
-            exp_avg_sq.add_(where(mask, (g * g - exp_avg_sq) * (1 - beta2), 0.0))
-            step_size = lr * math.sqrt(1 - beta2 ** step) / (1 - beta1 ** step)
+            exp_avg.add_(where(mask, (g - exp_avg) * one_minus_beta1, 0.0))
+            exp_avg_sq.add_(where(mask, (g * g - exp_avg_sq) * one_minus_beta2, 0.0))
+            neg_step_size = live(lambda s=state: -_step_size(group, s["step"]))
             update = exp_avg / exp_avg_sq.sqrt().add(eps)
-            p.add_(where(mask, update * -step_size, 0.0))
+            p.add_(where(mask, update * neg_step_size, 0.0))
+
+
+def _step_size(group: dict[str, Any], step: int) -> float:
+    """``lr * sqrt(1 - b2**t) / (1 - b1**t)``."""
+    beta1, beta2 = group["betas"]
+    return scalar(group["lr"]) * math.sqrt(1 - beta2 ** step) / (1 - beta1 ** step)
