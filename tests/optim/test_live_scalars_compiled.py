@@ -11,30 +11,13 @@ import numpy as np
 import pytest
 
 import arraygrad as ag
+from _live_scalar_configs import optimizer_configs
 from arraygrad import optim
 from arraygrad.optim import lr_scheduler
 
 pytestmark = pytest.mark.skipif(not hasattr(ag, "compile"), reason="arraygrad.compile is absent")
 
-CONFIGS = [
-    ("SGD", dict(lr=0.1)),
-    ("SGD", dict(lr=0.1, momentum=0.9, dampening=0.1, weight_decay=0.01)),
-    ("SGD", dict(lr=0.1, momentum=0.9, weight_decay=0.01, nesterov=True, maximize=True)),
-    ("Adam", dict(lr=0.01, weight_decay=0.1)),
-    ("Adam", dict(lr=0.01, amsgrad=True)),
-    ("AdamW", dict(lr=0.01)),
-    ("Adadelta", dict(weight_decay=0.1)),
-    ("Adagrad", dict(lr_decay=0.01, weight_decay=0.1)),
-    ("Adamax", dict(weight_decay=0.1)),
-    ("ASGD", dict(t0=8, weight_decay=0.1)),
-    ("NAdam", dict(weight_decay=0.1)),
-    ("NAdam", dict(weight_decay=0.1, decoupled_weight_decay=True)),
-    ("RAdam", dict(weight_decay=0.1)),
-    ("RAdam", dict(weight_decay=0.1, decoupled_weight_decay=True)),
-    ("RMSprop", dict(momentum=0.9, centered=True, weight_decay=0.1)),
-    ("RMSprop", dict()),
-    ("Rprop", dict()),
-]
+CONFIGS = optimizer_configs(asgd_t0=8, sparse=False)
 IDS = [f"{name}-{i}" for i, (name, _) in enumerate(CONFIGS)]
 STEPS = 20
 
