@@ -7,7 +7,11 @@ NumPy check would see parameters already updated), and it must really replay
 (``stats["replays"]``), else the column says why it is "n/a" instead of timing an
 eager fallback. ``record_ratio``: the recording call (the first call of a fresh compiled
 model, after a throwaway one has paid the once-per-process imports) over the median
-eager step of a third copy.
+eager step of a third copy. The recording call runs the step eagerly while recording it
+and works out the bindings; generating and compiling the replay function's Python code is
+left to the first replay (a key recorded and never replayed never pays it), so that cost is
+in the first replay, not in this ratio. The first call also pays the compiled function's
+first walk of the state its closure reaches (once per compiled function, not per record).
 """
 
 from __future__ import annotations
