@@ -63,6 +63,18 @@ class _Pending:
         self.nargs = nargs
 
     def __call__(self, tensors: Any) -> Any:
+        # code generation allocates many small objects that all live until it ends (as the
+        # recording does): collections while it runs only cost time
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            fn = self._build()
+        finally:
+            if collecting:
+                gc.enable()
+        return fn(tensors)
+
+    def _build(self) -> Callable[..., Any]:
         rec, bindings = self.rec, self.bindings
         fn, text = _program.build(rec, bindings, wrap, rec.backend)
         capture = getattr(rec.backend, "capture", None)
@@ -71,7 +83,7 @@ class _Pending:
                                          capture)
         self.entry.program = fn
         self.entry.source = text
-        return fn(tensors)
+        return fn
 
 
 class CompiledFunction:
