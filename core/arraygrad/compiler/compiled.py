@@ -48,6 +48,44 @@ class _Entry:
         self.reason = reason
 
 
+class _Pending:
+    """An entry's program until its first replay: it generates and compiles the replay
+    function then, and puts it in the entry in its own place. The recording call so pays
+    only for recording (a key recorded but never replayed never pays the code generation),
+    and a replay calls the compiled function directly from the second one on."""
+
+    __slots__ = ("entry", "rec", "bindings", "nargs")
+
+    def __init__(self, entry: _Entry, rec: Recording, bindings: Any, nargs: int) -> None:
+        self.entry = entry
+        self.rec = rec
+        self.bindings = bindings
+        self.nargs = nargs
+
+    def __call__(self, tensors: Any) -> Any:
+        # code generation allocates many small objects that all live until it ends (as the
+        # recording does): collections while it runs only cost time
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            fn = self._build()
+        finally:
+            if collecting:
+                gc.enable()
+        return fn(tensors)
+
+    def _build(self) -> Callable[..., Any]:
+        rec, bindings = self.rec, self.bindings
+        fn, text = _program.build(rec, bindings, wrap, rec.backend)
+        capture = getattr(rec.backend, "capture", None)
+        if capture is not None and _capture.capturable(rec, bindings):
+            fn = _capture.build_captured(rec, bindings, wrap, rec.backend, fn, self.nargs,
+                                         capture)
+        self.entry.program = fn
+        self.entry.source = text
+        return fn
+
+
 class CompiledFunction:
     """``fn`` recorded once per guard key and replayed (see ``arraygrad.compile``).
 
@@ -226,12 +264,9 @@ class CompiledFunction:
                 self._go_eager(reason, warn=True)
             return
         self._unreplayable = 0
-        fn, text = _program.build(rec, bindings, wrap, rec.backend)
-        capture = getattr(rec.backend, "capture", None)
-        if capture is not None and _capture.capturable(rec, bindings):
-            fn = _capture.build_captured(rec, bindings, wrap, rec.backend, fn, found.nargs,
-                                         capture)
-        self._store(found.key, _Entry(fn, hyper, text))
+        entry = _Entry(None, hyper)
+        entry.program = _Pending(entry, rec, bindings, found.nargs)
+        self._store(found.key, entry)
 
     def _on_break(self, reason: str) -> None:
         where = _user_frame()

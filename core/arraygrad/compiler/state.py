@@ -270,7 +270,8 @@ class _Walker:
             return
         layout = self.layout
         if isinstance(value, _Classes.module):
-            for m in value.modules():
+            modules = list(value.modules())  # one recursive walk serves both loops
+            for m in modules:
                 if id(m) not in self.seen:
                     self.seen.add(id(m))
                     layout.modules.append(m)
@@ -278,7 +279,7 @@ class _Walker:
                 self.tensor(p)
             for b in value.buffers():
                 self.tensor(b)
-            for m in value.modules():  # plain tensor attributes (an RNN's kept hidden state)
+            for m in modules:  # plain tensor attributes (an RNN's kept hidden state)
                 for v in m.__dict__.values():
                     if isinstance(v, Tensor):
                         self.tensor(v)

@@ -1,0 +1,84 @@
+"""The recording call's cost: the replay function is generated and compiled at the first
+replay (never in the recording call, once per key), and recording grows linearly with the
+number of ops. Counted (Python function calls, builds), never timed, so nothing flakes."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+import arraygrad as ag
+from arraygrad.compiler import program as program_mod
+
+from .helpers import host, same
+
+
+def _chain(n_ops):
+    x0 = np.array([0.1, 0.2, 0.3, 0.4], dtype=np.float32)
+
+    def step():
+        x = ag.tensor(x0, requires_grad=True)
+        y = x
+        for i in range(n_ops // 2):
+            y = y + 1.0
+            y = y * 0.5 if i % 2 else y.tanh()
+        y.sum().backward()
+        return x.grad
+    return step
+
+
+def _python_calls(fn):
+    """How many Python functions ``fn()`` calls (a profile hook counting 'call' events)."""
+    count = 0
+
+    def hook(frame, event, arg):
+        nonlocal count
+        if event == "call":
+            count += 1
+    sys.setprofile(hook)
+    try:
+        fn()
+    finally:
+        sys.setprofile(None)
+    return count
+
+
+def test_recording_call_grows_linearly_with_the_ops():
+    ag.compile(_chain(8))()  # once-per-process imports out of the way
+    small = _python_calls(ag.compile(_chain(100)))
+    large = _python_calls(ag.compile(_chain(200)))
+    # twice the ops: about twice the calls (a fixed part makes it a little less); a
+    # quadratic path would give about 4x
+    assert 1.5 < large / small < 2.2, (small, large)
+
+
+def test_the_replay_function_is_built_at_the_first_replay_only(monkeypatch):
+    builds = []
+    real_build = program_mod.build
+
+    def counting_build(*args, **kwargs):
+        builds.append(1)
+        return real_build(*args, **kwargs)
+    monkeypatch.setattr(program_mod, "build", counting_build)
+    eager, step = _chain(20), ag.compile(_chain(20))
+    want = [host(eager()) for _ in range(4)]
+    got = [host(step())]
+    assert builds == [] and step.stats["records"] == 1  # the recording call built nothing
+    got.append(host(step()))
+    assert len(builds) == 1 and step.stats["replays"] == 1
+    got += [host(step()), host(step())]
+    assert len(builds) == 1 and step.stats["replays"] == 3  # built once, then called directly
+    assert same(want, got)
+
+
+def test_a_key_recorded_but_never_replayed_builds_nothing(monkeypatch):
+    builds = []
+    real_build = program_mod.build
+    monkeypatch.setattr(program_mod, "build",
+                        lambda *a, **k: builds.append(1) or real_build(*a, **k))
+    step = ag.compile(lambda x: (x * 2.0).sum())
+    for n in (2, 3, 4):  # a new shape each call: three recordings, no replay
+        out = step(ag.ones(n))
+        assert float(out) == 2.0 * n
+    assert step.stats["records"] == 3 and builds == []
