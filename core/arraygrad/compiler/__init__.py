@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING:
     from arraygrad.compiler.compiled import CompiledFunction
+    from arraygrad.compiler.optimized_module import OptimizedModule
     from arraygrad.compiler.traced import TracedArray, Unsupported
 
 __all__ = ["compile", "CompiledFunction", "OptimizedModule", "Unsupported", "TracedArray"]
@@ -23,33 +24,13 @@ def __getattr__(name: str) -> Any:
     if name == "CompiledFunction":
         from arraygrad.compiler.compiled import CompiledFunction
         return CompiledFunction
+    if name == "OptimizedModule":
+        from arraygrad.compiler.optimized_module import OptimizedModule
+        return OptimizedModule
     if name in ("TracedArray", "Unsupported"):
         from arraygrad.compiler import traced
         return getattr(traced, name)
     raise AttributeError(f"module 'arraygrad.compiler' has no attribute {name!r}")
-
-
-class OptimizedModule:
-    """The module-like wrapper ``arraygrad.compile(module)`` returns (PyTorch's
-    ``OptimizedModule``): calling it calls the compiled ``forward``; every other attribute
-    (parameters, ``train()``, ``state_dict()``...) is the original module's (``_orig_mod``)."""
-
-    def __init__(self, mod: Any, compiled: "CompiledFunction") -> None:
-        object.__setattr__(self, "_orig_mod", mod)
-        object.__setattr__(self, "_compiled", compiled)
-        object.__setattr__(self, "forward", compiled)
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self._compiled(*args, **kwargs)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._orig_mod, name)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        setattr(self._orig_mod, name, value)
-
-    def __repr__(self) -> str:
-        return f"OptimizedModule({self._orig_mod!r})"
 
 
 def compile(model: Callable[..., Any] | None = None, *, fullgraph: bool = False,
@@ -77,6 +58,7 @@ def compile(model: Callable[..., Any] | None = None, *, fullgraph: bool = False,
     if not callable(model):
         raise RuntimeError(f"compile() expects a callable or a Module, got {type(model).__name__}")
     from arraygrad.compiler.compiled import CompiledFunction
+    from arraygrad.compiler.optimized_module import OptimizedModule
     from arraygrad.nn.modules.module import Module
     if isinstance(model, Module):
         return OptimizedModule(model, CompiledFunction(_ModuleCall(model), fullgraph=fullgraph,

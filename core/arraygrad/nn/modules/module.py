@@ -980,7 +980,32 @@ class Module:
                                   f"forward: {e}", stacklevel=2)
             raise
 
-    __call__ = _call_impl
+    _compiled_call_impl: Callable[..., Any] | None = None
+    """The compiled ``_call_impl`` ``compile()`` installs (PyTorch's name); None: eager."""
+
+    def _wrapped_call_impl(self, *args: Any, **kwargs: Any) -> Any:
+        compiled = self._compiled_call_impl
+        if compiled is not None:
+            return compiled(*args, **kwargs)
+        return self._call_impl(*args, **kwargs)
+
+    __call__ = _wrapped_call_impl
+
+    def compile(self, *args: Any, **kwargs: Any) -> None:
+        """Compile this module's call (its hooks included) with ``arraygrad.compile``, in
+        place: the module stays itself (same class, same ``state_dict`` keys, unlike
+        ``arraygrad.compile(module)``'s ``OptimizedModule``). The arguments are
+        ``arraygrad.compile``'s."""
+        from arraygrad.compiler import compile as compile_fn
+
+        object.__setattr__(self, "_compiled_call_impl", compile_fn(self._call_impl, *args,
+                                                                   **kwargs))
+
+    def __getstate__(self) -> dict[str, Any]:
+        # a compiled call holds generated code and arrays of its recordings: not state
+        state = self.__dict__.copy()
+        state.pop("_compiled_call_impl", None)
+        return state
 
     # -- printing ----------------------------------------------------------------------------
     def _get_name(self) -> str:
