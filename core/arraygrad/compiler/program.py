@@ -55,6 +55,16 @@ class OutTensor:
         self.expr = expr
 
 
+class OutArray:
+    """Output template: slot ``k``'s array itself, no tensor around it (the arrays a
+    training forward's replay hands to its backward)."""
+
+    __slots__ = ("k",)
+
+    def __init__(self, k: int) -> None:
+        self.k = k
+
+
 class OutState:
     """Output template: state tensor ``T[i]`` itself."""
 
@@ -252,6 +262,8 @@ def _output_slots(t: Any, out: set[int]) -> None:
     if cls is OutTensor:
         if t.expr is None:
             out.add(t.k)
+    elif cls is OutArray:
+        out.add(t.k)
     elif cls in (tuple, list):
         for v in t:
             _output_slots(v, out)
@@ -264,6 +276,8 @@ def _output(src: _Source, t: Any) -> str:
     cls = t.__class__
     if cls is OutTensor:
         return t.expr if t.expr is not None else f"W(s{t.k}, B)"
+    if cls is OutArray:
+        return f"s{t.k}"
     if cls is OutState:
         return f"T[{t.i}]"
     if cls is tuple:
