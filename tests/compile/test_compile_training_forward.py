@@ -285,3 +285,25 @@ def test_inference_forward_still_replays_without_a_graph():
         outs = [cm(x) for _ in range(3)]
     assert cm.forward.stats["replays"] == 2
     assert not outs[-1].requires_grad and outs[-1].grad_fn is None
+
+
+def test_saved_tensor_hooks_at_a_replay_run_the_call_eagerly():
+    from arraygrad.autograd.graph import saved_tensors_hooks
+
+    ag.manual_seed(0)
+    model = mlp()
+    cm = ag.compile(model)
+    x, y = xy(0)
+    for _ in range(2):
+        cm(x)
+    assert cm.forward.stats["replays"] == 1
+    packed: list[int] = []
+    with saved_tensors_hooks(lambda t: packed.append(1) or t, lambda t: t):
+        out = cm(x)
+    assert packed and out.grad_fn.name() != "CompiledFunctionBackward"
+    ((out - y) ** 2).mean().backward()
+    ref = mlp()
+    ref.load_state_dict(model.state_dict())
+    ((ref(x) - y) ** 2).mean().backward()
+    assert same([host(p.grad) for p in model.parameters()],
+                [host(p.grad) for p in ref.parameters()])

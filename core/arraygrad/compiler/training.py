@@ -30,6 +30,7 @@ from arraygrad.autograd import engine as _engine
 from arraygrad.autograd.anomaly_mode import state as _anomaly
 from arraygrad.autograd.function import BackwardCFunction
 from arraygrad.autograd.graph import AccumulateGrad, PackedSavedOutput, PackedSavedTensor, _sequence
+from arraygrad.autograd.saved_hooks import _open as _hooks_open
 from arraygrad.compiler import program as _program
 from arraygrad.compiler.capture import _has_live
 from arraygrad.compiler.compiled_backward import CompiledFunctionBackward
@@ -85,6 +86,8 @@ class TrainingProgram:
         self.entry: Any = None  # the cache entry (its ``source`` is filled at the build)
 
     def __call__(self, tensors: list[Tensor]) -> Any:
+        if _hooks_open.hooks:  # saved-tensor hooks would pack the values: record (eagerly)
+            return _program.MISS
         forward = self.forward or self._build_forward()
         out = forward(tensors)
         if out is _program.MISS:
