@@ -307,3 +307,27 @@ def test_saved_tensor_hooks_at_a_replay_run_the_call_eagerly():
     ((ref(x) - y) ** 2).mean().backward()
     assert same([host(p.grad) for p in model.parameters()],
                 [host(p.grad) for p in ref.parameters()])
+
+
+def test_a_replayed_step_loss_has_a_released_graph_as_eager():
+    ag.manual_seed(0)
+    model = mlp()
+    opt = ag.optim.SGD(model.parameters(), lr=0.05)
+
+    def step(x, y):
+        opt.zero_grad()
+        loss = ((model(x) - y) ** 2).mean()
+        loss.backward()
+        opt.step()
+        return loss
+
+    compiled = ag.compile(step)
+    for i in range(3):
+        eager_loss = step(*xy(i))
+        loss = compiled(*xy(i))
+    assert compiled.stats["replays"] >= 1
+    for t in (eager_loss, loss):
+        assert t.requires_grad and t.grad_fn is not None and not t.is_leaf
+        with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+            t.backward()
+    assert loss.grad_fn.name() == "CompiledFunctionBackward"

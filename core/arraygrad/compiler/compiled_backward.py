@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 from arraygrad.autograd.grad_mode import _state
 from arraygrad.autograd.graph import FREED, Node
-from arraygrad.tensor import wrap
+from arraygrad.tensor import Tensor, wrap
 
 if TYPE_CHECKING:
     from arraygrad.compiler.training import TrainingProgram
 
-__all__ = ["CompiledFunctionBackward", "DOUBLE_BACKWARD"]
+__all__ = ["CompiledFunctionBackward", "DOUBLE_BACKWARD", "released"]
 
 DOUBLE_BACKWARD = (
     "arraygrad.compile: create_graph=True (double backward) through a compiled training "
@@ -64,3 +64,24 @@ class CompiledFunctionBackward(Node):
         if self._saved:
             self._saved = FREED
             self._arrays = ()
+
+
+class _ReleasedBackward(Node):
+    """The ``grad_fn`` of a replayed step's result whose eager graph a backward inside the
+    call released: a backward through it raises PyTorch's "second time" error, as eager's."""
+
+    __slots__ = ()
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._saved = FREED
+
+    def name(self) -> str:
+        return "CompiledFunctionBackward"
+
+
+def released(t: Tensor) -> Tensor:
+    """``t`` (a replay's fresh result) given a released graph, as eager's result has."""
+    t._requires_grad = True
+    t._grad_fn = _ReleasedBackward()
+    return t

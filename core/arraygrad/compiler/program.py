@@ -46,13 +46,15 @@ class Bindings:
 
 class OutTensor:
     """Output template: a fresh tensor around slot ``k`` (``expr``: an expression naming an
-    already-bound tensor to return instead, keeping eager's identity)."""
+    already-bound tensor to return instead, keeping eager's identity; ``released``: eager's
+    tensor has a graph a backward inside the call released, and so gets the replayed one)."""
 
-    __slots__ = ("k", "expr")
+    __slots__ = ("k", "expr", "released")
 
-    def __init__(self, k: int, expr: str | None = None) -> None:
+    def __init__(self, k: int, expr: str | None = None, released: bool = False) -> None:
         self.k = k
         self.expr = expr
+        self.released = released
 
 
 class OutArray:
@@ -275,7 +277,12 @@ def _output_slots(t: Any, out: set[int]) -> None:
 def _output(src: _Source, t: Any) -> str:
     cls = t.__class__
     if cls is OutTensor:
-        return t.expr if t.expr is not None else f"W(s{t.k}, B)"
+        if t.expr is not None:
+            return t.expr
+        if t.released:
+            from arraygrad.compiler.compiled_backward import released
+            return f"{src.const(released, 'R')}(W(s{t.k}, B))"
+        return f"W(s{t.k}, B)"
     if cls is OutArray:
         return f"s{t.k}"
     if cls is OutState:

@@ -282,9 +282,10 @@ def _output(value: Any, index: dict[int, int], grad_expr: dict[int, str], sessio
         k = session._slot(value._data)
         if k is None:
             return None, "the call returned a tensor the recording did not make"
-        if value._grad_fn is not None and not backward_ran and not _released(value._grad_fn):
+        released = value._grad_fn is not None and _released(value._grad_fn)
+        if value._grad_fn is not None and not backward_ran and not released:
             return None, TRAINING_FORWARD
-        return _program.OutTensor(k, grad_expr.get(id(value))), ""
+        return _program.OutTensor(k, grad_expr.get(id(value)), released), ""
     cls = value.__class__
     if cls in (tuple, list):
         items = [_output(v, index, grad_expr, session, backward_ran) for v in value]
