@@ -331,3 +331,26 @@ def test_a_replayed_step_loss_has_a_released_graph_as_eager():
         with pytest.raises(RuntimeError, match="backward through the graph a second time"):
             t.backward()
     assert loss.grad_fn.name() == "CompiledFunctionBackward"
+
+
+def test_autograd_grad_and_an_output_hook_through_the_node():
+    ag.manual_seed(0)
+    m1 = mlp()
+    ag.manual_seed(0)
+    m2 = mlp()
+    cm = ag.compile(m2)
+    for i in range(4):
+        got, want = [], []
+        for call, model, out_list in ((m1, m1, want), (cm, m2, got)):
+            x, y = xy(i)
+            x.requires_grad_()
+            out = call(x)
+            out.register_hook(lambda g: g * 3)
+            out.retain_grad()
+            loss = ((out - y) ** 2).mean()
+            grads = ag.autograd.grad(loss, [x, *model.parameters()], retain_graph=True)
+            loss.backward()
+            out_list.extend([grads, out.grad, x.grad, [p.grad for p in model.parameters()]])
+            model.zero_grad()
+        assert same(host(want), host(got)), i
+    assert cm.forward.stats["replays"] >= 2
