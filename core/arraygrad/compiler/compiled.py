@@ -63,16 +63,7 @@ class _Pending:
         self.nargs = nargs
 
     def __call__(self, tensors: Any) -> Any:
-        # code generation allocates many small objects that all live until it ends (as the
-        # recording does): collections while it runs only cost time
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
-            fn = self._build()
-        finally:
-            if collecting:
-                gc.enable()
-        return fn(tensors)
+        return _program.without_gc(self._build)(tensors)
 
     def _build(self) -> Callable[..., Any]:
         rec, bindings = self.rec, self.bindings

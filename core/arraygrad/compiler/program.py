@@ -11,12 +11,13 @@ results nothing uses and that have no effect are left out.
 
 from __future__ import annotations
 
+import gc
 import keyword
 from typing import Any, Callable
 
 from arraygrad.compiler.traced import Instr, Live, Recording, Slot
 
-__all__ = ["Bindings", "build", "MISS"]
+__all__ = ["Bindings", "build", "MISS", "without_gc"]
 
 MISS = object()
 """What a replay returns when a value guard fails (it has changed nothing then)."""
@@ -212,6 +213,18 @@ def bindings_lines(src: _Source, b: Bindings) -> None:
     for i, d in b.versions:
         body.append(f"T[{i}]._version_counter()[0] += {d}")
     body.append(f"return {_output(src, b.output)}")
+
+
+def without_gc(build: Callable[[], Any]) -> Any:
+    """``build()`` with the garbage collector off: code generation allocates many small
+    objects that all live until it ends, so collections while it runs only cost time."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return build()
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def define(name: str, params: str, body: list[str], consts: dict[str, Any]) -> Callable[..., Any]:

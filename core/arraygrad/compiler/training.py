@@ -130,14 +130,14 @@ class TrainingProgram:
     def _build_forward(self) -> Callable[..., Any]:
         fwd = copy.copy(self.rec)
         fwd.instrs = self.rec.instrs[:self.nfwd]
-        fn, text = _no_gc(lambda: _program.build(fwd, self.bindings, wrap, self.backend))
+        fn, text = _program.without_gc(lambda: _program.build(fwd, self.bindings, wrap, self.backend))
         self.forward = fn
         if self.entry is not None:
             self.entry.source = text
         return fn
 
     def _build_backward(self) -> Callable[..., Any]:
-        fn = _no_gc(self._define_backward)
+        fn = _program.without_gc(self._define_backward)
         self.backward = fn
         if self.entry is not None:
             self.entry.source += "\n" + fn.__source__
@@ -156,18 +156,6 @@ class TrainingProgram:
         body.append("return (" + "".join("None, " if k is None else f"s{k}, "
                                          for k in self.grads) + ")")
         return _program.define("backward", "S, G", body, src.consts)
-
-
-def _no_gc(build: Callable[[], Any]) -> Any:
-    # code generation allocates many small objects that live until it ends: collections
-    # while it runs only cost time
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        return build()
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def _backward_instructions(rec: Recording, nfwd: int, grads: list[int | None]) -> list[Any]:
@@ -338,8 +326,9 @@ def _record_backward(session: Session, template: Any, b: _program.Bindings,
         return f"graph break in the backward: {broken[0]}"
     if len(rec.guards) != guards0 or rec.hoisted != hoisted0:
         return "the backward reads a value into Python"
-    if (rec.written - written0) & set(range(slots0)):
-        return "the backward writes an array of the forward"
+    if (rec.written - written0) & set(range(slots0 + len(placeholders))):
+        # a replay's saved arrays and incoming gradients (a broadcast view) are not its own
+        return "the backward writes an array of the forward or an output gradient"
     backward = rec.instrs[nfwd:]
     for ins in backward:
         if ins.kind == "host" or _has_live(ins.args) or _has_live(tuple(ins.kwargs.values())):
