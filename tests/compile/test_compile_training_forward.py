@@ -354,3 +354,21 @@ def test_autograd_grad_and_an_output_hook_through_the_node():
             model.zero_grad()
         assert same(host(want), host(got)), i
     assert cm.forward.stats["replays"] >= 2
+
+
+def test_a_value_read_in_the_backward_keeps_the_key_eager_silently(monkeypatch):
+    tanh_backward = type(ag.ones(2, requires_grad=True).tanh().grad_fn)
+    run = tanh_backward._run
+    reads: list[float] = []
+
+    def reading(self, grads, task):
+        reads.append(float(grads[0]._data.sum()))  # a value into Python: a graph break
+        return run(self, grads, task)
+
+    monkeypatch.setattr(tanh_backward, "_run", reading)
+
+    def step(call, model, opt, x, y):
+        return mse_step(call, model, opt, x, y)
+    cm = twins(built(mlp, sgd()), step, xy, steps=5, min_replays=0)  # no warning either
+    assert cm.forward.stats["replays"] == 0 and cm.forward._eager is None
+    assert reads

@@ -22,7 +22,6 @@ reaching a tensor the discovery did not find) keeps the key eager, as before.
 from __future__ import annotations
 
 import copy
-import gc
 import logging
 from typing import Any, Callable
 
@@ -130,7 +129,8 @@ class TrainingProgram:
     def _build_forward(self) -> Callable[..., Any]:
         fwd = copy.copy(self.rec)
         fwd.instrs = self.rec.instrs[:self.nfwd]
-        fn, text = _program.without_gc(lambda: _program.build(fwd, self.bindings, wrap, self.backend))
+        fn, text = _program.without_gc(
+            lambda: _program.build(fwd, self.bindings, wrap, self.backend))
         self.forward = fn
         if self.entry is not None:
             self.entry.source = text
@@ -293,7 +293,8 @@ def _record_backward(session: Session, template: Any, b: _program.Bindings,
         placeholders.append((k, real.shape, real.dtype))
         grads_in.append(wrap(traced, t._backend))
     broken: list[str] = []
-    on_break, saved_flags = rec.on_break, (recording_flag.host_call, recording_flag.graph_break)
+    forward_break = rec.on_break
+    saved_flags = (recording_flag.host_call, recording_flag.graph_break)
     runner = _engine.node_runner
 
     def outside_node(node: Any, grads: list[Any], apply: Any) -> Any:
@@ -303,7 +304,11 @@ def _record_backward(session: Session, template: Any, b: _program.Bindings,
             raise _Outside
         return apply(node, grads) if runner is None else runner(node, grads, apply)
 
-    rec.on_break = broken.append
+    def on_break(reason: str) -> None:  # the backward's program is lost, not the forward's
+        broken.append(reason)
+        rec.broken = reason  # the rest of the backward runs unrecorded
+
+    rec.on_break = on_break
     recording_flag.host_call, recording_flag.graph_break = session._host_call, session._graph_break
     if outside:
         _engine.node_runner = outside_node
@@ -319,9 +324,8 @@ def _record_backward(session: Session, template: Any, b: _program.Bindings,
         current.rec = None
         _engine.node_runner = runner
         recording_flag.host_call, recording_flag.graph_break = saved_flags
-        rec.on_break = on_break
-        if broken:
-            rec.broken = None  # the forward's recording stands; only the backward is lost
+        rec.on_break = forward_break
+        rec.broken = None
     if broken:
         return f"graph break in the backward: {broken[0]}"
     if len(rec.guards) != guards0 or rec.hoisted != hoisted0:
