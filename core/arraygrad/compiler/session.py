@@ -23,7 +23,9 @@ __all__ = ["Session", "used_live", "TRAINING_FORWARD"]
 
 TRAINING_FORWARD = ("training forward: the result's autograd graph is used after the call "
                     "(this guard key runs eagerly)")
-"""Why a call is not replayed when its result's graph stays alive for a later backward."""
+"""Why a call whose result's graph stays alive for a later backward is not replayed: the
+reason ``bind`` gives first; ``training.record`` then records the backward too, and keeps it
+only when that backward cannot be recorded."""
 
 
 def used_live(rec: Recording) -> bool:
