@@ -372,3 +372,39 @@ def test_a_value_read_in_the_backward_keeps_the_key_eager_silently(monkeypatch):
     cm = twins(built(mlp, sgd()), step, xy, steps=5, min_replays=0)  # no warning either
     assert cm.forward.stats["replays"] == 0 and cm.forward._eager is None
     assert reads
+
+
+class SigmoidOut(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 3)
+
+    def forward(self, x):
+        return self.lin(x).sigmoid()  # its backward reads the output
+
+
+@pytest.mark.parametrize("change", ["output", "parameter", "input"])
+def test_an_in_place_change_of_a_saved_value_raises_as_eager(change):
+    ag.manual_seed(0)
+    model = SigmoidOut()
+    cm = ag.compile(model)
+    for call in (model, cm, cm, cm):  # eager, the recording call, two replays
+        x = ag.tensor(xy(0)[0].numpy(), requires_grad=True)
+        out = call(x)
+        with ag.no_grad():
+            {"output": out, "parameter": model.lin.weight, "input": x}[change].mul_(2)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            out.sum().backward()
+        assert model.lin.weight.grad is None and x.grad is None  # nothing changed on error
+    assert cm.forward.stats["replays"] == 2
+
+
+def test_an_in_place_change_of_an_unsaved_output_is_fine():
+    def step(call, model, opt, x, y):
+        opt.zero_grad()
+        out = call(x)  # a Linear's output: no backward reads it
+        out.add_(1)
+        ((out - y) ** 2).mean().backward()
+        opt.step()
+        return out
+    twins(built(mlp, sgd()), step, xy)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from arraygrad.autograd.grad_mode import _state
-from arraygrad.autograd.graph import FREED, Node
+from arraygrad.autograd.graph import FREED, Node, _modified_message
 from arraygrad.tensor import Tensor, wrap
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ class CompiledFunctionBackward(Node):
     output not used in the loss) are zeros of the output's shape.
     """
 
-    __slots__ = ("_program", "_arrays")
+    __slots__ = ("_program", "_arrays", "_watched")
     materialize_grads = False  # ``_apply`` makes the zeros itself (from the program's metadata)
 
     def __init__(self, program: TrainingProgram, arrays: tuple[Any, ...],
@@ -47,6 +47,8 @@ class CompiledFunctionBackward(Node):
         self._next = edges
         self._program = program
         self._arrays = arrays
+        # (state tensor or None, version counter, version after the forward, output shape)
+        self._watched: Any = ()
         if program.frees:  # eager's graph saved values: a second backward raises, as there
             self._saved = _HOLDS
         if program.nout > 1:
@@ -56,6 +58,9 @@ class CompiledFunctionBackward(Node):
         if _state.enabled:  # create_graph: the program records no graph to differentiate
             raise RuntimeError(DOUBLE_BACKWARD)
         program = self._program
+        for t, vc, version, shape in self._watched:  # eager's saved-tensor version check
+            if vc[0] != version:
+                raise RuntimeError(_modified_message(self, t, version, vc[0], shape=shape))
         backend = program.backend
         return tuple([None if a is None else wrap(a, backend)
                       for a in program.run_backward(self._arrays, grads)])

@@ -79,6 +79,10 @@ class TrainingProgram:
         # them: eager's backward leaves its .grad alone, and so does the node)
         self.needs: list[frozenset[int]] = []
         self.frees = False  # eager's graph saved values: a backward releases the node
+        # the state tensors and outputs whose arrays (or arrays they view) the backward reads:
+        # their version counters are checked before it runs, as eager's saved tensors are
+        self.watch_inputs: list[int] = []
+        self.watch_outputs: list[int] = []
         self.backend = rec.backend
         self.forward: Callable[..., Any] | None = None
         self.backward: Callable[..., Any] | None = None
@@ -97,6 +101,12 @@ class TrainingProgram:
             edge = tensors[i]._gradient_edge()
             edges.append(edge[0] if edge[1] == 0 else edge)  # type: ignore[index]
         node = CompiledFunctionBackward(self, arrays, tuple(edges))
+        watched: list[tuple[Tensor | None, list[int], int, Any]] = []
+        for i in self.watch_inputs:
+            t = tensors[i]
+            vc = t._version_counter()
+            watched.append((t, vc, vc[0], None))
+        watch_outputs = self.watch_outputs
         for nr, path in enumerate(self.paths):
             t = result
             for p in path:
@@ -104,6 +114,10 @@ class TrainingProgram:
             t._requires_grad = True
             t._grad_fn = node
             t._output_nr = nr
+            if watch_outputs and nr in watch_outputs:
+                watched.append((None, t._version_counter(), 0, self.placeholders[nr][1]))
+        if watched:
+            node._watched = watched
         return result
 
     def run_backward(self, arrays: tuple[Any, ...], grads: list[Any]) -> list[Any]:
@@ -203,7 +217,20 @@ def _why_not(session: Session, result: Any, b: _program.Bindings,
     if isinstance(program, str):
         return program
     program.paths, program.needs, program.frees = paths, needs, frees
+    _watch(session, program, outs)
     return program
+
+
+def _watch(session: Session, program: TrainingProgram, outs: list[Tensor]) -> None:
+    """Which state tensors and outputs hold the arrays the backward reads (or arrays those
+    view): a backward after an in-place change of one raises, as eager's would."""
+    rec = session.rec
+    roots = {rec.base.get(k, k) for k in program.saved}
+    program.watch_inputs = sorted({i for i, k in session.inputs if k in roots})
+    for nr, t in enumerate(outs):
+        k = session._slot(t._data)
+        if k is not None and rec.base.get(k, k) in roots:
+            program.watch_outputs.append(nr)
 
 
 def _differentiable(template: Any, value: Any, path: tuple[Any, ...],
