@@ -14,7 +14,7 @@ import sys
 import warnings
 from typing import Any, Callable
 
-from arraygrad.compiler import capture as _capture, program as _program
+from arraygrad.compiler import capture as _capture, program as _program, training as _training
 from arraygrad.compiler.scalars import recording_flag
 from arraygrad.compiler.state import Found, Layout, Snapshot, discover, layout_of, roots_of
 from arraygrad.compiler.session import TRAINING_FORWARD, Session, used_live
@@ -63,16 +63,7 @@ class _Pending:
         self.nargs = nargs
 
     def __call__(self, tensors: Any) -> Any:
-        # code generation allocates many small objects that all live until it ends (as the
-        # recording does): collections while it runs only cost time
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
-            fn = self._build()
-        finally:
-            if collecting:
-                gc.enable()
-        return fn(tensors)
+        return _program.without_gc(self._build)(tensors)
 
     def _build(self) -> Callable[..., Any]:
         rec, bindings = self.rec, self.bindings
@@ -200,6 +191,7 @@ class CompiledFunction:
             return self._break_before("the call touches tensors of several devices", args, kwargs)
         self.stats["records"] += 1
         snapshot = Snapshot(found)
+        seq0 = _training.mark()  # the call's own autograd nodes are made after this
         rec = Recording(real, self._on_break)
         session = Session(rec, real, found)
         try:
@@ -236,6 +228,8 @@ class CompiledFunction:
         try:
             made = None if rec.broken is not None else session.bind(after, result,
                                                                     python_changed)
+            if made is not None and made[1] == TRAINING_FORWARD:  # record its backward too
+                made = _training.record(session, result, made[0], seq0)
         except Exception as exc:  # the call ran eagerly and is done: only the program is lost
             made = None
             self._go_eager(f"recording failed ({type(exc).__name__}: {exc})", warn=True)
@@ -265,7 +259,11 @@ class CompiledFunction:
             return
         self._unreplayable = 0
         entry = _Entry(None, hyper)
-        entry.program = _Pending(entry, rec, bindings, found.nargs)
+        if isinstance(bindings, _training.TrainingProgram):
+            bindings.entry = entry
+            entry.program = bindings
+        else:
+            entry.program = _Pending(entry, rec, bindings, found.nargs)
         self._store(found.key, entry)
 
     def _on_break(self, reason: str) -> None:

@@ -11,12 +11,13 @@ results nothing uses and that have no effect are left out.
 
 from __future__ import annotations
 
+import gc
 import keyword
 from typing import Any, Callable
 
 from arraygrad.compiler.traced import Instr, Live, Recording, Slot
 
-__all__ = ["Bindings", "build", "MISS"]
+__all__ = ["Bindings", "build", "MISS", "without_gc"]
 
 MISS = object()
 """What a replay returns when a value guard fails (it has changed nothing then)."""
@@ -46,13 +47,25 @@ class Bindings:
 
 class OutTensor:
     """Output template: a fresh tensor around slot ``k`` (``expr``: an expression naming an
-    already-bound tensor to return instead, keeping eager's identity)."""
+    already-bound tensor to return instead, keeping eager's identity; ``released``: eager's
+    tensor has a graph a backward inside the call released, and so gets the replayed one)."""
 
-    __slots__ = ("k", "expr")
+    __slots__ = ("k", "expr", "released")
 
-    def __init__(self, k: int, expr: str | None = None) -> None:
+    def __init__(self, k: int, expr: str | None = None, released: bool = False) -> None:
         self.k = k
         self.expr = expr
+        self.released = released
+
+
+class OutArray:
+    """Output template: slot ``k``'s array itself, no tensor around it (the arrays a
+    training forward's replay hands to its backward)."""
+
+    __slots__ = ("k",)
+
+    def __init__(self, k: int) -> None:
+        self.k = k
 
 
 class OutState:
@@ -202,6 +215,18 @@ def bindings_lines(src: _Source, b: Bindings) -> None:
     body.append(f"return {_output(src, b.output)}")
 
 
+def without_gc(build: Callable[[], Any]) -> Any:
+    """``build()`` with the garbage collector off: code generation allocates many small
+    objects that all live until it ends, so collections while it runs only cost time."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return build()
+    finally:
+        if collecting:
+            gc.enable()
+
+
 def define(name: str, params: str, body: list[str], consts: dict[str, Any]) -> Callable[..., Any]:
     """``def name(params, <consts as defaults>): body``, compiled once."""
     defaults = ", ".join(f"{c}={c}" for c in consts)
@@ -252,6 +277,8 @@ def _output_slots(t: Any, out: set[int]) -> None:
     if cls is OutTensor:
         if t.expr is None:
             out.add(t.k)
+    elif cls is OutArray:
+        out.add(t.k)
     elif cls in (tuple, list):
         for v in t:
             _output_slots(v, out)
@@ -263,7 +290,14 @@ def _output_slots(t: Any, out: set[int]) -> None:
 def _output(src: _Source, t: Any) -> str:
     cls = t.__class__
     if cls is OutTensor:
-        return t.expr if t.expr is not None else f"W(s{t.k}, B)"
+        if t.expr is not None:
+            return t.expr
+        if t.released:
+            from arraygrad.compiler.compiled_backward import released
+            return f"{src.const(released, 'R')}(W(s{t.k}, B))"
+        return f"W(s{t.k}, B)"
+    if cls is OutArray:
+        return f"s{t.k}"
     if cls is OutState:
         return f"T[{t.i}]"
     if cls is tuple:

@@ -23,7 +23,9 @@ __all__ = ["Session", "used_live", "TRAINING_FORWARD"]
 
 TRAINING_FORWARD = ("training forward: the result's autograd graph is used after the call "
                     "(this guard key runs eagerly)")
-"""Why a call is not replayed when its result's graph stays alive for a later backward."""
+"""Why a call whose result's graph stays alive for a later backward is not replayed: the
+reason ``bind`` gives first; ``training.record`` then records the backward too, and keeps it
+only when that backward cannot be recorded."""
 
 
 def used_live(rec: Recording) -> bool:
@@ -282,9 +284,10 @@ def _output(value: Any, index: dict[int, int], grad_expr: dict[int, str], sessio
         k = session._slot(value._data)
         if k is None:
             return None, "the call returned a tensor the recording did not make"
-        if value._grad_fn is not None and not backward_ran and not _released(value._grad_fn):
+        released = value._grad_fn is not None and _released(value._grad_fn)
+        if value._grad_fn is not None and not backward_ran and not released:
             return None, TRAINING_FORWARD
-        return _program.OutTensor(k, grad_expr.get(id(value))), ""
+        return _program.OutTensor(k, grad_expr.get(id(value)), released), ""
     cls = value.__class__
     if cls in (tuple, list):
         items = [_output(v, index, grad_expr, session, backward_ran) for v in value]
