@@ -210,7 +210,7 @@ def test_compile_module_inference_forward():
     assert cm.forward.stats["replays"] >= 3
 
 
-def test_compile_module_training_forward_runs_eagerly_with_eager_grads():
+def test_compile_module_training_forward_gives_eager_grads():
     ag.manual_seed(0)
     m1 = mlp()
     ag.manual_seed(0)

@@ -133,6 +133,7 @@ def test_module_compile_training_step_matches_eager():
             mod(x).square().mean().backward()
             opt.step()
     assert same(host(list(m.parameters())), host(list(twin.parameters())))
+    assert m._compiled_call_impl.stats["replays"] >= 4  # the training forward replays
 
 
 def test_state_dict_keys_match_pytorch():
