@@ -127,7 +127,10 @@ def test_rosenbrock_trajectory_matches_torch(name, kwargs):
     for _ in range(5):
         loss = opt.step(_closure(opt, p, rosenbrock))
         tloss = topt.step(_closure(topt, tp, rosenbrock))
-        assert loss.item() == pytest.approx(tloss.item(), rel=1e-9)
+        # the two libraries' float64 sums differ in their last bits (3e-14 after the first
+        # step); the line search amplifies that to ~1e-9 relative on the loss, and near the
+        # minimum (loss ~1e-11) to more, hence the absolute part
+        assert loss.item() == pytest.approx(tloss.item(), rel=1e-7, abs=1e-12)
         np.testing.assert_allclose(p.detach().numpy(), tp.detach().numpy(), rtol=1e-8,
                                    atol=1e-10)
     ours, theirs = opt.state[p], topt.state[tp]
