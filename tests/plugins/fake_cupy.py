@@ -163,7 +163,10 @@ class FakeCuda:
         def namespace_getattr(name):
             value = getattr(np_xp, name)
             if callable(value) and not isinstance(value, type):
-                return logged(f"xp.{name}", value)
+                value = logged(f"xp.{name}", value)
+            # a real module's functions are the same objects at every access (the compile
+            # capture plan recognises ``xp.full``/``xp.asarray`` by identity)
+            setattr(namespace, name, value)
             return value
 
         namespace.__getattr__ = namespace_getattr

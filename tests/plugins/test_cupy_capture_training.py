@@ -79,7 +79,15 @@ def _captured(compiled):
     (lambda ps: ag.optim.SGD(ps, lr=0.1, momentum=0.9), 1),
     (lambda ps: ag.optim.Adam(ps, lr=0.01), 2),
     (lambda ps: ag.optim.AdamW(ps, lr=0.01, weight_decay=0.1), 2),
-], ids=["sgd-momentum", "adam", "adamw"])
+    (lambda ps: ag.optim.AdamW(ps, lr=0.01, amsgrad=True), 2),
+    (lambda ps: ag.optim.Adamax(ps), 2),
+    (lambda ps: ag.optim.RAdam(ps), 2),
+    (lambda ps: ag.optim.Adagrad(ps, lr_decay=0.01), 2),
+    (lambda ps: ag.optim.ASGD(ps, t0=10), 2),
+    (lambda ps: ag.optim.RMSprop(ps, momentum=0.5, centered=True), 1),
+    (lambda ps: ag.optim.Adadelta(ps, weight_decay=0.01), 1),
+], ids=["sgd-momentum", "adam", "adamw", "adamw-amsgrad", "adamax", "radam", "adagrad", "asgd",
+        "rmsprop", "adadelta"])
 def test_training_steps_run_as_cuda_graphs_bit_for_bit(cupy_on_fake, optimizer, segments):
     fake, backend = cupy_on_fake
     compiled, _ = _train(fake, backend, optimizer)

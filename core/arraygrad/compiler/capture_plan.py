@@ -66,7 +66,7 @@ def plan(rec: Recording, kept: list[Instr], needed: set[int], xp: Any) -> Plan |
     reads: list[set[int]] = []
     writes: list[set[int]] = []
     defs: list[set[int]] = []
-    uses: list[tuple[int, Live, Any]] = []  # (position, entry, buffer dtype)
+    uses: list[tuple[int, Live, Any]] = []  # (position, entry, (buffer dtype, shared))
 
     def closed(slots: Any) -> set[int]:  # slots and the arrays they are views of
         out = set(slots)
@@ -86,10 +86,10 @@ def plan(rec: Recording, kept: list[Instr], needed: set[int], xp: Any) -> Plan |
         if entries is None:
             return None
         for e in entries:
-            dtype = _buffer_dtype(ins, e, xp)
-            if e.reads is None or dtype is None:
+            how = _buffer_dtype(ins, e, xp)
+            if e.reads is None or how is None:
                 return None
-            uses.append((pos, e, dtype))
+            uses.append((pos, e, how))
         written = closed(set(ins.reads) | outs) if not ins.pure else set()
         reads.append(closed(ins.reads))
         writes.append(written)
@@ -126,7 +126,7 @@ def plan(rec: Recording, kept: list[Instr], needed: set[int], xp: Any) -> Plan |
             epoch += 1  # a getter after it may see other Python state
             continue
         while ui < len(uses) and uses[ui][0] == pos:
-            _, e, dtype = uses[ui]
+            _, e, (dtype, shared) = uses[ui]
             ui += 1
             if id(e) in dependent:
                 if pos in segment_a:
@@ -134,7 +134,7 @@ def plan(rec: Recording, kept: list[Instr], needed: set[int], xp: Any) -> Plan |
                 phase = 1
             elif phase == 1 and (pos in segment_a or closed(e.reads) & written_a):
                 return None  # it must be read before A, but program order puts it after
-            key = (phase, epoch, id(e.getter), dtype)
+            key = (phase, epoch, id(e.getter) if shared else id(e), dtype)
             k = keys.get(key)
             if k is None:
                 k = keys[key] = len(result.buffers)
@@ -210,19 +210,33 @@ def _has_live(t: Any) -> bool:
     return False
 
 
-def _buffer_dtype(ins: Instr, e: Live, xp: Any) -> Any:
-    """The dtype eager casts ``e`` to in ``ins`` (see the module), or None: not decidable."""
-    if ins.kind not in _OPERATORS or len(ins.args) != 2 or ins.kwargs:
+def _buffer_dtype(ins: Instr, e: Live, xp: Any) -> tuple[Any, bool] | None:
+    """``(dtype, shared)``: the dtype eager casts ``e`` to in ``ins`` (see the module) and
+    whether uses of the same getter may share the buffer; None: not decidable."""
+    if ins.kind in _OPERATORS:
+        if len(ins.args) != 2 or ins.kwargs:
+            return None
+        other = ins.args[1] if ins.args[0] is e else ins.args[0]
+        if other.__class__ is not Slot or e.meets is None or len(e.meets) != 1:
+            return None
+        dtype, shared = e.meets[0], True
+    elif ins.kind == "call" and set(ins.kwargs) == {"dtype"}:
+        # a 0-d or filled array of an explicit dtype made from the scalar (Adamax's, RAdam's
+        # ``asarray``, Rprop's ``full_like``): the scalar is cast to that dtype
+        dtype = ins.kwargs["dtype"]
+        if ins.fn is getattr(xp, "full", None) and len(ins.args) == 2 and ins.args[1] is e:
+            shared = True
+        elif ins.fn is getattr(xp, "asarray", None) and len(ins.args) == 1:
+            shared = False  # the result may be the buffer itself: nobody else reads it
+        else:
+            return None
+    else:
         return None
-    other = ins.args[1] if ins.args[0] is e else ins.args[0]
-    if other.__class__ is not Slot or e.meets is None or len(e.meets) != 1:
-        return None
-    dtype = e.meets[0]
     try:
         floating = xp.isdtype(dtype, "real floating")
     except Exception:  # noqa: BLE001 - a dtype the namespace does not classify
         return None
-    return dtype if floating else None
+    return (dtype, shared) if floating else None
 
 
 def _plain_call(fn: Any) -> bool:
