@@ -131,3 +131,22 @@ def test_an_undecidable_buffer_dtype_keeps_the_program_uncaptured(fake_capture, 
     assert compiled.stats["replays"] >= 5
     assert not any(isinstance(p, capture_mod.CapturedProgram) for p in _programs(compiled))
     assert fake_capture.captures == 0
+
+
+def test_an_argument_written_in_place_keeps_the_program_uncaptured(fake_capture):
+    # a captured program reads the capture's own copy of each argument: a write to it
+    # would never reach the caller's tensor
+    w = ag.tensor([1.0, 2.0])
+
+    def f(x):
+        with ag.no_grad():
+            x.mul_(2)
+            return x + w
+
+    compiled = ag.compile(f)
+    for i in range(5):
+        a, b = ag.tensor([float(i), 1.0]), ag.tensor([float(i), 1.0])
+        assert same(host(f(a)), host(compiled(b))), i
+        assert same(host(a), host(b)), i
+    assert compiled.stats["replays"] >= 3
+    assert not any(isinstance(p, capture_mod.CapturedProgram) for p in _programs(compiled))

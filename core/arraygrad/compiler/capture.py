@@ -162,6 +162,8 @@ def build_captured(rec: Recording, b: _program.Bindings, wrap: Callable[[Any, An
     inputs: list[tuple[int, int]] = []
     seen: set[int] = set()
     for i, k in b.inputs:
+        if i < nargs and k in plan.written:
+            return None  # the graph would write the capture's copy, not the caller's tensor
         if k in used and k not in seen:
             seen.add(k)
             inputs.append((i, k))

@@ -49,13 +49,15 @@ class Plan:
     """How a capturable program runs: ``segments`` (one or two instruction lists, launched
     in order), ``buffers`` (``(phase, dtype)`` of each 0-d buffer), ``slot_of`` (a Live
     entry's id -> its buffer number) and ``phases`` (per phase, the host work in program
-    order: ``("get", getter, buffer)`` fills a buffer, ``("host", thunk, None)`` calls)."""
+    order: ``("get", getter, buffer)`` fills a buffer, ``("host", thunk, None)`` calls),
+    ``written`` (the slots the instructions write in place)."""
 
     def __init__(self) -> None:
         self.segments: list[list[Instr]] = []
         self.buffers: list[tuple[int, Any]] = []
         self.slot_of: dict[int, int] = {}
         self.phases: list[list[tuple[str, Any, int | None]]] = [[], []]
+        self.written: set[int] = set()  # every slot an instruction writes in place
 
 
 def plan(rec: Recording, kept: list[Instr], needed: set[int], xp: Any) -> Plan | None:
@@ -117,6 +119,8 @@ def plan(rec: Recording, kept: list[Instr], needed: set[int], xp: Any) -> Plan |
         written_a |= writes[pos]
 
     result = Plan()
+    for w in writes:
+        result.written |= w
     keys: dict[tuple[Any, ...], int] = {}
     phase = epoch = 0
     ui = 0
