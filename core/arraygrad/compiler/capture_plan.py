@@ -92,7 +92,7 @@ def plan(rec: Recording, kept: list[Instr], needed: set[int], xp: Any) -> Plan |
             if e.reads is None or how is None:
                 return None
             uses.append((pos, e, how))
-        written = closed(set(ins.reads) | outs) if not ins.pure else set()
+        written = closed(_written(ins) | outs) if not ins.pure else set()
         reads.append(closed(ins.reads))
         writes.append(written)
         defs.append(written | outs)
@@ -188,6 +188,19 @@ def _segment_a(kept: list[Instr], uses: list[tuple[int, Live, Any]], dependent: 
     if fresh & needed or any(fresh & reads[p] for p in range(n) if p not in seg):
         return None  # B would read an array A's graph made (a fresh one at each capture)
     return seg
+
+
+def _written(ins: Instr) -> set[int]:
+    """The slots an effectful instruction may write: the target of an in-place operator,
+    ``__setitem__`` or method (``a += b`` writes ``a`` only); every slot it reads for
+    anything else (an ``out=``, a plugin's kernel)."""
+    kind = ins.kind
+    target = ins.args[0] if ins.args else None
+    if target.__class__ is Slot and (kind in ("setitem", "method") or (
+            kind.endswith("=") and kind not in ("==", "!=", "<=", ">="))) and not ins.kwargs:
+        if not any(a.__class__ is Slot for a in ins.args[1:]) or kind != "method":
+            return {target.k}
+    return set(ins.reads)
 
 
 def _live_entries(ins: Instr) -> list[Live] | None:
