@@ -150,3 +150,37 @@ def test_an_argument_written_in_place_keeps_the_program_uncaptured(fake_capture)
         assert same(host(a), host(b)), i
     assert compiled.stats["replays"] >= 3
     assert not any(isinstance(p, capture_mod.CapturedProgram) for p in _programs(compiled))
+
+
+def test_a_failing_value_guard_launches_nothing_and_records_anew(fake_capture):
+    import numpy as np
+
+    import arraygrad.nn.functional as F
+    from arraygrad import nn
+
+    def make():
+        ag.manual_seed(0)
+        model = nn.Linear(4, 3)
+        opt = ag.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+
+        def step(x, y):
+            opt.zero_grad()
+            loss = F.cross_entropy(model(x), y)  # int reads of y's min/max: value guards
+            loss.backward()
+            opt.step()
+            return loss
+        return step, model
+
+    eager, m1 = make()
+    step, m2 = make()
+    compiled = ag.compile(step)
+    rng = np.random.default_rng(3)
+    targets = [[0, 1, 2, 0], [0, 1, 1, 0]]  # max 2, max 1: each fails the other's guard
+    for i, pick in enumerate([0, 0, 0, 1, 1, 0, 1, 0, 1, 1]):
+        x = rng.standard_normal((4, 4)).astype(np.float32)
+        y = np.array(targets[pick])
+        assert same(host(eager(ag.tensor(x), ag.tensor(y))),
+                    host(compiled(ag.tensor(x), ag.tensor(y)))), i
+        assert same(host(list(m1.parameters())), host(list(m2.parameters()))), i
+    assert len(_captured(compiled)) == 2
+    assert fake_capture.launches == compiled.stats["replays"] >= 5
