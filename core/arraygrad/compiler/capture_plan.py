@@ -43,6 +43,7 @@ __all__ = ["Plan", "plan"]
 
 _OPERATORS = frozenset({"+", "-", "*", "/", "+=", "-=", "*=", "/="})
 _PLAIN = (int, float, bool, str, type(None))
+_HIDDEN = -1  # a pseudo-slot: state no slot names (a generator's), read and written by effects
 
 
 class Plan:
@@ -93,7 +94,10 @@ def plan(rec: Recording, kept: list[Instr], needed: set[int], xp: Any) -> Plan |
                 return None
             uses.append((pos, e, how))
         written = closed(_written(ins) | outs) if not ins.pure else set()
-        reads.append(closed(ins.reads))
+        read = closed(ins.reads)
+        if _HIDDEN in written:
+            read.add(_HIDDEN)  # effects on unnamed state keep their order among themselves
+        reads.append(read)
         writes.append(written)
         defs.append(written | outs)
 
@@ -192,15 +196,15 @@ def _segment_a(kept: list[Instr], uses: list[tuple[int, Live, Any]], dependent: 
 
 def _written(ins: Instr) -> set[int]:
     """The slots an effectful instruction may write: the target of an in-place operator,
-    ``__setitem__`` or method (``a += b`` writes ``a`` only); every slot it reads for
-    anything else (an ``out=``, a plugin's kernel)."""
+    ``__setitem__`` or method (``a += b`` writes ``a`` only); for anything else (an
+    ``out=``, a random draw, a plugin's kernel) every slot it reads and ``_HIDDEN``."""
     kind = ins.kind
     target = ins.args[0] if ins.args else None
     if target.__class__ is Slot and (kind in ("setitem", "method") or (
             kind.endswith("=") and kind not in ("==", "!=", "<=", ">="))) and not ins.kwargs:
         if not any(a.__class__ is Slot for a in ins.args[1:]) or kind != "method":
             return {target.k}
-    return set(ins.reads)
+    return set(ins.reads) | {_HIDDEN}
 
 
 def _live_entries(ins: Instr) -> list[Live] | None:
