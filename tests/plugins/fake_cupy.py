@@ -150,6 +150,11 @@ class FakeCuda:
         if device_arrays:
             for name, value in make_graph_api(self).items():
                 setattr(cupy.cuda, name, value)
+            # the device's arrays are all DeviceArrays: ``type(a) is cupy.ndarray`` holds for
+            # them as for real CuPy's (else every recording would coerce, i.e. copy, them)
+            from fake_cuda_graph import DeviceArray
+
+            cupy.ndarray = DeviceArray
         cupy.random = types.ModuleType("cupy.random")
         cupy.random.default_rng = Rng
 

@@ -142,3 +142,44 @@ def test_a_state_array_rebound_between_calls_drops_to_the_plain_replay(cupy_on_f
     programs = [e.program for es in compiled._cache.values() for e in es
                 if isinstance(e.program, capture_mod.CapturedProgram)]
     assert any(p.off and p.launches is not None for p in programs)
+
+
+def test_a_fuller_training_step_runs_as_cuda_graphs_bit_for_bit(cupy_on_fake):
+    """Parameter groups, BatchNorm's running statistics, gradients kept between steps,
+    gradient clipping and a cosine schedule, all in the captured step."""
+    fake, backend = cupy_on_fake
+
+    def make():
+        ag.manual_seed(0)
+        model = nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8), nn.ReLU(),
+                              nn.Linear(8, 3)).to("cuda")
+        params = list(model.parameters())
+        opt = ag.optim.AdamW([{"params": params[:2], "lr": 0.02}, {"params": params[2:]}],
+                             lr=0.01)
+        sched = ag.optim.lr_scheduler.CosineAnnealingLR(opt, 10)
+
+        def step(x, y):
+            opt.zero_grad(set_to_none=False)
+            loss = F.cross_entropy(model(x), y)
+            loss.backward()
+            nn.utils.clip_grad_norm_(model.parameters(), 0.5)
+            opt.step()
+            sched.step()
+            return loss
+        return model, step
+
+    m1, eager = make()
+    m2, step = make()
+    compiled = ag.compile(step)
+    rng = np.random.default_rng(4)
+    y = np.array([0, 1, 2, 0, 1, 2])
+    for i in range(30):
+        x = rng.standard_normal((6, 4)).astype(np.float32)
+        want = eager(ag.tensor(x, device="cuda"), ag.tensor(y, device="cuda"))
+        got = compiled(ag.tensor(x, device="cuda"), ag.tensor(y, device="cuda"))
+        assert np.array_equal(_host(backend, want), _host(backend, got)), i
+        for p, q in zip(list(m1.parameters()) + list(m1.buffers()),
+                        list(m2.parameters()) + list(m2.buffers())):
+            assert np.array_equal(_host(backend, p), _host(backend, q)), i
+    assert _captured(compiled)
+    assert [name for name, _ in fake.log].count("graph.launch") >= 40
