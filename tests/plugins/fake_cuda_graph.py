@@ -176,7 +176,14 @@ def _wrap(result, fake):
     if isinstance(result, DeviceArray):
         return result
     if isinstance(result, (np.ndarray, np.generic)):
-        return np.asarray(result).view(DeviceArray)
+        result = np.asarray(result)
+        if result.base is None:
+            # a fresh result owns its memory, as CuPy's do (``.base`` None): a view of it
+            # would tell arraygrad's recorder that it views another array
+            fresh = np.ndarray.__new__(DeviceArray, result.shape, result.dtype)
+            np.copyto(fresh.view(np.ndarray), result)
+            return fresh
+        return result.view(DeviceArray)
     return result
 
 

@@ -150,6 +150,11 @@ class FakeCuda:
         if device_arrays:
             for name, value in make_graph_api(self).items():
                 setattr(cupy.cuda, name, value)
+            # the device's arrays are all DeviceArrays: ``type(a) is cupy.ndarray`` holds for
+            # them as for real CuPy's (else every recording would coerce, i.e. copy, them)
+            from fake_cuda_graph import DeviceArray
+
+            cupy.ndarray = DeviceArray
         cupy.random = types.ModuleType("cupy.random")
         cupy.random.default_rng = Rng
 
@@ -163,7 +168,10 @@ class FakeCuda:
         def namespace_getattr(name):
             value = getattr(np_xp, name)
             if callable(value) and not isinstance(value, type):
-                return logged(f"xp.{name}", value)
+                value = logged(f"xp.{name}", value)
+            # a real module's functions are the same objects at every access (the compile
+            # capture plan recognises ``xp.full``/``xp.asarray`` by identity)
+            setattr(namespace, name, value)
             return value
 
         namespace.__getattr__ = namespace_getattr

@@ -198,6 +198,8 @@ class Backend(abc.ABC):
         does the work of one ``replay()`` per call and returns what ``replay`` returned:
         its first call runs ``replay`` itself (and may capture after); later calls return
         the captured run's arrays, the same objects each time, rewritten by each call.
+        ``arraygrad.compile`` may capture one program as two replays, launched in order with
+        host work between them (``compiler.capture_plan``); each is captured on its own.
         """
         return None
 

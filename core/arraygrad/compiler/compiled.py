@@ -68,10 +68,11 @@ class _Pending:
     def _build(self) -> Callable[..., Any]:
         rec, bindings = self.rec, self.bindings
         fn, text = _program.build(rec, bindings, wrap, rec.backend)
-        capture = getattr(rec.backend, "capture", None)
-        if capture is not None and _capture.capturable(rec, bindings):
-            fn = _capture.build_captured(rec, bindings, wrap, rec.backend, fn, self.nargs,
-                                         capture)
+        if rec.hints is not None:  # the backend may capture (``capture.may_capture``)
+            captured = _capture.build_captured(rec, bindings, wrap, rec.backend, fn,
+                                               self.nargs, rec.backend.capture)
+            if captured is not None:
+                fn = captured
         self.entry.program = fn
         self.entry.source = text
         return fn
@@ -193,6 +194,8 @@ class CompiledFunction:
         snapshot = Snapshot(found)
         seq0 = _training.mark()  # the call's own autograd nodes are made after this
         rec = Recording(real, self._on_break)
+        if _capture.may_capture(real):
+            rec.hints = []  # live scalars learn what a captured replay needs of them
         session = Session(rec, real, found)
         try:
             session.start()

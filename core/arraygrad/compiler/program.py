@@ -239,6 +239,17 @@ def define(name: str, params: str, body: list[str], consts: dict[str, Any]) -> C
     return fn
 
 
+def guard_lines(src: _Source, rec: Recording, fail: str) -> list[Instr]:
+    """Append the value guards' instructions and checks (``return fail`` on a mismatch) to
+    ``src``; returns those (hoisted) instructions."""
+    hoisted = [rec.instrs[i] for i in sorted(rec.hoisted)]
+    for ins in hoisted:
+        src.lines.append(_statement(src, ins))  # never a no-op: hoisted instructions are pure
+    for k, fn, value in rec.guards:  # checked before anything is written
+        src.lines.append(f"if {src.const(fn, 'G')}(s{k}) != {src.const(value)}: return {fail}")
+    return hoisted
+
+
 def build(rec: Recording, b: Bindings, wrap: Callable[[Any, Any], Any],
           backend: Any) -> tuple[Callable[..., Any], str]:
     """The replay function ``replay(T)`` (``T``: the state tensors in discovery order) and its
@@ -256,11 +267,7 @@ def build(rec: Recording, b: Bindings, wrap: Callable[[Any, Any], Any],
     for k, _fn, _value in rec.guards:
         needed.add(k)
     kept = live_instructions(rec, needed)
-    hoisted = [rec.instrs[i] for i in sorted(rec.hoisted)]
-    for ins in hoisted:
-        body.append(_statement(src, ins))  # never a no-op: hoisted instructions are pure
-    for k, fn, value in rec.guards:  # checked before anything is written
-        body.append(f"if {src.const(fn, 'G')}(s{k}) != {src.const(value)}: return MISS")
+    hoisted = guard_lines(src, rec, "MISS")
     hoisted_ids = set(map(id, hoisted))
     for ins in kept:
         if id(ins) not in hoisted_ids:

@@ -43,12 +43,19 @@ class Slot:
 
 
 class Live:
-    """Template entry: a live scalar, evaluated again (``getter()``) at replay."""
+    """Template entry: a live scalar, evaluated again (``getter()``) at replay.
 
-    __slots__ = ("getter",)
+    Filled only when the backend may capture (``Recording.hints``), for
+    ``compiler.capture_plan``: ``reads``, the slots the getter read (None: unknown);
+    ``meets``, the dtypes of the arrays of the call the scalar is an operand of.
+    """
+
+    __slots__ = ("getter", "reads", "meets")
 
     def __init__(self, getter: Callable[[], Any]) -> None:
         self.getter = getter
+        self.reads: frozenset[int] | None = None
+        self.meets: tuple[Any, ...] | None = None
 
 
 class Instr:
@@ -105,6 +112,10 @@ class Recording:
         self.hoisted: set[int] = set()  # instruction indexes the guards' checks compute
         self.wrap_backend: Callable[[Any], Any] = lambda b: b  # set by the session
         self.live = False  # a live scalar or a host call is in the program
+        # what a captured replay needs to know of live scalars (``Live.reads``/``meets``):
+        # None unless the backend may capture; else the Live entries of the call being made
+        self.hints: list[Live] | None = None
+        self.reading: set[int] | None = None  # while a getter is probed: the slots it reads
 
     def guard(self, k: int, fn: Callable[[Any], Any], value: Any) -> bool:
         """Make the read ``fn(slot k) == value`` a value guard, if slot ``k`` is a pure

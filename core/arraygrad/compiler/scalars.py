@@ -26,7 +26,11 @@ The protocol with the recorder (``arraygrad.compiler``), which owns the other si
   sees the value eager would see at that point.
 - A replay evaluates ``getter()`` where the recording used the scalar, after the
   program's earlier instructions, with the state the getter reads (a step tensor's
-  array, ``group["lr"]``) as eager would have it there.
+  array, ``group["lr"]``) as eager would have it there. A captured replay (a CUDA graph,
+  ``compiler.capture_plan``) evaluates it on the host before the launch of the graph
+  that uses it, which the recorder arranges to be equivalent. To learn which arrays a
+  getter reads, the recorder may evaluate it once more while recording: a getter is an
+  expression without effects.
 - :func:`read_guarded` reads state for a Python branch the same way (flag off); the
   branch is baked into the recording, so the reader's guard key must cover it (an
   optimizer's ``_compile_key``, which the recorder adds to its guard key).

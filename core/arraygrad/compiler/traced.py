@@ -33,6 +33,8 @@ def constant(rec: Recording, value: Any) -> bool:
     alone (``Recording.constant``)."""
     found: set[int] = set()
     _slots(_encode(value, rec)[0], found)
+    if rec.hints:
+        rec.hints.clear()  # no call follows: these entries are nobody's operands
     return rec.constant(found)
 
 
@@ -61,8 +63,7 @@ def _encode(value: Any, rec: Recording) -> tuple[Any, bool]:
             return Slot(value._s), True
         return value._a, False  # a leftover of an earlier recording: its real array
     if cls is LiveScalar:
-        rec.live = True
-        return Live(value.getter), False
+        return _live_entry(value, rec), False
     if cls is tuple or cls is list:
         items = [_encode(v, rec) for v in value]
         return cls(t for t, _ in items), any(f for _, f in items)
@@ -127,6 +128,8 @@ def record_call(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], *, pure:
     rec = current.rec if rec is None else rec
     runner = fn if call is None else call
     if rec is None or not (recording_flag.on and current.rec is rec and rec.broken is None):
+        if rec is not None and rec.reading is not None:
+            _note_reads(rec, args, kwargs)  # a live scalar's getter computing on the state
         return runner(*unwrap(args), **(unwrap(kwargs) if kwargs else kwargs))
     reals: dict[int, int] = {}
     flat = None if kwargs else _flat(args, rec, reals)
@@ -141,6 +144,8 @@ def record_call(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], *, pure:
         _reals(args, reals)
         if kwargs:
             _reals(kwargs, reals)
+    if rec.hints:
+        _meets(rec, real_args, real_kwargs)
     result = runner(*real_args, **real_kwargs)
     if result is NotImplemented:  # a kernel declining the call: the caller takes another way
         return result
@@ -172,6 +177,48 @@ def record_call(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], *, pure:
     return value
 
 
+def _live_entry(value: LiveScalar, rec: Recording) -> Live:
+    """The template entry of a live scalar operand. When the backend may capture
+    (``rec.hints``), the getter is evaluated once more, the flag off, to learn which of the
+    program's arrays it reads (``Live.reads``; a captured replay evaluates it before the
+    launch, which is right only when nothing earlier in the program wrote them)."""
+    rec.live = True
+    entry = Live(value.getter)
+    hints = rec.hints
+    if hints is not None:
+        found: set[int] = set()
+        rec.reading = found
+        was, recording_flag.on = recording_flag.on, False
+        try:
+            value.getter()
+            entry.reads = frozenset(found)
+        except Exception:  # noqa: BLE001 - an unknown read: the program stays uncaptured
+            entry.reads = None
+        finally:
+            recording_flag.on = was
+            rec.reading = None
+        hints.append(entry)
+    return entry
+
+
+def _note_reads(rec: Recording, args: Any, kwargs: Any) -> None:
+    """Add the slots of the traced arrays in a call's arguments to ``rec.reading``."""
+    found: dict[int, int] = {}
+    _reals(args, found)
+    _reals(kwargs, found)
+    rec.reading.update(found.values())  # type: ignore[union-attr]
+
+
+def _meets(rec: Recording, real_args: Any, real_kwargs: Any) -> None:
+    """Give the live scalars of the call being recorded (``rec.hints``) the dtypes of the
+    call's array arguments: the dtype a captured replay's 0-d buffer for them needs."""
+    arrays = tuple(real_args) + tuple(real_kwargs.values())
+    dtypes = tuple(a.dtype for a in arrays if _is_array(a, rec))
+    for entry in rec.hints:  # type: ignore[union-attr]
+        entry.meets = dtypes
+    rec.hints.clear()  # type: ignore[union-attr]
+
+
 def recorded_kernel(kernel: Callable[..., Any]) -> Callable[..., Any]:
     """A plugin's kernel whose calls are recorded as one instruction each (it may convert
     its arguments with ``numpy.asarray``, which a traced array would refuse)."""
@@ -198,9 +245,8 @@ def _flat(args: tuple[Any, ...], rec: Recording,
                 template.append(a._a)
             real.append(a._a)
         elif cls is LiveScalar:
-            template.append(Live(a.getter))
+            template.append(_live_entry(a, rec))
             real.append(float(a))
-            rec.live = True
         elif cls is tuple or cls is list or cls is dict:
             return None
         else:
@@ -318,6 +364,8 @@ class TracedArray:
         # function of the inputs alone it becomes a value guard (checked first at replay);
         # other reads (``float``, ``.item()``: values a step reports) break the graph
         value = fn(self._a)
+        if self._r.reading is not None:
+            self._r.reading.add(self._s)  # a live scalar's getter reads this array
         if _live(self._r) and not (guardable and self._r.guard(self._s, fn, value)):
             graph_break(reason)
         return value
@@ -378,6 +426,8 @@ class TracedArray:
                            rec=self._r)
 
     def __getattr__(self, name: str) -> Any:
+        if self._r.reading is not None:
+            self._r.reading.add(self._s)  # a live scalar's getter reads this array
         if name in _EXPORTS and _live(self._r):
             graph_break("the array's memory is handed to another library "
                         f"(`{name}`): its work cannot be recorded")
