@@ -27,6 +27,11 @@ ALLOWED_CYCLES = [
      "arraygrad.autograd.api"},
     # the profiler instruments the public namespace (``arraygrad.<op>``) while it runs
     {"arraygrad", "arraygrad.autograd", "arraygrad.autograd.profiler"},
+    # PyTorch puts ``compile()`` on ``nn.Module`` (it compiles the module in place), and the
+    # compiler knows modules (``OptimizedModule`` is one; discovery walks their state)
+    {"arraygrad.nn.modules.module", "arraygrad.compiler", "arraygrad.compiler.compiled",
+     "arraygrad.compiler.optimized_module", "arraygrad.compiler.session",
+     "arraygrad.compiler.state", "arraygrad.compiler.training"},
     # (the recorder, ops.rule, sits below every op module: the two ops it finishes gradients
     # with are handed to it, not imported, so no ops cycle is allowed)
 ]

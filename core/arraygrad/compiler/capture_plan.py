@@ -213,21 +213,23 @@ def _live_entries(ins: Instr) -> list[Live] | None:
     for v in tuple(ins.args) + tuple(ins.kwargs.values()):
         if v.__class__ is Live:
             found.append(v)
-        elif _has_live(v):
+        elif has_live(v):
             return None
     return found
 
 
-def _has_live(t: Any) -> bool:
+def has_live(t: Any) -> bool:
+    """Whether a live scalar sits in ``t`` (an argument template, containers and slices
+    searched)."""
     cls = t.__class__
     if cls is Live:
         return True
     if cls in (tuple, list):
-        return any(_has_live(v) for v in t)
+        return any(has_live(v) for v in t)
     if cls is dict:
-        return any(_has_live(v) for v in t.values())
+        return any(has_live(v) for v in t.values())
     if cls is slice:
-        return any(_has_live(v) for v in (t.start, t.stop, t.step))
+        return any(has_live(v) for v in (t.start, t.stop, t.step))
     return False
 
 

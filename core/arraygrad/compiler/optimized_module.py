@@ -51,7 +51,7 @@ class OptimizedModule(Module):
                 "using `module.compile()`, or use the per-module hooks instead", stacklevel=2)
         return super().__call__(*args, **kwargs)
 
-    @property  # type: ignore[override]
+    @property
     def training(self) -> bool:
         """The original module's ``training`` flag (the wrapper has none of its own)."""
         return bool(self._orig_mod.training)
@@ -81,7 +81,7 @@ class OptimizedModule(Module):
 
     def __len__(self) -> int:
         try:
-            return len(self._orig_mod)  # type: ignore[arg-type]
+            return len(self._orig_mod)
         except TypeError:
             raise TypeError(
                 f"{type(self._orig_mod).__name__} does not support len()") from None

@@ -31,7 +31,7 @@ from arraygrad.autograd.function import BackwardCFunction
 from arraygrad.autograd.graph import AccumulateGrad, PackedSavedOutput, PackedSavedTensor, _sequence
 from arraygrad.autograd.saved_hooks import _open as _hooks_open
 from arraygrad.compiler import program as _program
-from arraygrad.compiler.capture import _has_live
+from arraygrad.compiler.capture_plan import has_live
 from arraygrad.compiler.compiled_backward import CompiledFunctionBackward
 from arraygrad.compiler.scalars import recording_flag
 from arraygrad.compiler.session import TRAINING_FORWARD, Session, _output
@@ -362,7 +362,7 @@ def _record_backward(session: Session, template: Any, b: _program.Bindings,
         return "the backward writes an array of the forward or an output gradient"
     backward = rec.instrs[nfwd:]
     for ins in backward:
-        if ins.kind == "host" or _has_live(ins.args) or _has_live(tuple(ins.kwargs.values())):
+        if ins.kind == "host" or has_live(ins.args) or has_live(tuple(ins.kwargs.values())):
             return "the backward reads live scalars or makes host calls"
     grads: list[int | None] = []
     for g in captured:
