@@ -93,6 +93,7 @@ class Recording:
         self.backend = backend
         self.instrs: list[Instr] = []
         self.nslots = 0
+        self.templates: list[Slot] = []  # slot k's template entry, made once (shared, immutable)
         self.on_break = on_break
         self.broken: str | None = None
         self.written: set[int] = set()  # slots an in-place instruction wrote (and their bases)
@@ -160,6 +161,7 @@ class Recording:
         """A fresh slot number."""
         k = self.nslots
         self.nslots = k + 1
+        self.templates.append(Slot(k))
         return k
 
 

@@ -20,7 +20,6 @@ from typing import Any, Callable
 
 from arraygrad.compiler.recording import (
     GraphBreak, Instr, Live, Recording, Slot, Unsupported, current, graph_break, is_live as _live,
-    slots_of as _slots,
 )
 from arraygrad.compiler.scalars import LiveScalar, recording_flag
 
@@ -31,9 +30,9 @@ __all__ = ["TracedArray", "Recording", "Instr", "Slot", "Live", "GraphBreak", "U
 def constant(rec: Recording, value: Any) -> bool:
     """Whether every traced array of ``rec`` in ``value`` is made from shapes and constants
     alone (``Recording.constant``)."""
-    found: set[int] = set()
-    _slots(_encode(value, rec)[0], found)
-    return rec.constant(found)
+    slots: list[int] = []
+    _split(value, rec, slots, [])
+    return rec.constant(set(slots))
 
 
 def unwrap(value: Any) -> Any:
@@ -53,23 +52,36 @@ def unwrap(value: Any) -> Any:
     return value
 
 
-def _encode(value: Any, rec: Recording) -> tuple[Any, bool]:
-    """The template of ``value`` and whether it holds a traced array of ``rec``."""
+def _split(value: Any, rec: Recording, slots: list[int], arrays: list[Any]) -> tuple[Any, Any]:
+    """``(real value, template)`` of an argument, in one pass: a traced array of ``rec`` is
+    its real array and its ``Slot`` (its slot goes to ``slots``, its real array to ``arrays``,
+    in step), a leftover of an earlier recording its real array in both, a live scalar its
+    float and a ``Live``; containers are split item by item (a container holding nothing to
+    replace is passed as it is, as ``unwrap`` does)."""
     cls = value.__class__
     if cls is TracedArray:
+        real = value._a
         if value._r is rec:
-            return Slot(value._s), True
-        return value._a, False  # a leftover of an earlier recording: its real array
+            slots.append(value._s)
+            arrays.append(real)
+            return real, rec.templates[value._s]
+        return real, real
     if cls is LiveScalar:
         rec.live = True
-        return Live(value.getter), False
+        return float(value), Live(value.getter)
     if cls is tuple or cls is list:
-        items = [_encode(v, rec) for v in value]
-        return cls(t for t, _ in items), any(f for _, f in items)
+        pairs = [_split(v, rec, slots, arrays) for v in value]
+        template = cls(t for _, t in pairs)
+        if any(r is not v for (r, _), v in zip(pairs, value)):
+            return cls(r for r, _ in pairs), template
+        return value, template
     if cls is dict:
-        enc = {k: _encode(v, rec) for k, v in value.items()}
-        return {k: t for k, (t, _) in enc.items()}, any(f for _, f in enc.values())
-    return value, False
+        real: dict[Any, Any] = {}
+        tdict: dict[Any, Any] = {}
+        for k, v in value.items():
+            real[k], tdict[k] = _split(v, rec, slots, arrays)
+        return real, tdict
+    return value, value
 
 
 def _is_array(value: Any, rec: Recording) -> bool:
@@ -80,14 +92,15 @@ def _is_array(value: Any, rec: Recording) -> bool:
             and not isinstance(value, type))
 
 
-def _trace(result: Any, rec: Recording, reals: dict[int, int]) -> tuple[Any, Any, Any]:
+def _trace(result: Any, rec: Recording, slots: list[int], arrays: list[Any]) -> tuple[Any, Any, Any]:
     """``(value to return, out template, coerce)`` for a call's ``result``. A result that is
     one of the call's real arguments (an in-place result) keeps that argument's slot."""
     if result is None:
         return None, None, None
-    k = reals.get(id(result))
-    if k is not None:
-        return TracedArray(result, k, rec), k, None
+    for i in range(len(arrays) - 1, -1, -1):  # the last match, as a dict of them would give
+        if arrays[i] is result:
+            k = slots[i]
+            return TracedArray(result, k, rec), k, None
     if _is_array(result, rec):
         backend = rec.backend
         coerce = None
@@ -97,23 +110,11 @@ def _trace(result: Any, rec: Recording, reals: dict[int, int]) -> tuple[Any, Any
         k = rec.new_slot()
         return TracedArray(result, k, rec), k, coerce
     if result.__class__ is tuple and result and all(_is_array(r, rec) for r in result):
-        outs = [_trace(r, rec, reals) for r in result]
+        outs = [_trace(r, rec, slots, arrays) for r in result]
         if any(c is not None for _, _, c in outs):
             raise GraphBreak("a tuple result holding backend scalars")
         return tuple(v for v, _, _ in outs), tuple(o for _, o, _ in outs), None
     raise GraphBreak(f"a call returned {type(result).__name__} (a value read into Python)")
-
-
-def _reals(value: Any, out: dict[int, int]) -> None:
-    cls = value.__class__
-    if cls is TracedArray:
-        out[id(value._a)] = value._s
-    elif cls is tuple or cls is list:
-        for v in value:
-            _reals(v, out)
-    elif cls is dict:
-        for v in value.values():
-            _reals(v, out)
 
 
 def record_call(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], *, pure: bool = True,
@@ -128,47 +129,63 @@ def record_call(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], *, pure:
     runner = fn if call is None else call
     if rec is None or not (recording_flag.on and current.rec is rec and rec.broken is None):
         return runner(*unwrap(args), **(unwrap(kwargs) if kwargs else kwargs))
-    reals: dict[int, int] = {}
-    flat = None if kwargs else _flat(args, rec, reals)
-    if flat is not None:  # the common case: arrays and scalars, no containers, no keywords
-        real_args, targs, traced = flat
-        real_kwargs, tkw = kwargs, {}
+    # one pass over the arguments (this runs once per recorded op: the traced-array case, the
+    # common one, is inlined rather than left to ``_split``)
+    slots: list[int] = []  # the slots of rec the call reads, in argument order
+    arrays: list[Any] = []  # their real arrays
+    real_args: list[Any] = []
+    targs: list[Any] = []
+    first = None  # the first positional traced array's slot (a view's base)
+    templates = rec.templates
+    for a in args:
+        if a.__class__ is TracedArray:
+            real = a._a
+            real_args.append(real)
+            if a._r is rec:
+                k = a._s
+                if first is None:
+                    first = k
+                slots.append(k)
+                arrays.append(real)
+                targs.append(templates[k])
+            else:
+                targs.append(real)  # a leftover of an earlier recording: its real array
+        else:
+            r, t = _split(a, rec, slots, arrays)
+            real_args.append(r)
+            targs.append(t)
+    if kwargs:
+        real_kwargs, tkw = _split(kwargs, rec, slots, arrays)
     else:
-        real_args, real_kwargs = unwrap(args), unwrap(kwargs) if kwargs else kwargs
-        targs, traced_a = _encode(args, rec)
-        tkw, traced_k = _encode(kwargs, rec) if kwargs else ({}, False)
-        traced = traced_a or traced_k
-        _reals(args, reals)
-        if kwargs:
-            _reals(kwargs, reals)
+        real_kwargs, tkw = kwargs, {}
     result = runner(*real_args, **real_kwargs)
     if result is NotImplemented:  # a kernel declining the call: the caller takes another way
         return result
-    if not traced and not _is_array(result, rec) and (not always or result is not None):
+    if not slots and not _is_array(result, rec) and (not always or result is not None):
         return result  # metadata (a dtype, finfo, isdtype...): nothing to replay
     if kwargs and "out" in kwargs:
         pure = False
     try:
-        value, out, coerce = _trace(result, rec, reals)
+        value, out, coerce = _trace(result, rec, slots, arrays)
     except GraphBreak as exc:
         graph_break(str(exc))
         return result
     if result is None:
         pure = False  # a call returning None was called for its effect
     index = len(rec.instrs)
-    rec.instrs.append(Instr(fn, targs, tkw, out, pure, kind, coerce,
-                            tuple(reals.values()) if flat is not None else None))
-    if out.__class__ is int and id(result) not in reals:
-        rec.producer[out] = index
-        if getattr(result, "base", None) is not None:  # a view: writes to it write its base
-            first = next((a for a in targs if a.__class__ is Slot), None)
-            if first is not None:
-                rec.base[out] = rec.base.get(first.k, first.k)
+    reads = tuple(slots) if len(slots) < 2 else tuple(dict.fromkeys(slots))
+    rec.instrs.append(Instr(fn, tuple(targs), tkw, out, pure, kind, coerce, reads))
+    if out.__class__ is int:
+        if out not in reads:  # a new array (not an in-place result)
+            rec.producer[out] = index
+            if first is not None and getattr(result, "base", None) is not None:
+                # a view: writes to it write its base
+                rec.base[out] = rec.base.get(first, first)
     elif out.__class__ is tuple:
         for o in out:
             rec.producer[o] = index
     if not pure:
-        _mark_written(rec, targs, tkw)
+        _mark_written(rec, reads)
     return value
 
 
@@ -180,42 +197,10 @@ def recorded_kernel(kernel: Callable[..., Any]) -> Callable[..., Any]:
     return run
 
 
-def _flat(args: tuple[Any, ...], rec: Recording,
-          reals: dict[int, int]) -> tuple[tuple[Any, ...], tuple[Any, ...], bool] | None:
-    """``(real args, template, traced)`` of arguments holding no containers (one pass), or
-    None for the general path. Fills ``reals`` (real array id -> slot)."""
-    real: list[Any] = []
-    template: list[Any] = []
-    traced = False
-    for a in args:
-        cls = a.__class__
-        if cls is TracedArray:
-            if a._r is rec:
-                template.append(Slot(a._s))
-                reals[id(a._a)] = a._s
-                traced = True
-            else:
-                template.append(a._a)
-            real.append(a._a)
-        elif cls is LiveScalar:
-            template.append(Live(a.getter))
-            real.append(float(a))
-            rec.live = True
-        elif cls is tuple or cls is list or cls is dict:
-            return None
-        else:
-            template.append(a)
-            real.append(a)
-    return tuple(real), tuple(template), traced
-
-
-def _mark_written(rec: Recording, targs: Any, tkw: Any) -> None:
+def _mark_written(rec: Recording, reads: tuple[int, ...]) -> None:
     """Every slot an effectful instruction reads may be written by it (its target, an
     ``out=``): value guards never hoist reads of them (conservative: only guards lose)."""
-    found: set[int] = set()
-    _slots(targs, found)
-    _slots(tkw, found)
-    for k in found:
+    for k in reads:
         rec.written.add(k)
         base = rec.base.get(k)
         if base is not None:
