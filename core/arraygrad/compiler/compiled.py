@@ -231,8 +231,11 @@ class CompiledFunction:
         # containers and variables the step reaches, changed by it (a list it appends to, a
         # counter it rebinds, optimizer state it creates): a replay would not change them
         python_changed = layout is not None and not layout.current(layout.cells)
-        self._layout = None
-        after = self._discover(args, kwargs)
+        if layout is not None and not python_changed and layout.unwatched_same():
+            after = discover(layout, args, kwargs)  # the walk would find the same objects
+        else:
+            self._layout = None
+            after = self._discover(args, kwargs)
         try:
             made = None if rec.broken is not None else session.bind(after, result,
                                                                     python_changed)
