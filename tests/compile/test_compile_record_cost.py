@@ -82,3 +82,52 @@ def test_a_key_recorded_but_never_replayed_builds_nothing(monkeypatch):
         out = step(ag.ones(n))
         assert float(out) == 2.0 * n
     assert step.stats["records"] == 3 and builds == []
+
+
+def _recording(step):
+    """The recording of a compiled function's (only) key, before its first replay."""
+    (entries,) = step._cache.values()
+    return entries[0].program.rec
+
+
+def test_an_in_place_update_records_one_instruction_as_eager_runs_one():
+    from arraygrad.ops.rule import fast_paths
+
+    # eager's ``p += g * -lr`` updates p's array in place and is done; the recording's
+    # in-place operator gives back the argument's own traced array, so it is done too (no
+    # second instruction writing the array into itself)
+    def make():
+        ag.manual_seed(0)
+        lin = ag.nn.Linear(4, 3)
+        opt = ag.optim.SGD(lin.parameters(), lr=0.1)
+        x = ag.tensor(np.arange(8, dtype=np.float32).reshape(2, 4))
+
+        def step():
+            opt.zero_grad()
+            lin(x).sum().backward()
+            opt.step()
+            return [p.detach().clone() for p in lin.parameters()]
+        return step
+    eager, step = make(), ag.compile(make())
+    want = [host(eager()) for _ in range(4)]
+    got = [host(step())]
+    kinds = [ins.kind for ins in _recording(step).instrs]
+    # (with fast paths off, eager itself computes the update apart and writes it back)
+    assert "+=" in kinds and ("setitem" in kinds) == (not fast_paths.on), kinds
+    got += [host(step()) for _ in range(3)]  # the grads exist from the second call on
+    assert step.stats == {"records": 2, "replays": 2, "eager": 0} and same(want, got)
+
+
+def test_an_in_place_operator_on_a_traced_array_returns_that_array():
+    from arraygrad.compiler import traced as traced_mod
+
+    seen = []
+
+    def step(x):
+        data = x._data
+        data += 1.0  # an ndarray's ``+=``: the same object back
+        seen.append(x._data is data and type(data) is traced_mod.TracedArray)
+        return x * 2.0
+    f = ag.compile(step)
+    out = f(ag.ones(3))
+    assert seen == [True] and same(host(out), np.full(3, 4.0, np.float32))

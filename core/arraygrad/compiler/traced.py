@@ -52,10 +52,10 @@ def unwrap(value: Any) -> Any:
     return value
 
 
-def _split(value: Any, rec: Recording, slots: list[int], arrays: list[Any]) -> tuple[Any, Any]:
+def _split(value: Any, rec: Recording, slots: list[int], traced: list[Any]) -> tuple[Any, Any]:
     """``(real value, template)`` of an argument, in one pass: a traced array of ``rec`` is
-    its real array and its ``Slot`` (its slot goes to ``slots``, its real array to ``arrays``,
-    in step), a leftover of an earlier recording its real array in both, a live scalar its
+    its real array and its ``Slot`` (its slot goes to ``slots``, itself to ``traced``, in
+    step), a leftover of an earlier recording its real array in both, a live scalar its
     float and a ``Live``; containers are split item by item (a container holding nothing to
     replace is passed as it is, as ``unwrap`` does)."""
     cls = value.__class__
@@ -63,14 +63,14 @@ def _split(value: Any, rec: Recording, slots: list[int], arrays: list[Any]) -> t
         real = value._a
         if value._r is rec:
             slots.append(value._s)
-            arrays.append(real)
+            traced.append(value)
             return real, rec.templates[value._s]
         return real, real
     if cls is LiveScalar:
         rec.live = True
         return float(value), Live(value.getter)
     if cls is tuple or cls is list:
-        pairs = [_split(v, rec, slots, arrays) for v in value]
+        pairs = [_split(v, rec, slots, traced) for v in value]
         template = cls(t for _, t in pairs)
         if any(r is not v for (r, _), v in zip(pairs, value)):
             return cls(r for r, _ in pairs), template
@@ -79,7 +79,7 @@ def _split(value: Any, rec: Recording, slots: list[int], arrays: list[Any]) -> t
         real: dict[Any, Any] = {}
         tdict: dict[Any, Any] = {}
         for k, v in value.items():
-            real[k], tdict[k] = _split(v, rec, slots, arrays)
+            real[k], tdict[k] = _split(v, rec, slots, traced)
         return real, tdict
     return value, value
 
@@ -92,15 +92,15 @@ def _is_array(value: Any, rec: Recording) -> bool:
             and not isinstance(value, type))
 
 
-def _trace(result: Any, rec: Recording, slots: list[int], arrays: list[Any]) -> tuple[Any, Any, Any]:
+def _trace(result: Any, rec: Recording, traced: list[Any]) -> tuple[Any, Any, Any]:
     """``(value to return, out template, coerce)`` for a call's ``result``. A result that is
-    one of the call's real arguments (an in-place result) keeps that argument's slot."""
+    one of the call's real arguments (an in-place result) is that argument's traced array
+    (as eager's is the argument itself)."""
     if result is None:
         return None, None, None
-    for i in range(len(arrays) - 1, -1, -1):  # the last match, as a dict of them would give
-        if arrays[i] is result:
-            k = slots[i]
-            return TracedArray(result, k, rec), k, None
+    same = _argument(result, traced)
+    if same is not None:
+        return same, same._s, None
     if _is_array(result, rec):
         backend = rec.backend
         coerce = None
@@ -110,11 +110,20 @@ def _trace(result: Any, rec: Recording, slots: list[int], arrays: list[Any]) -> 
         k = rec.new_slot()
         return TracedArray(result, k, rec), k, coerce
     if result.__class__ is tuple and result and all(_is_array(r, rec) for r in result):
-        outs = [_trace(r, rec, slots, arrays) for r in result]
+        outs = [_trace(r, rec, traced) for r in result]
         if any(c is not None for _, _, c in outs):
             raise GraphBreak("a tuple result holding backend scalars")
         return tuple(v for v, _, _ in outs), tuple(o for _, o, _ in outs), None
     raise GraphBreak(f"a call returned {type(result).__name__} (a value read into Python)")
+
+
+def _argument(result: Any, traced: list[Any]) -> Any:
+    """The traced argument whose real array ``result`` is (the last such), or None."""
+    found = None
+    for t in traced:
+        if t._a is result:
+            found = t
+    return found
 
 
 def record_call(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], *, pure: bool = True,
@@ -132,7 +141,7 @@ def record_call(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], *, pure:
     # one pass over the arguments (this runs once per recorded op: the traced-array case, the
     # common one, is inlined rather than left to ``_split``)
     slots: list[int] = []  # the slots of rec the call reads, in argument order
-    arrays: list[Any] = []  # their real arrays
+    traced: list[Any] = []  # their traced arrays
     real_args: list[Any] = []
     targs: list[Any] = []
     first = None  # the first positional traced array's slot (a view's base)
@@ -146,30 +155,39 @@ def record_call(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], *, pure:
                 if first is None:
                     first = k
                 slots.append(k)
-                arrays.append(real)
+                traced.append(a)
                 targs.append(templates[k])
             else:
                 targs.append(real)  # a leftover of an earlier recording: its real array
         else:
-            r, t = _split(a, rec, slots, arrays)
+            r, t = _split(a, rec, slots, traced)
             real_args.append(r)
             targs.append(t)
     if kwargs:
-        real_kwargs, tkw = _split(kwargs, rec, slots, arrays)
+        real_kwargs, tkw = _split(kwargs, rec, slots, traced)
     else:
         real_kwargs, tkw = kwargs, {}
     result = runner(*real_args, **real_kwargs)
-    if result is NotImplemented:  # a kernel declining the call: the caller takes another way
-        return result
-    if not slots and not _is_array(result, rec) and (not always or result is not None):
-        return result  # metadata (a dtype, finfo, isdtype...): nothing to replay
     if kwargs and "out" in kwargs:
         pure = False
-    try:
-        value, out, coerce = _trace(result, rec, slots, arrays)
-    except GraphBreak as exc:
-        graph_break(str(exc))
-        return result
+    if result.__class__ is rec.backend.array_type:  # the common case of ``_trace``, inlined
+        value = _argument(result, traced) if traced else None
+        if value is None:
+            out = rec.new_slot()
+            value = TracedArray(result, out, rec)
+        else:
+            out = value._s  # an in-place result: the argument itself, as in eager
+        coerce = None
+    else:
+        if result is NotImplemented:  # a kernel declining the call: the caller goes on
+            return result
+        if not slots and not _is_array(result, rec) and (not always or result is not None):
+            return result  # metadata (a dtype, finfo, isdtype...): nothing to replay
+        try:
+            value, out, coerce = _trace(result, rec, traced)
+        except GraphBreak as exc:
+            graph_break(str(exc))
+            return result
     if result is None:
         pure = False  # a call returning None was called for its effect
     index = len(rec.instrs)
