@@ -30,9 +30,9 @@ __all__ = ["TracedArray", "Recording", "Instr", "Slot", "Live", "GraphBreak", "U
 def constant(rec: Recording, value: Any) -> bool:
     """Whether every traced array of ``rec`` in ``value`` is made from shapes and constants
     alone (``Recording.constant``)."""
-    slots: list[int] = []
-    _split(value, rec, slots, [])
-    return rec.constant(set(slots))
+    traced: list[Any] = []
+    _split(value, rec, traced)
+    return rec.constant({t._s for t in traced})
 
 
 def unwrap(value: Any) -> Any:
@@ -52,17 +52,16 @@ def unwrap(value: Any) -> Any:
     return value
 
 
-def _split(value: Any, rec: Recording, slots: list[int], traced: list[Any]) -> tuple[Any, Any]:
+def _split(value: Any, rec: Recording, traced: list[Any]) -> tuple[Any, Any]:
     """``(real value, template)`` of an argument, in one pass: a traced array of ``rec`` is
-    its real array and its ``Slot`` (its slot goes to ``slots``, itself to ``traced``, in
-    step), a leftover of an earlier recording its real array in both, a live scalar its
-    float and a ``Live``; containers are split item by item (a container holding nothing to
-    replace is passed as it is, as ``unwrap`` does)."""
+    its real array and its ``Slot`` (and goes to ``traced``), a leftover of an earlier
+    recording its real array in both, a live scalar its float and a ``Live``; containers are
+    split item by item (a container holding nothing to replace is passed as it is, as
+    ``unwrap`` does)."""
     cls = value.__class__
     if cls is TracedArray:
         real = value._a
         if value._r is rec:
-            slots.append(value._s)
             traced.append(value)
             return real, rec.templates[value._s]
         return real, real
@@ -70,7 +69,7 @@ def _split(value: Any, rec: Recording, slots: list[int], traced: list[Any]) -> t
         rec.live = True
         return float(value), Live(value.getter)
     if cls is tuple or cls is list:
-        pairs = [_split(v, rec, slots, traced) for v in value]
+        pairs = [_split(v, rec, traced) for v in value]
         template = cls(t for _, t in pairs)
         if any(r is not v for (r, _), v in zip(pairs, value)):
             return cls(r for r, _ in pairs), template
@@ -79,9 +78,13 @@ def _split(value: Any, rec: Recording, slots: list[int], traced: list[Any]) -> t
         real: dict[Any, Any] = {}
         tdict: dict[Any, Any] = {}
         for k, v in value.items():
-            real[k], tdict[k] = _split(v, rec, slots, traced)
+            real[k], tdict[k] = _split(v, rec, traced)
         return real, tdict
     return value, value
+
+
+# argument classes that are their own template and real value (no ``_split`` call for them)
+_PLAIN = frozenset({int, float, bool, str, type(None), type(Ellipsis), slice})
 
 
 def _is_array(value: Any, rec: Recording) -> bool:
@@ -117,6 +120,14 @@ def _trace(result: Any, rec: Recording, traced: list[Any]) -> tuple[Any, Any, An
     raise GraphBreak(f"a call returned {type(result).__name__} (a value read into Python)")
 
 
+def _first_slot(args: tuple[Any, ...], rec: Recording) -> int | None:
+    """The slot of the first positional argument that is a traced array of ``rec``."""
+    for a in args:
+        if a.__class__ is TracedArray and a._r is rec:
+            return a._s
+    return None
+
+
 def _argument(result: Any, traced: list[Any]) -> Any:
     """The traced argument whose real array ``result`` is (the last such), or None."""
     found = None
@@ -138,33 +149,27 @@ def record_call(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], *, pure:
     runner = fn if call is None else call
     if rec is None or not (recording_flag.on and current.rec is rec and rec.broken is None):
         return runner(*unwrap(args), **(unwrap(kwargs) if kwargs else kwargs))
-    # one pass over the arguments (this runs once per recorded op: the traced-array case, the
-    # common one, is inlined rather than left to ``_split``)
-    slots: list[int] = []  # the slots of rec the call reads, in argument order
-    traced: list[Any] = []  # their traced arrays
+    # one pass over the arguments (this runs once per recorded op: the common cases, a traced
+    # array and a plain constant, are inlined rather than left to ``_split``)
+    traced: list[Any] = []  # the traced arrays of rec the call reads, in argument order
     real_args: list[Any] = []
     targs: list[Any] = []
-    first = None  # the first positional traced array's slot (a view's base)
     templates = rec.templates
     for a in args:
-        if a.__class__ is TracedArray:
-            real = a._a
-            real_args.append(real)
-            if a._r is rec:
-                k = a._s
-                if first is None:
-                    first = k
-                slots.append(k)
-                traced.append(a)
-                targs.append(templates[k])
-            else:
-                targs.append(real)  # a leftover of an earlier recording: its real array
+        cls = a.__class__
+        if cls is TracedArray and a._r is rec:
+            traced.append(a)
+            real_args.append(a._a)
+            targs.append(templates[a._s])
+        elif cls in _PLAIN:
+            real_args.append(a)
+            targs.append(a)
         else:
-            r, t = _split(a, rec, slots, traced)
+            r, t = _split(a, rec, traced)
             real_args.append(r)
             targs.append(t)
     if kwargs:
-        real_kwargs, tkw = _split(kwargs, rec, slots, traced)
+        real_kwargs, tkw = _split(kwargs, rec, traced)
     else:
         real_kwargs, tkw = kwargs, {}
     result = runner(*real_args, **real_kwargs)
@@ -181,7 +186,7 @@ def record_call(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], *, pure:
     else:
         if result is NotImplemented:  # a kernel declining the call: the caller goes on
             return result
-        if not slots and not _is_array(result, rec) and (not always or result is not None):
+        if not traced and not _is_array(result, rec) and (not always or result is not None):
             return result  # metadata (a dtype, finfo, isdtype...): nothing to replay
         try:
             value, out, coerce = _trace(result, rec, traced)
@@ -191,14 +196,18 @@ def record_call(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], *, pure:
     if result is None:
         pure = False  # a call returning None was called for its effect
     index = len(rec.instrs)
-    reads = tuple(slots) if len(slots) < 2 else tuple(dict.fromkeys(slots))
+    if len(traced) < 2:
+        reads: tuple[int, ...] = (traced[0]._s,) if traced else ()
+    else:
+        reads = tuple({t._s: None for t in traced})
     rec.instrs.append(Instr(fn, tuple(targs), tkw, out, pure, kind, coerce, reads))
     if out.__class__ is int:
         if out not in reads:  # a new array (not an in-place result)
             rec.producer[out] = index
-            if first is not None and getattr(result, "base", None) is not None:
-                # a view: writes to it write its base
-                rec.base[out] = rec.base.get(first, first)
+            if getattr(result, "base", None) is not None:  # a view: writes to it write its base
+                first = _first_slot(args, rec)
+                if first is not None:
+                    rec.base[out] = rec.base.get(first, first)
     elif out.__class__ is tuple:
         for o in out:
             rec.producer[o] = index
