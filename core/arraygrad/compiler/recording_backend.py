@@ -145,6 +145,12 @@ class RecordingBackend:
     def __repr__(self) -> str:
         return f"RecordingBackend({self._real!r})"
 
+    @property
+    def floating_natives(self) -> Any:
+        """The real backend's floating native dtypes (read on most ops' paths: a property
+        rather than a ``__getattr__`` round)."""
+        return self._real.floating_natives
+
     def __getattr__(self, name: str) -> Any:
         value = getattr(self._real, name)
         if not callable(value) or isinstance(value, type) or name.startswith("__"):
@@ -166,6 +172,7 @@ class RecordingBackend:
             return out
 
         method.__name__ = name
+        setattr(self, name, method)  # a method is looked up once per recording
         return method
 
 

@@ -176,7 +176,10 @@ def record_call(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], *, pure:
     if kwargs and "out" in kwargs:
         pure = False
     if result.__class__ is rec.backend.array_type:  # the common case of ``_trace``, inlined
-        value = _argument(result, traced) if traced else None
+        value = None
+        for t in traced:  # (``_argument``, inlined)
+            if t._a is result:
+                value = t
         if value is None:
             out = rec.new_slot()
             value = TracedArray(result, out, rec)
@@ -196,8 +199,12 @@ def record_call(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], *, pure:
     if result is None:
         pure = False  # a call returning None was called for its effect
     index = len(rec.instrs)
-    if len(traced) < 2:
-        reads: tuple[int, ...] = (traced[0]._s,) if traced else ()
+    n = len(traced)
+    if n == 1:
+        reads: tuple[int, ...] = (traced[0]._s,)
+    elif n == 2:
+        a, b = traced[0]._s, traced[1]._s
+        reads = (a,) if a == b else (a, b)
     else:
         reads = tuple({t._s: None for t in traced})
     rec.instrs.append(Instr(fn, tuple(targs), tkw, out, pure, kind, coerce, reads))
@@ -301,6 +308,12 @@ class TracedArray:
     def size(self) -> Any:
         """The real array's number of elements."""
         return self._a.size
+
+    @property
+    def T(self) -> Any:
+        """The transpose, recorded (an ``attr`` instruction; ``__getattr__`` would compute it
+        twice)."""
+        return record_call("T", (self,), {}, kind="attr", call=_GET_T, rec=self._r)
 
     @property
     def device(self) -> Any:
@@ -418,6 +431,9 @@ class TracedArray:
             return record_call(name, (self,), {}, kind="attr",
                                call=operator.attrgetter(name), rec=self._r)
         return value
+
+
+_GET_T = operator.attrgetter("T")
 
 
 def _item(a: Any) -> Any:
