@@ -10,11 +10,12 @@ written, which are inputs.
 
 from __future__ import annotations
 
+import operator
 from typing import Any, Callable
 
 from arraygrad.compiler.scalars import recording_flag
 
-__all__ = ["Recording", "Instr", "Slot", "Live", "GraphBreak", "Unsupported", "current",
+__all__ = ["Recording", "Instr", "instr", "Slot", "Live", "GraphBreak", "Unsupported", "current",
            "graph_break", "is_live", "slots_of"]
 
 
@@ -51,34 +52,39 @@ class Live:
         self.getter = getter
 
 
-class Instr:
-    """One recorded call: ``out = fn(*args, **kwargs)``.
+class Instr(tuple):  # type: ignore[type-arg]
+    """One recorded call: ``out = fn(*args, **kwargs)``, made as
+    ``Instr((fn, args, kwargs, out, pure, kind, coerce, reads))`` (a tuple: the recorder makes
+    one per op, and a tuple is made without running Python code; ``instr`` fills the usual
+    defaults).
 
     ``out``: a slot number, a tuple of slot numbers (a tuple result), or None (nothing
     kept). ``pure``: dropping it changes nothing when its result is unused. ``kind``:
     how codegen writes it (``"call"``, an infix operator symbol, ``"getitem"``,
     ``"method"`` with ``fn`` the method name, ``"attr"``). ``coerce``: the result was a
-    backend scalar that eager would coerce to an array.
+    backend scalar that eager would coerce to an array. ``reads``: the slots the templates
+    name.
     """
 
-    __slots__ = ("fn", "args", "kwargs", "out", "pure", "kind", "coerce", "reads")
+    __slots__ = ()
 
-    def __init__(self, fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any,
-                 pure: bool, kind: str = "call", coerce: Any = None,
-                 reads: tuple[int, ...] | None = None) -> None:
-        self.fn = fn
-        self.args = args
-        self.kwargs = kwargs
-        self.out = out
-        self.pure = pure
-        self.kind = kind
-        self.coerce = coerce
-        if reads is None:  # the slots the templates name
-            found: set[int] = set()
-            slots_of(args, found)
-            slots_of(kwargs, found)
-            reads = tuple(found)
-        self.reads = reads  # the slots it reads
+    fn = property(operator.itemgetter(0), doc="The callable (a method's or attribute's name).")
+    args = property(operator.itemgetter(1), doc="The positional arguments' template.")
+    kwargs = property(operator.itemgetter(2), doc="The keyword arguments' template.")
+    out = property(operator.itemgetter(3), doc="The result's slot(s), or None.")
+    pure = property(operator.itemgetter(4), doc="Whether it has no effect but its result.")
+    kind = property(operator.itemgetter(5), doc="How codegen writes it.")
+    coerce = property(operator.itemgetter(6), doc="The backend's coerce for a scalar result.")
+    reads = property(operator.itemgetter(7), doc="The slots it reads.")
+
+
+def instr(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any, pure: bool,
+          kind: str = "call", coerce: Any = None) -> Instr:
+    """An ``Instr`` whose ``reads`` are found in its templates."""
+    found: set[int] = set()
+    slots_of(args, found)
+    slots_of(kwargs, found)
+    return Instr((fn, args, kwargs, out, pure, kind, coerce, tuple(found)))
 
 
 class Recording:

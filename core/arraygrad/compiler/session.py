@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from arraygrad.compiler import program as _program
+from arraygrad.compiler.recording import instr
 from arraygrad.compiler.recording_backend import RecordingBackend, recording_backend
 from arraygrad.compiler.scalars import recording_flag
 from arraygrad.compiler.state import Found
@@ -69,8 +70,7 @@ class Session:
         recording_flag.on = True
 
     def _host_call(self, thunk: Callable[[], Any]) -> None:
-        from arraygrad.compiler.traced import Instr
-        self.rec.instrs.append(Instr(thunk, (), {}, None, False, "host"))
+        self.rec.instrs.append(instr(thunk, (), {}, None, False, "host"))
         self.rec.live = True
 
     def _graph_break(self, reason: str) -> None:

@@ -207,7 +207,7 @@ def record_call(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], *, pure:
         reads = (a,) if a == b else (a, b)
     else:
         reads = tuple({t._s: None for t in traced})
-    rec.instrs.append(Instr(fn, tuple(targs), tkw, out, pure, kind, coerce, reads))
+    rec.instrs.append(Instr((fn, tuple(targs), tkw, out, pure, kind, coerce, reads)))
     if out.__class__ is int:
         if out not in reads:  # a new array (not an in-place result)
             rec.producer[out] = index
