@@ -28,19 +28,22 @@ class GraphBreak(Exception):
     """Internal: unwinds a recording that must stop (never reaches the user)."""
 
 
-class Slot:
-    """Template entry: the array in slot ``k`` of the program."""
+class Slot(tuple):  # type: ignore[type-arg]
+    """Template entry: the array in slot ``k`` of the program, made as ``Slot((k,))`` (a
+    tuple: made without running Python code, one per slot of a recording)."""
 
-    __slots__ = ("k",)
+    __slots__ = ()
 
-    def __init__(self, k: int) -> None:
-        self.k = k
+    k = property(operator.itemgetter(0), doc="The slot number.")
 
     def __eq__(self, other: object) -> bool:
-        return other.__class__ is Slot and other.k == self.k
+        return other.__class__ is Slot and other[0] == self[0]  # type: ignore[index]
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
 
     def __hash__(self) -> int:
-        return self.k
+        return self[0]  # type: ignore[no-any-return]
 
 
 class Live:
@@ -167,7 +170,7 @@ class Recording:
         """A fresh slot number."""
         k = self.nslots
         self.nslots = k + 1
-        self.templates.append(Slot(k))
+        self.templates.append(Slot((k,)))
         return k
 
 

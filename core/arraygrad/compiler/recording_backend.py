@@ -120,6 +120,8 @@ class RecordingBackend:
         self._real = real
         self._rec = rec
         self.xp = RecordingNamespace(real.xp, rec)
+        # read on most ops' paths: an attribute, not a ``__getattr__`` round (a fixed set)
+        self.floating_natives = real.floating_natives
         cache = real.scalar_operands
         self.scalar_operands = None if cache is None else RecordingScalars(cache, self)
 
@@ -145,11 +147,6 @@ class RecordingBackend:
     def __repr__(self) -> str:
         return f"RecordingBackend({self._real!r})"
 
-    @property
-    def floating_natives(self) -> Any:
-        """The real backend's floating native dtypes (read on most ops' paths: a property
-        rather than a ``__getattr__`` round)."""
-        return self._real.floating_natives
 
     def __getattr__(self, name: str) -> Any:
         value = getattr(self._real, name)

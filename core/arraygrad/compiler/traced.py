@@ -69,6 +69,12 @@ def _split(value: Any, rec: Recording, traced: list[Any]) -> tuple[Any, Any]:
         rec.live = True
         return float(value), Live(value.getter)
     if cls is tuple or cls is list:
+        for v in value:
+            if v.__class__ not in _PLAIN:
+                break
+        else:  # constants alone (a shape, an ``axis``): the container (a list copied for the
+            # template: the caller may change it after the call)
+            return value, (value if cls is tuple else list(value))
         pairs = [_split(v, rec, traced) for v in value]
         template = cls(t for _, t in pairs)
         if any(r is not v for (r, _), v in zip(pairs, value)):
@@ -78,7 +84,10 @@ def _split(value: Any, rec: Recording, traced: list[Any]) -> tuple[Any, Any]:
         real: dict[Any, Any] = {}
         tdict: dict[Any, Any] = {}
         for k, v in value.items():
-            real[k], tdict[k] = _split(v, rec, traced)
+            if v.__class__ in _PLAIN:  # keywords are mostly these (``axis``, ``keepdims``)
+                real[k] = tdict[k] = v
+            else:
+                real[k], tdict[k] = _split(v, rec, traced)
         return real, tdict
     return value, value
 
