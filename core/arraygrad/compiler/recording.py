@@ -28,7 +28,7 @@ class GraphBreak(Exception):
     """Internal: unwinds a recording that must stop (never reaches the user)."""
 
 
-class Slot(tuple):  # type: ignore[type-arg]
+class Slot(tuple):
     """Template entry: the array in slot ``k`` of the program, made as ``Slot((k,))`` (a
     tuple: made without running Python code, one per slot of a recording)."""
 
@@ -37,13 +37,13 @@ class Slot(tuple):  # type: ignore[type-arg]
     k = property(operator.itemgetter(0), doc="The slot number.")
 
     def __eq__(self, other: object) -> bool:
-        return other.__class__ is Slot and other[0] == self[0]  # type: ignore[index]
+        return other.__class__ is Slot and other[0] == self[0]
 
     def __ne__(self, other: object) -> bool:
         return not self == other
 
     def __hash__(self) -> int:
-        return self[0]  # type: ignore[no-any-return]
+        return self[0]
 
 
 class Live:
@@ -55,7 +55,7 @@ class Live:
         self.getter = getter
 
 
-class Instr(tuple):  # type: ignore[type-arg]
+class Instr(tuple):
     """One recorded call: ``out = fn(*args, **kwargs)``, made as
     ``Instr((fn, args, kwargs, out, pure, kind, coerce, reads))`` (a tuple: the recorder makes
     one per op, and a tuple is made without running Python code; ``instr`` fills the usual

@@ -60,11 +60,10 @@ def _split(value: Any, rec: Recording, traced: list[Any]) -> tuple[Any, Any]:
     ``unwrap`` does)."""
     cls = value.__class__
     if cls is TracedArray:
-        real = value._a
         if value._r is rec:
             traced.append(value)
-            return real, rec.templates[value._s]
-        return real, real
+            return value._a, rec.templates[value._s]
+        return value._a, value._a
     if cls is LiveScalar:
         rec.live = True
         return float(value), Live(value.getter)
@@ -81,14 +80,14 @@ def _split(value: Any, rec: Recording, traced: list[Any]) -> tuple[Any, Any]:
             return cls(r for r, _ in pairs), template
         return value, template
     if cls is dict:
-        real: dict[Any, Any] = {}
+        rdict: dict[Any, Any] = {}
         tdict: dict[Any, Any] = {}
         for k, v in value.items():
             if v.__class__ in _PLAIN:  # keywords are mostly these (``axis``, ``keepdims``)
-                real[k] = tdict[k] = v
+                rdict[k] = tdict[k] = v
             else:
-                real[k], tdict[k] = _split(v, rec, traced)
-        return real, tdict
+                rdict[k], tdict[k] = _split(v, rec, traced)
+        return rdict, tdict
     return value, value
 
 
@@ -297,26 +296,13 @@ class TracedArray:
         self._s = slot
         self._r = rec
 
-    # static metadata --------------------------------------------------------------
-    @property
-    def shape(self) -> Any:
-        """The real array's shape (guarded, so static for the program)."""
-        return self._a.shape
-
-    @property
-    def dtype(self) -> Any:
-        """The real array's dtype."""
-        return self._a.dtype
-
-    @property
-    def ndim(self) -> int:
-        """The real array's number of dimensions."""
-        return self._a.ndim
-
-    @property
-    def size(self) -> Any:
-        """The real array's number of elements."""
-        return self._a.size
+    # static metadata (read on most ops' paths: a C getter each, no Python frame) ---------
+    shape = property(operator.attrgetter("_a.shape"),
+                     doc="The real array's shape (guarded, so static for the program).")
+    dtype = property(operator.attrgetter("_a.dtype"), doc="The real array's dtype.")
+    ndim = property(operator.attrgetter("_a.ndim"),
+                    doc="The real array's number of dimensions.")
+    size = property(operator.attrgetter("_a.size"), doc="The real array's number of elements.")
 
     @property
     def T(self) -> Any:
