@@ -28,6 +28,8 @@ _HOST_METHODS = {"to_host": "a tensor's values are copied to the host (`.item()`
                  "synchronize": None, "device_event": None}
 # backend methods that write their first argument
 _EFFECT_METHODS = frozenset({"scatter_add"})
+# backend methods mapping dtypes to dtypes (on most ops' paths): nothing to record
+_DTYPE_METHODS = frozenset({"native_dtype", "arraygrad_dtype"})
 
 
 class RecordingNamespace:
@@ -164,10 +166,12 @@ class RecordingBackend:
     def __repr__(self) -> str:
         return f"RecordingBackend({self._real!r})"
 
-
     def __getattr__(self, name: str) -> Any:
         value = getattr(self._real, name)
         if not callable(value) or isinstance(value, type) or name.startswith("__"):
+            return value
+        if name in _DTYPE_METHODS:  # no array in or out: the real method itself
+            setattr(self, name, value)
             return value
         rec = self._rec
         reason = _HOST_METHODS.get(name, "")

@@ -91,8 +91,9 @@ def _split(value: Any, rec: Recording, traced: list[Any]) -> tuple[Any, Any]:
     return value, value
 
 
-# argument classes that are their own template and real value (no ``_split`` call for them)
-_PLAIN = frozenset({int, float, bool, str, type(None), type(Ellipsis), slice})
+# argument classes that are their own template and real value (no ``_split`` call for them;
+# ``type``: a class, as a dtype argument)
+_PLAIN = frozenset({int, float, bool, str, type(None), type(Ellipsis), slice, type})
 
 
 def _is_array(value: Any, rec: Recording) -> bool:
