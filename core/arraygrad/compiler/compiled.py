@@ -64,14 +64,8 @@ class _Pending:
 
     def __call__(self, tensors: Any) -> Any:
         # code generation allocates many small objects that all live until it ends (as the
-        # recording does): collections while it runs only cost time
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
-            fn = self._build()
-        finally:
-            if collecting:
-                gc.enable()
+        # recording does)
+        fn = _uncollected(self._build)
         return fn(tensors)
 
     def _build(self) -> Callable[..., Any]:
@@ -147,7 +141,7 @@ class CompiledFunction:
         if layout is None or extra or not layout.current(cells):
             if layout is not None:  # something was rebound: a helper function may be new
                 self._cells = cells = roots_of(self._fn) + [_Cell(a) for a in extra]
-            layout = layout_of(cells)
+            layout = _uncollected(layout_of, cells)  # (as a recording, which usually follows)
             self._layout = None if extra else layout
         return discover(layout, args, kwargs)
 
@@ -177,15 +171,7 @@ class CompiledFunction:
 
     # -- recording ------------------------------------------------------------------
     def _record(self, found: Found, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        # a recording allocates many small objects that all live until it ends: collections
-        # while it runs only cost time
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
-            return self._record_call(found, args, kwargs)
-        finally:
-            if collecting:
-                gc.enable()
+        return _uncollected(self._record_call, found, args, kwargs)
 
     def _record_call(self, found: Found, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         hook = _hooks_of(found)
@@ -290,6 +276,19 @@ class CompiledFunction:
         warnings.warn(f"arraygrad.compile: graph break in {self.__name__}: {reason}; it runs "
                       "eagerly from now on", UserWarning, stacklevel=3)
         return self._fn(*args, **kwargs)
+
+
+def _uncollected(fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)`` with the garbage collector paused: a recording, a walk of the state and
+    code generation allocate many small objects that all live until they end, so
+    collections while they run only cost time."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return fn(*args)
+    finally:
+        if collecting:
+            gc.enable()
 
 
 class _Cell:
