@@ -131,3 +131,46 @@ def test_an_in_place_operator_on_a_traced_array_returns_that_array():
     f = ag.compile(step)
     out = f(ag.ones(3))
     assert seen == [True] and same(host(out), np.full(3, 4.0, np.float32))
+
+
+class _Carry(ag.nn.Module):
+    """A module keeping its last output as a plain tensor attribute (which the walk's stamp
+    does not watch)."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = ag.nn.Linear(3, 3)
+        self.h = ag.zeros(2, 3)
+
+    def forward(self, x):
+        self.h = self.lin(x).tanh()
+        return self.h * 2
+
+
+def test_the_state_is_walked_again_after_a_recording_only_when_it_changed(monkeypatch):
+    from arraygrad.compiler import compiled as compiled_mod
+
+    walks = []
+    real_walk = compiled_mod.layout_of
+    monkeypatch.setattr(compiled_mod, "layout_of", lambda cells: walks.append(1) or
+                        real_walk(cells))
+    ag.manual_seed(0)
+    model = ag.nn.Sequential(ag.nn.Linear(3, 4), ag.nn.Tanh(), ag.nn.Sequential(
+        ag.nn.Linear(4, 2)))
+    shared = model[2]  # a submodule reached twice: through the model and by itself
+    opt = ag.optim.SGD(model.parameters(), lr=0.1)
+    x = ag.ones(2, 3)
+
+    def step():
+        opt.zero_grad()
+        (model(x).sum() + shared(x[:, :0].sum() + ag.ones(2, 4)).sum()).backward()
+        opt.step()
+    f = ag.compile(step)
+    f()
+    assert len(walks) == 1  # the walk after the call would find the same objects
+    with ag.no_grad():
+        carry = _Carry()
+        g = ag.compile(carry)
+        walks.clear()
+        g(ag.ones(2, 3))
+    assert len(walks) == 2  # the call rebound ``carry.h``: walked again

@@ -250,12 +250,16 @@ def layout_of(cells: list[Any]) -> Layout:
                         walk.tensor(v)
     _watch(layout, roots)
     layout.stamp = _stamp(layout, roots)
-    layout.unwatched = _unwatched(layout)
+    layout.unwatched = _unwatched(layout, walk.attrs)
     return layout
 
 
-def _unwatched(layout: Layout) -> tuple[int, ...]:
-    ids = [id(v) for m in layout.modules for v in m.__dict__.values() if isinstance(v, Tensor)]
+def _unwatched(layout: Layout, attrs: list[int] | None = None) -> tuple[int, ...]:
+    """``Layout.unwatched`` now (``attrs``: the modules' plain tensor attributes' identities,
+    when the walk just listed them)."""
+    ids = attrs if attrs is not None else [
+        id(v) for m in layout.modules for v in m.__dict__.values() if isinstance(v, Tensor)]
+    ids = list(ids)
     ids.append(-1)
     ids.extend(id(getattr(s, "optimizer", None)) for s in layout.schedulers)
     return tuple(ids)
@@ -274,6 +278,7 @@ class _Walker:
     def __init__(self, layout: Layout) -> None:
         self.layout = layout
         self.seen: set[int] = set()
+        self.attrs: list[int] = []  # the plain tensor attributes' identities, in walk order
 
     def tensor(self, t: Tensor) -> None:
         if id(t) not in self.seen:
@@ -289,10 +294,10 @@ class _Walker:
         layout = self.layout
         if isinstance(value, _Classes.module):
             modules = list(value.modules())  # one recursive walk serves both loops
-            for m in modules:
-                if id(m) not in self.seen:
-                    self.seen.add(id(m))
-                    layout.modules.append(m)
+            new = [m for m in modules if id(m) not in self.seen]
+            for m in new:
+                self.seen.add(id(m))
+                layout.modules.append(m)
             cls = type(value)
             if cls.parameters is _Classes.module.parameters and \
                     cls.buffers is _Classes.module.buffers:
@@ -311,9 +316,12 @@ class _Walker:
                     self.tensor(p)
                 for b in value.buffers():
                     self.tensor(b)
-            for m in modules:  # plain tensor attributes (an RNN's kept hidden state)
+            # plain tensor attributes (an RNN's kept hidden state; a module met before had
+            # its own listed then)
+            for m in new:
                 for v in m.__dict__.values():
                     if isinstance(v, Tensor):
+                        self.attrs.append(id(v))
                         self.tensor(v)
         elif isinstance(value, _Classes.optimizer):
             self.seen.add(id(value))
