@@ -59,7 +59,11 @@ _NAMESPACES: dict[int, tuple[Any, RecordingNamespace]] = {}
 
 
 def recording_namespace(real: Any) -> RecordingNamespace:
-    """The one ``RecordingNamespace`` of the real namespace ``real``."""
+    """The one ``RecordingNamespace`` of the real namespace ``real`` when it is a module (the
+    backends' namespaces, which live as long as the process); a new one for another object (a
+    vmap level's namespace, made per call: kept, it would never be freed)."""
+    if not isinstance(real, types.ModuleType):
+        return RecordingNamespace(real)
     found = _NAMESPACES.get(id(real))
     if found is None or found[0] is not real:
         found = _NAMESPACES[id(real)] = (real, RecordingNamespace(real))
