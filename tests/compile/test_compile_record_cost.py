@@ -174,3 +174,22 @@ def test_the_state_is_walked_again_after_a_recording_only_when_it_changed(monkey
         walks.clear()
         g(ag.ones(2, 3))
     assert len(walks) == 2  # the call rebound ``carry.h``: walked again
+
+
+def test_recording_namespaces_are_shared_and_read_the_real_namespace_at_each_call(monkeypatch):
+    from arraygrad.backends.registry import default_backend
+    from arraygrad.compiler.recording_backend import recording_namespace
+
+    xp = default_backend().xp
+    assert recording_namespace(xp) is recording_namespace(xp)
+    with ag.no_grad():
+        first = ag.compile(lambda x: ag.matmul(x, x))
+        first(ag.ones(2, 2))  # the shared namespace now holds its ``matmul`` wrapper
+        calls = []
+        real_matmul = xp.matmul
+        monkeypatch.setattr(xp, "matmul", lambda *a, **k: calls.append(1) or real_matmul(*a, **k))
+        x = ag.tensor(np.arange(4, dtype=np.float32).reshape(2, 2))
+        second = ag.compile(lambda x: ag.matmul(x, x))
+        out = [host(second(x)) for _ in range(3)]  # a recording, then replays
+    want = host(x) @ host(x)
+    assert calls and all(same(o, want) for o in out) and second.stats["replays"] == 2
