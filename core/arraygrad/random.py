@@ -85,21 +85,17 @@ class Generator:
     def _snapshot(self) -> tuple[int, tuple[Backend, NativeGenerator] | None]:
         """``(seed, (backend, copy of the native generator) or None)``: a cheap state for
         ``_restore`` (checkpointing replays the random stream of a forward with it)."""
-        import copy
-
         with self._lock:
             native = self._native
-            return self._seed, None if native is None else (native[0], copy.deepcopy(native[1]))
+            return self._seed, None if native is None else (native[0], _copy(native[1]))
 
     def _restore(self, state: tuple[int, tuple[Backend, NativeGenerator] | None]) -> None:
         """Go back to a ``_snapshot`` (the native generator is copied again: a snapshot can
         be restored many times)."""
-        import copy
-
         seed, native = state
         with self._lock:
             self._seed = seed
-            self._native = None if native is None else (native[0], copy.deepcopy(native[1]))
+            self._native = None if native is None else (native[0], _copy(native[1]))
 
     def native(self, backend: Backend) -> NativeGenerator:
         """The backend's native generator behind this stream (made on first use)."""
@@ -107,6 +103,17 @@ class Generator:
             if self._native is None or self._native[0] is not backend:
                 self._native = (backend, backend.make_generator(self._seed))
             return self._native[1]
+
+
+def _copy(native: Any) -> Any:
+    """An independent copy of a native generator (its ``copy``; a deep copy for one made
+    without the contract's base class)."""
+    copier = getattr(native, "copy", None)
+    if copier is None:
+        import copy
+
+        return copy.deepcopy(native)
+    return copier()
 
 
 _default: dict[device, Generator] = {}

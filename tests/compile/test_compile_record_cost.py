@@ -82,3 +82,114 @@ def test_a_key_recorded_but_never_replayed_builds_nothing(monkeypatch):
         out = step(ag.ones(n))
         assert float(out) == 2.0 * n
     assert step.stats["records"] == 3 and builds == []
+
+
+def _recording(step):
+    """The recording of a compiled function's (only) key, before its first replay."""
+    (entries,) = step._cache.values()
+    return entries[0].program.rec
+
+
+def test_an_in_place_update_records_one_instruction_as_eager_runs_one():
+    from arraygrad.ops.rule import fast_paths
+
+    # eager's ``p += g * -lr`` updates p's array in place and is done; the recording's
+    # in-place operator gives back the argument's own traced array, so it is done too (no
+    # second instruction writing the array into itself)
+    def make():
+        ag.manual_seed(0)
+        lin = ag.nn.Linear(4, 3)
+        opt = ag.optim.SGD(lin.parameters(), lr=0.1)
+        x = ag.tensor(np.arange(8, dtype=np.float32).reshape(2, 4))
+
+        def step():
+            opt.zero_grad()
+            lin(x).sum().backward()
+            opt.step()
+            return [p.detach().clone() for p in lin.parameters()]
+        return step
+    eager, step = make(), ag.compile(make())
+    want = [host(eager()) for _ in range(4)]
+    got = [host(step())]
+    kinds = [ins.kind for ins in _recording(step).instrs]
+    # (with fast paths off, eager itself computes the update apart and writes it back)
+    assert "+=" in kinds and ("setitem" in kinds) == (not fast_paths.on), kinds
+    got += [host(step()) for _ in range(3)]  # the grads exist from the second call on
+    assert step.stats == {"records": 2, "replays": 2, "eager": 0} and same(want, got)
+
+
+def test_an_in_place_operator_on_a_traced_array_returns_that_array():
+    from arraygrad.compiler import traced as traced_mod
+
+    seen = []
+
+    def step(x):
+        data = x._data
+        data += 1.0  # an ndarray's ``+=``: the same object back
+        seen.append(x._data is data and type(data) is traced_mod.TracedArray)
+        return x * 2.0
+    f = ag.compile(step)
+    out = f(ag.ones(3))
+    assert seen == [True] and same(host(out), np.full(3, 4.0, np.float32))
+
+
+class _Carry(ag.nn.Module):
+    """A module keeping its last output as a plain tensor attribute (which the walk's stamp
+    does not watch)."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = ag.nn.Linear(3, 3)
+        self.h = ag.zeros(2, 3)
+
+    def forward(self, x):
+        self.h = self.lin(x).tanh()
+        return self.h * 2
+
+
+def test_the_state_is_walked_again_after_a_recording_only_when_it_changed(monkeypatch):
+    from arraygrad.compiler import compiled as compiled_mod
+
+    walks = []
+    real_walk = compiled_mod.layout_of
+    monkeypatch.setattr(compiled_mod, "layout_of", lambda cells: walks.append(1) or
+                        real_walk(cells))
+    ag.manual_seed(0)
+    model = ag.nn.Sequential(ag.nn.Linear(3, 4), ag.nn.Tanh(), ag.nn.Sequential(
+        ag.nn.Linear(4, 2)))
+    shared = model[2]  # a submodule reached twice: through the model and by itself
+    opt = ag.optim.SGD(model.parameters(), lr=0.1)
+    x = ag.ones(2, 3)
+
+    def step():
+        opt.zero_grad()
+        (model(x).sum() + shared(x[:, :0].sum() + ag.ones(2, 4)).sum()).backward()
+        opt.step()
+    f = ag.compile(step)
+    f()
+    assert len(walks) == 1  # the walk after the call would find the same objects
+    with ag.no_grad():
+        carry = _Carry()
+        g = ag.compile(carry)
+        walks.clear()
+        g(ag.ones(2, 3))
+    assert len(walks) == 2  # the call rebound ``carry.h``: walked again
+
+
+def test_recording_namespaces_are_shared_and_read_the_real_namespace_at_each_call(monkeypatch):
+    from arraygrad.backends.registry import default_backend
+    from arraygrad.compiler.recording_backend import recording_namespace
+
+    xp = default_backend().xp
+    assert recording_namespace(xp) is recording_namespace(xp)
+    with ag.no_grad():
+        first = ag.compile(lambda x: ag.matmul(x, x))
+        first(ag.ones(2, 2))  # the shared namespace now holds its ``matmul`` wrapper
+        calls = []
+        real_matmul = xp.matmul
+        monkeypatch.setattr(xp, "matmul", lambda *a, **k: calls.append(1) or real_matmul(*a, **k))
+        x = ag.tensor(np.arange(4, dtype=np.float32).reshape(2, 2))
+        second = ag.compile(lambda x: ag.matmul(x, x))
+        out = [host(second(x)) for _ in range(3)]  # a recording, then replays
+    want = host(x) @ host(x)
+    assert calls and all(same(o, want) for o in out) and second.stats["replays"] == 2

@@ -17,6 +17,29 @@ class NumpyGenerator(Generator):
     def __init__(self, seed: int):
         self._rng = np.random.default_rng(seed)
 
+    def copy(self) -> "NumpyGenerator":
+        """An independent generator at this point of the stream. It keeps only the bit
+        generator's state until its first draw makes the NumPy generator: a snapshot that is
+        never restored (a recording's, most of the time) costs one state read."""
+        new = NumpyGenerator.__new__(NumpyGenerator)
+        rng = self.__dict__.get("_rng")
+        # the state dict is never written (a restore reads it), so copies may share it
+        new._pending = self._pending if rng is None else (type(rng.bit_generator),
+                                                           rng.bit_generator.state)
+        return new
+
+    def __getattr__(self, name):
+        # ``_rng`` of a copy, made at its first use (see ``copy``)
+        pending = self.__dict__.get("_pending") if name == "_rng" else None
+        if pending is None:
+            raise AttributeError(name)
+        kind, state = pending
+        bit_generator = kind(0)  # a seed: no entropy read (its state is replaced at once)
+        bit_generator.state = state
+        self._rng = np.random.Generator(bit_generator)
+        del self._pending
+        return self._rng
+
     def normal(self, shape, dtype):
         if dtype in (np.float32, np.float64):
             return self._rng.standard_normal(shape, dtype=dtype)

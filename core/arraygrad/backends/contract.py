@@ -62,6 +62,14 @@ class Generator(abc.ABC):
     def permutation(self, n: int) -> Any:
         """A random permutation of ``range(n)`` as a native int64 array."""
 
+    def copy(self) -> "Generator":
+        """An independent generator at the same point of the stream (``Generator``'s
+        snapshots: checkpointing, ``get_state``, a recording undone). The default is a
+        deep copy; a backend may make it cheaper (a snapshot is seldom restored)."""
+        import copy
+
+        return copy.deepcopy(self)
+
 
 class DeviceEvent(abc.ABC):
     """A marker in a device's queue of work, for timing it (``Backend.device_event``).

@@ -7,7 +7,6 @@ written down) and, when everything it did can be replayed, its program is cached
 
 from __future__ import annotations
 
-import gc
 import logging
 import os
 import sys
@@ -139,7 +138,7 @@ class CompiledFunction:
         if layout is None or extra or not layout.current(cells):
             if layout is not None:  # something was rebound: a helper function may be new
                 self._cells = cells = roots_of(self._fn) + [_Cell(a) for a in extra]
-            layout = layout_of(cells)
+            layout = _program.without_gc(layout_of, cells)  # (a recording usually follows)
             self._layout = None if extra else layout
         return discover(layout, args, kwargs)
 
@@ -169,15 +168,7 @@ class CompiledFunction:
 
     # -- recording ------------------------------------------------------------------
     def _record(self, found: Found, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        # a recording allocates many small objects that all live until it ends: collections
-        # while it runs only cost time
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
-            return self._record_call(found, args, kwargs)
-        finally:
-            if collecting:
-                gc.enable()
+        return _program.without_gc(self._record_call, found, args, kwargs)
 
     def _record_call(self, found: Found, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         hook = _hooks_of(found)
@@ -226,8 +217,11 @@ class CompiledFunction:
         # containers and variables the step reaches, changed by it (a list it appends to, a
         # counter it rebinds, optimizer state it creates): a replay would not change them
         python_changed = layout is not None and not layout.current(layout.cells)
-        self._layout = None
-        after = self._discover(args, kwargs)
+        if layout is not None and not python_changed and layout.unwatched_same():
+            after = discover(layout, args, kwargs)  # the walk would find the same objects
+        else:
+            self._layout = None
+            after = self._discover(args, kwargs)
         try:
             made = None if rec.broken is not None else session.bind(after, result,
                                                                     python_changed)

@@ -215,13 +215,14 @@ def bindings_lines(src: _Source, b: Bindings) -> None:
     body.append(f"return {_output(src, b.output)}")
 
 
-def without_gc(build: Callable[[], Any]) -> Any:
-    """``build()`` with the garbage collector off: code generation allocates many small
-    objects that all live until it ends, so collections while it runs only cost time."""
+def without_gc(fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)`` with the garbage collector paused: a recording, a walk of the state and
+    code generation allocate many small objects that all live until they end, so
+    collections while they run only cost time."""
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return build()
+        return fn(*args)
     finally:
         if collecting:
             gc.enable()

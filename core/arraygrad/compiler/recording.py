@@ -10,11 +10,12 @@ written, which are inputs.
 
 from __future__ import annotations
 
+import operator
 from typing import Any, Callable
 
 from arraygrad.compiler.scalars import recording_flag
 
-__all__ = ["Recording", "Instr", "Slot", "Live", "GraphBreak", "Unsupported", "current",
+__all__ = ["Recording", "Instr", "instr", "Slot", "Live", "GraphBreak", "Unsupported", "current",
            "graph_break", "is_live", "slots_of"]
 
 
@@ -27,19 +28,22 @@ class GraphBreak(Exception):
     """Internal: unwinds a recording that must stop (never reaches the user)."""
 
 
-class Slot:
-    """Template entry: the array in slot ``k`` of the program."""
+class Slot(tuple):
+    """Template entry: the array in slot ``k`` of the program, made as ``Slot((k,))`` (a
+    tuple: made without running Python code, one per slot of a recording)."""
 
-    __slots__ = ("k",)
+    __slots__ = ()
 
-    def __init__(self, k: int) -> None:
-        self.k = k
+    k = property(operator.itemgetter(0), doc="The slot number.")
 
     def __eq__(self, other: object) -> bool:
-        return other.__class__ is Slot and other.k == self.k
+        return other.__class__ is Slot and other[0] == self[0]
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
 
     def __hash__(self) -> int:
-        return self.k
+        return self[0]
 
 
 class Live:
@@ -58,34 +62,39 @@ class Live:
         self.meets: tuple[Any, ...] | None = None
 
 
-class Instr:
-    """One recorded call: ``out = fn(*args, **kwargs)``.
+class Instr(tuple):
+    """One recorded call: ``out = fn(*args, **kwargs)``, made as
+    ``Instr((fn, args, kwargs, out, pure, kind, coerce, reads))`` (a tuple: the recorder makes
+    one per op, and a tuple is made without running Python code; ``instr`` fills the usual
+    defaults).
 
     ``out``: a slot number, a tuple of slot numbers (a tuple result), or None (nothing
     kept). ``pure``: dropping it changes nothing when its result is unused. ``kind``:
     how codegen writes it (``"call"``, an infix operator symbol, ``"getitem"``,
     ``"method"`` with ``fn`` the method name, ``"attr"``). ``coerce``: the result was a
-    backend scalar that eager would coerce to an array.
+    backend scalar that eager would coerce to an array. ``reads``: the slots the templates
+    name.
     """
 
-    __slots__ = ("fn", "args", "kwargs", "out", "pure", "kind", "coerce", "reads")
+    __slots__ = ()
 
-    def __init__(self, fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any,
-                 pure: bool, kind: str = "call", coerce: Any = None,
-                 reads: tuple[int, ...] | None = None) -> None:
-        self.fn = fn
-        self.args = args
-        self.kwargs = kwargs
-        self.out = out
-        self.pure = pure
-        self.kind = kind
-        self.coerce = coerce
-        if reads is None:  # the slots the templates name
-            found: set[int] = set()
-            slots_of(args, found)
-            slots_of(kwargs, found)
-            reads = tuple(found)
-        self.reads = reads  # the slots it reads
+    fn = property(operator.itemgetter(0), doc="The callable (a method's or attribute's name).")
+    args = property(operator.itemgetter(1), doc="The positional arguments' template.")
+    kwargs = property(operator.itemgetter(2), doc="The keyword arguments' template.")
+    out = property(operator.itemgetter(3), doc="The result's slot(s), or None.")
+    pure = property(operator.itemgetter(4), doc="Whether it has no effect but its result.")
+    kind = property(operator.itemgetter(5), doc="How codegen writes it.")
+    coerce = property(operator.itemgetter(6), doc="The backend's coerce for a scalar result.")
+    reads = property(operator.itemgetter(7), doc="The slots it reads.")
+
+
+def instr(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any, pure: bool,
+          kind: str = "call", coerce: Any = None) -> Instr:
+    """An ``Instr`` whose ``reads`` are found in its templates."""
+    found: set[int] = set()
+    slots_of(args, found)
+    slots_of(kwargs, found)
+    return Instr((fn, args, kwargs, out, pure, kind, coerce, tuple(found)))
 
 
 class Recording:
@@ -100,6 +109,7 @@ class Recording:
         self.backend = backend
         self.instrs: list[Instr] = []
         self.nslots = 0
+        self.templates: list[Slot] = []  # slot k's template entry, made once (shared, immutable)
         self.on_break = on_break
         self.broken: str | None = None
         self.written: set[int] = set()  # slots an in-place instruction wrote (and their bases)
@@ -171,6 +181,7 @@ class Recording:
         """A fresh slot number."""
         k = self.nslots
         self.nslots = k + 1
+        self.templates.append(Slot((k,)))
         return k
 
 

@@ -28,34 +28,57 @@ _HOST_METHODS = {"to_host": "a tensor's values are copied to the host (`.item()`
                  "synchronize": None, "device_event": None}
 # backend methods that write their first argument
 _EFFECT_METHODS = frozenset({"scatter_add"})
+# backend methods mapping dtypes to dtypes (on most ops' paths): nothing to record
+_DTYPE_METHODS = frozenset({"native_dtype", "arraygrad_dtype"})
 
 
 class RecordingNamespace:
-    """``xp`` seen through the recording: functions record, everything else (dtypes,
-    constants, ``finfo``) is the real namespace's own object."""
+    """``xp`` seen through the recording in progress: functions record, everything else
+    (dtypes, constants, ``finfo``) is the real namespace's own object.
 
-    def __init__(self, real: Any, rec: Recording) -> None:
+    One per real namespace (``recording_namespace``), shared by every recording: its
+    functions record into the recording in progress (``current``) and run as they are when
+    none is, so what one looks up serves every later recording too."""
+
+    def __init__(self, real: Any) -> None:
         self._real = real
-        self._rec = rec
 
     def __getattr__(self, name: str) -> Any:
         value = getattr(self._real, name)
         if isinstance(value, types.ModuleType):
-            wrapped: Any = RecordingNamespace(value, self._rec)
+            wrapped: Any = recording_namespace(value)
         elif callable(value) and not isinstance(value, type):
-            wrapped = _recorded_function(value, name, self._rec)
+            wrapped = _recorded_function(self._real, name)
         else:
-            wrapped = value
-        setattr(self, name, wrapped)  # looked up once per recording
+            return value  # (read again each time: the real namespace's value now)
+        setattr(self, name, wrapped)  # looked up once
         return wrapped
 
 
-def _recorded_function(fn: Any, name: str, rec: Recording) -> Callable[..., Any]:
+_NAMESPACES: dict[int, tuple[Any, RecordingNamespace]] = {}
+
+
+def recording_namespace(real: Any) -> RecordingNamespace:
+    """The one ``RecordingNamespace`` of the real namespace ``real`` when it is a module (the
+    backends' namespaces, which live as long as the process); a new one for another object (a
+    vmap level's namespace, made per call: kept, it would never be freed)."""
+    if not isinstance(real, types.ModuleType):
+        return RecordingNamespace(real)
+    found = _NAMESPACES.get(id(real))
+    if found is None or found[0] is not real:
+        found = _NAMESPACES[id(real)] = (real, RecordingNamespace(real))
+    return found[1]
+
+
+def _recorded_function(namespace: Any, name: str) -> Callable[..., Any]:
     pure = name not in EFFECT_FUNCTIONS
     breaks = name in DATA_DEPENDENT
 
     def call(*args: Any, **kwargs: Any) -> Any:
-        if breaks and not constant(rec, args):  # (of shapes and constants alone: no break)
+        fn = getattr(namespace, name)  # at each call: a namespace patched since is seen
+        rec = current.rec
+        if breaks and rec is not None and not constant(rec, args):
+            # (of shapes and constants alone: no break)
             graph_break(f"`{name}` has a data-dependent shape")
         return record_call(fn, args, kwargs, pure=pure, rec=rec, always=True)
 
@@ -119,7 +142,9 @@ class RecordingBackend:
     def __init__(self, real: Any, rec: Recording) -> None:
         self._real = real
         self._rec = rec
-        self.xp = RecordingNamespace(real.xp, rec)
+        self.xp = recording_namespace(real.xp)
+        # read on most ops' paths: an attribute, not a ``__getattr__`` round (a fixed set)
+        self.floating_natives = real.floating_natives
         cache = real.scalar_operands
         self.scalar_operands = None if cache is None else RecordingScalars(cache, self)
 
@@ -149,6 +174,9 @@ class RecordingBackend:
         value = getattr(self._real, name)
         if not callable(value) or isinstance(value, type) or name.startswith("__"):
             return value
+        if name in _DTYPE_METHODS:  # no array in or out: the real method itself
+            setattr(self, name, value)
+            return value
         rec = self._rec
         reason = _HOST_METHODS.get(name, "")
         pure = name not in _EFFECT_METHODS
@@ -166,6 +194,7 @@ class RecordingBackend:
             return out
 
         method.__name__ = name
+        setattr(self, name, method)  # a method is looked up once per recording
         return method
 
 

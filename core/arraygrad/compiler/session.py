@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from arraygrad.compiler import program as _program
+from arraygrad.compiler.recording import instr
 from arraygrad.compiler.recording_backend import RecordingBackend, recording_backend
 from arraygrad.compiler.scalars import recording_flag
 from arraygrad.compiler.state import Found
@@ -50,6 +51,7 @@ class Session:
         self.rgs = [t._requires_grad for t in found.tensors]
         self.fns = [t._grad_fn for t in found.tensors]
         self.saved_flag: tuple[Any, Any] = (None, None)
+        self.host_calls = False  # a host call is in the program
         self.python_state = _python_state(found)
 
     def start(self) -> None:
@@ -71,8 +73,8 @@ class Session:
         recording_flag.on = True
 
     def _host_call(self, thunk: Callable[[], Any]) -> None:
-        from arraygrad.compiler.traced import Instr
-        self.rec.instrs.append(Instr(thunk, (), {}, None, False, "host"))
+        self.rec.instrs.append(instr(thunk, (), {}, None, False, "host"))
+        self.host_calls = True
         self.rec.live = True
 
     def _graph_break(self, reason: str) -> None:
@@ -173,7 +175,7 @@ class Session:
         if [m.training for m in found.modules] != [m.training for m in after.modules]:
             return b, "the call switched a module between train and eval"
         before, now = self.python_state, _python_state(found)
-        host_calls = any(ins.kind == "host" for ins in rec.instrs)
+        host_calls = self.host_calls
         if not _same_python_state(before[0], now[0]) and not host_calls:
             return b, "the call changed an LR scheduler's state, which a replay cannot redo"
         if not _same_python_state(before[1], now[1]) and not (host_calls and used_live(rec)):

@@ -156,7 +156,7 @@ class Layout:
     everything the walk went through) that says when it must be walked again."""
 
     __slots__ = ("base", "modules", "optimizers", "schedulers", "roots", "stamp", "watch",
-                 "cells")
+                 "cells", "unwatched")
 
     def __init__(self) -> None:
         self.base: list[Tensor] = []
@@ -167,6 +167,9 @@ class Layout:
         self.stamp: Any = None
         self.watch: list[Any] = []
         self.cells: list[Any] = []  # the roots it was walked from
+        # what the walk read that the stamp does not watch: the identities of the modules'
+        # plain tensor attributes and of the schedulers' optimizers, in walk order
+        self.unwatched: tuple[int, ...] = ()
 
     def current(self, cells: list[Any]) -> bool:
         """Whether the walk would find the same objects now (the roots, and the contents of
@@ -184,6 +187,13 @@ class Layout:
             if known and tuple(map(id, c if c.__class__ is list else c.values())) != known:
                 return False
         return True
+
+    def unwatched_same(self) -> bool:
+        """Whether what the stamp does not watch is as the walk found it: the modules' plain
+        tensor attributes and the schedulers' optimizers (between calls a rebound attribute
+        waits for the next walk, but a recording must see what its call rebound). With
+        ``current``: a walk now would give this very layout."""
+        return _unwatched(self) == self.unwatched
 
 
 def _root_values(cells: list[Any]) -> list[Any]:
@@ -240,7 +250,19 @@ def layout_of(cells: list[Any]) -> Layout:
                         walk.tensor(v)
     _watch(layout, roots)
     layout.stamp = _stamp(layout, roots)
+    layout.unwatched = _unwatched(layout, walk.attrs)
     return layout
+
+
+def _unwatched(layout: Layout, attrs: list[int] | None = None) -> tuple[int, ...]:
+    """``Layout.unwatched`` now (``attrs``: the modules' plain tensor attributes' identities,
+    when the walk just listed them)."""
+    ids = attrs if attrs is not None else [
+        id(v) for m in layout.modules for v in m.__dict__.values() if isinstance(v, Tensor)]
+    ids = list(ids)
+    ids.append(-1)
+    ids.extend(id(getattr(s, "optimizer", None)) for s in layout.schedulers)
+    return tuple(ids)
 
 
 def _interesting(value: Any) -> bool:
@@ -256,6 +278,7 @@ class _Walker:
     def __init__(self, layout: Layout) -> None:
         self.layout = layout
         self.seen: set[int] = set()
+        self.attrs: list[int] = []  # the plain tensor attributes' identities, in walk order
 
     def tensor(self, t: Tensor) -> None:
         if id(t) not in self.seen:
@@ -271,17 +294,34 @@ class _Walker:
         layout = self.layout
         if isinstance(value, _Classes.module):
             modules = list(value.modules())  # one recursive walk serves both loops
-            for m in modules:
-                if id(m) not in self.seen:
-                    self.seen.add(id(m))
-                    layout.modules.append(m)
-            for p in value.parameters():
-                self.tensor(p)
-            for b in value.buffers():
-                self.tensor(b)
-            for m in modules:  # plain tensor attributes (an RNN's kept hidden state)
+            new = [m for m in modules if id(m) not in self.seen]
+            for m in new:
+                self.seen.add(id(m))
+                layout.modules.append(m)
+            cls = type(value)
+            if cls.parameters is _Classes.module.parameters and \
+                    cls.buffers is _Classes.module.buffers:
+                # what ``parameters()`` and ``buffers()`` list, without walking the modules
+                # twice more (``tensor`` drops a shared one, as they do)
+                for m in modules:
+                    for p in m._parameters.values():
+                        if p is not None:
+                            self.tensor(p)
+                for m in modules:
+                    for b in m._buffers.values():
+                        if b is not None:
+                            self.tensor(b)
+            else:  # a module listing its own
+                for p in value.parameters():
+                    self.tensor(p)
+                for b in value.buffers():
+                    self.tensor(b)
+            # plain tensor attributes (an RNN's kept hidden state; a module met before had
+            # its own listed then)
+            for m in new:
                 for v in m.__dict__.values():
                     if isinstance(v, Tensor):
+                        self.attrs.append(id(v))
                         self.tensor(v)
         elif isinstance(value, _Classes.optimizer):
             self.seen.add(id(value))

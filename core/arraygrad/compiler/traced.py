@@ -20,7 +20,6 @@ from typing import Any, Callable
 
 from arraygrad.compiler.recording import (
     GraphBreak, Instr, Live, Recording, Slot, Unsupported, current, graph_break, is_live as _live,
-    slots_of as _slots,
 )
 from arraygrad.compiler.scalars import LiveScalar, recording_flag
 
@@ -31,11 +30,11 @@ __all__ = ["TracedArray", "Recording", "Instr", "Slot", "Live", "GraphBreak", "U
 def constant(rec: Recording, value: Any) -> bool:
     """Whether every traced array of ``rec`` in ``value`` is made from shapes and constants
     alone (``Recording.constant``)."""
-    found: set[int] = set()
-    _slots(_encode(value, rec)[0], found)
+    traced: list[Any] = []
+    _split(value, rec, traced)
     if rec.hints:
         rec.hints.clear()  # no call follows: these entries are nobody's operands
-    return rec.constant(found)
+    return rec.constant({t._s for t in traced})
 
 
 def unwrap(value: Any) -> Any:
@@ -55,22 +54,47 @@ def unwrap(value: Any) -> Any:
     return value
 
 
-def _encode(value: Any, rec: Recording) -> tuple[Any, bool]:
-    """The template of ``value`` and whether it holds a traced array of ``rec``."""
+def _split(value: Any, rec: Recording, traced: list[Any]) -> tuple[Any, Any]:
+    """``(real value, template)`` of an argument, in one pass: a traced array of ``rec`` is
+    its real array and its ``Slot`` (and goes to ``traced``), a leftover of an earlier
+    recording its real array in both, a live scalar its float and a ``Live``; containers are
+    split item by item (a container holding nothing to replace is passed as it is, as
+    ``unwrap`` does)."""
     cls = value.__class__
     if cls is TracedArray:
         if value._r is rec:
-            return Slot(value._s), True
-        return value._a, False  # a leftover of an earlier recording: its real array
+            traced.append(value)
+            return value._a, rec.templates[value._s]
+        return value._a, value._a
     if cls is LiveScalar:
-        return _live_entry(value, rec), False
+        return float(value), _live_entry(value, rec)
     if cls is tuple or cls is list:
-        items = [_encode(v, rec) for v in value]
-        return cls(t for t, _ in items), any(f for _, f in items)
+        for v in value:
+            if v.__class__ not in _PLAIN:
+                break
+        else:  # constants alone (a shape, an ``axis``): the container (a list copied for the
+            # template: the caller may change it after the call)
+            return value, (value if cls is tuple else list(value))
+        pairs = [_split(v, rec, traced) for v in value]
+        template = cls(t for _, t in pairs)
+        if any(r is not v for (r, _), v in zip(pairs, value)):
+            return cls(r for r, _ in pairs), template
+        return value, template
     if cls is dict:
-        enc = {k: _encode(v, rec) for k, v in value.items()}
-        return {k: t for k, (t, _) in enc.items()}, any(f for _, f in enc.values())
-    return value, False
+        rdict: dict[Any, Any] = {}
+        tdict: dict[Any, Any] = {}
+        for k, v in value.items():
+            if v.__class__ in _PLAIN:  # keywords are mostly these (``axis``, ``keepdims``)
+                rdict[k] = tdict[k] = v
+            else:
+                rdict[k], tdict[k] = _split(v, rec, traced)
+        return rdict, tdict
+    return value, value
+
+
+# argument classes that are their own template and real value (no ``_split`` call for them;
+# ``type``: a class, as a dtype argument)
+_PLAIN = frozenset({int, float, bool, str, type(None), type(Ellipsis), slice, type})
 
 
 def _is_array(value: Any, rec: Recording) -> bool:
@@ -81,14 +105,15 @@ def _is_array(value: Any, rec: Recording) -> bool:
             and not isinstance(value, type))
 
 
-def _trace(result: Any, rec: Recording, reals: dict[int, int]) -> tuple[Any, Any, Any]:
+def _trace(result: Any, rec: Recording, traced: list[Any]) -> tuple[Any, Any, Any]:
     """``(value to return, out template, coerce)`` for a call's ``result``. A result that is
-    one of the call's real arguments (an in-place result) keeps that argument's slot."""
+    one of the call's real arguments (an in-place result) is that argument's traced array
+    (as eager's is the argument itself)."""
     if result is None:
         return None, None, None
-    k = reals.get(id(result))
-    if k is not None:
-        return TracedArray(result, k, rec), k, None
+    same = _argument(result, traced)
+    if same is not None:
+        return same, same._s, None
     if _is_array(result, rec):
         backend = rec.backend
         coerce = None
@@ -98,23 +123,28 @@ def _trace(result: Any, rec: Recording, reals: dict[int, int]) -> tuple[Any, Any
         k = rec.new_slot()
         return TracedArray(result, k, rec), k, coerce
     if result.__class__ is tuple and result and all(_is_array(r, rec) for r in result):
-        outs = [_trace(r, rec, reals) for r in result]
+        outs = [_trace(r, rec, traced) for r in result]
         if any(c is not None for _, _, c in outs):
             raise GraphBreak("a tuple result holding backend scalars")
         return tuple(v for v, _, _ in outs), tuple(o for _, o, _ in outs), None
     raise GraphBreak(f"a call returned {type(result).__name__} (a value read into Python)")
 
 
-def _reals(value: Any, out: dict[int, int]) -> None:
-    cls = value.__class__
-    if cls is TracedArray:
-        out[id(value._a)] = value._s
-    elif cls is tuple or cls is list:
-        for v in value:
-            _reals(v, out)
-    elif cls is dict:
-        for v in value.values():
-            _reals(v, out)
+def _first_slot(args: tuple[Any, ...], rec: Recording) -> int | None:
+    """The slot of the first positional argument that is a traced array of ``rec``."""
+    for a in args:
+        if a.__class__ is TracedArray and a._r is rec:
+            return a._s
+    return None
+
+
+def _argument(result: Any, traced: list[Any]) -> Any:
+    """The traced argument whose real array ``result`` is (the last such), or None."""
+    found = None
+    for t in traced:
+        if t._a is result:
+            found = t
+    return found
 
 
 def record_call(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], *, pure: bool = True,
@@ -131,49 +161,79 @@ def record_call(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], *, pure:
         if rec is not None and rec.reading is not None:
             _note_reads(rec, args, kwargs)  # a live scalar's getter computing on the state
         return runner(*unwrap(args), **(unwrap(kwargs) if kwargs else kwargs))
-    reals: dict[int, int] = {}
-    flat = None if kwargs else _flat(args, rec, reals)
-    if flat is not None:  # the common case: arrays and scalars, no containers, no keywords
-        real_args, targs, traced = flat
-        real_kwargs, tkw = kwargs, {}
+    # one pass over the arguments (this runs once per recorded op: the common cases, a traced
+    # array and a plain constant, are inlined rather than left to ``_split``)
+    traced: list[Any] = []  # the traced arrays of rec the call reads, in argument order
+    real_args: list[Any] = []
+    targs: list[Any] = []
+    templates = rec.templates
+    for a in args:
+        cls = a.__class__
+        if cls is TracedArray and a._r is rec:
+            traced.append(a)
+            real_args.append(a._a)
+            targs.append(templates[a._s])
+        elif cls in _PLAIN:
+            real_args.append(a)
+            targs.append(a)
+        else:
+            r, t = _split(a, rec, traced)
+            real_args.append(r)
+            targs.append(t)
+    if kwargs:
+        real_kwargs, tkw = _split(kwargs, rec, traced)
     else:
-        real_args, real_kwargs = unwrap(args), unwrap(kwargs) if kwargs else kwargs
-        targs, traced_a = _encode(args, rec)
-        tkw, traced_k = _encode(kwargs, rec) if kwargs else ({}, False)
-        traced = traced_a or traced_k
-        _reals(args, reals)
-        if kwargs:
-            _reals(kwargs, reals)
+        real_kwargs, tkw = kwargs, {}
     if rec.hints:
         _meets(rec, real_args, real_kwargs)
     result = runner(*real_args, **real_kwargs)
-    if result is NotImplemented:  # a kernel declining the call: the caller takes another way
-        return result
-    if not traced and not _is_array(result, rec) and (not always or result is not None):
-        return result  # metadata (a dtype, finfo, isdtype...): nothing to replay
     if kwargs and "out" in kwargs:
         pure = False
-    try:
-        value, out, coerce = _trace(result, rec, reals)
-    except GraphBreak as exc:
-        graph_break(str(exc))
-        return result
+    if result.__class__ is rec.backend.array_type:  # the common case of ``_trace``, inlined
+        value = None
+        for t in traced:  # (``_argument``, inlined)
+            if t._a is result:
+                value = t
+        if value is None:
+            out = rec.new_slot()
+            value = TracedArray(result, out, rec)
+        else:
+            out = value._s  # an in-place result: the argument itself, as in eager
+        coerce = None
+    else:
+        if result is NotImplemented:  # a kernel declining the call: the caller goes on
+            return result
+        if not traced and not _is_array(result, rec) and (not always or result is not None):
+            return result  # metadata (a dtype, finfo, isdtype...): nothing to replay
+        try:
+            value, out, coerce = _trace(result, rec, traced)
+        except GraphBreak as exc:
+            graph_break(str(exc))
+            return result
     if result is None:
         pure = False  # a call returning None was called for its effect
     index = len(rec.instrs)
-    rec.instrs.append(Instr(fn, targs, tkw, out, pure, kind, coerce,
-                            tuple(reals.values()) if flat is not None else None))
-    if out.__class__ is int and id(result) not in reals:
-        rec.producer[out] = index
-        if getattr(result, "base", None) is not None:  # a view: writes to it write its base
-            first = next((a for a in targs if a.__class__ is Slot), None)
-            if first is not None:
-                rec.base[out] = rec.base.get(first.k, first.k)
+    n = len(traced)
+    if n == 1:
+        reads: tuple[int, ...] = (traced[0]._s,)
+    elif n == 2:
+        a, b = traced[0]._s, traced[1]._s
+        reads = (a,) if a == b else (a, b)
+    else:
+        reads = tuple({t._s: None for t in traced})
+    rec.instrs.append(Instr((fn, tuple(targs), tkw, out, pure, kind, coerce, reads)))
+    if out.__class__ is int:
+        if out not in reads:  # a new array (not an in-place result)
+            rec.producer[out] = index
+            if getattr(result, "base", None) is not None:  # a view: writes to it write its base
+                first = _first_slot(args, rec)
+                if first is not None:
+                    rec.base[out] = rec.base.get(first, first)
     elif out.__class__ is tuple:
         for o in out:
             rec.producer[o] = index
     if not pure:
-        _mark_written(rec, targs, tkw)
+        _mark_written(rec, reads)
     return value
 
 
@@ -203,10 +263,22 @@ def _live_entry(value: LiveScalar, rec: Recording) -> Live:
 
 def _note_reads(rec: Recording, args: Any, kwargs: Any) -> None:
     """Add the slots of the traced arrays in a call's arguments to ``rec.reading``."""
-    found: dict[int, int] = {}
-    _reals(args, found)
-    _reals(kwargs, found)
-    rec.reading.update(found.values())  # type: ignore[union-attr]
+    _slots_read(args, rec, rec.reading)  # type: ignore[arg-type]
+    _slots_read(kwargs, rec, rec.reading)  # type: ignore[arg-type]
+
+
+def _slots_read(value: Any, rec: Recording, found: set[int]) -> None:
+    """Add the slots of ``rec``'s traced arrays in ``value`` (shallow containers) to ``found``."""
+    cls = value.__class__
+    if cls is TracedArray:
+        if value._r is rec:
+            found.add(value._s)
+    elif cls is tuple or cls is list:
+        for v in value:
+            _slots_read(v, rec, found)
+    elif cls is dict:
+        for v in value.values():
+            _slots_read(v, rec, found)
 
 
 def _meets(rec: Recording, real_args: Any, real_kwargs: Any) -> None:
@@ -227,41 +299,10 @@ def recorded_kernel(kernel: Callable[..., Any]) -> Callable[..., Any]:
     return run
 
 
-def _flat(args: tuple[Any, ...], rec: Recording,
-          reals: dict[int, int]) -> tuple[tuple[Any, ...], tuple[Any, ...], bool] | None:
-    """``(real args, template, traced)`` of arguments holding no containers (one pass), or
-    None for the general path. Fills ``reals`` (real array id -> slot)."""
-    real: list[Any] = []
-    template: list[Any] = []
-    traced = False
-    for a in args:
-        cls = a.__class__
-        if cls is TracedArray:
-            if a._r is rec:
-                template.append(Slot(a._s))
-                reals[id(a._a)] = a._s
-                traced = True
-            else:
-                template.append(a._a)
-            real.append(a._a)
-        elif cls is LiveScalar:
-            template.append(_live_entry(a, rec))
-            real.append(float(a))
-        elif cls is tuple or cls is list or cls is dict:
-            return None
-        else:
-            template.append(a)
-            real.append(a)
-    return tuple(real), tuple(template), traced
-
-
-def _mark_written(rec: Recording, targs: Any, tkw: Any) -> None:
+def _mark_written(rec: Recording, reads: tuple[int, ...]) -> None:
     """Every slot an effectful instruction reads may be written by it (its target, an
     ``out=``): value guards never hoist reads of them (conservative: only guards lose)."""
-    found: set[int] = set()
-    _slots(targs, found)
-    _slots(tkw, found)
-    for k in found:
+    for k in reads:
         rec.written.add(k)
         base = rec.base.get(k)
         if base is not None:
@@ -315,26 +356,19 @@ class TracedArray:
         self._s = slot
         self._r = rec
 
-    # static metadata --------------------------------------------------------------
-    @property
-    def shape(self) -> Any:
-        """The real array's shape (guarded, so static for the program)."""
-        return self._a.shape
+    # static metadata (read on most ops' paths: a C getter each, no Python frame) ---------
+    shape = property(operator.attrgetter("_a.shape"),
+                     doc="The real array's shape (guarded, so static for the program).")
+    dtype = property(operator.attrgetter("_a.dtype"), doc="The real array's dtype.")
+    ndim = property(operator.attrgetter("_a.ndim"),
+                    doc="The real array's number of dimensions.")
+    size = property(operator.attrgetter("_a.size"), doc="The real array's number of elements.")
 
     @property
-    def dtype(self) -> Any:
-        """The real array's dtype."""
-        return self._a.dtype
-
-    @property
-    def ndim(self) -> int:
-        """The real array's number of dimensions."""
-        return self._a.ndim
-
-    @property
-    def size(self) -> Any:
-        """The real array's number of elements."""
-        return self._a.size
+    def T(self) -> Any:
+        """The transpose, recorded (an ``attr`` instruction; ``__getattr__`` would compute it
+        twice)."""
+        return record_call("T", (self,), {}, kind="attr", call=_GET_T, rec=self._r)
 
     @property
     def device(self) -> Any:
@@ -456,6 +490,9 @@ class TracedArray:
             return record_call(name, (self,), {}, kind="attr",
                                call=operator.attrgetter(name), rec=self._r)
         return value
+
+
+_GET_T = operator.attrgetter("T")
 
 
 def _item(a: Any) -> Any:

@@ -143,8 +143,7 @@ class TrainingProgram:
     def _build_forward(self) -> Callable[..., Any]:
         fwd = copy.copy(self.rec)
         fwd.instrs = self.rec.instrs[:self.nfwd]
-        fn, text = _program.without_gc(
-            lambda: _program.build(fwd, self.bindings, wrap, self.backend))
+        fn, text = _program.without_gc(_program.build, fwd, self.bindings, wrap, self.backend)
         self.forward = fn
         if self.entry is not None:
             self.entry.source = text
