@@ -10,20 +10,11 @@ from __future__ import annotations
 import pytest
 
 import arraygrad as ag
-from arraygrad.backends.registry import default_backend
 from arraygrad.compiler import capture as capture_mod
 from arraygrad.compiler.scalars import live
 
 from .helpers import host, same
-from .test_compile_capture import FakeGraph
-
-
-@pytest.fixture
-def fake_capture(monkeypatch):
-    graph = FakeGraph()
-    monkeypatch.setattr(type(default_backend()), "capture", lambda self, replay: graph(replay),
-                        raising=False)
-    return graph
+from .test_compile_capture import fake_capture  # noqa: F401 (the fixture, shared)
 
 
 def _programs(compiled):

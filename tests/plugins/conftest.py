@@ -75,6 +75,17 @@ def fake_cuda(monkeypatch, fresh_plugins):
 
 
 @pytest.fixture
+def cupy_on_fake(fake_cuda):
+    """The CuPy backend on a one-device fake whose arrays a stream capture records."""
+    from arraygrad.backends import get_backend
+
+    fake = fake_cuda(1, device_arrays=True)
+    backend = get_backend("cupy")
+    assert backend.is_available()
+    return fake, backend
+
+
+@pytest.fixture
 def run_python():
     """Run code in a fresh interpreter; returns the JSON it prints on its last line.
 

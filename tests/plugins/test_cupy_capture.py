@@ -17,15 +17,6 @@ def test_a_backend_captures_nothing_by_default():
     assert backend.capture(lambda: None) is None
 
 
-@pytest.fixture
-def cupy_on_fake(fake_cuda):
-    """The CuPy backend on a one-device fake whose arrays a stream capture records."""
-    fake = fake_cuda(1, device_arrays=True)
-    backend = get_backend("cupy")
-    assert backend.is_available()
-    return fake, backend
-
-
 def _sgd_program(backend, seed=0):
     """A step as ``arraygrad.compile`` hands it over: backend calls (namespace functions,
     operators, in-place updates, a random draw) on arrays that stay the same objects."""

@@ -12,19 +12,9 @@ import pytest
 import arraygrad as ag
 import arraygrad.nn.functional as F
 from arraygrad import nn
-from arraygrad.backends import get_backend
 from arraygrad.compiler import capture as capture_mod
 
 STEPS = 50
-
-
-@pytest.fixture
-def cupy_on_fake(fake_cuda):
-    """The CuPy backend on a one-device fake whose arrays a stream capture records."""
-    fake = fake_cuda(1, device_arrays=True)
-    backend = get_backend("cupy")
-    assert backend.is_available()
-    return fake, backend
 
 
 def _setup(optimizer, scheduler=None):
