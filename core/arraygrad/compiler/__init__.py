@@ -15,7 +15,12 @@ if TYPE_CHECKING:
     from arraygrad.compiler.optimized_module import OptimizedModule
     from arraygrad.compiler.traced import TracedArray, Unsupported
 
-__all__ = ["compile", "CompiledFunction", "OptimizedModule", "Unsupported", "TracedArray"]
+from arraygrad.compiler.controls import (allow_in_graph, cudagraph_mark_step_begin, disable,
+                                         is_compiling, is_dynamo_compiling, list_backends, reset)
+
+__all__ = ["compile", "CompiledFunction", "OptimizedModule", "Unsupported", "TracedArray",
+           "reset", "disable", "is_compiling", "is_dynamo_compiling", "allow_in_graph",
+           "cudagraph_mark_step_begin", "list_backends"]
 
 
 def __getattr__(name: str) -> Any:
@@ -53,7 +58,7 @@ def compile(model: Callable[..., Any] | None = None, *, fullgraph: bool = False,
             return compile(fn, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode,
                            options=options, disable=disable)
         return decorate
-    if disable:
+    if disable or getattr(model, "_arraygrad_compile_disabled", False):
         return model
     if not callable(model):
         raise RuntimeError(f"compile() expects a callable or a Module, got {type(model).__name__}")

@@ -13,7 +13,8 @@ import sys
 import warnings
 from typing import Any, Callable
 
-from arraygrad.compiler import capture as _capture, program as _program, training as _training
+from arraygrad.compiler import (capture as _capture, controls as _controls, program as _program,
+                                training as _training)
 from arraygrad.compiler.scalars import recording_flag
 from arraygrad.compiler.state import Found, Layout, Snapshot, discover, layout_of, roots_of
 from arraygrad.compiler.session import TRAINING_FORWARD, Session, used_live
@@ -97,6 +98,15 @@ class CompiledFunction:
         self.__wrapped__ = fn
         self.__doc__ = getattr(fn, "__doc__", None)
         self.__name__ = getattr(fn, "__name__", type(fn).__name__)
+        _controls.register(self)
+
+    def _reset(self) -> None:
+        """Forget every program and the decision to run eagerly (``compiler.reset``)."""
+        self._cache.clear()
+        self._entries = 0
+        self._eager = None
+        self._unreplayable = 0
+        self._layout = None
 
     def __repr__(self) -> str:
         return f"<compiled {self.__name__}>"
