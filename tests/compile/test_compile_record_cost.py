@@ -279,3 +279,32 @@ def test_a_snapshot_restores_values_and_copies_nothing_it_shares():
     assert not same(host(p), before) and same(np.asarray(copy), before)
     snap.restore()
     assert p._data is data and same(host(p), before)  # written back into the same array
+
+
+def test_the_recording_gives_each_state_tensor_its_backends_one_recording_view():
+    from arraygrad.compiler.recording_backend import RecordingBackend
+
+    seen = []
+    a, b = ag.ones(2), ag.full((2,), 3.0)
+    real = a._backend
+
+    def step():
+        seen.append((a._backend, b._backend))
+        return a * b
+
+    out = ag.compile(step)()
+    (va, vb), = seen
+    # one view per backend and recording, around the tensors' own backend; put back after
+    assert va is vb and va.__class__ is RecordingBackend and va._real is real
+    assert a._backend is real and b._backend is real and same(host(out), np.full(2, 3.0, np.float32))
+
+
+def test_a_replay_returns_the_recorded_call_s_containers():
+    x = ag.tensor(np.arange(3, dtype=np.float32))
+    step = ag.compile(lambda: ((x * 2.0, [x + 1.0, (x - 1.0,)]), {"s": x.sum()}))
+    for _ in range(3):
+        (pair, d) = step()
+        assert type(pair) is tuple and type(pair[1]) is list and type(pair[1][1]) is tuple
+        assert same(host(pair[1][1][0]), np.arange(3, dtype=np.float32) - 1.0)
+        assert same(host(d["s"]), np.array(3.0, np.float32))
+    assert step.stats["replays"] == 2

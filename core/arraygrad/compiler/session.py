@@ -55,15 +55,19 @@ class Session:
 
     def start(self) -> None:
         rec = self.rec
+        real, seen = None, None  # the last backend met and its recording view (usually one)
         for i, t in enumerate(self.found.tensors):
             data = t._data
             traced = self.traced.get(id(data))
             if traced is None:
                 traced = self.traced[id(data)] = TracedArray(data, rec.new_slot(), rec)
             self.inputs.append((i, traced._s))
-            rec.ninputs = rec.nslots
             t._data = traced
-            t._backend = recording_backend(t._backend, rec, self.backends)  # type: ignore[assignment]
+            if t._backend is not real:
+                real = t._backend
+                seen = recording_backend(real, rec, self.backends)
+            t._backend = seen  # type: ignore[assignment]
+        rec.ninputs = rec.nslots
         self.saved_flag = (recording_flag.host_call, recording_flag.graph_break)
         recording_flag.host_call = self._host_call
         recording_flag.graph_break = self._graph_break
@@ -297,7 +301,8 @@ def _output(value: Any, index: dict[int, int], grad_expr: dict[int, str], sessio
         for _, reason in items:
             if reason:
                 return None, reason
-        return cls(t for t, _ in items), ""
+        outs = [t for t, _ in items]
+        return (outs if cls is list else tuple(outs)), ""
     if cls is dict:
         out = {}
         for k, v in value.items():

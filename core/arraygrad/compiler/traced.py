@@ -187,9 +187,12 @@ def record_call(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], *, pure:
         real_kwargs = tkw = kwargs  # (empty: the template's too; each call's own dict)
     if rec.hints:
         _meets(rec, real_args, real_kwargs)
-    result = runner(*real_args, **real_kwargs)
-    if kwargs and "out" in kwargs:
-        pure = False
+    if kwargs:
+        result = runner(*real_args, **real_kwargs)
+        if "out" in kwargs:
+            pure = False
+    else:
+        result = runner(*real_args)  # (no keyword dict to copy: most ops)
     if result.__class__ is rec.array_type:  # the common case of ``_trace``, inlined
         value = None
         for t in traced:  # (``_argument``, inlined)
