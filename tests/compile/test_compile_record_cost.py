@@ -193,3 +193,118 @@ def test_recording_namespaces_are_shared_and_read_the_real_namespace_at_each_cal
         out = [host(second(x)) for _ in range(3)]  # a recording, then replays
     want = host(x) @ host(x)
     assert calls and all(same(o, want) for o in out) and second.stats["replays"] == 2
+
+
+def _sgd_step(seed=0):
+    ag.manual_seed(seed)
+    model = ag.nn.Sequential(ag.nn.Linear(3, 4), ag.nn.ReLU(), ag.nn.Linear(4, 2))
+    opt = ag.optim.SGD(model.parameters(), lr=0.1)
+    x = ag.tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+
+    def step(scale):
+        opt.zero_grad()
+        (model(x) * scale).sum().backward()
+        opt.step()
+        return [p.grad for p in model.parameters()]
+    return step, model, scale_of(2.0)
+
+
+def scale_of(value):
+    return ag.tensor(np.float32(value))
+
+
+def test_the_state_after_a_recording_is_listed_without_a_guard_key(monkeypatch):
+    from arraygrad.compiler import compiled as compiled_mod
+    from arraygrad.compiler.state import discover, state_after
+
+    keyed, unkeyed = [], []
+    real_discover, real_after = compiled_mod.discover, compiled_mod.state_after
+    monkeypatch.setattr(compiled_mod, "discover",
+                        lambda *a: keyed.append(1) or real_discover(*a))
+    monkeypatch.setattr(compiled_mod, "state_after",
+                        lambda *a: unkeyed.append(a) or real_after(*a))
+    (eager, _, s1), (fn, model, s2) = _sgd_step(), _sgd_step()
+    step = ag.compile(fn)
+    want = [host(eager(s1)) for _ in range(4)]
+    got = [host(step(s2))]
+    # the key is computed before the call only; the state the call left is listed without one
+    assert len(keyed) == 1 and len(unkeyed) == 1
+    layout, args, kwargs = unkeyed[0]
+    after, full = state_after(layout, args, kwargs), discover(layout, args, kwargs)
+    assert after.key is None and after.hyper is None and full.key is not None
+    # the same tensors (each state tensor followed by its new .grad), in the same order
+    assert [id(t) for t in after.tensors] == [id(t) for t in full.tensors]
+    # (the argument; x, which has no grad; four parameters, each with its grad)
+    assert after.nargs == full.nargs == 1 and len(after.tensors) == 1 + 1 + 2 * 4
+    assert after.modules == full.modules and after.optimizers == full.optimizers
+    got += [host(step(s2)) for _ in range(3)]
+    assert step.stats == {"records": 2, "replays": 2, "eager": 0} and same(want, got)
+
+
+def test_version_counters_replay_as_the_snapshot_before_the_recording_saw_them():
+    # ``bind`` reads each state tensor's version, grad and graph before the call from the
+    # recording's snapshot: a counter bumped by the call replays as the same bump
+    def make():
+        buf = ag.zeros(3)
+        buf.add_(1.0)  # a version before the first call: the recording counts from it
+        shared = buf[1:]  # a view: shares buf's counter
+
+        def step(x):
+            buf.mul_(2.0)
+            shared.add_(x)
+            return buf * 1.0
+        return step, buf
+    (eager, eb), (fn, sb) = make(), make()
+    step = ag.compile(fn)
+    x = ag.tensor(np.array([0.5, 0.25], dtype=np.float32))
+    for call in range(4):
+        want, got = host(eager(x)), host(step(x))
+        assert same(want, got) and eb._version == sb._version == 1 + 2 * (call + 1)
+    assert step.stats["replays"] == 3
+
+
+def test_a_snapshot_restores_values_and_copies_nothing_it_shares():
+    from arraygrad.compiler.state import Snapshot, discover, layout_of
+
+    step, model, _ = _sgd_step()
+    p = next(model.parameters())
+    before = host(p)
+    found = discover(layout_of([type("C", (), {"cell_contents": model})()]), (), {})
+    snap = Snapshot(found)
+    copy = next(e[7] for e in snap.tensors if e[0] is p)
+    assert copy is not p._data and copy.dtype == p._data.dtype
+    data = p._data
+    with ag.no_grad():
+        p.add_(1.0)
+    assert not same(host(p), before) and same(np.asarray(copy), before)
+    snap.restore()
+    assert p._data is data and same(host(p), before)  # written back into the same array
+
+
+def test_the_recording_gives_each_state_tensor_its_backends_one_recording_view():
+    from arraygrad.compiler.recording_backend import RecordingBackend
+
+    seen = []
+    a, b = ag.ones(2), ag.full((2,), 3.0)
+    real = a._backend
+
+    def step():
+        seen.append((a._backend, b._backend))
+        return a * b
+
+    out = ag.compile(step)()
+    (va, vb), = seen
+    # one view per backend and recording, around the tensors' own backend; put back after
+    assert va is vb and va.__class__ is RecordingBackend and va._real is real
+    assert a._backend is real and b._backend is real and same(host(out), np.full(2, 3.0, np.float32))
+
+
+def test_a_replay_returns_the_recorded_call_s_containers():
+    x = ag.tensor(np.arange(3, dtype=np.float32))
+    step = ag.compile(lambda: ((x * 2.0, [x + 1.0, (x - 1.0,)]), {"s": x.sum()}))
+    for _ in range(3):
+        (pair, d) = step()
+        assert type(pair) is tuple and type(pair[1]) is list and type(pair[1][1]) is tuple
+        assert same(host(pair[1][1][0]), np.arange(3, dtype=np.float32) - 1.0)
+        assert same(host(d["s"]), np.array(3.0, np.float32))
+    assert step.stats["replays"] == 2

@@ -16,7 +16,9 @@ from typing import Any, Callable
 from arraygrad.compiler import (capture as _capture, controls as _controls, program as _program,
                                 training as _training)
 from arraygrad.compiler.scalars import recording_flag
-from arraygrad.compiler.state import Found, Layout, Snapshot, discover, layout_of, roots_of
+from arraygrad.compiler.state import (
+    Found, Layout, Snapshot, discover, layout_of, roots_of, state_after,
+)
 from arraygrad.compiler.session import TRAINING_FORWARD, Session, used_live
 from arraygrad.compiler.traced import Recording, Unsupported, current
 from arraygrad.tensor import Tensor, wrap
@@ -197,7 +199,7 @@ class CompiledFunction:
         rec = Recording(real, self._on_break)
         if _capture.may_capture(real):
             rec.hints = []  # live scalars learn what a captured replay needs of them
-        session = Session(rec, real, found)
+        session = Session(rec, real, found, snapshot.tensors)
         try:
             session.start()
             try:
@@ -228,7 +230,7 @@ class CompiledFunction:
         # counter it rebinds, optimizer state it creates): a replay would not change them
         python_changed = layout is not None and not layout.current(layout.cells)
         if layout is not None and not python_changed and layout.unwatched_same():
-            after = discover(layout, args, kwargs)  # the walk would find the same objects
+            after = state_after(layout, args, kwargs)  # the walk would find the same objects
         else:
             self._layout = None
             after = self._discover(args, kwargs)

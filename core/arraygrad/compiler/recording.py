@@ -107,6 +107,7 @@ class Recording:
 
     def __init__(self, backend: Any, on_break: Callable[[str], None]) -> None:
         self.backend = backend
+        self.array_type = backend.array_type  # (read once per recorded op)
         self.instrs: list[Instr] = []
         self.nslots = 0
         self.templates: list[Slot] = []  # slot k's template entry, made once (shared, immutable)

@@ -38,33 +38,36 @@ def used_live(rec: Recording) -> bool:
 class Session:
     """One recording: swapping the state to traced arrays, the flag, and putting it back."""
 
-    def __init__(self, rec: Recording, real: Any, found: Found) -> None:
+    def __init__(self, rec: Recording, real: Any, found: Found, before: list[Any]) -> None:
+        """``before``: the snapshot's entry of each of ``found.tensors``
+        (``Snapshot.tensors``: its grad, requires_grad, grad_fn and version counter before the
+        call are what ``bind`` compares with)."""
         self.rec = rec
         self.real = real
         self.found = found
         self.backends: dict[int, RecordingBackend] = {}
         self.inputs: list[tuple[int, int]] = []
         self.traced: dict[int, TracedArray] = {}
-        self.grads = [t._grad for t in found.tensors]
-        self.versions = [t._version for t in found.tensors]
-        self.vcs = [t._vc for t in found.tensors]
-        self.rgs = [t._requires_grad for t in found.tensors]
-        self.fns = [t._grad_fn for t in found.tensors]
+        self.before = before
         self.saved_flag: tuple[Any, Any] = (None, None)
         self.host_calls = False  # a host call is in the program
         self.python_state = _python_state(found)
 
     def start(self) -> None:
         rec = self.rec
+        real, seen = None, None  # the last backend met and its recording view (usually one)
         for i, t in enumerate(self.found.tensors):
             data = t._data
             traced = self.traced.get(id(data))
             if traced is None:
                 traced = self.traced[id(data)] = TracedArray(data, rec.new_slot(), rec)
             self.inputs.append((i, traced._s))
-            rec.ninputs = rec.nslots
             t._data = traced
-            t._backend = recording_backend(t._backend, rec, self.backends)  # type: ignore[assignment]
+            if t._backend is not real:
+                real = t._backend
+                seen = recording_backend(real, rec, self.backends)
+            t._backend = seen  # type: ignore[assignment]
+        rec.ninputs = rec.nslots
         self.saved_flag = (recording_flag.host_call, recording_flag.graph_break)
         recording_flag.host_call = self._host_call
         recording_flag.graph_break = self._graph_break
@@ -183,15 +186,17 @@ class Session:
             # program reading the values live sees it
             return b, "the call changed an optimizer's hyperparameters, which a replay cannot redo"
         grad_expr: dict[int, str] = {}
-        for i, t in enumerate(found.tensors):
-            if t._requires_grad != self.rgs[i] or t._grad_fn is not self.fns[i]:
+        inputs = self.inputs
+        for i, (t, _, _, g0, rg, fn, _, _) in enumerate(self.before):
+            if t._requires_grad != rg or t._grad_fn is not fn:
                 return b, "a state tensor's requires_grad or autograd graph changed"
-            k = self._slot(t._data)
-            if k is None:
+            data = t._data
+            if data.__class__ is not TracedArray or data._r is not rec:
                 return b, "a state tensor was given an array the recording did not make"
-            if k != self.inputs[i][1]:
+            k = data._s
+            if k != inputs[i][1]:
                 b.data.append((i, k))
-            g, g0 = t._grad, self.grads[i]
+            g = t._grad
             if g is not g0:
                 if g is None:
                     b.grad_none.append(i)
@@ -202,18 +207,18 @@ class Session:
                     b.grad_new.append((i, kg))
                     grad_expr[id(g)] = f"T[{i}]._grad"
         vcs: dict[int, int] = {}
-        for i, t in enumerate(found.tensors):
+        for i, (t, _, _, _, _, _, vc0, _) in enumerate(self.before):
             counter = t._vc
             if counter is None or id(counter) in vcs:
                 continue
             vc: list[int] = counter
-            start = self.versions[i] if self.vcs[i] is vc else 0
+            start = vc0[1] if vc0 is not None and vc0[0] is vc else 0
             vcs[id(vc)] = i
             if vc[0] != start:
                 b.versions.append((i, vc[0] - start))
         backward_ran = bool(b.grad_new or b.grad_none) or any(
             k in rec.written for i, k in self.inputs
-            if any(found.tensors[i] is g for g in self.grads if g is not None))
+            if any(found.tensors[i] is e[3] for e in self.before if e[3] is not None))
         out, reason = _output(result, index, grad_expr, self, backward_ran)
         b.output = out
         return b, reason
@@ -296,7 +301,8 @@ def _output(value: Any, index: dict[int, int], grad_expr: dict[int, str], sessio
         for _, reason in items:
             if reason:
                 return None, reason
-        return cls(t for t, _ in items), ""
+        outs = [t for t, _ in items]
+        return (outs if cls is list else tuple(outs)), ""
     if cls is dict:
         out = {}
         for k, v in value.items():

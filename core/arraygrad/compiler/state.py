@@ -16,11 +16,14 @@ from typing import Any, Callable
 from arraygrad.autograd.grad_mode import _state as _grad_state
 from arraygrad.tensor import Tensor
 
-__all__ = ["Found", "Layout", "discover", "layout_of", "roots_of", "Snapshot"]
+__all__ = ["Found", "Layout", "discover", "layout_of", "roots_of", "Snapshot", "state_after"]
 
 _SHALLOW_LIMIT = 256  # containers bigger than this are not walked (datasets)
 _SCALARS = (bool, int, float, complex, str, bytes, type(None))
 _HYPER = frozenset({bool, int, float, str, tuple, type(None)})  # a group's hyperparameters
+# ``isinstance(v, Tensor)`` as a builtin: ``filter`` runs it over a module's ``__dict__`` (some
+# twenty values per module, on every walk) without a Python-level call per value
+_is_tensor = Tensor.__instancecheck__
 
 
 class Found:
@@ -225,8 +228,8 @@ def _watch(layout: Layout, roots: list[Any]) -> None:
         watch.append(o.state)
         watch.extend(o.state.values())
     layout.roots = [id(v) for v in roots]
-    layout.watch = [(c, tuple(map(id, c if c.__class__ is list else c.values())))
-                    for c in watch]
+    layout.watch = [(c, tuple(map(id, c if c.__class__ is list else c.values())) if c else ())
+                    for c in watch]  # (most modules' dicts are empty)
 
 
 def layout_of(cells: list[Any]) -> Layout:
@@ -258,7 +261,7 @@ def _unwatched(layout: Layout, attrs: list[int] | None = None) -> tuple[int, ...
     """``Layout.unwatched`` now (``attrs``: the modules' plain tensor attributes' identities,
     when the walk just listed them)."""
     ids = attrs if attrs is not None else [
-        id(v) for m in layout.modules for v in m.__dict__.values() if isinstance(v, Tensor)]
+        id(v) for m in layout.modules for v in filter(_is_tensor, m.__dict__.values())]
     ids = list(ids)
     ids.append(-1)
     ids.extend(id(getattr(s, "optimizer", None)) for s in layout.schedulers)
@@ -319,10 +322,9 @@ class _Walker:
             # plain tensor attributes (an RNN's kept hidden state; a module met before had
             # its own listed then)
             for m in new:
-                for v in m.__dict__.values():
-                    if isinstance(v, Tensor):
-                        self.attrs.append(id(v))
-                        self.tensor(v)
+                for v in filter(_is_tensor, m.__dict__.values()):
+                    self.attrs.append(id(v))
+                    self.tensor(v)
         elif isinstance(value, _Classes.optimizer):
             self.seen.add(id(value))
             layout.optimizers.append(value)
@@ -398,6 +400,33 @@ def discover(layout: Layout, args: tuple[Any, ...], kwargs: dict[str, Any]) -> F
     return found
 
 
+def state_after(layout: Layout, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Found:
+    """``discover``'s state without its guard key (``key`` and ``hyper`` stay None): the state
+    a recorded call left, which ``Session.bind`` compares with the state before and no guard
+    looks up. (The key's entries are most of ``discover``'s work; ``discover`` itself, run
+    at every replay, keeps no flag to test.)"""
+    found = Found()
+    scratch: list[Any] = []  # the arguments' key entries, dropped
+    for a in args:
+        _arg(a, found, scratch, 1)
+    for name in sorted(kwargs):
+        _arg(kwargs[name], found, scratch, 1)
+    found.nargs = len(found.tensors)
+    ids = found._ids
+    tensors = found.tensors
+    for t in layout.base:
+        if id(t) not in ids:
+            ids[id(t)] = len(tensors)
+            tensors.append(t)
+            if t._grad is not None:
+                tensors.append(t._grad)
+    found.layout = layout
+    found.modules = layout.modules
+    found.optimizers = layout.optimizers
+    found.schedulers = layout.schedulers
+    return found
+
+
 def _arg(value: Any, found: Found, key: list[Any], depth: int) -> None:
     if isinstance(value, Tensor):
         i = found._ids.get(id(value))
@@ -441,9 +470,11 @@ class Snapshot:
     def __init__(self, found: Found) -> None:
         from arraygrad.random import _default
 
+        # (``astype(copy=True)``: the standard's copy, one wrapper fewer than ``asarray``'s on
+        # the NumPy backend)
         self.tensors = [(t, t._data, t._backend, t._grad, t._requires_grad, t._grad_fn,
                          None if t._vc is None else (t._vc, t._vc[0]),
-                         t._backend.xp.asarray(t._data, copy=True))
+                         t._backend.xp.astype(t._data, t._data.dtype, copy=True))
                         for t in found.tensors]
         self.optimizers = [(o, {p: dict(s) for p, s in o.state.items()},
                             [dict(g) for g in o.param_groups], dict(o.__dict__))

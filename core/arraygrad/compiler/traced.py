@@ -155,9 +155,10 @@ def record_call(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], *, pure:
     method name's bound method). ``always``: record even without traced arguments (array
     creation, random draws). A result that is no array breaks the graph when the call
     read a traced array (a value reaching Python) and is returned as it is otherwise."""
-    rec = current.rec if rec is None else rec
+    if rec is None:
+        rec = current.rec
     runner = fn if call is None else call
-    if rec is None or not (recording_flag.on and current.rec is rec and rec.broken is None):
+    if rec is None or rec.broken is not None or current.rec is not rec or not recording_flag.on:
         if rec is not None and rec.reading is not None:
             _note_reads(rec, args, kwargs)  # a live scalar's getter computing on the state
         return runner(*unwrap(args), **(unwrap(kwargs) if kwargs else kwargs))
@@ -183,19 +184,24 @@ def record_call(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], *, pure:
     if kwargs:
         real_kwargs, tkw = _split(kwargs, rec, traced)
     else:
-        real_kwargs, tkw = kwargs, {}
+        real_kwargs = tkw = kwargs  # (empty: the template's too; each call's own dict)
     if rec.hints:
         _meets(rec, real_args, real_kwargs)
-    result = runner(*real_args, **real_kwargs)
-    if kwargs and "out" in kwargs:
-        pure = False
-    if result.__class__ is rec.backend.array_type:  # the common case of ``_trace``, inlined
+    if kwargs:
+        result = runner(*real_args, **real_kwargs)
+        if "out" in kwargs:
+            pure = False
+    else:
+        result = runner(*real_args)  # (no keyword dict to copy: most ops)
+    if result.__class__ is rec.array_type:  # the common case of ``_trace``, inlined
         value = None
         for t in traced:  # (``_argument``, inlined)
             if t._a is result:
                 value = t
         if value is None:
-            out = rec.new_slot()
+            out = rec.nslots  # (``Recording.new_slot``, inlined: once per recorded op)
+            rec.nslots = out + 1
+            templates.append(Slot((out,)))
             value = TracedArray(result, out, rec)
         else:
             out = value._s  # an in-place result: the argument itself, as in eager
@@ -212,7 +218,6 @@ def record_call(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], *, pure:
             return result
     if result is None:
         pure = False  # a call returning None was called for its effect
-    index = len(rec.instrs)
     n = len(traced)
     if n == 1:
         reads: tuple[int, ...] = (traced[0]._s,)
@@ -221,17 +226,18 @@ def record_call(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], *, pure:
         reads = (a,) if a == b else (a, b)
     else:
         reads = tuple({t._s: None for t in traced})
-    rec.instrs.append(Instr((fn, tuple(targs), tkw, out, pure, kind, coerce, reads)))
+    instrs = rec.instrs
     if out.__class__ is int:
         if out not in reads:  # a new array (not an in-place result)
-            rec.producer[out] = index
+            rec.producer[out] = len(instrs)
             if getattr(result, "base", None) is not None:  # a view: writes to it write its base
                 first = _first_slot(args, rec)
                 if first is not None:
                     rec.base[out] = rec.base.get(first, first)
     elif out.__class__ is tuple:
         for o in out:
-            rec.producer[o] = index
+            rec.producer[o] = len(instrs)
+    instrs.append(Instr((fn, tuple(targs), tkw, out, pure, kind, coerce, reads)))
     if not pure:
         _mark_written(rec, reads)
     return value
@@ -302,11 +308,12 @@ def recorded_kernel(kernel: Callable[..., Any]) -> Callable[..., Any]:
 def _mark_written(rec: Recording, reads: tuple[int, ...]) -> None:
     """Every slot an effectful instruction reads may be written by it (its target, an
     ``out=``): value guards never hoist reads of them (conservative: only guards lose)."""
-    for k in reads:
-        rec.written.add(k)
-        base = rec.base.get(k)
-        if base is not None:
-            rec.written.add(base)
+    rec.written.update(reads)
+    if rec.base:
+        for k in reads:
+            base = rec.base.get(k)
+            if base is not None:
+                rec.written.add(base)
 
 
 # -- the array -------------------------------------------------------------------------
