@@ -113,8 +113,11 @@ class Recording:
         self.templates: list[Slot] = []  # slot k's template entry, made once (shared, immutable)
         self.on_break = on_break
         self.broken: str | None = None
-        self.written: set[int] = set()  # slots an in-place instruction wrote (and their bases)
-        self.producer: dict[int, int] = {}  # slot -> index of the instruction that made it
+        # ``written`` and ``producer`` are derived from ``instrs`` when read (``_derive``), not
+        # kept up to date by the recorder: most recordings never read them before binding
+        self._written: set[int] = set()
+        self._producer: dict[int, int] = {}
+        self._derived = 0  # instructions ``_derive`` has seen
         self.base: dict[int, int] = {}  # a view's slot -> the slot it views
         self.ninputs = 0  # slots below this are the state read at the start
         # value guards: (slot, read function, value) of reads into Python whose value depends
@@ -127,6 +130,46 @@ class Recording:
         # None unless the backend may capture; else the Live entries of the call being made
         self.hints: list[Live] | None = None
         self.reading: set[int] | None = None  # while a getter is probed: the slots it reads
+
+    @property
+    def written(self) -> set[int]:
+        """The slots an effectful instruction may write: every slot it reads (its target, an
+        ``out=``) and their views' bases (conservative: value guards never hoist reads of
+        them, and only guards lose)."""
+        self._derive()
+        return self._written
+
+    @property
+    def producer(self) -> dict[int, int]:
+        """Slot -> index of the instruction that made it (in-place results excluded)."""
+        self._derive()
+        return self._producer
+
+    def _derive(self) -> None:
+        """Bring ``written`` and ``producer`` up to date with the instructions recorded since
+        the last call (one pass; a recorded op only appends its instruction)."""
+        instrs = self.instrs
+        n = len(instrs)
+        if self._derived >= n:
+            return
+        producer, written, base = self._producer, self._written, self.base
+        for i in range(self._derived, n):
+            ins = instrs[i]
+            out, reads = ins[3], ins[7]
+            if out.__class__ is int:
+                if out not in reads:  # a new array (not an in-place result)
+                    producer[out] = i
+            elif out.__class__ is tuple:
+                for o in out:
+                    producer[o] = i
+            if not ins[4]:
+                written.update(reads)
+                if base:
+                    for k in reads:
+                        b = base.get(k)
+                        if b is not None:
+                            written.add(b)
+        self._derived = n
 
     def guard(self, k: int, fn: Callable[[Any], Any], value: Any) -> bool:
         """Make the read ``fn(slot k) == value`` a value guard, if slot ``k`` is a pure

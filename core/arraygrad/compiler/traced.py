@@ -226,20 +226,12 @@ def record_call(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], *, pure:
         reads = (a,) if a == b else (a, b)
     else:
         reads = tuple({t._s: None for t in traced})
-    instrs = rec.instrs
-    if out.__class__ is int:
-        if out not in reads:  # a new array (not an in-place result)
-            rec.producer[out] = len(instrs)
-            if getattr(result, "base", None) is not None:  # a view: writes to it write its base
-                first = _first_slot(args, rec)
-                if first is not None:
-                    rec.base[out] = rec.base.get(first, first)
-    elif out.__class__ is tuple:
-        for o in out:
-            rec.producer[o] = len(instrs)
-    instrs.append(Instr((fn, tuple(targs), tkw, out, pure, kind, coerce, reads)))
-    if not pure:
-        _mark_written(rec, reads)
+    # (``Recording.producer`` and ``written`` are derived from the instructions when read)
+    if out.__class__ is int and getattr(result, "base", None) is not None and out not in reads:
+        first = _first_slot(args, rec)  # a new view: writes to it write its base
+        if first is not None:
+            rec.base[out] = rec.base.get(first, first)
+    rec.instrs.append(Instr((fn, tuple(targs), tkw, out, pure, kind, coerce, reads)))
     return value
 
 
@@ -303,17 +295,6 @@ def recorded_kernel(kernel: Callable[..., Any]) -> Callable[..., Any]:
     def run(*args: Any, **kwargs: Any) -> Any:
         return record_call(kernel, args, kwargs, always=True)
     return run
-
-
-def _mark_written(rec: Recording, reads: tuple[int, ...]) -> None:
-    """Every slot an effectful instruction reads may be written by it (its target, an
-    ``out=``): value guards never hoist reads of them (conservative: only guards lose)."""
-    rec.written.update(reads)
-    if rec.base:
-        for k in reads:
-            base = rec.base.get(k)
-            if base is not None:
-                rec.written.add(base)
 
 
 # -- the array -------------------------------------------------------------------------
