@@ -296,7 +296,7 @@ class _Walker:
             return
         layout = self.layout
         if isinstance(value, _Classes.module):
-            modules = list(value.modules())  # one recursive walk serves both loops
+            modules = _modules_of(value)  # one walk serves both loops
             new = [m for m in modules if id(m) not in self.seen]
             for m in new:
                 self.seen.add(id(m))
@@ -340,6 +340,30 @@ class _Walker:
             self.seen.add(id(value))
             for v in value.values():
                 self.visit(v, depth - 1)
+
+
+def _modules_of(root: Any) -> list[Any]:
+    """``list(root.modules())``: the module and every sub-module, depth first, each once.
+    Walked here with a stack (``named_modules`` is a recursive generator that builds a
+    dotted name per module); a module class with its own ``modules`` or ``named_modules``
+    is asked itself."""
+    base = _Classes.module
+    found: list[Any] = []
+    seen: set[int] = set()
+    todo = [root]
+    while todo:
+        m = todo.pop()
+        if id(m) in seen:
+            continue
+        cls = type(m)
+        if cls.named_modules is not base.named_modules or cls.modules is not base.modules:
+            return list(root.modules())
+        seen.add(id(m))
+        found.append(m)
+        children = m._modules
+        if children:
+            todo.extend(c for c in reversed(children.values()) if c is not None)
+    return found
 
 
 def discover(layout: Layout, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Found:
