@@ -308,3 +308,31 @@ def test_a_replay_returns_the_recorded_call_s_containers():
         assert same(host(pair[1][1][0]), np.arange(3, dtype=np.float32) - 1.0)
         assert same(host(d["s"]), np.array(3.0, np.float32))
     assert step.stats["replays"] == 2
+
+
+def test_one_pass_over_the_state_binds_versions_grads_and_arrays_together():
+    # ``bind`` reads each state tensor's version counter, grad and array in one pass: a
+    # parameter whose grad is set, whose array is rebound and whose counter is bumped (also
+    # through a view sharing it) replays all three as eager does
+    def make():
+        w = ag.tensor(np.array([1.0, 2.0, 3.0], dtype=np.float32), requires_grad=True)
+        b = ag.zeros(3)
+        view = b[:2]
+
+        def step(x):
+            (w * x).sum().backward()
+            with ag.no_grad():
+                w.sub_(w.grad * 0.5)
+                view.add_(1.0)
+            b.data = b * 2.0  # rebound
+            return w.grad
+        return step, w, b
+    (eager, ew, eb), (fn, sw, sb) = make(), make()
+    step = ag.compile(fn)
+    x = ag.tensor(np.array([0.5, 0.25, 2.0], dtype=np.float32))
+    for _ in range(4):
+        want, got = host(eager(x)), host(step(x))
+        ew.grad, sw.grad = None, None
+        assert same(want, got) and same(host([ew, eb]), host([sw, sb]))
+        assert (ew._version, eb._version) == (sw._version, sb._version)
+    assert step.stats["replays"] >= 2, step.stats

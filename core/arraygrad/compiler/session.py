@@ -187,7 +187,16 @@ class Session:
             return b, "the call changed an optimizer's hyperparameters, which a replay cannot redo"
         grad_expr: dict[int, str] = {}
         inputs = self.inputs
-        for i, (t, _, _, g0, rg, fn, _, _) in enumerate(self.before):
+        vcs: set[int] = set()  # the version counters met (tensors sharing one: views)
+        # one pass over the state: its arrays, grads and version counters
+        for i, (t, _, _, g0, rg, fn, vc0, _) in enumerate(self.before):
+            counter = t._vc
+            if counter is not None and id(counter) not in vcs:
+                vc: list[int] = counter
+                start = vc0[1] if vc0 is not None and vc0[0] is vc else 0
+                vcs.add(id(vc))
+                if vc[0] != start:
+                    b.versions.append((i, vc[0] - start))
             if t._requires_grad != rg or t._grad_fn is not fn:
                 return b, "a state tensor's requires_grad or autograd graph changed"
             data = t._data
@@ -206,16 +215,6 @@ class Session:
                         return b, "a gradient was given an array the recording did not make"
                     b.grad_new.append((i, kg))
                     grad_expr[id(g)] = f"T[{i}]._grad"
-        vcs: dict[int, int] = {}
-        for i, (t, _, _, _, _, _, vc0, _) in enumerate(self.before):
-            counter = t._vc
-            if counter is None or id(counter) in vcs:
-                continue
-            vc: list[int] = counter
-            start = vc0[1] if vc0 is not None and vc0[0] is vc else 0
-            vcs[id(vc)] = i
-            if vc[0] != start:
-                b.versions.append((i, vc[0] - start))
         backward_ran = bool(b.grad_new or b.grad_none) or any(
             k in rec.written for i, k in self.inputs
             if any(found.tensors[i] is e[3] for e in self.before if e[3] is not None))
