@@ -119,6 +119,24 @@ def test_module_compile_in_place_keeps_the_module_and_its_keys():
     assert m._compiled_call_impl.stats["replays"] == 3
     dup = copy.deepcopy(m)
     assert "_compiled_call_impl" not in dup.__dict__ and dup._compiled_call_impl is None
+    assert "forward" not in dup.__dict__  # the copy's forward is its class's, uncompiled
+    with ag.no_grad():
+        assert same(host(dup(x)), host(twin(x)))
+
+
+def test_module_compile_runs_the_modules_hooks_around_the_replayed_forward():
+    m, twin = mlp(), mlp()
+    seen = []
+    m.register_forward_hook(lambda mod, args, out: seen.append(host(out)))
+    m.compile()
+    m.compile()  # compiling again compiles the class's forward afresh, not the compiled one
+    x = ag.tensor(X)
+    with ag.no_grad():
+        for _ in range(3):
+            assert same(host(m(x)), host(twin(x)))
+    assert len(seen) == 3 and all(same(s, host(twin(x))) for s in seen)
+    assert m._compiled_call_impl.stats["replays"] == 2
+    assert m._compiled_call_impl.__wrapped__.__func__ is nn.Sequential.forward
 
 
 def test_module_compile_training_step_matches_eager():
@@ -140,3 +158,31 @@ def test_state_dict_keys_match_pytorch():
     torch = pytest.importorskip("torch")
     tm = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 3))
     assert list(ag.compile(mlp()).state_dict()) == list(torch.compile(tm).state_dict())
+
+
+def test_module_compile_with_a_backward_hook_gives_eager_grads_and_hook_calls():
+    m, twin = mlp(), mlp()
+    calls = {"m": 0, "twin": 0}
+    m.register_full_backward_hook(lambda *a: calls.__setitem__("m", calls["m"] + 1))
+    twin.register_full_backward_hook(lambda *a: calls.__setitem__("twin", calls["twin"] + 1))
+    m.compile()
+    rng = np.random.default_rng(2)
+    for _ in range(4):
+        x = ag.tensor(rng.standard_normal((5, 4)).astype(np.float32), requires_grad=True)
+        xt = ag.tensor(host(x), requires_grad=True)
+        m(x).square().mean().backward()
+        twin(xt).square().mean().backward()
+        assert same(host(x.grad), host(xt.grad))
+    assert same(host([p.grad for p in m.parameters()]), host([p.grad for p in twin.parameters()]))
+    assert calls["m"] == calls["twin"] == 4
+
+
+def test_module_compile_of_a_disabled_forward_keeps_it():
+    class Plain(nn.Module):
+        @ag.compiler.disable
+        def forward(self, x):
+            return x * 2
+
+    p = Plain()
+    p.compile()
+    assert same(host(p(ag.tensor(X))), X * 2)

@@ -100,6 +100,9 @@ class CompiledFunction:
         self.__wrapped__ = fn
         self.__doc__ = getattr(fn, "__doc__", None)
         self.__name__ = getattr(fn, "__name__", type(fn).__name__)
+        self._hooks_outside: Any = None
+        """A module whose own hooks run around this function's calls (``Module.compile``
+        compiles its ``forward``; ``Module.__call__`` runs the hooks): not a graph break."""
         _controls.register(self)
 
     def _reset(self) -> None:
@@ -183,7 +186,7 @@ class CompiledFunction:
         return _program.without_gc(self._record_call, found, args, kwargs)
 
     def _record_call(self, found: Found, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        hook = _hooks_of(found)
+        hook = _hooks_of(found, self._hooks_outside)
         if hook:
             return self._break_before(hook, args, kwargs)
         backends = {id(t._backend): t._backend for t in found.tensors}
@@ -312,12 +315,15 @@ def _root_like(value: Any) -> bool:
         or hasattr(value, "optimizer"))
 
 
-def _hooks_of(found: Found) -> str:
-    """A hook on the touched state (its Python side effects cannot be replayed), or ''."""
+def _hooks_of(found: Found, outside: Any = None) -> str:
+    """A hook on the touched state (its Python side effects cannot be replayed), or ''.
+    ``outside``: a module whose own hooks run around the compiled call, not in it."""
     for t in found.tensors:
         if t._hooks or t._post_acc_hooks:
             return "a tensor hook (Python side effects cannot be replayed)"
     for m in found.modules:
+        if m is outside:
+            continue
         for name in ("_forward_pre_hooks", "_forward_hooks", "_backward_pre_hooks",
                      "_backward_hooks"):
             if getattr(m, name, None):

@@ -980,31 +980,37 @@ class Module:
                                   f"forward: {e}", stacklevel=2)
             raise
 
+    __call__ = _call_impl
+
     _compiled_call_impl: Callable[..., Any] | None = None
-    """The compiled ``_call_impl`` ``compile()`` installs (PyTorch's name); None: eager."""
-
-    def _wrapped_call_impl(self, *args: Any, **kwargs: Any) -> Any:
-        compiled = self._compiled_call_impl
-        if compiled is not None:
-            return compiled(*args, **kwargs)
-        return self._call_impl(*args, **kwargs)
-
-    __call__ = _wrapped_call_impl
+    """The compiled forward ``compile()`` installs (PyTorch's attribute name); None: eager."""
 
     def compile(self, *args: Any, **kwargs: Any) -> None:
-        """Compile this module's call (its hooks included) with ``arraygrad.compile``, in
-        place: the module stays itself (same class, same ``state_dict`` keys, unlike
+        """Compile this module's ``forward`` with ``arraygrad.compile``, in place: the module
+        stays itself (same class, same ``state_dict`` keys, unlike
         ``arraygrad.compile(module)``'s ``OptimizedModule``). The arguments are
-        ``arraygrad.compile``'s."""
+        ``arraygrad.compile``'s. The module's own hooks run around the compiled forward,
+        eagerly (PyTorch compiles them with it; in a recording a hook with Python side
+        effects could only be a graph break)."""
         from arraygrad.compiler import compile as compile_fn
 
-        object.__setattr__(self, "_compiled_call_impl", compile_fn(self._call_impl, *args,
-                                                                   **kwargs))
+        # an instance attribute that ``_call_impl`` calls as ``self.forward``: a module's call
+        # costs no more than before, compiled or not
+        forward = self.__dict__.get("forward")  # an instance's own forward, if it has one
+        if forward is None or forward is self._compiled_call_impl:  # (compiled again: afresh)
+            forward = type(self).forward.__get__(self)
+        compiled = compile_fn(forward, *args, **kwargs)
+        if getattr(compiled, "_hooks_outside", False) is None:  # (not a disabled forward)
+            compiled._hooks_outside = self
+        object.__setattr__(self, "_compiled_call_impl", compiled)
+        object.__setattr__(self, "forward", compiled)
 
     def __getstate__(self) -> dict[str, Any]:
-        # a compiled call holds generated code and arrays of its recordings: not state
+        # a compiled forward holds generated code and arrays of its recordings: not state
         state = self.__dict__.copy()
-        state.pop("_compiled_call_impl", None)
+        compiled = state.pop("_compiled_call_impl", None)
+        if compiled is not None and state.get("forward") is compiled:
+            del state["forward"]
         return state
 
     # -- printing ----------------------------------------------------------------------------
