@@ -186,3 +186,17 @@ def test_module_compile_of_a_disabled_forward_keeps_it():
     p = Plain()
     p.compile()
     assert same(host(p(ag.tensor(X))), X * 2)
+
+
+def test_a_compiled_bound_forward_is_no_graph_break_for_its_modules_hooks():
+    m, twin = mlp(), mlp()
+    seen = []
+    m.register_forward_hook(lambda mod, args, out: seen.append(1))
+    forward = ag.compile(m.forward)  # calling forward directly runs no hook, eager or not
+    x = ag.tensor(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with ag.no_grad():
+            for _ in range(3):
+                assert same(host(forward(x)), host(twin(x)))
+    assert seen == [] and forward.stats["replays"] == 2

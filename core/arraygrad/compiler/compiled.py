@@ -100,9 +100,11 @@ class CompiledFunction:
         self.__wrapped__ = fn
         self.__doc__ = getattr(fn, "__doc__", None)
         self.__name__ = getattr(fn, "__name__", type(fn).__name__)
-        self._hooks_outside: Any = None
-        """A module whose own hooks run around this function's calls (``Module.compile``
-        compiles its ``forward``; ``Module.__call__`` runs the hooks): not a graph break."""
+        # a module's bound ``forward`` (``Module.compile`` compiles it) never runs that
+        # module's own hooks: ``Module.__call__`` runs them, around the call, so they are
+        # no graph break
+        self._hooks_outside: Any = (getattr(fn, "__self__", None)
+                                    if getattr(fn, "__name__", None) == "forward" else None)
         _controls.register(self)
 
     def _reset(self) -> None:

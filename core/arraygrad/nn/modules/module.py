@@ -1000,8 +1000,6 @@ class Module:
         if forward is None or forward is self._compiled_call_impl:  # (compiled again: afresh)
             forward = type(self).forward.__get__(self)
         compiled = compile_fn(forward, *args, **kwargs)
-        if getattr(compiled, "_hooks_outside", False) is None:  # (not a disabled forward)
-            compiled._hooks_outside = self
         object.__setattr__(self, "_compiled_call_impl", compiled)
         object.__setattr__(self, "forward", compiled)
 
