@@ -52,6 +52,7 @@ class Session:
         self.saved_flag: tuple[Any, Any] = (None, None)
         self.host_calls = False  # a host call is in the program
         self.python_state = _python_state(found)
+        self.training = [m.training for m in found.modules]  # ``bind`` compares after the call
 
     def start(self) -> None:
         rec = self.rec
@@ -175,7 +176,7 @@ class Session:
                        "step) or a variable it rebinds")
         if set(map(id, after.tensors)) - set(index) - {id(t._grad) for t in found.tensors}:
             return b, "the call created state tensors"
-        if [m.training for m in found.modules] != [m.training for m in after.modules]:
+        if self.training != [m.training for m in after.modules]:
             return b, "the call switched a module between train and eval"
         before, now = self.python_state, _python_state(found)
         host_calls = self.host_calls
