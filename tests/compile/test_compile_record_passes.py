@@ -9,8 +9,77 @@ import warnings
 import numpy as np
 
 import arraygrad as ag
+from arraygrad.compiler import compiled as compiled_mod
 
 from .helpers import host, same
+
+
+def _model_step():
+    ag.manual_seed(0)
+    model = ag.nn.Sequential(ag.nn.Linear(3, 4), ag.nn.ReLU(), ag.nn.Linear(4, 2))
+    opt = ag.optim.SGD(model.parameters(), lr=0.1)
+    x = ag.tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+
+    def step(scale):
+        opt.zero_grad()
+        (model(x) * scale).sum().backward()
+        opt.step()
+        return [p.grad for p in model.parameters()]
+    return step
+
+
+def test_with_no_container_argument_the_state_after_the_call_is_the_state_found(monkeypatch):
+    # the walk would find the same objects and no argument is a container the call could
+    # fill: the state after the call is not listed again (each tensor's new .grad is read
+    # from the state found)
+    listed = []
+    real_after = compiled_mod.state_after
+    monkeypatch.setattr(compiled_mod, "state_after",
+                        lambda *a: listed.append(1) or real_after(*a))
+    eager, step = _model_step(), ag.compile(_model_step())
+    scale = ag.tensor(np.float32(2.0))
+    want = [host(eager(scale)) for _ in range(4)]
+    got = [host(step(scale)) for _ in range(4)]
+    assert listed == [] and same(want, got)
+    assert step.stats == {"records": 2, "replays": 2, "eager": 0}
+
+
+def test_an_argument_s_gradient_set_by_the_call_replays_as_eager_sets_it():
+    def make():
+        def step(x):
+            (x * x).sum().backward()
+            return x.grad
+        return step
+
+    def arg():
+        return ag.tensor(np.array([1.0, 2.0, 3.0], dtype=np.float32), requires_grad=True)
+    eager, step = make(), ag.compile(make())
+    xe, xc = arg(), arg()
+    want, got = [], []
+    for _ in range(4):
+        xe.grad = xc.grad = None
+        want.append(host(eager(xe)))
+        out = step(xc)
+        got.append(host(out))
+        assert out is xc.grad
+    assert same(want, got) and step.stats["replays"] == 3
+
+
+def test_a_list_argument_the_call_fills_is_seen_after_the_call():
+    # a container among the arguments is listed again after the call: a tensor the call put
+    # in it is state the call created, which a replay would not create
+    def step(xs):
+        xs.append(xs[0] * 2.0)
+        return xs[-1]
+    compiled = ag.compile(step)
+    eager_list = [ag.tensor(np.array([1.0, 2.0], dtype=np.float32))]
+    compiled_list = [ag.tensor(np.array([1.0, 2.0], dtype=np.float32))]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(4):
+            assert same(host(step(eager_list)), host(compiled(compiled_list)))
+    assert len(compiled_list) == len(eager_list) == 5
+    assert compiled.stats["replays"] == 0
 
 
 def test_a_call_that_switches_a_module_to_eval_is_not_replayed():

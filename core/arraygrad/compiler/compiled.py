@@ -235,7 +235,10 @@ class CompiledFunction:
         # counter it rebinds, optimizer state it creates): a replay would not change them
         python_changed = layout is not None and not layout.current(layout.cells)
         if layout is not None and not python_changed and layout.unwatched_same():
-            after = state_after(layout, args, kwargs)  # the walk would find the same objects
+            # the walk would find the same objects: with no container among the arguments
+            # (one the call may have filled), the state after the call is the state found,
+            # each tensor's ``.grad`` read anew (``bind`` and ``restore_all`` follow them)
+            after = found if _flat(args, kwargs) else state_after(layout, args, kwargs)
         else:
             self._layout = None
             after = self._discover(args, kwargs)
@@ -308,6 +311,19 @@ class _Cell:
 
     def __init__(self, value: Any) -> None:
         self.cell_contents = value
+
+
+def _flat(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    """Whether no argument is a list or dict (the containers ``discover`` walks that a call
+    can fill; a tuple's items are fixed)."""
+    for a in args:
+        if a.__class__ in (list, dict):
+            return False
+    if kwargs:
+        for a in kwargs.values():
+            if a.__class__ in (list, dict):
+                return False
+    return True
 
 
 def _root_like(value: Any) -> bool:

@@ -91,10 +91,11 @@ class Session:
         recording_flag.host_call, recording_flag.graph_break = self.saved_flag
 
     def restore_all(self, after: Found | None, result: Any = None) -> None:
-        """Every tensor reachable from the state and the result holds real arrays again."""
+        """Every tensor reachable from the state and the result holds real arrays again
+        (``after``: the state after the call; the state found itself when it is the same)."""
         seen: set[int] = set()
         todo: list[Tensor] = list(self.found.tensors)
-        if after is not None:
+        if after is not None and after is not self.found:
             todo.extend(after.tensors)
         _tensors_in(result, todo, 0)
         nodes: list[Any] = []
@@ -165,7 +166,8 @@ class Session:
     def bind(self, after: Found, result: Any,
              python_changed: bool = False) -> tuple[_program.Bindings, str]:
         """The replay's bindings, or a reason the call cannot be replayed (``python_changed``:
-        the call changed containers or variables the step reaches)."""
+        the call changed containers or variables the step reaches; ``after`` is
+        ``self.found`` itself when the call left the same state tensors, their grads aside)."""
         rec, found = self.rec, self.found
         b = _program.Bindings()
         b.inputs = self.inputs
@@ -174,7 +176,8 @@ class Session:
             return b, ("the call changed Python state it reaches, which a replay would not: a "
                        "container it fills (a list it appends to; optimizer state on a first "
                        "step) or a variable it rebinds")
-        if set(map(id, after.tensors)) - set(index) - {id(t._grad) for t in found.tensors}:
+        if after is not found and \
+                set(map(id, after.tensors)) - set(index) - {id(t._grad) for t in found.tensors}:
             return b, "the call created state tensors"
         if self.training != [m.training for m in after.modules]:
             return b, "the call switched a module between train and eval"
