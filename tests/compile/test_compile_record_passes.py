@@ -103,3 +103,32 @@ def test_a_call_that_switches_a_module_to_eval_is_not_replayed():
             assert same(host(eager()), host(step()))
             assert cm.training is em.training is False
     assert step.stats["replays"] == 0
+
+
+def test_tensors_of_several_devices_break_before_the_call():
+    a = ag.tensor(np.array([1.0, 2.0], dtype=np.float32))
+    b = ag.tensor(np.array([3.0, 4.0], dtype=np.float32)).to("strict")
+    step = ag.compile(lambda: (a * 2.0, b * 2.0))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = step()
+    assert "several devices" in " ".join(str(w.message) for w in caught)
+    assert same(host([out[0], out[1].cpu()]), host([a * 2.0, (b * 2.0).cpu()]))
+    assert step.stats["records"] == 0
+
+
+def test_a_tensor_hook_is_named_before_a_module_hook_and_several_devices():
+    # one pass over the tensors finds their hooks and their devices: the tensor hook is
+    # still the reason given, as when the hooks were looked for first
+    model = ag.nn.Linear(2, 2)
+    model.register_forward_hook(lambda mod, args, out: None)
+    model.weight.register_hook(lambda g: g)
+    other = ag.ones(2).to("strict")
+    x = ag.ones(1, 2)
+    step = ag.compile(lambda: (model(x), other * 1.0))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        step()
+    messages = " ".join(str(w.message) for w in caught)
+    assert "tensor hook" in messages and "module hook" not in messages
+    assert step.stats["records"] == 0

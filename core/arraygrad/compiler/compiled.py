@@ -188,16 +188,11 @@ class CompiledFunction:
         return _program.without_gc(self._record_call, found, args, kwargs)
 
     def _record_call(self, found: Found, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        hook = _hooks_of(found, self._hooks_outside)
-        if hook:
-            return self._break_before(hook, args, kwargs)
-        backends = {id(t._backend): t._backend for t in found.tensors}
-        real = next(iter(backends.values()), None)
-        if real is None:
-            from arraygrad.backends.registry import default_backend
-            real = default_backend()
-        if len(backends) > 1 or not hasattr(real, "xp"):
-            return self._break_before("the call touches tensors of several devices", args, kwargs)
+        real, reason = _backend_of(found)
+        reason = reason or _hooks_of(found, self._hooks_outside) or (
+            "" if real is not None else "the call touches tensors of several devices")
+        if reason:
+            return self._break_before(reason, args, kwargs)
         self.stats["records"] += 1
         snapshot = Snapshot(found)
         seq0 = _training.mark()  # the call's own autograd nodes are made after this
@@ -333,12 +328,32 @@ def _root_like(value: Any) -> bool:
         or hasattr(value, "optimizer"))
 
 
-def _hooks_of(found: Found, outside: Any = None) -> str:
-    """A hook on the touched state (its Python side effects cannot be replayed), or ''.
-    ``outside``: a module whose own hooks run around the compiled call, not in it."""
+def _backend_of(found: Found) -> tuple[Any, str]:
+    """The state tensors' one backend (the default one when there are none; None when they
+    are on several devices) and a tensor hook on them, in words, or ''. (One pass over the
+    tensors for both: ``_hooks_of`` sees to the modules and optimizers.)"""
+    real = None
+    several = False
     for t in found.tensors:
         if t._hooks or t._post_acc_hooks:
-            return "a tensor hook (Python side effects cannot be replayed)"
+            return None, "a tensor hook (Python side effects cannot be replayed)"
+        backend = t._backend
+        if backend is not real:
+            if real is not None:
+                several = True
+            real = backend
+    if several:
+        return None, ""
+    if real is None:
+        from arraygrad.backends.registry import default_backend
+        real = default_backend()
+    return (real if hasattr(real, "xp") else None), ""
+
+
+def _hooks_of(found: Found, outside: Any = None) -> str:
+    """A hook on the touched modules or optimizers (its Python side effects cannot be
+    replayed), or ''. ``outside``: a module whose own hooks run around the compiled call, not
+    in it. (The tensors' hooks: ``_backend_of``.)"""
     for m in found.modules:
         if m is outside:
             continue
@@ -346,16 +361,22 @@ def _hooks_of(found: Found, outside: Any = None) -> str:
                      "_backward_hooks"):
             if getattr(m, name, None):
                 return f"a module hook ({name[1:-1]} on {type(m).__name__})"
-    try:
-        from arraygrad.nn.modules._global_hooks import _has_any_global_hook
-        if _has_any_global_hook():
-            return "a global module hook"
-    except ImportError:  # pragma: no cover
-        pass
+    if _global_hooks.module is None:
+        from arraygrad.nn.modules import _global_hooks as module
+        _global_hooks.module = module
+    if _global_hooks.module._has_any_global_hook():
+        return "a global module hook"
     for o in found.optimizers:
         if o._optimizer_step_pre_hooks or o._optimizer_step_post_hooks:
             return "an optimizer step hook"
     return ""
+
+
+class _global_hooks:
+    """``arraygrad.nn.modules._global_hooks``, imported at the first recording (``nn``
+    loads after the compiler)."""
+
+    module: Any = None
 
 
 _PACKAGES = ("arraygrad", "numpy", "array_api_compat", "cupy")

@@ -99,6 +99,8 @@ class Session:
             todo.extend(after.tensors)
         _tensors_in(result, todo, 0)
         nodes: list[Any] = []
+        real = self.real
+        array_type = real.array_type  # (``_real`` inlined: one call fewer per tensor)
         while todo:
             t = todo.pop()
             if id(t) in seen:
@@ -106,15 +108,21 @@ class Session:
             seen.add(id(t))
             data = t._data
             if data.__class__ is TracedArray:
-                t._data = _real(data, self.real)
+                data = data._a
+                if array_type is not None and type(data) is not array_type:
+                    data = real.coerce(data)
+                t._data = data
             backend = t._backend
             if backend.__class__ is RecordingBackend:
                 t._backend = backend._real
-            if t._grad is not None:
-                todo.append(t._grad)
-            if t._grad_fn is not None:
-                nodes.append(t._grad_fn)
-        self._scrub(nodes, seen)
+            g = t._grad
+            if g is not None:
+                todo.append(g)
+            fn = t._grad_fn
+            if fn is not None:
+                nodes.append(fn)
+        if nodes:
+            self._scrub(nodes, seen)
 
     def _scrub(self, nodes: list[Any], seen: set[int], limit: int = 100_000) -> None:
         """The autograd graph behind the result (alive when the caller will differentiate it
@@ -171,7 +179,7 @@ class Session:
         rec, found = self.rec, self.found
         b = _program.Bindings()
         b.inputs = self.inputs
-        index = {id(t): i for i, t in enumerate(found.tensors)}
+        index = dict(zip(map(id, found.tensors), range(len(found.tensors))))
         if python_changed:
             return b, ("the call changed Python state it reaches, which a replay would not: a "
                        "container it fills (a list it appends to; optimizer state on a first "
@@ -214,10 +222,10 @@ class Session:
                 if g is None:
                     b.grad_none.append(i)
                 else:
-                    kg = self._slot(g._data)
-                    if kg is None:
+                    gd = g._data
+                    if gd.__class__ is not TracedArray or gd._r is not rec:
                         return b, "a gradient was given an array the recording did not make"
-                    b.grad_new.append((i, kg))
+                    b.grad_new.append((i, gd._s))
                     grad_expr[id(g)] = f"T[{i}]._grad"
         backward_ran = bool(b.grad_new or b.grad_none) or any(
             k in rec.written for i, k in self.inputs
@@ -291,20 +299,22 @@ def _output(value: Any, index: dict[int, int], grad_expr: dict[int, str], sessio
         i = index.get(id(value))
         if i is not None:
             return _program.OutState(i), ""
-        k = session._slot(value._data)
-        if k is None:
+        data = value._data
+        if data.__class__ is not TracedArray or data._r is not session.rec:
             return None, "the call returned a tensor the recording did not make"
-        released = value._grad_fn is not None and _released(value._grad_fn)
-        if value._grad_fn is not None and not backward_ran and not released:
+        fn = value._grad_fn
+        released = fn is not None and _released(fn)
+        if fn is not None and not backward_ran and not released:
             return None, TRAINING_FORWARD
-        return _program.OutTensor(k, grad_expr.get(id(value)), released), ""
+        return _program.OutTensor(data._s, grad_expr.get(id(value)), released), ""
     cls = value.__class__
     if cls in (tuple, list):
-        items = [_output(v, index, grad_expr, session, backward_ran) for v in value]
-        for _, reason in items:
+        outs = []
+        for v in value:
+            out, reason = _output(v, index, grad_expr, session, backward_ran)
             if reason:
                 return None, reason
-        outs = [t for t, _ in items]
+            outs.append(out)
         return (outs if cls is list else tuple(outs)), ""
     if cls is dict:
         out = {}

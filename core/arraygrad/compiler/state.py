@@ -159,7 +159,7 @@ class Layout:
     everything the walk went through) that says when it must be walked again."""
 
     __slots__ = ("base", "modules", "optimizers", "schedulers", "roots", "stamp", "watch",
-                 "cells", "unwatched")
+                 "empty", "cells", "unwatched")
 
     def __init__(self) -> None:
         self.base: list[Tensor] = []
@@ -168,7 +168,10 @@ class Layout:
         self.schedulers: list[Any] = []
         self.roots: list[Any] = []
         self.stamp: Any = None
+        # the containers the walk went through: the non-empty ones with their contents'
+        # identities then, and the empty ones (most of a model's modules' dicts)
         self.watch: list[Any] = []
+        self.empty: list[Any] = []
         self.cells: list[Any] = []  # the roots it was walked from
         # what the walk read that the stamp does not watch: the identities of the modules'
         # plain tensor attributes and of the schedulers' optimizers, in walk order
@@ -184,10 +187,12 @@ class Layout:
         for v, i in zip(roots, ids):
             if id(v) != i:
                 return False
+        if any(self.empty):  # (one C-level pass over the empty ones)
+            return False
         for c, known in self.watch:
             if len(c) != len(known):
                 return False
-            if known and tuple(map(id, c if c.__class__ is list else c.values())) != known:
+            if tuple(map(id, c if c.__class__ is list else c.values())) != known:
                 return False
         return True
 
@@ -209,15 +214,9 @@ def _root_values(cells: list[Any]) -> list[Any]:
     return values
 
 
-def _stamp(layout: Layout, roots: list[Any]) -> tuple[int, ...]:
-    ids = [id(v) for v in roots]
-    for _c, known in layout.watch:  # dicts and lists whose contents the walk went through
-        ids.extend(known)
-        ids.append(-1)
-    return tuple(ids)
-
-
 def _watch(layout: Layout, roots: list[Any]) -> None:
+    """The containers the walk went through, their contents' identities, and the stamp
+    (the roots' identities, then each container's contents' and a -1)."""
     watch: list[Any] = [v for v in roots if v.__class__ in (list, dict)
                         and len(v) <= _SHALLOW_LIMIT]
     for m in layout.modules:
@@ -228,8 +227,18 @@ def _watch(layout: Layout, roots: list[Any]) -> None:
         watch.append(o.state)
         watch.extend(o.state.values())
     layout.roots = [id(v) for v in roots]
-    layout.watch = [(c, tuple(map(id, c if c.__class__ is list else c.values())) if c else ())
-                    for c in watch]  # (most modules' dicts are empty)
+    ids = list(layout.roots)
+    full = layout.watch
+    empty = layout.empty
+    for c in watch:
+        if c:
+            known = tuple(map(id, c if c.__class__ is list else c.values()))
+            full.append((c, known))
+            ids.extend(known)
+        else:
+            empty.append(c)
+        ids.append(-1)
+    layout.stamp = tuple(ids)
 
 
 def layout_of(cells: list[Any]) -> Layout:
@@ -252,7 +261,6 @@ def layout_of(cells: list[Any]) -> Layout:
                     if isinstance(v, Tensor):
                         walk.tensor(v)
     _watch(layout, roots)
-    layout.stamp = _stamp(layout, roots)
     layout.unwatched = _unwatched(layout, walk.attrs)
     return layout
 
