@@ -132,3 +132,53 @@ def test_a_tensor_hook_is_named_before_a_module_hook_and_several_devices():
     messages = " ".join(str(w.message) for w in caught)
     assert "tensor hook" in messages and "module hook" not in messages
     assert step.stats["records"] == 0
+
+
+class _Carrier(ag.nn.Module):
+    """A module keeping a plain tensor attribute (as an RNN keeps its hidden state)."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = ag.nn.Linear(2, 2)
+        self.state = ag.zeros(2)
+
+
+def test_the_walk_lists_plain_tensor_attributes_after_parameters():
+    from arraygrad.compiler.state import layout_of
+
+    m = _Carrier()
+    layout = layout_of([_Root(m)])
+    assert [id(t) for t in layout.base] == [id(t) for t in (m.lin.weight, m.lin.bias, m.state)]
+    m.state = ag.ones(2)
+    m.other = ag.ones(1)
+    again = layout_of([_Root(m)])
+    assert [id(t) for t in again.base] == [id(t) for t in (m.lin.weight, m.lin.bias, m.state,
+                                                             m.other)]
+
+
+def test_a_tensor_attribute_rebound_by_the_call_is_seen_after_it():
+    # the call rebinds a module's plain tensor attribute: the state after the call is
+    # walked again, and the new tensor is state the call created (not replayable)
+    def make():
+        m = _Carrier()
+
+        def step(x):
+            m.state = m.state + x
+            return m.state * 1.0
+        return step, m
+    (eager, em), (fn, cm) = make(), make()
+    step = ag.compile(fn)
+    x = ag.ones(2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(4):
+            assert same(host(eager(x)), host(step(x)))
+            assert same(host(em.state), host(cm.state))
+    assert step.stats["replays"] == 0
+
+
+class _Root:
+    """A cell-like root (what ``roots_of`` gives)."""
+
+    def __init__(self, value):
+        self.cell_contents = value
