@@ -357,10 +357,16 @@ def _hooks_of(found: Found, outside: Any = None) -> str:
     for m in found.modules:
         if m is outside:
             continue
-        for name in ("_forward_pre_hooks", "_forward_hooks", "_backward_pre_hooks",
-                     "_backward_hooks"):
-            if getattr(m, name, None):
-                return f"a module hook ({name[1:-1]} on {type(m).__name__})"
+        try:  # (plain attribute reads: most modules have no hook)
+            hooked = (m._forward_pre_hooks or m._forward_hooks or m._backward_pre_hooks
+                      or m._backward_hooks)
+        except AttributeError:  # a module without some of them: ask name by name
+            hooked = True
+        if hooked:
+            for name in ("_forward_pre_hooks", "_forward_hooks", "_backward_pre_hooks",
+                         "_backward_hooks"):
+                if getattr(m, name, None):
+                    return f"a module hook ({name[1:-1]} on {type(m).__name__})"
     if _global_hooks.module is None:
         from arraygrad.nn.modules import _global_hooks as module
         _global_hooks.module = module

@@ -93,19 +93,21 @@ class Session:
     def restore_all(self, after: Found | None, result: Any = None) -> None:
         """Every tensor reachable from the state and the result holds real arrays again
         (``after``: the state after the call; the state found itself when it is the same)."""
-        seen: set[int] = set()
+        # each tensor is checked once when it joins ``todo`` (the state's are all distinct)
         todo: list[Tensor] = list(self.found.tensors)
+        seen: set[int] = set(map(id, todo))
+        more: list[Tensor] = []
         if after is not None and after is not self.found:
-            todo.extend(after.tensors)
-        _tensors_in(result, todo, 0)
+            more += after.tensors
+        _tensors_in(result, more, 0)
+        for t in more:
+            if id(t) not in seen:
+                seen.add(id(t))
+                todo.append(t)
         nodes: list[Any] = []
         real = self.real
         array_type = real.array_type  # (``_real`` inlined: one call fewer per tensor)
-        while todo:
-            t = todo.pop()
-            if id(t) in seen:
-                continue
-            seen.add(id(t))
+        for t in todo:  # (grads join it as they are met)
             data = t._data
             if data.__class__ is TracedArray:
                 data = data._a
@@ -116,7 +118,8 @@ class Session:
             if backend.__class__ is RecordingBackend:
                 t._backend = backend._real
             g = t._grad
-            if g is not None:
+            if g is not None and id(g) not in seen:
+                seen.add(id(g))
                 todo.append(g)
             fn = t._grad_fn
             if fn is not None:
@@ -251,8 +254,12 @@ def _real(data: TracedArray, backend: Any) -> Any:
 def _python_state(found: Found) -> list[Any]:
     """The Python-level state a step may change besides arrays: schedulers' attributes and
     optimizers' hyperparameters (shallow copies)."""
-    groups = [{k: v for k, v in g.items() if k != "params"}
-              for o in found.optimizers for g in o.param_groups]
+    groups = []
+    for o in found.optimizers:
+        for g in o.param_groups:
+            hyper = dict(g)  # (a C-level copy, then the one key left out)
+            hyper.pop("params", None)
+            groups.append(hyper)
     return [[dict(s.__dict__) for s in found.schedulers], groups]
 
 
