@@ -265,7 +265,7 @@ def _python_state(found: Found) -> list[Any]:
 
 def _same_python_state(a: list[Any], b: list[Any]) -> bool:
     try:
-        return len(a) == len(b) and all(bool(x == y) for x, y in zip(a, b))
+        return bool(a == b)  # (lists compare item by item, each first by identity)
     except Exception:  # a value without a plain equality (a tensor): assume it changed
         return False
 

@@ -138,6 +138,7 @@ class _Classes:
     module: Any = None
     optimizer: Any = None
     schedulers: tuple[type, ...] = ()
+    roots: tuple[type, ...] = ()  # what a walk starts from (besides containers)
 
     @classmethod
     def load(cls) -> None:
@@ -151,6 +152,7 @@ class _Classes:
         except ImportError:  # pragma: no cover - the class lives elsewhere in some versions
             pass
         cls.module, cls.optimizer, cls.schedulers = Module, Optimizer, tuple(found)
+        cls.roots = (Tensor, Module, Optimizer, *found)
 
 
 class Layout:
@@ -280,7 +282,7 @@ def _interesting(value: Any) -> bool:
     cls = value.__class__
     if cls in (list, tuple, dict):
         return True
-    return isinstance(value, (Tensor, _Classes.module, _Classes.optimizer) + _Classes.schedulers)
+    return isinstance(value, _Classes.roots)
 
 
 class _Walker:
