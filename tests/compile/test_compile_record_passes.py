@@ -208,3 +208,23 @@ def test_a_call_that_changes_an_optimizer_s_hyperparameter_is_not_replayed():
             assert same(host(eager()), host(step()))
     assert co.param_groups[0]["lr"] == eo.param_groups[0]["lr"] == 0.5 ** 5
     assert step.stats["replays"] == 0
+
+
+def test_the_layout_says_when_what_its_stamp_does_not_watch_was_rebound():
+    from arraygrad.compiler.state import layout_of
+
+    m = _Carrier()
+    opt = ag.optim.SGD(m.parameters(), lr=0.1)
+    other = ag.optim.SGD(m.parameters(), lr=0.1)
+    sched = ag.optim.lr_scheduler.StepLR(opt, step_size=1)
+    layout = layout_of([_Root(m), _Root(sched)])
+    assert layout.current(layout.cells) and layout.unwatched_same()
+    kept = m.state
+    m.state = ag.zeros(2)  # a module's plain tensor attribute rebound
+    assert layout.current(layout.cells) and not layout.unwatched_same()
+    m.state = kept
+    sched.optimizer = other  # a scheduler's optimizer rebound
+    assert not layout.unwatched_same()
+    sched.optimizer = opt
+    m.note = 3  # a plain attribute that is no tensor
+    assert layout.unwatched_same()

@@ -161,7 +161,7 @@ class Layout:
     everything the walk went through) that says when it must be walked again."""
 
     __slots__ = ("base", "modules", "optimizers", "schedulers", "roots", "stamp", "watch",
-                 "empty", "cells", "unwatched")
+                 "empty", "cells", "unwatched", "optimizer_ids")
 
     def __init__(self) -> None:
         self.base: list[Tensor] = []
@@ -177,7 +177,8 @@ class Layout:
         self.cells: list[Any] = []  # the roots it was walked from
         # what the walk read that the stamp does not watch: the identities of the modules'
         # plain tensor attributes and of the schedulers' optimizers, in walk order
-        self.unwatched: tuple[int, ...] = ()
+        self.unwatched: list[int] = []
+        self.optimizer_ids: list[int] = []
 
     def current(self, cells: list[Any]) -> bool:
         """Whether the walk would find the same objects now (the roots, and the contents of
@@ -203,7 +204,8 @@ class Layout:
         tensor attributes and the schedulers' optimizers (between calls a rebound attribute
         waits for the next walk, but a recording must see what its call rebound). With
         ``current``: a walk now would give this very layout."""
-        return _unwatched(self) == self.unwatched
+        return (_attribute_ids(self.modules) == self.unwatched
+                and _optimizer_ids(self.schedulers) == self.optimizer_ids)
 
 
 def _root_values(cells: list[Any]) -> list[Any]:
@@ -263,19 +265,19 @@ def layout_of(cells: list[Any]) -> Layout:
                     if isinstance(v, Tensor):
                         walk.tensor(v)
     _watch(layout, roots)
-    layout.unwatched = _unwatched(layout, walk.attrs)
+    layout.unwatched = walk.attrs
+    layout.optimizer_ids = _optimizer_ids(layout.schedulers)
     return layout
 
 
-def _unwatched(layout: Layout, attrs: list[int] | None = None) -> tuple[int, ...]:
-    """``Layout.unwatched`` now (``attrs``: the modules' plain tensor attributes' identities,
-    when the walk just listed them)."""
-    ids = attrs if attrs is not None else [
-        id(v) for m in layout.modules for v in filter(_is_tensor, m.__dict__.values())]
-    ids = list(ids)
-    ids.append(-1)
-    ids.extend(id(getattr(s, "optimizer", None)) for s in layout.schedulers)
-    return tuple(ids)
+def _attribute_ids(modules: list[Any]) -> list[int]:
+    """The identities of the modules' plain tensor attributes, in order."""
+    return [id(v) for m in modules for v in filter(_is_tensor, m.__dict__.values())]
+
+
+def _optimizer_ids(schedulers: list[Any]) -> list[int]:
+    """The identities of the schedulers' optimizers."""
+    return [id(getattr(s, "optimizer", None)) for s in schedulers] if schedulers else []
 
 
 def _interesting(value: Any) -> bool:
