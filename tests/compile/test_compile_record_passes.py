@@ -228,3 +228,22 @@ def test_the_layout_says_when_what_its_stamp_does_not_watch_was_rebound():
     sched.optimizer = opt
     m.note = 3  # a plain attribute that is no tensor
     assert layout.unwatched_same()
+
+
+def test_the_layout_sees_a_root_rebound_and_an_empty_cell():
+    from arraygrad.compiler.state import layout_of
+
+    def make():
+        model = ag.nn.Linear(2, 2)
+
+        def step():
+            return model(ag.ones(1, 2))
+        if False:  # a cell that stays empty: ``late`` is assigned in no run
+            late = None
+        return step, (lambda: late)  # noqa: F821
+    step, reads_late = make()
+    cells = [step.__closure__[0], reads_late.__closure__[0]]
+    layout = layout_of(cells)
+    assert layout.current(cells)
+    step.__closure__[0].cell_contents = ag.nn.Linear(2, 2)  # the root rebound
+    assert not layout.current(cells)

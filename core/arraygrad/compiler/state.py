@@ -183,13 +183,12 @@ class Layout:
     def current(self, cells: list[Any]) -> bool:
         """Whether the walk would find the same objects now (the roots, and the contents of
         every container it went through, by identity)."""
-        roots = _root_values(cells)
-        ids = self.roots
-        if len(roots) != len(ids):
+        try:
+            roots = [id(c.cell_contents) for c in cells]
+        except ValueError:  # an empty cell (None for it)
+            roots = [id(v) for v in _root_values(cells)]
+        if roots != self.roots:
             return False
-        for v, i in zip(roots, ids):
-            if id(v) != i:
-                return False
         if any(self.empty):  # (one C-level pass over the empty ones)
             return False
         for c, known in self.watch:
