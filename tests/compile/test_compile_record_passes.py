@@ -247,3 +247,24 @@ def test_the_layout_sees_a_root_rebound_and_an_empty_cell():
     assert layout.current(cells)
     step.__closure__[0].cell_contents = ag.nn.Linear(2, 2)  # the root rebound
     assert not layout.current(cells)
+
+
+def test_a_state_tensor_passed_as_an_argument_too_is_one_tensor():
+    # the key lists the layout's tensors after the arguments': one met there is keyed by
+    # its place among them, and the recording swaps it in once
+    def make():
+        ag.manual_seed(0)
+        model = ag.nn.Linear(2, 2)
+        x = ag.ones(3, 2)
+
+        def step(w):
+            with ag.no_grad():
+                w.mul_(0.5)
+            return model(x)
+        return step, model
+    (eager, em), (fn, cm) = make(), make()
+    step = ag.compile(fn)
+    want = [host(eager(em.weight)) for _ in range(4)]
+    got = [host(step(cm.weight)) for _ in range(4)]
+    assert same(want, got) and same(host(em.weight), host(cm.weight))
+    assert step.stats["replays"] == 3

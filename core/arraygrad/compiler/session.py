@@ -57,12 +57,13 @@ class Session:
     def start(self) -> None:
         rec = self.rec
         real, seen = None, None  # the last backend met and its recording view (usually one)
+        made, inputs = self.traced, self.inputs
         for i, t in enumerate(self.found.tensors):
             data = t._data
-            traced = self.traced.get(id(data))
+            traced = made.get(id(data))
             if traced is None:
-                traced = self.traced[id(data)] = TracedArray(data, rec.new_slot(), rec)
-            self.inputs.append((i, traced._s))
+                traced = made[id(data)] = TracedArray(data, rec.new_slot(), rec)
+            inputs.append((i, traced._s))
             t._data = traced
             if t._backend is not real:
                 real = t._backend

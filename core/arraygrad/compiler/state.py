@@ -43,7 +43,7 @@ class Found:
         self.hyper: Any = None
         self.nargs = 0  # the first ``nargs`` tensors come from the call's arguments
         self.layout: Layout | None = None
-        self._ids: dict[int, int] = {}
+        self._ids: dict[int, int] = {}  # the arguments' tensors' places in ``tensors``
 
 
 def roots_of(fn: Callable[..., Any]) -> list[Any]:
@@ -391,14 +391,14 @@ def discover(layout: Layout, args: tuple[Any, ...], kwargs: dict[str, Any]) -> F
             _arg(kwargs[name], found, key, 1)
     key.append("|")
     found.nargs = len(found.tensors)
-    ids = found._ids
+    ids = found._ids  # the arguments' tensors (the layout's are distinct already)
     tensors = found.tensors
     for t in layout.base:
-        i = ids.get(id(t))
-        if i is not None:
-            key.append(i)
-            continue
-        ids[id(t)] = len(tensors)
+        if ids:
+            i = ids.get(id(t))
+            if i is not None:  # passed as an argument too: keyed by its place there
+                key.append(i)
+                continue
         tensors.append(t)
         data = t._data
         g = t._grad
@@ -447,11 +447,10 @@ def state_after(layout: Layout, args: tuple[Any, ...], kwargs: dict[str, Any]) -
     for name in sorted(kwargs):
         _arg(kwargs[name], found, scratch, 1)
     found.nargs = len(found.tensors)
-    ids = found._ids
+    ids = found._ids  # the arguments' tensors (the layout's are distinct already)
     tensors = found.tensors
     for t in layout.base:
-        if id(t) not in ids:
-            ids[id(t)] = len(tensors)
+        if not ids or id(t) not in ids:
             tensors.append(t)
             if t._grad is not None:
                 tensors.append(t._grad)
