@@ -124,7 +124,8 @@ class CompiledFunction:
             self.stats["eager"] += 1
             return self._fn(*args, **kwargs)
         found = self._discover(args, kwargs)
-        entries = self._cache.get(found.key)
+        # (a first call's cache is empty: no hashing of the key for nothing)
+        entries = self._cache.get(found.key) if self._cache else None
         if entries:
             for e in entries:
                 if e.hyper is None or e.hyper == found.hyper:
