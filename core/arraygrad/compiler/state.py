@@ -138,7 +138,6 @@ class _Classes:
     module: Any = None
     optimizer: Any = None
     schedulers: tuple[type, ...] = ()
-    roots: tuple[type, ...] = ()  # what a walk starts from (besides containers)
 
     @classmethod
     def load(cls) -> None:
@@ -152,7 +151,6 @@ class _Classes:
         except ImportError:  # pragma: no cover - the class lives elsewhere in some versions
             pass
         cls.module, cls.optimizer, cls.schedulers = Module, Optimizer, tuple(found)
-        cls.roots = (Tensor, Module, Optimizer, *found)
 
 
 class Layout:
@@ -253,8 +251,8 @@ def layout_of(cells: list[Any]) -> Layout:
     walk = _Walker(layout)
     roots = _root_values(cells)
     for value in roots:
-        if value is not None and _interesting(value):
-            walk.visit(value, 1)
+        if value is not None:
+            walk.visit(value, 1)  # (anything else a root holds, a function, is passed over)
     for opt in layout.optimizers:
         for group in opt.param_groups:
             for p in group["params"]:
@@ -277,13 +275,6 @@ def _attribute_ids(modules: list[Any]) -> list[int]:
 def _optimizer_ids(schedulers: list[Any]) -> list[int]:
     """The identities of the schedulers' optimizers."""
     return [id(getattr(s, "optimizer", None)) for s in schedulers] if schedulers else []
-
-
-def _interesting(value: Any) -> bool:
-    cls = value.__class__
-    if cls in (list, tuple, dict):
-        return True
-    return isinstance(value, _Classes.roots)
 
 
 class _Walker:
@@ -346,7 +337,10 @@ class _Walker:
         elif value.__class__ in (list, tuple) and depth > 0 and len(value) <= _SHALLOW_LIMIT:
             self.seen.add(id(value))
             for v in value:
-                self.visit(v, depth - 1)
+                if isinstance(v, Tensor):  # (most items: no call to ``visit`` for them)
+                    self.tensor(v)
+                else:
+                    self.visit(v, depth - 1)
         elif value.__class__ is dict and depth > 0 and len(value) <= _SHALLOW_LIMIT:
             self.seen.add(id(value))
             for v in value.values():
