@@ -14,6 +14,22 @@ from arraygrad.compiler import compiled as compiled_mod
 from .helpers import host, same
 
 
+class _Root:
+    """A cell-like root (what ``roots_of`` gives)."""
+
+    def __init__(self, value):
+        self.cell_contents = value
+
+
+class _Carrier(ag.nn.Module):
+    """A module keeping a plain tensor attribute (as an RNN keeps its hidden state)."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = ag.nn.Linear(2, 2)
+        self.state = ag.zeros(2)
+
+
 def _model_step():
     ag.manual_seed(0)
     model = ag.nn.Sequential(ag.nn.Linear(3, 4), ag.nn.ReLU(), ag.nn.Linear(4, 2))
@@ -134,15 +150,6 @@ def test_a_tensor_hook_is_named_before_a_module_hook_and_several_devices():
     assert step.stats["records"] == 0
 
 
-class _Carrier(ag.nn.Module):
-    """A module keeping a plain tensor attribute (as an RNN keeps its hidden state)."""
-
-    def __init__(self):
-        super().__init__()
-        self.lin = ag.nn.Linear(2, 2)
-        self.state = ag.zeros(2)
-
-
 def test_the_walk_lists_plain_tensor_attributes_after_parameters():
     from arraygrad.compiler.state import layout_of
 
@@ -175,13 +182,6 @@ def test_a_tensor_attribute_rebound_by_the_call_is_seen_after_it():
             assert same(host(eager(x)), host(step(x)))
             assert same(host(em.state), host(cm.state))
     assert step.stats["replays"] == 0
-
-
-class _Root:
-    """A cell-like root (what ``roots_of`` gives)."""
-
-    def __init__(self, value):
-        self.cell_contents = value
 
 
 def test_a_call_that_changes_an_optimizer_s_hyperparameter_is_not_replayed():
