@@ -124,7 +124,8 @@ class CompiledFunction:
             self.stats["eager"] += 1
             return self._fn(*args, **kwargs)
         found = self._discover(args, kwargs)
-        entries = self._cache.get(found.key)
+        # (a first call's cache is empty: no hashing of the key for nothing)
+        entries = self._cache.get(found.key) if self._cache else None
         if entries:
             for e in entries:
                 if e.hyper is None or e.hyper == found.hyper:
@@ -188,16 +189,11 @@ class CompiledFunction:
         return _program.without_gc(self._record_call, found, args, kwargs)
 
     def _record_call(self, found: Found, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        hook = _hooks_of(found, self._hooks_outside)
-        if hook:
-            return self._break_before(hook, args, kwargs)
-        backends = {id(t._backend): t._backend for t in found.tensors}
-        real = next(iter(backends.values()), None)
-        if real is None:
-            from arraygrad.backends.registry import default_backend
-            real = default_backend()
-        if len(backends) > 1 or not hasattr(real, "xp"):
-            return self._break_before("the call touches tensors of several devices", args, kwargs)
+        real, reason = _backend_of(found)
+        reason = reason or _hooks_of(found, self._hooks_outside) or (
+            "" if real is not None else "the call touches tensors of several devices")
+        if reason:
+            return self._break_before(reason, args, kwargs)
         self.stats["records"] += 1
         snapshot = Snapshot(found)
         seq0 = _training.mark()  # the call's own autograd nodes are made after this
@@ -235,7 +231,10 @@ class CompiledFunction:
         # counter it rebinds, optimizer state it creates): a replay would not change them
         python_changed = layout is not None and not layout.current(layout.cells)
         if layout is not None and not python_changed and layout.unwatched_same():
-            after = state_after(layout, args, kwargs)  # the walk would find the same objects
+            # the walk would find the same objects: with no container among the arguments
+            # (one the call may have filled), the state after the call is the state found,
+            # each tensor's ``.grad`` read anew (``bind`` and ``restore_all`` follow them)
+            after = found if _flat(args, kwargs) else state_after(layout, args, kwargs)
         else:
             self._layout = None
             after = self._discover(args, kwargs)
@@ -310,6 +309,19 @@ class _Cell:
         self.cell_contents = value
 
 
+def _flat(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    """Whether no argument is a list or dict (the containers ``discover`` walks that a call
+    can fill; a tuple's items are fixed)."""
+    for a in args:
+        if a.__class__ in (list, dict):
+            return False
+    if kwargs:
+        for a in kwargs.values():
+            if a.__class__ in (list, dict):
+                return False
+    return True
+
+
 def _root_like(value: Any) -> bool:
     from arraygrad.compiler.state import _SCALARS
     return not isinstance(value, (Tensor, list, tuple, dict) + _SCALARS) and (
@@ -317,29 +329,61 @@ def _root_like(value: Any) -> bool:
         or hasattr(value, "optimizer"))
 
 
-def _hooks_of(found: Found, outside: Any = None) -> str:
-    """A hook on the touched state (its Python side effects cannot be replayed), or ''.
-    ``outside``: a module whose own hooks run around the compiled call, not in it."""
+def _backend_of(found: Found) -> tuple[Any, str]:
+    """The state tensors' one backend (the default one when there are none; None when they
+    are on several devices) and a tensor hook on them, in words, or ''. (One pass over the
+    tensors for both: ``_hooks_of`` sees to the modules and optimizers.)"""
+    real = None
+    several = False
     for t in found.tensors:
         if t._hooks or t._post_acc_hooks:
-            return "a tensor hook (Python side effects cannot be replayed)"
+            return None, "a tensor hook (Python side effects cannot be replayed)"
+        backend = t._backend
+        if backend is not real:
+            if real is not None:
+                several = True
+            real = backend
+    if several:
+        return None, ""
+    if real is None:
+        from arraygrad.backends.registry import default_backend
+        real = default_backend()
+    return (real if hasattr(real, "xp") else None), ""
+
+
+def _hooks_of(found: Found, outside: Any = None) -> str:
+    """A hook on the touched modules or optimizers (its Python side effects cannot be
+    replayed), or ''. ``outside``: a module whose own hooks run around the compiled call, not
+    in it. (The tensors' hooks: ``_backend_of``.)"""
     for m in found.modules:
         if m is outside:
             continue
-        for name in ("_forward_pre_hooks", "_forward_hooks", "_backward_pre_hooks",
-                     "_backward_hooks"):
-            if getattr(m, name, None):
-                return f"a module hook ({name[1:-1]} on {type(m).__name__})"
-    try:
-        from arraygrad.nn.modules._global_hooks import _has_any_global_hook
-        if _has_any_global_hook():
-            return "a global module hook"
-    except ImportError:  # pragma: no cover
-        pass
+        try:  # (plain attribute reads: most modules have no hook)
+            hooked = (m._forward_pre_hooks or m._forward_hooks or m._backward_pre_hooks
+                      or m._backward_hooks)
+        except AttributeError:  # a module without some of them: ask name by name
+            hooked = True
+        if hooked:
+            for name in ("_forward_pre_hooks", "_forward_hooks", "_backward_pre_hooks",
+                         "_backward_hooks"):
+                if getattr(m, name, None):
+                    return f"a module hook ({name[1:-1]} on {type(m).__name__})"
+    if _global_hooks.module is None:
+        from arraygrad.nn.modules import _global_hooks as module
+        _global_hooks.module = module
+    if _global_hooks.module._has_any_global_hook():
+        return "a global module hook"
     for o in found.optimizers:
         if o._optimizer_step_pre_hooks or o._optimizer_step_post_hooks:
             return "an optimizer step hook"
     return ""
+
+
+class _global_hooks:
+    """``arraygrad.nn.modules._global_hooks``, imported at the first recording (``nn``
+    loads after the compiler)."""
+
+    module: Any = None
 
 
 _PACKAGES = ("arraygrad", "numpy", "array_api_compat", "cupy")

@@ -52,16 +52,18 @@ class Session:
         self.saved_flag: tuple[Any, Any] = (None, None)
         self.host_calls = False  # a host call is in the program
         self.python_state = _python_state(found)
+        self.training = [m.training for m in found.modules]  # ``bind`` compares after the call
 
     def start(self) -> None:
         rec = self.rec
         real, seen = None, None  # the last backend met and its recording view (usually one)
+        made, inputs = self.traced, self.inputs
         for i, t in enumerate(self.found.tensors):
             data = t._data
-            traced = self.traced.get(id(data))
+            traced = made.get(id(data))
             if traced is None:
-                traced = self.traced[id(data)] = TracedArray(data, rec.new_slot(), rec)
-            self.inputs.append((i, traced._s))
+                traced = made[id(data)] = TracedArray(data, rec.new_slot(), rec)
+            inputs.append((i, traced._s))
             t._data = traced
             if t._backend is not real:
                 real = t._backend
@@ -90,29 +92,41 @@ class Session:
         recording_flag.host_call, recording_flag.graph_break = self.saved_flag
 
     def restore_all(self, after: Found | None, result: Any = None) -> None:
-        """Every tensor reachable from the state and the result holds real arrays again."""
-        seen: set[int] = set()
+        """Every tensor reachable from the state and the result holds real arrays again
+        (``after``: the state after the call; the state found itself when it is the same)."""
+        # each tensor is checked once when it joins ``todo`` (the state's are all distinct)
         todo: list[Tensor] = list(self.found.tensors)
-        if after is not None:
-            todo.extend(after.tensors)
-        _tensors_in(result, todo, 0)
+        seen: set[int] = set(map(id, todo))
+        more: list[Tensor] = []
+        if after is not None and after is not self.found:
+            more += after.tensors
+        _tensors_in(result, more, 0)
+        for t in more:
+            if id(t) not in seen:
+                seen.add(id(t))
+                todo.append(t)
         nodes: list[Any] = []
-        while todo:
-            t = todo.pop()
-            if id(t) in seen:
-                continue
-            seen.add(id(t))
+        real = self.real
+        array_type = real.array_type  # (``_real`` inlined: one call fewer per tensor)
+        for t in todo:  # (grads join it as they are met)
             data = t._data
             if data.__class__ is TracedArray:
-                t._data = _real(data, self.real)
+                data = data._a
+                if array_type is not None and type(data) is not array_type:
+                    data = real.coerce(data)
+                t._data = data
             backend = t._backend
             if backend.__class__ is RecordingBackend:
                 t._backend = backend._real
-            if t._grad is not None:
-                todo.append(t._grad)
-            if t._grad_fn is not None:
-                nodes.append(t._grad_fn)
-        self._scrub(nodes, seen)
+            g = t._grad
+            if g is not None and id(g) not in seen:
+                seen.add(id(g))
+                todo.append(g)
+            fn = t._grad_fn
+            if fn is not None:
+                nodes.append(fn)
+        if nodes:
+            self._scrub(nodes, seen)
 
     def _scrub(self, nodes: list[Any], seen: set[int], limit: int = 100_000) -> None:
         """The autograd graph behind the result (alive when the caller will differentiate it
@@ -164,18 +178,20 @@ class Session:
     def bind(self, after: Found, result: Any,
              python_changed: bool = False) -> tuple[_program.Bindings, str]:
         """The replay's bindings, or a reason the call cannot be replayed (``python_changed``:
-        the call changed containers or variables the step reaches)."""
+        the call changed containers or variables the step reaches; ``after`` is
+        ``self.found`` itself when the call left the same state tensors, their grads aside)."""
         rec, found = self.rec, self.found
         b = _program.Bindings()
         b.inputs = self.inputs
-        index = {id(t): i for i, t in enumerate(found.tensors)}
+        index = dict(zip(map(id, found.tensors), range(len(found.tensors))))
         if python_changed:
             return b, ("the call changed Python state it reaches, which a replay would not: a "
                        "container it fills (a list it appends to; optimizer state on a first "
                        "step) or a variable it rebinds")
-        if set(map(id, after.tensors)) - set(index) - {id(t._grad) for t in found.tensors}:
+        if after is not found and \
+                set(map(id, after.tensors)) - set(index) - {id(t._grad) for t in found.tensors}:
             return b, "the call created state tensors"
-        if [m.training for m in found.modules] != [m.training for m in after.modules]:
+        if self.training != [m.training for m in after.modules]:
             return b, "the call switched a module between train and eval"
         before, now = self.python_state, _python_state(found)
         host_calls = self.host_calls
@@ -210,10 +226,10 @@ class Session:
                 if g is None:
                     b.grad_none.append(i)
                 else:
-                    kg = self._slot(g._data)
-                    if kg is None:
+                    gd = g._data  # (``_slot`` inlined, as below: a call fewer per grad)
+                    if gd.__class__ is not TracedArray or gd._r is not rec:
                         return b, "a gradient was given an array the recording did not make"
-                    b.grad_new.append((i, kg))
+                    b.grad_new.append((i, gd._s))
                     grad_expr[id(g)] = f"T[{i}]._grad"
         backward_ran = bool(b.grad_new or b.grad_none) or any(
             k in rec.written for i, k in self.inputs
@@ -239,14 +255,18 @@ def _real(data: TracedArray, backend: Any) -> Any:
 def _python_state(found: Found) -> list[Any]:
     """The Python-level state a step may change besides arrays: schedulers' attributes and
     optimizers' hyperparameters (shallow copies)."""
-    groups = [{k: v for k, v in g.items() if k != "params"}
-              for o in found.optimizers for g in o.param_groups]
+    groups = []
+    for o in found.optimizers:
+        for g in o.param_groups:
+            hyper = dict(g)  # (a C-level copy, then the one key left out)
+            hyper.pop("params", None)
+            groups.append(hyper)
     return [[dict(s.__dict__) for s in found.schedulers], groups]
 
 
 def _same_python_state(a: list[Any], b: list[Any]) -> bool:
     try:
-        return len(a) == len(b) and all(bool(x == y) for x, y in zip(a, b))
+        return bool(a == b)  # (lists compare item by item, each first by identity)
     except Exception:  # a value without a plain equality (a tensor): assume it changed
         return False
 
@@ -287,20 +307,22 @@ def _output(value: Any, index: dict[int, int], grad_expr: dict[int, str], sessio
         i = index.get(id(value))
         if i is not None:
             return _program.OutState(i), ""
-        k = session._slot(value._data)
-        if k is None:
+        data = value._data  # (``Session._slot`` inlined)
+        if data.__class__ is not TracedArray or data._r is not session.rec:
             return None, "the call returned a tensor the recording did not make"
-        released = value._grad_fn is not None and _released(value._grad_fn)
-        if value._grad_fn is not None and not backward_ran and not released:
+        fn = value._grad_fn
+        released = fn is not None and _released(fn)
+        if fn is not None and not backward_ran and not released:
             return None, TRAINING_FORWARD
-        return _program.OutTensor(k, grad_expr.get(id(value)), released), ""
+        return _program.OutTensor(data._s, grad_expr.get(id(value)), released), ""
     cls = value.__class__
     if cls in (tuple, list):
-        items = [_output(v, index, grad_expr, session, backward_ran) for v in value]
-        for _, reason in items:
+        outs = []
+        for v in value:
+            out, reason = _output(v, index, grad_expr, session, backward_ran)
             if reason:
                 return None, reason
-        outs = [t for t, _ in items]
+            outs.append(out)
         return (outs if cls is list else tuple(outs)), ""
     if cls is dict:
         out = {}

@@ -43,7 +43,7 @@ class Found:
         self.hyper: Any = None
         self.nargs = 0  # the first ``nargs`` tensors come from the call's arguments
         self.layout: Layout | None = None
-        self._ids: dict[int, int] = {}
+        self._ids: dict[int, int] = {}  # the arguments' tensors' places in ``tensors``
 
 
 def roots_of(fn: Callable[..., Any]) -> list[Any]:
@@ -159,7 +159,7 @@ class Layout:
     everything the walk went through) that says when it must be walked again."""
 
     __slots__ = ("base", "modules", "optimizers", "schedulers", "roots", "stamp", "watch",
-                 "cells", "unwatched")
+                 "empty", "cells", "unwatched", "optimizer_ids")
 
     def __init__(self) -> None:
         self.base: list[Tensor] = []
@@ -168,26 +168,31 @@ class Layout:
         self.schedulers: list[Any] = []
         self.roots: list[Any] = []
         self.stamp: Any = None
+        # the containers the walk went through: the non-empty ones with their contents'
+        # identities then, and the empty ones (most of a model's modules' dicts)
         self.watch: list[Any] = []
+        self.empty: list[Any] = []
         self.cells: list[Any] = []  # the roots it was walked from
         # what the walk read that the stamp does not watch: the identities of the modules'
         # plain tensor attributes and of the schedulers' optimizers, in walk order
-        self.unwatched: tuple[int, ...] = ()
+        self.unwatched: list[int] = []
+        self.optimizer_ids: list[int] = []
 
     def current(self, cells: list[Any]) -> bool:
         """Whether the walk would find the same objects now (the roots, and the contents of
         every container it went through, by identity)."""
-        roots = _root_values(cells)
-        ids = self.roots
-        if len(roots) != len(ids):
+        try:
+            roots = [id(c.cell_contents) for c in cells]
+        except ValueError:  # an empty cell (None for it)
+            roots = [id(v) for v in _root_values(cells)]
+        if roots != self.roots:
             return False
-        for v, i in zip(roots, ids):
-            if id(v) != i:
-                return False
+        if any(self.empty):  # (one C-level pass over the empty ones)
+            return False
         for c, known in self.watch:
             if len(c) != len(known):
                 return False
-            if known and tuple(map(id, c if c.__class__ is list else c.values())) != known:
+            if tuple(map(id, c if c.__class__ is list else c.values())) != known:
                 return False
         return True
 
@@ -196,7 +201,8 @@ class Layout:
         tensor attributes and the schedulers' optimizers (between calls a rebound attribute
         waits for the next walk, but a recording must see what its call rebound). With
         ``current``: a walk now would give this very layout."""
-        return _unwatched(self) == self.unwatched
+        return (_attribute_ids(self.modules) == self.unwatched
+                and _optimizer_ids(self.schedulers) == self.optimizer_ids)
 
 
 def _root_values(cells: list[Any]) -> list[Any]:
@@ -209,15 +215,9 @@ def _root_values(cells: list[Any]) -> list[Any]:
     return values
 
 
-def _stamp(layout: Layout, roots: list[Any]) -> tuple[int, ...]:
-    ids = [id(v) for v in roots]
-    for _c, known in layout.watch:  # dicts and lists whose contents the walk went through
-        ids.extend(known)
-        ids.append(-1)
-    return tuple(ids)
-
-
 def _watch(layout: Layout, roots: list[Any]) -> None:
+    """The containers the walk went through, their contents' identities, and the stamp
+    (the roots' identities, then each container's contents' and a -1)."""
     watch: list[Any] = [v for v in roots if v.__class__ in (list, dict)
                         and len(v) <= _SHALLOW_LIMIT]
     for m in layout.modules:
@@ -228,8 +228,18 @@ def _watch(layout: Layout, roots: list[Any]) -> None:
         watch.append(o.state)
         watch.extend(o.state.values())
     layout.roots = [id(v) for v in roots]
-    layout.watch = [(c, tuple(map(id, c if c.__class__ is list else c.values())) if c else ())
-                    for c in watch]  # (most modules' dicts are empty)
+    ids = list(layout.roots)
+    full = layout.watch
+    empty = layout.empty
+    for c in watch:
+        if c:
+            known = tuple(map(id, c if c.__class__ is list else c.values()))
+            full.append((c, known))
+            ids.extend(known)
+        else:
+            empty.append(c)
+        ids.append(-1)
+    layout.stamp = tuple(ids)
 
 
 def layout_of(cells: list[Any]) -> Layout:
@@ -241,8 +251,8 @@ def layout_of(cells: list[Any]) -> Layout:
     walk = _Walker(layout)
     roots = _root_values(cells)
     for value in roots:
-        if value is not None and _interesting(value):
-            walk.visit(value, 1)
+        if value is not None:
+            walk.visit(value, 1)  # (anything else a root holds, a function, is passed over)
     for opt in layout.optimizers:
         for group in opt.param_groups:
             for p in group["params"]:
@@ -252,27 +262,19 @@ def layout_of(cells: list[Any]) -> Layout:
                     if isinstance(v, Tensor):
                         walk.tensor(v)
     _watch(layout, roots)
-    layout.stamp = _stamp(layout, roots)
-    layout.unwatched = _unwatched(layout, walk.attrs)
+    layout.unwatched = walk.attrs
+    layout.optimizer_ids = _optimizer_ids(layout.schedulers)
     return layout
 
 
-def _unwatched(layout: Layout, attrs: list[int] | None = None) -> tuple[int, ...]:
-    """``Layout.unwatched`` now (``attrs``: the modules' plain tensor attributes' identities,
-    when the walk just listed them)."""
-    ids = attrs if attrs is not None else [
-        id(v) for m in layout.modules for v in filter(_is_tensor, m.__dict__.values())]
-    ids = list(ids)
-    ids.append(-1)
-    ids.extend(id(getattr(s, "optimizer", None)) for s in layout.schedulers)
-    return tuple(ids)
+def _attribute_ids(modules: list[Any]) -> list[int]:
+    """The identities of the modules' plain tensor attributes, in order."""
+    return [id(v) for m in modules for v in filter(_is_tensor, m.__dict__.values())]
 
 
-def _interesting(value: Any) -> bool:
-    cls = value.__class__
-    if cls in (list, tuple, dict):
-        return True
-    return isinstance(value, (Tensor, _Classes.module, _Classes.optimizer) + _Classes.schedulers)
+def _optimizer_ids(schedulers: list[Any]) -> list[int]:
+    """The identities of the schedulers' optimizers."""
+    return [id(getattr(s, "optimizer", None)) for s in schedulers] if schedulers else []
 
 
 class _Walker:
@@ -335,7 +337,10 @@ class _Walker:
         elif value.__class__ in (list, tuple) and depth > 0 and len(value) <= _SHALLOW_LIMIT:
             self.seen.add(id(value))
             for v in value:
-                self.visit(v, depth - 1)
+                if isinstance(v, Tensor):  # (most items: no call to ``visit`` for them)
+                    self.tensor(v)
+                else:
+                    self.visit(v, depth - 1)
         elif value.__class__ is dict and depth > 0 and len(value) <= _SHALLOW_LIMIT:
             self.seen.add(id(value))
             for v in value.values():
@@ -380,14 +385,14 @@ def discover(layout: Layout, args: tuple[Any, ...], kwargs: dict[str, Any]) -> F
             _arg(kwargs[name], found, key, 1)
     key.append("|")
     found.nargs = len(found.tensors)
-    ids = found._ids
+    ids = found._ids  # the arguments' tensors (the layout's are distinct already)
     tensors = found.tensors
     for t in layout.base:
-        i = ids.get(id(t))
-        if i is not None:
-            key.append(i)
-            continue
-        ids[id(t)] = len(tensors)
+        if ids:
+            i = ids.get(id(t))
+            if i is not None:  # passed as an argument too: keyed by its place there
+                key.append(i)
+                continue
         tensors.append(t)
         data = t._data
         g = t._grad
@@ -436,11 +441,10 @@ def state_after(layout: Layout, args: tuple[Any, ...], kwargs: dict[str, Any]) -
     for name in sorted(kwargs):
         _arg(kwargs[name], found, scratch, 1)
     found.nargs = len(found.tensors)
-    ids = found._ids
+    ids = found._ids  # the arguments' tensors (the layout's are distinct already)
     tensors = found.tensors
     for t in layout.base:
-        if id(t) not in ids:
-            ids[id(t)] = len(tensors)
+        if not ids or id(t) not in ids:
             tensors.append(t)
             if t._grad is not None:
                 tensors.append(t._grad)
