@@ -193,6 +193,17 @@ def record_call(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], *, pure:
             pure = False
     else:
         result = runner(*real_args)  # (no keyword dict to copy: most ops)
+    return _record_result(rec, fn, tuple(targs), tkw, result, traced, pure, kind, always, args)
+
+
+def _record_result(rec: Recording, fn: Any, targs: tuple[Any, ...], tkw: dict[str, Any],
+                   result: Any, traced: Any, pure: bool, kind: str, always: bool,
+                   args: tuple[Any, ...]) -> Any:
+    """Append the instruction of a call that ran on the real arrays and returned ``result``;
+    return what the caller gets (``record_call``'s second half, and the operator lanes' for a
+    result that is no fresh array). ``traced``: the traced arrays of ``rec`` the call read,
+    in argument order; ``args``: the call's arguments as given (a new view's base is the
+    first traced one)."""
     if result.__class__ is rec.array_type:  # the common case of ``_trace``, inlined
         value = None
         for t in traced:  # (``_argument``, inlined)
@@ -201,7 +212,7 @@ def record_call(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], *, pure:
         if value is None:
             out = rec.nslots  # (``Recording.new_slot``, inlined: once per recorded op)
             rec.nslots = out + 1
-            templates.append(Slot((out,)))
+            rec.templates.append(Slot((out,)))
             value = TracedArray(result, out, rec)
         else:
             out = value._s  # an in-place result: the argument itself, as in eager
@@ -231,7 +242,7 @@ def record_call(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], *, pure:
         first = _first_slot(args, rec)  # a new view: writes to it write its base
         if first is not None:
             rec.base[out] = rec.base.get(first, first)
-    rec.instrs.append(Instr((fn, tuple(targs), tkw, out, pure, kind, coerce, reads)))
+    rec.instrs.append(Instr((fn, targs, tkw, out, pure, kind, coerce, reads)))
     return value
 
 
@@ -356,7 +367,19 @@ class TracedArray:
     def T(self) -> Any:
         """The transpose, recorded (an ``attr`` instruction; ``__getattr__`` would compute it
         twice)."""
-        return record_call("T", (self,), {}, kind="attr", call=_GET_T, rec=self._r)
+        rec = self._r
+        if current.rec is rec and rec.broken is None and recording_flag.on:
+            a = self._a
+            result = a.T
+            s = self._s
+            if (result.__class__ is rec.array_type and result is not a
+                    and getattr(result, "base", None) is not None):  # a new view (lean lane)
+                view = _fresh(rec, "T", (rec.templates[s],), "attr", (s,), result)
+                rec.base[view._s] = rec.base.get(s, s)  # writes to it write its base
+                return view
+            return _record_result(rec, "T", (rec.templates[s],), {}, result, (self,), True,
+                                  "attr", False, (self,))
+        return record_call("T", (self,), {}, kind="attr", call=_GET_T, rec=rec)
 
     @property
     def device(self) -> Any:
@@ -503,11 +526,54 @@ DATA_DEPENDENT = frozenset({"nonzero", "unique", "unique_all", "unique_counts", 
 EFFECT_FUNCTIONS = frozenset({"copyto", "put", "place", "putmask", "put_along_axis", "fill_diagonal"})
 
 
+# -- lean lanes: the operators on (traced, traced) and (traced, number) -----------------
+# Most recorded ops are these. They run the operator on the real arrays and append the
+# instruction directly; anything else (a foreign operand, a live scalar, a result that is
+# no fresh array: a backend scalar, an alias) takes ``record_call``'s general path, which
+# gives the same instruction. Both test liveness as ``is_live`` does.
+
+_NUMBER = frozenset({int, float, bool})  # operands that are their own template (not a
+# LiveScalar: a float subclass whose template is a ``Live``)
+
+
+def _fresh(rec: Recording, fn: Any, targs: tuple[Any, ...], kind: str, reads: tuple[int, ...],
+           result: Any) -> TracedArray:
+    """Record ``result``, a fresh real array computed by a pure call, in a new slot."""
+    out = rec.nslots
+    rec.nslots = out + 1
+    rec.templates.append(Slot((out,)))
+    rec.instrs.append(Instr((fn, targs, {}, out, True, kind, None, reads)))
+    return TracedArray(result, out, rec)
+
+
 def _binary(name: str, symbol: str) -> Callable[[TracedArray, Any], Any]:
     fn = getattr(operator, name + "_" if name in ("and", "or") else name)
 
     def op(self: TracedArray, other: Any) -> Any:
-        return record_call(fn, (self, other), {}, kind=symbol, rec=self._r)
+        rec = self._r
+        if current.rec is rec and rec.broken is None and recording_flag.on:
+            cls = other.__class__
+            a = self._a
+            if cls is TracedArray:
+                b = other._a
+                if other._r is rec and (other is self or b is not a):
+                    result = fn(a, b)
+                    if result.__class__ is rec.array_type and result is not a and result is not b:
+                        s, t = self._s, other._s
+                        return _fresh(rec, fn, (rec.templates[s], rec.templates[t]), symbol,
+                                      (s,) if s == t else (s, t), result)
+                    return _record_result(rec, fn, (rec.templates[self._s],
+                                                    rec.templates[other._s]),
+                                          {}, result, (self, other), True, symbol, False,
+                                          (self, other))
+            elif cls in _NUMBER:
+                result = fn(a, other)
+                s = self._s
+                if result.__class__ is rec.array_type and result is not a:
+                    return _fresh(rec, fn, (rec.templates[s], other), symbol, (s,), result)
+                return _record_result(rec, fn, (rec.templates[s], other), {}, result, (self,),
+                                      True, symbol, False, (self, other))
+        return record_call(fn, (self, other), {}, kind=symbol, rec=rec)
     op.__name__ = f"__{name}__"
     return op
 
@@ -517,7 +583,17 @@ def _reflected(name: str, base: str) -> Callable[[TracedArray, Any], Any]:
     symbol = _BINARY[base]
 
     def op(self: TracedArray, other: Any) -> Any:
-        return record_call(fn, (other, self), {}, kind=symbol, rec=self._r)
+        rec = self._r
+        if (other.__class__ in _NUMBER and current.rec is rec and rec.broken is None
+                and recording_flag.on):
+            a = self._a
+            result = fn(other, a)
+            s = self._s
+            if result.__class__ is rec.array_type and result is not a:
+                return _fresh(rec, fn, (other, rec.templates[s]), symbol, (s,), result)
+            return _record_result(rec, fn, (other, rec.templates[s]), {}, result, (self,),
+                                  True, symbol, False, (other, self))
+        return record_call(fn, (other, self), {}, kind=symbol, rec=rec)
     op.__name__ = f"__{name}__"
     return op
 
@@ -527,17 +603,46 @@ def _inplace(name: str) -> Callable[[TracedArray, Any], Any]:
     symbol = _BINARY[name] + "="
 
     def op(self: TracedArray, other: Any) -> Any:
-        return record_call(fn, (self, other), {}, pure=False, kind=symbol, rec=self._r)
+        rec = self._r
+        if current.rec is rec and rec.broken is None and recording_flag.on:
+            cls = other.__class__
+            a = self._a
+            s = self._s
+            if cls is TracedArray and other._r is rec and (other is self or other._a is not a):
+                t = other._s
+                targs: tuple[Any, ...] = (rec.templates[s], rec.templates[t])
+                reads: tuple[int, ...] = (s,) if s == t else (s, t)
+                result = fn(a, other._a)
+                traced: tuple[Any, ...] = (self, other)
+            elif cls in _NUMBER:
+                targs, reads = (rec.templates[s], other), (s,)
+                result = fn(a, other)
+                traced = (self,)
+            else:
+                return record_call(fn, (self, other), {}, pure=False, kind=symbol, rec=rec)
+            if result is a:  # written in place: the array itself, as in eager
+                rec.instrs.append(Instr((fn, targs, {}, s, False, symbol, None, reads)))
+                return self
+            return _record_result(rec, fn, targs, {}, result, traced, False, symbol, False,
+                                  (self, other))
+        return record_call(fn, (self, other), {}, pure=False, kind=symbol, rec=rec)
     op.__name__ = f"__i{name}__"
     return op
 
 
-def _unary(name: str, symbol: str) -> Callable[[TracedArray], Any]:
-    fn = getattr(operator, name)
-
+def _unary(fn: Callable[[Any], Any], kind: str) -> Callable[[TracedArray], Any]:
     def op(self: TracedArray) -> Any:
-        return record_call(fn, (self,), {}, kind="u" + symbol, rec=self._r)
-    op.__name__ = f"__{name}__"
+        rec = self._r
+        if current.rec is rec and rec.broken is None and recording_flag.on:
+            a = self._a
+            result = fn(a)
+            s = self._s
+            if result.__class__ is rec.array_type and result is not a:
+                return _fresh(rec, fn, (rec.templates[s],), kind, (s,), result)
+            return _record_result(rec, fn, (rec.templates[s],), {}, result, (self,), True, kind,
+                                  False, (self,))
+        return record_call(fn, (self,), {}, kind=kind, rec=rec)
+    op.__name__ = f"__{getattr(fn, '__name__', 'abs')}__"
     return op
 
 
@@ -548,7 +653,7 @@ for _name, _base in _REFLECTED.items():
 for _name in _INPLACE:
     setattr(TracedArray, f"__i{_name}__", _inplace(_name))
 for _name, _symbol in _UNARY.items():
-    setattr(TracedArray, f"__{_name}__", _unary(_name, _symbol))
+    setattr(TracedArray, f"__{_name}__", _unary(getattr(operator, _name), "u" + _symbol))
 _UNWRAP = frozenset({TracedArray, LiveScalar, tuple, list, dict})  # what ``unwrap`` changes
-setattr(TracedArray, "__abs__", lambda self: record_call(abs, (self,), {}, rec=self._r))
+setattr(TracedArray, "__abs__", _unary(abs, "call"))
 TracedArray.__hash__ = None  # type: ignore[assignment]  # arrays are unhashable

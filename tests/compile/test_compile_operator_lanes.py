@@ -1,0 +1,150 @@
+"""The recorder's lean lanes (a traced array's operators on a traced array or a plain
+number, ``.T``) must append exactly the instruction, slot and view base the general
+``record_call`` path appends for the same call, and return the same kind of value; what
+they do not cover (a live scalar, a leftover of another recording, a backend scalar
+result, a broken recording) must still take the general path."""
+
+from __future__ import annotations
+
+import contextlib
+import operator
+
+import numpy as np
+import pytest
+
+from arraygrad.backends.registry import default_backend
+from arraygrad.compiler.recording import Live, Recording, Slot, current
+from arraygrad.compiler.scalars import LiveScalar, recording_flag
+from arraygrad.compiler.traced import TracedArray, record_call
+
+
+def _recording(*arrays):
+    rec = Recording(default_backend(), lambda reason: None)
+    traced = [TracedArray(a, rec.new_slot(), rec) for a in arrays]
+    rec.ninputs = rec.nslots
+    return rec, traced
+
+
+@contextlib.contextmanager
+def _recording_now(rec):
+    """``rec`` is the recording in progress (as ``Session.start`` makes it)."""
+    was, flag = current.rec, recording_flag.on
+    current.rec, recording_flag.on = rec, True
+    try:
+        yield
+    finally:
+        current.rec, recording_flag.on = was, flag
+
+
+def _inputs():
+    return (np.arange(6.0).reshape(2, 3) + 1.0, np.full((2, 3), 0.5), np.array(2.0))
+
+
+# (lane, the same call through the general path): each gets fresh inputs a, b, s (0-d)
+CASES = {
+    "a*b": (lambda a, b, s: a * b,
+            lambda a, b, s: record_call(operator.mul, (a, b), {}, kind="*")),
+    "a*a": (lambda a, b, s: a * a,
+            lambda a, b, s: record_call(operator.mul, (a, a), {}, kind="*")),
+    "a-2": (lambda a, b, s: a - 2,
+            lambda a, b, s: record_call(operator.sub, (a, 2), {}, kind="-")),
+    "a<0.5": (lambda a, b, s: a < 0.5,
+              lambda a, b, s: record_call(operator.lt, (a, 0.5), {}, kind="<")),
+    "1.5-a": (lambda a, b, s: 1.5 - a,
+              lambda a, b, s: record_call(operator.sub, (1.5, a), {}, kind="-")),
+    "a@b.T": (lambda a, b, s: a @ b.T,
+              lambda a, b, s: record_call(
+                  operator.matmul,
+                  (a, record_call("T", (b,), {}, kind="attr", call=operator.attrgetter("T"))),
+                  {}, kind="@")),
+    "a+=b": (lambda a, b, s: operator.iadd(a, b),
+             lambda a, b, s: record_call(operator.iadd, (a, b), {}, pure=False, kind="+=")),
+    "a*=a": (lambda a, b, s: operator.imul(a, a),
+             lambda a, b, s: record_call(operator.imul, (a, a), {}, pure=False, kind="*=")),
+    "a/=4": (lambda a, b, s: operator.itruediv(a, 4),
+             lambda a, b, s: record_call(operator.itruediv, (a, 4), {}, pure=False,
+                                         kind="/=")),
+    "-a": (lambda a, b, s: -a, lambda a, b, s: record_call(operator.neg, (a,), {}, kind="u-")),
+    "abs(a)": (lambda a, b, s: abs(a), lambda a, b, s: record_call(abs, (a,), {})),
+    # a 0-d operand: NumPy answers a NumPy scalar, which eager's wrap coerces to an array
+    "s*2.0": (lambda a, b, s: s * 2.0,
+              lambda a, b, s: record_call(operator.mul, (s, 2.0), {}, kind="*")),
+    "s*s": (lambda a, b, s: s * s,
+            lambda a, b, s: record_call(operator.mul, (s, s), {}, kind="*")),
+    "3-s": (lambda a, b, s: 3 - s,
+            lambda a, b, s: record_call(operator.sub, (3, s), {}, kind="-")),
+    "-s": (lambda a, b, s: -s, lambda a, b, s: record_call(operator.neg, (s,), {}, kind="u-")),
+    "a.T.T": (lambda a, b, s: a.T.T,
+              lambda a, b, s: record_call(
+                  "T", (record_call("T", (a,), {}, kind="attr", call=operator.attrgetter("T")),),
+                  {}, kind="attr", call=operator.attrgetter("T"))),
+}
+
+
+def _run(case):
+    rec, (a, b, s) = _recording(*_inputs())
+    with _recording_now(rec):
+        value = case(a, b, s)
+    return rec, (a, b, s), value
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_a_lane_records_what_the_general_path_records(name):
+    lane, general = CASES[name]
+    got_rec, got_in, got = _run(lane)
+    want_rec, want_in, want = _run(general)
+    assert list(got_rec.instrs) == list(want_rec.instrs)
+    assert got_rec.instrs and all(type(i) is type(w) for i, w in zip(got_rec.instrs,
+                                                                       want_rec.instrs))
+    assert (got_rec.nslots, got_rec.templates, got_rec.base) == \
+        (want_rec.nslots, want_rec.templates, want_rec.base)
+    assert type(got) is TracedArray and type(want) is TracedArray
+    assert got._s == want._s and got._r is got_rec
+    # an in-place operator returns its target itself, as eager does
+    assert [got is t for t in got_in] == [want is t for t in want_in]
+    assert type(got._a) is type(want._a) is np.ndarray
+    np.testing.assert_array_equal(got._a, want._a)
+
+
+def test_a_live_scalar_operand_is_a_live_template_entry():
+    rec, (a, _b, _s) = _recording(*_inputs())
+    lr = LiveScalar(0.25, lambda: 0.25)
+    with _recording_now(rec):
+        y = a * lr
+        a *= lr
+    (mul, imul) = rec.instrs
+    assert mul.args[0] == Slot((0,)) and isinstance(mul.args[1], Live)
+    assert imul.args[0] == Slot((0,)) and isinstance(imul.args[1], Live)
+    assert rec.live and y._s == 3 and imul.out == 0 and not imul.pure
+
+
+def test_a_leftover_of_another_recording_is_a_constant_operand():
+    old, (x,) = _recording(np.ones(3))
+    rec, (a,) = _recording(np.arange(3.0))
+    with _recording_now(rec):
+        y = a + x
+        a += x
+    add, iadd = rec.instrs
+    assert add.args[0] == Slot((0,)) and add.args[1] is x._a and add.reads == (0,)
+    assert iadd.args[1] is x._a and iadd.reads == (0,) and not old.instrs
+    np.testing.assert_array_equal(y._a, [1.0, 2.0, 3.0])
+
+
+def test_operators_record_nothing_when_the_recording_is_not_live():
+    rec, (a, b, _s) = _recording(*_inputs())
+    with _recording_now(rec):
+        rec.broken = "a graph break"
+        y = a * b
+        z = a.T
+        r = operator.iadd(a, 1.0)
+        w = -a
+    recording_flag.on = False
+    try:
+        current.rec = rec
+        v = 2.0 * b
+    finally:
+        current.rec = None
+    assert rec.instrs == [] and rec.nslots == 3
+    assert all(type(t) is np.ndarray for t in (y, z, r, w, v))
+    assert r is a._a  # the real array, written in place
+    np.testing.assert_array_equal(a._a, _inputs()[0] + 1.0)
