@@ -148,3 +148,80 @@ def test_operators_record_nothing_when_the_recording_is_not_live():
     assert all(type(t) is np.ndarray for t in (y, z, r, w, v))
     assert r is a._a  # the real array, written in place
     np.testing.assert_array_equal(a._a, _inputs()[0] + 1.0)
+
+
+# namespace calls (``RecordingNamespace``): the lean lane vs ``record_call`` with the same
+# arguments; each gets fresh inputs a (2x3), b (2x3), s (0-d)
+XP = default_backend().xp
+ZEROS = np.zeros(3)  # a constant operand (one object: templates compare by identity first)
+NS_CASES = {
+    "matmul": lambda a, b, s: (XP.matmul, (a, XP.permute_dims(b, (1, 0))), {}),
+    "max-axis-keepdims": lambda a, b, s: (XP.max, (a,), {"axis": 1, "keepdims": True}),
+    "sum-all": lambda a, b, s: (XP.sum, (a,), {}),  # a NumPy scalar, coerced
+    "astype": lambda a, b, s: (XP.astype, (a, np.dtype(np.float32)), {}),
+    "maximum-constant": lambda a, b, s: (XP.maximum, (a, ZEROS), {}),
+    "exp-same": lambda a, b, s: (XP.multiply, (a, a), {}),
+    "reshape-view": lambda a, b, s: (XP.reshape, (a, (3, 2)), {}),
+    "asarray-itself": lambda a, b, s: (XP.asarray, (a,), {}),
+    "out": lambda a, b, s: (XP.add, (a, b), {"out": None}),
+}
+
+
+def _ns_run(case, lane):
+    from arraygrad.compiler.traced import record_plain
+    rec, (a, b, s) = _recording(*_inputs())
+    with _recording_now(rec):
+        fn, args, kwargs = case(a, b, s)
+        if fn is XP.add and "out" in kwargs:
+            kwargs = {"out": b}
+        value = (record_plain(rec, fn, args, dict(kwargs), True) if lane
+                 else record_call(fn, args, dict(kwargs), always=True))
+    return rec, (a, b, s), value
+
+
+@pytest.mark.parametrize("name", sorted(NS_CASES))
+def test_the_namespace_lane_records_what_the_general_path_records(name):
+    got_rec, got_in, got = _ns_run(NS_CASES[name], True)
+    want_rec, want_in, want = _ns_run(NS_CASES[name], False)
+    assert list(got_rec.instrs) == list(want_rec.instrs) and got_rec.instrs
+    assert (got_rec.nslots, got_rec.templates, got_rec.base) == \
+        (want_rec.nslots, want_rec.templates, want_rec.base)
+    assert type(got) is type(want) is TracedArray and got._s == want._s
+    assert [got is t for t in got_in] == [want is t for t in want_in]
+    assert type(got._a) is type(want._a)
+    np.testing.assert_array_equal(got._a, want._a)
+
+
+def test_a_namespace_call_with_a_live_scalar_or_a_leftover_takes_the_general_path():
+    old, (x,) = _recording(np.ones(3))
+    rec, (a,) = _recording(np.arange(3.0))
+    lr = LiveScalar(0.5, lambda: 0.5)
+    xp = rec.backend.xp
+    from arraygrad.compiler.recording_backend import recording_namespace
+    rxp = recording_namespace(xp)
+    with _recording_now(rec):
+        y = rxp.multiply(a, lr)
+        z = rxp.add(a, x)
+    mul, add = rec.instrs
+    assert isinstance(mul.args[1], Live) and rec.live
+    assert add.args == (Slot((0,)), x._a) and add.reads == (0,) and not old.instrs
+    np.testing.assert_array_equal(y._a, [0.0, 0.5, 1.0])
+    np.testing.assert_array_equal(z._a, [1.0, 2.0, 3.0])
+
+
+def test_current_live_follows_the_recording_its_break_and_the_flag():
+    rec, (a,) = _recording(np.arange(3.0))
+    assert current.live is None
+    with _recording_now(rec):
+        assert current.live is rec
+        recording_flag.on = False  # a live scalar's getter runs
+        assert current.live is None
+        recording_flag.on = True
+        assert current.live is rec
+        rec.broken = "a graph break"
+        assert current.live is None
+        rec.broken = None
+        assert current.live is rec
+    assert current.live is None
+    with pytest.raises(AttributeError):
+        current.live = rec  # derived, never set

@@ -112,7 +112,7 @@ class Recording:
         self.nslots = 0
         self.templates: list[Slot] = []  # slot k's template entry, made once (shared, immutable)
         self.on_break = on_break
-        self.broken: str | None = None
+        self._broken: str | None = None
         # ``written`` and ``producer`` are derived from ``instrs`` when read (``_derive``), not
         # kept up to date by the recorder: most recordings never read them before binding
         self._written: set[int] = set()
@@ -130,6 +130,17 @@ class Recording:
         # None unless the backend may capture; else the Live entries of the call being made
         self.hints: list[Live] | None = None
         self.reading: set[int] | None = None  # while a getter is probed: the slots it reads
+
+    @property
+    def broken(self) -> str | None:
+        """Why the recording stopped (a graph break's reason), or None while it goes on."""
+        return self._broken
+
+    @broken.setter
+    def broken(self, reason: str | None) -> None:
+        self._broken = reason
+        if current.rec is self:
+            _refresh()
 
     @property
     def written(self) -> set[int]:
@@ -174,27 +185,26 @@ class Recording:
     def guard(self, k: int, fn: Callable[[Any], Any], value: Any) -> bool:
         """Make the read ``fn(slot k) == value`` a value guard, if slot ``k`` is a pure
         function of inputs nothing has written yet (else False: a graph break)."""
+        self._derive()
+        written, producer, instrs, ninputs = self._written, self._producer, self.instrs, self.ninputs
         cone: set[int] = set()
         todo = [k]
         while todo:
             s = todo.pop()
-            if s in self.written:
+            if s in written:
                 return False
-            i = self.producer.get(s)
+            i = producer.get(s)
             if i is None:
-                if s >= self.ninputs:
+                if s >= ninputs:
                     return False
                 continue
             if i in cone:
                 continue
-            ins = self.instrs[i]
-            if not ins.pure or ins.kind == "host":
+            ins = instrs[i]
+            if not ins[4] or ins[5] == "host":  # (``pure``, ``kind``)
                 return False
             cone.add(i)
-            found: set[int] = set()
-            slots_of(ins.args, found)
-            slots_of(ins.kwargs, found)
-            todo.extend(found)
+            todo.extend(ins[7])  # (``reads``: the slots its templates name)
         self.hoisted |= cone
         self.guards.append((k, fn, value))
         return True
@@ -230,15 +240,35 @@ class Recording:
 
 
 class _Current:
-    """The recording in progress (one at a time), or None."""
+    """The recording in progress (one at a time), or None: ``rec``. ``live``: ``rec`` while
+    it records now (``is_live``), else None, kept up to date as ``rec``, its ``broken`` and
+    ``recording_flag.on`` are written (the one attribute each recorded op tests)."""
 
-    __slots__ = ("rec",)
+    __slots__ = ("rec", "live")
+
+    rec: Recording | None
+    live: Recording | None
 
     def __init__(self) -> None:
-        self.rec: Recording | None = None
+        object.__setattr__(self, "live", None)
+        object.__setattr__(self, "rec", None)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name != "rec":
+            raise AttributeError(f"`current.{name}` is derived, not set")
+        object.__setattr__(self, "rec", value)
+        _refresh()
+
+
+def _refresh() -> None:
+    """Bring ``current.live`` up to date (see ``_Current``)."""
+    rec = current.rec
+    live = rec if rec is not None and recording_flag.on and rec._broken is None else None
+    object.__setattr__(current, "live", live)
 
 
 current = _Current()
+recording_flag.watch = _refresh
 
 
 def graph_break(reason: str) -> None:
@@ -265,4 +295,4 @@ def is_live(rec: Recording) -> bool:
     """Whether ``rec`` is recording now (not broken, not paused by a live scalar's getter)."""
     # after a graph break the session stays current (so every tensor keeps one backend)
     # but records nothing: the traced arrays are transparent
-    return recording_flag.on and current.rec is rec and rec.broken is None
+    return current.live is rec

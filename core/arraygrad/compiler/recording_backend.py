@@ -16,7 +16,7 @@ from typing import Any, Callable
 from arraygrad.compiler.scalars import LiveScalar
 from arraygrad.compiler.traced import (
     DATA_DEPENDENT, EFFECT_FUNCTIONS, Recording, TracedArray, constant, current, graph_break,
-    record_call,
+    record_call, record_plain,
 )
 
 __all__ = ["RecordingBackend", "RecordingNamespace", "RecordingGenerator", "recording_backend",
@@ -80,6 +80,8 @@ def _recorded_function(namespace: Any, name: str) -> Callable[..., Any]:
         if breaks and rec is not None and not constant(rec, args):
             # (of shapes and constants alone: no break)
             graph_break(f"`{name}` has a data-dependent shape")
+        if rec is not None and current.live is rec:
+            return record_plain(rec, fn, args, kwargs, pure)  # (``kwargs``: this call's own)
         return record_call(fn, args, kwargs, pure=pure, rec=rec, always=True)
 
     call.__name__ = name

@@ -24,7 +24,8 @@ from arraygrad.compiler.recording import (
 from arraygrad.compiler.scalars import LiveScalar, recording_flag
 
 __all__ = ["TracedArray", "Recording", "Instr", "Slot", "Live", "GraphBreak", "Unsupported",
-           "current", "record_call", "recorded_kernel", "unwrap", "graph_break", "constant"]
+           "current", "record_call", "record_plain", "recorded_kernel", "unwrap", "graph_break",
+           "constant"]
 
 
 def constant(rec: Recording, value: Any) -> bool:
@@ -158,7 +159,7 @@ def record_call(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], *, pure:
     if rec is None:
         rec = current.rec
     runner = fn if call is None else call
-    if rec is None or rec.broken is not None or current.rec is not rec or not recording_flag.on:
+    if current.live is not rec or rec is None:
         if rec is not None and rec.reading is not None:
             _note_reads(rec, args, kwargs)  # a live scalar's getter computing on the state
         return runner(*unwrap(args), **(unwrap(kwargs) if kwargs else kwargs))
@@ -368,7 +369,7 @@ class TracedArray:
         """The transpose, recorded (an ``attr`` instruction; ``__getattr__`` would compute it
         twice)."""
         rec = self._r
-        if current.rec is rec and rec.broken is None and recording_flag.on:
+        if current.live is rec:
             a = self._a
             result = a.T
             s = self._s
@@ -530,7 +531,7 @@ EFFECT_FUNCTIONS = frozenset({"copyto", "put", "place", "putmask", "put_along_ax
 # Most recorded ops are these. They run the operator on the real arrays and append the
 # instruction directly; anything else (a foreign operand, a live scalar, a result that is
 # no fresh array: a backend scalar, an alias) takes ``record_call``'s general path, which
-# gives the same instruction. Both test liveness as ``is_live`` does.
+# gives the same instruction. Both test liveness as ``is_live`` does (``current.live``).
 
 _NUMBER = frozenset({int, float, bool})  # operands that are their own template (not a
 # LiveScalar: a float subclass whose template is a ``Live``)
@@ -546,12 +547,61 @@ def _fresh(rec: Recording, fn: Any, targs: tuple[Any, ...], kind: str, reads: tu
     return TracedArray(result, out, rec)
 
 
+def record_plain(rec: Recording, fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
+                 pure: bool) -> Any:
+    """``record_call(fn, args, kwargs, pure=pure, rec=rec, always=True)`` for ``rec`` live,
+    in a lean lane when the call is one or two positional operands, the first a traced array
+    of ``rec``, the rest no container, live scalar or foreign traced array, and keywords
+    that are plain constants (``axis``, ``keepdims``): a namespace call's usual shape.
+    ``kwargs`` must be the caller's own dict (it becomes the template)."""
+    n = len(args)
+    x = args[0] if n else None
+    if (x.__class__ is TracedArray and x._r is rec and n <= 2 and not rec.hints
+            and "out" not in kwargs):
+        for v in kwargs.values():
+            if v.__class__ not in _PLAIN:
+                return record_call(fn, args, kwargs, pure=pure, rec=rec, always=True)
+        a = x._a
+        s = x._s
+        templates = rec.templates
+        if n == 1:
+            result = fn(a, **kwargs) if kwargs else fn(a)
+            targs: tuple[Any, ...] = (templates[s],)
+            reads: tuple[int, ...] = (s,)
+            b = a
+        else:
+            y = args[1]
+            cls = y.__class__
+            if cls is TracedArray:
+                if y._r is not rec or (y is not x and y._a is a):
+                    return record_call(fn, args, kwargs, pure=pure, rec=rec, always=True)
+                b = y._a
+                t = y._s
+                targs, reads = (templates[s], templates[t]), ((s,) if s == t else (s, t))
+            elif cls not in _UNWRAP:  # its own template (as ``_split`` has it)
+                b = y
+                targs, reads = (templates[s], y), (s,)
+            else:
+                return record_call(fn, args, kwargs, pure=pure, rec=rec, always=True)
+            result = fn(a, b, **kwargs) if kwargs else fn(a, b)
+        if (result.__class__ is rec.array_type and result is not a and result is not b
+                and pure and getattr(result, "base", None) is None):
+            out = rec.nslots  # a fresh array (no view, no argument returned): a new slot
+            rec.nslots = out + 1
+            templates.append(Slot((out,)))
+            rec.instrs.append(Instr((fn, targs, kwargs, out, True, "call", None, reads)))
+            return TracedArray(result, out, rec)
+        traced = [v for v in args if v.__class__ is TracedArray]
+        return _record_result(rec, fn, targs, kwargs, result, traced, pure, "call", True, args)
+    return record_call(fn, args, kwargs, pure=pure, rec=rec, always=True)
+
+
 def _binary(name: str, symbol: str) -> Callable[[TracedArray, Any], Any]:
     fn = getattr(operator, name + "_" if name in ("and", "or") else name)
 
     def op(self: TracedArray, other: Any) -> Any:
         rec = self._r
-        if current.rec is rec and rec.broken is None and recording_flag.on:
+        if current.live is rec:
             cls = other.__class__
             a = self._a
             if cls is TracedArray:
@@ -584,8 +634,7 @@ def _reflected(name: str, base: str) -> Callable[[TracedArray, Any], Any]:
 
     def op(self: TracedArray, other: Any) -> Any:
         rec = self._r
-        if (other.__class__ in _NUMBER and current.rec is rec and rec.broken is None
-                and recording_flag.on):
+        if other.__class__ in _NUMBER and current.live is rec:
             a = self._a
             result = fn(other, a)
             s = self._s
@@ -604,7 +653,7 @@ def _inplace(name: str) -> Callable[[TracedArray, Any], Any]:
 
     def op(self: TracedArray, other: Any) -> Any:
         rec = self._r
-        if current.rec is rec and rec.broken is None and recording_flag.on:
+        if current.live is rec:
             cls = other.__class__
             a = self._a
             s = self._s
@@ -633,7 +682,7 @@ def _inplace(name: str) -> Callable[[TracedArray, Any], Any]:
 def _unary(fn: Callable[[Any], Any], kind: str) -> Callable[[TracedArray], Any]:
     def op(self: TracedArray) -> Any:
         rec = self._r
-        if current.rec is rec and rec.broken is None and recording_flag.on:
+        if current.live is rec:
             a = self._a
             result = fn(a)
             s = self._s
