@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from arraygrad.backends.registry import default_backend
-from arraygrad.compiler.recording import Live, Recording, Slot, current
+from arraygrad.compiler.recording import Live, Recording, Slot, current, is_live
 from arraygrad.compiler.scalars import LiveScalar, recording_flag
 from arraygrad.compiler.traced import TracedArray, record_call
 
@@ -106,16 +106,38 @@ def test_a_lane_records_what_the_general_path_records(name):
     np.testing.assert_array_equal(got._a, want._a)
 
 
-def test_a_live_scalar_operand_is_a_live_template_entry():
-    rec, (a, _b, _s) = _recording(*_inputs())
-    lr = LiveScalar(0.25, lambda: 0.25)
-    with _recording_now(rec):
-        y = a * lr
-        a *= lr
-    (mul, imul) = rec.instrs
-    assert mul.args[0] == Slot((0,)) and isinstance(mul.args[1], Live)
-    assert imul.args[0] == Slot((0,)) and isinstance(imul.args[1], Live)
-    assert rec.live and y._s == 3 and imul.out == 0 and not imul.pure
+LR = LiveScalar(0.25, lambda: 0.25)
+LIVE_CASES = {
+    "a*lr": (lambda a: a * LR, lambda a: record_call(operator.mul, (a, LR), {}, kind="*")),
+    "lr-a": (lambda a: LR - a, lambda a: record_call(operator.sub, (LR, a), {}, kind="-")),
+    "a*=lr": (lambda a: operator.imul(a, LR),
+              lambda a: record_call(operator.imul, (a, LR), {}, pure=False, kind="*=")),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LIVE_CASES))
+@pytest.mark.parametrize("hints", [False, True])
+def test_a_live_scalar_operand_is_a_live_template_entry(name, hints):
+    def run(case):
+        rec, (a,) = _recording(np.arange(3.0) + 1.0)
+        rec.hints = [] if hints else None  # a capturing backend: the general path's hints
+        with _recording_now(rec):
+            value = case(a)
+        return rec, a, value
+    got_rec, got_a, got = run(LIVE_CASES[name][0])
+    want_rec, want_a, want = run(LIVE_CASES[name][1])
+    (ins,), (wins,) = got_rec.instrs, want_rec.instrs
+    live_at = 0 if name == "lr-a" else 1
+    entry, wentry = ins.args[live_at], wins.args[live_at]
+    assert type(entry) is Live and entry.getter is LR.getter
+    assert (entry.reads, entry.meets) == (wentry.reads, wentry.meets)
+    if hints:  # probed and met, as the general path does
+        assert entry.reads == frozenset() and entry.meets == (np.dtype(np.float64),)
+    assert ins.args[1 - live_at] == wins.args[1 - live_at] == Slot((0,))
+    assert ins[2:] == wins[2:] and ins.fn is wins.fn
+    assert got_rec.live and want_rec.live and got._s == want._s
+    assert (got is got_a) == (want is want_a) == (name == "a*=lr")
+    np.testing.assert_array_equal(got._a, want._a)
 
 
 def test_a_leftover_of_another_recording_is_a_constant_operand():
@@ -209,19 +231,18 @@ def test_a_namespace_call_with_a_live_scalar_or_a_leftover_takes_the_general_pat
     np.testing.assert_array_equal(z._a, [1.0, 2.0, 3.0])
 
 
-def test_current_live_follows_the_recording_its_break_and_the_flag():
+def test_current_live_follows_the_recording_and_its_break():
     rec, (a,) = _recording(np.arange(3.0))
-    assert current.live is None
+    assert current.live is None and not is_live(rec)
     with _recording_now(rec):
-        assert current.live is rec
-        recording_flag.on = False  # a live scalar's getter runs
-        assert current.live is None
+        assert current.live is rec and is_live(rec)
+        recording_flag.on = False  # a live scalar's getter runs: the flag is read, not watched
+        assert current.live is rec and not is_live(rec)
         recording_flag.on = True
-        assert current.live is rec
         rec.broken = "a graph break"
-        assert current.live is None
+        assert current.live is None and not is_live(rec)
         rec.broken = None
-        assert current.live is rec
-    assert current.live is None
+        assert current.live is rec and is_live(rec)
+    assert current.live is None and not is_live(rec)
     with pytest.raises(AttributeError):
         current.live = rec  # derived, never set

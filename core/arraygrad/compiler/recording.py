@@ -241,8 +241,9 @@ class Recording:
 
 class _Current:
     """The recording in progress (one at a time), or None: ``rec``. ``live``: ``rec`` while
-    it records now (``is_live``), else None, kept up to date as ``rec``, its ``broken`` and
-    ``recording_flag.on`` are written (the one attribute each recorded op tests)."""
+    it is not broken, else None, kept up to date as ``rec`` and its ``broken`` are written
+    (a recorded op tests ``current.live is rec and recording_flag.on``: the flag, toggled
+    around each live scalar's getter, is read, not watched)."""
 
     __slots__ = ("rec", "live")
 
@@ -263,12 +264,10 @@ class _Current:
 def _refresh() -> None:
     """Bring ``current.live`` up to date (see ``_Current``)."""
     rec = current.rec
-    live = rec if rec is not None and recording_flag.on and rec._broken is None else None
-    object.__setattr__(current, "live", live)
+    object.__setattr__(current, "live", rec if rec is not None and rec._broken is None else None)
 
 
 current = _Current()
-recording_flag.watch = _refresh
 
 
 def graph_break(reason: str) -> None:
@@ -295,4 +294,4 @@ def is_live(rec: Recording) -> bool:
     """Whether ``rec`` is recording now (not broken, not paused by a live scalar's getter)."""
     # after a graph break the session stays current (so every tensor keeps one backend)
     # but records nothing: the traced arrays are transparent
-    return current.live is rec
+    return current.live is rec and recording_flag.on

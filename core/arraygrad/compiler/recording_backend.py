@@ -13,7 +13,7 @@ import sys
 import types
 from typing import Any, Callable
 
-from arraygrad.compiler.scalars import LiveScalar
+from arraygrad.compiler.scalars import LiveScalar, recording_flag
 from arraygrad.compiler.traced import (
     DATA_DEPENDENT, EFFECT_FUNCTIONS, Recording, TracedArray, constant, current, graph_break,
     record_call, record_plain,
@@ -80,7 +80,7 @@ def _recorded_function(namespace: Any, name: str) -> Callable[..., Any]:
         if breaks and rec is not None and not constant(rec, args):
             # (of shapes and constants alone: no break)
             graph_break(f"`{name}` has a data-dependent shape")
-        if rec is not None and current.live is rec:
+        if rec is not None and current.live is rec and recording_flag.on:
             return record_plain(rec, fn, args, kwargs, pure)  # (``kwargs``: this call's own)
         return record_call(fn, args, kwargs, pure=pure, rec=rec, always=True)
 

@@ -57,28 +57,14 @@ class RecordingFlag:
     ``on``: True while a recording call runs (set by the recorder). ``host_call``: the
     recorder's ``(thunk) -> None`` that appends "run ``thunk()``" to the program, or None.
     ``graph_break``: the recorder's ``(reason) -> None`` that stops the recording, or None.
-    ``watch``: called after each write of ``on`` (the recorder keeps its one liveness
-    attribute, ``current.live``, up to date with it).
     """
 
-    __slots__ = ("on", "host_call", "graph_break", "watch")
+    __slots__ = ("on", "host_call", "graph_break")
 
     def __init__(self) -> None:
-        self.watch: Callable[[], None] = _nothing
         self.on = False
         self.host_call: Callable[[Callable[[], Any]], None] | None = None
         self.graph_break: Callable[[str], None] | None = None
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        # (writes are rare: a recording's start and stop, a live scalar's getter; reads of
-        # ``on``, on every eager op's path, stay a plain slot read)
-        object.__setattr__(self, name, value)
-        if name == "on":
-            self.watch()
-
-
-def _nothing() -> None:
-    pass
 
 
 recording_flag = RecordingFlag()

@@ -159,7 +159,7 @@ def record_call(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], *, pure:
     if rec is None:
         rec = current.rec
     runner = fn if call is None else call
-    if current.live is not rec or rec is None:
+    if current.live is not rec or rec is None or not recording_flag.on:
         if rec is not None and rec.reading is not None:
             _note_reads(rec, args, kwargs)  # a live scalar's getter computing on the state
         return runner(*unwrap(args), **(unwrap(kwargs) if kwargs else kwargs))
@@ -369,7 +369,7 @@ class TracedArray:
         """The transpose, recorded (an ``attr`` instruction; ``__getattr__`` would compute it
         twice)."""
         rec = self._r
-        if current.live is rec:
+        if current.live is rec and recording_flag.on:
             a = self._a
             result = a.T
             s = self._s
@@ -531,10 +531,10 @@ EFFECT_FUNCTIONS = frozenset({"copyto", "put", "place", "putmask", "put_along_ax
 # Most recorded ops are these. They run the operator on the real arrays and append the
 # instruction directly; anything else (a foreign operand, a live scalar, a result that is
 # no fresh array: a backend scalar, an alias) takes ``record_call``'s general path, which
-# gives the same instruction. Both test liveness as ``is_live`` does (``current.live``).
+# gives the same instruction. Both test liveness as ``is_live`` does.
 
-_NUMBER = frozenset({int, float, bool})  # operands that are their own template (not a
-# LiveScalar: a float subclass whose template is a ``Live``)
+_NUMBER = frozenset({int, float, bool})  # operands that are their own template (a
+# LiveScalar, a float subclass, is a ``Live`` entry, made while the backend takes no hints)
 
 
 def _fresh(rec: Recording, fn: Any, targs: tuple[Any, ...], kind: str, reads: tuple[int, ...],
@@ -601,7 +601,7 @@ def _binary(name: str, symbol: str) -> Callable[[TracedArray, Any], Any]:
 
     def op(self: TracedArray, other: Any) -> Any:
         rec = self._r
-        if current.live is rec:
+        if current.live is rec and recording_flag.on:
             cls = other.__class__
             a = self._a
             if cls is TracedArray:
@@ -616,12 +616,15 @@ def _binary(name: str, symbol: str) -> Callable[[TracedArray, Any], Any]:
                                                     rec.templates[other._s]),
                                           {}, result, (self, other), True, symbol, False,
                                           (self, other))
-            elif cls in _NUMBER:
-                result = fn(a, other)
+            elif cls in _NUMBER or (cls is LiveScalar and rec.hints is None):
+                # (a live scalar: its ``Live`` entry, and its float as eager passes it; the
+                # hints a capturing backend needs are the general path's)
+                entry = other if cls is not LiveScalar else _live_entry(other, rec)
+                result = fn(a, other if entry is other else float(other))
                 s = self._s
                 if result.__class__ is rec.array_type and result is not a:
-                    return _fresh(rec, fn, (rec.templates[s], other), symbol, (s,), result)
-                return _record_result(rec, fn, (rec.templates[s], other), {}, result, (self,),
+                    return _fresh(rec, fn, (rec.templates[s], entry), symbol, (s,), result)
+                return _record_result(rec, fn, (rec.templates[s], entry), {}, result, (self,),
                                       True, symbol, False, (self, other))
         return record_call(fn, (self, other), {}, kind=symbol, rec=rec)
     op.__name__ = f"__{name}__"
@@ -634,13 +637,16 @@ def _reflected(name: str, base: str) -> Callable[[TracedArray, Any], Any]:
 
     def op(self: TracedArray, other: Any) -> Any:
         rec = self._r
-        if other.__class__ in _NUMBER and current.live is rec:
+        cls = other.__class__
+        if ((cls in _NUMBER or (cls is LiveScalar and rec.hints is None))
+                and current.live is rec and recording_flag.on):
+            entry = other if cls is not LiveScalar else _live_entry(other, rec)
             a = self._a
-            result = fn(other, a)
+            result = fn(other if entry is other else float(other), a)
             s = self._s
             if result.__class__ is rec.array_type and result is not a:
-                return _fresh(rec, fn, (other, rec.templates[s]), symbol, (s,), result)
-            return _record_result(rec, fn, (other, rec.templates[s]), {}, result, (self,),
+                return _fresh(rec, fn, (entry, rec.templates[s]), symbol, (s,), result)
+            return _record_result(rec, fn, (entry, rec.templates[s]), {}, result, (self,),
                                   True, symbol, False, (other, self))
         return record_call(fn, (other, self), {}, kind=symbol, rec=rec)
     op.__name__ = f"__{name}__"
@@ -653,7 +659,7 @@ def _inplace(name: str) -> Callable[[TracedArray, Any], Any]:
 
     def op(self: TracedArray, other: Any) -> Any:
         rec = self._r
-        if current.live is rec:
+        if current.live is rec and recording_flag.on:
             cls = other.__class__
             a = self._a
             s = self._s
@@ -663,9 +669,10 @@ def _inplace(name: str) -> Callable[[TracedArray, Any], Any]:
                 reads: tuple[int, ...] = (s,) if s == t else (s, t)
                 result = fn(a, other._a)
                 traced: tuple[Any, ...] = (self, other)
-            elif cls in _NUMBER:
-                targs, reads = (rec.templates[s], other), (s,)
-                result = fn(a, other)
+            elif cls in _NUMBER or (cls is LiveScalar and rec.hints is None):
+                entry = other if cls is not LiveScalar else _live_entry(other, rec)
+                targs, reads = (rec.templates[s], entry), (s,)
+                result = fn(a, other if entry is other else float(other))
                 traced = (self,)
             else:
                 return record_call(fn, (self, other), {}, pure=False, kind=symbol, rec=rec)
@@ -682,7 +689,7 @@ def _inplace(name: str) -> Callable[[TracedArray, Any], Any]:
 def _unary(fn: Callable[[Any], Any], kind: str) -> Callable[[TracedArray], Any]:
     def op(self: TracedArray) -> Any:
         rec = self._r
-        if current.live is rec:
+        if current.live is rec and recording_flag.on:
             a = self._a
             result = fn(a)
             s = self._s
