@@ -24,7 +24,7 @@ from arraygrad.compiler.recording import (
 from arraygrad.compiler.scalars import LiveScalar, recording_flag
 
 __all__ = ["TracedArray", "Recording", "Instr", "Slot", "Live", "GraphBreak", "Unsupported",
-           "current", "record_call", "record_plain", "recorded_kernel", "unwrap", "graph_break",
+           "current", "record_call", "namespace_function", "recorded_kernel", "unwrap", "graph_break",
            "constant"]
 
 
@@ -547,17 +547,20 @@ def _fresh(rec: Recording, fn: Any, targs: tuple[Any, ...], kind: str, reads: tu
     return TracedArray(result, out, rec)
 
 
-def record_plain(rec: Recording, fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
-                 pure: bool) -> Any:
-    """``record_call(fn, args, kwargs, pure=pure, rec=rec, always=True)`` for ``rec`` live,
-    in a lean lane when the call is one or two positional operands, the first a traced array
-    of ``rec``, the rest no container, live scalar or foreign traced array, and keywords
-    that are plain constants (``axis``, ``keepdims``): a namespace call's usual shape.
-    ``kwargs`` must be the caller's own dict (it becomes the template)."""
-    n = len(args)
-    x = args[0] if n else None
-    if (x.__class__ is TracedArray and x._r is rec and n <= 2 and not rec.hints
-            and "out" not in kwargs):
+def namespace_function(namespace: Any, name: str, pure: bool) -> Callable[..., Any]:
+    """``namespace.name`` as the recording in progress sees it (a ``RecordingNamespace``'s
+    function): ``record_call(fn, args, kwargs, pure=pure, always=True)``, in a lean lane when
+    the call is one or two positional operands, the first a traced array of the live
+    recording, the second no container, live scalar or foreign traced array, with keywords
+    that are plain constants (``axis``, ``keepdims``): a namespace call's usual shape."""
+    def call(*args: Any, **kwargs: Any) -> Any:
+        fn = getattr(namespace, name)  # at each call: a namespace patched since is seen
+        rec = current.live
+        n = len(args)
+        x = args[0] if n else None
+        if (x.__class__ is not TracedArray or x._r is not rec or not recording_flag.on
+                or n > 2 or rec.hints or "out" in kwargs):  # (``rec.hints``: a live scalar's)
+            return record_call(fn, args, kwargs, pure=pure, rec=current.rec, always=True)
         for v in kwargs.values():
             if v.__class__ not in _PLAIN:
                 return record_call(fn, args, kwargs, pure=pure, rec=rec, always=True)
@@ -584,6 +587,7 @@ def record_plain(rec: Recording, fn: Any, args: tuple[Any, ...], kwargs: dict[st
             else:
                 return record_call(fn, args, kwargs, pure=pure, rec=rec, always=True)
             result = fn(a, b, **kwargs) if kwargs else fn(a, b)
+        # (``kwargs``: this call's own dict, so the template itself)
         if (result.__class__ is rec.array_type and result is not a and result is not b
                 and pure and getattr(result, "base", None) is None):
             out = rec.nslots  # a fresh array (no view, no argument returned): a new slot
@@ -593,7 +597,9 @@ def record_plain(rec: Recording, fn: Any, args: tuple[Any, ...], kwargs: dict[st
             return TracedArray(result, out, rec)
         traced = [v for v in args if v.__class__ is TracedArray]
         return _record_result(rec, fn, targs, kwargs, result, traced, pure, "call", True, args)
-    return record_call(fn, args, kwargs, pure=pure, rec=rec, always=True)
+
+    call.__name__ = name
+    return call
 
 
 def _binary(name: str, symbol: str) -> Callable[[TracedArray, Any], Any]:
