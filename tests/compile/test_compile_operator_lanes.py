@@ -242,3 +242,37 @@ def test_current_live_follows_the_recording_and_its_break():
     assert current.live is None and not is_live(rec)
     with pytest.raises(AttributeError):
         current.live = rec  # derived, never set
+
+
+def test_a_traced_array_forwards_its_real_array_s_names_without_a_getattr_hook():
+    # no ``__getattr__``: every attribute read of a traced array (``_a``, ``shape``) would go
+    # through a slower hook; the real array's names are class attributes instead
+    assert "__getattr__" not in vars(TracedArray)
+    assert not hasattr(TracedArray, "reshape")  # (an instance's attribute only)
+    rec, (a, _b, _s) = _recording(*_inputs())
+    with _recording_now(rec):
+        r = a.reshape(3, 2)       # a method: recorded, its result a view of slot 0
+        c = a.cumsum(axis=1)      # a method with keywords
+        re = a.real               # an array attribute: an ``attr`` instruction
+        assert a.itemsize == 8 and a.flags.writeable  # metadata: as it is
+        with pytest.raises(AttributeError):
+            a.no_such_name
+    assert [(i.fn, i.kind) for i in rec.instrs] == [("reshape", "method"), ("cumsum", "method"),
+                                                   ("real", "attr")]
+    assert rec.base == {r._s: 0} and rec.instrs[1].kwargs == {"axis": 1}
+    np.testing.assert_array_equal(r._a, _inputs()[0].reshape(3, 2))
+    np.testing.assert_array_equal(c._a, _inputs()[0].cumsum(axis=1))
+    assert type(re) is TracedArray
+    with pytest.raises(TypeError):
+        round(a)  # special methods the class does not define stay undefined
+
+
+def test_a_traced_array_s_memory_export_breaks_the_graph():
+    breaks = []
+    rec = Recording(default_backend(), breaks.append)
+    a = TracedArray(np.arange(3.0), rec.new_slot(), rec)
+    rec.ninputs = 1
+    with _recording_now(rec):
+        interface = a.__array_interface__
+    assert interface["shape"] == (3,) and len(breaks) == 1
+    assert "__array_interface__" in breaks[0]

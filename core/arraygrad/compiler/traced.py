@@ -355,6 +355,8 @@ class TracedArray:
         self._a = real
         self._s = slot
         self._r = rec
+        if real.__class__ not in _FORWARDED:  # (once per real array type)
+            _forward_names(real)
 
     # static metadata (read on most ops' paths: a C getter each, no Python frame) ---------
     shape = property(operator.attrgetter("_a.shape"),
@@ -471,7 +473,11 @@ class TracedArray:
         return record_call(func, tuple(args), dict(kwargs), pure=name not in EFFECT_FUNCTIONS,
                            rec=self._r)
 
-    def __getattr__(self, name: str) -> Any:
+    def _forward(self, name: str) -> Any:
+        """The real array's attribute ``name`` as this traced array has it (a ``_Forwarded``
+        class attribute's value): a method records its calls, an array attribute is an
+        ``attr`` instruction, a read into Python or an export of the memory breaks the
+        graph."""
         if self._r.reading is not None:
             self._r.reading.add(self._s)  # a live scalar's getter reads this array
         if name in _EXPORTS and _live(self._r):
@@ -505,6 +511,44 @@ class TracedArray:
 
 
 _GET_T = operator.attrgetter("T")
+
+
+class _Forwarded:
+    """A class attribute of ``TracedArray`` for a name its real arrays have and it does not
+    define: an instance's value is ``_forward(name)``. (A ``__getattr__`` would do the same
+    for every name, but would route every attribute read of a traced array, ``_a`` and
+    ``shape`` included, through a slower lookup that the interpreter cannot specialize.)"""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: Any, owner: Any = None) -> Any:
+        if obj is None:
+            raise AttributeError(self.name)  # (not an attribute of the class itself)
+        return obj._forward(self.name)
+
+
+_FORWARDED: set[type] = set()  # the real array types whose names are forwarded
+
+
+def _forward_names(real: Any) -> None:
+    """Forward the attributes of ``real`` (an instance of a real array type met for the first
+    time) that ``TracedArray`` lacks: its type's public names and the array protocols'
+    dunder names (``__array_interface__``, ``__array_namespace__``...); other special
+    methods stay undefined, as they were under ``__getattr__`` (the interpreter looks those
+    up on the type)."""
+    _FORWARDED.add(real.__class__)
+    own = set().union(*(vars(k) for k in TracedArray.__mro__))
+    for name in dir(real):
+        if name in own or (name.startswith("__") and not name.startswith(_PROTOCOLS)):
+            continue
+        setattr(TracedArray, name, _Forwarded(name))
+
+
+# dunder names forwarded: the array protocols foreign code reads off an instance
+_PROTOCOLS = ("__array", "__cuda_array", "__dlpack")
 
 
 def _item(a: Any) -> Any:
