@@ -119,6 +119,8 @@ def _trace(result: Any, rec: Recording, traced: list[Any]) -> tuple[Any, Any, An
         backend = rec.backend
         coerce = None
         if backend.array_type is not None and type(result) is not backend.array_type:
+            if not hasattr(result, "__dict__"):  # (what ``_is_array`` says is the class's)
+                _BACKEND_SCALARS.add(type(result))
             result = backend.coerce(result)  # a backend scalar: eager's wrap would coerce it
             coerce = backend.coerce
         k = rec.new_slot()
@@ -129,6 +131,11 @@ def _trace(result: Any, rec: Recording, traced: list[Any]) -> tuple[Any, Any, An
             raise GraphBreak("a tuple result holding backend scalars")
         return tuple(v for v, _, _ in outs), tuple(o for _, o, _ in outs), None
     raise GraphBreak(f"a call returned {type(result).__name__} (a value read into Python)")
+
+
+# classes of backend scalars ``_trace`` coerced (NumPy's ``float32``...: a full reduction's
+# result): a namespace call's lane coerces them itself
+_BACKEND_SCALARS: set[type] = set()
 
 
 def _first_slot(args: tuple[Any, ...], rec: Recording) -> int | None:
@@ -632,13 +639,23 @@ def namespace_function(namespace: Any, name: str, pure: bool) -> Callable[..., A
                 return record_call(fn, args, kwargs, pure=pure, rec=rec, always=True)
             result = fn(a, b, **kwargs) if kwargs else fn(a, b)
         # (``kwargs``: this call's own dict, so the template itself)
-        if (result.__class__ is rec.array_type and result is not a and result is not b
-                and pure and getattr(result, "base", None) is None):
-            out = rec.nslots  # a fresh array (no view, no argument returned): a new slot
-            rec.nslots = out + 1
-            templates.append(Slot((out,)))
-            rec.instrs.append(Instr((fn, targs, kwargs, out, True, "call", None, reads)))
-            return TracedArray(result, out, rec)
+        cls = result.__class__
+        if (result is not a and result is not b and pure
+                and getattr(result, "base", None) is None):
+            coerce = None
+            if cls is rec.array_type:  # a fresh array (no view, no argument returned)
+                real = result
+            elif cls in _BACKEND_SCALARS and rec.array_type is not None:
+                coerce = rec.backend.coerce  # a backend scalar, coerced as ``_trace`` does
+                real = coerce(result)
+            else:
+                real = None
+            if real is not None:
+                out = rec.nslots  # a new slot
+                rec.nslots = out + 1
+                templates.append(Slot((out,)))
+                rec.instrs.append(Instr((fn, targs, kwargs, out, True, "call", coerce, reads)))
+                return TracedArray(real, out, rec)
         traced = [v for v in args if v.__class__ is TracedArray]
         return _record_result(rec, fn, targs, kwargs, result, traced, pure, "call", True, args)
 
