@@ -1,8 +1,10 @@
-"""The recorder's lean lanes (a traced array's operators on a traced array or a plain
-number, ``.T``) must append exactly the instruction, slot and view base the general
-``record_call`` path appends for the same call, and return the same kind of value; what
-they do not cover (a live scalar, a leftover of another recording, a backend scalar
-result, a broken recording) must still take the general path."""
+"""The recorder's lean lanes (a traced array's operators on a traced array, a plain number
+or a live scalar, ``.T``, and namespace calls of one or two operands) must append exactly
+the instruction, slot and view base the general ``record_call`` path appends for the same
+call, and return the same kind of value; what they do not cover (a capturing backend's
+live-scalar hints, another recording's leftover, ``out=``, a broken recording) must still
+take the general path. Also: the liveness attribute, and a traced array's forwarding of
+its real array's names without a ``__getattr__``."""
 
 from __future__ import annotations
 
