@@ -46,6 +46,18 @@ class Slot(tuple):
         return self[0]
 
 
+class _Slots(dict[int, Slot]):
+    """Slot number -> its template entry, each made once per process at its first use (a
+    ``Slot`` is immutable, so every recording shares them: a new slot makes nothing)."""
+
+    def __missing__(self, k: int) -> Slot:
+        entry = self[k] = Slot((k,))
+        return entry
+
+
+SLOTS = _Slots()
+
+
 class Live:
     """Template entry: a live scalar, evaluated again (``getter()``) at replay.
 
@@ -110,7 +122,7 @@ class Recording:
         self.array_type = backend.array_type  # (read once per recorded op)
         self.instrs: list[Instr] = []
         self.nslots = 0
-        self.templates: list[Slot] = []  # slot k's template entry, made once (shared, immutable)
+        self.templates = SLOTS  # slot k's template entry (shared by every recording)
         self.on_break = on_break
         self._broken: str | None = None
         # ``written`` and ``producer`` are derived from ``instrs`` when read (``_derive``), not
@@ -235,7 +247,6 @@ class Recording:
         """A fresh slot number."""
         k = self.nslots
         self.nslots = k + 1
-        self.templates.append(Slot((k,)))
         return k
 
 

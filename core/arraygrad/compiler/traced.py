@@ -220,7 +220,6 @@ def _record_result(rec: Recording, fn: Any, targs: tuple[Any, ...], tkw: dict[st
         if value is None:
             out = rec.nslots  # (``Recording.new_slot``, inlined: once per recorded op)
             rec.nslots = out + 1
-            rec.templates.append(Slot((out,)))
             value = TracedArray(result, out, rec)
         else:
             out = value._s  # an in-place result: the argument itself, as in eager
@@ -593,7 +592,6 @@ def _fresh(rec: Recording, fn: Any, targs: tuple[Any, ...], kind: str, reads: tu
     """Record ``result``, a fresh real array computed by a pure call, in a new slot."""
     out = rec.nslots
     rec.nslots = out + 1
-    rec.templates.append(Slot((out,)))
     rec.instrs.append(Instr((fn, targs, {}, out, True, kind, None, reads)))
     return TracedArray(result, out, rec)
 
@@ -653,7 +651,6 @@ def namespace_function(namespace: Any, name: str, pure: bool) -> Callable[..., A
             if real is not None:
                 out = rec.nslots  # a new slot
                 rec.nslots = out + 1
-                templates.append(Slot((out,)))
                 rec.instrs.append(Instr((fn, targs, kwargs, out, True, "call", coerce, reads)))
                 return TracedArray(real, out, rec)
         traced = [v for v in args if v.__class__ is TracedArray]
