@@ -198,7 +198,8 @@ class Recording:
         """Make the read ``fn(slot k) == value`` a value guard, if slot ``k`` is a pure
         function of inputs nothing has written yet (else False: a graph break)."""
         self._derive()
-        written, producer, instrs, ninputs = self._written, self._producer, self.instrs, self.ninputs
+        written, producer, instrs = self._written, self._producer, self.instrs
+        ninputs = self.ninputs
         cone: set[int] = set()
         todo = [k]
         while todo:

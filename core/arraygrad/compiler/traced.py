@@ -24,8 +24,8 @@ from arraygrad.compiler.recording import (
 from arraygrad.compiler.scalars import LiveScalar, recording_flag
 
 __all__ = ["TracedArray", "Recording", "Instr", "Slot", "Live", "GraphBreak", "Unsupported",
-           "current", "record_call", "namespace_function", "recorded_kernel", "unwrap", "graph_break",
-           "constant"]
+           "current", "record_call", "namespace_function", "recorded_kernel", "unwrap",
+           "graph_break", "constant"]
 
 
 def constant(rec: Recording, value: Any) -> bool:
