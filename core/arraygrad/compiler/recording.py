@@ -46,6 +46,18 @@ class Slot(tuple):
         return self[0]
 
 
+class _Slots(dict[int, Slot]):
+    """Slot number -> its template entry, each made once per process at its first use (a
+    ``Slot`` is immutable, so every recording shares them: a new slot makes nothing)."""
+
+    def __missing__(self, k: int) -> Slot:
+        entry = self[k] = Slot((k,))
+        return entry
+
+
+SLOTS = _Slots()
+
+
 class Live:
     """Template entry: a live scalar, evaluated again (``getter()``) at replay.
 
@@ -110,9 +122,9 @@ class Recording:
         self.array_type = backend.array_type  # (read once per recorded op)
         self.instrs: list[Instr] = []
         self.nslots = 0
-        self.templates: list[Slot] = []  # slot k's template entry, made once (shared, immutable)
+        self.templates = SLOTS  # slot k's template entry (shared by every recording)
         self.on_break = on_break
-        self.broken: str | None = None
+        self._broken: str | None = None
         # ``written`` and ``producer`` are derived from ``instrs`` when read (``_derive``), not
         # kept up to date by the recorder: most recordings never read them before binding
         self._written: set[int] = set()
@@ -130,6 +142,17 @@ class Recording:
         # None unless the backend may capture; else the Live entries of the call being made
         self.hints: list[Live] | None = None
         self.reading: set[int] | None = None  # while a getter is probed: the slots it reads
+
+    @property
+    def broken(self) -> str | None:
+        """Why the recording stopped (a graph break's reason), or None while it goes on."""
+        return self._broken
+
+    @broken.setter
+    def broken(self, reason: str | None) -> None:
+        self._broken = reason
+        if current.rec is self:
+            _refresh()
 
     @property
     def written(self) -> set[int]:
@@ -174,27 +197,27 @@ class Recording:
     def guard(self, k: int, fn: Callable[[Any], Any], value: Any) -> bool:
         """Make the read ``fn(slot k) == value`` a value guard, if slot ``k`` is a pure
         function of inputs nothing has written yet (else False: a graph break)."""
+        self._derive()
+        written, producer, instrs = self._written, self._producer, self.instrs
+        ninputs = self.ninputs
         cone: set[int] = set()
         todo = [k]
         while todo:
             s = todo.pop()
-            if s in self.written:
+            if s in written:
                 return False
-            i = self.producer.get(s)
+            i = producer.get(s)
             if i is None:
-                if s >= self.ninputs:
+                if s >= ninputs:
                     return False
                 continue
             if i in cone:
                 continue
-            ins = self.instrs[i]
-            if not ins.pure or ins.kind == "host":
+            ins = instrs[i]
+            if not ins[4] or ins[5] == "host":  # (``pure``, ``kind``)
                 return False
             cone.add(i)
-            found: set[int] = set()
-            slots_of(ins.args, found)
-            slots_of(ins.kwargs, found)
-            todo.extend(found)
+            todo.extend(ins[7])  # (``reads``: the slots its templates name)
         self.hoisted |= cone
         self.guards.append((k, fn, value))
         return True
@@ -225,17 +248,35 @@ class Recording:
         """A fresh slot number."""
         k = self.nslots
         self.nslots = k + 1
-        self.templates.append(Slot((k,)))
         return k
 
 
 class _Current:
-    """The recording in progress (one at a time), or None."""
+    """The recording in progress (one at a time), or None: ``rec``. ``live``: ``rec`` while
+    it is not broken, else None, kept up to date as ``rec`` and its ``broken`` are written
+    (a recorded op tests ``current.live is rec and recording_flag.on``: the flag, toggled
+    around each live scalar's getter, is read, not watched)."""
 
-    __slots__ = ("rec",)
+    __slots__ = ("rec", "live")
+
+    rec: Recording | None
+    live: Recording | None
 
     def __init__(self) -> None:
-        self.rec: Recording | None = None
+        object.__setattr__(self, "live", None)
+        object.__setattr__(self, "rec", None)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name != "rec":
+            raise AttributeError(f"`current.{name}` is derived, not set")
+        object.__setattr__(self, "rec", value)
+        _refresh()
+
+
+def _refresh() -> None:
+    """Bring ``current.live`` up to date (see ``_Current``)."""
+    rec = current.rec
+    object.__setattr__(current, "live", rec if rec is not None and rec._broken is None else None)
 
 
 current = _Current()
@@ -265,4 +306,4 @@ def is_live(rec: Recording) -> bool:
     """Whether ``rec`` is recording now (not broken, not paused by a live scalar's getter)."""
     # after a graph break the session stays current (so every tensor keeps one backend)
     # but records nothing: the traced arrays are transparent
-    return recording_flag.on and current.rec is rec and rec.broken is None
+    return current.live is rec and recording_flag.on

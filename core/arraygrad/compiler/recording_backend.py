@@ -16,7 +16,7 @@ from typing import Any, Callable
 from arraygrad.compiler.scalars import LiveScalar
 from arraygrad.compiler.traced import (
     DATA_DEPENDENT, EFFECT_FUNCTIONS, Recording, TracedArray, constant, current, graph_break,
-    record_call,
+    namespace_function, record_call,
 )
 
 __all__ = ["RecordingBackend", "RecordingNamespace", "RecordingGenerator", "recording_backend",
@@ -72,12 +72,13 @@ def recording_namespace(real: Any) -> RecordingNamespace:
 
 def _recorded_function(namespace: Any, name: str) -> Callable[..., Any]:
     pure = name not in EFFECT_FUNCTIONS
-    breaks = name in DATA_DEPENDENT
+    if name not in DATA_DEPENDENT:
+        return namespace_function(namespace, name, pure)
 
     def call(*args: Any, **kwargs: Any) -> Any:
         fn = getattr(namespace, name)  # at each call: a namespace patched since is seen
         rec = current.rec
-        if breaks and rec is not None and not constant(rec, args):
+        if rec is not None and not constant(rec, args):
             # (of shapes and constants alone: no break)
             graph_break(f"`{name}` has a data-dependent shape")
         return record_call(fn, args, kwargs, pure=pure, rec=rec, always=True)

@@ -24,7 +24,8 @@ from arraygrad.compiler.recording import (
 from arraygrad.compiler.scalars import LiveScalar, recording_flag
 
 __all__ = ["TracedArray", "Recording", "Instr", "Slot", "Live", "GraphBreak", "Unsupported",
-           "current", "record_call", "recorded_kernel", "unwrap", "graph_break", "constant"]
+           "current", "record_call", "namespace_function", "recorded_kernel", "unwrap",
+           "graph_break", "constant"]
 
 
 def constant(rec: Recording, value: Any) -> bool:
@@ -118,6 +119,8 @@ def _trace(result: Any, rec: Recording, traced: list[Any]) -> tuple[Any, Any, An
         backend = rec.backend
         coerce = None
         if backend.array_type is not None and type(result) is not backend.array_type:
+            if not hasattr(result, "__dict__"):  # (what ``_is_array`` says is the class's)
+                _BACKEND_SCALARS.add(type(result))
             result = backend.coerce(result)  # a backend scalar: eager's wrap would coerce it
             coerce = backend.coerce
         k = rec.new_slot()
@@ -128,6 +131,11 @@ def _trace(result: Any, rec: Recording, traced: list[Any]) -> tuple[Any, Any, An
             raise GraphBreak("a tuple result holding backend scalars")
         return tuple(v for v, _, _ in outs), tuple(o for _, o, _ in outs), None
     raise GraphBreak(f"a call returned {type(result).__name__} (a value read into Python)")
+
+
+# classes of backend scalars ``_trace`` coerced (NumPy's ``float32``...: a full reduction's
+# result): a namespace call's lane coerces them itself
+_BACKEND_SCALARS: set[type] = set()
 
 
 def _first_slot(args: tuple[Any, ...], rec: Recording) -> int | None:
@@ -158,7 +166,7 @@ def record_call(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], *, pure:
     if rec is None:
         rec = current.rec
     runner = fn if call is None else call
-    if rec is None or rec.broken is not None or current.rec is not rec or not recording_flag.on:
+    if current.live is not rec or rec is None or not recording_flag.on:
         if rec is not None and rec.reading is not None:
             _note_reads(rec, args, kwargs)  # a live scalar's getter computing on the state
         return runner(*unwrap(args), **(unwrap(kwargs) if kwargs else kwargs))
@@ -193,6 +201,17 @@ def record_call(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], *, pure:
             pure = False
     else:
         result = runner(*real_args)  # (no keyword dict to copy: most ops)
+    return _record_result(rec, fn, tuple(targs), tkw, result, traced, pure, kind, always, args)
+
+
+def _record_result(rec: Recording, fn: Any, targs: tuple[Any, ...], tkw: dict[str, Any],
+                   result: Any, traced: Any, pure: bool, kind: str, always: bool,
+                   args: tuple[Any, ...]) -> Any:
+    """Append the instruction of a call that ran on the real arrays and returned ``result``;
+    return what the caller gets (``record_call``'s second half, and the operator lanes' for a
+    result that is no fresh array). ``traced``: the traced arrays of ``rec`` the call read,
+    in argument order; ``args``: the call's arguments as given (a new view's base is the
+    first traced one)."""
     if result.__class__ is rec.array_type:  # the common case of ``_trace``, inlined
         value = None
         for t in traced:  # (``_argument``, inlined)
@@ -201,7 +220,6 @@ def record_call(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], *, pure:
         if value is None:
             out = rec.nslots  # (``Recording.new_slot``, inlined: once per recorded op)
             rec.nslots = out + 1
-            templates.append(Slot((out,)))
             value = TracedArray(result, out, rec)
         else:
             out = value._s  # an in-place result: the argument itself, as in eager
@@ -231,7 +249,7 @@ def record_call(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], *, pure:
         first = _first_slot(args, rec)  # a new view: writes to it write its base
         if first is not None:
             rec.base[out] = rec.base.get(first, first)
-    rec.instrs.append(Instr((fn, tuple(targs), tkw, out, pure, kind, coerce, reads)))
+    rec.instrs.append(Instr((fn, targs, tkw, out, pure, kind, coerce, reads)))
     return value
 
 
@@ -343,6 +361,8 @@ class TracedArray:
         self._a = real
         self._s = slot
         self._r = rec
+        if real.__class__ not in _FORWARDED:  # (once per real array type)
+            _forward_names(real)
 
     # static metadata (read on most ops' paths: a C getter each, no Python frame) ---------
     shape = property(operator.attrgetter("_a.shape"),
@@ -356,7 +376,19 @@ class TracedArray:
     def T(self) -> Any:
         """The transpose, recorded (an ``attr`` instruction; ``__getattr__`` would compute it
         twice)."""
-        return record_call("T", (self,), {}, kind="attr", call=_GET_T, rec=self._r)
+        rec = self._r
+        if current.live is rec and recording_flag.on:
+            a = self._a
+            result = a.T
+            s = self._s
+            if (result.__class__ is rec.array_type and result is not a
+                    and getattr(result, "base", None) is not None):  # a new view (lean lane)
+                view = _fresh(rec, "T", (rec.templates[s],), "attr", (s,), result)
+                rec.base[view._s] = rec.base.get(s, s)  # writes to it write its base
+                return view
+            return _record_result(rec, "T", (rec.templates[s],), {}, result, (self,), True,
+                                  "attr", False, (self,))
+        return record_call("T", (self,), {}, kind="attr", call=_GET_T, rec=rec)
 
     @property
     def device(self) -> Any:
@@ -447,7 +479,11 @@ class TracedArray:
         return record_call(func, tuple(args), dict(kwargs), pure=name not in EFFECT_FUNCTIONS,
                            rec=self._r)
 
-    def __getattr__(self, name: str) -> Any:
+    def _forward(self, name: str) -> Any:
+        """The real array's attribute ``name`` as this traced array has it (a ``_Forwarded``
+        class attribute's value): a method records its calls, an array attribute is an
+        ``attr`` instruction, a read into Python or an export of the memory breaks the
+        graph."""
         if self._r.reading is not None:
             self._r.reading.add(self._s)  # a live scalar's getter reads this array
         if name in _EXPORTS and _live(self._r):
@@ -483,6 +519,44 @@ class TracedArray:
 _GET_T = operator.attrgetter("T")
 
 
+class _Forwarded:
+    """A class attribute of ``TracedArray`` for a name its real arrays have and it does not
+    define: an instance's value is ``_forward(name)``. (A ``__getattr__`` would do the same
+    for every name, but would route every attribute read of a traced array, ``_a`` and
+    ``shape`` included, through a slower lookup that the interpreter cannot specialize.)"""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: Any, owner: Any = None) -> Any:
+        if obj is None:
+            raise AttributeError(self.name)  # (not an attribute of the class itself)
+        return obj._forward(self.name)
+
+
+_FORWARDED: set[type] = set()  # the real array types whose names are forwarded
+
+
+def _forward_names(real: Any) -> None:
+    """Forward the attributes of ``real`` (an instance of a real array type met for the first
+    time) that ``TracedArray`` lacks: its type's public names and the array protocols'
+    dunder names (``__array_interface__``, ``__array_namespace__``...); other special
+    methods stay undefined, as they were under ``__getattr__`` (the interpreter looks those
+    up on the type)."""
+    _FORWARDED.add(real.__class__)
+    own = set().union(*(vars(k) for k in TracedArray.__mro__))
+    for name in dir(real):
+        if name in own or (name.startswith("__") and not name.startswith(_PROTOCOLS)):
+            continue
+        setattr(TracedArray, name, _Forwarded(name))
+
+
+# dunder names forwarded: the array protocols foreign code reads off an instance
+_PROTOCOLS = ("__array", "__cuda_array", "__dlpack")
+
+
 def _item(a: Any) -> Any:
     return a.item()
 
@@ -503,11 +577,120 @@ DATA_DEPENDENT = frozenset({"nonzero", "unique", "unique_all", "unique_counts", 
 EFFECT_FUNCTIONS = frozenset({"copyto", "put", "place", "putmask", "put_along_axis", "fill_diagonal"})
 
 
+# -- lean lanes: the operators on (traced, traced) and (traced, number) -----------------
+# Most recorded ops are these. They run the operator on the real arrays and append the
+# instruction directly; anything else (a foreign operand, a live scalar, a result that is
+# no fresh array: a backend scalar, an alias) takes ``record_call``'s general path, which
+# gives the same instruction. Both test liveness as ``is_live`` does.
+
+_NUMBER = frozenset({int, float, bool})  # operands that are their own template (a
+# LiveScalar, a float subclass, is a ``Live`` entry, made while the backend takes no hints)
+
+
+def _fresh(rec: Recording, fn: Any, targs: tuple[Any, ...], kind: str, reads: tuple[int, ...],
+           result: Any) -> TracedArray:
+    """Record ``result``, a fresh real array computed by a pure call, in a new slot."""
+    out = rec.nslots
+    rec.nslots = out + 1
+    rec.instrs.append(Instr((fn, targs, {}, out, True, kind, None, reads)))
+    return TracedArray(result, out, rec)
+
+
+def namespace_function(namespace: Any, name: str, pure: bool) -> Callable[..., Any]:
+    """``namespace.name`` as the recording in progress sees it (a ``RecordingNamespace``'s
+    function): ``record_call(fn, args, kwargs, pure=pure, always=True)``, in a lean lane when
+    the call is one or two positional operands, the first a traced array of the live
+    recording, the second no container, live scalar or foreign traced array, with keywords
+    that are plain constants (``axis``, ``keepdims``): a namespace call's usual shape."""
+    def call(*args: Any, **kwargs: Any) -> Any:
+        fn = getattr(namespace, name)  # at each call: a namespace patched since is seen
+        rec = current.live
+        n = len(args)
+        x = args[0] if n else None
+        if (x.__class__ is not TracedArray or x._r is not rec or not recording_flag.on
+                or n > 2 or rec.hints or "out" in kwargs):  # (``rec.hints``: a live scalar's)
+            return record_call(fn, args, kwargs, pure=pure, rec=current.rec, always=True)
+        for v in kwargs.values():
+            if v.__class__ not in _PLAIN:
+                return record_call(fn, args, kwargs, pure=pure, rec=rec, always=True)
+        a = x._a
+        s = x._s
+        templates = rec.templates
+        if n == 1:
+            result = fn(a, **kwargs) if kwargs else fn(a)
+            targs: tuple[Any, ...] = (templates[s],)
+            reads: tuple[int, ...] = (s,)
+            b = a
+        else:
+            y = args[1]
+            cls = y.__class__
+            if cls is TracedArray:
+                if y._r is not rec or (y is not x and y._a is a):
+                    return record_call(fn, args, kwargs, pure=pure, rec=rec, always=True)
+                b = y._a
+                t = y._s
+                targs, reads = (templates[s], templates[t]), ((s,) if s == t else (s, t))
+            elif cls not in _UNWRAP:  # its own template (as ``_split`` has it)
+                b = y
+                targs, reads = (templates[s], y), (s,)
+            else:
+                return record_call(fn, args, kwargs, pure=pure, rec=rec, always=True)
+            result = fn(a, b, **kwargs) if kwargs else fn(a, b)
+        # (``kwargs``: this call's own dict, so the template itself)
+        cls = result.__class__
+        if (result is not a and result is not b and pure
+                and getattr(result, "base", None) is None):
+            coerce = None
+            if cls is rec.array_type:  # a fresh array (no view, no argument returned)
+                real = result
+            elif cls in _BACKEND_SCALARS and rec.array_type is not None:
+                coerce = rec.backend.coerce  # a backend scalar, coerced as ``_trace`` does
+                real = coerce(result)
+            else:
+                real = None
+            if real is not None:
+                out = rec.nslots  # a new slot
+                rec.nslots = out + 1
+                rec.instrs.append(Instr((fn, targs, kwargs, out, True, "call", coerce, reads)))
+                return TracedArray(real, out, rec)
+        traced = [v for v in args if v.__class__ is TracedArray]
+        return _record_result(rec, fn, targs, kwargs, result, traced, pure, "call", True, args)
+
+    call.__name__ = name
+    return call
+
+
 def _binary(name: str, symbol: str) -> Callable[[TracedArray, Any], Any]:
     fn = getattr(operator, name + "_" if name in ("and", "or") else name)
 
     def op(self: TracedArray, other: Any) -> Any:
-        return record_call(fn, (self, other), {}, kind=symbol, rec=self._r)
+        rec = self._r
+        if current.live is rec and recording_flag.on:
+            cls = other.__class__
+            a = self._a
+            if cls is TracedArray:
+                b = other._a
+                if other._r is rec and (other is self or b is not a):
+                    result = fn(a, b)
+                    if result.__class__ is rec.array_type and result is not a and result is not b:
+                        s, t = self._s, other._s
+                        return _fresh(rec, fn, (rec.templates[s], rec.templates[t]), symbol,
+                                      (s,) if s == t else (s, t), result)
+                    return _record_result(rec, fn, (rec.templates[self._s],
+                                                    rec.templates[other._s]),
+                                          {}, result, (self, other), True, symbol, False,
+                                          (self, other))
+            elif cls in _NUMBER or (cls is LiveScalar and rec.hints is None):
+                # (a live scalar: its ``Live`` entry, and its float as eager passes it; the
+                # hints a capturing backend needs are the general path's)
+                entry = other if cls is not LiveScalar else _live_entry(other, rec)
+                result = fn(a, other if entry is other else float(other))
+                s = self._s
+                if result.__class__ is rec.array_type and result is not a:
+                    return _fresh(rec, fn, (rec.templates[s], entry), symbol, (s,), result)
+                return _record_result(rec, fn, (rec.templates[s], entry), {}, result, (self,),
+                                      True, symbol, False, (self, other))
+        return record_call(fn, (self, other), {}, kind=symbol, rec=rec)
     op.__name__ = f"__{name}__"
     return op
 
@@ -517,7 +700,19 @@ def _reflected(name: str, base: str) -> Callable[[TracedArray, Any], Any]:
     symbol = _BINARY[base]
 
     def op(self: TracedArray, other: Any) -> Any:
-        return record_call(fn, (other, self), {}, kind=symbol, rec=self._r)
+        rec = self._r
+        cls = other.__class__
+        if ((cls in _NUMBER or (cls is LiveScalar and rec.hints is None))
+                and current.live is rec and recording_flag.on):
+            entry = other if cls is not LiveScalar else _live_entry(other, rec)
+            a = self._a
+            result = fn(other if entry is other else float(other), a)
+            s = self._s
+            if result.__class__ is rec.array_type and result is not a:
+                return _fresh(rec, fn, (entry, rec.templates[s]), symbol, (s,), result)
+            return _record_result(rec, fn, (entry, rec.templates[s]), {}, result, (self,),
+                                  True, symbol, False, (other, self))
+        return record_call(fn, (other, self), {}, kind=symbol, rec=rec)
     op.__name__ = f"__{name}__"
     return op
 
@@ -527,17 +722,47 @@ def _inplace(name: str) -> Callable[[TracedArray, Any], Any]:
     symbol = _BINARY[name] + "="
 
     def op(self: TracedArray, other: Any) -> Any:
-        return record_call(fn, (self, other), {}, pure=False, kind=symbol, rec=self._r)
+        rec = self._r
+        if current.live is rec and recording_flag.on:
+            cls = other.__class__
+            a = self._a
+            s = self._s
+            if cls is TracedArray and other._r is rec and (other is self or other._a is not a):
+                t = other._s
+                targs: tuple[Any, ...] = (rec.templates[s], rec.templates[t])
+                reads: tuple[int, ...] = (s,) if s == t else (s, t)
+                result = fn(a, other._a)
+                traced: tuple[Any, ...] = (self, other)
+            elif cls in _NUMBER or (cls is LiveScalar and rec.hints is None):
+                entry = other if cls is not LiveScalar else _live_entry(other, rec)
+                targs, reads = (rec.templates[s], entry), (s,)
+                result = fn(a, other if entry is other else float(other))
+                traced = (self,)
+            else:
+                return record_call(fn, (self, other), {}, pure=False, kind=symbol, rec=rec)
+            if result is a:  # written in place: the array itself, as in eager
+                rec.instrs.append(Instr((fn, targs, {}, s, False, symbol, None, reads)))
+                return self
+            return _record_result(rec, fn, targs, {}, result, traced, False, symbol, False,
+                                  (self, other))
+        return record_call(fn, (self, other), {}, pure=False, kind=symbol, rec=rec)
     op.__name__ = f"__i{name}__"
     return op
 
 
-def _unary(name: str, symbol: str) -> Callable[[TracedArray], Any]:
-    fn = getattr(operator, name)
-
+def _unary(fn: Callable[[Any], Any], kind: str) -> Callable[[TracedArray], Any]:
     def op(self: TracedArray) -> Any:
-        return record_call(fn, (self,), {}, kind="u" + symbol, rec=self._r)
-    op.__name__ = f"__{name}__"
+        rec = self._r
+        if current.live is rec and recording_flag.on:
+            a = self._a
+            result = fn(a)
+            s = self._s
+            if result.__class__ is rec.array_type and result is not a:
+                return _fresh(rec, fn, (rec.templates[s],), kind, (s,), result)
+            return _record_result(rec, fn, (rec.templates[s],), {}, result, (self,), True, kind,
+                                  False, (self,))
+        return record_call(fn, (self,), {}, kind=kind, rec=rec)
+    op.__name__ = f"__{getattr(fn, '__name__', 'abs')}__"
     return op
 
 
@@ -548,7 +773,7 @@ for _name, _base in _REFLECTED.items():
 for _name in _INPLACE:
     setattr(TracedArray, f"__i{_name}__", _inplace(_name))
 for _name, _symbol in _UNARY.items():
-    setattr(TracedArray, f"__{_name}__", _unary(_name, _symbol))
+    setattr(TracedArray, f"__{_name}__", _unary(getattr(operator, _name), "u" + _symbol))
 _UNWRAP = frozenset({TracedArray, LiveScalar, tuple, list, dict})  # what ``unwrap`` changes
-setattr(TracedArray, "__abs__", lambda self: record_call(abs, (self,), {}, rec=self._r))
+setattr(TracedArray, "__abs__", _unary(abs, "call"))
 TracedArray.__hash__ = None  # type: ignore[assignment]  # arrays are unhashable
