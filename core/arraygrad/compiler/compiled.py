@@ -156,8 +156,10 @@ class CompiledFunction:
         if layout is None or extra or not layout.current(cells):
             if layout is not None:  # something was rebound: a helper function may be new
                 self._cells = cells = roots_of(self._fn) + [_Cell(a) for a in extra]
-            layout = _program.without_gc(layout_of, cells)  # (a recording usually follows)
-            self._layout = None if extra else layout
+            # a recording usually follows: the walk and the key allocate many small objects
+            found = _program.without_gc(_walk_and_discover, cells, args, kwargs)
+            self._layout = None if extra else found.layout
+            return found
         return discover(layout, args, kwargs)
 
     def _why(self, found: Found) -> str:
@@ -298,6 +300,11 @@ class CompiledFunction:
         warnings.warn(f"arraygrad.compile: graph break in {self.__name__}: {reason}; it runs "
                       "eagerly from now on", UserWarning, stacklevel=3)
         return self._fn(*args, **kwargs)
+
+
+def _walk_and_discover(cells: list[Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Found:
+    """``discover`` over a fresh walk of ``cells``."""
+    return discover(layout_of(cells), args, kwargs)
 
 
 class _Cell:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 from typing import TYPE_CHECKING, Any
 
+from arraygrad.compiler.units import replay_unit
 from arraygrad.ops import elementwise as ew
 from arraygrad.ops.casting import to_float_data
 from arraygrad.ops.rule import defop
@@ -53,6 +54,7 @@ def _log_softmax_backward(g: Tensor, y: Tensor, d: Any) -> Tensor:
     return g - ew.exp(y) * g.sum(d, keepdim=True)
 
 
+@replay_unit
 def _log_softmax_grad_data(backend: Backend, gd: Any, yd: Any, d: Any) -> Any:
     """``_log_softmax_backward`` on arrays (first order)."""
     xp = backend.xp
@@ -76,12 +78,16 @@ def log_softmax(input: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
     if dtype is not None:
         input = ew.to_dtype(input, dtype)
     d = _dim(input, dim, "log_softmax")
-    xp = input._backend.xp
-    x = to_float_data(input)
-    if x.ndim == 0 or x.size == 0:  # an empty input has nothing to normalise
-        data = xp.zeros_like(x)
-    else:
-        shifted = x - xp.max(x, axis=d, keepdims=True)
-        shifted -= xp.log(xp.sum(xp.exp(shifted), axis=d, keepdims=True))  # fresh: in place
-        data = shifted
+    data = log_softmax_data(input._backend, to_float_data(input), d)
     return LOG_SOFTMAX.record(data, input._backend, (input,), dim=d)
+
+
+@replay_unit
+def log_softmax_data(backend: Backend, x: Any, d: Any) -> Any:
+    """``x - logsumexp(x)`` along axis ``d`` on arrays (floating ``x``)."""
+    xp = backend.xp
+    if x.ndim == 0 or x.size == 0:  # an empty input has nothing to normalise
+        return xp.zeros_like(x)
+    shifted = x - xp.max(x, axis=d, keepdims=True)
+    shifted -= xp.log(xp.sum(xp.exp(shifted), axis=d, keepdims=True))  # fresh: in place
+    return shifted

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from arraygrad.backends.scalar_operands import scalar_operand
+from arraygrad.compiler.units import replay_unit
 from arraygrad.ops.rule import ELEMENTWISE, defop
 
 if TYPE_CHECKING:
@@ -60,6 +61,7 @@ def sigmoid_backward(g: Tensor, y: Tensor) -> Tensor:
                                    (g, y))
 
 
+@replay_unit
 def threshold_grad_data(backend: Backend, gd: Any, yd: Any) -> Any:
     """``g`` where ``y > 0`` or ``y`` is NaN, else 0, on arrays."""
     # a multiply by the 0/1 mask: branch-free, and ~15x faster than NumPy's where on

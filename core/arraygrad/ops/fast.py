@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from arraygrad.autograd.grad_mode import _state
 from arraygrad.autograd.graph import SavedOutput, SavedTensor
 from arraygrad.backends.scalar_operands import scalar_operand
+from arraygrad.compiler.units import replay_unit
 from arraygrad.ops.rule import OUTPUT, Rule, edge_of, fast_paths, new_node
 from arraygrad.tensor import Tensor, wrap
 
@@ -232,4 +233,10 @@ def class_onehot(xp: Any, t: Any, c: int, ignore_index: int, dtype: Any) -> tupl
     lo, hi = int(xp.min(t)), int(xp.max(t))
     if lo < 0 or hi >= c or lo <= ignore_index <= hi:
         return None
-    return xp.astype(t[:, None] == xp.arange(c, dtype=t.dtype), dtype), n
+    return onehot_data(xp, t, c, dtype), n
+
+
+@replay_unit
+def onehot_data(xp: Any, t: Any, c: int, dtype: Any) -> Any:
+    """The one-hot rows of class indices ``t`` (1-D) over ``c`` classes, in ``dtype``."""
+    return xp.astype(t[:, None] == xp.arange(c, dtype=t.dtype), dtype)

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from arraygrad import dtypes as _dt
 from arraygrad.autograd.grad_mode import no_grad
+from arraygrad.compiler.units import replay_unit
 from arraygrad.ops import elementwise as ew, linalg
 from arraygrad.nn._functional.linear_backward import linear_backward, linear_grad_data
 from arraygrad.ops.promotion import same_backend
@@ -72,19 +73,28 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Any:
     if bias is not None and bias._data.shape not in ((out_f,), ()):
         raise RuntimeError(f"linear: bias of shape {list(bias.shape)} does not match "
                            f"{out_f} output features")
+    if bias is not None:
+        data = linear_data(backend, x, w, bias._data)
+        rule = ADDMM if bias._data.ndim else ADDMM_SCALAR_BIAS
+        return rule.record(data, backend, (input, weight, bias))
+    return MM.record(linear_data(backend, x, w, None), backend, (input, weight))
+
+
+@replay_unit
+def linear_data(backend: Backend, x: Any, w: Any, b: Any) -> Any:
+    """``x @ w.T + b`` on arrays (``b`` None: no bias), ``x`` of any rank >= 1."""
     xp = backend.xp
+    out_f, in_f = w.shape
     if x.ndim > 2:  # one 2-D product: NumPy's stacked matmul with w.T skips BLAS (~10x slower)
         data = xp.reshape(xp.matmul(xp.reshape(x, (-1, in_f)), w.T), (*x.shape[:-1], out_f))
     else:
         data = xp.matmul(x, w.T)  # .T: the standard's attribute for 2-D arrays
-    if bias is not None:
+    if b is not None:
         if backend.array_type is None or type(data) is backend.array_type:
-            data += bias._data  # the product is a fresh array: no second one for the sum
+            data += b  # the product is a fresh array: no second one for the sum
         else:  # inside vmap: a batched bias after an unbatched product makes the sum batched
-            data = data + bias._data
-        rule = ADDMM if bias._data.ndim else ADDMM_SCALAR_BIAS
-        return rule.record(data, backend, (input, weight, bias))
-    return MM.record(data, backend, (input, weight))
+            data = data + b
+    return data
 
 
 def bilinear(input1: Any, input2: Any, weight: Tensor, bias: Tensor | None = None) -> Tensor:

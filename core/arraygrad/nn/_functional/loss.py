@@ -6,6 +6,7 @@ import warnings
 from typing import TYPE_CHECKING, Any
 
 from arraygrad import dtypes as _dt
+from arraygrad.compiler.units import replay_unit
 from arraygrad.nn import _ops
 from arraygrad.ops import activation as _act, elementwise as ew
 from arraygrad.ops import fast as _fast
@@ -222,6 +223,16 @@ def _quiet_division(xp: Any) -> Any:
     return errstate(all="ignore") if errstate is not None else contextlib.nullcontext()
 
 
+@replay_unit
+def _nll_data(xp: Any, x: Any, onehot: Any, denom: Any, reduction: str) -> Any:
+    """NLL's value from the log-probabilities ``x`` and the targets' ``onehot`` rows:
+    per row (``reduction="none"``), else summed and divided by ``denom``."""
+    if reduction == "none":
+        return -xp.sum(x * onehot, axis=1)
+    with _quiet_division(xp):  # every target ignored: 0/0, a NaN loss as in PyTorch
+        return -xp.sum(x * onehot) / denom
+
+
 def _nll_2d(input: Tensor, target: Tensor, ignore_index: int, reduction: str) -> Tensor:
     """NLL of a (N, C) input with (N,) class targets and no class weights: one node."""
     backend = input._backend
@@ -243,13 +254,11 @@ def _nll_2d(input: Tensor, target: Tensor, ignore_index: int, reduction: str) ->
         onehot = xp.astype((xp.reshape(safe, (n, 1)) == classes) & xp.reshape(valid, (n, 1)),
                            x.dtype)
         count = xp.sum(xp.astype(valid, x.dtype))
+    denom = count if reduction == "mean" else 1
+    data = _nll_data(xp, x, onehot, denom, reduction)
     if reduction == "none":
-        data = -xp.sum(x * onehot, axis=1)
         onehot *= -1.0  # the gradient of each row's pick
     else:
-        denom = count if reduction == "mean" else 1
-        with _quiet_division(xp):  # every target ignored: 0/0, a NaN loss as in PyTorch
-            data = -xp.sum(x * onehot) / denom
         if reduction == "mean" and count == 0:
             pass  # every target ignored: the picks stay zero, a zero gradient as in PyTorch
         else:

@@ -1,0 +1,70 @@
+"""Replay units: array functions a recording writes down as ONE instruction each.
+
+Most of a training step's array work happens inside a few array-level functions of the
+ops (a linear layer's product and bias, its three backward products, ReLU's and
+log-softmax's first-order backward). Recorded op by op, each array operation inside them
+costs the recorder a ``TracedArray`` and an instruction; marked ``@replay_unit``, a call
+of the function on traced arrays runs the function once on the real arrays and is written
+down as one instruction calling the (undecorated) function, so a replay makes the very
+same backend calls in the same order, and the recording call pays for one instruction.
+
+A function may be a unit only when a call is a deterministic function of its arguments
+that a replay may repeat: its positional arguments are arrays, the backend (a recording's
+``RecordingBackend`` is replaced by the real backend) and plain constants; it reads no
+array value into Python (no ``int()``/``bool()``/``.item()``: a value guard or a graph
+break would be missed), draws no random numbers, writes none of its arguments, and returns
+fresh arrays (a tuple of fresh arrays and Nones). Its control flow may depend on its
+arguments' shapes and dtypes (the guard key fixes them) and on its constant arguments.
+Anything else it meets falls back to recording the call op by op: a call made with
+keyword arguments, an argument of another kind (a live scalar, a container, a tensor, a
+batching backend), no traced array among the arguments, or a result that is no fresh
+array.
+
+Outside a recording a unit costs one flag test and one call more than the function.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable, TypeVar
+
+from arraygrad.compiler.scalars import recording_flag
+
+__all__ = ["replay_unit", "unit_function"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class _Recorder:
+    """The recorder's side, imported at the first recorded call (this module sits below
+    the ops, which import it; the recorder imports the tensor layer)."""
+
+    record: Callable[[Callable[..., Any], tuple[Any, ...]], Any] | None = None
+
+
+def _record(fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+    record = _Recorder.record
+    if record is None:
+        from arraygrad.compiler.recording_backend import record_unit
+        record = _Recorder.record = record_unit
+    return record(fn, args)
+
+
+def replay_unit(fn: F) -> F:
+    """Mark ``fn`` a replay unit (see the module docstring): while a recording is live, a
+    call of it with positional arguments is recorded as one instruction."""
+    def unit(*args: Any, **kwargs: Any) -> Any:
+        if kwargs:
+            return fn(*args, **kwargs)
+        if recording_flag.on:
+            return _record(fn, args)
+        return fn(*args)
+
+    functools.update_wrapper(unit, fn)
+    unit.__replay_unit__ = fn  # type: ignore[attr-defined]
+    return unit  # type: ignore[return-value]
+
+
+def unit_function(unit: Callable[..., Any]) -> Callable[..., Any]:
+    """The function a replay unit wraps (``unit`` itself when it is no unit)."""
+    return getattr(unit, "__replay_unit__", unit)
