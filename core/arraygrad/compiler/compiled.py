@@ -14,7 +14,7 @@ import warnings
 from typing import Any, Callable
 
 from arraygrad.compiler import (capture as _capture, controls as _controls, program as _program,
-                                training as _training)
+                                training as _training, unit_expand as _unit_expand)
 from arraygrad.compiler.scalars import recording_flag
 from arraygrad.compiler.state import (
     Found, Layout, Snapshot, discover, layout_of, roots_of, state_after,
@@ -69,6 +69,7 @@ class _Pending:
 
     def _build(self) -> Callable[..., Any]:
         rec, bindings = self.rec, self.bindings
+        _unit_expand.expand_units(rec)  # a flat replay: no unit function's frame per call
         fn, text = _program.build(rec, bindings, wrap, rec.backend)
         if rec.hints is not None:  # the backend may capture (``capture.may_capture``)
             captured = _capture.build_captured(rec, bindings, wrap, rec.backend, fn,

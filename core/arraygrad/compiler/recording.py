@@ -142,6 +142,9 @@ class Recording:
         # None unless the backend may capture; else the Live entries of the call being made
         self.hints: list[Live] | None = None
         self.reading: set[int] | None = None  # while a getter is probed: the slots it reads
+        # replay units' instructions (index -> their traced arguments' (shape, dtype)), which
+        # code generation flattens (``compiler.unit_expand``)
+        self.units: dict[int, tuple[Any, ...]] = {}
 
     @property
     def broken(self) -> str | None:
@@ -167,6 +170,12 @@ class Recording:
         """Slot -> index of the instruction that made it (in-place results excluded)."""
         self._derive()
         return self._producer
+
+    def reset_derived(self) -> None:
+        """Forget ``written`` and ``producer`` (the instructions were rewritten)."""
+        self._written = set()
+        self._producer = {}
+        self._derived = 0
 
     def _derive(self) -> None:
         """Bring ``written`` and ``producer`` up to date with the instructions recorded since

@@ -270,6 +270,7 @@ def record_unit(fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
         if getattr(result, "base", None) is None and _fresh(result, real, traced_at):
             out = rec.nslots  # fresh: a new slot
             rec.nslots = out + 1
+            rec.units[len(rec.instrs)] = _shapes(real, traced_at)
             rec.instrs.append(Instr((fn, tuple(targs), {}, out, True, "call", None,
                                      tuple(reads))))
             return TracedArray(result, out, rec)
@@ -277,6 +278,7 @@ def record_unit(fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
         out = rec.nslots  # a slot per entry (a None entry's stays None at replay)
         outs = tuple(range(out, out + len(result)))
         rec.nslots = out + len(result)
+        rec.units[len(rec.instrs)] = _shapes(real, traced_at)
         rec.instrs.append(Instr((fn, tuple(targs), {}, outs, True, "call", None,
                                  tuple(reads))))
         return tuple([None if r is None else TracedArray(r, k, rec)
@@ -311,6 +313,11 @@ def _plan(signature: tuple[type, ...], args: tuple[Any, ...],
         elif cls not in _UNIT_CONSTANTS and not _native_dtype(a, rec):
             return (), ()
     return (tuple(traced), tuple(backends)) if traced else ((), ())
+
+
+def _shapes(real: list[Any], traced_at: tuple[int, ...]) -> tuple[Any, ...]:
+    """The ``(shape, dtype)`` of a unit's traced arguments (what ``unit_expand`` needs)."""
+    return tuple([(real[i].shape, real[i].dtype) for i in traced_at])
 
 
 def _native_dtype(value: Any, rec: Recording) -> bool:
