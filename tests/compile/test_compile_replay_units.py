@@ -18,7 +18,15 @@ from arraygrad.compiler.recording_backend import RecordingBackend
 from arraygrad.compiler.scalars import LiveScalar, recording_flag
 from arraygrad.compiler.traced import TracedArray
 from arraygrad.compiler.units import replay_unit, unit_function
+from arraygrad.nn._functional.linear import linear_data
+from arraygrad.nn._functional.linear_backward import linear_grad_data
+from arraygrad.ops.activation import _log_softmax_grad_data, log_softmax_data
+from arraygrad.ops.activation_backward import threshold_grad_data
+from arraygrad.ops.fast import onehot_data
 from arraygrad.ops.rule import fast_paths
+
+_UNITS = (linear_data, linear_grad_data, log_softmax_data, _log_softmax_grad_data,
+          threshold_grad_data, onehot_data)
 
 
 @replay_unit
@@ -202,3 +210,69 @@ def test_the_mlp_step_records_its_units_as_single_instructions():
         assert len(names) < 40, names  # op by op it was over 60 (a count, not a time)
     else:
         assert {"linear_data", "log_softmax_data", "linear_grad_data"} <= set(names), names
+
+
+# -- flattening at code generation (``compiler.unit_expand``) ----------------------------
+
+@replay_unit
+def _reads_a_value(backend, a):
+    """No proper unit: its body reads a value into Python (a graph break when traced)."""
+    return a * 2.0 if bool((a > 0).all()) else a * 3.0
+
+
+def test_code_generation_flattens_a_unit_into_its_body_in_the_unit_s_slots():
+    from arraygrad.compiler.unit_expand import expand_units
+
+    a, b = _arrays()
+    rec, rb, (ta, tb) = _recording(a, b)
+    with _recording_now(rec):
+        out = _scaled_sum(rb, ta, tb, 2.0)
+        later = out * out  # reads the unit's result slot
+    assert rec.units and [ins.kind for ins in rec.instrs] == ["call", "*"]
+    expand_units(rec)
+    assert not rec.units
+    mul, add, square = rec.instrs
+    assert (mul.kind, add.kind, square.kind) == ("*", "+=", "*")
+    assert mul.args == (Slot((0,)), 2.0) and add.args == (Slot((out._s,)), Slot((1,)))
+    assert mul.out == add.out == out._s  # the body's result is the unit's own slot
+    assert square.reads == (out._s,) and square.out == later._s
+
+
+def test_a_tuple_unit_s_none_entry_stays_undefined_after_flattening():
+    from arraygrad.compiler.unit_expand import expand_units
+
+    a, _ = _arrays()
+    rec, rb, (ta,) = _recording(a)
+    with _recording_now(rec):
+        first, _ = _pair(rb, ta, False)
+    expand_units(rec)
+    (exp,) = rec.instrs
+    assert exp.fn.__name__ == "exp" and exp.out == first._s
+
+
+def test_a_unit_whose_body_breaks_or_feeds_a_guard_stays_one_call():
+    from arraygrad.compiler.unit_expand import expand_units
+
+    a, _ = _arrays()
+    rec, rb, (ta,) = _recording(a)
+    with _recording_now(rec):
+        _reads_a_value(rb, ta)
+        guarded = _scaled_sum(rb, ta, ta, 1.0)
+        assert int(guarded[0, 0]) == 2  # a value guard on the unit's result
+    calls = [ins for ins in rec.instrs if ins.kind == "call"]
+    assert len(calls) == 2 and rec.guards
+    expand_units(rec)
+    kept = [ins.fn for ins in rec.instrs if ins.kind == "call"]
+    assert unit_function(_reads_a_value) in kept and unit_function(_scaled_sum) in kept
+    assert all(rec.instrs[i].kind in ("call", "getitem") for i in rec.hoisted)
+
+
+def test_a_replay_calls_no_unit_function():
+    step = ag.compile(_mlp_step(2, momentum=0.0))
+    eager = _mlp_step(2, momentum=0.0)
+    for _ in range(4):
+        assert all(np.array_equal(w, g) for w, g in zip(_host(eager()), _host(step())))
+    programs = [e.program for es in step._cache.values() for e in es]
+    replay = next(p for p in programs if hasattr(p, "__defaults__") and p.__defaults__)
+    units = [unit_function(u) for u in _UNITS]
+    assert not any(d is u for d in replay.__defaults__ for u in units), replay.__source__
