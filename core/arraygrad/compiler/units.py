@@ -15,10 +15,11 @@ array value into Python (no ``int()``/``bool()``/``.item()``: a value guard or a
 break would be missed), draws no random numbers, writes none of its arguments, and returns
 fresh arrays (a tuple of fresh arrays and Nones). Its control flow may depend on its
 arguments' shapes and dtypes (the guard key fixes them) and on its constant arguments.
-Anything else it meets falls back to recording the call op by op: a call made with
-keyword arguments, an argument of another kind (a live scalar, a container, a tensor, a
-batching backend), no traced array among the arguments, or a result that is no fresh
-array.
+A call made with keyword arguments, with an argument of another kind (a live scalar, a
+container, a tensor, a batching backend, another recording's leftover) or with no traced
+array is recorded op by op, as any function is; a call answering no fresh array (a view,
+an argument, a backend scalar) is one instruction made as ``record_call`` makes it, which
+the replay keeps as a call. Code generation flattens the others (``unit_expand``).
 
 Outside a recording a unit costs one flag test and one call more than the function.
 """
