@@ -230,9 +230,15 @@ def class_onehot(xp: Any, t: Any, c: int, ignore_index: int, dtype: Any) -> tupl
     n = t.shape[0]
     if not fast_paths.on or not n:
         return None
-    lo, hi = int(xp.min(t)), int(xp.max(t))
-    if lo < 0 or hi >= c or lo <= ignore_index <= hi:
+    # one yes/no read of the targets' range, not two reads of its ends: a compiled step
+    # guards this decision, which stays the same from batch to batch, where the ends
+    # (each batch's smallest and largest label) would make a new recording per batch
+    lo, hi = xp.min(t), xp.max(t)
+    if not (bool(lo >= 0) and bool(hi < c)):
         return None
+    # (an ignore_index below 0 or past the classes is none of these targets)
+    if 0 <= ignore_index < c and not bool((lo > ignore_index) | (hi < ignore_index)):
+        return None  # (one read: an answer of yes is one guard, whichever end gives it)
     return onehot_data(xp, t, c, dtype), n
 
 

@@ -246,9 +246,10 @@ def _nll_2d(input: Tensor, target: Tensor, ignore_index: int, reduction: str) ->
     else:
         valid = t != ignore_index
         safe = xp.where(valid, t, xp.zeros_like(t))
-        if n:
-            lo, hi = int(xp.min(safe)), int(xp.max(safe))
-            if lo < 0 or hi >= c:
+        if n:  # one yes/no read (a compiled step guards it, not each batch's label range)
+            lo, hi = xp.min(safe), xp.max(safe)
+            if bool(lo < 0) or bool(hi >= c):
+                lo, hi = int(lo), int(hi)
                 raise IndexError(f"Target {hi if hi >= c else lo} is out of bounds.")
         classes = xp.arange(c, dtype=t.dtype)
         onehot = xp.astype((xp.reshape(safe, (n, 1)) == classes) & xp.reshape(valid, (n, 1)),
