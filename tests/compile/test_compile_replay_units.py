@@ -22,11 +22,11 @@ from arraygrad.nn._functional.linear import linear_data
 from arraygrad.nn._functional.linear_backward import linear_grad_data
 from arraygrad.ops.activation import _log_softmax_grad_data, log_softmax_data
 from arraygrad.ops.activation_backward import threshold_grad_data
-from arraygrad.ops.fast import onehot_data
+from arraygrad.ops.fast import onehot_data, scaled_inplace
 from arraygrad.ops.rule import fast_paths
 
 _UNITS = (linear_data, linear_grad_data, log_softmax_data, _log_softmax_grad_data,
-          threshold_grad_data, onehot_data)
+          threshold_grad_data, onehot_data, scaled_inplace)
 
 
 @replay_unit
@@ -132,13 +132,27 @@ def test_a_result_that_is_no_fresh_array_takes_the_general_path(unit, what):
         assert np.shares_memory(out._a, a)
 
 
-def test_what_a_unit_cannot_take_is_recorded_op_by_op():
+def test_a_live_scalar_is_a_live_entry_of_the_unit_s_instruction():
+    from arraygrad.compiler.recording import Live
+
     a, b = _arrays()
     rec, rb, (ta, tb) = _recording(a, b)
     live = LiveScalar(2.0, lambda: 2.0)
     with _recording_now(rec):
-        _scaled_sum(rb, ta, tb, live)  # a live scalar: read again at each replay
+        out = _scaled_sum(rb, ta, tb, live)
+    (ins,) = rec.instrs
+    assert ins.fn is unit_function(_scaled_sum) and ins.args[3].__class__ is Live
+    assert ins.args[3].getter is live.getter and rec.live  # read again at each replay
+    assert np.array_equal(out._a, a * 2.0 + b)
+
+
+def test_what_a_unit_cannot_take_is_recorded_op_by_op():
+    a, b = _arrays()
+    rec, rb, (ta, tb) = _recording(a, b)
+    with _recording_now(rec):
         _scaled_sum(rb, ta, tb, k=2.0)  # keywords
+        rec.hints = []  # a capturing backend: a live scalar's hints come from the lanes
+        _scaled_sum(rb, ta, tb, LiveScalar(2.0, lambda: 2.0))
     kinds = [ins.kind for ins in rec.instrs]
     assert kinds == ["*", "+=", "*", "+="], kinds
     assert all(ins.fn is not unit_function(_scaled_sum) for ins in rec.instrs)
@@ -204,7 +218,7 @@ def test_the_mlp_step_records_its_units_as_single_instructions():
     (entry,) = [e for es in step._cache.values() for e in es]
     names = [getattr(ins.fn, "__name__", ins.fn) for ins in entry.program.rec.instrs]
     units = {"linear_data", "log_softmax_data", "onehot_data", "_nll_data", "linear_grad_data",
-             "threshold_grad_data", "_log_softmax_grad_data"}
+             "threshold_grad_data", "_log_softmax_grad_data", "targets_usable", "scaled_inplace"}
     if fast_paths.on:  # the backward's first-order formulas and the one-hot are fast paths
         assert units <= set(names), names
         assert len(names) < 40, names  # op by op it was over 60 (a count, not a time)
@@ -265,6 +279,29 @@ def test_a_unit_whose_body_breaks_or_feeds_a_guard_stays_one_call():
     kept = [ins.fn for ins in rec.instrs if ins.kind == "call"]
     assert unit_function(_reads_a_value) in kept and unit_function(_scaled_sum) in kept
     assert all(rec.instrs[i].kind in ("call", "getitem") for i in rec.hoisted)
+
+
+@replay_unit(writes=True)
+def _scaled_add(fn, data, value, alpha):
+    """A unit writing its second argument: ``data += value * alpha``."""
+    return fn(data, value * alpha)
+
+
+def test_a_unit_that_writes_its_argument_is_one_effect_answering_the_argument():
+    import operator
+
+    from arraygrad.compiler.unit_expand import expand_units
+
+    a, b = _arrays()
+    rec, _, (ta, tb) = _recording(a.copy(), b)
+    with _recording_now(rec):
+        out = _scaled_add(operator.iadd, ta, tb, LiveScalar(-0.5, lambda: -0.5))
+    assert out is ta and np.array_equal(ta._a, a - 0.25)  # eager's answer: the argument
+    (ins,) = rec.instrs
+    assert not ins.pure and ins.out == ta._s and ins.reads == (0, 1)  # never dropped
+    expand_units(rec)
+    mul, add = rec.instrs
+    assert (mul.kind, add.kind) == ("*", "+=") and add.out == ta._s and not add.pure
 
 
 def test_a_replay_calls_no_unit_function():

@@ -16,8 +16,8 @@ from typing import Any, Callable
 from arraygrad.compiler.scalars import LiveScalar
 from arraygrad.compiler.recording import Instr
 from arraygrad.compiler.traced import (
-    DATA_DEPENDENT, EFFECT_FUNCTIONS, Recording, TracedArray, _record_result, constant, current,
-    graph_break, namespace_function, record_call,
+    DATA_DEPENDENT, EFFECT_FUNCTIONS, Recording, TracedArray, _live_entry, _record_result, constant,
+    current, graph_break, namespace_function, record_call,
 )
 
 __all__ = ["RecordingBackend", "RecordingNamespace", "RecordingGenerator", "recording_backend",
@@ -232,12 +232,13 @@ def recorded_generator(backend: Any, generator: Any) -> Any:
 
 # -- replay units (``compiler.units``) ---------------------------------------------------
 
-def record_unit(fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+def record_unit(fn: Callable[..., Any], args: tuple[Any, ...], writes: bool = False) -> Any:
     """A replay unit's call while a recording runs (``units.replay_unit``): ``fn`` run once
     on the real arrays and written down as one instruction calling ``fn``, when its
-    arguments are traced arrays of the live recording, recording backends and plain
-    constants, and it returns fresh arrays (or a tuple of fresh arrays and Nones). Anything
-    else is ``fn`` called on the arguments as given: its operations are recorded one by
+    arguments are traced arrays of the live recording, recording backends or namespaces,
+    live scalars and plain constants, and it returns fresh arrays (or a tuple of fresh
+    arrays and Nones), or, for a unit that ``writes``, its second argument. A call with
+    other arguments is ``fn`` called on them as given: its operations are recorded one by
     one, as for any function."""
     rec = current.live
     if rec is None or rec.hints:  # not live (broken, a getter probed) or hints to give
@@ -246,8 +247,10 @@ def record_unit(fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
     plan = _PLANS.get(signature)
     if plan is None:
         plan = _PLANS[signature] = _plan(signature, args, rec)
-    traced_at, backends_at = plan
-    if not traced_at:  # no traced array, or an argument a unit cannot take: op by op
+    traced_at, backends_at, live_at = plan
+    if not traced_at or (live_at and rec.hints is not None):
+        # no traced array, an argument a unit cannot take, or a live scalar whose hints a
+        # capturing backend needs (what the lanes give it): op by op
         return fn(*args)
     real = list(args)
     targs = list(args)  # (constants are their own template)
@@ -264,7 +267,20 @@ def record_unit(fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
             reads.append(k)
     for i in backends_at:
         real[i] = targs[i] = args[i]._real  # the replay calls ``fn`` with the real one
+    for i in live_at:
+        real[i] = float(args[i])  # the number eager passes; read again at each replay
+        targs[i] = _live_entry(args[i], rec)
     result = fn(*real)
+    if writes:
+        target = args[1]
+        if target.__class__ is TracedArray and result is target._a:
+            rec.units[len(rec.instrs)] = _shapes(real, traced_at)
+            rec.instrs.append(Instr((fn, tuple(targs), {}, target._s, False, "call", None,
+                                     tuple(reads))))
+            return target  # the argument's own traced array, as eager's is the argument
+        traced = [a for a in args if a.__class__ is TracedArray]
+        return _record_result(rec, fn, tuple(targs), {}, result, traced, False, "call", True,
+                              args)
     array_type = rec.array_type
     if result.__class__ is array_type:
         if getattr(result, "base", None) is None and _fresh(result, real, traced_at):
@@ -290,29 +306,32 @@ def record_unit(fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
 
 
 # arguments a unit's instruction holds as they are (``None``: an absent optional array)
-_UNIT_CONSTANTS = frozenset({int, float, bool, str, type(None)})
+_UNIT_CONSTANTS = frozenset({int, float, bool, str, type(None), type(len)})
 
-# argument classes -> (positions of traced arrays, positions of recording backends and
-# namespaces), the unit's call signature worked out once; ``((), ())``: op by op
-_PLANS: dict[tuple[type, ...], tuple[tuple[int, ...], tuple[int, ...]]] = {}
+# argument classes -> (positions of traced arrays, of recording backends and namespaces, of
+# live scalars), the unit's call signature worked out once; ``((), (), ())``: op by op
+_PLANS: dict[tuple[type, ...], tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]] = {}
 
 
 def _plan(signature: tuple[type, ...], args: tuple[Any, ...],
-          rec: Recording) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """Where a unit's traced arrays and backends sit among arguments of these classes; no
-    traced array at all (``((), ())``) when one argument's class is none a unit takes (a
-    live scalar, a container, a batching backend...). A class of the backend's native
-    dtypes is a constant (dtypes are immutable)."""
+          rec: Recording) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """Where a unit's traced arrays, backends and live scalars sit among arguments of these
+    classes; no traced array at all (``((), (), ())``) when one argument's class is none a
+    unit takes (a container, a batching backend...). A class of the backend's native dtypes
+    is a constant (dtypes are immutable), as a builtin function (an ``operator`` one)."""
     traced: list[int] = []
     backends: list[int] = []
+    live: list[int] = []
     for i, (cls, a) in enumerate(zip(signature, args)):
         if cls is TracedArray:
             traced.append(i)
         elif cls is RecordingBackend or cls is RecordingNamespace:
             backends.append(i)
+        elif cls is LiveScalar:
+            live.append(i)
         elif cls not in _UNIT_CONSTANTS and not _native_dtype(a, rec):
-            return (), ()
-    return (tuple(traced), tuple(backends)) if traced else ((), ())
+            return (), (), ()
+    return (tuple(traced), tuple(backends), tuple(live)) if traced else ((), (), ())
 
 
 def _shapes(real: list[Any], traced_at: tuple[int, ...]) -> tuple[Any, ...]:

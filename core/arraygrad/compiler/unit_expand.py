@@ -19,9 +19,9 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from arraygrad.compiler.recording import Instr, Recording, SLOTS, Slot, current
+from arraygrad.compiler.recording import Instr, Live, Recording, SLOTS, Slot, current
 from arraygrad.compiler.recording_backend import RecordingBackend, recording_namespace
-from arraygrad.compiler.scalars import recording_flag
+from arraygrad.compiler.scalars import LiveScalar, recording_flag
 from arraygrad.compiler.traced import TracedArray
 
 __all__ = ["expand_units"]
@@ -67,6 +67,8 @@ def _body(rec: Recording, ins: Instr, meta: tuple[Any, ...]) -> list[Instr] | No
             args.append(RecordingBackend(t, scratch))
         elif t is xp:
             args.append(recording_namespace(t))
+        elif t.__class__ is Live:  # read now as the recording call read it (no effect)
+            args.append(LiveScalar(t.getter(), t.getter))
         else:
             args.append(t)  # a constant
     was, flag = current.rec, recording_flag.on
@@ -89,9 +91,12 @@ def _body(rec: Recording, ins: Instr, meta: tuple[Any, ...]) -> list[Instr] | No
     for k, r in zip(outs, results):
         if r is None:
             continue
-        if r.__class__ is not TracedArray or r._r is not scratch or r._s < rec.nslots \
-                or r._s in rename:
-            return None  # an argument, a constant or one array twice: keep the call
+        if r.__class__ is not TracedArray or r._r is not scratch:
+            return None  # a constant: keep the call
+        if r._s == k:  # a unit writing its argument answers it: nothing to rename
+            continue
+        if r._s < rec.nslots or r._s in rename:
+            return None  # another argument, or one array twice: keep the call
         rename[r._s] = k
     body = [_renamed(i, rename) for i in scratch.instrs]
     rec.nslots = scratch.nslots

@@ -40,30 +40,36 @@ class _Recorder:
     """The recorder's side, imported at the first recorded call (this module sits below
     the ops, which import it; the recorder imports the tensor layer)."""
 
-    record: Callable[[Callable[..., Any], tuple[Any, ...]], Any] | None = None
+    record: Callable[[Callable[..., Any], tuple[Any, ...], bool], Any] | None = None
 
 
-def _record(fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+def _record(fn: Callable[..., Any], args: tuple[Any, ...], writes: bool) -> Any:
     record = _Recorder.record
     if record is None:
         from arraygrad.compiler.recording_backend import record_unit
         record = _Recorder.record = record_unit
-    return record(fn, args)
+    return record(fn, args, writes)
 
 
-def replay_unit(fn: F) -> F:
+def replay_unit(fn: F | None = None, *, writes: bool = False) -> Any:
     """Mark ``fn`` a replay unit (see the module docstring): while a recording is live, a
-    call of it with positional arguments is recorded as one instruction."""
+    call of it with positional arguments is recorded as one instruction. ``writes=True``:
+    the unit writes its second argument in place and answers it (an optimizer's update);
+    its instruction is then an effect, never dropped."""
+    if fn is None:
+        return lambda f: replay_unit(f, writes=writes)
+    unit_fn = fn
+
     def unit(*args: Any, **kwargs: Any) -> Any:
         if kwargs:
-            return fn(*args, **kwargs)
+            return unit_fn(*args, **kwargs)
         if recording_flag.on:
-            return _record(fn, args)
-        return fn(*args)
+            return _record(unit_fn, args, writes)
+        return unit_fn(*args)
 
     functools.update_wrapper(unit, fn)
     unit.__replay_unit__ = fn  # type: ignore[attr-defined]
-    return unit  # type: ignore[return-value]
+    return unit
 
 
 def unit_function(unit: Callable[..., Any]) -> Callable[..., Any]:

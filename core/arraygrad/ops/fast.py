@@ -215,12 +215,19 @@ def inplace_arithmetic(t: Tensor, op: str, other: Any, alpha: Any = 1) -> Tensor
         value = other
     else:
         return None
-    if alpha != 1:
-        value = value * alpha
     try:
+        if alpha != 1:
+            return scaled_inplace(fn, data, value, alpha)
         return fn(data, value)
     except ValueError:  # e.g. a read-only broadcast view: the general path explains it
         return None
+
+
+@replay_unit(writes=True)
+def scaled_inplace(fn: Any, data: Any, value: Any, alpha: Any) -> Any:
+    """``fn(data, value * alpha)``: an in-place operator (``operator.iadd``...) applied to
+    ``data`` with a scaled operand; answers ``data`` (or what the operator answers)."""
+    return fn(data, value * alpha)
 
 
 def class_onehot(xp: Any, t: Any, c: int, ignore_index: int, dtype: Any) -> tuple[Any, int] | None:
@@ -233,13 +240,21 @@ def class_onehot(xp: Any, t: Any, c: int, ignore_index: int, dtype: Any) -> tupl
     # one yes/no read of the targets' range, not two reads of its ends: a compiled step
     # guards this decision, which stays the same from batch to batch, where the ends
     # (each batch's smallest and largest label) would make a new recording per batch
-    lo, hi = xp.min(t), xp.max(t)
-    if not (bool(lo >= 0) and bool(hi < c)):
+    if not bool(targets_usable(xp, t, c, ignore_index)):
         return None
-    # (an ignore_index below 0 or past the classes is none of these targets)
-    if 0 <= ignore_index < c and not bool((lo > ignore_index) | (hi < ignore_index)):
-        return None  # (one read: an answer of yes is one guard, whichever end gives it)
     return onehot_data(xp, t, c, dtype), n
+
+
+@replay_unit
+def targets_usable(xp: Any, t: Any, c: int, ignore_index: int) -> Any:
+    """Whether every class index in ``t`` (1-D, not empty) is a class below ``c`` and the
+    range of them leaves ``ignore_index`` out: a boolean scalar of the backend (one read of
+    it is one value guard for a compiled step, stable from batch to batch)."""
+    lo, hi = xp.min(t), xp.max(t)
+    usable = (lo >= 0) & (hi < c)
+    if 0 <= ignore_index < c:  # (below 0 or past the classes, no target is it)
+        usable = usable & ((lo > ignore_index) | (hi < ignore_index))
+    return usable
 
 
 @replay_unit
