@@ -3,8 +3,9 @@ same seed and data, and compare every value bit for bit."""
 
 from __future__ import annotations
 
+import contextlib
 import warnings
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
@@ -83,3 +84,60 @@ def compare(make: Callable[[], tuple[Any, Callable[..., Any]]], inputs: Callable
         want = steps - 4 if min_replays is None else min_replays
         assert compiled.stats["replays"] >= want, compiled.stats
     return compiled
+
+
+# -- recording by hand (the recorder's own tests) ----------------------------------------
+
+def recording_of(*arrays: Any) -> tuple[Any, list[Any]]:
+    """A fresh ``Recording`` on the default backend with ``arrays`` as its inputs (traced,
+    slots 0, 1, ...), as ``Session.start`` would make them."""
+    from arraygrad.backends.registry import default_backend
+    from arraygrad.compiler.recording import Recording
+    from arraygrad.compiler.traced import TracedArray
+
+    rec = Recording(default_backend(), lambda reason: None)
+    traced = [TracedArray(a, rec.new_slot(), rec) for a in arrays]
+    rec.ninputs = rec.nslots
+    return rec, traced
+
+
+@contextlib.contextmanager
+def recording_now(rec: Any) -> Iterator[None]:
+    """Within the block, ``rec`` is the recording in progress (as ``Session.start`` makes it)."""
+    from arraygrad.compiler.recording import current
+    from arraygrad.compiler.scalars import recording_flag
+
+    was, flag = current.rec, recording_flag.on
+    current.rec, recording_flag.on = rec, True
+    try:
+        yield
+    finally:
+        current.rec, recording_flag.on = was, flag
+
+
+def training_step(model: Any, opt: Any, loss_of: Callable[..., Any]) -> Callable[..., Any]:
+    """``step(*batch)``: zero the grads, ``loss_of(model, *batch).backward()``, step; returns
+    the loss and the parameters after the step (copies)."""
+    def step(*batch: Any) -> Any:
+        opt.zero_grad()
+        loss = loss_of(model, *batch)
+        loss.backward()
+        opt.step()
+        return loss.detach(), [p.detach().clone() for p in model.parameters()]
+    return step
+
+
+def scaled_sgd_step(seed: int = 0) -> tuple[Callable[..., Any], Any]:
+    """``(step(scale), model)``: an MLP's SGD step on a fixed batch with the loss
+    ``sum(model(x) * scale)``; returns the grads."""
+    ag.manual_seed(seed)
+    model = ag.nn.Sequential(ag.nn.Linear(3, 4), ag.nn.ReLU(), ag.nn.Linear(4, 2))
+    opt = ag.optim.SGD(model.parameters(), lr=0.1)
+    x = ag.tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+
+    def step(scale: Any) -> Any:
+        opt.zero_grad()
+        (model(x) * scale).sum().backward()
+        opt.step()
+        return [p.grad for p in model.parameters()]
+    return step, model

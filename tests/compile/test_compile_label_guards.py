@@ -12,24 +12,20 @@ import pytest
 
 import arraygrad as ag
 
+from .helpers import host, training_step
+
 
 def _classifier(seed, classes=10, ignore_index=-100):
     ag.manual_seed(seed)
     model = ag.nn.Linear(4, classes)
     opt = ag.optim.SGD(model.parameters(), lr=0.1, momentum=0.5)
-
-    def step(x, y):
-        opt.zero_grad()
-        loss = ag.nn.functional.cross_entropy(model(x), y, ignore_index=ignore_index)
-        loss.backward()
-        opt.step()
-        return loss.detach(), [p.detach().clone() for p in model.parameters()]
-    return step
+    return training_step(model, opt, lambda m, x, y: ag.nn.functional.cross_entropy(
+        m(x), y, ignore_index=ignore_index))
 
 
 def _host(result):
     loss, params = result
-    return [loss.numpy().copy()] + [p.numpy().copy() for p in params]
+    return [host(loss)] + host(params)
 
 
 def _batches(n, classes, size, seed=0, forced=None):

@@ -8,7 +8,6 @@ its real array's names without a ``__getattr__``."""
 
 from __future__ import annotations
 
-import contextlib
 import operator
 
 import numpy as np
@@ -20,23 +19,7 @@ from arraygrad.compiler.recording_backend import recording_namespace
 from arraygrad.compiler.scalars import LiveScalar, recording_flag
 from arraygrad.compiler.traced import TracedArray, record_call
 
-
-def _recording(*arrays):
-    rec = Recording(default_backend(), lambda reason: None)
-    traced = [TracedArray(a, rec.new_slot(), rec) for a in arrays]
-    rec.ninputs = rec.nslots
-    return rec, traced
-
-
-@contextlib.contextmanager
-def _recording_now(rec):
-    """``rec`` is the recording in progress (as ``Session.start`` makes it)."""
-    was, flag = current.rec, recording_flag.on
-    current.rec, recording_flag.on = rec, True
-    try:
-        yield
-    finally:
-        current.rec, recording_flag.on = was, flag
+from .helpers import recording_now, recording_of
 
 
 def _inputs():
@@ -85,8 +68,8 @@ CASES = {
 
 
 def _run(case):
-    rec, (a, b, s) = _recording(*_inputs())
-    with _recording_now(rec):
+    rec, (a, b, s) = recording_of(*_inputs())
+    with recording_now(rec):
         value = case(a, b, s)
     return rec, (a, b, s), value
 
@@ -121,9 +104,9 @@ LIVE_CASES = {
 @pytest.mark.parametrize("hints", [False, True])
 def test_a_live_scalar_operand_is_a_live_template_entry(name, hints):
     def run(case):
-        rec, (a,) = _recording(np.arange(3.0) + 1.0)
+        rec, (a,) = recording_of(np.arange(3.0) + 1.0)
         rec.hints = [] if hints else None  # a capturing backend: the general path's hints
-        with _recording_now(rec):
+        with recording_now(rec):
             value = case(a)
         return rec, a, value
     got_rec, got_a, got = run(LIVE_CASES[name][0])
@@ -143,9 +126,9 @@ def test_a_live_scalar_operand_is_a_live_template_entry(name, hints):
 
 
 def test_a_leftover_of_another_recording_is_a_constant_operand():
-    old, (x,) = _recording(np.ones(3))
-    rec, (a,) = _recording(np.arange(3.0))
-    with _recording_now(rec):
+    old, (x,) = recording_of(np.ones(3))
+    rec, (a,) = recording_of(np.arange(3.0))
+    with recording_now(rec):
         y = a + x
         a += x
     add, iadd = rec.instrs
@@ -155,8 +138,8 @@ def test_a_leftover_of_another_recording_is_a_constant_operand():
 
 
 def test_operators_record_nothing_when_the_recording_is_not_live():
-    rec, (a, b, _s) = _recording(*_inputs())
-    with _recording_now(rec):
+    rec, (a, b, _s) = recording_of(*_inputs())
+    with recording_now(rec):
         rec.broken = "a graph break"
         y = a * b
         z = a.T
@@ -193,8 +176,8 @@ NS_CASES = {  # name: (namespace function, positional, keyword arguments)
 
 
 def _ns_run(case, lane):
-    rec, (a, b, s) = _recording(*_inputs())
-    with _recording_now(rec):
+    rec, (a, b, s) = recording_of(*_inputs())
+    with recording_now(rec):
         name, args, kwargs = case(a, b, s)
         value = (getattr(RXP, name)(*args, **kwargs) if lane
                  else record_call(getattr(XP, name), args, dict(kwargs), always=True))
@@ -215,10 +198,10 @@ def test_the_namespace_lane_records_what_the_general_path_records(name):
 
 
 def test_a_namespace_call_with_a_live_scalar_or_a_leftover_takes_the_general_path():
-    old, (x,) = _recording(np.ones(3))
-    rec, (a,) = _recording(np.arange(3.0))
+    old, (x,) = recording_of(np.ones(3))
+    rec, (a,) = recording_of(np.arange(3.0))
     lr = LiveScalar(0.5, lambda: 0.5)
-    with _recording_now(rec):
+    with recording_now(rec):
         y = RXP.multiply(a, lr)
         z = RXP.add(a, x)
     mul, add = rec.instrs
@@ -229,9 +212,9 @@ def test_a_namespace_call_with_a_live_scalar_or_a_leftover_takes_the_general_pat
 
 
 def test_current_live_follows_the_recording_and_its_break():
-    rec, (a,) = _recording(np.arange(3.0))
+    rec, (a,) = recording_of(np.arange(3.0))
     assert current.live is None and not is_live(rec)
-    with _recording_now(rec):
+    with recording_now(rec):
         assert current.live is rec and is_live(rec)
         recording_flag.on = False  # a live scalar's getter runs: the flag is read, not watched
         assert current.live is rec and not is_live(rec)
@@ -250,8 +233,8 @@ def test_a_traced_array_forwards_its_real_array_s_names_without_a_getattr_hook()
     # through a slower hook; the real array's names are class attributes instead
     assert "__getattr__" not in vars(TracedArray)
     assert not hasattr(TracedArray, "reshape")  # (an instance's attribute only)
-    rec, (a, _b, _s) = _recording(*_inputs())
-    with _recording_now(rec):
+    rec, (a, _b, _s) = recording_of(*_inputs())
+    with recording_now(rec):
         r = a.reshape(3, 2)       # a method: recorded, its result a view of slot 0
         c = a.cumsum(axis=1)      # a method with keywords
         re = a.real               # an array attribute: an ``attr`` instruction
@@ -273,18 +256,18 @@ def test_a_traced_array_s_memory_export_breaks_the_graph():
     rec = Recording(default_backend(), breaks.append)
     a = TracedArray(np.arange(3.0), rec.new_slot(), rec)
     rec.ninputs = 1
-    with _recording_now(rec):
+    with recording_now(rec):
         interface = a.__array_interface__
     assert interface["shape"] == (3,) and len(breaks) == 1
     assert "__array_interface__" in breaks[0]
 
 
 def test_slot_templates_are_made_once_and_shared_by_every_recording():
-    one, (a,) = _recording(np.arange(3.0))
-    other, (b,) = _recording(np.arange(3.0))
-    with _recording_now(one):
+    one, (a,) = recording_of(np.arange(3.0))
+    other, (b,) = recording_of(np.arange(3.0))
+    with recording_now(one):
         y = a * 2.0
-    with _recording_now(other):
+    with recording_now(other):
         z = b + 1.0
     assert one.templates is other.templates  # a new slot makes no template of its own
     assert (y._s, z._s) == (1, 1) and one.instrs[0].args[0] is other.instrs[0].args[0]

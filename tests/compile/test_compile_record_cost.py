@@ -11,7 +11,7 @@ import numpy as np
 import arraygrad as ag
 from arraygrad.compiler import program as program_mod
 
-from .helpers import host, same
+from .helpers import host, same, scaled_sgd_step
 
 
 def _chain(n_ops):
@@ -201,16 +201,7 @@ def test_recording_namespaces_are_shared_and_read_the_real_namespace_at_each_cal
 
 
 def _sgd_step(seed=0):
-    ag.manual_seed(seed)
-    model = ag.nn.Sequential(ag.nn.Linear(3, 4), ag.nn.ReLU(), ag.nn.Linear(4, 2))
-    opt = ag.optim.SGD(model.parameters(), lr=0.1)
-    x = ag.tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
-
-    def step(scale):
-        opt.zero_grad()
-        (model(x) * scale).sum().backward()
-        opt.step()
-        return [p.grad for p in model.parameters()]
+    step, model = scaled_sgd_step(seed)
     return step, model, scale_of(2.0)
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import arraygrad as ag
 from arraygrad.compiler import compiled as compiled_mod
 
-from .helpers import host, same
+from .helpers import host, same, scaled_sgd_step
 
 
 class _Root:
@@ -30,20 +30,6 @@ class _Carrier(ag.nn.Module):
         self.state = ag.zeros(2)
 
 
-def _model_step():
-    ag.manual_seed(0)
-    model = ag.nn.Sequential(ag.nn.Linear(3, 4), ag.nn.ReLU(), ag.nn.Linear(4, 2))
-    opt = ag.optim.SGD(model.parameters(), lr=0.1)
-    x = ag.tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
-
-    def step(scale):
-        opt.zero_grad()
-        (model(x) * scale).sum().backward()
-        opt.step()
-        return [p.grad for p in model.parameters()]
-    return step
-
-
 def test_with_no_container_argument_the_state_after_the_call_is_the_state_found(monkeypatch):
     # the walk would find the same objects and no argument is a container the call could
     # fill: the state after the call is not listed again (each tensor's new .grad is read
@@ -52,7 +38,7 @@ def test_with_no_container_argument_the_state_after_the_call_is_the_state_found(
     real_after = compiled_mod.state_after
     monkeypatch.setattr(compiled_mod, "state_after",
                         lambda *a: listed.append(1) or real_after(*a))
-    eager, step = _model_step(), ag.compile(_model_step())
+    eager, step = scaled_sgd_step()[0], ag.compile(scaled_sgd_step()[0])
     scale = ag.tensor(np.float32(2.0))
     want = [host(eager(scale)) for _ in range(4)]
     got = [host(step(scale)) for _ in range(4)]

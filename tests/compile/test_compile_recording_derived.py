@@ -3,37 +3,19 @@ derived from the instructions when read, and must say what the per-op bookkeepin
 
 from __future__ import annotations
 
-import contextlib
-
 import numpy as np
 
-from arraygrad.backends.registry import default_backend
-from arraygrad.compiler.recording import Recording, current
-from arraygrad.compiler.scalars import recording_flag
-from arraygrad.compiler.traced import TracedArray
+from .helpers import recording_now, recording_of
 
 
 def _recording():
-    rec = Recording(default_backend(), lambda reason: None)
-    x = TracedArray(np.arange(6.0), rec.new_slot(), rec)
-    rec.ninputs = rec.nslots
+    rec, (x,) = recording_of(np.arange(6.0))
     return rec, x
-
-
-@contextlib.contextmanager
-def _recording_now(rec):
-    """``rec`` is the recording in progress (as ``Session.start`` makes it)."""
-    was, flag = current.rec, recording_flag.on
-    current.rec, recording_flag.on = rec, True
-    try:
-        yield
-    finally:
-        current.rec, recording_flag.on = was, flag
 
 
 def test_producer_and_written_are_derived_from_the_instructions_as_they_grow():
     rec, x = _recording()
-    with _recording_now(rec):
+    with recording_now(rec):
         y = x + 1.0          # instruction 0 makes slot 1
         assert rec.producer == {1: 0} and rec.written == set()
         v = y[1:3]           # instruction 1: a view of slot 1 (slot 2)
@@ -51,7 +33,7 @@ def test_producer_and_written_are_derived_from_the_instructions_as_they_grow():
 
 def test_a_value_guard_on_a_slot_written_in_place_is_refused():
     rec, x = _recording()
-    with _recording_now(rec):
+    with recording_now(rec):
         y = x + 1.0
         assert rec.guard(y._s, int, 1)  # a pure function of the input: a guard
         y += 1.0                        # from now on slot 1 is written

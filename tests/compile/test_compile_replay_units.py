@@ -6,16 +6,14 @@ fresh array) is recorded as any function is, op by op or through the general pat
 
 from __future__ import annotations
 
-import contextlib
-
 import numpy as np
 import pytest
 
 import arraygrad as ag
 from arraygrad.backends.registry import default_backend
-from arraygrad.compiler.recording import Recording, Slot, current
+from arraygrad.compiler.recording import Slot
 from arraygrad.compiler.recording_backend import RecordingBackend
-from arraygrad.compiler.scalars import LiveScalar, recording_flag
+from arraygrad.compiler.scalars import LiveScalar
 from arraygrad.compiler.traced import TracedArray
 from arraygrad.compiler.units import replay_unit, unit_function
 from arraygrad.nn._functional.linear import linear_data
@@ -24,6 +22,8 @@ from arraygrad.ops.activation import _log_softmax_grad_data, log_softmax_data
 from arraygrad.ops.activation_backward import threshold_grad_data
 from arraygrad.ops.fast import onehot_data, scaled_inplace
 from arraygrad.ops.rule import fast_paths
+
+from .helpers import host, recording_now, recording_of, training_step
 
 _UNITS = (linear_data, linear_grad_data, log_softmax_data, _log_softmax_grad_data,
           threshold_grad_data, onehot_data, scaled_inplace)
@@ -56,21 +56,8 @@ def _itself(backend, a):
 
 
 def _recording(*arrays):
-    backend = default_backend()
-    rec = Recording(backend, lambda reason: None)
-    traced = [TracedArray(a, rec.new_slot(), rec) for a in arrays]
-    rec.ninputs = rec.nslots
-    return rec, RecordingBackend(backend, rec), traced
-
-
-@contextlib.contextmanager
-def _recording_now(rec):
-    was, flag = current.rec, recording_flag.on
-    current.rec, recording_flag.on = rec, True
-    try:
-        yield
-    finally:
-        current.rec, recording_flag.on = was, flag
+    rec, traced = recording_of(*arrays)
+    return rec, RecordingBackend(rec.backend, rec), traced
 
 
 def _arrays():
@@ -90,7 +77,7 @@ def test_outside_a_recording_a_unit_is_its_function():
 def test_a_unit_call_is_one_instruction_calling_the_function_with_the_real_backend():
     a, b = _arrays()
     rec, rb, (ta, tb) = _recording(a, b)
-    with _recording_now(rec):
+    with recording_now(rec):
         out = _scaled_sum(rb, ta, tb, 2.0)
     assert out.__class__ is TracedArray and out._r is rec
     assert np.array_equal(out._a, a * 2.0 + b)
@@ -103,7 +90,7 @@ def test_a_unit_call_is_one_instruction_calling_the_function_with_the_real_backe
 def test_an_array_passed_twice_is_one_read():
     a, _ = _arrays()
     rec, rb, (ta,) = _recording(a)
-    with _recording_now(rec):
+    with recording_now(rec):
         _scaled_sum(rb, ta, ta, 3)
     assert rec.instrs[0].reads == (0,)
 
@@ -111,7 +98,7 @@ def test_an_array_passed_twice_is_one_read():
 def test_a_tuple_result_with_a_none_gets_a_slot_per_entry_and_replays():
     a, _ = _arrays()
     rec, rb, (ta,) = _recording(a)
-    with _recording_now(rec):
+    with recording_now(rec):
         first, second = _pair(rb, ta, False)
     assert second is None and first.__class__ is TracedArray
     (ins,) = rec.instrs
@@ -122,7 +109,7 @@ def test_a_tuple_result_with_a_none_gets_a_slot_per_entry_and_replays():
 def test_a_result_that_is_no_fresh_array_takes_the_general_path(unit, what):
     a, _ = _arrays()
     rec, rb, (ta,) = _recording(a)
-    with _recording_now(rec):
+    with recording_now(rec):
         out = unit(rb, ta)
     if what == "argument":
         assert out is ta  # the argument's own traced array, as eager's is the argument
@@ -138,7 +125,7 @@ def test_a_live_scalar_is_a_live_entry_of_the_unit_s_instruction():
     a, b = _arrays()
     rec, rb, (ta, tb) = _recording(a, b)
     live = LiveScalar(2.0, lambda: 2.0)
-    with _recording_now(rec):
+    with recording_now(rec):
         out = _scaled_sum(rb, ta, tb, live)
     (ins,) = rec.instrs
     assert ins.fn is unit_function(_scaled_sum) and ins.args[3].__class__ is Live
@@ -149,7 +136,7 @@ def test_a_live_scalar_is_a_live_entry_of_the_unit_s_instruction():
 def test_what_a_unit_cannot_take_is_recorded_op_by_op():
     a, b = _arrays()
     rec, rb, (ta, tb) = _recording(a, b)
-    with _recording_now(rec):
+    with recording_now(rec):
         _scaled_sum(rb, ta, tb, k=2.0)  # keywords
         rec.hints = []  # a capturing backend: a live scalar's hints come from the lanes
         _scaled_sum(rb, ta, tb, LiveScalar(2.0, lambda: 2.0))
@@ -162,7 +149,7 @@ def test_a_leftover_of_another_recording_is_no_unit_argument():
     a, b = _arrays()
     old, _, (stale,) = _recording(a)
     rec, rb, (tb,) = _recording(b)
-    with _recording_now(rec):
+    with recording_now(rec):
         out = _scaled_sum(rb, stale, tb, 2.0)
     # op by op: the leftover's own operator runs on its real array (no slot of this
     # recording), and the sum with ``tb`` is recorded with that product as a constant
@@ -175,7 +162,7 @@ def test_a_broken_recording_records_no_unit():
     a, b = _arrays()
     rec, rb, (ta, tb) = _recording(a, b)
     rec.broken = "a graph break"
-    with _recording_now(rec):
+    with recording_now(rec):
         _scaled_sum(rb, ta, tb, 2.0)
     assert rec.instrs == []
 
@@ -188,19 +175,13 @@ def _mlp_step(seed, shape=(8, 6), momentum=0.9):
     x = ag.tensor(rng.standard_normal(shape).astype(np.float32))
     y = ag.tensor(rng.integers(0, 3, shape[:-1]).astype(np.int64))
 
-    def step():
-        opt.zero_grad()
-        out = model(x)
-        loss = ag.nn.functional.cross_entropy(out.reshape(-1, 3), y.reshape(-1))
-        loss.backward()
-        opt.step()
-        return loss.detach(), [p.detach().clone() for p in model.parameters()]
-    return step
+    return training_step(model, opt, lambda m: ag.nn.functional.cross_entropy(
+        m(x).reshape(-1, 3), y.reshape(-1)))
 
 
 def _host(result):
     loss, params = result
-    return [loss.numpy().copy()] + [p.numpy().copy() for p in params]
+    return [host(loss)] + host(params)
 
 
 @pytest.mark.parametrize("shape", [(8, 6), (2, 4, 6)])  # (2, 4, 6): linear's 3-D product
@@ -239,7 +220,7 @@ def test_code_generation_flattens_a_unit_into_its_body_in_the_unit_s_slots():
 
     a, b = _arrays()
     rec, rb, (ta, tb) = _recording(a, b)
-    with _recording_now(rec):
+    with recording_now(rec):
         out = _scaled_sum(rb, ta, tb, 2.0)
         later = out * out  # reads the unit's result slot
     assert rec.units and [ins.kind for ins in rec.instrs] == ["call", "*"]
@@ -257,7 +238,7 @@ def test_a_tuple_unit_s_none_entry_stays_undefined_after_flattening():
 
     a, _ = _arrays()
     rec, rb, (ta,) = _recording(a)
-    with _recording_now(rec):
+    with recording_now(rec):
         first, _ = _pair(rb, ta, False)
     expand_units(rec)
     (exp,) = rec.instrs
@@ -269,7 +250,7 @@ def test_a_unit_whose_body_breaks_or_feeds_a_guard_stays_one_call():
 
     a, _ = _arrays()
     rec, rb, (ta,) = _recording(a)
-    with _recording_now(rec):
+    with recording_now(rec):
         _reads_a_value(rb, ta)
         guarded = _scaled_sum(rb, ta, ta, 1.0)
         assert int(guarded[0, 0]) == 2  # a value guard on the unit's result
@@ -294,7 +275,7 @@ def test_a_unit_that_writes_its_argument_is_one_effect_answering_the_argument():
 
     a, b = _arrays()
     rec, _, (ta, tb) = _recording(a.copy(), b)
-    with _recording_now(rec):
+    with recording_now(rec):
         out = _scaled_add(operator.iadd, ta, tb, LiveScalar(-0.5, lambda: -0.5))
     assert out is ta and np.array_equal(ta._a, a - 0.25)  # eager's answer: the argument
     (ins,) = rec.instrs
