@@ -46,7 +46,7 @@ class _Recorder:
 def _record(fn: Callable[..., Any], args: tuple[Any, ...], writes: bool) -> Any:
     record = _Recorder.record
     if record is None:
-        from arraygrad.compiler.recording_backend import record_unit
+        from arraygrad.compiler.unit_record import record_unit
         record = _Recorder.record = record_unit
     return record(fn, args, writes)
 
