@@ -154,4 +154,5 @@ def __getattr__(name: str) -> Any:
         return getattr(importlib.import_module(_LAZY_FUNCTIONS[name]), name)
     if name in _dtypes.MISSING:  # arraygrad.bfloat16: say why there is none
         raise _dtypes.missing_dtype_error(name)
-    raise AttributeError(f"module 'arraygrad' has no attribute {name!r}")
+    from arraygrad.absences import missing_attribute
+    raise missing_attribute("torch", name, "arraygrad")  # with the census's reason when listed
