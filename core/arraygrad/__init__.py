@@ -134,7 +134,7 @@ def numel(input: Tensor) -> _builtins.int:
 __version__ = "0.1.0"
 
 
-_LAZY_SUBMODULES = ("nn", "optim", "utils", "special", "viz", "conformance", "linalg", "onnx",
+_LAZY_SUBMODULES = ("nn", "optim", "utils", "special", "viz", "conformance", "linalg", "fft", "onnx",
                     "serialization", "distributed", "func")
 _LAZY_FUNCTIONS = {"compile": "arraygrad.compiler", "save": "arraygrad.serialization", "load": "arraygrad.serialization",
                    "save_safetensors": "arraygrad.serialization",

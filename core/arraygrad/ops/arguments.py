@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 from numbers import Number
-from typing import Any
+from typing import Any, Callable
 
 from arraygrad import dtypes as _dt
 from arraygrad.tensor import Tensor
 
 
-__all__ = ["normalize_dims", "as_tensor_like"]
+__all__ = ["normalize_dims", "as_tensor_like", "renamed_keywords"]
 
 
 def as_tensor_like(value: Any, like: Tensor, op: str) -> Tensor:
@@ -51,3 +52,20 @@ def normalize_dims(dim: Any, ndim: int, op: str) -> Any:
     if ndim == 0:
         return ()  # a 0-dim tensor accepts dim 0 / -1 and has no axis to reduce
     return tuple(sorted(out))
+
+
+def renamed_keywords(fn: Callable[..., Any], **aliases: str) -> Callable[..., Any]:
+    """``fn`` also taking each keyword ``alias=`` of ``aliases`` as its parameter
+    ``aliases[alias]``: the names PyTorch's argument parser accepts where its documentation
+    (and arraygrad's signature) uses another (``torch.linalg.norm(input=...)`` for ``A``)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        for alias, name in aliases.items():
+            if alias in kwargs:
+                if name in kwargs:
+                    raise TypeError(f"{fn.__name__}() got both {name!r} and {alias!r}")
+                kwargs[name] = kwargs.pop(alias)
+        return fn(*args, **kwargs)
+
+    return wrapper

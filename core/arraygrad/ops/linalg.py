@@ -103,20 +103,37 @@ def _matmul(op: str, input: Tensor, other: Tensor) -> Tensor:
     return rule.record(data, backend, (input, other))
 
 
-def mm(input: Tensor, mat2: Tensor) -> Tensor:
-    """Product of two matrices (both 2-D)."""
+def widened(op: str, input: Tensor, other: Tensor, out_dtype: Any) -> tuple[Tensor, Tensor]:
+    """The operands of a product asked for in ``out_dtype`` (PyTorch's ``out_dtype=``): the
+    inputs' own dtype, or float32 for float16 inputs, whose product then accumulates in
+    float32."""
+    if out_dtype is None or out_dtype == input.dtype:
+        return input, other
+    if input.dtype.name in ("float16", "bfloat16") and out_dtype.name == "float32":
+        return input.to(out_dtype), other.to(out_dtype)
+    raise RuntimeError(f"{op}: out_dtype must be the same as input dtype or fp32 for fp16/bf16 "
+                       f"inputs, got input {input.dtype} and out_dtype {out_dtype}")
+
+
+def mm(input: Tensor, mat2: Tensor, *, out_dtype: Any = None) -> Tensor:
+    """Product of two matrices (both 2-D); ``out_dtype=float32`` accumulates float16 inputs in
+    float32."""
     if input.ndim != 2 or mat2.ndim != 2:
         raise RuntimeError(f"mm: expected 2-D tensors, got {input.ndim}-D and {mat2.ndim}-D")
+    if out_dtype is not None:
+        input, mat2 = widened("mm", input, mat2, out_dtype)
     return _matmul("mm", input, mat2)
 
 
-def bmm(input: Tensor, mat2: Tensor) -> Tensor:
-    """Batched matrix product: ``(b, n, m) @ (b, m, p)``."""
+def bmm(input: Tensor, mat2: Tensor, *, out_dtype: Any = None) -> Tensor:
+    """Batched matrix product: ``(b, n, m) @ (b, m, p)`` (``out_dtype`` as ``mm``'s)."""
     if input.ndim != 3 or mat2.ndim != 3:
         raise RuntimeError(f"bmm: expected 3-D tensors, got {input.ndim}-D and {mat2.ndim}-D")
     if input.shape[0] != mat2.shape[0]:
         raise RuntimeError(
             f"bmm: batch sizes differ: {list(input.shape)} and {list(mat2.shape)}")
+    if out_dtype is not None:
+        input, mat2 = widened("bmm", input, mat2, out_dtype)
     return _matmul("bmm", input, mat2)
 
 
@@ -127,8 +144,15 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
     return _matmul("mv", input, vec)
 
 
-def dot(input: Tensor, other: Tensor) -> Tensor:
-    """Inner product of two 1-D tensors of the same length."""
+def dot(input: Tensor, other: Tensor | None = None, *, tensor: Tensor | None = None) -> Tensor:
+    """Inner product of two 1-D tensors of the same length (``tensor=`` is the name PyTorch's
+    argument parser gives the second)."""
+    if tensor is not None:
+        if other is not None:
+            raise TypeError("dot() got both 'other' and 'tensor'")
+        other = tensor
+    if other is None:
+        raise TypeError("dot() missing 1 required positional argument: 'tensor'")
     if input.ndim != 1 or other.ndim != 1:
         raise RuntimeError(
             f"dot: 1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")

@@ -77,4 +77,15 @@ CASES = (
     case("linalg.matrix_power", "3", lambda a: LA.matrix_power(a, 3), [(2, 3, 3)]),
     case("linalg.matrix_power", "-2", lambda a: LA.matrix_power(_wc(a), -2), [(3, 3)]),
     case("linalg.matrix_exp", "basic", LA.matrix_exp, [(2, 3, 3)]),
+    case("linalg.solve_triangular", "lower", lambda a, b: LA.solve_triangular(
+        _wc(a).tril(), b, upper=False), [(2, 3, 3), (2, 3, 2)]),
+    case("linalg.solve_triangular", "upper-right-unit", lambda a, b: LA.solve_triangular(
+        a, b, upper=True, left=False, unitriangular=True), [(3, 3), (2, 3)]),
+    case("linalg.lu", "square", lambda a: tuple(LA.lu(_wc(a))[1:]), [(2, 3, 3)]),
+    case("linalg.lu", "wide", lambda a: tuple(LA.lu(a)[1:]), [(2, 4)]),
+    case("linalg.lu", "tall", lambda a: tuple(LA.lu(a)[1:]), [(4, 2)]),
+    case("linalg.lu_factor", "square", lambda a: LA.lu_factor(_wc(a)).LU, [(3, 3)]),
+    case("linalg.lu_solve", "basic", lambda a, b: LA.lu_solve(*LA.lu_factor(_wc(a)), b),
+         [(3, 3), (3, 2)]),
+    case("linalg.householder_product", "tall", LA.householder_product, [(4, 3), (2,)]),
 )

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from arraygrad.autograd.graph import SavedOutput
 from arraygrad.autograd.grad_mode import is_grad_enabled
+from arraygrad.ops.arguments import renamed_keywords
 from arraygrad.ops.promotion import same_backend
 from arraygrad.ops.rule import VIA_VJP, defop
 from arraygrad.tensor import Tensor, wrap
@@ -751,9 +752,11 @@ def _cholesky_old(input: Tensor, upper: bool = False) -> Tensor:
 
 
 FUNCTIONS: dict[str, Callable[..., Any]] = {
-    "inverse": inv, "det": det, "logdet": logdet, "slogdet": slogdet, "cholesky": _cholesky_old,
-    "svd": _svd_old, "pinverse": pinverse, "matrix_power": matrix_power,
-    "matrix_exp": matrix_exp,
+    "inverse": renamed_keywords(inv, input="A"), "det": renamed_keywords(det, input="A"),
+    "logdet": logdet, "slogdet": renamed_keywords(slogdet, input="A"),
+    "cholesky": _cholesky_old, "svd": _svd_old, "pinverse": pinverse,
+    "matrix_power": renamed_keywords(matrix_power, input="A"),
+    "matrix_exp": renamed_keywords(matrix_exp, input="A"),
 }
 """Top-level ``arraygrad.<name>`` (PyTorch's ``torch.<name>``)."""
 

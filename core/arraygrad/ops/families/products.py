@@ -254,9 +254,12 @@ def _scaled_sum(op: str, input: Tensor, product: Tensor, beta: Any, alpha: Any) 
     return product + (input if beta == 1 else input * beta)
 
 
-def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
-    """``beta * input + alpha * (mat1 @ mat2)``."""
-    return _scaled_sum("addmm", input, ag.mm(mat1, mat2), beta, alpha)
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1,
+          out_dtype: Any = None) -> Tensor:
+    """``beta * input + alpha * (mat1 @ mat2)`` (``out_dtype`` as ``mm``'s)."""
+    product = ag.mm(mat1, mat2, out_dtype=out_dtype)
+    return _scaled_sum("addmm", input if out_dtype is None else input.to(product.dtype), product,
+                       beta, alpha)
 
 
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
@@ -271,9 +274,12 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any
     return _scaled_sum("addr", input, ag.outer(vec1, vec2), beta, alpha)
 
 
-def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
-    """``beta * input + alpha * bmm(batch1, batch2)``."""
-    return _scaled_sum("baddbmm", input, ag.bmm(batch1, batch2), beta, alpha)
+def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1,
+            out_dtype: Any = None) -> Tensor:
+    """``beta * input + alpha * bmm(batch1, batch2)`` (``out_dtype`` as ``mm``'s)."""
+    product = ag.bmm(batch1, batch2, out_dtype=out_dtype)
+    return _scaled_sum("baddbmm", input if out_dtype is None else input.to(product.dtype),
+                       product, beta, alpha)
 
 
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
