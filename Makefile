@@ -29,11 +29,12 @@ demo-ddp: $(STAMP)
 
 # The whole suite, then again with every fast path off (ARRAYGRAD_REFERENCE=1: the general
 # recorder and the rules' recorded backwards), which must give the same answers; the second
-# pass leaves out what the switch cannot change (typing, docs and example installs, demos).
+# pass leaves out what the switch cannot change (typing, docs and example installs, demos, the
+# census of names).
 test: $(STAMP)
 	$(PY) -m pytest -q tests
 	ARRAYGRAD_REFERENCE=1 $(PY) -m pytest -q tests --ignore=tests/test_typing.py \
-		--ignore=tests/docs --ignore=tests/examples
+		--ignore=tests/docs --ignore=tests/examples --ignore=tests/census
 
 # CuPy (CUPY_EXTRA=cupy-cuda12 for CUDA 12), then the conformance suite on the cupy
 # backend (--strict: no usable GPU is an error, not a skip) and the tests marked `cuda`
