@@ -44,6 +44,26 @@ class dtype:
     def __repr__(self) -> str:
         return f"arraygrad.{self.name}"
 
+    @property
+    def is_signed(self) -> builtins.bool:
+        """Whether the type holds negative values (every arraygrad dtype but ``bool``)."""
+        return self.category != _BOOL
+
+    @property
+    def is_complex(self) -> builtins.bool:
+        """Whether the type is complex: never (arraygrad's dtypes are real)."""
+        return False
+
+    @property
+    def abbr(self) -> str:
+        """PyTorch's short name: ``f32``, ``i64``, ``b8``."""
+        kind = {_BOOL: "b", _INT: "i", _FLOAT: "f"}[self.category]
+        return f"{kind}{8 * self.itemsize}"
+
+    def to_real(self) -> "dtype":
+        """The real dtype of this one: itself (arraygrad's dtypes are real)."""
+        return self
+
     def __reduce__(self) -> str:
         return self.name  # module-level singleton
 

@@ -31,9 +31,9 @@ from arraygrad import absences  # noqa: E402
 
 def arraygrad_module(torch_name: str) -> Any:
     """arraygrad's counterpart of torch module ``torch_name``; None when it has none."""
-    import arraygrad
-    if torch_name == "torch.Tensor":
-        return arraygrad.Tensor
+    if torch_name in surface.CLASSES:
+        owner, _, attr = torch_name.rpartition(".")
+        return getattr(arraygrad_module(owner), attr, None)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

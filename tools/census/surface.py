@@ -41,7 +41,15 @@ MODULES = (
     "torch.utils.tensorboard", "torch.utils.hooks", "torch.utils.model_zoo",
     "torch.multiprocessing", "torch.testing", "torch.random", "torch.profiler", "torch.version",
     "torch.serialization", "torch.accelerator",
+) + (
+    # classes whose methods programs call as much as module functions
+    "torch.nn.Module", "torch.optim.Optimizer", "torch.Generator", "torch.dtype", "torch.device",
+    "torch.Size",
 )
+
+CLASSES = frozenset({"torch.Tensor", "torch.nn.Module", "torch.optim.Optimizer",
+                     "torch.Generator", "torch.dtype", "torch.device", "torch.Size"})
+"""The census entries that are classes: their public attributes are the surface."""
 
 # A value of any of these modules' making that a torch module holds is an import, not PyTorch's
 # own surface (``torch.nn.functional.Optional``, ``torch.optim.lr_scheduler.Counter``).
@@ -75,10 +83,11 @@ def _is_foreign(value: Any, owner: str, attr: str) -> bool:
 
 
 def import_torch_module(name: str) -> Any:
-    """The torch module (or ``torch.Tensor``) named ``name``; None when PyTorch cannot import it."""
-    if name == "torch.Tensor":
-        import torch
-        return torch.Tensor
+    """The torch module (or class of ``CLASSES``) named ``name``; None when PyTorch cannot import
+    it."""
+    if name in CLASSES:
+        owner, _, attr = name.rpartition(".")
+        return getattr(importlib.import_module(owner), attr)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -107,11 +116,11 @@ def _names_from_source(name: str) -> list[str]:
 
 
 def public_names(name: str) -> list[str]:
-    """The public names of torch module ``name`` (or of ``torch.Tensor``), sorted."""
+    """The public names of torch module ``name`` (or of a class of ``CLASSES``), sorted."""
     module = import_torch_module(name)
     if module is None:
         return _names_from_source(name)
-    declared = set(getattr(module, "__all__", ()) or ()) if name != "torch.Tensor" else set()
+    declared = set(getattr(module, "__all__", ()) or ()) if name not in CLASSES else set()
     found = set(declared)
     attrs = set(dir(module))
     inner = getattr(module, "m", None)
@@ -311,13 +320,13 @@ def iter_callables(module_name: str) -> Iterator[tuple[str, Any]]:
         return
     for name in public_names(module_name):
         try:
-            value = inspect.getattr_static(module, name) if module_name == "torch.Tensor" \
+            value = inspect.getattr_static(module, name) if module_name in CLASSES \
                 else getattr(module, name)
         except Exception:
             continue
         if isinstance(value, (property, types.GetSetDescriptorType, types.MemberDescriptorType)):
             continue
-        if module_name == "torch.Tensor":
+        if module_name in CLASSES:
             value = getattr(module, name)
         if callable(value) and not isinstance(value, types.ModuleType):
             yield name, value

@@ -14,7 +14,7 @@ import inspect
 import warnings
 import weakref
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Self
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Self, TypeVar
 
 from arraygrad.autograd.grad_mode import no_grad
 from arraygrad.autograd.hooks import HookDict, RemovableHandle
@@ -123,6 +123,14 @@ class Module:
 
     training: bool
     _version: int = 1
+    call_super_init: bool = False
+    """When True, ``Module.__init__`` passes its arguments on to the next class in the MRO
+    (cooperative multiple inheritance), as PyTorch's."""
+    dump_patches: bool = False
+    """PyTorch's legacy switch for printing source patches of saved modules; kept for code that
+    sets it."""
+    T_destination = TypeVar("T_destination", bound=dict[str, Any])
+    """The type variable PyTorch's ``state_dict`` annotations use."""
 
     # Set in __init__ through object.__setattr__ (Module.__setattr__ needs them to exist).
     _parameters: OrderedDict[str, Parameter | None]
@@ -143,7 +151,7 @@ class Module:
     _load_state_dict_post_hooks: HookDict
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        if args or kwargs:
+        if not self.call_super_init and (args or kwargs):
             raise TypeError(
                 f"{type(self).__name__}.__init__() got unexpected arguments: {args!r}, {kwargs!r}")
         setattr_ = object.__setattr__
@@ -154,6 +162,8 @@ class Module:
         setattr_(self, "_modules", OrderedDict())
         for name in _HOOK_DICTS:
             setattr_(self, name, HookDict())
+        if self.call_super_init:
+            super().__init__(*args, **kwargs)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         # a module pickled by an older arraygrad lacks the hook dicts added since
@@ -572,6 +582,19 @@ class Module:
     def cuda(self, device: DeviceLike | None = None) -> Self:
         """Move everything to a CUDA device (``cuda:0`` by default)."""
         return self._apply(lambda t: t.cuda(device))
+
+    def xpu(self, device: DeviceLike | None = None) -> Self:
+        """Move everything to an XPU device (no arraygrad backend serves one: the tensors'
+        ``xpu`` raises, as on a PyTorch build without XPU)."""
+        return self._apply(lambda t: t.xpu(device))
+
+    def ipu(self, device: DeviceLike | None = None) -> Self:
+        """Move everything to an IPU device (none is served: the tensors' ``ipu`` raises)."""
+        return self._apply(lambda t: t.ipu(device))
+
+    def mtia(self, device: DeviceLike | None = None) -> Self:
+        """Move everything to an MTIA device (none is served: the tensors' ``mtia`` raises)."""
+        return self._apply(lambda t: t.mtia(device))
 
     def float(self) -> Self:
         """Cast floating-point parameters and buffers to float32."""
