@@ -25,10 +25,39 @@ class Generator:
     """
 
     def __init__(self, device: DeviceLike = "cpu") -> None:
-        self.device = as_device(device)
+        self._device = as_device(device)
         self._seed = DEFAULT_SEED
         self._native: tuple[Backend, NativeGenerator] | None = None
         self._lock = threading.Lock()
+
+    @property
+    def device(self) -> device:
+        """The device this stream draws on."""
+        return self._device
+
+    def get_offset(self) -> int:
+        """PyTorch's Philox offset of CUDA generators; RuntimeError here, as PyTorch's CPU
+        generator (no arraygrad generator is counter-based)."""
+        raise RuntimeError("CPU Generator does not use offset")
+
+    def set_offset(self, offset: int) -> "Generator":
+        """See ``get_offset``: RuntimeError."""
+        raise RuntimeError("CPU Generator does not use offset")
+
+    def clone_state(self) -> "Generator":
+        """A new generator on the same device at the same point of the stream."""
+        clone = Generator(self._device)
+        clone._restore(self._snapshot())
+        return clone
+
+    def graphsafe_get_state(self) -> "Generator":
+        """CUDA-graph-safe states (PyTorch's CUDA generators): NotImplementedError, as PyTorch's
+        CPU generator."""
+        raise NotImplementedError("graphsafe_get_state is not supported in this Generator")
+
+    def graphsafe_set_state(self, state: "Generator") -> "Generator":
+        """See ``graphsafe_get_state``: NotImplementedError."""
+        raise NotImplementedError("graphsafe_set_state is not supported in this Generator")
 
     def manual_seed(self, seed: int) -> "Generator":
         """Reset the stream with ``seed``; returns self."""
@@ -55,31 +84,55 @@ class Generator:
     def get_state(self) -> Any:
         """The stream's state as a CPU tensor of byte values (opaque), for ``set_state``.
 
-        PyTorch's is a uint8 tensor; arraygrad has no uint8 dtype, so the bytes are int32."""
-        import pickle
-
-        from arraygrad import int32, tensor
+        PyTorch's is a uint8 tensor; arraygrad has no uint8 dtype, so the bytes are int32.
+        The bytes are JSON (``arraygrad.random_state``): a state loaded from a file never
+        runs code."""
+        from arraygrad import int32, random_state, tensor
 
         seed, native = self._snapshot()
-        blob = pickle.dumps((seed, None if native is None else native[1]))
-        return tensor(list(blob), dtype=int32)
+        return tensor(list(random_state.encode(seed, native)), dtype=int32)
 
     def set_state(self, new_state: Any) -> "Generator":
-        """Restore a state ``get_state`` returned; returns self."""
-        import pickle
-
+        """Restore a state ``get_state`` returned; returns self. Anything else (a tensor of
+        other bytes, another generator's state for another backend) raises before the stream
+        changes: TypeError for a wrong type, RuntimeError for wrong bytes."""
+        from arraygrad import random_state
         from arraygrad.tensor import Tensor
 
-        if not isinstance(new_state, Tensor) or new_state.dtype.is_floating_point:
-            raise TypeError("expected a state tensor from get_state, but got "
+        if not isinstance(new_state, Tensor) or new_state.dtype.is_floating_point \
+                or new_state.ndim != 1:
+            raise TypeError("expected a 1-D integer state tensor from get_state, but got "
                             f"{type(new_state).__name__}")
-        seed, native = pickle.loads(bytes(new_state.tolist()))
+        values = new_state.tolist()
+        if any(not 0 <= v < 256 for v in values):
+            raise RuntimeError("set_state: a generator state holds byte values (0..255)")
+        try:
+            seed, native = random_state.decode(bytes(values))
+        except ValueError as e:
+            raise RuntimeError(f"set_state: {e}") from None
         if native is None:
             self._restore((seed, None))
-        else:
-            from arraygrad.backends.registry import backend_for_device
+            return self
+        from arraygrad.backends.registry import backend_for_device
 
-            self._restore((seed, (backend_for_device(self.device), native)))
+        backend = backend_for_device(self.device)
+        if native[0] == "snapshot":
+            _, owner, gen = native
+            if owner is not backend:
+                raise RuntimeError(f"set_state: the state is of the {owner.name!r} backend's "
+                                   f"generator, this generator draws on {backend.name!r}")
+        else:
+            _, name, state = native
+            if name != backend.name:
+                raise RuntimeError(f"set_state: the state is of the {name!r} backend's "
+                                   f"generator, this generator draws on {backend.name!r}")
+            gen = backend.make_generator(seed)
+            try:
+                gen.set_state(state)
+            except (TypeError, ValueError, KeyError) as e:
+                raise RuntimeError(f"set_state: the {name!r} backend refused the state ({e})") \
+                    from None
+        self._restore((seed, (backend, gen)))
         return self
 
     def _snapshot(self) -> tuple[int, tuple[Backend, NativeGenerator] | None]:

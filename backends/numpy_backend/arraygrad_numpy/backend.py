@@ -40,6 +40,22 @@ class NumpyGenerator(Generator):
         del self._pending
         return self._rng
 
+    _BIT_GENERATORS = ("PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64")
+
+    def state(self):
+        """The bit generator's state (NumPy's dict of ints and strings: JSON-safe)."""
+        pending = self.__dict__.get("_pending")
+        return dict(pending[1]) if pending is not None else dict(self._rng.bit_generator.state)
+
+    def set_state(self, state):
+        """Restore ``state()``'s dict; only NumPy's own bit generators are accepted."""
+        if not isinstance(state, dict) or state.get("bit_generator") not in self._BIT_GENERATORS:
+            raise ValueError(f"not a NumPy bit generator state: {state!r:.80}")
+        bit_generator = getattr(np.random, state["bit_generator"])(0)
+        bit_generator.state = state  # NumPy checks the fields and their types
+        self.__dict__.pop("_pending", None)
+        self._rng = np.random.Generator(bit_generator)
+
     def normal(self, shape, dtype):
         if dtype in (np.float32, np.float64):
             return self._rng.standard_normal(shape, dtype=dtype)

@@ -32,6 +32,27 @@ class StrictGenerator(Generator):
     def _out(self, host, dtype):
         return self._xp.astype(self._xp.asarray(host), dtype)
 
+    def copy(self):
+        """A generator at the same point of the stream (the modules it holds are shared, not
+        copied: a module cannot be deep-copied)."""
+        clone = object.__new__(StrictGenerator)
+        clone._np, clone._xp = self._np, self._xp
+        clone._rng = self._np.random.Generator(type(self._rng.bit_generator)(0))
+        clone._rng.bit_generator.state = self._rng.bit_generator.state
+        return clone
+
+    def state(self):
+        """The PCG64 bit generator's state (NumPy's dict of ints and strings)."""
+        return dict(self._rng.bit_generator.state)
+
+    def set_state(self, state):
+        """Restore ``state()``'s dict (a PCG64 state only)."""
+        if not isinstance(state, dict) or state.get("bit_generator") != "PCG64":
+            raise ValueError(f"not a PCG64 state: {state!r:.80}")
+        bit_generator = self._np.random.PCG64(0)
+        bit_generator.state = state
+        self._rng = self._np.random.Generator(bit_generator)
+
     def normal(self, shape, dtype):
         return self._out(self._rng.standard_normal(shape), dtype)
 

@@ -62,6 +62,18 @@ class Generator(abc.ABC):
     def permutation(self, n: int) -> Any:
         """A random permutation of ``range(n)`` as a native int64 array."""
 
+    def state(self) -> Any:
+        """This generator's position as JSON-safe data (dicts, lists, str, int, float, bool,
+        None), which ``set_state`` restores: ``arraygrad.Generator.get_state`` saves it, and a
+        file may carry it to another process. None (the default): the generator cannot say,
+        and states stay valid only in this process."""
+        return None
+
+    def set_state(self, state: Any) -> None:
+        """Go to the position ``state()`` described; TypeError/ValueError for data that is not
+        such a description (it may come from a file: check it, never evaluate it)."""
+        raise ValueError(f"{type(self).__name__} cannot restore a serialised state")
+
     def copy(self) -> "Generator":
         """An independent generator at the same point of the stream (``Generator``'s
         snapshots: checkpointing, ``get_state``, a recording undone). The default is a
