@@ -63,6 +63,15 @@ from arraygrad.random import (  # noqa: E402
     Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state,
 )
 from arraygrad.tensor_methods import with_axis_alias as _axis  # noqa: E402
+# PyTorch's ecosystem names: control flow, segments, symbolic-size utilities, install paths
+from arraygrad._classproperty import classproperty  # noqa: E402
+from arraygrad._install import get_file_path, prepare_multiprocessing_environment  # noqa: E402
+from arraygrad.control_flow import cond, while_loop  # noqa: E402
+from arraygrad.segment import segment_reduce  # noqa: E402
+from arraygrad.symbolic import (  # noqa: E402
+    SymBool, SymFloat, SymInt, sym_constrain_range, sym_constrain_range_for_size, sym_float,
+    sym_fresh_size, sym_int, sym_ite, sym_max, sym_min, sym_not, sym_sqrt, sym_sum,
+)
 
 # dim-taking functions also accept NumPy's axis= spelling
 max = _axis(_reduction.max)  # noqa: A001
@@ -135,11 +144,14 @@ __version__ = "0.1.0"
 
 
 _LAZY_SUBMODULES = ("nn", "optim", "utils", "special", "viz", "conformance", "linalg", "onnx",
-                    "serialization", "distributed", "func")
+                    "serialization", "distributed", "func",
+                    "jit", "hub", "multiprocessing", "testing", "futures", "version")
 _LAZY_FUNCTIONS = {"compile": "arraygrad.compiler", "save": "arraygrad.serialization", "load": "arraygrad.serialization",
                    "save_safetensors": "arraygrad.serialization",
                    "load_safetensors": "arraygrad.serialization",
                    "erf": "arraygrad.nn._ops", "vmap": "arraygrad.func",
+                   "fork": "arraygrad.jit", "wait": "arraygrad.jit", "Future": "arraygrad.futures",
+                   "to_dlpack": "arraygrad.utils.dlpack",
                    **{name: "arraygrad.nn._functional.distance"
                       for name in ("cdist", "cosine_similarity", "pairwise_distance")}}
 

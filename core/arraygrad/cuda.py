@@ -63,6 +63,6 @@ def manual_seed_all(seed: int) -> None:
 
 
 def _seed_device(index: int, seed: int) -> None:
-    from arraygrad.random import default_generator
+    from arraygrad.random import generator_of
 
-    default_generator(f"cuda:{index}").manual_seed(int(seed))
+    generator_of(f"cuda:{index}").manual_seed(int(seed))

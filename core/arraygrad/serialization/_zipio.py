@@ -52,7 +52,9 @@ class ZipWriter:
         """Add ``<archive>/<name>`` holding ``data``."""
         fname = f"{self._archive}/{name}".encode("utf-8")
         size = len(data)
-        crc = binascii.crc32(data) & _U32
+        from arraygrad.serialization._options import get_crc32_options
+
+        crc = binascii.crc32(data) & _U32 if get_crc32_options() else 0  # set_crc32_options
         offset = self._pos
         zip64 = size >= _U32
         extra = struct.pack("<HHQQ", 1, 16, size, size) if zip64 else b""
