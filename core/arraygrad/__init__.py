@@ -145,7 +145,7 @@ __version__ = "0.1.0"
 
 _LAZY_SUBMODULES = ("nn", "optim", "utils", "special", "viz", "conformance", "linalg", "onnx",
                     "serialization", "distributed", "func",
-                    "jit", "hub", "multiprocessing", "testing", "futures", "version")
+                    "jit", "hub", "multiprocessing", "testing", "futures", "version", "signal")
 _LAZY_FUNCTIONS = {"compile": "arraygrad.compiler", "save": "arraygrad.serialization", "load": "arraygrad.serialization",
                    "save_safetensors": "arraygrad.serialization",
                    "load_safetensors": "arraygrad.serialization",
