@@ -50,7 +50,7 @@ class Future(Generic[T]):
                                "call wait() first")
         if self._error is not None:
             raise self._error
-        return self._value  # type: ignore[no-any-return]
+        return self._value
 
     def then(self, callback: Callable[[Future[T]], S]) -> Future[S]:
         """A new future completed with ``callback(self)`` once this one completes (with a

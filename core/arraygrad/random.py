@@ -264,6 +264,7 @@ def thread_safe_generator() -> Generator | None:
     from arraygrad.utils.data import get_worker_info
 
     info = get_worker_info()
-    if getattr(info, "worker_method", None) == "thread" and getattr(info, "rng", None) is not None:
-        return info.rng  # type: ignore[union-attr, no-any-return]
+    rng = getattr(info, "rng", None)
+    if getattr(info, "worker_method", None) == "thread" and isinstance(rng, Generator):
+        return rng
     return None

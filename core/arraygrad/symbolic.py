@@ -59,14 +59,14 @@ def _float_types() -> tuple[type, ...]:
 def sym_not(a: Any) -> bool:
     """Logical negation."""
     if hasattr(a, "__sym_not__"):
-        return a.__sym_not__()  # type: ignore[no-any-return]
+        return a.__sym_not__()
     return not a
 
 
 def sym_float(a: Any) -> float:
     """``float(a)``."""
     if hasattr(a, "__sym_float__"):
-        return a.__sym_float__()  # type: ignore[no-any-return]
+        return a.__sym_float__()
     return builtins.float(a)
 
 
@@ -109,7 +109,7 @@ def sym_sum(*args: Any) -> Any:
 def sym_sqrt(a: Any) -> float:
     """``math.sqrt(a)``."""
     if hasattr(a, "__sym_sqrt__"):
-        return a.__sym_sqrt__()  # type: ignore[no-any-return]
+        return a.__sym_sqrt__()
     return math.sqrt(a)
 
 

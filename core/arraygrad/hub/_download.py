@@ -75,11 +75,15 @@ class _Faketqdm:
             sys.stderr.write("\n")
 
 
-tqdm: Any
-try:
-    from tqdm import tqdm  # the real progress bar when installed, as in PyTorch
-except ImportError:
-    tqdm = _Faketqdm
+def _progress_bar() -> Any:
+    try:
+        from tqdm import tqdm as real
+    except ImportError:
+        return _Faketqdm
+    return real
+
+
+tqdm: Any = _progress_bar()  # the real progress bar when installed, as in PyTorch
 
 
 def _get_torch_home() -> str:
@@ -225,5 +229,5 @@ def load_state_dict_from_url(url: str, model_dir: str | None = None,
             hash_prefix = match.group(1) if match else None
         download_url_to_file(url, cached_file, hash_prefix, progress=progress)
     if _is_legacy_zip_format(cached_file):
-        return _legacy_zip_load(cached_file, model_dir, map_location, weights_only)  # type: ignore[no-any-return]
-    return load(cached_file, map_location=map_location, weights_only=weights_only)  # type: ignore[no-any-return]
+        return _legacy_zip_load(cached_file, model_dir, map_location, weights_only)
+    return load(cached_file, map_location=map_location, weights_only=weights_only)

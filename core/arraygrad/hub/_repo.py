@@ -65,7 +65,7 @@ def entry_point(module: types.ModuleType, model: Any) -> Callable[..., Any]:
     func = getattr(module, model) if model in dir(module) else None
     if func is None or not callable(func):
         raise RuntimeError(f"Cannot find callable {model} in hubconf")
-    return func  # type: ignore[no-any-return]
+    return func
 
 
 def _remove_if_exists(path: str) -> None:
@@ -106,7 +106,7 @@ def _parse_repo_info(github: str) -> tuple[str, str, str]:
 
 def _read_url(url: str | Request) -> str:
     with urlopen(url) as r:
-        return r.read().decode(r.headers.get_content_charset("utf-8"))  # type: ignore[no-any-return]
+        return r.read().decode(r.headers.get_content_charset("utf-8"))
 
 
 def _validate_not_a_forked_repo(repo_owner: str, repo_name: str, ref: str) -> None:

@@ -122,7 +122,7 @@ with its TorchScript type; a ``ScriptModule`` stores the value."""
 
 
 def _script_module_base() -> type:
-    from arraygrad.nn import Module
+    from arraygrad.nn.modules.module import Module
 
     class ScriptModule(Module):
         """The base class of TorchScript's legacy module API (``class M(torch.jit.ScriptModule)``

@@ -49,7 +49,7 @@ def set_fusion_strategy(strategy: list[tuple[str, int]]) -> list[tuple[str, int]
             raise TypeError(f"fusion depth must be an int, got {type(depth).__name__}")
     old = _settings["strategy"]
     _settings["strategy"] = [tuple(s) for s in strategy]
-    return old  # type: ignore[no-any-return]
+    return old
 
 
 def enable_onednn_fusion(enabled: bool) -> None:
@@ -77,7 +77,7 @@ class strict_fusion:
 
 
 def _check_module(mod: Any, who: str) -> None:
-    from arraygrad.nn import Module
+    from arraygrad.nn.modules.module import Module
 
     if not isinstance(mod, Module):
         raise RuntimeError(f"{who} expects a ScriptModule as input. Please use torch.jit.script "

@@ -73,7 +73,7 @@ def trace(func: Any, example_inputs: Any = None, optimize: Any = None, check_tra
     (a trace in PyTorch replays the recorded operations, freezing data-dependent control flow).
     ``check_trace``/``check_inputs``/``check_tolerance``/``strict`` have nothing to check.
     """
-    from arraygrad.nn import Module
+    from arraygrad.nn.modules.module import Module
 
     if optimize is not None:
         warnings.warn("`optimize` is deprecated and has no effect. Use `with "
@@ -100,7 +100,7 @@ def trace_module(mod: Any, inputs: dict[str, Any], optimize: Any = None,
                  _store_inputs: bool = True) -> Any:
     """Trace the methods of module ``mod`` named by ``inputs`` (``{method name: example
     inputs}``): each runs once, and ``mod`` itself is returned."""
-    from arraygrad.nn import Module
+    from arraygrad.nn.modules.module import Module
 
     if not isinstance(mod, Module):
         raise AttributeError("expected torch.nn.Module as the first argument")

@@ -20,7 +20,7 @@ from arraygrad.multiprocessing.spawn import (ENV_VAR_PARALLEL_START, ProcessCont
 __all__ = ["set_sharing_strategy", "get_sharing_strategy", "get_all_sharing_strategies",
            "ENV_VAR_PARALLEL_START", "ProcessContext", "ProcessExitedException",
            "ProcessRaisedException", "SpawnContext", "spawn", "start_processes",
-           *multiprocessing.__all__]  # type: ignore[attr-defined]
+           *multiprocessing.__all__]
 
 if sys.platform in ("darwin", "win32"):
     _all_sharing_strategies = {"file_system"}

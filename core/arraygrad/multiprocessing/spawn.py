@@ -96,7 +96,7 @@ class ProcessContext:
         ready = multiprocessing.connection.wait(list(self.sentinels.keys()), timeout=timeout)
         error_index = None
         for sentinel in ready:
-            index = self.sentinels.pop(sentinel)  # type: ignore[call-overload]
+            index = self.sentinels.pop(sentinel)
             process = self.processes[index]
             process.join()
             if process.exitcode != 0:

@@ -155,7 +155,7 @@ def _restore(map_location: MapLocation) -> Callable[[Storage, str], Storage]:
     if map_location is None:  # the registered deserializers (register_package)
         from arraygrad.serialization._options import default_restore_location
 
-        return default_restore_location  # type: ignore[no-any-return]
+        return default_restore_location
     if isinstance(map_location, dict):
         table = map_location
         return lambda storage, loc: storage.to(table.get(loc, loc))

@@ -118,7 +118,7 @@ def kaiser(M: int, *, beta: float = 12.0, sym: bool = True, dtype: _dt.dtype | N
     constant = 2.0 * b / (M if not sym else M - 1)
     end = arraygrad.minimum(b, -b + (M - 1) * constant)
     k = _linspace(-beta, end.item(), M, dtype, device, requires_grad)
-    return i0(arraygrad.sqrt(b * b - k ** 2)) / i0(b)  # type: ignore[no-any-return]
+    return i0(arraygrad.sqrt(b * b - k ** 2)) / i0(b)
 
 
 def hamming(M: int, *, sym: bool = True, dtype: _dt.dtype | None = None, layout: Any = None,

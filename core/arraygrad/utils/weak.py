@@ -11,7 +11,7 @@ from typing import Any, Callable
 __all__ = ["TensorWeakRef", "WeakIdKeyDictionary", "WeakIdRef", "WeakTensorKeyDictionary"]
 
 
-class WeakIdRef(weakref.ref):  # type: ignore[type-arg]
+class WeakIdRef(weakref.ref):
     """A weak reference hashed and compared by the identity of its referent (while alive)."""
 
     __slots__ = ["_id"]

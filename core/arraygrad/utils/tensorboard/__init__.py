@@ -15,12 +15,12 @@ __all__ = ["FileWriter", "RecordWriter", "SummaryWriter"]
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("FileWriter", "SummaryWriter"):
-        from arraygrad.utils.tensorboard import _writer
+    if name in ("writer", "summary"):  # its modules, as PyTorch's
+        import importlib
 
-        return getattr(_writer, name)
-    if name == "RecordWriter":
-        from arraygrad.utils.tensorboard._writer import RecordWriter
+        return importlib.import_module(f"arraygrad.utils.tensorboard.{name}")
+    if name in ("FileWriter", "SummaryWriter", "RecordWriter"):
+        from arraygrad.utils.tensorboard import writer
 
-        return RecordWriter
+        return getattr(writer, name)
     raise AttributeError(f"module 'arraygrad.utils.tensorboard' has no attribute {name!r}")

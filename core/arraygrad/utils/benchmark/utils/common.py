@@ -160,7 +160,7 @@ class Measurement:
     @property
     def env(self) -> str:
         """The task's environment label ("Unspecified env" without one)."""
-        return "Unspecified env" if self.task_spec.env is None else cast(str, self.task_spec.env)
+        return "Unspecified env" if self.task_spec.env is None else self.task_spec.env
 
     @property
     def as_row_name(self) -> str:

@@ -168,7 +168,7 @@ class Table:
 
     @staticmethod
     def col_fn(m: common.Measurement) -> str | None:
-        return m.description  # type: ignore[no-any-return]
+        return m.description
 
     def populate_rows_and_columns(self) -> tuple[tuple[_Row, ...], tuple[_Column, ...]]:
         rows: list[_Row] = []

@@ -18,7 +18,7 @@ from tensorboard.compat.proto.event_pb2 import Event, SessionLog  # noqa: E402
 from tensorboard.summary.writer.event_file_writer import EventFileWriter  # noqa: E402
 from tensorboard.summary.writer.record_writer import RecordWriter  # noqa: E402
 
-from arraygrad.utils.tensorboard import _summary  # noqa: E402
+from arraygrad.utils.tensorboard import summary as _summary  # noqa: E402
 
 __all__ = ["FileWriter", "RecordWriter", "SummaryWriter"]
 
@@ -34,7 +34,7 @@ class FileWriter:
 
     def get_logdir(self) -> str:
         """The directory the event file is in."""
-        return self.event_writer.get_logdir()  # type: ignore[no-any-return]
+        return self.event_writer.get_logdir()
 
     def add_event(self, event: Any, step: int | None = None,
                   walltime: float | None = None) -> None:

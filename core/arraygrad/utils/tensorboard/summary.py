@@ -29,14 +29,14 @@ def _values(x: Any) -> list[Any]:
         flat = x.tolist()
         return _flatten(flat) if isinstance(flat, list) else [flat]
     if isinstance(x, (list, tuple)):
-        return _flatten(list(x))
+        return _flatten([*x])
     raise NotImplementedError(f"Got {type(x)}, but numpy array or torch tensor are expected.")
 
 
 def _flatten(items: list[Any]) -> list[Any]:
     out: list[Any] = []
     for item in items:
-        out.extend(_flatten(item) if isinstance(item, (list, tuple)) else [item])
+        out.extend(_flatten([*item]) if isinstance(item, (list, tuple)) else [item])
     return out
 
 
@@ -221,18 +221,17 @@ def hparams(hparam_dict: Any, metric_dict: Any,
     if not isinstance(domains, dict):
         raise TypeError("parameter: hparam_domain_discrete should be a dictionary, nothing "
                         "logged.")
-    for k, v in domains.items():
-        if k not in hparam_dict or not isinstance(v, list) or not all(
-                isinstance(d, type(hparam_dict[k])) for d in v):
+    for k, choices in domains.items():
+        if k not in hparam_dict or not isinstance(choices, list) or not all(
+                isinstance(d, type(hparam_dict[k])) for d in choices):
             raise TypeError(f"parameter: hparam_domain_discrete[{k}] should be a list of same "
                             f"type as hparam_dict[{k}].")
-    infos = []
+    infos: list[Any] = []
     ssi = SessionStartInfo()
-    for k, v in hparam_dict.items():
-        if v is None:
+    for k, value in hparam_dict.items():
+        if value is None:
             continue
-        if isinstance(v, Tensor):
-            v = float(_values(v)[0])
+        v = float(_values(value)[0]) if isinstance(value, Tensor) else value
         # PyTorch's order: numbers first (a bool is an int, so it is logged as a number)
         if isinstance(v, (int, float)):
             ssi.hparams[k].number_value = v
