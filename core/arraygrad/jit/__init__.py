@@ -42,14 +42,11 @@ class Error(Exception):
 
 
 def fork(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Future[Any]:
-    """Start ``func(*args, **kwargs)`` and return a ``Future`` of its result: arraygrad runs it
-    at once (PyTorch's eager ``fork`` does too), so the future is already complete; an error
-    is held by the future and raised by ``wait``."""
+    """Start ``func(*args, **kwargs)`` and return a ``Future`` of its result. Outside
+    TorchScript, PyTorch's ``fork`` runs the call at once, and so does arraygrad's: the future
+    is complete when returned, and an error of the call is raised by ``fork`` itself."""
     fut: Future[Any] = Future()
-    try:
-        fut.set_result(func(*args, **kwargs))
-    except Exception as exc:  # noqa: BLE001 - delivered by wait(), as PyTorch's futures do
-        fut.set_exception(exc)
+    fut.set_result(func(*args, **kwargs))
     return fut
 
 

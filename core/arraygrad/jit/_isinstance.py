@@ -3,11 +3,14 @@
 
 from __future__ import annotations
 
+import builtins
 import collections.abc
 import types
 import typing
 import warnings
 from typing import Any
+
+_is = builtins.isinstance  # this module's own isinstance shadows the builtin
 
 
 def _matches(obj: Any, target: Any) -> bool:
@@ -18,35 +21,35 @@ def _matches(obj: Any, target: Any) -> bool:
     origin = typing.get_origin(target)
     args = typing.get_args(target)
     if origin is None:
-        if not isinstance(target, type):
+        if not _is(target, type):
             raise RuntimeError("The second argument to `torch.jit.isinstance` must be a type or a "
                                "tuple of types")
-        return isinstance(obj, target)
+        return _is(obj, target)
     if origin in (typing.Union, types.UnionType):
         return any(_matches(obj, a) for a in args)
     if origin is list:
-        if not isinstance(obj, list):
+        if not _is(obj, list):
             return False
         if not obj:
             _warn_empty()
         return not args or all(_matches(x, args[0]) for x in obj)
     if origin is dict:
-        if not isinstance(obj, dict):
+        if not _is(obj, dict):
             return False
         if not obj:
             _warn_empty()
         return not args or all(_matches(k, args[0]) and _matches(v, args[1])
                                for k, v in obj.items())
     if origin is tuple:
-        if not isinstance(obj, tuple):
+        if not _is(obj, tuple):
             return False
         if not args:
             return True
         if len(args) == 2 and args[1] is Ellipsis:
             return all(_matches(x, args[0]) for x in obj)
         return len(obj) == len(args) and all(_matches(x, a) for x, a in zip(obj, args))
-    if isinstance(origin, type) and issubclass(origin, collections.abc.Iterable):
-        return isinstance(obj, origin)
+    if _is(origin, type) and issubclass(origin, collections.abc.Iterable):
+        return _is(obj, origin)
     raise RuntimeError("The second argument to `torch.jit.isinstance` must be a type or a tuple "
                        "of types")
 

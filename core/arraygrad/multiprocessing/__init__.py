@@ -2,9 +2,9 @@
 ``multiprocessing`` (every name of it), ``spawn``/``start_processes`` with their error
 reporting, and the sharing-strategy settings.
 
-arraygrad tensors cross processes by value (they pickle their data), so there is no
-shared-memory transport to choose: the sharing strategy is kept and validated as PyTorch does
-and changes nothing; a tensor sent through a queue is a copy in the receiver.
+Tensors sent through its queues and pipes cross by value (``reductions``: their data is
+copied), where PyTorch moves them to shared memory; so there is no shared-memory transport to
+choose: the sharing strategy is kept and validated as PyTorch does and changes nothing.
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ import multiprocessing
 import sys
 from multiprocessing import *  # noqa: F403 - PyTorch re-exports all of it
 
+from arraygrad.multiprocessing import reductions
+from arraygrad.multiprocessing.reductions import init_reductions
 from arraygrad.multiprocessing.spawn import (ENV_VAR_PARALLEL_START, ProcessContext,
                                              ProcessExitedException, ProcessRaisedException,
                                              SpawnContext, spawn, start_processes)
@@ -20,6 +22,7 @@ from arraygrad.multiprocessing.spawn import (ENV_VAR_PARALLEL_START, ProcessCont
 __all__ = ["set_sharing_strategy", "get_sharing_strategy", "get_all_sharing_strategies",
            "ENV_VAR_PARALLEL_START", "ProcessContext", "ProcessExitedException",
            "ProcessRaisedException", "SpawnContext", "spawn", "start_processes",
+           "init_reductions", "reductions",
            *multiprocessing.__all__]
 
 if sys.platform in ("darwin", "win32"):
@@ -31,7 +34,8 @@ _sharing_strategy = [next(iter(sorted(_all_sharing_strategies)))]
 
 def set_sharing_strategy(new_strategy: str) -> None:
     """Choose how CPU tensors would be shared (one of ``get_all_sharing_strategies()``; else
-    AssertionError, as in PyTorch). arraygrad sends tensors by value, so this changes nothing."""
+    AssertionError, as in PyTorch). arraygrad sends tensors by value (``reductions``), so this
+    changes nothing."""
     if new_strategy not in _all_sharing_strategies:
         raise AssertionError(f"invalid sharing strategy {new_strategy!r}, expected one of "
                              f"{_all_sharing_strategies}")
@@ -46,3 +50,6 @@ def get_sharing_strategy() -> str:
 def get_all_sharing_strategies() -> set[str]:
     """The sharing strategies of this platform."""
     return _all_sharing_strategies
+
+
+init_reductions()
