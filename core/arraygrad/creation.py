@@ -175,7 +175,7 @@ def from_numpy(ndarray: Any) -> Tensor:
 def from_dlpack(ext_tensor: Any) -> Tensor:
     """A tensor sharing memory with any object supporting ``__dlpack__`` (or with a DLPack
     capsule, ``to_dlpack``'s)."""
-    from arraygrad.utils.dlpack import _Capsule, is_capsule
+    from arraygrad._dlpack_capsule import _Capsule, is_capsule
 
     if is_capsule(ext_tensor):
         ext_tensor = _Capsule(ext_tensor)

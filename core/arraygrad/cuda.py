@@ -27,10 +27,9 @@ def is_available() -> bool:
 
 def device_count() -> int:
     """The number of CUDA devices the first usable CUDA backend sees (0 without one)."""
-    for b in _cuda_backends():
-        if b.is_available():
-            return b.device_count()
-    return 0
+    from arraygrad.backends.registry import device_count as _count
+
+    return _count("cuda")
 
 
 def current_device() -> int:

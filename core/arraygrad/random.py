@@ -212,13 +212,11 @@ def fork_rng(devices: Iterable[Any] | None = None, enabled: bool = True,
     if device_type == "meta" or not enabled:
         yield
         return
-    if device_type is None:
-        from arraygrad import accelerator
-
-        current = accelerator.current_accelerator()
-        device_type = current.type if current is not None else "cuda"
+    # PyTorch's default: the current accelerator's type, else cuda (arraygrad's only
+    # accelerator type is cuda, so both are cuda)
+    device_type = device_type or "cuda"
     if devices is None:
-        count = _device_count(device_type)
+        count = 0 if device_type == "cpu" else _registry_device_count(device_type)
         if count > 1 and not _fork_rng_warned[0]:
             kind = device_type.upper()
             warnings.warn(
@@ -247,24 +245,14 @@ def fork_rng(devices: Iterable[Any] | None = None, enabled: bool = True,
 _fork_rng_warned = [False]
 
 
-def _device_count(device_type: str) -> int:
-    if device_type == "cpu":
-        return 0
-    if device_type == "cuda":
-        from arraygrad import cuda
+def _registry_device_count(device_type: str) -> int:
+    from arraygrad.backends.registry import device_count
 
-        return cuda.device_count()
-    return 0
+    return device_count(device_type)
 
 
 def thread_safe_generator() -> Generator | None:
-    """The generator for random draws in a DataLoader *thread* worker (PyTorch's thread
-    workers each have one); None elsewhere, which makes draws use the default generator.
-    arraygrad's DataLoader workers are processes, so this is None."""
-    from arraygrad.utils.data import get_worker_info
-
-    info = get_worker_info()
-    rng = getattr(info, "rng", None)
-    if getattr(info, "worker_method", None) == "thread" and isinstance(rng, Generator):
-        return rng
+    """The generator for random draws in a DataLoader *thread* worker (PyTorch's thread workers
+    each have one); None in the main process and in process workers, which makes draws use
+    the default generator. arraygrad's DataLoader workers are processes, so this is None."""
     return None

@@ -6,6 +6,10 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
+from arraygrad.creation import empty, full, full_like
+from arraygrad.ops.elementwise import maximum, minimum
+from arraygrad.ops.reduction import amax, amin, mean, prod, sum as _sum
+from arraygrad.ops.shape import stack
 from arraygrad.tensor import Tensor
 
 __all__ = ["segment_reduce"]
@@ -19,28 +23,26 @@ _TYPE_NAMES = {"int32": "Int", "int64": "Long", "bool": "Bool"}
 
 def _reduce(values: Tensor, kind: str, initial: float | None) -> Tensor:
     """One segment (its elements along dim 0) reduced, starting from ``initial`` if given."""
-    import arraygrad
-
     count = values.shape[0]
     if count == 0:
         fill = _EMPTY[kind] if initial is None else initial
-        return arraygrad.full(tuple(values.shape[1:]), fill, dtype=values.dtype,
+        return full(tuple(values.shape[1:]), fill, dtype=values.dtype,
                               device=values.device)
     if kind == "sum":
-        out = arraygrad.sum(values, 0)
+        out = _sum(values, 0)
         return out if initial is None else out + initial
     if kind == "prod":
-        out = arraygrad.prod(values, 0)
+        out = prod(values, 0)
         return out if initial is None else out * initial
     if kind == "mean":
         if initial is None:
-            return arraygrad.mean(values, 0)
-        return (arraygrad.sum(values, 0) + initial) / count
-    out = arraygrad.amax(values, 0) if kind == "amax" else arraygrad.amin(values, 0)
+            return mean(values, 0)
+        return (_sum(values, 0) + initial) / count
+    out = amax(values, 0) if kind == "amax" else amin(values, 0)
     if initial is None:
         return out
-    bound = arraygrad.full_like(out, initial)
-    return arraygrad.maximum(out, bound) if kind == "amax" else arraygrad.minimum(out, bound)
+    bound = full_like(out, initial)
+    return maximum(out, bound) if kind == "amax" else minimum(out, bound)
 
 
 def segment_reduce(data: Tensor, reduce: str, *, lengths: Tensor | None = None,
@@ -55,8 +57,6 @@ def segment_reduce(data: Tensor, reduce: str, *, lengths: Tensor | None = None,
     segments, which are otherwise 0, 1, nan, -inf or inf). ``unsafe=True`` skips the check that
     the lengths cover ``data``. Floating data only, as PyTorch's CPU kernel.
     """
-    import arraygrad
-
     kind = _REDUCES.get(reduce)
     if kind is None:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got "
@@ -92,10 +92,10 @@ def segment_reduce(data: Tensor, reduce: str, *, lengths: Tensor | None = None,
         for n in _row(table, row):
             segments.append(_reduce(along[start:start + int(n)], kind, initial))
             start += int(n)
-        outputs.append(arraygrad.stack(segments, 0) if segments else
-                       arraygrad.empty((0, *along.shape[1:]), dtype=data.dtype,
+        outputs.append(stack(segments, 0) if segments else
+                       empty((0, *along.shape[1:]), dtype=data.dtype,
                                        device=data.device))
-    out = arraygrad.stack(outputs, 0)
+    out = stack(outputs, 0)
     return out.reshape(*lengths.shape, *data.shape[axis + 1:])
 
 

@@ -128,9 +128,9 @@ def sym_fresh_size(expr: Any) -> Any:
 
     if isinstance(expr, Tensor):
         return expr.item()
-    import arraygrad
+    from arraygrad.creation import tensor
 
-    return arraygrad.tensor(expr).item()
+    return tensor(expr).item()
 
 
 def _constrain(size: Any, lo: int, hi: int) -> None:
