@@ -96,6 +96,20 @@ def test_writer_checks(tmp_path):
     w.close()  # twice is harmless
 
 
+def test_bad_arguments_make_no_directory(tmp_path, monkeypatch):
+    pytest.importorskip("tensorboard", reason="tensorboard is not installed")
+    from arraygrad.utils.tensorboard import FileWriter, SummaryWriter
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(TypeError, match="log_dir must be a path"):
+        SummaryWriter(log_dir=object())
+    with pytest.raises(TypeError, match="purge_step must be an int"):
+        SummaryWriter(purge_step="x")
+    with pytest.raises(TypeError, match="log_dir must be a path"):
+        FileWriter(object())
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_without_tensorboard_naming_the_writer_raises_import_error():
     code = ("import sys; sys.modules['tensorboard'] = None\n"
             "import arraygrad.utils.tensorboard as tb\n"

@@ -29,6 +29,7 @@ class FileWriter:
 
     def __init__(self, log_dir: Any, max_queue: int = 10, flush_secs: int = 120,
                  filename_suffix: str = "") -> None:
+        _check_options(log_dir, max_queue, flush_secs, filename_suffix)
         self.event_writer = EventFileWriter(str(log_dir), max_queue, flush_secs,
                                             filename_suffix)
 
@@ -62,6 +63,21 @@ class FileWriter:
         self.event_writer.reopen()
 
 
+def _check_options(log_dir: Any, max_queue: Any, flush_secs: Any, filename_suffix: Any,
+                   comment: Any = "", purge_step: Any = None) -> None:
+    """TypeError for an argument of the wrong type, before any directory is made."""
+    if log_dir is not None and not isinstance(log_dir, (str, os.PathLike)):
+        raise TypeError(f"log_dir must be a path (str or os.PathLike), got "
+                        f"{type(log_dir).__name__}")
+    for name, value, kind in (("max_queue", max_queue, int), ("flush_secs", flush_secs, int),
+                              ("filename_suffix", filename_suffix, str),
+                              ("comment", comment, str)):
+        if not isinstance(value, kind):
+            raise TypeError(f"{name} must be {kind.__name__}, got {type(value).__name__}")
+    if purge_step is not None and not isinstance(purge_step, int):
+        raise TypeError(f"purge_step must be an int, got {type(purge_step).__name__}")
+
+
 def _default_bins() -> list[float]:
     """TensorFlow's histogram buckets: +-1e-12 growing by 10% to 1e20, and 0."""
     v = 1e-12
@@ -85,6 +101,8 @@ class SummaryWriter:
     def __init__(self, log_dir: str | None = None, comment: str = "",
                  purge_step: int | None = None, max_queue: int = 10, flush_secs: int = 120,
                  filename_suffix: str = "") -> None:
+        _check_options(log_dir or None, max_queue, flush_secs, filename_suffix, comment,
+                       purge_step)
         if not log_dir:
             import socket
             from datetime import datetime
