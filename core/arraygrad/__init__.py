@@ -63,15 +63,6 @@ from arraygrad.random import (  # noqa: E402
     Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state,
 )
 from arraygrad.tensor_methods import with_axis_alias as _axis  # noqa: E402
-# PyTorch's ecosystem names: control flow, segments, symbolic-size utilities, install paths
-from arraygrad._classproperty import classproperty  # noqa: E402
-from arraygrad._install import get_file_path, prepare_multiprocessing_environment  # noqa: E402
-from arraygrad.control_flow import cond, while_loop  # noqa: E402
-from arraygrad.segment import segment_reduce  # noqa: E402
-from arraygrad.symbolic import (  # noqa: E402
-    SymBool, SymFloat, SymInt, sym_constrain_range, sym_constrain_range_for_size, sym_float,
-    sym_fresh_size, sym_int, sym_ite, sym_max, sym_min, sym_not, sym_sqrt, sym_sum,
-)
 
 # dim-taking functions also accept NumPy's axis= spelling
 max = _axis(_reduction.max)  # noqa: A001
@@ -150,8 +141,19 @@ _LAZY_FUNCTIONS = {"compile": "arraygrad.compiler", "save": "arraygrad.serializa
                    "save_safetensors": "arraygrad.serialization",
                    "load_safetensors": "arraygrad.serialization",
                    "erf": "arraygrad.nn._ops", "vmap": "arraygrad.func",
+                   # PyTorch's ecosystem names (issue 23): jit futures, control flow, segments,
+                   # symbolic-size utilities, install paths
                    "fork": "arraygrad.jit", "wait": "arraygrad.jit", "Future": "arraygrad.futures",
-                   "to_dlpack": "arraygrad.utils.dlpack",
+                   "to_dlpack": "arraygrad.utils.dlpack", "cond": "arraygrad.control_flow",
+                   "while_loop": "arraygrad.control_flow", "segment_reduce": "arraygrad.segment",
+                   "classproperty": "arraygrad._classproperty",
+                   **{name: "arraygrad._install"
+                      for name in ("get_file_path", "prepare_multiprocessing_environment")},
+                   **{name: "arraygrad.symbolic"
+                      for name in ("SymBool", "SymFloat", "SymInt", "sym_constrain_range",
+                                   "sym_constrain_range_for_size", "sym_float", "sym_fresh_size",
+                                   "sym_int", "sym_ite", "sym_max", "sym_min", "sym_not",
+                                   "sym_sqrt", "sym_sum")},
                    **{name: "arraygrad.nn._functional.distance"
                       for name in ("cdist", "cosine_similarity", "pairwise_distance")}}
 
