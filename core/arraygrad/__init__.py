@@ -134,12 +134,44 @@ def numel(input: Tensor) -> _builtins.int:
 __version__ = "0.1.0"
 
 
-_LAZY_SUBMODULES = ("nn", "optim", "utils", "special", "viz", "conformance", "linalg", "fft", "onnx",
-                    "serialization", "distributed", "func")
+_LAZY_SUBMODULES = (  # one per line: several areas add theirs
+    "conformance",
+    "distributed",
+    "fft",
+    "func",
+    "futures",
+    "hub",
+    "jit",
+    "linalg",
+    "multiprocessing",
+    "nn",
+    "onnx",
+    "optim",
+    "serialization",
+    "signal",
+    "special",
+    "testing",
+    "utils",
+    "version",
+    "viz",
+)
 _LAZY_FUNCTIONS = {"compile": "arraygrad.compiler", "save": "arraygrad.serialization", "load": "arraygrad.serialization",
                    "save_safetensors": "arraygrad.serialization",
                    "load_safetensors": "arraygrad.serialization",
                    "erf": "arraygrad.nn._ops", "vmap": "arraygrad.func",
+                   # PyTorch's ecosystem names (issue 23): jit futures, control flow, segments,
+                   # symbolic-size utilities, install paths
+                   "fork": "arraygrad.jit", "wait": "arraygrad.jit", "Future": "arraygrad.futures",
+                   "to_dlpack": "arraygrad.utils.dlpack", "cond": "arraygrad.control_flow",
+                   "while_loop": "arraygrad.control_flow", "segment_reduce": "arraygrad.segment",
+                   "classproperty": "arraygrad._classproperty",
+                   **{name: "arraygrad._install"
+                      for name in ("get_file_path", "prepare_multiprocessing_environment")},
+                   **{name: "arraygrad.symbolic"
+                      for name in ("SymBool", "SymFloat", "SymInt", "sym_constrain_range",
+                                   "sym_constrain_range_for_size", "sym_float", "sym_fresh_size",
+                                   "sym_int", "sym_ite", "sym_max", "sym_min", "sym_not",
+                                   "sym_sqrt", "sym_sum")},
                    **{name: "arraygrad.nn._functional.distance"
                       for name in ("cdist", "cosine_similarity", "pairwise_distance")}}
 

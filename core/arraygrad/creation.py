@@ -173,7 +173,12 @@ def from_numpy(ndarray: Any) -> Tensor:
 
 
 def from_dlpack(ext_tensor: Any) -> Tensor:
-    """A tensor sharing memory with any object supporting ``__dlpack__``."""
+    """A tensor sharing memory with any object supporting ``__dlpack__`` (or with a DLPack
+    capsule, ``to_dlpack``'s)."""
+    from arraygrad._dlpack_capsule import _Capsule, is_capsule
+
+    if is_capsule(ext_tensor):
+        ext_tensor = _Capsule(ext_tensor)
     dev_type, dev_id = ext_tensor.__dlpack_device__()
     device = "cpu" if int(dev_type) == 1 else f"cuda:{dev_id}"
     backend = backend_for_device(device)

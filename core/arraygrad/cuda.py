@@ -27,10 +27,9 @@ def is_available() -> bool:
 
 def device_count() -> int:
     """The number of CUDA devices the first usable CUDA backend sees (0 without one)."""
-    for b in _cuda_backends():
-        if b.is_available():
-            return b.device_count()
-    return 0
+    from arraygrad.backends.registry import device_count as _count
+
+    return _count("cuda")
 
 
 def current_device() -> int:
@@ -63,6 +62,6 @@ def manual_seed_all(seed: int) -> None:
 
 
 def _seed_device(index: int, seed: int) -> None:
-    from arraygrad.random import default_generator
+    from arraygrad.random import generator_of
 
-    default_generator(f"cuda:{index}").manual_seed(int(seed))
+    generator_of(f"cuda:{index}").manual_seed(int(seed))

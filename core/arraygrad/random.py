@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
-from typing import TYPE_CHECKING, Any
+import warnings
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from arraygrad.compiler.scalars import recording_flag as _recording
 from arraygrad.device import DeviceLike, as_device, device
@@ -12,7 +14,8 @@ if TYPE_CHECKING:
     from arraygrad.backends.contract import Backend, Generator as NativeGenerator
 
 __all__ = ["Generator", "manual_seed", "seed", "initial_seed", "default_generator",
-           "get_rng_state", "set_rng_state"]
+           "get_rng_state", "set_rng_state", "fork_rng", "thread_safe_generator",
+           "generator_of"]
 
 DEFAULT_SEED = 67280421310721  # PyTorch's default seed for a fresh process
 
@@ -172,7 +175,7 @@ def _copy(native: Any) -> Any:
 _default: dict[device, Generator] = {}
 
 
-def default_generator(device: DeviceLike = "cpu") -> Generator:
+def generator_of(device: DeviceLike = "cpu") -> Generator:
     """The process-wide generator of ``device``."""
     dev = as_device(device)
     gen = _default.get(dev)
@@ -181,11 +184,16 @@ def default_generator(device: DeviceLike = "cpu") -> Generator:
     return gen
 
 
+default_generator: Generator = generator_of("cpu")
+"""The CPU's default generator (``torch.default_generator``): what draws use without a
+``generator=``; ``generator_of(device)`` gives another device's."""
+
+
 def manual_seed(seed: int) -> Generator:
     """Seed every device's default generator; returns the CPU one (as ``torch.manual_seed``)."""
     for gen in list(_default.values()):
         gen.manual_seed(seed)
-    cpu = default_generator("cpu")
+    cpu = generator_of("cpu")
     cpu.manual_seed(seed)
     _pending_seed[0] = int(seed)
     return cpu
@@ -196,14 +204,14 @@ _pending_seed: list[int | None] = [None]
 
 def seed() -> int:
     """Seed the default generators non-deterministically; returns the seed."""
-    s = default_generator("cpu").seed()
+    s = generator_of("cpu").seed()
     manual_seed(s)
     return s
 
 
 def initial_seed() -> int:
     """The CPU default generator's seed."""
-    return default_generator("cpu").initial_seed()
+    return generator_of("cpu").initial_seed()
 
 
 def device_generator(dev: DeviceLike = "cpu") -> Generator:
@@ -212,7 +220,7 @@ def device_generator(dev: DeviceLike = "cpu") -> Generator:
     d = as_device(dev)
     generator = _default.get(d)
     if generator is None:
-        generator = default_generator(d)
+        generator = generator_of(d)
         if _pending_seed[0] is not None:
             generator.manual_seed(_pending_seed[0])
     return generator
@@ -244,3 +252,60 @@ def generator_for(backend: Backend, generator: Generator | None = None) -> Nativ
         from arraygrad.compiler.recording_backend import recorded_generator
         return recorded_generator(backend, generator)
     return generator.native(backend)
+
+
+@contextlib.contextmanager
+def fork_rng(devices: Iterable[Any] | None = None, enabled: bool = True,
+             _caller: str = "fork_rng", _devices_kw: str = "devices",
+             device_type: str | None = None) -> Iterator[None]:
+    """Context manager restoring the random state on exit: the CPU's always, and that of
+    ``devices`` (indices of ``device_type``, default the current accelerator's type, else
+    ``cuda``; all of them by default, with PyTorch's warning when there are several).
+    ``enabled=False`` forks nothing."""
+    if device_type == "meta" or not enabled:
+        yield
+        return
+    # PyTorch's default: the current accelerator's type, else cuda (arraygrad's only
+    # accelerator type is cuda, so both are cuda)
+    device_type = device_type or "cuda"
+    if devices is None:
+        count = 0 if device_type == "cpu" else _registry_device_count(device_type)
+        if count > 1 and not _fork_rng_warned[0]:
+            kind = device_type.upper()
+            warnings.warn(
+                f"{kind} reports that you have {count} available devices, and you have used "
+                f"{_caller} without explicitly specifying which devices are being used. For "
+                f"safety, we initialize *every* {kind} device by default, which can be quite "
+                f"slow if you have a lot of {kind}s. If you know that you are only making use of "
+                f"a few {kind} devices, set the environment variable {kind}_VISIBLE_DEVICES or "
+                f"the '{_devices_kw}' keyword argument of {_caller} with the set of devices you "
+                "are actually using.", stacklevel=3)
+            _fork_rng_warned[0] = True
+        devices = list(range(count))
+    else:
+        devices = list(devices)
+    generators = [device_generator("cpu")] + [
+        device_generator(d if isinstance(d, device) else f"{device_type}:{int(d)}")
+        for d in devices]
+    states = [g._snapshot() for g in generators]
+    try:
+        yield
+    finally:
+        for generator, state in zip(generators, states):
+            generator._restore(state)
+
+
+_fork_rng_warned = [False]
+
+
+def _registry_device_count(device_type: str) -> int:
+    from arraygrad.backends.registry import device_count
+
+    return device_count(device_type)
+
+
+def thread_safe_generator() -> Generator | None:
+    """The generator for random draws in a DataLoader *thread* worker (PyTorch's thread workers
+    each have one); None in the main process and in process workers, which makes draws use
+    the default generator. arraygrad's DataLoader workers are processes, so this is None."""
+    return None

@@ -48,7 +48,7 @@ def test_the_default_generator_snapshot_restores_exactly():
     ag.rand(3)
     from arraygrad.random import default_generator
 
-    gen = default_generator()
+    gen = default_generator
     snap = gen._snapshot()
     want = ag.rand(4).numpy().copy()
     gen._restore(snap)

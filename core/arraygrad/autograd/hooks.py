@@ -30,9 +30,14 @@ class RemovableHandle:
 
     __slots__ = ("_dicts", "id")
 
-    def __init__(self, *hook_dicts: HookDict) -> None:
+    def __init__(self, hooks_dict: Any = None, *more: HookDict, extra_dict: Any = None) -> None:
+        # PyTorch's signature (``hooks_dict``, ``extra_dict``: one dict or a list of them,
+        # each weakly referenced) and arraygrad's (the dicts positionally)
         self.id = next(_next_id)
-        self._dicts = tuple(weakref.ref(d) for d in hook_dicts)
+        extras = [] if extra_dict is None else (
+            list(extra_dict) if isinstance(extra_dict, (list, tuple)) else [extra_dict])
+        dicts = [d for d in (hooks_dict, *more, *extras) if d is not None]
+        self._dicts = tuple(weakref.ref(d) for d in dicts)
 
     def add(self, hooks: HookDict, fn: Any) -> "RemovableHandle":
         """Store ``fn`` under this handle's id in ``hooks`` (returns self)."""

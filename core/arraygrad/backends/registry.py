@@ -131,6 +131,15 @@ def available() -> list[BackendInfo]:
     return rows
 
 
+def device_count(device_type: str) -> int:
+    """The number of ``device_type`` devices the first usable backend of that type sees (0
+    without one)."""
+    for backend in _registry().values():
+        if backend.device_type == device_type and backend.is_available():
+            return backend.device_count()
+    return 0
+
+
 def backend_for_device(dev: Any) -> Backend:
     """The backend instance that computes on device ``dev`` (``"cpu"``, ``"cuda:1"``)."""
     dev = as_device(dev)

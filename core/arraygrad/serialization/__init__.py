@@ -29,10 +29,22 @@ from arraygrad.serialization._checkpoint import (DEFAULT_PROTOCOL, FileLike, Loa
                                                  MapLocation, get_default_load_endianness, load,
                                                  save, set_default_load_endianness)
 from arraygrad.serialization._rebuild import MAX_EXPANDED_BYTES
-from arraygrad.serialization._storage import Storage
+from arraygrad.serialization._options import (INT_SIZE, IS_WINDOWS, LONG_SIZE, MAGIC_NUMBER,
+                                              MAP_PRIVATE, MAP_SHARED, PROTOCOL_VERSION,
+                                              SHORT_SIZE, STORAGE_KEY_SEPARATOR,
+                                              SourceChangeWarning,
+                                              check_module_version_greater_or_equal,
+                                              default_restore_location, get_crc32_options,
+                                              get_default_mmap_options, get_source_lines_and_file,
+                                              location_tag, mkdtemp, normalize_storage_type,
+                                              register_package, set_crc32_options,
+                                              set_default_mmap_options, skip_data,
+                                              storage_to_tensor_type, validate_cuda_device)
+from arraygrad.serialization._storage import Storage, StorageType
 from arraygrad.serialization._unpickler import (_fixed_name, _user_allowed_globals,
                                                 add_safe_globals, allowed_globals,
-                                                clear_safe_globals, get_safe_globals,
+                                                UNSAFE_MESSAGE, clear_safe_globals,
+                                                get_safe_globals,
                                                 safe_globals)
 from arraygrad.serialization._zipio import ZipReader
 from arraygrad.serialization.safetensors import (MAX_HEADER_BYTES, load_safetensors,
@@ -42,7 +54,17 @@ __all__ = ["save", "load", "save_safetensors", "load_safetensors", "add_safe_glo
            "get_safe_globals", "clear_safe_globals", "safe_globals",
            "get_unsafe_globals_in_checkpoint", "Storage", "DEFAULT_PROTOCOL", "FileLike",
            "LoadEndianness", "get_default_load_endianness", "set_default_load_endianness",
-           "MapLocation", "MAX_HEADER_BYTES", "MAX_EXPANDED_BYTES"]
+           "MapLocation", "MAX_HEADER_BYTES", "MAX_EXPANDED_BYTES", "register_package",
+           "location_tag", "default_restore_location", "skip_data", "get_crc32_options",
+           "set_crc32_options", "get_default_mmap_options", "set_default_mmap_options",
+           "SourceChangeWarning", "StorageType", "check_module_version_greater_or_equal",
+           "normalize_storage_type", "storage_to_tensor_type", "validate_cuda_device",
+           "get_source_lines_and_file", "mkdtemp", "MAGIC_NUMBER", "PROTOCOL_VERSION",
+           "STORAGE_KEY_SEPARATOR", "IS_WINDOWS", "MAP_SHARED", "MAP_PRIVATE", "SHORT_SIZE",
+           "INT_SIZE", "LONG_SIZE", "MAP_LOCATION", "STORAGE", "UNSAFE_MESSAGE"]
+
+MAP_LOCATION = MapLocation  # PyTorch's name of the type
+STORAGE = Storage  # PyTorch's name of the storage type a tagger receives
 
 
 def get_unsafe_globals_in_checkpoint(f: FileLike) -> list[str]:

@@ -65,9 +65,12 @@ class _StorageRef:
 
 
 def _location(t: Tensor) -> str:
-    """PyTorch's location tag: ``cpu`` or ``<type>:<index>``."""
-    dev = t.device
-    return "cpu" if dev.type == "cpu" else f"{dev.type}:{dev.index or 0}"
+    """PyTorch's location tag: ``cpu`` or ``<type>:<index>`` (the registered taggers':
+    ``serialization.register_package``)."""
+    from arraygrad.serialization._options import location_tag
+    from arraygrad.serialization._storage import Storage
+
+    return location_tag(Storage(b"", t.dtype, t.device))
 
 
 def _contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:

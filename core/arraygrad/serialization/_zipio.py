@@ -13,6 +13,7 @@ than the file holds.
 from __future__ import annotations
 
 import binascii
+import copy
 import struct
 import zipfile
 from typing import IO
@@ -52,7 +53,9 @@ class ZipWriter:
         """Add ``<archive>/<name>`` holding ``data``."""
         fname = f"{self._archive}/{name}".encode("utf-8")
         size = len(data)
-        crc = binascii.crc32(data) & _U32
+        from arraygrad.serialization._options import get_crc32_options
+
+        crc = binascii.crc32(data) & _U32 if get_crc32_options() else 0  # set_crc32_options
         offset = self._pos
         zip64 = size >= _U32
         extra = struct.pack("<HHQQ", 1, 16, size, size) if zip64 else b""
@@ -166,6 +169,11 @@ class ZipReader:
         self._budget -= info.compress_size
         if self._budget < 0:
             raise _bad("records overlap (their compressed sizes add up to more than the file)")
+        if info.CRC == 0 and info.file_size:
+            # written with set_crc32_options(False) (a CRC of 0): read without checking it,
+            # as PyTorch's reader does
+            info = copy.copy(info)
+            del info.CRC
         try:
             with self._zip.open(info) as fh:
                 data = fh.read()

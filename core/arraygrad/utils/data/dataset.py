@@ -177,7 +177,7 @@ def random_split(dataset: Dataset, lengths: Sequence[int | float],
     lengths = _split_lengths(n, lengths)
     if sum(lengths) != n:
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
-    gen = generator if generator is not None else default_generator()
+    gen = generator if generator is not None else default_generator
     indices = randperm(sum(lengths), generator=gen).tolist()
     out = []
     for offset, length in zip(accumulate(lengths), lengths):
