@@ -63,6 +63,8 @@ from arraygrad.random import (  # noqa: E402
     Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state,
 )
 from arraygrad.tensor_methods import with_axis_alias as _axis  # noqa: E402
+# torch's runtime names: autocast, devices, determinism, threads, print options (issue 23)
+from arraygrad.runtime_exports import *  # noqa: E402,F401,F403
 
 # dim-taking functions also accept NumPy's axis= spelling
 max = _axis(_reduction.max)  # noqa: A001
@@ -135,11 +137,14 @@ __version__ = "0.1.0"
 
 
 _LAZY_SUBMODULES = ("nn", "optim", "utils", "special", "viz", "conformance", "linalg", "onnx",
-                    "serialization", "distributed", "func")
+                    "serialization", "distributed", "func",
+                    "amp", "cpu", "mps", "xpu", "mtia", "version", "torch_version", "_dynamo",
+                    "_inductor")
 _LAZY_FUNCTIONS = {"compile": "arraygrad.compiler", "save": "arraygrad.serialization", "load": "arraygrad.serialization",
                    "save_safetensors": "arraygrad.serialization",
                    "load_safetensors": "arraygrad.serialization",
                    "erf": "arraygrad.nn._ops", "vmap": "arraygrad.func",
+                   "GradScaler": "arraygrad.amp.grad_scaler",
                    **{name: "arraygrad.nn._functional.distance"
                       for name in ("cdist", "cosine_similarity", "pairwise_distance")}}
 
