@@ -227,3 +227,40 @@ def test_autocast_warnings_do_not_leak():
         with ag.autocast("cpu", dtype=ag.float16, cache_enabled=False):
             assert not ag.is_autocast_cache_enabled()
         assert ag.is_autocast_cache_enabled()
+
+
+try:
+    from hypothesis import given, settings, strategies as st
+except ImportError:  # hypothesis is in the test extra
+    given = None
+
+if given is not None and torch is not None:
+    _DTYPES = ("float16", "float32", "float64")
+
+    @settings(max_examples=30, deadline=None)
+    @given(n=st.integers(1, 4), k=st.integers(1, 4), a=st.sampled_from(_DTYPES),
+           b=st.sampled_from(_DTYPES), op=st.sampled_from(["mm", "matmul", "mse_loss", "add"]))
+    def test_result_dtype_matches_pytorch_for_any_shapes_and_dtypes(n, k, a, b, op):
+        def run(m, fn):
+            x = m.ones(n, k, dtype=getattr(m, a))
+            y = m.ones(k if op in ("mm", "matmul") else n, n if op in ("mm", "matmul") else k,
+                       dtype=getattr(m, b))
+            if op == "mm":
+                return m.mm(x, y).dtype
+            if op == "matmul":
+                return (x @ y).dtype
+            if op == "add":
+                return (x + y).dtype
+            return fn.mse_loss(x, y).dtype
+
+        with torch.autocast("cpu", dtype=torch.float16):
+            try:
+                theirs = str(run(torch, TF)).split(".")[-1]
+            except RuntimeError:
+                theirs = "error"
+        with ag.autocast("cpu", dtype=ag.float16):
+            try:
+                ours = str(run(ag, F)).split(".")[-1]
+            except RuntimeError:
+                ours = "error"
+        assert ours == theirs
