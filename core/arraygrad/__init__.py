@@ -28,7 +28,7 @@ from arraygrad import tensor_methods as _tensor_methods
 
 _tensor_methods.bind()
 
-from arraygrad import accelerator, autograd, backends, cuda, plugins  # noqa: E402
+from arraygrad import autograd, backends, plugins  # noqa: E402
 from arraygrad.legacy_types import (  # noqa: E402
     BoolTensor, ByteTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor,
 )
@@ -138,8 +138,8 @@ __version__ = "0.1.0"
 
 _LAZY_SUBMODULES = ("nn", "optim", "utils", "special", "viz", "conformance", "linalg", "onnx",
                     "serialization", "distributed", "func",
-                    "amp", "cpu", "mps", "xpu", "mtia", "version", "torch_version", "_dynamo",
-                    "_inductor")
+                    "amp", "cpu", "cuda", "accelerator", "mps", "xpu", "mtia", "version",
+                    "torch_version", "_dynamo", "_inductor")
 _LAZY_FUNCTIONS = {"compile": "arraygrad.compiler", "save": "arraygrad.serialization", "load": "arraygrad.serialization",
                    "save_safetensors": "arraygrad.serialization",
                    "load_safetensors": "arraygrad.serialization",
