@@ -28,7 +28,7 @@ from arraygrad import tensor_methods as _tensor_methods
 
 _tensor_methods.bind()
 
-from arraygrad import accelerator, autograd, backends, cuda, plugins  # noqa: E402
+from arraygrad import autograd, backends, plugins  # noqa: E402
 from arraygrad.legacy_types import (  # noqa: E402
     BoolTensor, ByteTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor,
 )
@@ -63,6 +63,8 @@ from arraygrad.random import (  # noqa: E402
     Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state,
 )
 from arraygrad.tensor_methods import with_axis_alias as _axis  # noqa: E402
+# torch's runtime names: autocast, devices, determinism, threads, print options (issue 23)
+from arraygrad.runtime_exports import *  # noqa: E402,F401,F403
 
 # dim-taking functions also accept NumPy's axis= spelling
 max = _axis(_reduction.max)  # noqa: A001
@@ -135,7 +137,13 @@ __version__ = "0.1.0"
 
 
 _LAZY_SUBMODULES = (  # one per line: several areas add theirs
+    "_dynamo",
+    "_inductor",
+    "accelerator",
+    "amp",
     "conformance",
+    "cpu",
+    "cuda",
     "distributed",
     "fft",
     "func",
@@ -143,6 +151,8 @@ _LAZY_SUBMODULES = (  # one per line: several areas add theirs
     "hub",
     "jit",
     "linalg",
+    "mps",
+    "mtia",
     "multiprocessing",
     "nn",
     "onnx",
@@ -151,9 +161,11 @@ _LAZY_SUBMODULES = (  # one per line: several areas add theirs
     "signal",
     "special",
     "testing",
+    "torch_version",
     "utils",
     "version",
     "viz",
+    "xpu",
 )
 _LAZY_FUNCTIONS = {"compile": "arraygrad.compiler", "save": "arraygrad.serialization", "load": "arraygrad.serialization",
                    "save_safetensors": "arraygrad.serialization",
@@ -172,6 +184,7 @@ _LAZY_FUNCTIONS = {"compile": "arraygrad.compiler", "save": "arraygrad.serializa
                                    "sym_constrain_range_for_size", "sym_float", "sym_fresh_size",
                                    "sym_int", "sym_ite", "sym_max", "sym_min", "sym_not",
                                    "sym_sqrt", "sym_sum")},
+                   "GradScaler": "arraygrad.amp.grad_scaler",
                    **{name: "arraygrad.nn._functional.distance"
                       for name in ("cdist", "cosine_similarity", "pairwise_distance")}}
 

@@ -3,7 +3,9 @@
 Each name is a class whose call builds a CPU tensor of its dtype and whose ``isinstance``
 check asks for that dtype on the CPU, as in PyTorch (``isinstance(x, FloatTensor)`` is True
 for a float32 CPU tensor). ``ByteTensor`` names uint8, which arraygrad does not have:
-calling it raises TypeError; nothing is an instance of it.
+calling it raises TypeError; nothing is an instance of it. ``cuda_types`` holds the same
+names for CUDA tensors (``arraygrad.cuda.FloatTensor``): without a usable CUDA backend
+calling one raises PyTorch's CPU build's TypeError.
 """
 
 from __future__ import annotations
@@ -22,40 +24,53 @@ class _TensorType(type):
 
     _dtype: _dt.dtype | None
     _dtype_name: str
+    _device_type: str
 
     def __instancecheck__(cls, obj: Any) -> bool:
         return (isinstance(obj, Tensor) and cls._dtype is not None and obj.dtype is cls._dtype
-                and obj.device.type == "cpu")
+                and obj.device.type == cls._device_type)
 
     def __call__(cls, *args: Any, device: Any = None) -> Tensor:
         from arraygrad import creation
 
+        kind = cls._device_type
+        if kind == "cuda":
+            from arraygrad.cuda import _device
+
+            if _device.usable() is None:
+                raise TypeError(f"type torch.cuda.{cls.__name__} not available. Torch not "
+                                "compiled with CUDA enabled (arraygrad has no usable CUDA "
+                                "backend here).")
         d = cls._dtype
         if d is None:
             raise TypeError(f"{cls.__name__}: arraygrad has no {cls._dtype_name} dtype "
                             f"(use {_dt.MISSING.get(cls._dtype_name) or 'another dtype'})")
-        if device is not None and str(device) != "cpu":
-            raise RuntimeError(f"{cls.__name__}: legacy constructor expects device type: cpu "
+        if device is not None and str(device).partition(":")[0] != kind:
+            raise RuntimeError(f"{cls.__name__}: legacy constructor expects device type: {kind} "
                                f"but device type: {device} was passed")
+        where = kind if device is None else device
         if not args:
-            return creation.empty(0, dtype=d, device="cpu")
+            return creation.empty(0, dtype=d, device=where)
         if len(args) == 1 and isinstance(args[0], Tensor):
             src = args[0]
-            if src.dtype is not d or src.device.type != "cpu":
-                raise TypeError(f"{cls.__name__}: expected a CPU tensor of dtype {d!r}, "
+            if src.dtype is not d or src.device.type != kind:
+                raise TypeError(f"{cls.__name__}: expected a {kind} tensor of dtype {d!r}, "
                                 f"got one of dtype {src.dtype!r} on {src.device}")
             return src  # PyTorch returns the very tensor
         if len(args) == 1 and not isinstance(args[0], int):
-            return creation.tensor(args[0], dtype=d, device="cpu")
-        return creation.empty(*args, dtype=d, device="cpu")
+            return creation.tensor(args[0], dtype=d, device=where)
+        return creation.empty(*args, dtype=d, device=where)
 
 
-def _make(name: str, dtype_name: str) -> _TensorType:
-    doc = (f"Legacy constructor of {dtype_name} CPU tensors: ``{name}(data)`` copies data, "
-           f"``{name}(*sizes)`` is uninitialised; ``isinstance(t, {name})`` checks the dtype.")
-    cls = _TensorType(name, (), {"__doc__": doc, "__module__": "arraygrad"})
+def _make(name: str, dtype_name: str, device_type: str = "cpu") -> _TensorType:
+    doc = (f"Legacy constructor of {dtype_name} {device_type} tensors: ``{name}(data)`` copies "
+           f"data, ``{name}(*sizes)`` is uninitialised; ``isinstance(t, {name})`` checks the "
+           "dtype and device type.")
+    module = "arraygrad" if device_type == "cpu" else f"arraygrad.{device_type}"
+    cls = _TensorType(name, (), {"__doc__": doc, "__module__": module})
     cls._dtype = _dt.BY_NAME.get(dtype_name)
     cls._dtype_name = dtype_name
+    cls._device_type = device_type
     return cls
 
 
@@ -66,3 +81,10 @@ LongTensor = _make("LongTensor", "int64")
 IntTensor = _make("IntTensor", "int32")
 BoolTensor = _make("BoolTensor", "bool")
 ByteTensor = _make("ByteTensor", "uint8")
+
+_NAMES = {"FloatTensor": "float32", "DoubleTensor": "float64", "HalfTensor": "float16",
+          "LongTensor": "int64", "IntTensor": "int32", "BoolTensor": "bool",
+          "ByteTensor": "uint8", "CharTensor": "int8", "ShortTensor": "int16",
+          "BFloat16Tensor": "bfloat16"}
+cuda_types = {name: _make(name, dtype_name, "cuda") for name, dtype_name in _NAMES.items()}
+"""``arraygrad.cuda``'s legacy constructors (CUDA tensors of each dtype)."""

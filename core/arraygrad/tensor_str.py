@@ -8,12 +8,60 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from arraygrad.tensor import Tensor
 
-__all__ = ["tensor_repr", "format_values", "tensor_format"]
+__all__ = ["tensor_repr", "format_values", "tensor_format", "set_printoptions",
+           "get_printoptions", "printoptions"]
 
+# The print options (``set_printoptions``), read at each repr
 PRECISION = 4
-THRESHOLD = 1000
+THRESHOLD: float = 1000
 EDGEITEMS = 3
 LINEWIDTH = 80
+SCI_MODE: bool | None = None  # None: chosen from the values, as PyTorch
+
+_PROFILES = {"default": (4, 1000, 3, 80), "short": (2, 1000, 2, 80), "full": (4, math.inf, 3, 80)}
+
+
+def set_printoptions(precision: int | None = None, threshold: float | None = None,
+                     edgeitems: int | None = None, linewidth: int | None = None,
+                     profile: str | None = None, sci_mode: bool | None = None) -> None:
+    """Set how tensors print, as ``torch.set_printoptions``: ``precision`` digits after the
+    point, summarise past ``threshold`` elements keeping ``edgeitems`` per end, wrap at
+    ``linewidth``; ``profile`` ``"default"``, ``"short"`` or ``"full"`` sets all four first;
+    ``sci_mode`` True/False forces scientific notation on or off (None: chosen from the
+    values; it is reset by every call, as in PyTorch)."""
+    global PRECISION, THRESHOLD, EDGEITEMS, LINEWIDTH, SCI_MODE
+    if profile is not None and profile in _PROFILES:
+        PRECISION, THRESHOLD, EDGEITEMS, LINEWIDTH = _PROFILES[profile]
+    if precision is not None:
+        PRECISION = precision
+    if threshold is not None:
+        THRESHOLD = threshold
+    if edgeitems is not None:
+        EDGEITEMS = edgeitems
+    if linewidth is not None:
+        LINEWIDTH = linewidth
+    SCI_MODE = sci_mode
+
+
+def get_printoptions() -> dict[str, Any]:
+    """The print options, as keywords ``set_printoptions`` takes."""
+    return {"precision": PRECISION, "threshold": THRESHOLD, "edgeitems": EDGEITEMS,
+            "linewidth": LINEWIDTH, "sci_mode": SCI_MODE}
+
+
+class printoptions:
+    """``with printoptions(precision=2):``: the options inside the block only."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        self.kwargs = kwargs
+        self.saved: list[dict[str, Any]] = []
+
+    def __enter__(self) -> None:
+        self.saved.append(get_printoptions())
+        set_printoptions(**self.kwargs)
+
+    def __exit__(self, *exc: Any) -> None:
+        set_printoptions(**self.saved.pop())
 
 
 class _Formatter:
@@ -35,7 +83,9 @@ class _Formatter:
         finite = [abs(v) for v in nonzero]
         self.int_mode = all(v == math.ceil(v) for v in finite)
         vmax, vmin = max(finite), min(finite)
-        if self.int_mode:
+        if SCI_MODE is not None:
+            self.sci_mode = SCI_MODE
+        elif self.int_mode:
             self.sci_mode = vmax / vmin > 1000.0 or vmax > 1.0e8
         else:
             self.sci_mode = vmax / vmin > 1000.0 or vmax > 1.0e8 or vmin < 1.0e-4

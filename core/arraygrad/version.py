@@ -1,18 +1,38 @@
-"""``arraygrad.version``: PyTorch's ``torch.version`` with arraygrad's values: its own
-``__version__``; ``cuda``, ``hip``, ``rocm`` and ``xpu`` are None (arraygrad is built against
-no GPU toolkit: a CUDA device comes from the CuPy backend, whose ``cupy.cuda.runtime`` says
-which CUDA it has); ``debug`` is False; ``git_version`` is "Unknown" (the package records no
-commit)."""
+"""``arraygrad.version``: what this arraygrad was built with (``torch.version``).
+
+``cuda`` is the CUDA runtime's version (``"12.4"``) when a CUDA backend is usable, else None
+(a CPU build's answer); arraygrad builds no native code, so ``hip``, ``rocm`` and ``xpu`` are
+None and ``debug`` False.
+"""
 
 from __future__ import annotations
 
-from arraygrad import __version__
+from typing import Any
+
+from arraygrad.torch_version import __version__
 
 __all__ = ["__version__", "cuda", "debug", "git_version", "hip", "rocm", "xpu"]
 
-cuda: str | None = None
+debug = False
+git_version = "Unknown"
 hip: str | None = None
 rocm: str | None = None
 xpu: str | None = None
-debug = False
-git_version = "Unknown"
+
+
+def _cuda() -> str | None:
+    from arraygrad.cuda import _device
+
+    try:
+        if _device.usable() is None:
+            return None
+        return _device.runtime().runtime_version()
+    except Exception:  # a version query must never break an import-time check
+        return None
+
+
+def __getattr__(name: str) -> Any:
+    """``cuda``, asked of the CUDA backend when read."""
+    if name == "cuda":
+        return _cuda()
+    raise AttributeError(f"module 'arraygrad.version' has no attribute {name!r}")

@@ -28,8 +28,18 @@ import time
 import types
 
 from fake_cuda_graph import device_call, make_graph_api
+from fake_cuda_runtime import install_runtime
 
 __all__ = ["FakeCuda", "install"]
+
+_FAKES: dict[int, "FakeCuda"] = {}  # by id, for unpickling their generators
+
+
+def _rebuild_rng(fake_id, state):
+    """A fake's ``cupy.random`` generator at bit-generator ``state`` (unpickling)."""
+    rng = _FAKES[fake_id].Rng(0)
+    rng._rng.bit_generator.state = state
+    return rng
 
 
 class FakeCuda:
@@ -86,6 +96,12 @@ class FakeCuda:
                 self.time, self.done = time.perf_counter(), False
                 fake.pending.append(self)
 
+            def synchronize(self):
+                fake.log.append(("event.synchronize", self.device))
+                if self in fake.pending:
+                    fake.pending.remove(self)
+                self.done = True
+
         def get_elapsed_time(start, end):
             """Milliseconds between two recorded, completed events."""
             for event in (start, end):
@@ -113,6 +129,10 @@ class FakeCuda:
             def __init__(self, seed):
                 fake.log.append(("default_rng", fake.current))
                 self._rng = np.random.default_rng(seed)
+
+            def __reduce__(self):
+                # picklable (``Generator.get_state``) although local: rebuilt by the fake
+                return _rebuild_rng, (id(fake), self._rng.bit_generator.state)
 
             def __getattr__(self, name):  # standard_normal, random, integers
                 if name.startswith("_"):  # copy's probes (__deepcopy__...), _rng unset
@@ -155,8 +175,11 @@ class FakeCuda:
             from fake_cuda_graph import DeviceArray
 
             cupy.ndarray = DeviceArray
+        install_runtime(self, cupy, device_arrays)
         cupy.random = types.ModuleType("cupy.random")
         cupy.random.default_rng = Rng
+        self.Rng = Rng
+        _FAKES[id(self)] = self
 
         cupyx = types.ModuleType("cupyx")
         cupyx.scatter_add = logged("scatter_add", np.add.at)

@@ -149,6 +149,14 @@ class CupyGenerator(Generator):
             clone._rng = copy.deepcopy(self._rng, memo)
         return clone
 
+    def __getstate__(self):
+        """Pickled without the ``cupy`` module (``Generator.get_state``: the CUDA generators'
+        ``get_rng_state``); it is imported again on unpickling."""
+        return {"index": self._index, "rng": self._rng}
+
+    def __setstate__(self, state):
+        self._cp, self._index, self._rng = _cupy(), state["index"], state["rng"]
+
     def _floats(self, sample, shape, dtype):
         cp = self._cp
         with cp.cuda.Device(self._index):
@@ -293,6 +301,16 @@ class CupyBackend(Backend):
     def synchronize(self) -> None:
         """Wait until all queued work on this instance's device has finished."""
         _cupy().cuda.Device(self.index).synchronize()
+
+    def runtime(self):
+        """CuPy's memory pool, device properties, streams and events for this instance's
+        device (``arraygrad_cupy.runtime``), for ``arraygrad.cuda``."""
+        runtime = self.__dict__.get("_runtime")
+        if runtime is None:
+            from arraygrad_cupy.runtime import CupyRuntime
+
+            runtime = self._runtime = CupyRuntime(_cupy(), self.index)
+        return runtime
 
     def device_event(self) -> CupyEvent:
         """A ``cupy.cuda.Event`` on this instance's device: the profiler's CUDA columns."""

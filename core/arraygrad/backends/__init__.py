@@ -5,6 +5,8 @@
 [('cupy', False, 'no CUDA device'), ('numpy', True, '')]
 """
 
+from typing import Any
+
 from arraygrad.backends.contract import Availability, Backend, DeviceEvent, Generator
 from arraygrad.backends.scalar_operands import ScalarOperands
 from arraygrad.backends.registry import (
@@ -16,11 +18,31 @@ from arraygrad.backends.registry import (
     get_backend,
     register_backend,
 )
-# PyTorch's ``torch.backends.cuda/cudnn/mps`` flag modules (documented no-ops here)
-from arraygrad.backends import cuda, cudnn, mps
+# PyTorch's ``torch.backends`` flag modules (documented no-ops here) and their shared switches
+from arraygrad.backends import cuda, cudnn, mps  # noqa: E402
+from arraygrad.backends.flag_state import disable_global_flags, flags_frozen  # noqa: E402
+from arraygrad.backends.global_flags import flags, install as _install_flags, set_flags  # noqa: E402
 
 __all__ = [
     "Availability", "Backend", "BackendInfo", "BackendRegistrationError", "DeviceEvent", "Generator",
     "ScalarOperands",
-    "available", "backend_for_device", "cuda", "cudnn", "mps", "default_backend", "get_backend", "register_backend",
+    "available", "backend_for_device", "default_backend", "get_backend", "register_backend",
+    "cpu", "cuda", "cudnn", "cusparselt", "kleidiai", "mha", "miopen", "mkl", "mkldnn", "mps",
+    "nnpack", "openmp", "opt_einsum", "disable_global_flags", "flags_frozen", "flags",
+    "set_flags",
 ]
+_install_flags(__name__)  # backends.fp32_precision
+
+# the other flag modules load on first use (``import arraygrad`` stays fast)
+_LAZY = ("cpu", "cusparselt", "kleidiai", "mha", "miopen", "mkl", "mkldnn", "nnpack", "openmp",
+         "opt_einsum")
+
+
+def __getattr__(name: str) -> Any:
+    """``backends.mkldnn`` and the other flag modules, imported on first use."""
+    if name in _LAZY:
+        import importlib
+
+        return importlib.import_module(f"arraygrad.backends.{name}")
+    from arraygrad.absences import missing_attribute
+    raise missing_attribute("torch.backends", name, "arraygrad.backends")

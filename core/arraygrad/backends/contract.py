@@ -196,6 +196,12 @@ class Backend(abc.ABC):
         this backend cannot time device work, and the profiler says so in its table."""
         return None
 
+    def runtime(self) -> Any:
+        """This instance's device runtime (a ``backends.device_runtime.DeviceRuntime``: memory
+        pool, properties, streams, events), or None (the default): the device has no runtime
+        services, and ``arraygrad.cuda``'s memory and stream functions say so."""
+        return None
+
     def for_device(self, index: int | None) -> "Backend":
         """The instance of this backend bound to device ``index``."""
         if index not in (None, 0):

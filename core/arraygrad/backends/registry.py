@@ -36,6 +36,7 @@ _lock = threading.RLock()
 _backends: dict[str, Backend] | None = None
 _origin: dict[str, str] = {}
 _device_cache: dict[device, Backend] = {}
+_current_index: dict[str, int] = {}  # device type -> the index a device without one means
 
 
 def _check(backend: object, plugin: str) -> Backend:
@@ -86,6 +87,7 @@ def _forget() -> None:
         _backends = None
         _origin.clear()
         _device_cache.clear()
+        _current_index.clear()
 
 
 manager.on_plugins_changed(_forget)
@@ -155,11 +157,25 @@ def backend_for_device(dev: Any) -> Backend:
         for backend in candidates:
             status = _probe(backend)
             if status:
-                instance = backend.for_device(dev.index)
+                index = dev.index if dev.index is not None else _current_index.get(dev.type)
+                instance = backend.for_device(index)
                 _device_cache[dev] = instance
                 return instance
             reasons.append(f"{backend.name}: {status.reason}")
         raise RuntimeError(f"device {str(dev)!r} is not available ({'; '.join(reasons)})")
+
+
+def set_current_index(device_type: str, index: int) -> None:
+    """Make a ``device_type`` device without an index (``"cuda"``) mean ``index`` from now on
+    (``torch.cuda.set_device``); 0 until set."""
+    with _lock:
+        _current_index[device_type] = int(index)
+        _device_cache.pop(device(device_type), None)
+
+
+def current_index(device_type: str) -> int:
+    """The index a ``device_type`` device without one means (``set_current_index``)."""
+    return _current_index.get(device_type, 0)
 
 
 def default_backend() -> Backend:

@@ -40,23 +40,31 @@ def __getattr__(name: str) -> Any:
 
 def compile(model: Callable[..., Any] | None = None, *, fullgraph: bool = False,
             dynamic: bool | None = None, backend: Any = "inductor", mode: str | None = None,
-            options: dict[str, Any] | None = None, disable: bool = False) -> Any:
+            options: dict[str, Any] | None = None, name: str | None = None,
+            disable: bool = False, recompile_limit: int | None = None,
+            isolate_recompiles: bool = False, shapes_spec: Any = None) -> Any:
     """Record ``model`` once per guard key and replay it (``torch.compile``'s signature).
 
     ``model``: a function (forward, ``loss.backward()``, ``optimizer.step()``,
     ``zero_grad()``, ``scheduler.step()`` inside) or a Module (its forward is compiled and
     an ``OptimizedModule`` returned); without it, a decorator. ``fullgraph=True`` raises
     ``Unsupported`` where a graph break would make the function run eagerly.
-    ``dynamic``, ``backend``, ``mode`` and ``options`` are accepted for PyTorch's sake
-    (shapes are always guarded: a new shape records again); ``disable=True`` returns
-    ``model`` unchanged.
+    ``recompile_limit``: the programs this call keeps before it runs eagerly (None: the
+    global ``arraygrad._dynamo.config.recompile_limit``, 8). ``name`` names the compiled
+    region in its repr and its recompile and fallback messages.
+    ``dynamic``, ``shapes_spec``, ``backend``, ``mode`` and ``options`` are accepted for
+    PyTorch's sake (shapes are always guarded: a new shape records again, and a spec's
+    assumptions are not checked); ``isolate_recompiles`` too, as every ``compile`` call keeps
+    its own programs already. ``disable=True`` returns ``model`` unchanged.
 
     >>> step = arraygrad.compile(train_step)
     """
     if model is None:
         def decorate(fn: Callable[..., Any]) -> Any:
             return compile(fn, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode,
-                           options=options, disable=disable)
+                           options=options, name=name, disable=disable,
+                           recompile_limit=recompile_limit,
+                           isolate_recompiles=isolate_recompiles, shapes_spec=shapes_spec)
         return decorate
     if disable or getattr(model, "_arraygrad_compile_disabled", False):
         return model
@@ -67,8 +75,10 @@ def compile(model: Callable[..., Any] | None = None, *, fullgraph: bool = False,
     from arraygrad.nn.modules.module import Module
     if isinstance(model, Module):
         return OptimizedModule(model, CompiledFunction(_ModuleCall(model), fullgraph=fullgraph,
-                                                       dynamic=dynamic))
-    return CompiledFunction(model, fullgraph=fullgraph, dynamic=dynamic)
+                                                       dynamic=dynamic, name=name,
+                                                       recompile_limit=recompile_limit))
+    return CompiledFunction(model, fullgraph=fullgraph, dynamic=dynamic, name=name,
+                            recompile_limit=recompile_limit)
 
 
 class _ModuleCall:

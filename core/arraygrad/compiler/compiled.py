@@ -87,8 +87,15 @@ class CompiledFunction:
     ``stats``: counters (``records``, ``replays``, ``eager``) for tests and tuning.
     """
 
-    def __init__(self, fn: Callable[..., Any], *, fullgraph: bool = False, dynamic: bool | None = False) -> None:
+    def __init__(self, fn: Callable[..., Any], *, fullgraph: bool = False, dynamic: bool | None = False,
+                 name: str | None = None, recompile_limit: int | None = None) -> None:
+        if recompile_limit is not None and (isinstance(recompile_limit, bool)
+                                            or not isinstance(recompile_limit, int)
+                                            or recompile_limit < 0):
+            raise ValueError(f"compile(): recompile_limit must be a non-negative int or None, "
+                             f"got {recompile_limit!r}")
         self._fn = fn
+        self._limit = recompile_limit  # None: the module's ``cache_size_limit``
         self._fullgraph = fullgraph
         self._dynamic = dynamic
         self._cells = roots_of(fn)
@@ -101,6 +108,7 @@ class CompiledFunction:
         self.__wrapped__ = fn
         self.__doc__ = getattr(fn, "__doc__", None)
         self.__name__ = getattr(fn, "__name__", type(fn).__name__)
+        self._region = name if name is not None else self.__name__  # ``compile(name=)``
         # a module's bound ``forward`` (``Module.compile`` compiles it) never runs that
         # module's own hooks: ``Module.__call__`` runs them, around the call, so they are
         # no graph break
@@ -117,7 +125,7 @@ class CompiledFunction:
         self._layout = None
 
     def __repr__(self) -> str:
-        return f"<compiled {self.__name__}>"
+        return f"<compiled {self._region}>"
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self._eager is not None or current.rec is not None or recording_flag.on:
@@ -137,12 +145,13 @@ class CompiledFunction:
                     if out is not _program.MISS:
                         self.stats["replays"] += 1
                         return out
-        if self._entries >= cache_size_limit:
-            self._go_eager(f"cache_size_limit ({cache_size_limit}) reached: a guard changes on "
+        limit = cache_size_limit if self._limit is None else self._limit
+        if self._entries >= limit:
+            self._go_eager(f"cache_size_limit ({limit}) reached: a guard changes on "
                            "every call", warn=True)
             return self._fn(*args, **kwargs)
         if self._entries and _recompiles_logged():
-            log.debug("Recompiling function %s: %s", self.__name__, self._why(found))
+            log.debug("Recompiling function %s: %s", self._region, self._why(found))
         return self._record(found, args, kwargs)
 
     # -- guards ---------------------------------------------------------------------
@@ -184,7 +193,7 @@ class CompiledFunction:
     def _go_eager(self, reason: str, warn: bool) -> None:
         self._eager = reason
         if warn:
-            warnings.warn(f"arraygrad.compile: {self.__name__} runs eagerly from now on: {reason}",
+            warnings.warn(f"arraygrad.compile: {self._region} runs eagerly from now on: {reason}",
                           UserWarning, stacklevel=3)
 
     # -- recording ------------------------------------------------------------------
@@ -263,7 +272,7 @@ class CompiledFunction:
         hyper = None if used_live(rec) else found.hyper
         if reason:
             if _recompiles_logged():
-                log.debug("%s: not cached: %s", self.__name__, reason)
+                log.debug("%s: not cached: %s", self._region, reason)
             if reason == TRAINING_FORWARD:  # this key runs eagerly from now on, silently
                 self._store(found.key, _Entry(None, hyper, reason=reason))
                 return
@@ -291,14 +300,14 @@ class CompiledFunction:
         if self._fullgraph:
             raise Unsupported(f"arraygrad.compile(fullgraph=True): graph break: {message}")
         self._go_eager(f"graph break: {message}", warn=False)
-        _warn_at(f"arraygrad.compile: graph break in {self.__name__}: {message}; it runs "
+        _warn_at(f"arraygrad.compile: graph break in {self._region}: {message}; it runs "
                  "eagerly from now on")
 
     def _break_before(self, reason: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         if self._fullgraph:
             raise Unsupported(f"arraygrad.compile(fullgraph=True): graph break: {reason}")
         self._go_eager(f"graph break: {reason}", warn=False)
-        warnings.warn(f"arraygrad.compile: graph break in {self.__name__}: {reason}; it runs "
+        warnings.warn(f"arraygrad.compile: graph break in {self._region}: {reason}; it runs "
                       "eagerly from now on", UserWarning, stacklevel=3)
         return self._fn(*args, **kwargs)
 

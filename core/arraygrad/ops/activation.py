@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 from typing import TYPE_CHECKING, Any
 
+from arraygrad.amp import state as _amp
 from arraygrad.compiler.units import replay_unit
 from arraygrad.ops import elementwise as ew
 from arraygrad.ops.casting import to_float_data
@@ -34,6 +35,8 @@ SOFTMAX = defop("SoftmaxBackward0",
 
 def softmax(input: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
     """``exp(x) / sum(exp(x))`` along ``dim``."""
+    if _amp.on and dtype is None:  # autocast (arraygrad.amp.state)
+        input, = _amp.cast("softmax", input)
     if dtype is not None:
         input = ew.to_dtype(input, dtype)
     d = _dim(input, dim, "softmax")
@@ -75,6 +78,8 @@ LOG_SOFTMAX = defop(
 
 def log_softmax(input: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
     """``x - logsumexp(x)`` along ``dim``."""
+    if _amp.on and dtype is None:  # autocast (arraygrad.amp.state)
+        input, = _amp.cast("log_softmax", input)
     if dtype is not None:
         input = ew.to_dtype(input, dtype)
     d = _dim(input, dim, "log_softmax")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from arraygrad.amp import state as _amp
 from arraygrad.ops.broadcast import broadcast_shapes
 from arraygrad.ops.promotion import same_backend
 from arraygrad.ops.rule import defop
@@ -90,6 +91,8 @@ def _check(op: str, a: Tensor, b: Tensor) -> None:
 
 def matmul(input: Tensor, other: Tensor) -> Tensor:
     """Matrix product with NumPy's rules: 1-D operands are vectors, leading dims broadcast."""
+    if _amp.on:  # autocast (arraygrad.amp.state)
+        input, other = _amp.cast("matmul", input, other)
     return _matmul("matmul", input, other)
 
 
@@ -118,6 +121,8 @@ def widened(op: str, input: Tensor, other: Tensor, out_dtype: Any) -> tuple[Tens
 def mm(input: Tensor, mat2: Tensor, *, out_dtype: Any = None) -> Tensor:
     """Product of two matrices (both 2-D); ``out_dtype=float32`` accumulates float16 inputs in
     float32."""
+    if _amp.on:  # autocast (arraygrad.amp.state)
+        input, mat2 = _amp.cast("mm", input, mat2)
     if input.ndim != 2 or mat2.ndim != 2:
         raise RuntimeError(f"mm: expected 2-D tensors, got {input.ndim}-D and {mat2.ndim}-D")
     if out_dtype is not None:
@@ -127,6 +132,8 @@ def mm(input: Tensor, mat2: Tensor, *, out_dtype: Any = None) -> Tensor:
 
 def bmm(input: Tensor, mat2: Tensor, *, out_dtype: Any = None) -> Tensor:
     """Batched matrix product: ``(b, n, m) @ (b, m, p)`` (``out_dtype`` as ``mm``'s)."""
+    if _amp.on:  # autocast (arraygrad.amp.state)
+        input, mat2 = _amp.cast("bmm", input, mat2)
     if input.ndim != 3 or mat2.ndim != 3:
         raise RuntimeError(f"bmm: expected 3-D tensors, got {input.ndim}-D and {mat2.ndim}-D")
     if input.shape[0] != mat2.shape[0]:
@@ -139,6 +146,8 @@ def bmm(input: Tensor, mat2: Tensor, *, out_dtype: Any = None) -> Tensor:
 
 def mv(input: Tensor, vec: Tensor) -> Tensor:
     """Matrix-vector product."""
+    if _amp.on:  # autocast (arraygrad.amp.state)
+        input, vec = _amp.cast("mv", input, vec)
     if input.ndim != 2 or vec.ndim != 1:
         raise RuntimeError(f"mv: expected a 2-D and a 1-D tensor, got {input.ndim}-D and {vec.ndim}-D")
     return _matmul("mv", input, vec)

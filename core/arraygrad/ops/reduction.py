@@ -14,6 +14,7 @@ import collections
 import math
 from typing import TYPE_CHECKING, Any, Callable
 
+from arraygrad.amp import state as _amp
 from arraygrad import dtypes as _dt
 from arraygrad.ops.arguments import normalize_dims
 from arraygrad.ops import elementwise as ew
@@ -191,6 +192,8 @@ PROD = _pair("ProdBackward0", "ProdBackward1", _prod_grad, saves=("self",))
 def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
          axis: Any = None) -> Tensor:
     """Product over ``dim`` (all dims by default)."""
+    if _amp.on and dtype is None:  # autocast (arraygrad.amp.state)
+        input, = _amp.cast("prod", input)
     dims = _dims(input, dim, axis, "prod")
     backend = input._backend
     d = dtype if dtype is not None else input.dtype

@@ -11,6 +11,7 @@ import math
 import warnings
 from typing import TYPE_CHECKING, Any
 
+from arraygrad.amp import state as _amp
 from arraygrad.ops import activation as _act, elementwise as ew
 from arraygrad.nn import _ops
 from arraygrad.tensor import _wrap_dim
@@ -264,6 +265,8 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """``x`` where positive, else ``weight * x``; ``weight`` has 1 or ``C`` (dim 1) entries."""
+    if _amp.on:  # autocast (arraygrad.amp.state)
+        input, weight = _amp.cast("prelu", input, weight)
     if weight.ndim > 1:
         raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
                            f"ndim = {weight.ndim}")

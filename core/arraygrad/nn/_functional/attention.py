@@ -13,6 +13,7 @@ import math
 import warnings
 from typing import TYPE_CHECKING, Any
 
+from arraygrad.amp import state as _amp
 from arraygrad import dtypes as _dt
 from arraygrad.ops import elementwise as ew, linalg
 
@@ -128,6 +129,8 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
     value heads (dim -3) to the number of query heads. Rows with every key masked give 0
     (and zero gradients), as PyTorch's CPU kernels do.
     """
+    if _amp.on:  # autocast (arraygrad.amp.state)
+        query, key, value = _amp.cast("scaled_dot_product_attention", query, key, value)
     _check_sdpa_inputs(query, key, value, attn_mask, dropout_p, is_causal)
     if enable_gqa:
         key, value = _repeat_kv_heads(query, key, value)

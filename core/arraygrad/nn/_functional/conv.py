@@ -39,6 +39,7 @@ import itertools
 import math
 from typing import TYPE_CHECKING, Any
 
+from arraygrad.amp import state as _amp
 from arraygrad.ops.rule import VIA_VJP, defop
 from arraygrad.plugins.registry import dispatch_kernel
 from arraygrad.tensor import Tensor
@@ -302,6 +303,8 @@ def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
     ``weight`` is ``(C_out, C_in / groups, k)``; ``padding`` an int, a 1-tuple,
     ``'valid'`` or ``'same'`` (stride 1 only), as ``torch.nn.functional.conv1d``.
     """
+    if _amp.on:  # autocast (arraygrad.amp.state)
+        input, weight, bias = _amp.cast("conv1d", input, weight, bias)
     return _convnd(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
 
 
@@ -312,6 +315,8 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
     ``weight`` is ``(C_out, C_in / groups, kh, kw)``; ``padding`` an int, a pair,
     ``'valid'`` or ``'same'`` (stride 1 only), as ``torch.nn.functional.conv2d``.
     """
+    if _amp.on:  # autocast (arraygrad.amp.state)
+        input, weight, bias = _amp.cast("conv2d", input, weight, bias)
     return _convnd(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
 
 
@@ -323,6 +328,8 @@ def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
     triple, ``'valid'`` or ``'same'`` (stride 1 only), as
     ``torch.nn.functional.conv3d``.
     """
+    if _amp.on:  # autocast (arraygrad.amp.state)
+        input, weight, bias = _amp.cast("conv3d", input, weight, bias)
     return _convnd(input, weight, bias, stride, padding, dilation, groups, 3, "conv3d")
 
 
@@ -383,6 +390,8 @@ def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     ``weight`` is ``(C_in, C_out / groups, k)``; the output length is
     ``(L - 1) * stride - 2 * padding + dilation * (k - 1) + output_padding + 1``.
     """
+    if _amp.on:  # autocast (arraygrad.amp.state)
+        input, weight, bias = _amp.cast("conv_transpose1d", input, weight, bias)
     return _conv_transposend(input, weight, bias, stride, padding, output_padding, groups,
                              dilation, 1, "conv_transpose1d")
 
@@ -395,6 +404,8 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     ``weight`` is ``(C_in, C_out / groups, kh, kw)``; the output size is
     ``(H - 1) * stride - 2 * padding + dilation * (k - 1) + output_padding + 1``.
     """
+    if _amp.on:  # autocast (arraygrad.amp.state)
+        input, weight, bias = _amp.cast("conv_transpose2d", input, weight, bias)
     return _conv_transposend(input, weight, bias, stride, padding, output_padding, groups,
                              dilation, 2, "conv_transpose2d")
 
@@ -407,6 +418,8 @@ def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     ``weight`` is ``(C_in, C_out / groups, kd, kh, kw)``; each output size is
     ``(n - 1) * stride - 2 * padding + dilation * (k - 1) + output_padding + 1``.
     """
+    if _amp.on:  # autocast (arraygrad.amp.state)
+        input, weight, bias = _amp.cast("conv_transpose3d", input, weight, bias)
     return _conv_transposend(input, weight, bias, stride, padding, output_padding, groups,
                              dilation, 3, "conv_transpose3d")
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from arraygrad.amp import state as _amp
 from arraygrad import dtypes as _dt
 from arraygrad.autograd.grad_mode import is_grad_enabled
 from arraygrad.ops import elementwise as ew, shape as _shape
@@ -32,6 +33,8 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     Each input is divided by its own (clamped) norm first, as PyTorch does, which keeps the
     result in [-1, 1]; integer inputs are promoted to the other's floating dtype.
     """
+    if _amp.on:  # autocast (arraygrad.amp.state)
+        x1, x2 = _amp.cast("cosine_similarity", x1, x2)
     from arraygrad.linalg import vector_norm
 
     common = _dt.promote_types(x1.dtype, x2.dtype)
@@ -57,6 +60,8 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
               out: Tensor | None = None) -> Tensor:
     """``input / max(||input||_p, eps)`` along ``dim`` (``out=``: written into ``out``)."""
+    if _amp.on:  # autocast (arraygrad.amp.state)
+        input, = _amp.cast("normalize", input)
     denom = ew.clamp(input.norm(p, dim, keepdim=True), min=eps).expand_as(input)
     if out is None:
         return input / denom

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from arraygrad.amp import state as _amp
 from arraygrad import dtypes as _dt
 from arraygrad.autograd.grad_mode import no_grad
 from arraygrad.compiler.units import replay_unit
@@ -53,6 +54,8 @@ MM = defop("MmBackward0", jvp=VIA_VJP, key="LinearMmBackward0", inputs=("input",
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Any:
     """``input @ weight.T + bias``, recorded as one node (PyTorch's ``AddmmBackward0``)."""
+    if _amp.on:  # autocast (arraygrad.amp.state)
+        input, weight, bias = _amp.cast("linear", input, weight, bias)
     if not isinstance(input, Tensor) or weight._data.ndim != 2 or input._data.ndim == 0:
         out = linalg.matmul(input, weight.t()) if weight.ndim == 2 else linalg.matmul(input, weight)
         return out if bias is None else out + bias

@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 from typing import TYPE_CHECKING, Any
 
+from arraygrad.amp import state as _amp
 from arraygrad import dtypes as _dt
 from arraygrad.compiler.units import replay_unit
 from arraygrad.nn import _ops
@@ -70,6 +71,8 @@ def _check_same_size(input: Tensor, target: Tensor, stacklevel: int = 3) -> None
 def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
              reduction: str = "mean") -> Tensor:
     """Mean squared error ``(x - y)^2``."""
+    if _amp.on:  # autocast (arraygrad.amp.state)
+        input, target = _amp.cast("mse_loss", input, target)
     reduction = _reduction(size_average, reduce, reduction)
     _check_same_size(input, target)
     diff = input - target
@@ -79,6 +82,8 @@ def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: An
 def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
             reduction: str = "mean") -> Tensor:
     """Mean absolute error ``|x - y|``."""
+    if _amp.on:  # autocast (arraygrad.amp.state)
+        input, target = _amp.cast("l1_loss", input, target)
     reduction = _reduction(size_average, reduce, reduction)
     _check_same_size(input, target)
     return _reduce(ew.abs(input - target), reduction)
@@ -122,6 +127,8 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, redu
                    reduction: str = "mean",
                    beta: float = 1.0) -> Tensor:
     """``0.5 d^2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta``."""
+    if _amp.on:  # autocast (arraygrad.amp.state)
+        input, target = _amp.cast("smooth_l1_loss", input, target)
     reduction = _reduction(size_average, reduce, reduction)
     _check_same_size(input, target)
     if beta < 0:
@@ -134,6 +141,8 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, redu
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
                weight: Tensor | None = None) -> Tensor:
     """``0.5 d^2`` where ``|d| < delta``, else ``delta (|d| - 0.5 delta)``."""
+    if _amp.on:  # autocast (arraygrad.amp.state)
+        input, target = _amp.cast("huber_loss", input, target)
     _check_same_size(input, target)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
@@ -275,6 +284,8 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
 
     ``'mean'`` divides by the summed weights of the non-ignored targets.
     """
+    if _amp.on:  # autocast (arraygrad.amp.state)
+        input, target = _amp.cast("nll_loss", input, target)
     reduction = _reduction(size_average, reduce, reduction)
     if _fast_nll(input, target, weight, reduction):
         return _nll_2d(input, target, ignore_index, reduction)
@@ -300,6 +311,8 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
     """``nll_loss(log_softmax(input, 1), target)`` for class indices, or ``-sum(p log q)`` for
     class probabilities (``target`` floating, same shape as ``input``); optional label smoothing.
     """
+    if _amp.on:  # autocast (arraygrad.amp.state)
+        input, target = _amp.cast("cross_entropy", input, target)
     reduction = _reduction(size_average, reduce, reduction)
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
@@ -374,6 +387,8 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
                          size_average: Any = None, reduce: Any = None,
                          reduction: str = "mean") -> Tensor:
     """``-(t log x + (1 - t) log(1 - x))`` for probabilities ``input`` (logs clamped at -100)."""
+    if _amp.on:  # autocast (arraygrad.amp.state)
+        input, target = _amp.cast("binary_cross_entropy", input, target)
     reduction = _reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(
@@ -397,6 +412,8 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
                                      size_average: Any = None, reduce: Any = None,
                                      reduction: str = "mean", pos_weight: Any = None) -> Tensor:
     """BCE of ``sigmoid(input)`` computed stably from the logits; ``pos_weight`` scales positives."""
+    if _amp.on:  # autocast (arraygrad.amp.state)
+        input, target = _amp.cast("binary_cross_entropy_with_logits", input, target)
     reduction = _reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(
@@ -427,6 +444,8 @@ def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any 
     ``reduction='batchmean'`` divides the sum by the batch size (the true KL
     divergence); ``'mean'`` divides by the element count, with PyTorch's warning.
     """
+    if _amp.on:  # autocast (arraygrad.amp.state)
+        input, target = _amp.cast("kl_div", input, target)
     if size_average is not None or reduce is not None:
         reduction = legacy_get_string(size_average, reduce)
     elif reduction == "mean":

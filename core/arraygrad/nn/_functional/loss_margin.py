@@ -7,6 +7,7 @@ from __future__ import annotations
 import warnings
 from typing import Any, Callable
 
+from arraygrad.amp import state as _amp
 from arraygrad import dtypes as _dt
 from arraygrad.nn import _ops
 from arraygrad.nn._functional.distance import pairwise_distance
@@ -59,6 +60,8 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
                           reduction: str = "mean") -> Tensor:
     """``1 - cos(x1, x2)`` where ``target == 1``, ``max(0, cos(x1, x2) - margin)`` where
     ``target == -1`` (0 elsewhere); ``cos`` with ``1e-12`` added to each squared norm."""
+    if _amp.on:  # autocast (arraygrad.amp.state)
+        input1, input2 = _amp.cast("cosine_embedding_loss", input1, input2)
     reduction = reduction_of(size_average, reduce, reduction)
     same_device("cosine_embedding_loss", input1, input2, target)
     tdim = target.ndim
@@ -83,6 +86,8 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
                         size_average: Any = None, reduce: Any = None,
                         reduction: str = "mean") -> Tensor:
     """``max(0, -target * (input1 - input2) + margin)``."""
+    if _amp.on:  # autocast (arraygrad.amp.state)
+        input1, input2 = _amp.cast("margin_ranking_loss", input1, input2)
     reduction = reduction_of(size_average, reduce, reduction)
     same_device("margin_ranking_loss", input1, input2, target)
     if input1.ndim != input2.ndim or input1.ndim != target.ndim:
@@ -97,6 +102,8 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
                          reduction: str = "mean") -> Tensor:
     """``x`` where ``target == 1`` plus ``max(0, margin - x)`` where ``target == -1`` (other
     targets: both terms, as PyTorch's composition gives)."""
+    if _amp.on:  # autocast (arraygrad.amp.state)
+        input, = _amp.cast("hinge_embedding_loss", input)
     reduction = reduction_of(size_average, reduce, reduction)
     same_device("hinge_embedding_loss", input, target)
     loss = (_zeros_where(target != 1, ew.clamp(margin - input, min=0))
@@ -107,6 +114,8 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
 def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
                      reduction: str = "mean") -> Tensor:
     """``log(1 + exp(-target * input))`` (two-class logistic loss)."""
+    if _amp.on:  # autocast (arraygrad.amp.state)
+        input, target = _amp.cast("soft_margin_loss", input, target)
     reduction = reduction_of(size_average, reduce, reduction)
     same_device("soft_margin_loss", input, target)
     return _reduce(ew.log1p(ew.exp(-input * target)), reduction)
@@ -150,6 +159,8 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
                       weight: Tensor | None = None, size_average: Any = None, reduce: Any = None,
                       reduction: str = "mean") -> Tensor:
     """``sum_{i != y} w_y max(0, margin - x_y + x_i)^p / C`` per sample (``p`` 1 or 2)."""
+    if _amp.on:  # autocast (arraygrad.amp.state)
+        input, = _amp.cast("multi_margin_loss", input)
     reduction = reduction_of(size_average, reduce, reduction)
     if p != 1 and p != 2:
         raise ValueError("only p == 1 and p == 2 supported")
@@ -187,6 +198,8 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: Any = No
                            reduce: Any = None, reduction: str = "mean") -> Tensor:
     """``sum_{j in targets} sum_{i not in targets} max(0, 1 - (x_j - x_i)) / C`` per sample;
     each row of ``target`` lists class indices up to the first ``-1``."""
+    if _amp.on:  # autocast (arraygrad.amp.state)
+        input, = _amp.cast("multilabel_margin_loss", input)
     reduction = reduction_of(size_average, reduce, reduction)
     same_device("multilabel_margin_loss", input, target)
     nframe, dim = _frames(input, "multilabel_margin_loss")
@@ -236,6 +249,8 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
                         reduction: str = "mean") -> Tensor:
     """``max(0, margin + d(a, p) - d(a, n))`` with ``d`` the ``pairwise_distance`` (``p``,
     ``eps``); ``swap`` uses ``min(d(a, n), d(p, n))``."""
+    if _amp.on:  # autocast (arraygrad.amp.state)
+        anchor, positive, negative = _amp.cast("triplet_margin_loss", anchor, positive, negative)
     reduction = reduction_of(size_average, reduce, reduction)
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")

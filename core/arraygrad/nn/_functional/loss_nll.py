@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from arraygrad.amp import state as _amp
 from arraygrad.nn._functional.loss import _reduce, _reduction
 from arraygrad.nn._functional.loss_margin import same_device
 from arraygrad.ops import elementwise as ew
@@ -60,6 +61,8 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
                      reduction: str = "mean") -> Tensor:
     """``exp(input) - target * input`` (``log_input``) or ``input - target * log(input + eps)``;
     ``full`` adds Stirling's ``t log t - t + 0.5 log(2 pi t)`` where ``target > 1``."""
+    if _amp.on:  # autocast (arraygrad.amp.state)
+        input, target = _amp.cast("poisson_nll_loss", input, target)
     reduction = _reduction(size_average, reduce, reduction)
     same_device("poisson_nll_loss", input, target)
     if reduction not in ("none", "mean", "sum"):

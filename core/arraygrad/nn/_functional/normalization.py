@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from arraygrad.amp import state as _amp
 from arraygrad.autograd.grad_mode import no_grad
 from arraygrad.ops import elementwise as ew
 
@@ -112,6 +113,8 @@ def _trailing_dims(input: Tensor, normalized_shape: Any,
 def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     """Normalise over the last ``len(normalized_shape)`` dimensions, then scale and shift."""
+    if _amp.on:  # autocast (arraygrad.amp.state)
+        input, weight, bias = _amp.cast("layer_norm", input, weight, bias)
     dims = _trailing_dims(input, normalized_shape, {"weight": weight, "bias": bias})
     out, _, _ = _normalize(input, dims, eps)
     if weight is not None:
@@ -124,6 +127,8 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     """Normalise each group of ``C / num_groups`` channels over its channels and spatial dims."""
+    if _amp.on:  # autocast (arraygrad.amp.state)
+        input, weight, bias = _amp.cast("group_norm", input, weight, bias)
     if input.ndim < 2:
         raise RuntimeError(f"group_norm: expected at least 2D input (got {input.ndim}D input)")
     n, c = input.shape[0], input.shape[1]

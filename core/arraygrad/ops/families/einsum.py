@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any, Hashable
 
+from arraygrad.amp import state as _amp
 import arraygrad as ag
 from arraygrad.ops.families.products import diagonal
 from arraygrad.tensor import Tensor
@@ -117,6 +118,8 @@ def einsum(equation: str, *operands: Any) -> Tensor:
     """Sum over products of the operands' elements as the Einstein ``equation`` says,
     e.g. ``einsum("ij,jk->ik", a, b)`` is ``a @ b``; ``...`` broadcasts; without ``->`` the
     output is the broadcast dims then the labels used once, in alphabetical order."""
+    if _amp.on:  # autocast (arraygrad.amp.state)
+        operands = _amp.cast("einsum", *operands)
     if len(operands) == 1 and isinstance(operands[0], (tuple, list)):
         operands = tuple(operands[0])
     if not operands:

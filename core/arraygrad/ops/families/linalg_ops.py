@@ -16,6 +16,7 @@ import math
 from collections import namedtuple
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
+from arraygrad.amp import state as _amp
 from arraygrad.autograd.graph import SavedOutput
 from arraygrad.autograd.grad_mode import is_grad_enabled
 from arraygrad.ops.arguments import renamed_keywords
@@ -680,6 +681,8 @@ def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
 
 def multi_dot(tensors: Sequence[Tensor]) -> Tensor:
     """The product of matrices, left to right; a first (last) 1-D tensor is a row (column)."""
+    if _amp.on:  # autocast (arraygrad.amp.state)
+        tensors = _amp.cast("multi_dot", *tensors)
     op = "linalg.multi_dot"
     ts = list(tensors)
     if len(ts) < 2:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 from typing import Any, Sequence
 
+from arraygrad.amp import state as _amp
 import arraygrad as ag
 from arraygrad.tensor import Tensor, _wrap_dim
 
@@ -257,6 +258,8 @@ def _scaled_sum(op: str, input: Tensor, product: Tensor, beta: Any, alpha: Any) 
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1,
           out_dtype: Any = None) -> Tensor:
     """``beta * input + alpha * (mat1 @ mat2)`` (``out_dtype`` as ``mm``'s)."""
+    if _amp.on:  # autocast (arraygrad.amp.state)
+        input, mat1, mat2 = _amp.cast("addmm", input, mat1, mat2)
     product = ag.mm(mat1, mat2, out_dtype=out_dtype)
     return _scaled_sum("addmm", input if out_dtype is None else input.to(product.dtype), product,
                        beta, alpha)
@@ -264,11 +267,15 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
 
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """``beta * input + alpha * (mat @ vec)``."""
+    if _amp.on:  # autocast (arraygrad.amp.state)
+        input, mat, vec = _amp.cast("addmv", input, mat, vec)
     return _scaled_sum("addmv", input, ag.mv(mat, vec), beta, alpha)
 
 
 def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """``beta * input + alpha * outer(vec1, vec2)``."""
+    if _amp.on:  # autocast (arraygrad.amp.state)
+        input, vec1, vec2 = _amp.cast("addr", input, vec1, vec2)
     if vec1.dim() != 1 or vec2.dim() != 1:
         raise RuntimeError(f"addr: Expected 1-D argument vec1 and vec2, but got {vec1.dim()}-D and {vec2.dim()}-D")
     return _scaled_sum("addr", input, ag.outer(vec1, vec2), beta, alpha)
@@ -277,6 +284,8 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1,
             out_dtype: Any = None) -> Tensor:
     """``beta * input + alpha * bmm(batch1, batch2)`` (``out_dtype`` as ``mm``'s)."""
+    if _amp.on:  # autocast (arraygrad.amp.state)
+        input, batch1, batch2 = _amp.cast("baddbmm", input, batch1, batch2)
     product = ag.bmm(batch1, batch2, out_dtype=out_dtype)
     return _scaled_sum("baddbmm", input if out_dtype is None else input.to(product.dtype),
                        product, beta, alpha)
@@ -284,6 +293,8 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alp
 
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """``beta * input + alpha * sum_b(batch1[b] @ batch2[b])``, as one matmul over (b, m)."""
+    if _amp.on:  # autocast (arraygrad.amp.state)
+        input, batch1, batch2 = _amp.cast("addbmm", input, batch1, batch2)
     if batch1.dim() != 3 or batch2.dim() != 3:
         raise RuntimeError(f"addbmm: batch1 must be a 3D tensor, batch2 must be a 3D tensor, but got "
                            f"{batch1.dim()}D and {batch2.dim()}D")
