@@ -186,12 +186,36 @@ def from_numpy(ndarray: Any) -> Tensor:
     return _wrap(backend.xp.asarray(ndarray, dtype=backend.native_dtype(d)), backend)
 
 
+class _Capsule:
+    """A DLPack capsule (``to_dlpack``'s) as an object with ``__dlpack__``, which is what the
+    array libraries' ``from_dlpack`` take."""
+
+    def __init__(self, capsule: Any) -> None:
+        import ctypes
+
+        get = ctypes.pythonapi.PyCapsule_GetPointer
+        get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+        address = get(capsule, b"dltensor")  # ValueError for a used or foreign capsule
+        # DLTensor: void* data, then DLDevice {int32 device_type; int32 device_id}
+        device = (ctypes.c_int32 * 2).from_address(address + ctypes.sizeof(ctypes.c_void_p))
+        self._capsule, self._device = capsule, (int(device[0]), int(device[1]))
+
+    def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._capsule
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return self._device
+
+
 def from_dlpack(ext_tensor: Any, *, device: DeviceLike | None = None,
                 copy: bool | None = None) -> Tensor:
-    """A tensor sharing memory with any object supporting ``__dlpack__``.
+    """A tensor sharing memory with any object supporting ``__dlpack__`` (or a DLPack
+    capsule, ``to_dlpack``'s).
 
     ``device`` moves it there (a copy when it is another device); ``copy=True`` always
     copies, ``copy=False`` refuses (BufferError) where sharing is impossible."""
+    if not hasattr(ext_tensor, "__dlpack_device__") and type(ext_tensor).__name__ == "PyCapsule":
+        ext_tensor = _Capsule(ext_tensor)
     dev_type, dev_id = ext_tensor.__dlpack_device__()
     here = "cpu" if int(dev_type) == 1 else f"cuda:{dev_id}"
     backend = backend_for_device(here)

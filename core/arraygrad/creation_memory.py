@@ -164,6 +164,10 @@ def asarray(obj: Any, *, dtype: _dt.dtype | None = None, device: DeviceLike | No
         out = _tensor_asarray(obj, dtype, device, copy)
     elif hasattr(obj, "__dlpack__") and hasattr(obj, "shape"):
         out = _array_asarray(obj, dtype, device, copy)
+    elif hasattr(obj, "__array__"):  # a NumPy scalar (no DLPack): a copy, as PyTorch says
+        if copy is False:
+            raise ValueError(f"can't alias a {type(obj).__name__} into a tensor.")
+        out = tensor(obj, dtype=dtype, device=device)
     elif _has_buffer(obj):
         d = dtype or _dt.get_default_dtype()
         out = _tensor_asarray(frombuffer(obj, dtype=d), None, device, copy)

@@ -30,7 +30,8 @@ def _ints(values: Any, op: str, name: str) -> tuple[int, ...]:
 
 
 def _strided(out: Tensor, shape: Sequence[int], stride: Sequence[int]) -> Tensor:
-    if not is_contiguous(shape, stride):
+    # an empty tensor is contiguous whatever its strides (as PyTorch's)
+    if out.numel() and not is_contiguous(shape, stride):
         out._strides = tuple(stride)
     return out
 

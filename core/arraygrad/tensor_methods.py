@@ -12,6 +12,7 @@ import functools
 from typing import Any, Callable
 
 from arraygrad import creation, dtypes as _dt, legacy_types as _legacy_types
+from arraygrad import layouts as _layouts
 from arraygrad.layouts import check_memory_format, is_contiguous_for
 from arraygrad.ops import activation, elementwise as ew, indexing, linalg, reduction, shape
 from arraygrad.ops import transfer
@@ -160,6 +161,8 @@ def _contiguous(self: Tensor, memory_format: Any = None) -> Any:
     """This tensor if its logical layout is row-major, else a row-major copy (whatever the
     ``memory_format``: ``arraygrad.layouts``)."""
     check_memory_format(memory_format, "contiguous", self.ndim)
+    if self._strides is not None and memory_format is _layouts.preserve_format:
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
     return self if self._strides is None else transfer.clone(self)
 
 

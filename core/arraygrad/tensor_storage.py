@@ -75,8 +75,8 @@ def is_set_to(self: Tensor, tensor: Tensor) -> bool:
 
 def _check_set(self: Tensor, dtype: _dt.dtype, what: str) -> None:
     if dtype is not self.dtype:
-        raise RuntimeError(f"Could not set tensor of type {_CPP_NAMES[self.dtype.name]} to a "
-                           f"{what} of type {_CPP_NAMES[dtype.name]}")
+        raise RuntimeError(f"Could not set tensor of type {_CPP_NAMES[dtype.name]} to a "
+                           f"{what} of type {_CPP_NAMES[self.dtype.name]}")
     if _grad_state.enabled and self._grad_fn is None and self._requires_grad:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
                            "operation.")

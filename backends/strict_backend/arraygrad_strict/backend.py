@@ -106,10 +106,10 @@ class StrictBackend(Backend):
 
     def memory(self, array):
         # array_api_strict keeps each array's NumPy array as ``_array`` (its views are NumPy
-        # views): the addresses are NumPy's
+        # views): the addresses are NumPy's, and a storage's owner is that NumPy array
         from arraygrad_numpy.backend import host_memory
 
-        return host_memory(array._array)
+        return host_memory(getattr(array, "_array", array))
 
 
 def _host_key(key):
