@@ -139,7 +139,6 @@ from arraygrad.creation_ranges import logspace, range  # noqa: E402,A004
 Storage = FloatStorage  # PyTorch's legacy default storage class
 StorageBase = UntypedStorage  # the base class of PyTorch's untyped storages
 globals().update(_protocol.FUNCTIONS)
-_protocol.deprecated_forms(globals())
 
 
 def is_tensor(obj: Any) -> _builtins.bool:

@@ -1,7 +1,7 @@
 """The rest of ``Tensor`` as an object: what it is (``layout``, ``is_cpu``, ``is_sparse``...),
 PyTorch's legacy and Python-callable methods (``new``, ``apply_``, ``map_``, ``resize``,
-``as_subclass``, ``module_load``), ``grad_dtype``, the device moves a CPU-only PyTorch
-refuses (``ipu``, ``xpu``, ``mtia``), and the deprecated ``add(Number, Tensor)`` forms.
+``as_subclass``, ``module_load``), ``grad_dtype``, and the device moves a CPU-only PyTorch
+refuses (``ipu``, ``xpu``, ``mtia``).
 
 ``bind(cls)`` puts them on ``Tensor``; ``FUNCTIONS`` are the namespace's
 (``arraygrad.typename``, ``set_default_tensor_type``...).
@@ -9,7 +9,6 @@ refuses (``ipu``, ``xpu``, ``mtia``), and the deprecated ``add(Number, Tensor)``
 
 from __future__ import annotations
 
-import functools
 import warnings
 from numbers import Number
 from typing import Any, Callable
@@ -285,40 +284,6 @@ def module_load(self: Tensor, other: Tensor, assign: bool = False) -> Tensor:
     return self.copy_(other).detach()
 
 
-# -- the deprecated (Number, Tensor) forms of add and sub -------------------------------
-def _alpha_first(fn: Callable[..., Any], name: str, function: bool) -> Callable[..., Any]:
-    """``fn`` also taking PyTorch's deprecated ``name(Number alpha, Tensor other)`` (method)
-    or ``name(Tensor input, Number alpha, Tensor other)`` (function), with its warning."""
-    if function:
-        old = f"{name}(Tensor input, Number alpha, Tensor other, *, Tensor out = None)"
-        new_form = f"{name}(Tensor input, Tensor other, *, Number alpha = 1, Tensor out = None)"
-    else:
-        old = f"{name}(Number alpha, Tensor other)"
-        new_form = f"{name}(Tensor other, *, Number alpha = 1)"
-    message = (f"This overload of {name} is deprecated:\n\t{old}\nConsider using one of the "
-               f"following signatures instead:\n\t{new_form}")
-
-    if getattr(fn, "_alpha_first", False):  # bound already
-        return fn
-
-    @functools.wraps(fn)
-    def wrapper(input: Any, *args: Any, **kwargs: Any) -> Any:
-        if (len(args) == 2 and isinstance(args[0], Number) and not isinstance(args[0], bool)
-                and isinstance(args[1], Tensor) and "alpha" not in kwargs):
-            warnings.warn(message, UserWarning, stacklevel=2)
-            return fn(input, args[1], alpha=args[0], **kwargs)
-        return fn(input, *args, **kwargs)
-
-    wrapper._alpha_first = True  # type: ignore[attr-defined]
-    return wrapper
-
-
-def deprecated_forms(namespace: dict[str, Any]) -> None:
-    """``arraygrad.add``/``sub`` taking the deprecated ``(input, Number, Tensor)`` form."""
-    for name in ("add", "sub"):
-        namespace[name] = _alpha_first(namespace[name], name, function=True)
-
-
 # -- binding -----------------------------------------------------------------------------
 METHODS: dict[str, Callable[..., Any]] = {
     "get_device": get_device, "ndimension": ndimension, "dim_order": dim_order,
@@ -331,7 +296,7 @@ METHODS: dict[str, Callable[..., Any]] = {
 
 def bind(cls: Any) -> None:
     """Put the object methods on ``Tensor``: these, ``tensor_storage``'s and
-    ``new_empty_strided``; ``add``/``add_``/``sub``/``sub_`` take the deprecated forms."""
+    ``new_empty_strided``."""
     from arraygrad import tensor_storage
     from arraygrad.creation_strided import new_empty_strided
 
@@ -341,8 +306,6 @@ def bind(cls: Any) -> None:
     for name, prop in {**PROPERTIES, **tensor_storage.PROPERTIES}.items():
         setattr(cls, name, prop)
     cls.new_empty_strided = new_empty_strided
-    for name in ("add", "add_", "sub", "sub_"):
-        setattr(cls, name, _alpha_first(getattr(cls, name), name, function=False))
 
 
 # -- the namespace's ---------------------------------------------------------------------
