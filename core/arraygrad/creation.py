@@ -44,7 +44,8 @@ backend_of = _backend  # for the storages and the factories of other modules
 
 def _options(op: str, layout: Any, pin_memory: Any) -> None:
     """The keywords every factory takes that change nothing here: ``layout`` (only
-    ``strided``) and ``pin_memory`` (``layouts``)."""
+    ``strided``) and ``pin_memory`` (``layouts``). Factories call it only when one is given,
+    keeping the common call free of it."""
     check_layout(layout, op)
     check_pin_memory(pin_memory, op)
 
@@ -114,7 +115,8 @@ def _widest_float(backend: Backend, dtype: _dt.dtype) -> _dt.dtype:
 def tensor(data: Any, *, dtype: _dt.dtype | None = None, device: DeviceLike | None = None,
            requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     """A new tensor holding a copy of ``data`` (nested lists, scalars or an array)."""
-    check_pin_memory(pin_memory, "tensor")
+    if pin_memory:
+        check_pin_memory(pin_memory, "tensor")
     backend = _backend(device)
     if isinstance(data, Tensor):
         src = data.detach()
@@ -153,7 +155,8 @@ def scalar_tensor(value: Any, *, dtype: _dt.dtype | None = None, layout: Any = N
                   device: DeviceLike | None = None, requires_grad: bool = False,
                   pin_memory: bool = False) -> Tensor:
     """A 0-dim tensor holding ``value`` (float by default)."""
-    _options("scalar_tensor", layout, pin_memory)
+    if layout is not None or pin_memory:
+        _options("scalar_tensor", layout, pin_memory)
     return tensor(float(value) if dtype is None else value, dtype=dtype, device=device,
                   requires_grad=requires_grad)
 
@@ -285,7 +288,8 @@ def zeros(*args: Any, size: Any = None, dtype: _dt.dtype | None = None, layout: 
           device: DeviceLike | None = None, requires_grad: bool = False,
           pin_memory: bool = False) -> Tensor:
     """A tensor of zeros (``zeros(2, 3)``, ``zeros((2, 3))`` or ``zeros(size=(2, 3))``)."""
-    _options("zeros", layout, pin_memory)
+    if layout is not None or pin_memory:
+        _options("zeros", layout, pin_memory)
     return _filled("zeros", _sizes(args, size, "zeros"), 0, dtype, device, requires_grad)
 
 
@@ -293,7 +297,8 @@ def ones(*args: Any, size: Any = None, dtype: _dt.dtype | None = None, layout: A
          device: DeviceLike | None = None, requires_grad: bool = False,
          pin_memory: bool = False) -> Tensor:
     """A tensor of ones (``ones(2, 3)``, ``ones((2, 3))`` or ``ones(size=(2, 3))``)."""
-    _options("ones", layout, pin_memory)
+    if layout is not None or pin_memory:
+        _options("ones", layout, pin_memory)
     return _filled("ones", _sizes(args, size, "ones"), 1, dtype, device, requires_grad)
 
 
@@ -301,9 +306,12 @@ def empty(*args: Any, size: Any = None, dtype: _dt.dtype | None = None, layout: 
           device: DeviceLike | None = None, requires_grad: bool = False,
           pin_memory: bool = False, memory_format: Any = None) -> Tensor:
     """An uninitialised tensor; every ``memory_format`` gives a row-major one (``layouts``)."""
-    _options("empty", layout, pin_memory)
+    if layout is not None or pin_memory:
+        _options("empty", layout, pin_memory)
     shape = _sizes(args, size, "empty")
-    check_memory_format(memory_format, "empty", len(_size(shape, "empty")), allow_preserve=False)
+    if memory_format is not None:
+        check_memory_format(memory_format, "empty", len(_size(shape, "empty")),
+                            allow_preserve=False)
     return _filled("empty", shape, None, dtype, device, requires_grad)
 
 
@@ -311,7 +319,8 @@ def full(size: Any, fill_value: Any, *, dtype: _dt.dtype | None = None, layout: 
          device: DeviceLike | None = None, requires_grad: bool = False,
          pin_memory: bool = False) -> Tensor:
     """A tensor filled with ``fill_value`` (dtype inferred from it, as in PyTorch)."""
-    _options("full", layout, pin_memory)
+    if layout is not None or pin_memory:
+        _options("full", layout, pin_memory)
     if not isinstance(fill_value, (Number, Tensor)):
         raise TypeError(f"full(): argument 'fill_value' (position 2) must be Number, not "
                         f"{type(fill_value).__name__}")
@@ -325,7 +334,8 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: _dt.dtype | Non
            layout: Any = None, device: DeviceLike | None = None, requires_grad: bool = False,
            pin_memory: bool = False) -> Tensor:
     """Values from ``start`` to ``end`` (exclusive) by ``step``; int64 unless a bound is float."""
-    _options("arange", layout, pin_memory)
+    if layout is not None or pin_memory:
+        _options("arange", layout, pin_memory)
     if end is None:
         start, end = 0, start
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
@@ -354,7 +364,8 @@ def linspace(start: Any, end: Any, steps: int, *, dtype: _dt.dtype | None = None
              layout: Any = None, device: DeviceLike | None = None, requires_grad: bool = False,
              pin_memory: bool = False) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
-    _options("linspace", layout, pin_memory)
+    if layout is not None or pin_memory:
+        _options("linspace", layout, pin_memory)
     if steps < 0:
         raise RuntimeError("linspace: number of steps must be non-negative")
     backend = _backend(device)
@@ -368,7 +379,8 @@ def eye(n: int, m: int | None = None, *, dtype: _dt.dtype | None = None, layout:
         device: DeviceLike | None = None, requires_grad: bool = False,
         pin_memory: bool = False) -> Tensor:
     """A 2-D tensor with ones on the diagonal."""
-    _options("eye", layout, pin_memory)
+    if layout is not None or pin_memory:
+        _options("eye", layout, pin_memory)
     if n < 0 or (m is not None and m < 0):
         raise RuntimeError(f"eye: n and m must be non-negative, got {n} and {m}")
     backend = _backend(device)
@@ -394,7 +406,8 @@ def rand(*args: Any, size: Any = None, generator: Generator | None = None,
          dtype: _dt.dtype | None = None, layout: Any = None, device: DeviceLike | None = None,
          requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     """Uniform samples in [0, 1)."""
-    _options("rand", layout, pin_memory)
+    if layout is not None or pin_memory:
+        _options("rand", layout, pin_memory)
     return _random("rand", _sizes(args, size, "rand"), dtype, device, requires_grad, generator,
                    lambda g, s, n: g.uniform(s, n))
 
@@ -403,7 +416,8 @@ def randn(*args: Any, size: Any = None, generator: Generator | None = None,
           dtype: _dt.dtype | None = None, layout: Any = None, device: DeviceLike | None = None,
           requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     """Standard normal samples."""
-    _options("randn", layout, pin_memory)
+    if layout is not None or pin_memory:
+        _options("randn", layout, pin_memory)
     return _random("randn", _sizes(args, size, "randn"), dtype, device, requires_grad,
                    generator, lambda g, s, n: g.normal(s, n))
 
@@ -412,7 +426,8 @@ def randint(low: Any, high: Any = None, size: Any = None, *, generator: Generato
             dtype: _dt.dtype | None = None, layout: Any = None, device: DeviceLike | None = None,
             requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     """Uniform integers in ``[low, high)`` (``randint(high, size)`` also works)."""
-    _options("randint", layout, pin_memory)
+    if layout is not None or pin_memory:
+        _options("randint", layout, pin_memory)
     if size is None:
         if high is None or not isinstance(high, (tuple, list)):
             raise TypeError("randint(): missing required argument 'size'")
@@ -434,7 +449,8 @@ def randperm(n: int, *, generator: Generator | None = None, dtype: _dt.dtype | N
              layout: Any = None, device: DeviceLike | None = None, requires_grad: bool = False,
              pin_memory: bool = False) -> Tensor:
     """A random permutation of ``0..n-1`` (``requires_grad=True`` needs a floating dtype)."""
-    _options("randperm", layout, pin_memory)
+    if layout is not None or pin_memory:
+        _options("randperm", layout, pin_memory)
     d = dtype or _dt.int64
     if requires_grad and not d.is_floating_point:  # checked before drawing, as PyTorch
         raise RuntimeError("Only Tensors of floating point and complex dtype can require "
@@ -451,8 +467,10 @@ def _like(fn: Callable[..., Tensor], input: Tensor, dtype: _dt.dtype | None,
     """``fn(*args, input.shape, ...)`` with ``input``'s dtype and device by default. Every
     ``memory_format`` gives a row-major result (``layouts``); PyTorch's checks still run."""
     op = f"{fn.__name__}_like"
-    _options(op, layout, pin_memory)
-    check_memory_format(memory_format, op, input.ndim)
+    if layout is not None or pin_memory:
+        _options(op, layout, pin_memory)
+    if memory_format is not None:
+        check_memory_format(memory_format, op, input.ndim)
     return fn(*args, tuple(input.shape), dtype=dtype or input.dtype,
               device=device if device is not None else input.device,
               requires_grad=requires_grad, **kwargs)
@@ -484,8 +502,10 @@ def full_like(input: Tensor, fill_value: Any, *, dtype: _dt.dtype | None = None,
               memory_format: Any = None, pin_memory: bool = False) -> Tensor:
     """``fill_value`` with ``input``'s shape, dtype and device."""
     op = "full_like"
-    _options(op, layout, pin_memory)
-    check_memory_format(memory_format, op, input.ndim)
+    if layout is not None or pin_memory:
+        _options(op, layout, pin_memory)
+    if memory_format is not None:
+        check_memory_format(memory_format, op, input.ndim)
     return full(tuple(input.shape), fill_value, dtype=dtype or input.dtype,
                 device=device if device is not None else input.device, requires_grad=requires_grad)
 

@@ -74,7 +74,8 @@ def from_file(filename: str, shared: bool | None = None, size: int = 0, *,
     """A 1-d CPU tensor of ``size`` elements over a memory-mapped file (``torch.from_file``):
     with ``shared=True`` writes reach the file (created or grown to fit); otherwise the file
     must hold the elements, and writes stay private."""
-    _options("from_file", layout, pin_memory)
+    if layout is not None or pin_memory:
+        _options("from_file", layout, pin_memory)
     if shared is not None and not isinstance(shared, bool):
         raise TypeError(f"from_file(): argument 'shared' must be bool, not {type(shared).__name__}")
     d = dtype or _dt.get_default_dtype()

@@ -30,7 +30,8 @@ def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *,
               pin_memory: bool = False) -> Tensor:
     """``steps`` values ``base ** e`` for exponents ``e`` evenly spaced from ``start`` to
     ``end`` inclusive (``torch.logspace``)."""
-    _options("logspace", layout, pin_memory)
+    if layout is not None or pin_memory:
+        _options("logspace", layout, pin_memory)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     d = dtype or _dt.get_default_dtype()
@@ -55,7 +56,8 @@ def range(  # noqa: A001 - PyTorch's name
                   stacklevel=3)  # the caller's line, past the out= wrapper
     if end is None:
         raise TypeError('range() missing 1 required positional arguments: "end"')
-    _options("range", layout, pin_memory)
+    if layout is not None or pin_memory:
+        _options("range", layout, pin_memory)
     start, end, step = (_value(v) for v in (start, end, step))
     if step == 0:
         raise RuntimeError("step must be nonzero")

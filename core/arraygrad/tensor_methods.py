@@ -126,7 +126,8 @@ def _new_tensor(self: Tensor, data: Any, dtype: Any = None, device: Any = None,
 
 def _cast(d: Any) -> Any:
     def method(self: Tensor, memory_format: Any = None) -> Any:
-        check_memory_format(memory_format, name, self.ndim)
+        if memory_format is not None:
+            check_memory_format(memory_format, name, self.ndim)
         return ew.to_dtype(self, d)
 
     name = {"float32": "float", "float64": "double", "float16": "half", "int64": "long",
@@ -138,7 +139,8 @@ def _cast(d: Any) -> Any:
 
 def _cpu(self: Tensor, memory_format: Any = None) -> Any:
     """This tensor on the CPU: itself when it is already there (as in PyTorch)."""
-    check_memory_format(memory_format, "cpu", self.ndim)
+    if memory_format is not None:
+        check_memory_format(memory_format, "cpu", self.ndim)
     backend = transfer.default_cpu_backend()
     return self if self._backend is backend else transfer.to_backend(self, backend)
 
@@ -147,7 +149,8 @@ def _cuda(self: Tensor, device: Any = None, non_blocking: bool = False,
           memory_format: Any = None) -> Any:
     """This tensor on a CUDA device (``cuda:0`` by default); the copy is synchronous whatever
     ``non_blocking`` says."""
-    check_memory_format(memory_format, "cuda", self.ndim)
+    if memory_format is not None:
+        check_memory_format(memory_format, "cuda", self.ndim)
     dev = "cuda" if device is None else (f"cuda:{device}" if isinstance(device, int) else device)
     from arraygrad.device import as_device
 
@@ -160,9 +163,11 @@ def _cuda(self: Tensor, device: Any = None, non_blocking: bool = False,
 def _contiguous(self: Tensor, memory_format: Any = None) -> Any:
     """This tensor if its logical layout is row-major, else a row-major copy (whatever the
     ``memory_format``: ``arraygrad.layouts``)."""
-    check_memory_format(memory_format, "contiguous", self.ndim)
-    if self._strides is not None and memory_format is _layouts.preserve_format:
-        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    if memory_format is not None:
+        check_memory_format(memory_format, "contiguous", self.ndim)
+        if self._strides is not None and memory_format is _layouts.preserve_format:
+            raise RuntimeError("preserve memory format is unsupported by the contiguous "
+                               "operator")
     return self if self._strides is None else transfer.clone(self)
 
 
@@ -191,7 +196,8 @@ def _type(self: Tensor, dtype: Any = None, non_blocking: bool = False,
     (``FloatTensor``) or its name (``'torch.cuda.FloatTensor'`` moves to CUDA too)."""
     if dtype is None:
         return f"arraygrad.{self.dtype.name}"
-    check_memory_format(memory_format, "type", self.ndim)
+    if memory_format is not None:
+        check_memory_format(memory_format, "type", self.ndim)
     if isinstance(dtype, str):
         *where, name = dtype.rsplit(".", 1)
         legacy = getattr(_legacy_types, name, None)

@@ -95,7 +95,9 @@ def _parse(args: Any, kwargs: Any) -> tuple[Any, ...]:
     copy = kwargs.pop("copy", False)
     kwargs.pop("non_blocking", None)  # copies are synchronous: each is complete when made
     # every memory format gives row-major results (``arraygrad.layouts``): checked, not used
-    check_memory_format(kwargs.pop("memory_format", None), "to", None)
+    fmt = kwargs.pop("memory_format", None)
+    if fmt is not None:
+        check_memory_format(fmt, "to", None)
     if kwargs:
         raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
     for a in args:
@@ -115,7 +117,8 @@ def _parse(args: Any, kwargs: Any) -> tuple[Any, ...]:
 def to(t: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     """``t`` on another device and/or dtype: ``to(device)``, ``to(dtype)``, ``to(other)``.
     Every ``memory_format`` gives a row-major result (``arraygrad.layouts``)."""
-    check_memory_format(kwargs.get("memory_format"), "to", t.ndim)
+    if kwargs and kwargs.get("memory_format") is not None:
+        check_memory_format(kwargs["memory_format"], "to", t.ndim)
     dev, dt, copy = _parse(args, kwargs)
     if dev is not None:
         out = to_backend(t, backend_for_device(dev), dt)
