@@ -59,11 +59,16 @@ _live: weakref.WeakValueDictionary[tuple[Any, ...], UntypedStorage] = \
 def storage_of(t: Tensor) -> UntypedStorage:
     """The untyped storage ``t``'s elements are in (``Tensor.untyped_storage()``)."""
     found = memory_of(t)
-    key = (str(t.device), found.base_ptr, found.nbytes)
-    storage = _live.get(key)
-    if storage is None:
-        storage = UntypedStorage._over(found.owner, t._backend)
-        _live[key] = storage
+    storage = _live.get((str(t.device), found.base_ptr, found.nbytes))
+    return storage if storage is not None else _known(UntypedStorage._over(found.owner,
+                                                                            t._backend))
+
+
+def _known(storage: UntypedStorage) -> UntypedStorage:
+    """``storage``, now the object its allocation gives (when the backend has addresses)."""
+    found = storage._backend.memory(storage._owner)
+    if found is not None:
+        _live[(str(storage.device), found.base_ptr, found.nbytes)] = storage
     return storage
 
 
@@ -104,6 +109,7 @@ class UntypedStorage:
             owner = backend.from_host(values, xp.uint8)
         self._owner = owner
         self._backend = backend
+        _known(self)
 
     @classmethod
     def _over(cls, owner: Any, backend: Backend) -> UntypedStorage:
@@ -252,7 +258,7 @@ class TypedStorage:
             owner = backend.xp.empty((args[0],), dtype=native)
         else:
             owner = backend.from_host(list(args[0]), native)
-        self._untyped_storage = UntypedStorage._over(owner, backend)
+        self._untyped_storage = _known(UntypedStorage._over(owner, backend))
         self.dtype = d
 
     @classmethod

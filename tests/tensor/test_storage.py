@@ -141,6 +141,7 @@ def test_storages_made_on_their_own():
     y = ag.empty(0).set_(s)
     y[0] = 9.0
     assert s.tolist() == [9.0, 2.0, 3.0] and y.data_ptr() == s.data_ptr()
+    assert y.untyped_storage() is s.untyped()
 
 
 @needs_torch
