@@ -123,6 +123,26 @@ def _accept_out() -> None:
 _accept_out()
 
 
+# the tensor as an object: layouts, memory formats, storages, factories over memory
+from arraygrad import layouts as _layouts, storage, tensor_protocol as _protocol  # noqa: E402
+from arraygrad.layouts import (  # noqa: E402
+    channels_last, channels_last_3d, contiguous_format, jagged, layout, legacy_contiguous_format,
+    memory_format, preserve_format, sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr,
+    strided,
+)
+from arraygrad.storage import (  # noqa: E402
+    BoolStorage, DoubleStorage, FloatStorage, HalfStorage, IntStorage, LongStorage, TypedStorage,
+    UntypedStorage, is_storage,
+)
+from arraygrad.creation_memory import asarray, from_file, frombuffer  # noqa: E402
+from arraygrad.creation_strided import empty_permuted, empty_strided  # noqa: E402
+from arraygrad.creation_ranges import logspace, range  # noqa: E402,A004
+
+Storage = FloatStorage  # PyTorch's legacy default storage class
+StorageBase = UntypedStorage  # the base class of PyTorch's untyped storages
+globals().update(_protocol.FUNCTIONS)
+
+
 def is_tensor(obj: Any) -> _builtins.bool:
     """Whether ``obj`` is an arraygrad Tensor."""
     return isinstance(obj, Tensor)

@@ -10,6 +10,7 @@ from arraygrad import dtypes as _dt
 from arraygrad.device import explicit_default_device
 from arraygrad.backends.registry import backend_for_device, default_backend
 from arraygrad.compiler.scalars import recording_flag as _recording
+from arraygrad.layouts import check_layout, check_memory_format, check_pin_memory
 from arraygrad.random import generator_for
 from arraygrad.tensor import Tensor, wrap as _wrap
 
@@ -22,7 +23,7 @@ __all__ = [
     "tensor", "as_tensor", "from_numpy", "from_dlpack", "zeros", "ones", "full", "empty",
     "arange", "linspace", "eye", "rand", "randn", "randint", "randperm", "zeros_like",
     "ones_like", "full_like", "empty_like", "rand_like", "randn_like", "randint_like",
-    "scalar_tensor",
+    "scalar_tensor", "backend_of",
 ]
 
 
@@ -36,6 +37,17 @@ def _backend(device: DeviceLike | None) -> Backend:
         from arraygrad.compiler.recording_backend import recorded_backend
         return recorded_backend(found)
     return found
+
+
+backend_of = _backend  # for the storages and the factories of other modules
+
+
+def _options(op: str, layout: Any, pin_memory: Any) -> None:
+    """The keywords every factory takes that change nothing here: ``layout`` (only
+    ``strided``) and ``pin_memory`` (``layouts``). Factories call it only when one is given,
+    keeping the common call free of it."""
+    check_layout(layout, op)
+    check_pin_memory(pin_memory, op)
 
 
 def _finish(data: Any, backend: Backend, requires_grad: bool) -> Tensor:
@@ -101,8 +113,10 @@ def _widest_float(backend: Backend, dtype: _dt.dtype) -> _dt.dtype:
 
 
 def tensor(data: Any, *, dtype: _dt.dtype | None = None, device: DeviceLike | None = None,
-           requires_grad: bool = False) -> Tensor:
+           requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     """A new tensor holding a copy of ``data`` (nested lists, scalars or an array)."""
+    if pin_memory:
+        check_pin_memory(pin_memory, "tensor")
     backend = _backend(device)
     if isinstance(data, Tensor):
         src = data.detach()
@@ -137,9 +151,12 @@ def _check_ragged(data: Any) -> None:
     shape_of(data)
 
 
-def scalar_tensor(value: Any, *, dtype: _dt.dtype | None = None, device: DeviceLike | None = None,
-                  requires_grad: bool = False) -> Tensor:
+def scalar_tensor(value: Any, *, dtype: _dt.dtype | None = None, layout: Any = None,
+                  device: DeviceLike | None = None, requires_grad: bool = False,
+                  pin_memory: bool = False) -> Tensor:
     """A 0-dim tensor holding ``value`` (float by default)."""
+    if layout is not None or pin_memory:
+        _options("scalar_tensor", layout, pin_memory)
     return tensor(float(value) if dtype is None else value, dtype=dtype, device=device,
                   requires_grad=requires_grad)
 
@@ -172,17 +189,39 @@ def from_numpy(ndarray: Any) -> Tensor:
     return _wrap(backend.xp.asarray(ndarray, dtype=backend.native_dtype(d)), backend)
 
 
-def from_dlpack(ext_tensor: Any) -> Tensor:
-    """A tensor sharing memory with any object supporting ``__dlpack__`` (or with a DLPack
-    capsule, ``to_dlpack``'s)."""
+def from_dlpack(ext_tensor: Any, *, device: DeviceLike | None = None,
+                copy: bool | None = None) -> Tensor:
+    """A tensor sharing memory with any object supporting ``__dlpack__`` (or a DLPack
+    capsule, ``to_dlpack``'s).
+
+    ``device`` moves it there (a copy when it is another device); ``copy=True`` always
+    copies, ``copy=False`` refuses (BufferError) where sharing is impossible."""
     from arraygrad._dlpack_capsule import _Capsule, is_capsule
 
     if is_capsule(ext_tensor):
         ext_tensor = _Capsule(ext_tensor)
     dev_type, dev_id = ext_tensor.__dlpack_device__()
-    device = "cpu" if int(dev_type) == 1 else f"cuda:{dev_id}"
-    backend = backend_for_device(device)
-    return _wrap(backend.from_dlpack(ext_tensor), backend)
+    here = "cpu" if int(dev_type) == 1 else f"cuda:{dev_id}"
+    backend = backend_for_device(here)
+    target = backend if device is None else backend_for_device(device)
+    if target is not backend and copy is False:
+        raise BufferError(f"from_dlpack(): cannot move data from {here} to {target.device} "
+                          "without a copy (copy=False)")
+    out = _wrap(backend.from_dlpack(ext_tensor), backend)
+    if target is not backend:
+        return _to_backend(out, target)
+    if copy:
+        return _wrap(backend.xp.asarray(out._data, copy=True), backend)
+    return out
+
+
+def _sizes(args: tuple[Any, ...], size: Any, op: str) -> tuple[Any, ...]:
+    """The size given positionally (``zeros(2, 3)``, ``zeros((2, 3))``) or as ``size=``."""
+    if size is None:
+        return args
+    if args:
+        raise TypeError(f"{op}() got multiple values for argument 'size'")
+    return (size,)
 
 
 def _size(size: tuple[Any, ...], op: str) -> tuple[int, ...]:
@@ -226,27 +265,43 @@ def _filled(op: str, size: tuple[Any, ...], fill: Any, dtype: _dt.dtype | None,
     return _finish(data, backend, requires_grad)
 
 
-def zeros(*size: Any, dtype: _dt.dtype | None = None, device: DeviceLike | None = None,
-          requires_grad: bool = False, out: Tensor | None = None) -> Tensor:
-    """A tensor of zeros."""
-    return _filled("zeros", size, 0, dtype, device, requires_grad)
+def zeros(*args: Any, size: Any = None, dtype: _dt.dtype | None = None, layout: Any = None,
+          device: DeviceLike | None = None, requires_grad: bool = False,
+          pin_memory: bool = False) -> Tensor:
+    """A tensor of zeros (``zeros(2, 3)``, ``zeros((2, 3))`` or ``zeros(size=(2, 3))``)."""
+    if layout is not None or pin_memory:
+        _options("zeros", layout, pin_memory)
+    return _filled("zeros", _sizes(args, size, "zeros"), 0, dtype, device, requires_grad)
 
 
-def ones(*size: Any, dtype: _dt.dtype | None = None, device: DeviceLike | None = None,
-         requires_grad: bool = False) -> Tensor:
-    """A tensor of ones."""
-    return _filled("ones", size, 1, dtype, device, requires_grad)
+def ones(*args: Any, size: Any = None, dtype: _dt.dtype | None = None, layout: Any = None,
+         device: DeviceLike | None = None, requires_grad: bool = False,
+         pin_memory: bool = False) -> Tensor:
+    """A tensor of ones (``ones(2, 3)``, ``ones((2, 3))`` or ``ones(size=(2, 3))``)."""
+    if layout is not None or pin_memory:
+        _options("ones", layout, pin_memory)
+    return _filled("ones", _sizes(args, size, "ones"), 1, dtype, device, requires_grad)
 
 
-def empty(*size: Any, dtype: _dt.dtype | None = None, device: DeviceLike | None = None,
-          requires_grad: bool = False) -> Tensor:
-    """An uninitialised tensor."""
-    return _filled("empty", size, None, dtype, device, requires_grad)
+def empty(*args: Any, size: Any = None, dtype: _dt.dtype | None = None, layout: Any = None,
+          device: DeviceLike | None = None, requires_grad: bool = False,
+          pin_memory: bool = False, memory_format: Any = None) -> Tensor:
+    """An uninitialised tensor; every ``memory_format`` gives a row-major one (``layouts``)."""
+    if layout is not None or pin_memory:
+        _options("empty", layout, pin_memory)
+    shape = _sizes(args, size, "empty")
+    if memory_format is not None:
+        check_memory_format(memory_format, "empty", len(_size(shape, "empty")),
+                            allow_preserve=False)
+    return _filled("empty", shape, None, dtype, device, requires_grad)
 
 
-def full(size: Any, fill_value: Any, *, dtype: _dt.dtype | None = None,
-         device: DeviceLike | None = None, requires_grad: bool = False) -> Tensor:
+def full(size: Any, fill_value: Any, *, dtype: _dt.dtype | None = None, layout: Any = None,
+         device: DeviceLike | None = None, requires_grad: bool = False,
+         pin_memory: bool = False) -> Tensor:
     """A tensor filled with ``fill_value`` (dtype inferred from it, as in PyTorch)."""
+    if layout is not None or pin_memory:
+        _options("full", layout, pin_memory)
     if not isinstance(fill_value, (Number, Tensor)):
         raise TypeError(f"full(): argument 'fill_value' (position 2) must be Number, not "
                         f"{type(fill_value).__name__}")
@@ -257,8 +312,11 @@ def full(size: Any, fill_value: Any, *, dtype: _dt.dtype | None = None,
 
 
 def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: _dt.dtype | None = None,
-           device: DeviceLike | None = None, requires_grad: bool = False) -> Tensor:
+           layout: Any = None, device: DeviceLike | None = None, requires_grad: bool = False,
+           pin_memory: bool = False) -> Tensor:
     """Values from ``start`` to ``end`` (exclusive) by ``step``; int64 unless a bound is float."""
+    if layout is not None or pin_memory:
+        _options("arange", layout, pin_memory)
     if end is None:
         start, end = 0, start
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
@@ -284,8 +342,11 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: _dt.dtype | Non
 
 
 def linspace(start: Any, end: Any, steps: int, *, dtype: _dt.dtype | None = None,
-             device: DeviceLike | None = None, requires_grad: bool = False) -> Tensor:
+             layout: Any = None, device: DeviceLike | None = None, requires_grad: bool = False,
+             pin_memory: bool = False) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
+    if layout is not None or pin_memory:
+        _options("linspace", layout, pin_memory)
     if steps < 0:
         raise RuntimeError("linspace: number of steps must be non-negative")
     backend = _backend(device)
@@ -295,9 +356,12 @@ def linspace(start: Any, end: Any, steps: int, *, dtype: _dt.dtype | None = None
     return _finish(backend.xp.astype(data, backend.native_dtype(d)), backend, requires_grad)
 
 
-def eye(n: int, m: int | None = None, *, dtype: _dt.dtype | None = None,
-        device: DeviceLike | None = None, requires_grad: bool = False) -> Tensor:
+def eye(n: int, m: int | None = None, *, dtype: _dt.dtype | None = None, layout: Any = None,
+        device: DeviceLike | None = None, requires_grad: bool = False,
+        pin_memory: bool = False) -> Tensor:
     """A 2-D tensor with ones on the diagonal."""
+    if layout is not None or pin_memory:
+        _options("eye", layout, pin_memory)
     if n < 0 or (m is not None and m < 0):
         raise RuntimeError(f"eye: n and m must be non-negative, got {n} and {m}")
     backend = _backend(device)
@@ -319,24 +383,32 @@ def _random(op: str, size: tuple[Any, ...], dtype: _dt.dtype | None, device: Dev
     return _finish(data, getattr(gen, "batched_backend", backend), requires_grad)
 
 
-def rand(*size: Any, generator: Generator | None = None, dtype: _dt.dtype | None = None,
-         device: DeviceLike | None = None, requires_grad: bool = False) -> Tensor:
+def rand(*args: Any, size: Any = None, generator: Generator | None = None,
+         dtype: _dt.dtype | None = None, layout: Any = None, device: DeviceLike | None = None,
+         requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     """Uniform samples in [0, 1)."""
-    return _random("rand", size, dtype, device, requires_grad, generator,
+    if layout is not None or pin_memory:
+        _options("rand", layout, pin_memory)
+    return _random("rand", _sizes(args, size, "rand"), dtype, device, requires_grad, generator,
                    lambda g, s, n: g.uniform(s, n))
 
 
-def randn(*size: Any, generator: Generator | None = None, dtype: _dt.dtype | None = None,
-          device: DeviceLike | None = None, requires_grad: bool = False) -> Tensor:
+def randn(*args: Any, size: Any = None, generator: Generator | None = None,
+          dtype: _dt.dtype | None = None, layout: Any = None, device: DeviceLike | None = None,
+          requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     """Standard normal samples."""
-    return _random("randn", size, dtype, device, requires_grad, generator,
-                   lambda g, s, n: g.normal(s, n))
+    if layout is not None or pin_memory:
+        _options("randn", layout, pin_memory)
+    return _random("randn", _sizes(args, size, "randn"), dtype, device, requires_grad,
+                   generator, lambda g, s, n: g.normal(s, n))
 
 
 def randint(low: Any, high: Any = None, size: Any = None, *, generator: Generator | None = None,
-            dtype: _dt.dtype | None = None, device: DeviceLike | None = None,
-            requires_grad: bool = False) -> Tensor:
+            dtype: _dt.dtype | None = None, layout: Any = None, device: DeviceLike | None = None,
+            requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     """Uniform integers in ``[low, high)`` (``randint(high, size)`` also works)."""
+    if layout is not None or pin_memory:
+        _options("randint", layout, pin_memory)
     if size is None:
         if high is None or not isinstance(high, (tuple, list)):
             raise TypeError("randint(): missing required argument 'size'")
@@ -355,63 +427,97 @@ def randint(low: Any, high: Any = None, size: Any = None, *, generator: Generato
 
 
 def randperm(n: int, *, generator: Generator | None = None, dtype: _dt.dtype | None = None,
-             device: DeviceLike | None = None) -> Tensor:
-    """A random permutation of ``0..n-1``."""
+             layout: Any = None, device: DeviceLike | None = None, requires_grad: bool = False,
+             pin_memory: bool = False) -> Tensor:
+    """A random permutation of ``0..n-1`` (``requires_grad=True`` needs a floating dtype)."""
+    if layout is not None or pin_memory:
+        _options("randperm", layout, pin_memory)
+    d = dtype or _dt.int64
+    if requires_grad and not d.is_floating_point:  # checked before drawing, as PyTorch
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                           "gradients")
     backend = _backend(device)
     gen = generator_for(backend, generator)
     data = gen.permutation(int(n))
-    return _wrap(backend.xp.astype(data, backend.native_dtype(dtype or _dt.int64)), backend)
+    return _finish(backend.xp.astype(data, backend.native_dtype(d)), backend, requires_grad)
 
 
 def _like(fn: Callable[..., Tensor], input: Tensor, dtype: _dt.dtype | None,
-          device: DeviceLike | None, requires_grad: bool, *args: Any, **kwargs: Any) -> Tensor:
+          device: DeviceLike | None, requires_grad: bool, layout: Any, pin_memory: Any,
+          memory_format: Any, *args: Any, **kwargs: Any) -> Tensor:
+    """``fn(*args, input.shape, ...)`` with ``input``'s dtype and device by default. Every
+    ``memory_format`` gives a row-major result (``layouts``); PyTorch's checks still run."""
+    op = f"{fn.__name__}_like"
+    if layout is not None or pin_memory:
+        _options(op, layout, pin_memory)
+    if memory_format is not None:
+        check_memory_format(memory_format, op, input.ndim)
     return fn(*args, tuple(input.shape), dtype=dtype or input.dtype,
               device=device if device is not None else input.device,
               requires_grad=requires_grad, **kwargs)
 
 
-def zeros_like(input: Tensor, *, dtype: _dt.dtype | None = None, device: DeviceLike | None = None,
-               requires_grad: bool = False) -> Tensor:
+def zeros_like(input: Tensor, *, dtype: _dt.dtype | None = None, layout: Any = None,
+               device: DeviceLike | None = None, requires_grad: bool = False,
+               memory_format: Any = None, pin_memory: bool = False) -> Tensor:
     """Zeros with ``input``'s shape, dtype and device."""
-    return _like(zeros, input, dtype, device, requires_grad)
+    return _like(zeros, input, dtype, device, requires_grad, layout, pin_memory, memory_format)
 
 
-def ones_like(input: Tensor, *, dtype: _dt.dtype | None = None, device: DeviceLike | None = None,
-              requires_grad: bool = False) -> Tensor:
+def ones_like(input: Tensor, *, dtype: _dt.dtype | None = None, layout: Any = None,
+              device: DeviceLike | None = None, requires_grad: bool = False,
+              memory_format: Any = None, pin_memory: bool = False) -> Tensor:
     """Ones with ``input``'s shape, dtype and device."""
-    return _like(ones, input, dtype, device, requires_grad)
+    return _like(ones, input, dtype, device, requires_grad, layout, pin_memory, memory_format)
 
 
-def empty_like(input: Tensor, *, dtype: _dt.dtype | None = None, device: DeviceLike | None = None,
-               requires_grad: bool = False) -> Tensor:
+def empty_like(input: Tensor, *, dtype: _dt.dtype | None = None, layout: Any = None,
+               device: DeviceLike | None = None, requires_grad: bool = False,
+               memory_format: Any = None, pin_memory: bool = False) -> Tensor:
     """Uninitialised, with ``input``'s shape, dtype and device."""
-    return _like(empty, input, dtype, device, requires_grad)
+    return _like(empty, input, dtype, device, requires_grad, layout, pin_memory, memory_format)
 
 
 def full_like(input: Tensor, fill_value: Any, *, dtype: _dt.dtype | None = None,
-              device: DeviceLike | None = None, requires_grad: bool = False) -> Tensor:
+              layout: Any = None, device: DeviceLike | None = None, requires_grad: bool = False,
+              memory_format: Any = None, pin_memory: bool = False) -> Tensor:
     """``fill_value`` with ``input``'s shape, dtype and device."""
+    op = "full_like"
+    if layout is not None or pin_memory:
+        _options(op, layout, pin_memory)
+    if memory_format is not None:
+        check_memory_format(memory_format, op, input.ndim)
     return full(tuple(input.shape), fill_value, dtype=dtype or input.dtype,
                 device=device if device is not None else input.device, requires_grad=requires_grad)
 
 
-def rand_like(input: Tensor, *, dtype: _dt.dtype | None = None, device: DeviceLike | None = None,
-              requires_grad: bool = False) -> Tensor:
+def rand_like(input: Tensor, *, generator: Generator | None = None,
+              dtype: _dt.dtype | None = None, layout: Any = None,
+              device: DeviceLike | None = None, requires_grad: bool = False,
+              memory_format: Any = None, pin_memory: bool = False) -> Tensor:
     """Uniform samples with ``input``'s shape, dtype and device."""
-    return _like(rand, input, dtype, device, requires_grad)
+    return _like(rand, input, dtype, device, requires_grad, layout, pin_memory, memory_format,
+                 generator=generator)
 
 
-def randn_like(input: Tensor, *, dtype: _dt.dtype | None = None, device: DeviceLike | None = None,
-               requires_grad: bool = False) -> Tensor:
+def randn_like(input: Tensor, *, generator: Generator | None = None,
+               dtype: _dt.dtype | None = None, layout: Any = None,
+               device: DeviceLike | None = None, requires_grad: bool = False,
+               memory_format: Any = None, pin_memory: bool = False) -> Tensor:
     """Normal samples with ``input``'s shape, dtype and device."""
-    return _like(randn, input, dtype, device, requires_grad)
+    return _like(randn, input, dtype, device, requires_grad, layout, pin_memory, memory_format,
+                 generator=generator)
 
 
-def randint_like(input: Tensor, low: Any, high: Any = None, *, dtype: _dt.dtype | None = None,
-                 device: DeviceLike | None = None, requires_grad: bool = False) -> Tensor:
-    """Random integers with ``input``'s shape and device."""
+def randint_like(input: Tensor, low: Any, high: Any = None, *,
+                 generator: Generator | None = None, dtype: _dt.dtype | None = None,
+                 layout: Any = None, device: DeviceLike | None = None,
+                 requires_grad: bool = False, memory_format: Any = None,
+                 pin_memory: bool = False) -> Tensor:
+    """Random integers in ``[low, high)`` (``randint_like(input, high)``: ``[0, high)``) with
+    ``input``'s shape, dtype and device."""
     if high is None:
         low, high = 0, low
-    return randint(low, high, tuple(input.shape), dtype=dtype or input.dtype,
-                   device=device if device is not None else input.device,
-                   requires_grad=requires_grad)
+    low, high = (v.item() if isinstance(v, Tensor) else v for v in (low, high))
+    return _like(randint, input, dtype, device, requires_grad, layout, pin_memory,
+                 memory_format, low, high, generator=generator)

@@ -88,3 +88,15 @@ _NAMES = {"FloatTensor": "float32", "DoubleTensor": "float64", "HalfTensor": "fl
           "BFloat16Tensor": "bfloat16"}
 cuda_types = {name: _make(name, dtype_name, "cuda") for name, dtype_name in _NAMES.items()}
 """``arraygrad.cuda``'s legacy constructors (CUDA tensors of each dtype)."""
+
+
+_NAMES_BY_DTYPE = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+                   "int64": "LongTensor", "int32": "IntTensor", "bool": "BoolTensor"}
+
+
+def type_name(t: Any) -> str:
+    """A tensor's legacy type name, as ``Tensor.type()`` answers it: ``arraygrad.FloatTensor``
+    (PyTorch's ``torch.FloatTensor``), ``arraygrad.cuda.LongTensor`` on a CUDA device."""
+    kind = t.device.type
+    prefix = "arraygrad." if kind == "cpu" else f"arraygrad.{kind}."
+    return prefix + _NAMES_BY_DTYPE.get(t.dtype.name, t.dtype.name)

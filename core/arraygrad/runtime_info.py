@@ -61,18 +61,13 @@ def get_device_module(device: Any = None) -> ModuleType:
     return importlib.import_module(_MODULES[kind])
 
 
-_LEGACY_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
-                 "int64": "LongTensor", "int32": "IntTensor", "bool": "BoolTensor"}
-
-
 def typename(obj: Any, /) -> str:
     """The type name of ``obj``: a tensor's legacy name (``"arraygrad.FloatTensor"``,
     ``"arraygrad.cuda.FloatTensor"``), else ``module.QualifiedName`` (``"int"`` for builtins)."""
     from arraygrad.tensor import Tensor
 
     if isinstance(obj, Tensor):
-        prefix = "arraygrad." if obj.device.type == "cpu" else f"arraygrad.{obj.device.type}."
-        return prefix + _LEGACY_NAMES.get(obj.dtype.name, obj.dtype.name)
+        return str(obj.type())
     module = getattr(obj, "__module__", "") or ""
     qualname = ""
     if hasattr(obj, "__qualname__"):

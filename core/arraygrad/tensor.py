@@ -70,6 +70,7 @@ class Tensor:
     _strides: tuple[int, ...] | None = None
     _inference: bool = False  # made under ``inference_mode`` (``is_inference``)
     _fw_grads: dict[int, Any] | None = None  # forward-AD tangents by level (``forward_ad``)
+    _grad_dtype: Any = False  # ``grad_dtype`` once set (a dtype, or None: any); False: own dtype
 
     if TYPE_CHECKING:
         # Operators and op methods (``t.reshape``, ``t + u``) are bound onto the class by
@@ -281,9 +282,16 @@ class Tensor:
                 raise RuntimeError(
                     f"assigned grad has data of a different size: expected {list(self.shape)}, "
                     f"got {list(value.shape)}")
-            if value.dtype is not self.dtype:
+            wanted = self._grad_dtype
+            if wanted is False and value.dtype is not self.dtype:
                 raise RuntimeError(
                     f"assigned grad has data of a different type: expected {self.dtype}, got {value.dtype}")
+            if wanted is not False and wanted is not None and value.dtype is not wanted:
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{value.dtype}' to a tensor with "
+                    f"grad_dtype '{wanted}'. The gradient must match the tensor's grad_dtype "
+                    "(defaults to the tensor's dtype). You can set the tensor's grad_dtype "
+                    "attribute with a specific dtype, or None to allow any dtype.")
             if value._backend is not self._backend:
                 raise RuntimeError(
                     f"assigned grad has data located on a different device: expected {self.device}, "

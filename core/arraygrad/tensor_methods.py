@@ -11,7 +11,9 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable
 
-from arraygrad import creation, dtypes as _dt
+from arraygrad import creation, dtypes as _dt, legacy_types as _legacy_types
+from arraygrad import layouts as _layouts
+from arraygrad.layouts import check_memory_format, is_contiguous_for
 from arraygrad.ops import activation, elementwise as ew, indexing, linalg, reduction, shape
 from arraygrad.ops import transfer
 from arraygrad.ops.inplace import apply_inplace, native_arithmetic, overwritten
@@ -84,7 +86,8 @@ def _zero(src: Tensor) -> Tensor:
     return overwritten(src, 0, "zero_")
 
 
-def _copy(src: Tensor, other: Any) -> Tensor:
+def _copy(src: Tensor, other: Any, non_blocking: bool = False) -> Tensor:
+    # non_blocking: arraygrad's copies are synchronous, so every copy is already complete
     if not isinstance(other, Tensor):
         raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(other).__name__}")
     return overwritten(src, other, "copy_")
@@ -122,21 +125,32 @@ def _new_tensor(self: Tensor, data: Any, dtype: Any = None, device: Any = None,
 
 
 def _cast(d: Any) -> Any:
-    def method(self: Tensor) -> Any:
+    def method(self: Tensor, memory_format: Any = None) -> Any:
+        if memory_format is not None:
+            check_memory_format(memory_format, name, self.ndim)
         return ew.to_dtype(self, d)
 
+    name = {"float32": "float", "float64": "double", "float16": "half", "int64": "long",
+            "int32": "int", "bool": "bool"}[d.name]
+    method.__name__ = name
     method.__doc__ = f"``self.to({d!r})``."
     return method
 
 
-def _cpu(self: Tensor) -> Any:
+def _cpu(self: Tensor, memory_format: Any = None) -> Any:
     """This tensor on the CPU: itself when it is already there (as in PyTorch)."""
+    if memory_format is not None:
+        check_memory_format(memory_format, "cpu", self.ndim)
     backend = transfer.default_cpu_backend()
     return self if self._backend is backend else transfer.to_backend(self, backend)
 
 
-def _cuda(self: Tensor, device: Any = None) -> Any:
-    """This tensor on a CUDA device (``cuda:0`` by default)."""
+def _cuda(self: Tensor, device: Any = None, non_blocking: bool = False,
+          memory_format: Any = None) -> Any:
+    """This tensor on a CUDA device (``cuda:0`` by default); the copy is synchronous whatever
+    ``non_blocking`` says."""
+    if memory_format is not None:
+        check_memory_format(memory_format, "cuda", self.ndim)
     dev = "cuda" if device is None else (f"cuda:{device}" if isinstance(device, int) else device)
     from arraygrad.device import as_device
 
@@ -147,8 +161,24 @@ def _cuda(self: Tensor, device: Any = None) -> Any:
 
 
 def _contiguous(self: Tensor, memory_format: Any = None) -> Any:
-    """This tensor if its logical layout is row-major, else a row-major copy."""
+    """This tensor if its logical layout is row-major, else a row-major copy (whatever the
+    ``memory_format``: ``arraygrad.layouts``)."""
+    if memory_format is not None:
+        check_memory_format(memory_format, "contiguous", self.ndim)
+        if self._strides is not None and memory_format is _layouts.preserve_format:
+            raise RuntimeError("preserve memory format is unsupported by the contiguous "
+                               "operator")
     return self if self._strides is None else transfer.clone(self)
+
+
+def _is_contiguous(self: Tensor, memory_format: Any = None) -> bool:
+    """Whether the logical strides are row-major (or those of ``memory_format``)."""
+    if memory_format is None:
+        return self._strides is None
+    check_memory_format(memory_format, "is_contiguous", None)
+    from arraygrad.ops.views import strides_of
+
+    return is_contiguous_for(tuple(self.shape), strides_of(self), memory_format)
 
 
 def _stride(self: Tensor, dim: Any = None) -> Any:
@@ -160,11 +190,28 @@ def _stride(self: Tensor, dim: Any = None) -> Any:
     return strides if dim is None else strides[_wrap_dim(dim, self.ndim, "stride")]
 
 
-def _type(self: Tensor, dtype: Any = None) -> Any:
+def _type(self: Tensor, dtype: Any = None, non_blocking: bool = False,
+          memory_format: Any = None) -> Any:
+    """The type name without arguments; else this tensor as ``dtype``: a dtype, a legacy type
+    (``FloatTensor``) or its name (``'torch.cuda.FloatTensor'`` moves to CUDA too)."""
     if dtype is None:
-        return f"arraygrad.{self.dtype.name}"
+        return _legacy_types.type_name(self)
+    if memory_format is not None:
+        check_memory_format(memory_format, "type", self.ndim)
     if isinstance(dtype, str):
-        dtype = _dt.BY_NAME[dtype.rsplit(".", 1)[-1]]
+        *where, name = dtype.rsplit(".", 1)
+        legacy = getattr(_legacy_types, name, None)
+        found = legacy._dtype if isinstance(legacy, _legacy_types._TensorType) else \
+            _dt.BY_NAME.get(name)
+        if found is None or (where and where[0] not in ("torch", "torch.cuda", "arraygrad")):
+            raise ValueError(f"invalid type: {dtype!r}")
+        if where and where[0] == "torch.cuda" and not self.is_cuda:
+            return _cuda(self).to(found)
+        if where and where[0] == "torch" and self.is_cuda:
+            return _cpu(self).to(found)
+        dtype = found
+    elif isinstance(dtype, _legacy_types._TensorType):
+        dtype = dtype._dtype
     return ew.to_dtype(self, dtype)
 
 
@@ -285,7 +332,7 @@ def bind() -> None:
     cls.type_as = lambda self, other: ew.to_dtype(self, other.dtype)
     cls.where = lambda self, condition, other: ew.where(condition, self, other)
     cls.contiguous = _contiguous
-    cls.is_contiguous = lambda self, memory_format=None: self._strides is None
+    cls.is_contiguous = _is_contiguous
     cls.stride = _stride
     cls.__format__ = tensor_format
     # no arraygrad backend serves PyTorch's xpu or mps devices
@@ -300,4 +347,8 @@ def bind() -> None:
     cls.new_tensor = _new_tensor
     for factory in ("zeros", "ones", "empty", "full"):
         setattr(Tensor, f"new_{factory}", _new(factory))
+    # the tensor as an object: memory, layout, legacy methods (``tensor_protocol``)
+    from arraygrad import tensor_protocol
+
+    tensor_protocol.bind(cls)
     _op_registry.install_method_loader()  # plugin ops' methods: bound when the ops load

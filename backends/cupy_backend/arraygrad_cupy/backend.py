@@ -298,6 +298,16 @@ class CupyBackend(Backend):
         with cp.cuda.Device(self.index):
             return cp.from_dlpack(obj)
 
+    def memory(self, array):
+        """The device addresses: the allocation is the array at the end of the ``base``
+        chain (cupy's views keep their owner there, as NumPy's)."""
+        from arraygrad.backends.contract import Memory
+
+        owner = array
+        while isinstance(owner.base, _cupy().ndarray):
+            owner = owner.base
+        return Memory(array.data.ptr, owner.data.ptr, owner.nbytes, False, owner)
+
     def synchronize(self) -> None:
         """Wait until all queued work on this instance's device has finished."""
         _cupy().cuda.Device(self.index).synchronize()

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import mmap
 import sys
 
 import numpy as np
 
 from arraygrad.backends import Availability, Backend, Generator, ScalarOperands
+from arraygrad.backends.contract import Memory
 
-__all__ = ["NumpyBackend", "NumpyGenerator"]
+__all__ = ["NumpyBackend", "NumpyGenerator", "host_memory"]
 
 
 class NumpyGenerator(Generator):
@@ -71,6 +73,20 @@ class NumpyGenerator(Generator):
 
     def permutation(self, n):
         return self._rng.permutation(n).astype(np.int64)
+
+
+def host_memory(array):
+    """``Backend.memory`` of a NumPy array: the allocation is the array at the end of its
+    ``base`` chain (NumPy's views keep their owner there); shared when that owner is over a
+    shared ``mmap``."""
+    owner = array
+    while isinstance(owner.base, np.ndarray):
+        owner = owner.base
+    outside = owner.base
+    if isinstance(outside, memoryview):
+        outside = outside.obj
+    return Memory(array.__array_interface__["data"][0], owner.__array_interface__["data"][0],
+                  owner.nbytes, isinstance(outside, mmap.mmap), owner)
 
 
 def _astype(x, dtype, /, *, copy=True, device=None):
@@ -164,3 +180,9 @@ class NumpyBackend(Backend):
 
     def from_dlpack(self, obj):
         return np.from_dlpack(obj)
+
+    def memory(self, array):
+        return host_memory(array)
+
+    def from_buffer(self, buffer, native_dtype, count, offset):
+        return np.frombuffer(buffer, dtype=native_dtype, count=count, offset=offset)

@@ -125,6 +125,14 @@ class StrictBackend(Backend):
         return out if dtype is None else self.xp.astype(out, dtype)
 
 
+    def memory(self, array):
+        # array_api_strict keeps each array's NumPy array as ``_array`` (its views are NumPy
+        # views): the addresses are NumPy's, and a storage's owner is that NumPy array
+        from arraygrad_numpy.backend import host_memory
+
+        return host_memory(getattr(array, "_array", array))
+
+
 def _host_key(key):
     """An index key with every strict array in it replaced by a NumPy array."""
     import numpy as np

@@ -336,6 +336,9 @@ class AccumulateGrad(Node):
             leave = getattr(g._backend, "leave_levels", None)
             if leave is not None:
                 g = leave(g, var._backend)
+        wanted = var._grad_dtype  # ``grad_dtype`` set on the leaf: its gradients are cast
+        if wanted is not False and wanted is not None and g.dtype is not wanted:
+            g = g.to(wanted)
         if _state.enabled:  # create_graph: keep the gradient's own graph
             var._grad = g if var._grad is None else var._grad + g
         elif var._grad is None:

@@ -22,9 +22,25 @@ from __future__ import annotations
 
 import abc
 import functools
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
-__all__ = ["Availability", "Backend", "DeviceEvent", "Generator"]
+__all__ = ["Availability", "Backend", "DeviceEvent", "Generator", "Memory"]
+
+
+class Memory(NamedTuple):
+    """Where an array's elements live (``Backend.memory``): what ``Tensor.data_ptr()`` and
+    ``untyped_storage()`` report."""
+
+    data_ptr: int
+    """The address of the array's first element."""
+    base_ptr: int
+    """The address of the allocation holding it (PyTorch's storage)."""
+    nbytes: int
+    """The allocation's size in bytes."""
+    shared: bool
+    """Whether the allocation is memory shared between processes."""
+    owner: Any
+    """The array whose memory is the whole allocation (a storage keeps it alive)."""
 
 
 class Availability:
@@ -183,6 +199,17 @@ class Backend(abc.ABC):
     def from_dlpack(self, obj: Any) -> Any:
         """An array from any object with ``__dlpack__``."""
         return self.xp.from_dlpack(obj)
+
+    def memory(self, array: Any) -> Memory | None:
+        """Where ``array``'s elements are in memory, or None (the default): the library gives
+        no addresses, and ``Tensor.data_ptr()``/``untyped_storage()`` raise RuntimeError."""
+        return None
+
+    def from_buffer(self, buffer: Any, native_dtype: Any, count: int, offset: int) -> Any:
+        """A 1-d array of ``count`` elements sharing the memory of a Python buffer (``bytes``,
+        ``mmap``...) from byte ``offset`` (``frombuffer``), or None (the default): the
+        library cannot."""
+        return None
 
     def synchronize(self) -> None:
         """Wait until queued device work is done (a no-op on synchronous devices)."""

@@ -18,6 +18,7 @@ from arraygrad.autograd.graph import SavedTensor
 from arraygrad.backends.scalar_operands import scalar_operand
 from arraygrad.ops import activation_backward as _act_bw, fast as _fast
 from arraygrad.ops.broadcast import broadcast_shapes, mul_sum_to
+from arraygrad.ops.deprecated_forms import alpha_first
 from arraygrad.ops.casting import (  # noqa: F401 - re-exported: ops import casts from here
     cast_data, full_like_scalar, to_dtype, to_float_data, to_native,
 )
@@ -38,8 +39,11 @@ ADD = defop("AddBackward0", jvp=ELEMENTWISE, inputs=("self", "other"), params={"
                  lambda g, n: g if n.alpha == 1 else g * n.alpha))
 
 
-def add(input: Tensor, other: Any, *, alpha: Any = 1) -> Any:
-    """``input + alpha * other`` with broadcasting and type promotion."""
+def add(input: Tensor, other: Any, *deprecated: Any, alpha: Any = 1) -> Any:
+    """``input + alpha * other`` with broadcasting and type promotion (PyTorch's deprecated
+    ``add(input, Number alpha, Tensor other)`` too, with its warning)."""
+    if deprecated:
+        input, other, alpha = alpha_first("add", input, other, deprecated, alpha)
     if alpha == 1:
         out = _fast.binary(input, other, _ADD)
         if out is not None:
@@ -55,8 +59,11 @@ SUB = defop("SubBackward0", jvp=ELEMENTWISE, inputs=("self", "other"), params={"
                  lambda g, n: -g if n.alpha == 1 else g * (-n.alpha)))
 
 
-def sub(input: Tensor, other: Any, *, alpha: Any = 1) -> Any:
-    """``input - alpha * other``."""
+def sub(input: Tensor, other: Any, *deprecated: Any, alpha: Any = 1) -> Any:
+    """``input - alpha * other`` (PyTorch's deprecated ``sub(input, Number alpha, Tensor
+    other)`` too, with its warning)."""
+    if deprecated:
+        input, other, alpha = alpha_first("sub", input, other, deprecated, alpha)
     if alpha == 1:
         out = _fast.binary(input, other, _SUB)
         if out is not None:

@@ -110,9 +110,14 @@ def _set_shape(t: Tensor, shape: tuple[int, ...]) -> None:
     t._bump_version()
 
 
-def resize_(self: Tensor, *sizes: Any, memory_format: Any = None) -> Tensor:
-    """Give ``self`` the shape ``sizes`` in place (``Tensor.resize_``): leading elements are
-    kept in row-major order, new ones are zero (PyTorch leaves them uninitialised)."""
+def resize_(self: Tensor, *sizes: Any, size: Any = None, memory_format: Any = None) -> Tensor:
+    """Give ``self`` the shape ``sizes`` (or ``size=``) in place (``Tensor.resize_``): leading
+    elements are kept in row-major order, new ones are zero (PyTorch leaves them
+    uninitialised)."""
+    if size is not None:
+        if sizes:
+            raise TypeError("resize_() got multiple values for argument 'size'")
+        sizes = (size,)
     shape = tuple(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else sizes
     if not all(isinstance(s, int) and s >= 0 for s in shape):
         raise RuntimeError(f"resize_: sizes must be non-negative integers, got {list(shape)}")

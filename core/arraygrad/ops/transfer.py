@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from arraygrad import dtypes as _dt
 from arraygrad.backends.registry import backend_for_device
 from arraygrad.device import as_device, device as _device
+from arraygrad.layouts import check_memory_format
 from arraygrad.ops.casting import to_dtype
 from arraygrad.ops.rule import ELEMENTWISE, VIA_VJP, defop
 from arraygrad.tensor import Tensor
@@ -92,7 +93,11 @@ def _parse(args: Any, kwargs: Any) -> tuple[Any, ...]:
     dev = kwargs.pop("device", None)
     dt = kwargs.pop("dtype", None)
     copy = kwargs.pop("copy", False)
-    kwargs.pop("non_blocking", None)
+    kwargs.pop("non_blocking", None)  # copies are synchronous: each is complete when made
+    # every memory format gives row-major results (``arraygrad.layouts``): checked, not used
+    fmt = kwargs.pop("memory_format", None)
+    if fmt is not None:
+        check_memory_format(fmt, "to", None)
     if kwargs:
         raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
     for a in args:
@@ -110,7 +115,10 @@ def _parse(args: Any, kwargs: Any) -> tuple[Any, ...]:
 
 
 def to(t: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-    """``t`` on another device and/or dtype: ``to(device)``, ``to(dtype)``, ``to(other)``."""
+    """``t`` on another device and/or dtype: ``to(device)``, ``to(dtype)``, ``to(other)``.
+    Every ``memory_format`` gives a row-major result (``arraygrad.layouts``)."""
+    if kwargs and kwargs.get("memory_format") is not None:
+        check_memory_format(kwargs["memory_format"], "to", t.ndim)
     dev, dt, copy = _parse(args, kwargs)
     if dev is not None:
         out = to_backend(t, backend_for_device(dev), dt)
@@ -126,6 +134,10 @@ def to(t: Tensor, *args: Any, **kwargs: Any) -> Tensor:
 CLONE = defop("CloneBackward0", jvp=ELEMENTWISE, vjp=(lambda g, n: g,))
 
 
-def clone(t: Tensor) -> Tensor:
-    """A copy of ``t`` with its own memory, still in the graph."""
-    return CLONE.record(t._backend.xp.asarray(t._data, copy=True), t._backend, (t,))
+def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
+    """A copy of ``input`` with its own memory, still in the graph (row-major whatever the
+    ``memory_format``: ``arraygrad.layouts``)."""
+    if memory_format is not None:
+        check_memory_format(memory_format, "clone", input.ndim)
+    return CLONE.record(input._backend.xp.asarray(input._data, copy=True), input._backend,
+                        (input,))

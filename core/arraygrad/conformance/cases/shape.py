@@ -28,4 +28,5 @@ CASES = (
     case("unbind", "basic", lambda a: a.unbind(1), [(2, 3)]),
     case("narrow", "basic", lambda a: a.narrow(1, 1, 2), [(2, 4)]),
     case("movedim", "basic", lambda a: a.movedim(0, -1), [(2, 3, 2)]),
+    case("as_subclass", "alias", lambda a: a.as_subclass(ag.Tensor) * 1, [(2, 3)]),
 )

@@ -72,9 +72,26 @@ def _number(value: Any, op: str, name: str) -> float:
 
 # -- in-place fillers (each computes the out-of-place result; the seam writes it) -----------------
 
-def _uniform_(self: Tensor, from_: Any = 0, to: Any = 1, *,
-              generator: Generator | None = None) -> Tensor:
+_UNSET: Any = object()  # an argument not given (``random_(to)`` differs from ``random_(from, None)``)
+
+
+def _from_keyword(from_: Any, kwargs: dict[str, Any], op: str) -> Any:
+    """``from_``, or the ``from=`` keyword PyTorch's signature names (``from`` is a Python
+    keyword: ``t.uniform_(**{"from": 2, "to": 5})``); anything else is refused."""
+    if "from" in kwargs:
+        if from_ is not _UNSET:
+            raise TypeError(f"{op}() got multiple values for argument 'from'")
+        from_ = kwargs.pop("from")
+    if kwargs:
+        raise TypeError(f"{op}() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    return from_
+
+
+def _uniform_(self: Tensor, from_: Any = _UNSET, to: Any = 1, *,
+              generator: Generator | None = None, **kwargs: Any) -> Tensor:
     """Samples of U[from, to) with ``self``'s shape and dtype."""
+    from_ = _from_keyword(from_, kwargs, "uniform_")
+    from_ = 0 if from_ is _UNSET else from_
     _require_floating(self, "uniform_")
     lo, hi = _number(from_, "uniform_", "from"), _number(to, "uniform_", "to")
     if lo > hi:
@@ -116,15 +133,18 @@ def _random_range_default(d: _dt.dtype) -> int:
     return (1 << (8 * d.itemsize - 1)) - 1
 
 
-def _random_(self: Tensor, from_: Any = 0, to: Any = None, *,
-             generator: Generator | None = None) -> Tensor:
-    """Integers uniform in ``[from, to)`` (``random_(to)``: ``[0, to)``; ``random_()``: every
-    integer the dtype represents exactly), stored in ``self``'s dtype."""
-    if to is None and from_ != 0:
-        lo, hi = 0, int(from_)
-    else:
-        lo = int(from_)
-        hi = _random_range_default(self.dtype) if to is None else int(to)
+def _random_(self: Tensor, from_: Any = _UNSET, to: Any = _UNSET, *,
+             generator: Generator | None = None, **kwargs: Any) -> Tensor:
+    """Integers uniform in ``[from, to)`` (``random_(to)``: ``[0, to)``; ``random_()`` or
+    ``to=None``: up to every integer the dtype represents exactly), in ``self``'s dtype."""
+    named_from = "from" in kwargs
+    from_ = _from_keyword(from_, kwargs, "random_")
+    if to is _UNSET:
+        if named_from:  # PyTorch has no random_(from) form
+            raise TypeError("random_() missing required argument 'to' (with 'from')")
+        from_, to = 0, (None if from_ is _UNSET else from_)
+    lo = 0 if from_ is _UNSET else int(from_)
+    hi = _random_range_default(self.dtype) if to is None else int(to)
     if lo >= hi:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={lo} "
                            f">= to={hi}")
