@@ -14,6 +14,7 @@ from arraygrad.nn._functional import distance as _distance
 from arraygrad.nn._functional import dropout as _dropout
 from arraygrad.nn._functional import embedding_bag as _embedding_bag
 from arraygrad.nn._functional import linear as _linear
+from arraygrad.nn._functional import linear_cross_entropy as _linear_cross_entropy
 from arraygrad.nn._functional import loss as _loss
 from arraygrad.nn._functional import loss_ctc as _loss_ctc
 from arraygrad.nn._functional import loss_margin as _loss_margin
@@ -21,6 +22,7 @@ from arraygrad.nn._functional import loss_nll as _loss_nll
 from arraygrad.nn._functional import normalization as _normalization
 from arraygrad.nn._functional import padding as _padding
 from arraygrad.nn._functional import pooling as _pooling
+from arraygrad.nn._functional import pooling_fractional as _pooling_fractional
 from arraygrad.nn._functional import sampling as _sampling
 from arraygrad.nn._functional.activation import *  # noqa: F401,F403
 from arraygrad.nn._functional.attention import *  # noqa: F401,F403
@@ -29,6 +31,7 @@ from arraygrad.nn._functional.distance import *  # noqa: F401,F403
 from arraygrad.nn._functional.dropout import *  # noqa: F401,F403
 from arraygrad.nn._functional.embedding_bag import *  # noqa: F401,F403
 from arraygrad.nn._functional.linear import *  # noqa: F401,F403
+from arraygrad.nn._functional.linear_cross_entropy import *  # noqa: F401,F403
 from arraygrad.nn._functional.loss import *  # noqa: F401,F403
 from arraygrad.nn._functional.loss_ctc import *  # noqa: F401,F403
 from arraygrad.nn._functional.loss_margin import *  # noqa: F401,F403
@@ -36,6 +39,7 @@ from arraygrad.nn._functional.loss_nll import *  # noqa: F401,F403
 from arraygrad.nn._functional.normalization import *  # noqa: F401,F403
 from arraygrad.nn._functional.padding import *  # noqa: F401,F403
 from arraygrad.nn._functional.pooling import *  # noqa: F401,F403
+from arraygrad.nn._functional.pooling_fractional import *  # noqa: F401,F403
 from arraygrad.nn._functional.sampling import *  # noqa: F401,F403
 
 _FAMILIES = (
@@ -46,6 +50,7 @@ _FAMILIES = (
     _dropout,
     _embedding_bag,
     _linear,
+    _linear_cross_entropy,
     _loss,
     _loss_ctc,
     _loss_margin,
@@ -53,6 +58,7 @@ _FAMILIES = (
     _normalization,
     _padding,
     _pooling,
+    _pooling_fractional,
     _sampling,
 )
 __all__ = [name for family in _FAMILIES for name in family.__all__]
