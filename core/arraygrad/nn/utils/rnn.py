@@ -33,9 +33,7 @@ __all__ = [
     "unpad_sequence",
     "pack_sequence",
     "unpack_sequence",
-    "bind",
-    "copy_method_params",
-]
+]  # PyTorch's __all__; ``bind`` and ``copy_method_params`` are public helpers outside it
 
 _T = TypeVar("_T")
 _R = TypeVar("_R")
