@@ -7,7 +7,7 @@
 >>> loss.backward()
 """
 
-from arraygrad.nn import common_types, functional, grad, init, parallel, utils
+from arraygrad.nn import attention, common_types, functional, grad, init, parallel, utils
 from arraygrad.nn._factory_kwargs import factory_kwargs
 from arraygrad.nn.modules import *  # noqa: F401,F403
 from arraygrad.nn.modules import __all__ as _modules_all
@@ -15,5 +15,5 @@ from arraygrad.nn.parallel import DataParallel
 from arraygrad.nn.parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 
 __all__ = ["Buffer", "DataParallel", "Parameter", "UninitializedBuffer", "UninitializedParameter",
-           "common_types", "factory_kwargs", "functional", "grad", "init", "parallel", "utils",
+           "attention", "common_types", "factory_kwargs", "functional", "grad", "init", "parallel", "utils",
            *_modules_all]

@@ -8,6 +8,6 @@ its functional form. ``DistributedDataParallel`` trains over the processes of an
 """
 
 from arraygrad.nn.parallel.data_parallel import DataParallel, data_parallel
-from arraygrad.nn.parallel.distributed import DistributedDataParallel
+from arraygrad.nn.parallel.distributed import DistributedDataParallel, DistributedDataParallelCPU
 
-__all__ = ["DataParallel", "DistributedDataParallel", "data_parallel"]
+__all__ = ["DataParallel", "DistributedDataParallel", "DistributedDataParallelCPU", "data_parallel"]
