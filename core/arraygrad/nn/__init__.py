@@ -17,3 +17,11 @@ from arraygrad.nn.parameter import Buffer, Parameter, UninitializedBuffer, Unini
 __all__ = ["Buffer", "DataParallel", "Parameter", "UninitializedBuffer", "UninitializedParameter",
            "attention", "common_types", "factory_kwargs", "functional", "grad", "init", "parallel", "utils",
            *_modules_all]
+
+
+def __getattr__(name: str) -> object:
+    """A name PyTorch's ``torch.nn`` has and arraygrad lists as absent: AttributeError with the
+    reason (``absences.toml``)."""
+    from arraygrad.absences import missing_attribute
+
+    raise missing_attribute("torch.nn", name, "arraygrad.nn")

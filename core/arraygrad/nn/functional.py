@@ -74,3 +74,11 @@ _FAMILIES = (
     _script_helpers,
 )
 __all__ = [name for family in _FAMILIES for name in family.__all__]
+
+
+def __getattr__(name: str) -> object:
+    """A name PyTorch's ``torch.nn.functional`` has and arraygrad lists as absent: AttributeError with the
+    reason (``absences.toml``)."""
+    from arraygrad.absences import missing_attribute
+
+    raise missing_attribute("torch.nn.functional", name, "arraygrad.nn.functional")

@@ -29,6 +29,7 @@ def _vjp(conv: Callable[..., Tensor], input: Tensor, weight: Tensor, grad_output
             raise RuntimeError(f"nn.grad: grad_output of shape {tuple(grad_output.shape)} does "
                                f"not match the convolution's output {tuple(out.shape)}")
         (result,) = grad(out, (wrt,), grad_output, create_graph=keep)
+    assert result is not None  # the convolution uses every element of ``wrt``
     return result
 
 

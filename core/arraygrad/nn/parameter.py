@@ -99,7 +99,7 @@ class Buffer(Tensor, metaclass=_BufferMeta):
             from arraygrad.creation import empty
 
             data = empty(0)
-        t = data.detach().requires_grad_(data.requires_grad)
+        t: Any = data.detach().requires_grad_(data.requires_grad)
         t.persistent = persistent
         t._is_buffer = True
         return t
@@ -178,7 +178,7 @@ class UninitializedTensorMixin:
                      dtype=held.dtype if dtype is None else dtype)
         self._data = data._data
         setattr(self, "_backend", data._backend)
-        self.__class__ = self.cls_to_become  # type: ignore[assignment]
+        self.__class__ = self.cls_to_become
 
     def share_memory_(self) -> Any:
         """Refused, as PyTorch: there is no memory to share yet."""
@@ -189,8 +189,8 @@ class UninitializedTensorMixin:
     def _converted(self, fn: Any) -> Any:
         """A new uninitialised tensor of this kind whose placeholder is ``fn(placeholder)``."""
         held = fn(self._placeholder())
-        out = type(self)(getattr(self, "requires_grad"), held.device, held.dtype)
-        return out
+        kind: Any = type(self)
+        return kind(getattr(self, "requires_grad"), held.device, held.dtype)
 
     def to(self, *args: Any, **kwargs: Any) -> Any:
         """This tensor's kind with the dtype and/or device changed (still uninitialised)."""
@@ -265,7 +265,7 @@ class UninitializedBuffer(UninitializedTensorMixin, Tensor):
     def __new__(cls, requires_grad: bool = False, device: Any = None, dtype: Any = None,
                 persistent: bool = True) -> Any:
         held = _placeholder(device, dtype)
-        t = object.__new__(cls)
+        t: Any = object.__new__(cls)
         t._init_from(held._data, held._backend)
         if requires_grad:
             t.requires_grad_(True)

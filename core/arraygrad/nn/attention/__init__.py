@@ -111,3 +111,11 @@ def _raise_kernel_warnings(params: SDPAParams) -> None:
             warn("Efficient attention can't be used because:", stacklevel=2)
         if not can_use_flash_attention(params):
             warn("Flash attention can't be used because:", stacklevel=2)
+
+
+def __getattr__(name: str) -> object:
+    """A name PyTorch's ``torch.nn.attention`` has and arraygrad lists as absent: AttributeError with the
+    reason (``absences.toml``)."""
+    from arraygrad.absences import missing_attribute
+
+    raise missing_attribute("torch.nn.attention", name, "arraygrad.nn.attention")

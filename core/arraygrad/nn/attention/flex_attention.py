@@ -154,11 +154,11 @@ class BlockMask:
     tiles (PyTorch's layout; the ``q_*`` fields are the transposed lists). Build one with
     ``create_block_mask``."""
 
-    def __init__(self, seq_lengths: tuple[int, int], kv_num_blocks: Tensor, kv_indices: Tensor,
+    def __init__(self, seq_lengths: tuple[int, ...], kv_num_blocks: Tensor, kv_indices: Tensor,
                  full_kv_num_blocks: Tensor | None, full_kv_indices: Tensor | None,
                  q_num_blocks: Tensor | None, q_indices: Tensor | None,
                  full_q_num_blocks: Tensor | None, full_q_indices: Tensor | None,
-                 BLOCK_SIZE: tuple[int, int] = (128, 128),
+                 BLOCK_SIZE: tuple[int, ...] = (128, 128),
                  mask_mod: Callable[..., Tensor] = noop_mask) -> None:
         if kv_indices.ndim < 2:
             raise RuntimeError("BlockMask must have at least 2 dimensions")
@@ -340,13 +340,15 @@ def create_block_mask(mask_mod: Callable[..., Tensor], B: int | None, H: int | N
     _, _, Q, KV = padded.shape
     tiles = padded.reshape(B, H, Q // q_block, q_block, KV // kv_block, kv_block)
     kept = tiles.permute(0, 1, 2, 4, 3, 5).sum((-2, -1))
+    full_num: Tensor | None
+    full_idx: Tensor | None
     if separate_full_blocks:
         full = kept == q_block * kv_block
         partial = (kept > 0) & ~full
         full_num, full_idx = _dense_to_ordered(full)
     else:
         partial = kept > 0
-        full_num = full_idx = None
+        full_num, full_idx = None, None
     num, idx = _dense_to_ordered(partial)
     return BlockMask.from_kv_blocks(num, idx, full_num, full_idx, BLOCK_SIZE=(q_block, kv_block),
                                     mask_mod=mask_mod, seq_lengths=(Q_LEN, KV_LEN))

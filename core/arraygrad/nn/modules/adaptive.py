@@ -67,7 +67,9 @@ class AdaptiveLogSoftmaxWithLoss(Module):
     def reset_parameters(self) -> None:
         """Re-draw every projection with ``Linear``'s initialisation."""
         self.head.reset_parameters()
-        for i2h, h2o in self.tail:
+        for projection in self.tail:
+            layers: Any = projection
+            i2h, h2o = layers[0], layers[1]
             i2h.reset_parameters()
             h2o.reset_parameters()
 

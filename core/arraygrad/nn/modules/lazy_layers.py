@@ -45,7 +45,7 @@ class LazyLinear(LazyModuleMixin, Linear):
         if not self.has_uninitialized_params() and self.in_features != 0:
             super().reset_parameters()
 
-    def initialize_parameters(self, input: Tensor) -> None:  # type: ignore[override]
+    def initialize_parameters(self, input: Tensor) -> None:
         """``in_features = input.shape[-1]``; materialise and draw the parameters."""
         if self.has_uninitialized_params():
             with no_grad():
@@ -85,7 +85,7 @@ class _LazyConvXdMixin(LazyModuleMixin):
         if not self.has_uninitialized_params() and self.in_channels != 0:
             super().reset_parameters()  # type: ignore[misc]
 
-    def initialize_parameters(self, input: Tensor, *args: Any,  # type: ignore[override]
+    def initialize_parameters(self, input: Tensor, *args: Any,
                               **kwargs: Any) -> None:
         """Read ``in_channels``, materialise the weight (and bias) and draw them."""
         if self.has_uninitialized_params():
@@ -131,37 +131,37 @@ class _LazyConvTranspose(_LazyConvXdMixin):
         self._lazy_init(out_channels, bias, device, dtype)
 
 
-class LazyConv1d(_LazyConv, Conv1d):  # type: ignore[misc]
+class LazyConv1d(_LazyConv, Conv1d):
     """A ``Conv1d`` whose ``in_channels`` is read from its first input."""
 
     cls_to_become = Conv1d
 
 
-class LazyConv2d(_LazyConv, Conv2d):  # type: ignore[misc]
+class LazyConv2d(_LazyConv, Conv2d):
     """A ``Conv2d`` whose ``in_channels`` is read from its first input."""
 
     cls_to_become = Conv2d
 
 
-class LazyConv3d(_LazyConv, Conv3d):  # type: ignore[misc]
+class LazyConv3d(_LazyConv, Conv3d):
     """A ``Conv3d`` whose ``in_channels`` is read from its first input."""
 
     cls_to_become = Conv3d
 
 
-class LazyConvTranspose1d(_LazyConvTranspose, ConvTranspose1d):  # type: ignore[misc]
+class LazyConvTranspose1d(_LazyConvTranspose, ConvTranspose1d):
     """A ``ConvTranspose1d`` whose ``in_channels`` is read from its first input."""
 
     cls_to_become = ConvTranspose1d
 
 
-class LazyConvTranspose2d(_LazyConvTranspose, ConvTranspose2d):  # type: ignore[misc]
+class LazyConvTranspose2d(_LazyConvTranspose, ConvTranspose2d):
     """A ``ConvTranspose2d`` whose ``in_channels`` is read from its first input."""
 
     cls_to_become = ConvTranspose2d
 
 
-class LazyConvTranspose3d(_LazyConvTranspose, ConvTranspose3d):  # type: ignore[misc]
+class LazyConvTranspose3d(_LazyConvTranspose, ConvTranspose3d):
     """A ``ConvTranspose3d`` whose ``in_channels`` is read from its first input."""
 
     cls_to_become = ConvTranspose3d
@@ -200,7 +200,7 @@ class _LazyNormBase(LazyModuleMixin):
         if not self.has_uninitialized_params() and self.num_features != 0:
             super().reset_parameters()  # type: ignore[misc]
 
-    def initialize_parameters(self, input: Tensor) -> None:  # type: ignore[override]
+    def initialize_parameters(self, input: Tensor) -> None:
         """``num_features = input.shape[1]`` (``shape[0]`` unbatched, for instance norm)."""
         if self.has_uninitialized_params():
             self.num_features = int(input.shape[self._feature_dim(input)])
@@ -214,19 +214,19 @@ class _LazyNormBase(LazyModuleMixin):
         return 1
 
 
-class LazyBatchNorm1d(_LazyNormBase, BatchNorm1d):  # type: ignore[misc]
+class LazyBatchNorm1d(_LazyNormBase, BatchNorm1d):
     """A ``BatchNorm1d`` whose ``num_features`` is read from its first input."""
 
     cls_to_become = BatchNorm1d
 
 
-class LazyBatchNorm2d(_LazyNormBase, BatchNorm2d):  # type: ignore[misc]
+class LazyBatchNorm2d(_LazyNormBase, BatchNorm2d):
     """A ``BatchNorm2d`` whose ``num_features`` is read from its first input."""
 
     cls_to_become = BatchNorm2d
 
 
-class LazyBatchNorm3d(_LazyNormBase, BatchNorm3d):  # type: ignore[misc]
+class LazyBatchNorm3d(_LazyNormBase, BatchNorm3d):
     """A ``BatchNorm3d`` whose ``num_features`` is read from its first input."""
 
     cls_to_become = BatchNorm3d
@@ -239,19 +239,19 @@ class _LazyInstanceNorm(_LazyNormBase):
         return 0 if input.dim() == self._spatial + 1 else 1
 
 
-class LazyInstanceNorm1d(_LazyInstanceNorm, InstanceNorm1d):  # type: ignore[misc]
+class LazyInstanceNorm1d(_LazyInstanceNorm, InstanceNorm1d):
     """An ``InstanceNorm1d`` whose ``num_features`` is read from its first input."""
 
     cls_to_become = InstanceNorm1d
 
 
-class LazyInstanceNorm2d(_LazyInstanceNorm, InstanceNorm2d):  # type: ignore[misc]
+class LazyInstanceNorm2d(_LazyInstanceNorm, InstanceNorm2d):
     """An ``InstanceNorm2d`` whose ``num_features`` is read from its first input."""
 
     cls_to_become = InstanceNorm2d
 
 
-class LazyInstanceNorm3d(_LazyInstanceNorm, InstanceNorm3d):  # type: ignore[misc]
+class LazyInstanceNorm3d(_LazyInstanceNorm, InstanceNorm3d):
     """An ``InstanceNorm3d`` whose ``num_features`` is read from its first input."""
 
     cls_to_become = InstanceNorm3d

@@ -174,7 +174,7 @@ class DistributedDataParallel(Module):
         from arraygrad.autograd.grad_mode import no_grad
         from arraygrad.distributed.collectives import broadcast
 
-        tensors = list(self.module.parameters())
+        tensors: list[Any] = list(self.module.parameters())
         if buffers:
             tensors += list(self.module.buffers())
         with no_grad():

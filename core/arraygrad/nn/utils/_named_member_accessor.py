@@ -135,7 +135,7 @@ class NamedMemberAccessor:
         prefix, _, attr = path.rpartition(".")
         return swap_submodule(self.get_submodule(prefix), attr, value)
 
-    def get_tensor(self, name: str) -> Tensor:
+    def get_tensor(self, name: str) -> Tensor | None:
         """The tensor at dotted ``name``."""
         prefix, _, attr = name.rpartition(".")
         submodule = self.get_submodule(prefix)
@@ -166,7 +166,7 @@ class NamedMemberAccessor:
         prefix, _, attr = name.rpartition(".")
         return swap_tensor(self.get_submodule(prefix), attr, value, allow_missing=allow_missing)
 
-    def get_tensors(self, names: Iterable[str]) -> list[Tensor]:
+    def get_tensors(self, names: Iterable[str]) -> list[Tensor | None]:
         """The tensors at ``names``."""
         return [self.get_tensor(name) for name in names]
 

@@ -13,7 +13,8 @@ _M = TypeVar("_M")
 
 def _convert(module: Any, kinds: tuple[type, ...]) -> None:
     if isinstance(module, kinds):
-        module.weight.data = module.weight.detach().contiguous()
+        layer: Any = module
+        layer.weight.data = layer.weight.detach().contiguous()
     for child in module.children():
         _convert(child, kinds)
 

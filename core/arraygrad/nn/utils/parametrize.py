@@ -317,3 +317,11 @@ def is_traceable_wrapper_subclass(t: object) -> bool:
     protocol (``__tensor_flatten__`` and ``__tensor_unflatten__``)."""
     return (isinstance(t, Tensor) and type(t) is not Tensor
             and hasattr(t, "__tensor_flatten__") and hasattr(t, "__tensor_unflatten__"))
+
+
+def __getattr__(name: str) -> object:
+    """A name PyTorch's ``torch.nn.utils.parametrize`` has and arraygrad lists as absent: AttributeError with the
+    reason (``absences.toml``)."""
+    from arraygrad.absences import missing_attribute
+
+    raise missing_attribute("torch.nn.utils.parametrize", name, "arraygrad.nn.utils.parametrize")

@@ -460,7 +460,7 @@ def is_pruned(module: Any) -> bool:
 def _validate_pruning_amount_init(amount: Any) -> None:
     if not isinstance(amount, numbers.Real):
         raise TypeError(f"Invalid type for amount: {amount}. Must be int or float.")
-    if ((isinstance(amount, numbers.Integral) and amount < 0)
+    if ((isinstance(amount, numbers.Integral) and int(amount) < 0)
             or (not isinstance(amount, numbers.Integral)
                 and (float(amount) > 1.0 or float(amount) < 0.0))):
         raise ValueError(f"amount={amount} should either be a float in the range [0, 1] or a "
@@ -468,7 +468,7 @@ def _validate_pruning_amount_init(amount: Any) -> None:
 
 
 def _validate_pruning_amount(amount: Any, tensor_size: int) -> None:
-    if isinstance(amount, numbers.Integral) and amount > tensor_size:
+    if isinstance(amount, numbers.Integral) and int(amount) > tensor_size:
         raise ValueError(f"amount={amount} should be smaller than the number of parameters to "
                          f"prune={tensor_size}")
 
