@@ -250,3 +250,4 @@ def test_cells():
     _close(ag.rnn_relu_cell(xa, ha, w1a, u1a, ba[:4]), torch.rnn_relu_cell(x, h, w1, u1, b[:4]))
     xg = ag.tensor(x.numpy(), requires_grad=True)
     assert gradcheck(lambda t: ag.gru_cell(t, ha, w3a, u3a), (xg,))
+
