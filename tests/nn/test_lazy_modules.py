@@ -150,3 +150,22 @@ def test_matches_pytorch_once_loaded():
     loaded.load_state_dict(t.state_dict())
     loaded(x)
     assert repr(m) == repr(loaded)  # in_channels stays 0 after a load, as in PyTorch
+
+
+def test_save_and_load_before_the_dry_run():
+    import io
+
+    buffer = io.BytesIO()
+    ag.save(nn.LazyLinear(3).state_dict(), buffer)  # written as PyTorch does: class, flag
+    buffer.seek(0)
+    state = ag.load(buffer, weights_only=False)
+    assert all(is_lazy(v) for v in state.values())
+    buffer.seek(0)
+    with ag.serialization.safe_globals([nn.UninitializedParameter]):
+        assert is_lazy(ag.load(buffer)["weight"])
+    buffer = io.BytesIO()
+    ag.save(nn.LazyLinear(3), buffer)
+    buffer.seek(0)
+    model = ag.load(buffer, weights_only=False)
+    model(ag.ones(2, 5))
+    assert type(model) is nn.Linear and tuple(model.weight.shape) == (3, 5)

@@ -29,8 +29,9 @@ class LazyModuleMixin:
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         module: Any = self
-        module._initialize_hook = module.register_forward_pre_hook(
-            self._infer_parameters, with_kwargs=True)
+        # the hook's id, not its handle (which holds weak references): a lazy module pickles
+        module._initialize_hook_id = module.register_forward_pre_hook(
+            self._infer_parameters, with_kwargs=True).id
 
     def _save_to_state_dict(self, destination: dict[str, Any], prefix: str,
                             keep_vars: bool) -> None:
@@ -61,8 +62,10 @@ class LazyModuleMixin:
         module.initialize_parameters(*args, **(kwargs or {}))
         if module.has_uninitialized_params():
             raise RuntimeError(f"module {module._get_name()} has not been fully initialized")
-        module._initialize_hook.remove()
-        delattr(module, "_initialize_hook")
+        hook_id = module._initialize_hook_id
+        module._forward_pre_hooks.pop(hook_id, None)
+        module._forward_pre_hooks_with_kwargs.pop(hook_id, None)
+        delattr(module, "_initialize_hook_id")
         if module.cls_to_become is not None:
             module.__class__ = module.cls_to_become
 
