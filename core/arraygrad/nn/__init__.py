@@ -7,10 +7,21 @@
 >>> loss.backward()
 """
 
-from arraygrad.nn import functional, init, parallel, utils
+from arraygrad.nn import attention, common_types, functional, grad, init, parallel, utils
+from arraygrad.nn._factory_kwargs import factory_kwargs
 from arraygrad.nn.modules import *  # noqa: F401,F403
 from arraygrad.nn.modules import __all__ as _modules_all
 from arraygrad.nn.parallel import DataParallel
-from arraygrad.nn.parameter import Parameter
+from arraygrad.nn.parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 
-__all__ = ["DataParallel", "Parameter", "functional", "init", "parallel", "utils", *_modules_all]
+__all__ = ["Buffer", "DataParallel", "Parameter", "UninitializedBuffer", "UninitializedParameter",
+           "attention", "common_types", "factory_kwargs", "functional", "grad", "init", "parallel", "utils",
+           *_modules_all]
+
+
+def __getattr__(name: str) -> object:
+    """A name PyTorch's ``torch.nn`` has and arraygrad lists as absent: AttributeError with the
+    reason (``absences.toml``)."""
+    from arraygrad.absences import missing_attribute
+
+    raise missing_attribute("torch.nn", name, "arraygrad.nn")

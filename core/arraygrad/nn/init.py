@@ -10,10 +10,10 @@ import warnings
 from typing import TYPE_CHECKING, Callable, ParamSpec, TypeVar
 
 from arraygrad.autograd.grad_mode import no_grad
+from arraygrad.tensor import Tensor
 
 if TYPE_CHECKING:
     from arraygrad.random import Generator
-    from arraygrad.tensor import Tensor
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_",
            "zeros_", "eye_", "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",

@@ -224,8 +224,10 @@ class _CheckpointPickler(_PyPickler):
         return NotImplemented
 
     def _reduce_tensor(self, t: Tensor) -> Any:
-        from arraygrad.nn.parameter import Parameter
+        from arraygrad.nn.parameter import Parameter, is_lazy
 
+        if is_lazy(t):  # no data yet: its class and requires_grad, as PyTorch writes it
+            return (type(t), (t.requires_grad,))
         if t.dtype not in STORAGE_NAME:
             raise TypeError(f"arraygrad.save: unsupported dtype {t.dtype}")
         state = {k: v for k, v in vars(t).items() if not hasattr(Tensor, k)}

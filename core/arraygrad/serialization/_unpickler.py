@@ -22,6 +22,7 @@ from collections import Counter, OrderedDict
 from typing import Any, Callable
 
 from arraygrad import dtypes as _dt
+from arraygrad.autograd.hooks import HookDict
 from arraygrad.device import device as _device
 from arraygrad.serialization import _rebuild
 from arraygrad.serialization._storage import STORAGE_TYPES, TORCH_DTYPES
@@ -143,11 +144,18 @@ def _torch_table() -> dict[str, Any]:
     return rc
 
 
+def _arraygrad_internals() -> dict[str, Any]:
+    """arraygrad's own classes that a whole saved ``nn.Module`` holds where PyTorch's holds an
+    ``OrderedDict`` (a module's hook dicts): allowed as PyTorch's own internals are."""
+    return {f"{HookDict.__module__}.{HookDict.__qualname__}": HookDict}
+
+
 def allowed_globals() -> dict[str, Any]:
     """The globals a weights-only load allows by default: ``"module.name"`` -> object."""
     return {"collections.OrderedDict": OrderedDict, "collections.Counter": Counter,
             "_codecs.encode": _encode, "builtins.bytearray": _bytearray, "builtins.set": set,
-            "builtins.frozenset": frozenset, "builtins.complex": complex, **_torch_table()}
+            "builtins.frozenset": frozenset, "builtins.complex": complex, **_torch_table(),
+            **_arraygrad_internals()}
 
 
 # PyTorch dtypes arraygrad lacks: a named error rather than "unsupported global"
@@ -186,6 +194,9 @@ def _unsupported_global(full_path: str) -> pickle.UnpicklingError:
 
 
 PersistentLoad = Callable[[Any], Any]
+
+# what SETITEM(S) may fill: plain dicts, and arraygrad's dict a saved module's hooks live in
+_DICT_TYPES = (dict, OrderedDict, Counter, HookDict)
 
 
 # the Python implementation of pickle.Unpickler, whose opcode table a subclass can replace
@@ -304,11 +315,11 @@ class WeightsUnpickler(_PyUnpickler):
     def _setitem(self) -> None:
         value = self.stack.pop()
         key = self.stack.pop()
-        self._target((dict, OrderedDict, Counter), "SETITEM for dict")[key] = value
+        self._target(_DICT_TYPES, "SETITEM for dict")[key] = value
 
     def _setitems(self) -> None:
         items = self.pop_mark()
-        target = self._target((dict, OrderedDict, Counter), "SETITEMS for dict")
+        target = self._target(_DICT_TYPES, "SETITEMS for dict")
         for i in range(0, len(items), 2):  # an odd count is an IndexError: malformed
             target[items[i]] = items[i + 1]
 

@@ -282,11 +282,12 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
 
 
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
-          inplace: bool = False) -> Tensor:
+          inplace: bool = False, *, generator: Any = None) -> Tensor:
     """Randomized leaky ReLU: negative slopes drawn from ``U(lower, upper)`` when ``training``.
 
     In evaluation the slope is the mean ``(lower + upper) / 2``. The slopes are a
-    constant of the graph: the gradient at ``x <= 0`` is the drawn slope.
+    constant of the graph: the gradient at ``x <= 0`` is the drawn slope. ``generator``
+    (keyword only; ``torch.rrelu``'s) draws them.
     """
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
@@ -295,7 +296,8 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
     from arraygrad.creation import empty
 
     x = _operand(input, inplace)
-    noise = empty(*x.shape, dtype=x.dtype, device=x.device).uniform_(lower, upper)
+    noise = empty(*x.shape, dtype=x.dtype, device=x.device).uniform_(lower, upper,
+                                                                    generator=generator)
     out = ew.where(x > 0, x, x * noise)
     return _inplace_result(input, out) if inplace else out
 

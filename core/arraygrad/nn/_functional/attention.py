@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from arraygrad.amp import state as _amp
 from arraygrad import dtypes as _dt
+from arraygrad.nn.attention._backends import check_viable
 from arraygrad.ops import elementwise as ew, linalg
 
 if TYPE_CHECKING:
@@ -132,6 +133,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
     if _amp.on:  # autocast (arraygrad.amp.state)
         query, key, value = _amp.cast("scaled_dot_product_attention", query, key, value)
     _check_sdpa_inputs(query, key, value, attn_mask, dropout_p, is_causal)
+    check_viable()  # the backends nn.attention.sdpa_kernel left enabled
     if enable_gqa:
         key, value = _repeat_kv_heads(query, key, value)
     target_len, source_len = query.shape[-2], key.shape[-2]

@@ -1,5 +1,5 @@
-"""Distances and similarities: ``cosine_similarity``, ``normalize``, ``pairwise_distance`` and
-``cdist`` (PyTorch's formulas, eps placement and gradients at zero distance)."""
+"""Distances and similarities: ``cosine_similarity``, ``normalize``, ``pairwise_distance``,
+``cdist`` and ``pdist`` (PyTorch's formulas, eps placement and gradients at zero distance)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from arraygrad.ops.rule import RuleNode
 
 # ``cdist`` is torch-level only in PyTorch (``arraygrad.cdist``), not in ``nn.functional``
-__all__ = ["cosine_similarity", "normalize", "pairwise_distance"]
+__all__ = ["cosine_similarity", "normalize", "pairwise_distance", "pdist"]
 
 
 def _value_clamped_min(norm: Tensor, eps: float) -> Tensor:
@@ -185,3 +185,23 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
             and (mode == 1 or (mode == 0 and (r1 > 25 or r2 > 25)))):
         return _cdist_mm(x1, x2)
     return _cdist_direct(x1, x2, float(p))
+
+
+def pdist(input: Tensor, p: float = 2) -> Tensor:
+    """The p-norm distance between each pair of rows ``i < j`` of ``input`` ``(N, M)``, in
+    row-major order of the pairs: ``N * (N - 1) / 2`` values (``cdist``'s upper triangle,
+    its gradient zero where a distance is zero)."""
+    if input.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
+    if not input.is_floating_point():
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    n = input.shape[0]
+    pairs = [i * n + j for i in range(n) for j in range(i + 1, n)]
+    if not pairs:
+        return input.new_zeros((0,))
+    from arraygrad.creation import tensor
+
+    index = tensor(pairs, dtype=_dt.int64, device=input.device)
+    return _cdist_direct(input, input, float(p)).reshape(-1).index_select(0, index)

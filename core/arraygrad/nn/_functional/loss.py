@@ -68,25 +68,42 @@ def _check_same_size(input: Tensor, target: Tensor, stacklevel: int = 3) -> None
             "Please ensure they have the same size.", UserWarning, stacklevel=stacklevel)
 
 
+def _weighted(loss: Tensor, input: Tensor, weight: Tensor | None, reduction: str) -> Tensor:
+    """``loss * weight`` reduced, the weighted mean dividing by ``weight``'s sum (PyTorch's
+    ``weight=`` of ``mse_loss``/``l1_loss``); the plain reduction without a weight."""
+    if weight is None:
+        return _reduce(loss, reduction)
+    if tuple(weight.shape) != tuple(input.shape):
+        raise ValueError("Weights and input must have the same size.")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', "
+                         "'mean', 'sum'.")
+    weighted = loss * weight
+    if reduction == "mean":
+        return weighted.sum() / weight.sum()
+    return _reduce(weighted, reduction)
+
+
 def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
-             reduction: str = "mean") -> Tensor:
-    """Mean squared error ``(x - y)^2``."""
+             reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
+    """Mean squared error ``(x - y)^2`` (each term times ``weight``, and the mean over
+    ``weight``'s sum, when given)."""
     if _amp.on:  # autocast (arraygrad.amp.state)
         input, target = _amp.cast("mse_loss", input, target)
     reduction = _reduction(size_average, reduce, reduction)
     _check_same_size(input, target)
     diff = input - target
-    return _reduce(diff * diff, reduction)
+    return _weighted(diff * diff, input, weight, reduction)
 
 
 def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
-            reduction: str = "mean") -> Tensor:
-    """Mean absolute error ``|x - y|``."""
+            reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
+    """Mean absolute error ``|x - y|`` (weighted as ``mse_loss``)."""
     if _amp.on:  # autocast (arraygrad.amp.state)
         input, target = _amp.cast("l1_loss", input, target)
     reduction = _reduction(size_average, reduce, reduction)
     _check_same_size(input, target)
-    return _reduce(ew.abs(input - target), reduction)
+    return _weighted(ew.abs(input - target), input, weight, reduction)
 
 
 def _clipped_slope_rule(name: str, bound: str, scale: bool) -> Any:

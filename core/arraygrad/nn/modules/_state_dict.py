@@ -44,7 +44,8 @@ class IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpect
 
 
 class _Write:
-    """One planned change: copy into a tensor, assign an attribute, or set extra state."""
+    """One planned change: copy into a tensor, materialise a lazy one with the checkpoint's
+    values, assign an attribute, or set extra state."""
 
     __slots__ = ("kind", "module", "name", "target", "value", "undo")
 
@@ -63,6 +64,12 @@ class _Write:
             assert self.target is not None
             if record_undo:
                 self.undo = self.target.detach().clone()
+            self.target.copy_(value)
+        elif self.kind == "materialize":  # a lazy module's tensor takes the checkpoint's shape
+            assert self.target is not None
+            if record_undo:
+                self.undo = (type(self.target), self.target.data)
+            self.target.materialize(value.shape)
             self.target.copy_(value)
         elif self.kind == "assign":
             store = module._parameters if name in module._parameters else module._buffers
@@ -85,6 +92,11 @@ class _Write:
         if self.kind == "copy":
             assert self.target is not None
             self.target.copy_(self.undo)
+        elif self.kind == "materialize":
+            assert self.target is not None
+            kind, placeholder = self.undo
+            self.target.__class__ = kind
+            self.target.data = placeholder
         elif self.kind == "assign":
             store, old = self.undo
             store[self.name] = old

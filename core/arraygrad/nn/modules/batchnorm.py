@@ -126,9 +126,9 @@ class SyncBatchNorm(_BatchNorm):
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
                  affine: bool = True, track_running_stats: bool = True,
                  process_group: Any = None, device: DeviceLike | None = None,
-                 dtype: dtype | None = None) -> None:
+                 dtype: dtype | None = None, *, bias: bool = True) -> None:
         super().__init__(num_features, eps, momentum, affine, track_running_stats,
-                         device=device, dtype=dtype)
+                         device=device, dtype=dtype, bias=bias)
         self.process_group = process_group
 
     def _check_input_dim(self, input: Tensor) -> None:
@@ -143,7 +143,8 @@ class SyncBatchNorm(_BatchNorm):
         if isinstance(module, _BatchNorm) and not isinstance(module, SyncBatchNorm) \
                 and type(module).__name__.startswith("BatchNorm"):
             out = cls(module.num_features, module.eps, module.momentum, module.affine,
-                      module.track_running_stats, process_group)
+                      module.track_running_stats, process_group,
+                      bias=module.bias is not None)
             if module.affine:
                 out.weight = module.weight
                 out.bias = module.bias

@@ -25,9 +25,10 @@ class _InstanceNorm(_BatchNorm):
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
                  affine: bool = False, track_running_stats: bool = False,
-                 device: DeviceLike | None = None, dtype: dtype | None = None) -> None:
+                 device: DeviceLike | None = None, dtype: dtype | None = None, *,
+                 bias: bool = True) -> None:
         super().__init__(num_features, eps, momentum, affine, track_running_stats,
-                         device=device, dtype=dtype)
+                         device=device, dtype=dtype, bias=bias)
 
     def _check_input_dim(self, input: Tensor) -> None:
         if input.dim() not in (self._spatial + 1, self._spatial + 2):

@@ -27,7 +27,7 @@ from arraygrad.nn.modules._global_hooks import (  # noqa: F401  (PyTorch's home 
     register_module_module_registration_hook, register_module_parameter_registration_hook)
 from arraygrad.nn.modules._state_dict import (EXTRA_STATE_KEY_SUFFIX, IncompatibleKeys,
                                               LoadTransaction, plan_write)
-from arraygrad.nn.parameter import Parameter
+from arraygrad.nn.parameter import Buffer, Parameter, is_lazy
 from arraygrad.tensor import Tensor
 
 if TYPE_CHECKING:
@@ -374,7 +374,11 @@ class Module:
                 modules[name] = self._run_module_registration_hooks(name, value)
             else:
                 buffers = self.__dict__.get("_buffers")
-                if buffers is not None and name in buffers:
+                if isinstance(value, Buffer):  # ``self.x = nn.Buffer(t)`` registers a buffer
+                    if buffers is None:
+                        raise AttributeError("cannot assign buffer before Module.__init__() call")
+                    self.register_buffer(name, value, value.persistent)
+                elif buffers is not None and name in buffers:
                     if value is not None and not isinstance(value, Tensor):
                         raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
                                         "(arraygrad.Tensor or None expected)")
@@ -766,6 +770,10 @@ class Module:
                 error_msgs.append(
                     f'While copying the parameter named "{key}", expected arraygrad.Tensor or '
                     f"Tensor-like object from checkpoint but received {type(input_param)}")
+                continue
+            if is_lazy(param):  # a lazy module's: takes the checkpoint's shape (PyTorch's hook)
+                if not is_lazy(input_param):
+                    plan_write("materialize", self, name, param, input_param.detach())
                 continue
             # a 0-d entry saved as shape (1,) by old checkpoints loads, as in PyTorch
             if param.dim() == 0 and input_param.dim() == 1 and input_param.shape[0] == 1:

@@ -8,6 +8,14 @@ its functional form. ``DistributedDataParallel`` trains over the processes of an
 """
 
 from arraygrad.nn.parallel.data_parallel import DataParallel, data_parallel
-from arraygrad.nn.parallel.distributed import DistributedDataParallel
+from arraygrad.nn.parallel.distributed import DistributedDataParallel, DistributedDataParallelCPU
 
-__all__ = ["DataParallel", "DistributedDataParallel", "data_parallel"]
+__all__ = ["DataParallel", "DistributedDataParallel", "DistributedDataParallelCPU", "data_parallel"]
+
+
+def __getattr__(name: str) -> object:
+    """A name PyTorch's ``torch.nn.parallel`` has and arraygrad lists as absent: AttributeError with the
+    reason (``absences.toml``)."""
+    from arraygrad.absences import missing_attribute
+
+    raise missing_attribute("torch.nn.parallel", name, "arraygrad.nn.parallel")

@@ -16,13 +16,16 @@ __all__ = ["norm_except_dim", "weight_norm_weight", "matrix_along", "normalize_v
            "power_iterate", "sigma", "hook_on", "put_back"]
 
 
-def norm_except_dim(v: Tensor, dim: int) -> Tensor:
-    """The 2-norm of ``v`` over every dim but ``dim``, shaped to broadcast with ``v`` (size 1
-    elsewhere); ``dim=-1`` means over all dims (a 0-d result), as PyTorch's ``norm_except_dim``."""
+def norm_except_dim(v: Tensor, dim: int, pow: float = 2) -> Tensor:
+    """The ``pow``-norm of ``v`` over every dim but ``dim``, shaped to broadcast with ``v``
+    (size 1 elsewhere); ``dim=-1`` means over all dims (a 0-d result), as PyTorch's
+    ``norm_except_dim``."""
     if dim == -1:
-        return (v * v).sum().sqrt()
+        return (v * v).sum().sqrt() if pow == 2 else v.norm(pow)
     dims = tuple(d for d in range(v.ndim) if d != dim)
-    return (v * v).sum(dim=dims, keepdim=True).sqrt()
+    if pow == 2:
+        return (v * v).sum(dim=dims, keepdim=True).sqrt()
+    return v.norm(pow, dim=dims, keepdim=True)
 
 
 def weight_norm_weight(g: Tensor, v: Tensor, dim: int) -> Tensor:

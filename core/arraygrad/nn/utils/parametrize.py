@@ -20,7 +20,9 @@ from arraygrad.nn.parameter import Parameter
 from arraygrad.tensor import Tensor
 
 __all__ = ["register_parametrization", "remove_parametrizations", "is_parametrized", "cached",
-           "type_before_parametrizations", "ParametrizationList"]
+           "type_before_parametrizations", "ParametrizationList",
+           "transfer_parametrizations_and_params", "get_swap_module_params_on_conversion",
+           "is_traceable_wrapper_subclass"]
 
 _cache_enabled = 0
 _cache: dict[tuple[int, str], Tensor] = {}
@@ -276,3 +278,50 @@ def type_before_parametrizations(module: Module) -> type:
     if is_parametrized(module):
         return module.__class__.__bases__[0]
     return type(module)
+
+
+def transfer_parametrizations_and_params(from_module: Module, to_module: Module,
+                                         tensor_name: str | None = None) -> Module:
+    """Give ``to_module`` the parametrizations of ``from_module`` (all, or ``tensor_name``'s)
+    and the very original tensors they act on (shared, not copied); a parametrized name
+    ``to_module`` lacks is first created as a Parameter of the current value. Returns
+    ``to_module``."""
+    if is_parametrized(from_module):
+        names = list(from_module.parametrizations) if tensor_name is None else [tensor_name]
+        for name in names:
+            if not hasattr(to_module, name):
+                setattr(to_module, name, Parameter(getattr(from_module, name)))
+            source = from_module.parametrizations[name]
+            for param_func in source:
+                register_parametrization(to_module, name, param_func)
+            target = to_module.parametrizations[name]
+            if hasattr(source, "original"):
+                target.original = source.original
+            else:
+                num = 0
+                while hasattr(source, f"original{num}"):
+                    setattr(target, f"original{num}", getattr(source, f"original{num}"))
+                    num += 1
+    return to_module
+
+
+def get_swap_module_params_on_conversion() -> bool:
+    """Whether converting a module (``.to``, ``.double``...) swaps its parameter objects
+    rather than their data: False, PyTorch's default and arraygrad's only behaviour (the
+    parameters stay the same objects, so optimizers holding them stay valid)."""
+    return False
+
+
+def is_traceable_wrapper_subclass(t: object) -> bool:
+    """Whether ``t`` is an instance of a Tensor subclass with PyTorch's traceable-wrapper
+    protocol (``__tensor_flatten__`` and ``__tensor_unflatten__``)."""
+    return (isinstance(t, Tensor) and type(t) is not Tensor
+            and hasattr(t, "__tensor_flatten__") and hasattr(t, "__tensor_unflatten__"))
+
+
+def __getattr__(name: str) -> object:
+    """A name PyTorch's ``torch.nn.utils.parametrize`` has and arraygrad lists as absent: AttributeError with the
+    reason (``absences.toml``)."""
+    from arraygrad.absences import missing_attribute
+
+    raise missing_attribute("torch.nn.utils.parametrize", name, "arraygrad.nn.utils.parametrize")

@@ -17,7 +17,7 @@ tensor([2, 1, 1])
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any, NamedTuple, Self
+from typing import Any, Callable, NamedTuple, Self, TypeVar
 
 from arraygrad import dtypes as _dt
 from arraygrad.creation import full, tensor as _tensor
@@ -33,7 +33,28 @@ __all__ = [
     "unpad_sequence",
     "pack_sequence",
     "unpack_sequence",
-]
+]  # PyTorch's __all__; ``bind`` and ``copy_method_params`` are public helpers outside it
+
+_T = TypeVar("_T")
+_R = TypeVar("_R")
+
+
+def bind(optional: _T | None, fn: Callable[[_T], _R]) -> _R | None:
+    """``fn(optional)``, or None when ``optional`` is None (how ``PackedSequence.to`` treats
+    its optional index tensors)."""
+    if optional is None:
+        return None
+    return fn(optional)
+
+
+def copy_method_params(source_method: Callable[..., Any]) -> Callable[[Callable[..., _R]],
+                                                                      Callable[..., _R]]:
+    """A decorator giving a method ``source_method``'s call signature for type checkers; at
+    run time it returns the method unchanged (PyTorch's typing helper)."""
+    def return_func(func: Callable[..., _R]) -> Callable[..., _R]:
+        return func
+
+    return return_func
 
 
 class PackedSequence_(NamedTuple):

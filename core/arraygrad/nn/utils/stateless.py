@@ -11,62 +11,14 @@ from __future__ import annotations
 import contextlib
 from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 
+from arraygrad.nn.utils._named_member_accessor import MISSING, NamedMemberAccessor
 from arraygrad.tensor import Tensor
 
 if TYPE_CHECKING:
     from arraygrad.nn.modules.module import Module
 
-__all__ = ["functional_call"]
+__all__ = ["functional_call", "NamedMemberAccessor"]
 
-
-class _Missing:
-    """Marks a name the module did not have before the swap (removed again afterwards)."""
-
-
-_MISSING = _Missing()
-
-
-def _submodule(module: Module, path: str) -> Module:
-    """The sub-module at dotted ``path``, with PyTorch's NamedMemberAccessor errors."""
-    from arraygrad.nn.modules.module import Module
-
-    for attr in path.split(".") if path else ():
-        try:
-            sub = getattr(module, attr)
-        except AttributeError as ex:
-            raise AttributeError(f"{module._get_name()} has no attribute `{attr}`") from ex
-        if not isinstance(sub, Module):
-            raise TypeError(f"{sub} is not an instance of arraygrad.nn.Module")
-        module = sub
-    return module
-
-
-def _swap_tensor(module: Module, name: str, tensor: Any) -> Any:
-    """Put ``tensor`` (or ``_MISSING``: remove) at dotted ``name``; return what was there."""
-    path, _, attr = name.rpartition(".")
-    owner = _submodule(module, path)
-    if tensor is not _MISSING and tensor is not None and not isinstance(tensor, Tensor):
-        raise TypeError(f"{tensor} is not an instance of arraygrad.Tensor")
-    if attr == "":
-        raise KeyError('tensor name can\'t be empty string ""')
-    stores: tuple[dict[str, Any], ...] = (owner._parameters, owner._buffers)
-    for store in stores:
-        if attr in store:
-            orig: Any = store[attr]
-            if tensor is _MISSING:
-                del store[attr]
-            else:
-                # stored directly: a plain tensor stands in for a Parameter during the call
-                store[attr] = tensor
-            return orig
-    orig = getattr(owner, attr) if hasattr(owner, attr) else _MISSING
-    if orig is not _MISSING and orig is not None and not isinstance(orig, Tensor):
-        raise TypeError(f"attribute `{attr}`: {orig} is not an instance of arraygrad.Tensor")
-    if tensor is not _MISSING:
-        setattr(owner, attr, tensor)
-    elif hasattr(owner, attr):
-        delattr(owner, attr)
-    return orig
 
 
 def _untie(module: Module, given: dict[str, Any]) -> dict[str, Any]:
@@ -109,18 +61,19 @@ def _reparametrize_module(module: Module, parameters_and_buffers: dict[str, Any]
         if msgs:
             raise RuntimeError("Error(s) in reparametrizing for {}:\n\t{}".format(
                 module._get_name(), "\n\t".join(msgs)))
+    accessor = NamedMemberAccessor(module)
     originals: dict[str, Any] = {}
     try:
         for name, value in values.items():
-            originals[name] = _swap_tensor(module, name, value)
+            originals[name] = accessor.swap_tensor(name, value, allow_missing=True)
         yield
     finally:
         # undo in reverse order, so a name swapped twice (tied) ends with its first original
-        current = {name: _swap_tensor(module, name, orig)
+        current = {name: accessor.swap_tensor(name, orig, allow_missing=True)
                    for name, orig in reversed(list(originals.items()))}
         # what the call assigned (e.g. ``self.buf = self.buf + 1``) shows in the caller's dict
         parameters_and_buffers.update({k: current[k] for k in parameters_and_buffers
-                                       if k in current and current[k] is not _MISSING})
+                                       if k in current and current[k] is not MISSING})
 
 
 def _merge_dicts(dicts: Mapping[str, Any] | Sequence[Mapping[str, Any]]) -> dict[str, Any]:
