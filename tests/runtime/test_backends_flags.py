@@ -91,11 +91,15 @@ def test_sdp_switches_as_pytorch():
     assert [b.name for b in B.cuda.SDPBackend] == list(torch.backends.cuda.SDPBackend.__members__)
     assert [int(b) for b in B.cuda.SDPBackend] == [
         int(v) for v in torch.backends.cuda.SDPBackend.__members__.values()]
+    # one state with nn.attention: with math and flash off, no backend computes here, and
+    # attention raises PyTorch's RuntimeError (as PyTorch's CPU build)
     q = ag.ones(1, 2, 3)
     with pytest.warns(FutureWarning):
         with B.cuda.sdp_kernel(enable_math=False, enable_flash=False):
-            # arraygrad always computes the math formulation
-            assert ag.nn.functional.scaled_dot_product_attention(q, q, q).shape == (1, 2, 3)
+            assert ag.nn.attention.SDPBackend.MATH not in ag.attention_backends.enabled()
+            with pytest.raises(RuntimeError, match="No viable backend"):
+                ag.nn.functional.scaled_dot_product_attention(q, q, q)
+    assert ag.nn.functional.scaled_dot_product_attention(q, q, q).shape == (1, 2, 3)
 
 
 @needs_torch

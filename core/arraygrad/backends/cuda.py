@@ -2,18 +2,19 @@
 
 arraygrad computes through the backend's Array API namespace and does not choose CUDA
 kernels: ``matmul.allow_tf32`` and friends, ``matmul.fp32_precision`` and the
-scaled-dot-product-attention kernel switches (``enable_flash_sdp``...) are stored and read
-back but change no computation (no-ops here): arraygrad's ``scaled_dot_product_attention``
-is always the math formulation.
+scaled-dot-product-attention kernel switches (``enable_flash_sdp``...) are the state
+``nn.attention.sdpa_kernel`` sets too (``arraygrad.attention_backends``): arraygrad's
+``scaled_dot_product_attention`` is always the math formulation, and runs while the math or
+flash backend is enabled, as PyTorch's CPU build.
 """
 
 from __future__ import annotations
 
 import contextlib
-import enum
 import warnings
 from typing import Any, Iterator
 
+from arraygrad.attention_backends import SDPBackend
 from arraygrad.backends.flag_state import get_precision, set_precision
 
 __all__ = ["matmul", "is_built", "SDPBackend", "enable_flash_sdp", "flash_sdp_enabled",
@@ -56,70 +57,71 @@ def is_built() -> bool:
     return any(b.device_type == "cuda" for b in registry._registry().values())
 
 
-class SDPBackend(enum.IntEnum):
-    """The kernels of scaled dot-product attention, PyTorch's numbering
-    (``torch.nn.attention.SDPBackend``)."""
-
-    ERROR = -1
-    MATH = 0
-    FLASH_ATTENTION = 1
-    EFFICIENT_ATTENTION = 2
-    CUDNN_ATTENTION = 3
-    OVERRIDEABLE = 4
+_SWITCHES = {"flash": "FLASH_ATTENTION", "mem_efficient": "EFFICIENT_ATTENTION", "math": "MATH",
+             "cudnn": "CUDNN_ATTENTION"}
+_fp16_bf16_reduction_math = [False]
 
 
-_sdp = {"flash": True, "mem_efficient": True, "math": True, "cudnn": True,
-        "fp16_bf16_reduction_math": False}
+def _set(kind: str, enabled: bool) -> None:
+    from arraygrad import attention_backends as state
+
+    state.set_enabled(getattr(SDPBackend, _SWITCHES[kind]), bool(enabled))
+
+
+def _get(kind: str) -> bool:
+    from arraygrad import attention_backends as state
+
+    return getattr(SDPBackend, _SWITCHES[kind]) in state.enabled()
 
 
 def enable_flash_sdp(enabled: bool) -> None:
-    """Store the flash-attention switch (arraygrad always uses the math formulation)."""
-    _sdp["flash"] = bool(enabled)
+    """Enable or disable the flash-attention backend (``nn.attention.sdpa_kernel``'s state)."""
+    _set("flash", enabled)
 
 
 def flash_sdp_enabled() -> bool:
-    """The flash-attention switch."""
-    return _sdp["flash"]
+    """Whether the flash-attention backend is enabled."""
+    return _get("flash")
 
 
 def enable_mem_efficient_sdp(enabled: bool) -> None:
-    """Store the memory-efficient-attention switch."""
-    _sdp["mem_efficient"] = bool(enabled)
+    """Enable or disable the memory-efficient-attention backend."""
+    _set("mem_efficient", enabled)
 
 
 def mem_efficient_sdp_enabled() -> bool:
-    """The memory-efficient-attention switch."""
-    return _sdp["mem_efficient"]
+    """Whether the memory-efficient-attention backend is enabled."""
+    return _get("mem_efficient")
 
 
 def enable_math_sdp(enabled: bool) -> None:
-    """Store the math-attention switch."""
-    _sdp["math"] = bool(enabled)
+    """Enable or disable the math-attention backend."""
+    _set("math", enabled)
 
 
 def math_sdp_enabled() -> bool:
-    """The math-attention switch."""
-    return _sdp["math"]
+    """Whether the math-attention backend is enabled."""
+    return _get("math")
 
 
 def enable_cudnn_sdp(enabled: bool) -> None:
-    """Store the cuDNN-attention switch."""
-    _sdp["cudnn"] = bool(enabled)
+    """Enable or disable the cuDNN-attention backend."""
+    _set("cudnn", enabled)
 
 
 def cudnn_sdp_enabled() -> bool:
-    """The cuDNN-attention switch."""
-    return _sdp["cudnn"]
+    """Whether the cuDNN-attention backend is enabled."""
+    return _get("cudnn")
 
 
 def allow_fp16_bf16_reduction_math_sdp(enabled: bool) -> None:
     """Store whether the math attention may reduce in float16/bfloat16."""
-    _sdp["fp16_bf16_reduction_math"] = bool(enabled)
+    _fp16_bf16_reduction_math[0] = bool(enabled)
 
 
 def fp16_bf16_reduction_math_sdp_allowed() -> bool:
     """Whether the math attention may reduce in float16/bfloat16."""
-    return _sdp["fp16_bf16_reduction_math"]
+    return _fp16_bf16_reduction_math[0]
 
 
 def is_flash_attention_available() -> bool:
@@ -139,13 +141,16 @@ def sdp_kernel(enable_flash: bool = True, enable_math: bool = True,
     warnings.warn("`torch.backends.cuda.sdp_kernel()` is deprecated. In the future, this context "
                   "manager will be removed. Please see `torch.nn.attention.sdpa_kernel()` for the "
                   "new context manager, with updated signature.", FutureWarning, stacklevel=3)
-    saved: dict[str, Any] = dict(_sdp)
-    _sdp.update(flash=bool(enable_flash), math=bool(enable_math),
-                mem_efficient=bool(enable_mem_efficient), cudnn=bool(enable_cudnn))
+    wanted = {"flash": enable_flash, "math": enable_math, "mem_efficient": enable_mem_efficient,
+              "cudnn": enable_cudnn}
+    saved = {kind: _get(kind) for kind in wanted}
+    for kind, on in wanted.items():
+        _set(kind, on)
     try:
         yield
     finally:
-        _sdp.update(saved)
+        for kind, on in saved.items():
+            _set(kind, on)
 
 
 def __getattr__(name: str) -> Any:

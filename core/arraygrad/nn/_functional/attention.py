@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from arraygrad.amp import state as _amp
 from arraygrad import dtypes as _dt
-from arraygrad.nn.attention._backends import check_viable
+from arraygrad.attention_backends import check_viable
 from arraygrad.ops import elementwise as ew, linalg
 
 if TYPE_CHECKING:

@@ -14,8 +14,8 @@ import contextlib
 from typing import Any, Iterable, Iterator
 from warnings import warn
 
-from arraygrad.nn.attention._backends import SDPBackend
-from arraygrad.nn.attention import _backends
+from arraygrad.attention_backends import SDPBackend
+from arraygrad import attention_backends as _backends
 
 __all__ = ["SDPBackend", "sdpa_kernel", "WARN_FOR_UNFUSED_KERNELS", "SDPAParams",
            "can_use_flash_attention", "can_use_efficient_attention", "warn"]

@@ -17,7 +17,7 @@ from arraygrad.nn.utils import parametrize
 from arraygrad.nn.utils._norms import (
     matrix_along, norm_except_dim, normalize_vector, power_iterate, sigma, weight_norm_weight,
 )
-from arraygrad.nn.utils._householder import geqrf, householder_product
+from arraygrad.ops.families.linalg_householder import geqrf, householder_product
 from arraygrad.ops.shape import cat
 from arraygrad.tensor import Tensor
 

@@ -1,5 +1,6 @@
 """Which ``scaled_dot_product_attention`` backends are enabled, and in what priority order:
-the state ``nn.attention.sdpa_kernel`` (and ``backends.cuda``'s ``enable_*_sdp``) set.
+the one state ``nn.attention.sdpa_kernel`` and ``backends.cuda``'s ``enable_*_sdp`` switches
+both set (a leaf module, so neither imports the other).
 
 arraygrad computes attention one way, the math formula, on every device; that is what
 PyTorch's ``MATH`` backend computes, and on the CPU its ``FLASH_ATTENTION`` backend too (a
