@@ -497,12 +497,15 @@ def evaluate(m: Measurement, resolver: Resolver, torch_lacks) -> dict:
     family_files: Counter = Counter()
     import_files: Counter = Counter()
     star_files = 0
+    plain_files = plain_full = 0  # files importing no torch-family package
     for rel, fu in sorted(m.per_file.items()):
         missing_keys: set[str] = set()
         raw_missing = False
+        uses_family = False
         for fam in TORCH_FAMILY:
             if fam in fu.imports:
                 family_files[fam] += 1
+                uses_family = True
         for mod in fu.imports:
             import_files[mod] += 1
         if fu.star_imports:
@@ -540,8 +543,12 @@ def evaluate(m: Measurement, resolver: Resolver, torch_lacks) -> dict:
                 missing_keys.add(key)
                 unresolved_files[key].add(rel)
                 unresolved_occ[key] += occ
+        if not uses_family:
+            plain_files += 1
         if not missing_keys:
             full_files += 1
+            if not uses_family:
+                plain_full += 1
         if not raw_missing:
             raw_full_files += 1
         if len(missing_keys) == 1:
@@ -560,6 +567,9 @@ def evaluate(m: Measurement, resolver: Resolver, torch_lacks) -> dict:
         "files_fully_resolved": full_files,
         "files_fully_resolved_pct": pct(full_files, m.parsed),
         "files_fully_resolved_counting_names_torch_lacks": raw_full_files,
+        "files_without_torch_family_imports": plain_files,
+        "files_without_torch_family_imports_fully_resolved": plain_full,
+        "files_without_torch_family_imports_fully_resolved_pct": pct(plain_full, plain_files),
         "uses": uses_total,
         "uses_resolved": uses_ok,
         "uses_resolved_pct": pct(uses_ok, uses_total),
@@ -572,8 +582,10 @@ def evaluate(m: Measurement, resolver: Resolver, torch_lacks) -> dict:
         "tensor_method_uses_resolved_pct": pct(method_ok, method_uses),
         "files_with_star_import_from_torch": star_files,
         "unresolved": [
-            {"name": k, "files": len(unresolved_files[k]), "occurrences": unresolved_occ[k],
-             "used_as": [[q, c] for q, c in members[k].most_common(6)] if k in members else [],
+            {"name": k, "files": len(unresolved_files[k]),
+             "repositories": len({f.split("/", 1)[0] for f in unresolved_files[k]}),
+             "occurrences": unresolved_occ[k],
+             "used_as": [[q, c] for q, c in members[k].most_common(12)] if k in members else [],
              "example_files": sorted(unresolved_files[k])[:3]}
             for k in top
         ],
@@ -611,6 +623,9 @@ def render(res: dict, against: str, ambiguous: list[str], command: str, top: int
         f"{res['tensor_method_uses']} |",
         f"| files fully resolved, also counting names torch {TORCH_VERSION} lacks | "
         f"{res['files_fully_resolved_counting_names_torch_lacks']} |",
+        f"| files importing no torchvision/torchaudio/torchtext/... that fully resolve | "
+        f"{res['files_without_torch_family_imports_fully_resolved']} / {res['files_without_torch_family_imports']} "
+        f"({res['files_without_torch_family_imports_fully_resolved_pct']}%) |",
         f"| files with `from torch... import *` | {res['files_with_star_import_from_torch']} |",
         "",
         "Files importing torch-family packages that are not torch (not measured): "
@@ -618,12 +633,14 @@ def render(res: dict, against: str, ambiguous: list[str], command: str, top: int
         "",
         f"## Top {top} unresolved names", "",
         "A name is the shortest unresolved prefix of the uses (`Tensor.x`: a Tensor method); "
-        "files = files using it; `used as` = the full names used under it (files).", "",
-        "| # | name | files | occurrences | used as |", "| --- | --- | --- | --- | --- |",
+        "files = files using it, repositories = repositories those files come from; "
+        "`used as` = the full names used under it (files).", "",
+        "| # | name | files | repositories | occurrences | used as |",
+        "| --- | --- | --- | --- | --- | --- |",
     ]
     for i, u in enumerate(res["unresolved"][:top], 1):
-        used = ", ".join(f"`{q}` {c}" for q, c in u["used_as"] if q != u["name"]) if u["used_as"] else ""
-        out.append(f"| {i} | `{u['name']}` | {u['files']} | {u['occurrences']} | {used} |")
+        used = ", ".join(f"`{q}` {c}" for q, c in u["used_as"][:8] if q != u["name"]) if u["used_as"] else ""
+        out.append(f"| {i} | `{u['name']}` | {u['files']} | {u['repositories']} | {u['occurrences']} | {used} |")
     out += ["", "## Files that fail on exactly one name", "",
             "| name | files | paths |", "| --- | --- | --- |"]
     for b in res["single_blockers"]:
