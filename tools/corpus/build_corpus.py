@@ -217,6 +217,7 @@ _TORCH_IMPORT = re.compile(r"^[ \t]*(import[ \t]+torch\b|from[ \t]+torch(\.[\w.]
 _SKIP_PARTS = {
     "test", "tests", "testing", "unittest", "unittests", "__pycache__", "third_party", "thirdparty",
     "vendor", "external", "site-packages", "node_modules", ".github", "build", "dist", "deprecated",
+    ".ipynb_checkpoints",
 }
 _SKIP_NAMES = {"setup.py", "conftest.py", "__init__.py", "conf.py", "hubconf.py", "version.py", "_version.py"}
 _GOOD_NAME = re.compile(r"(train|main|model|net|example|demo|tutorial|lesson|chapter|ch\d|gpt|gan|vae|"
