@@ -313,10 +313,11 @@ def test_notebook_code_cells_without_magics():
             {"cell_type": "code", "source": "%%bash\necho hi\n"},
             {"cell_type": "code", "source": "%%time\nz = x.sum()\n"},
             {"cell_type": "code", "source": []},
+            {"cell_type": "code", "source": "if COLAB:\n    !pip install y\nw = 2"},
         ],
     }
     py = build.notebook_to_python(json.dumps(nb))
-    assert py == "import torch\nx = torch.ones(2)\n\nz = x.sum()\n"
+    assert py == "import torch\nx = torch.ones(2)\n\nz = x.sum()\n\nif COLAB:\n    pass\nw = 2\n"
     assert "torch.ones" in uses(py).names
 
 

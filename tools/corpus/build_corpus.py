@@ -8,8 +8,8 @@ line per file, names only).  Two commands:
     (``<mirrors>/<owner>+<name>/repo``, a bare git directory or a checkout with ``.git``) and
     write it to ``<out>/<owner>+<name>/<path>``.  A notebook (``.ipynb``) becomes
     ``<stem>_ipynb.py``: its code cells, in order, with IPython magics and shell escapes
-    (lines starting with ``%`` or ``!``) dropped and cells run by a non-Python cell magic
-    (``%%bash``, ``%%writefile``, ...) left out.
+    (lines starting with ``%`` or ``!``) dropped (``pass`` where a block would be left empty)
+    and cells run by a non-Python cell magic (``%%bash``, ``%%writefile``, ...) left out.
 
 ``manifest``
     Choose the files from the mirrors (the choice this project's manifest was made with):
@@ -47,8 +47,9 @@ def notebook_to_python(text: str) -> str:
     """The code cells of a notebook (its JSON text) as one Python source.
 
     Lines whose first non-blank character is ``%`` (line magics) or ``!`` (shell escapes) are
-    dropped; a cell opened by a cell magic (``%%name``) keeps its body only when the magic runs
-    Python (``%%time``, ``%%timeit``, ``%%capture``...), otherwise the whole cell is dropped.
+    dropped (one that opens an indented block becomes ``pass``); a cell opened by a cell magic
+    (``%%name``) keeps its body only when the magic runs Python (``%%time``, ``%%timeit``,
+    ``%%capture``...), otherwise the whole cell is dropped.
     Notebooks in the old v3 format (cells under ``worksheets``) are read too.
     """
     nb = json.loads(text)
@@ -72,6 +73,10 @@ def notebook_to_python(text: str) -> str:
         for ln in lines:
             s = ln.lstrip()
             if s.startswith("%") or s.startswith("!"):
+                indent = ln[: len(ln) - len(s)]
+                before = next((k.split("#")[0].rstrip() for k in reversed(kept) if k.strip()), "")
+                if indent and before.endswith(":"):  # `if IN_COLAB:\n    !pip install x`: keep the block
+                    kept.append(indent + "pass")
                 continue
             kept.append(ln)
         body = "\n".join(kept).strip("\n")
