@@ -262,6 +262,8 @@ def test_evaluate_counts_files_uses_and_single_blockers(tmp_path):
     assert res["single_blockers"] == [
         {"name": "torch.nn.no_such_layer_xyz", "files": 1, "paths": ["a+one/one_missing.py"]}]
     assert res["names_torch_lacks"][0]["name"] == "torch.renamed_in_other_version_xyz"
+    assert [(g["name"], g["files_freed"], g["files_fully_resolved"]) for g in res["greedy_unlock"]] == [
+        ("torch.nn.no_such_layer_xyz", 1, 3), ("Tensor.no_such_method_xyz", 1, 4)]
     # uses: ok.py 2 (relu, ones), one_missing 1, two_missing 3 (layer, ones, method), old 0
     assert (res["uses"], res["uses_resolved"]) == (6, 3)
 
