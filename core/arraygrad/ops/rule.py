@@ -458,9 +458,12 @@ class Rule:
         if _state.enabled:
             for t in inputs:
                 if isinstance(t, Tensor) and t._requires_grad:
-                    self._link(inputs, named, out)
+                    # an integer or bool result has no gradient (PyTorch: ``x.int()`` of a
+                    # tensor that requires grad does not)
+                    if data.dtype in backend.floating_natives:
+                        self._link(inputs, named, out)
                     break
-        if fw:
+        if fw and data.dtype in backend.floating_natives:
             # after ``_link``: a tangent computed from the output (exp's ``t * out``) then
             # depends on the inputs through it, for reverse-over-forward (grad of a jvp)
             self._forward(inputs, named, (out,))
@@ -473,6 +476,10 @@ class Rule:
 
         ``differentiable``: which outputs carry gradients (default all)."""
         outs = tuple(wrap(d, backend) for d in datas)
+        floating = backend.floating_natives
+        if not all(d.dtype in floating for d in datas):  # integer outputs carry no gradient
+            differentiable = tuple((differentiable is None or differentiable[i])
+                                   and d.dtype in floating for i, d in enumerate(datas))
         fw = _fw.on
         if fw:
             for o in outs:
