@@ -198,9 +198,10 @@ def lu(A: Tensor, *, pivot: bool = True) -> Any:
     backend, lu_data, _, _, order = _factor(op, A, pivot)
     L, U = _unpack_data(wrap(lu_data, backend))
     P = _permutation(wrap(order, backend), A.dtype)
-    outs = LU_RULE.record_many((P._data, L._data, U._data), backend, (A,), P=P,
+    # every output pending, in output order: forward mode pairs pending saves with outputs
+    outs = LU_RULE.record_many((P._data, L._data, U._data), backend, (A,), P=_PENDING,
                                L=_PENDING, U=_PENDING)
-    _save_outputs(LU_RULE, outs[1:], ("L", "U"))
+    _save_outputs(LU_RULE, outs, ("P", "L", "U"))
     return LUResult(*outs)
 
 
