@@ -216,7 +216,7 @@ def test_dtype_conversions():
     assert t.to(dtype=ag.int64).tolist() == [1, -2]
     assert t.to(ag.float32) is t
     assert t.type(ag.float64).dtype is ag.float64
-    assert t.type() == "arraygrad.float32"
+    assert t.type() == "arraygrad.FloatTensor"  # PyTorch: torch.FloatTensor
     assert t.to(ag.zeros(1, dtype=ag.float64)).dtype is ag.float64
     x = ag.tensor([1.0, 2.0], requires_grad=True)
     y = x.double()

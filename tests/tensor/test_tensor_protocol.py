@@ -291,7 +291,7 @@ def test_type_takes_pytorchs_type_names():
     with pytest.raises(ValueError) as mine:
         x.type("float64x")
     assert str(mine.value) == str(theirs.value)
-    assert x.type() == "arraygrad.float32"  # arraygrad's type names (docs/differences.md)
+    assert x.type() == "arraygrad.FloatTensor"  # PyTorch: torch.FloatTensor
 
 
 def test_typename():
