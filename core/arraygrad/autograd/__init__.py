@@ -1,6 +1,6 @@
 """``arraygrad.autograd``: backward, grad, custom Functions, grad modes, the legacy Variable."""
 
-from arraygrad.autograd import forward_ad, functional, profiler
+from arraygrad.autograd import forward_ad, functional, graph, profiler
 from arraygrad.autograd.anomaly_mode import (
     detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly,
 )
@@ -13,6 +13,8 @@ from arraygrad.autograd.grad_mode import (
 from arraygrad.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
 from arraygrad.autograd.graph import Node
 from arraygrad.autograd.variable import Variable
+
+graph.Variable = Variable  # type: ignore[attr-defined]  # PyTorch's graph module has it
 
 __all__ = [
     "detect_anomaly", "forward_ad", "functional", "profiler", "is_anomaly_check_nan_enabled", "is_anomaly_enabled",

@@ -30,9 +30,15 @@ class RemovableHandle:
 
     __slots__ = ("_dicts", "id")
 
-    def __init__(self, *hook_dicts: HookDict) -> None:
+    def __init__(self, hooks_dict: Any, *more: Any, extra_dict: Any = None) -> None:
+        """PyTorch's ``RemovableHandle(hooks_dict, *, extra_dict=None)``: ``remove()`` deletes
+        this handle's id from ``hooks_dict`` and from ``extra_dict`` (a dict or a list of
+        them); arraygrad's own callers may also pass the extra dicts positionally. Every dict
+        is held weakly (a plain ``dict`` cannot be: pass an ``OrderedDict``, as PyTorch)."""
         self.id = next(_next_id)
-        self._dicts = tuple(weakref.ref(d) for d in hook_dicts)
+        extra = [] if extra_dict is None else (
+            list(extra_dict) if isinstance(extra_dict, list) else [extra_dict])
+        self._dicts = tuple(weakref.ref(d) for d in (hooks_dict, *more, *extra))
 
     def add(self, hooks: HookDict, fn: Any) -> "RemovableHandle":
         """Store ``fn`` under this handle's id in ``hooks`` (returns self)."""
