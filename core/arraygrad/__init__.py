@@ -136,7 +136,7 @@ __version__ = "0.1.0"
 
 
 _LAZY_SUBMODULES = ("nn", "optim", "utils", "special", "viz", "conformance", "linalg", "onnx",
-                    "serialization", "distributed", "func")
+                    "serialization", "distributed", "func", "profiler")
 _LAZY_FUNCTIONS = {"compile": "arraygrad.compiler", "save": "arraygrad.serialization", "load": "arraygrad.serialization",
                    "save_safetensors": "arraygrad.serialization",
                    "load_safetensors": "arraygrad.serialization",

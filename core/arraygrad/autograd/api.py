@@ -162,10 +162,10 @@ def backward(tensors: _TensorOrTensors,
     edges = _input_edges(input_list, "backward") if input_list is not None else None
     # non-leaf inputs get their gradient in .grad with the engine's commit, so the final
     # callbacks (queue_callback) see it
-    tensors = None if input_list is None else tuple(
+    input_tensors = None if input_list is None else tuple(
         None if isinstance(t, GradientEdge) else t for t in input_list)
     run_backward(roots, root_grads, retain_graph=retain_graph, create_graph=create_graph,
-                 inputs=edges, accumulate=True, allow_unused=True, input_tensors=tensors)
+                 inputs=edges, accumulate=True, allow_unused=True, input_tensors=input_tensors)
 
 
 def grad(outputs: _TensorOrTensors, inputs: _TensorOrTensors,
@@ -192,7 +192,7 @@ def grad(outputs: _TensorOrTensors, inputs: _TensorOrTensors,
     if type(inputs) is dict:  # PyTorch's: the gradients by the same keys
         found = grad(outs, ins, grad_outputs, retain_graph, create_graph, only_inputs,
                      allow_unused, is_grads_batched, materialize_grads)
-        return dict(zip(inputs.keys(), found))  # type: ignore[return-value]
+        return dict(zip(inputs.keys(), found))
     grads = _as_tuple(grad_outputs, "grad") if grad_outputs is not None else ()
     if is_grads_batched:  # the first dim of each grad_output is a batch of vectors
         return _batched[0](outs, ins, grads, create_graph=create_graph,

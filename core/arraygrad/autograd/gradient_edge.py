@@ -54,7 +54,7 @@ def increment_version(tensor: Tensor | Iterable[Tensor]) -> None:
     then raises at backward instead of giving a wrong gradient. An inference tensor has no
     version counter and is left alone, as in PyTorch."""
     # a tensor is recognised by its version counter: this module sits below arraygrad.tensor
-    tensors = (tensor,) if hasattr(tensor, "_bump_version") else tuple(tensor)  # type: ignore[arg-type]
+    tensors = (tensor,) if hasattr(tensor, "_bump_version") else tuple(tensor)
     for t in tensors:
         if not hasattr(t, "_bump_version"):
             raise TypeError("increment_version(): expected Tensors, got "
