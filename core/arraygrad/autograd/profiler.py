@@ -170,6 +170,42 @@ def _activity_filter(filters: Any) -> tuple[set[str] | None, bool]:
     return (None if cpu is None else set(cpu)), keep_device
 
 
+def op_entry_points() -> list[tuple[Any, str, str, Callable[..., Any]]]:
+    """Where a program enters arraygrad's operations, as ``(owner, attribute, op name,
+    function)``: the Tensor methods and operators (``x += y`` is ``add_``), the op functions
+    of the ``arraygrad`` namespace, and those of ``arraygrad.nn.functional`` once it is
+    loaded (a model's layers call them: ``F.linear``, ``F.relu``...). What the profiler times
+    and a selective checkpoint's policy sees."""
+    import arraygrad
+    from arraygrad import tensor_methods
+    from arraygrad.tensor import Tensor
+
+    found: list[tuple[Any, str, str, Callable[..., Any]]] = []
+
+    def add(owner: Any, attr: str, name: str) -> None:
+        fn = owner.__dict__.get(attr) if isinstance(owner, type) else getattr(owner, attr, None)
+        if fn is not None and not isinstance(fn, property):
+            found.append((owner, attr, name, fn))
+
+    tables = {**tensor_methods.METHODS, **tensor_methods.OPERATORS}
+    for attr, fn in tables.items():
+        add(Tensor, attr, getattr(fn, "__name__", attr).strip("_"))
+    for attr, fn in tensor_methods.INPLACE.items():
+        add(Tensor, attr, fn.__name__.strip("_") + "_" if attr.startswith("__") else attr)
+    op_names = {getattr(fn, "__name__", "") for fn in tables.values()}
+    for attr in dir(arraygrad):
+        value = getattr(arraygrad, attr, None)
+        if callable(value) and not isinstance(value, type) and attr in op_names:
+            add(arraygrad, attr, attr)
+    functional = sys.modules.get("arraygrad.nn.functional")
+    if functional is not None:
+        for attr in getattr(functional, "__all__", ()):
+            value = getattr(functional, attr, None)
+            if callable(value) and not isinstance(value, type):
+                add(functional, attr, attr)
+    return found
+
+
 class profile:
     """Context manager recording the time of every op and backward node inside it.
 
@@ -363,29 +399,11 @@ class profile:
         return wrapper
 
     def _instrument(self) -> None:
-        import arraygrad
-        from arraygrad import tensor_methods
         from arraygrad.autograd import engine
-        from arraygrad.tensor import Tensor
 
-        tables = {**tensor_methods.METHODS, **tensor_methods.OPERATORS}
-        for attr, fn in tables.items():
-            self._patch(Tensor, attr, getattr(fn, "__name__", attr).strip("_"))
-        for attr, fn in tensor_methods.INPLACE.items():
-            # ``x += y`` is PyTorch's ``add_``
-            self._patch(Tensor, attr, fn.__name__.strip("_") + "_" if attr.startswith("__")
-                        else attr)
-        op_names = {getattr(fn, "__name__", "") for fn in tables.values()}
-        for attr in dir(arraygrad):
-            value = getattr(arraygrad, attr, None)
-            if callable(value) and not isinstance(value, type) and attr in op_names:
-                self._patch(arraygrad, attr, attr)
-        functional = sys.modules.get("arraygrad.nn.functional")
-        if functional is not None:  # the model's layers call these (F.linear, F.relu...)
-            for attr in getattr(functional, "__all__", ()):
-                value = getattr(functional, attr, None)
-                if callable(value) and not isinstance(value, type):
-                    self._patch(functional, attr, attr)
+        for owner, attr, name, fn in op_entry_points():
+            self._patches.append((owner, attr, fn))
+            setattr(owner, attr, self._timed(name, fn))
 
         def run_node(node: Node, grads: Any, apply: Any) -> Any:
             event = self._begin(f"autograd::engine::evaluate_function: {node.name()}", "backward")
@@ -397,13 +415,6 @@ class profile:
                 self._end(event, result)
 
         engine.node_runner = run_node
-
-    def _patch(self, owner: Any, attr: str, name: str) -> None:
-        original = owner.__dict__.get(attr) if isinstance(owner, type) else getattr(owner, attr)
-        if original is None or isinstance(original, property):
-            return
-        self._patches.append((owner, attr, original))
-        setattr(owner, attr, self._timed(name, original))
 
     # -- results ------------------------------------------------------------------
     def events(self) -> EventList:
