@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import collections
 import contextlib
-import threading
 import warnings
 import weakref
 from typing import Any, Callable, ContextManager, Iterable
@@ -35,8 +34,8 @@ from arraygrad.utils.checkpoint_selective import (
 )
 from arraygrad.utils.checkpoint_switches import (
     DefaultDeviceType, GraphExecGroup, detach_variable, get_device_states,
-    set_checkpoint_debug_enabled, set_checkpoint_early_stop, set_device_states,
-    switches as _switches,
+    current as _current, set_checkpoint_debug_enabled, set_checkpoint_early_stop,
+    set_device_states, switches as _switches,
 )
 
 __all__ = ["checkpoint", "checkpoint_sequential", "noop_context_fn", "CheckpointError",
@@ -310,18 +309,6 @@ def _unpack(holder: _Holder) -> Tensor:
             task.callbacks.append(recent.clear)
     recent.append(value)
     return value
-
-
-class _CurrentFrame(threading.local):
-    frame: "_Frame | None" = None
-
-
-_current = _CurrentFrame()
-
-
-def current_frame() -> "_Frame | None":
-    """The non-reentrant checkpoint whose forward runs in this thread now (innermost)."""
-    return _current.frame
 
 
 def _checkpoint_without_reentrant(function: Callable[..., Any], preserve: bool,

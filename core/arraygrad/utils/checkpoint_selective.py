@@ -20,13 +20,11 @@ from __future__ import annotations
 import enum
 import threading
 from collections import defaultdict
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 from arraygrad.func._pytree import tree_map
 from arraygrad.tensor import Tensor
-
-if TYPE_CHECKING:
-    from arraygrad.utils.checkpoint import _Frame
+from arraygrad.utils.checkpoint_switches import current_frame
 
 __all__ = ["CheckpointPolicy", "SelectiveCheckpointContext",
            "create_selective_checkpoint_contexts", "OpLog"]
@@ -191,8 +189,6 @@ class _Mode:
 
     def _forward(self, op: Callable[..., Any], name: str, fn: Callable[..., Any],
                  args: tuple[Any, ...], kwargs: dict[str, Any], idx: int) -> Any:
-        from arraygrad.utils.checkpoint import current_frame
-
         frame = current_frame()
         mark = frame.start_op() if frame is not None else None
         try:

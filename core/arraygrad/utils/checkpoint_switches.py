@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import contextlib
+import threading
 from typing import Any, Iterator
 
 from arraygrad.func._pytree import tree_leaves
@@ -14,7 +15,7 @@ from arraygrad.tensor import Tensor
 
 __all__ = ["set_checkpoint_early_stop", "set_checkpoint_debug_enabled", "GraphExecGroup",
            "DefaultDeviceType", "get_device_states", "set_device_states", "detach_variable",
-           "switches"]
+           "switches", "current", "current_frame"]
 
 
 class _Switches:
@@ -25,6 +26,19 @@ class _Switches:
 
 
 switches = _Switches()
+
+
+class _Current(threading.local):
+    frame: Any = None  # a ``checkpoint._Frame``
+
+
+current = _Current()
+
+
+def current_frame() -> Any:
+    """The non-reentrant checkpoint whose forward runs in this thread now (innermost): its
+    ``_Frame``, or None."""
+    return current.frame
 
 
 @contextlib.contextmanager
