@@ -228,8 +228,6 @@ class profile:
                  post_processing_timeout_s: float | None = None,
                  activity_filters: dict[ProfilerActivity, set[str]] | None = None) -> None:
         self.enabled = enabled
-        if not enabled:
-            return
         self.use_cuda = use_cuda or (use_device is not None and str(use_device).startswith("cuda"))
         self.use_device = str(use_device) if use_device is not None else ("cuda" if use_cuda else None)
         self._cpu_kinds, keep_device = _activity_filter(activity_filters)
