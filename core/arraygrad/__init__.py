@@ -36,6 +36,7 @@ from arraygrad.autograd import (  # noqa: E402
     enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
     set_grad_enabled,
 )
+from arraygrad.autograd.inference_tensor import is_inference  # noqa: E402
 from arraygrad.creation import (  # noqa: E402
     arange, as_tensor, empty, empty_like, eye, from_dlpack, from_numpy, full, full_like,
     linspace, ones, ones_like, rand, rand_like, randint, randint_like, randn, randn_like,
@@ -177,6 +178,7 @@ _LAZY_SUBMODULES = (  # one per line: several areas add theirs
     "nn",
     "onnx",
     "optim",
+    "profiler",
     "serialization",
     "signal",
     "special",

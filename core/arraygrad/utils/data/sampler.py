@@ -46,6 +46,9 @@ class SequentialSampler(Sampler):
         return len(self.data_source)
 
 
+_CHUNK = 32  # how many indices RandomSampler(replacement=True) draws at a time (PyTorch's)
+
+
 class RandomSampler(Sampler):
     """A random permutation (or, with ``replacement``, ``num_samples`` uniform draws)."""
 
@@ -55,6 +58,9 @@ class RandomSampler(Sampler):
         self.replacement = replacement
         self._num_samples = num_samples
         self.generator = generator
+        if not isinstance(self.replacement, bool):
+            raise TypeError("replacement should be a boolean value, but got "
+                            f"replacement={self.replacement}")
         if not isinstance(self.num_samples, int) or self.num_samples <= 0:
             raise ValueError("num_samples should be a positive integer value, but got "
                              f"num_samples={self.num_samples}")
@@ -70,7 +76,10 @@ class RandomSampler(Sampler):
         n = len(self.data_source)
         gen = _generator(self.generator)
         if self.replacement:
-            yield from randint(0, n, (self.num_samples,), generator=gen).tolist()
+            # drawn lazily, in PyTorch's chunks: num_samples may be far more than fit in memory
+            for _ in range(self.num_samples // _CHUNK):
+                yield from randint(0, n, (_CHUNK,), generator=gen).tolist()
+            yield from randint(0, n, (self.num_samples % _CHUNK,), generator=gen).tolist()
             return
         for _ in range(self.num_samples // n):
             yield from randperm(n, generator=gen).tolist()
