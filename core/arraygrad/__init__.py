@@ -168,6 +168,7 @@ _LAZY_SUBMODULES = (  # one per line: several areas add theirs
     "distributed",
     "fft",
     "func",
+    "functional",
     "futures",
     "hub",
     "jit",
