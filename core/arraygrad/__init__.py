@@ -139,7 +139,7 @@ _LAZY_SUBMODULES = ("nn", "optim", "utils", "special", "viz", "conformance", "li
 _LAZY_FUNCTIONS = {"compile": "arraygrad.compiler", "save": "arraygrad.serialization", "load": "arraygrad.serialization",
                    "save_safetensors": "arraygrad.serialization",
                    "load_safetensors": "arraygrad.serialization",
-                   "erf": "arraygrad.nn._ops", "vmap": "arraygrad.func",
+                   "vmap": "arraygrad.func",
                    **{name: "arraygrad.nn._functional.distance"
                       for name in ("cdist", "cosine_similarity", "pairwise_distance")}}
 
