@@ -22,8 +22,7 @@ from arraygrad.tensor import Tensor
 
 _FROM_NAMESPACE = {
     "digamma": "digamma", "psi": "digamma", "erf": "erf", "erfc": "erfc", "erfinv": "erfinv",
-    "exp2": "exp2", "expit": "sigmoid", "expm1": "expm1", "gammainc": "igamma",
-    "gammaincc": "igammac", "gammaln": "lgamma", "i0": "i0", "log1p": "log1p",
+    "exp2": "exp2", "expit": "sigmoid", "expm1": "expm1", "gammaln": "lgamma", "i0": "i0", "log1p": "log1p",
     "log_softmax": "log_softmax", "logit": "logit", "logsumexp": "logsumexp",
     "multigammaln": "mvlgamma", "polygamma": "polygamma", "round": "round", "sinc": "sinc",
     "softmax": "softmax", "xlogy": "xlogy",
@@ -34,6 +33,7 @@ _OWN: dict[str, Callable[..., Any]] = {
     "i0e": _bessel.i0e, "i1": _bessel.i1, "i1e": _bessel.i1e, "ndtr": _normal.ndtr,
     "log_ndtr": _normal.log_ndtr, "ndtri": _normal.ndtri, "erfcx": _normal.erfcx,
     "entr": _math.entr, "xlog1py": _math.xlog1py, "zeta": _gamma.zeta,
+    "gammainc": _gamma.gammainc, "gammaincc": _gamma.gammaincc,
     **_bessel.NOT_DIFFERENTIABLE, **_POLYNOMIALS,
 }
 """``torch.special``'s own functions (no top-level ``torch`` counterpart)."""

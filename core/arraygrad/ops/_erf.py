@@ -28,7 +28,7 @@ _P = (3.05326634961232344e-1, 3.60344899949804439e-1, 1.25781726111229246e-1,
 _Q = (2.56852019228982242e00, 1.87295284992346725e00, 5.27905102951428412e-1,
       6.05183413124413191e-2, 2.33520497626869185e-3)
 _THRESH = 0.46875
-_XBIG = 26.543  # erfc(x) underflows float64 beyond this: erf is exactly 1
+_XBIG = 27.3  # erfc(x) underflows float64 (below its subnormals) beyond this
 _ONE_OVER_SQRT_PI = 1.0 / math.sqrt(math.pi)
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 

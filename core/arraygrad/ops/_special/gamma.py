@@ -197,8 +197,8 @@ def zeta(xp: Any, s: Any, q: Any) -> Any:
     out = acc + tail
     pole = (q <= 0) & (q == xp.floor(q))
     bad = (s < 1) | ((q < 0) & ~pole & (s != xp.floor(s))) | (q == math.inf)
-    out = xp.where(s == math.inf, xp.where(q == 1, xp.ones_like(q),
-                                           xp.where((q > 0) & (q < 1), math.inf, math.nan)), out)
+    at_inf = xp.where((q > 0) & (q < 1), xp.full_like(q, math.inf), xp.full_like(q, math.nan))
+    out = xp.where(s == math.inf, xp.where(q == 1, xp.ones_like(q), at_inf), out)
     out = xp.where(pole | (s == 1), xp.full_like(out, math.inf), out)
     out = xp.where(bad, xp.full_like(out, math.nan), out)
     return xp.where(xp.isnan(s) | xp.isnan(q), s + q, out)

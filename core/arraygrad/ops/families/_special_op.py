@@ -46,12 +46,18 @@ def unary_op(name: str, rule: Any, data_fn: Callable[[Any, Any], Any],
     return op
 
 
-def binary_operands(name: str, input: Any, other: Any) -> tuple[Any, Any, Any]:
+def binary_operands(name: str, input: Any, other: Any,
+                    tensors_only: bool = False) -> tuple[Any, Any, Any]:
     """``(backend, a, b)``: both operands as native arrays of their promoted floating dtype
-    (a Python number becomes a 0-d array), at least one of them a tensor."""
+    (a Python number becomes a 0-d array), at least one of them a tensor (both, with
+    ``tensors_only``)."""
+    if tensors_only:
+        check_tensor(name, input, 1, "input")
+        check_tensor(name, other, 2, "other")
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
-        raise TypeError(f"{name}(): expected at least one Tensor argument, got "
-                        f"{type(input).__name__} and {type(other).__name__}")
+        raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                        f"({type(input).__name__}, {type(other).__name__}): at least one "
+                        "Tensor is expected")
     for value in (input, other):
         if not isinstance(value, (Tensor, Number)) or isinstance(value, bool):
             raise TypeError(f"{name}(): expected a Tensor or a number, got "
@@ -64,16 +70,26 @@ def binary_operands(name: str, input: Any, other: Any) -> tuple[Any, Any, Any]:
     return backend, a, b
 
 
-def binary_op(name: str, rule: Any, data_fn: Callable[[Any, Any, Any], Any], doc: str,
-              polynomial: bool = False) -> Callable[[Any, Any], Tensor]:
+def binary_op(name: str, rules: Any, data_fn: Callable[[Any, Any, Any], Any], doc: str,
+              polynomial: bool = False, tensors_only: bool = False,
+              label: str | None = None) -> Callable[[Any, Any], Tensor]:
     """The float binary op ``name(input, other)`` (tensors or numbers, broadcast and promoted):
-    ``data_fn(xp, a, b)`` (or the kernel registered under ``name``), recorded by ``rule``
-    (None: not differentiable). ``polynomial``: the arguments are PyTorch's ``(x, n)``."""
+    ``data_fn(xp, a, b)`` (or the kernel registered under ``name``), recorded by ``rules``:
+    None (not differentiable), one rule, or three (PyTorch's node for two tensors, for a
+    number first, for a number second: ``XlogyBackward0/1/2``). ``polynomial``: the arguments
+    are PyTorch's ``(x, n)``; ``tensors_only``: numbers are refused (``igamma``); ``label``:
+    the function's name in messages (default ``name``)."""
+    shown = label or name
+    if rules is not None and not isinstance(rules, tuple):
+        rules = (rules, rules, rules)
+
     def compute(input: Any, other: Any) -> Tensor:
-        backend, a, b = binary_operands(name, input, other)
+        backend, a, b = binary_operands(shown, input, other, tensors_only)
         data = dispatch_kernel(name, backend, lambda p, q: data_fn(backend.xp, p, q), a, b)
-        if rule is None:
+        if rules is None:
             return wrap(data, backend)
+        rule = rules[0 if isinstance(input, Tensor) and isinstance(other, Tensor)
+                     else 1 if isinstance(other, Tensor) else 2]
         return rule.record(data, backend, (input, other))
 
     def of_x_n(x: Any, n: Any) -> Tensor:
@@ -83,6 +99,6 @@ def binary_op(name: str, rule: Any, data_fn: Callable[[Any, Any, Any], Any], doc
         return compute(input, other)
 
     op = of_x_n if polynomial else of_input_other
-    op.__name__ = op.__qualname__ = name
+    op.__name__ = op.__qualname__ = label or name
     op.__doc__ = doc
     return op

@@ -22,7 +22,8 @@ from arraygrad.ops.rule import ELEMENTWISE, defop
 from arraygrad.plugins.registry import dispatch_kernel
 from arraygrad.tensor import Tensor
 
-__all__ = ["lgamma", "digamma", "polygamma", "mvlgamma", "igamma", "igammac", "zeta",
+__all__ = ["lgamma", "digamma", "polygamma", "mvlgamma", "igamma", "igammac", "gammainc",
+           "gammaincc", "zeta",
            "FUNCTIONS", "METHODS", "INPLACE"]
 
 LGAMMA = defop("LgammaBackward0", jvp=ELEMENTWISE, saves=("self",),
@@ -78,7 +79,7 @@ MVLGAMMA = defop("MvlgammaBackward0", jvp=ELEMENTWISE, saves=("self",), params=(
 
 def mvlgamma(input: Tensor, p: int) -> Tensor:
     """The multivariate log-gamma function of dimension ``p``:
-    ``sum_{j<p} lgamma(x - j/2) + p (p-1)/4 log(pi)``; every element must exceed (p-1)/2."""
+    ``sum_{j<p} lgamma(x - j/2) + p (p-1)/4 log(pi)``."""
     check_tensor("mvlgamma", input)
     if isinstance(p, bool) or not isinstance(p, int):
         raise TypeError(f"mvlgamma(): argument 'p' (position 2) must be int, not "
@@ -88,8 +89,7 @@ def mvlgamma(input: Tensor, p: int) -> Tensor:
     backend = input._backend
     xp = backend.xp
     x = to_float_data(input)
-    if not bool(xp.all(x > (p - 1) / 2.0)):
-        raise RuntimeError("All elements must be greater than (p-1)/2")
+    # PyTorch 2.13 checks no domain: x <= (p-1)/2 reaches a pole of lgamma (inf) or beyond
     return MVLGAMMA.record(_gamma.mvlgamma(xp, x, p), backend, (input,), p=p)
 
 
@@ -113,10 +113,19 @@ IGAMMAC = defop("IgammacBackward0", jvp=ELEMENTWISE, inputs=("self", "other"), s
                 vjp=(_not_implemented("igammac: input"), lambda g, n: -_igamma_x_grad(g, n)))
 
 igamma = binary_op("igamma", IGAMMA, _igamma.igamma,
-                   "The regularized lower incomplete gamma function ``P(input, other)``.")
+                   "The regularized lower incomplete gamma function ``P(input, other)``.",
+                   tensors_only=True)
 igammac = binary_op("igammac", IGAMMAC, _igamma.igammac,
                     "The regularized upper incomplete gamma function ``Q(input, other) = "
-                    "1 - P(input, other)``.")
+                    "1 - P(input, other)``.", tensors_only=True)
+gammainc = binary_op("igamma", IGAMMA, _igamma.igamma,
+                     "``torch.special.gammainc``: the regularized lower incomplete gamma "
+                     "function ``P(input, other)`` (``igamma``).", tensors_only=True,
+                     label="special_gammainc")
+gammaincc = binary_op("igammac", IGAMMAC, _igamma.igammac,
+                      "``torch.special.gammaincc``: the regularized upper incomplete gamma "
+                      "function ``Q(input, other)`` (``igammac``).", tensors_only=True,
+                      label="special_gammaincc")
 
 
 def _zeta_q_grad(g: Tensor, node: Any) -> Tensor:
@@ -125,8 +134,9 @@ def _zeta_q_grad(g: Tensor, node: Any) -> Tensor:
     return g * -x * zeta(x + 1, q)
 
 
-ZETA = defop("SpecialZetaBackward0", jvp=ELEMENTWISE, inputs=("self", "other"), saves=("self", "other"),
-             vjp=(_not_implemented("zeta"), _zeta_q_grad))
+ZETA = tuple(defop(f"SpecialZetaBackward{i}", jvp=ELEMENTWISE, inputs=("self", "other"),
+                   saves=("self", "other"), vjp=(_not_implemented("zeta"), _zeta_q_grad))
+             for i in range(3))
 zeta = binary_op("zeta", ZETA, _gamma.zeta,
                  "The Hurwitz zeta function ``sum_k (other + k)^-input``.")
 

@@ -64,6 +64,11 @@ LOGIT = defop("LogitBackward0", jvp=ELEMENTWISE, key="core.logit", saves=("self"
               vjp=(_logit_grad,))
 
 
+@quieted
+def _logit_data(xp: Any, x: Any) -> Any:
+    return xp.log(x / (1.0 - x))  # +-inf at 1 and 0, as PyTorch (no warning)
+
+
 def logit(input: Tensor, eps: float | None = None) -> Tensor:
     """``log(x / (1 - x))``; with ``eps``, ``x`` is first clamped to ``[eps, 1 - eps]``
     (gradient 0 outside that range)."""
@@ -75,16 +80,17 @@ def logit(input: Tensor, eps: float | None = None) -> Tensor:
         eps = float(eps)
         lo, hi = xp.asarray(eps, dtype=x.dtype), xp.asarray(1.0 - eps, dtype=x.dtype)
         x = xp.where(x < lo, lo, xp.where(x > hi, hi, x))  # where(), not clip: NaN stays NaN
-    return LOGIT.record(xp.log(x / (1.0 - x)), backend, (input,), eps=eps)
+    return LOGIT.record(_logit_data(xp, x), backend, (input,), eps=eps)
 
 
-XLOGY = defop("XlogyBackward0", jvp=ELEMENTWISE, key="core.xlogy", inputs=("self", "other"),
-              saves=("self", "other"), vjp=(
-                  # PyTorch's d/dself: log(other) everywhere except where self == 0 and
-                  # other <= 0 (there 0, the subgradient of the 0 * log(0) convention)
-                  lambda g, n: ew.where((n.self == 0) & (n.other <= 0), g * 0,
-                                        xlogy(g, n.other)),
-                  lambda g, n: g * n.self / n.other))
+XLOGY = tuple(defop(f"XlogyBackward{i}", jvp=ELEMENTWISE, inputs=("self", "other"),
+                    saves=("self", "other"), vjp=(
+                        # PyTorch's d/dself: log(other) everywhere except where self == 0 and
+                        # other <= 0 (there 0, the subgradient of the 0 * log(0) convention)
+                        lambda g, n: ew.where((n.self == 0) & (n.other <= 0), g * 0,
+                                              xlogy(g, n.other)),
+                        lambda g, n: g * n.self / n.other))
+              for i in range(3))
 
 
 @quieted
@@ -98,12 +104,13 @@ xlogy = binary_op("xlogy", XLOGY, _xlogy_data,
                   "either may be a Python number.")
 
 
-XLOG1PY = defop("SpecialXlog1PyBackward0", jvp=ELEMENTWISE, inputs=("self", "other"),
-                saves=("self", "other"), vjp=(
-                    # PyTorch's: log1p(other), but 0 where self == 0 and other <= -1
-                    lambda g, n: ew.where((n.self == 0) & (n.other <= -1), g * 0,
-                                          xlog1py(g, n.other)),
-                    lambda g, n: g * n.self / (n.other + 1)))
+XLOG1PY = tuple(defop(f"SpecialXlog1PyBackward{i}", jvp=ELEMENTWISE, inputs=("self", "other"),
+                      saves=("self", "other"), vjp=(
+                          # PyTorch's: log1p(other), but 0 where self == 0 and other <= -1
+                          lambda g, n: ew.where((n.self == 0) & (n.other <= -1), g * 0,
+                                                xlog1py(g, n.other)),
+                          lambda g, n: g * n.self / (n.other + 1)))
+                for i in range(3))
 
 
 @quieted
