@@ -5,6 +5,8 @@ edges, where finite differences are meaningless."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import arraygrad as ag
 from arraygrad.conformance.cases._make import case
 
@@ -12,7 +14,7 @@ NO_GRAD = ("forward", "dtypes", "devices")  # PyTorch does not differentiate the
 S = ag.special
 
 
-def _unary(op, fn, low, high, **kw):
+def _unary(op: str, fn: Any, low: float, high: float, **kw: Any) -> Any:
     return case(op, "basic", fn, [(2, 3)], low=low, high=high, **kw)
 
 

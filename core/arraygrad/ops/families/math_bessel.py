@@ -39,14 +39,14 @@ def _over_x(x: Tensor, at_zero: float, fn: Callable[[Tensor], Tensor]) -> Tensor
 # i1'(x) = i0(x) - i1(x)/x, 1/2 at 0
 I1 = defop("SpecialI1Backward0", jvp=ELEMENTWISE, saves=("self",),
            vjp=(lambda g, n: g * _over_x(n.self, 0.5, lambda x: i0(x) - i1(x) / x),))
-i1 = unary_op("i1", I1, _bessel.i1,
+i1: Callable[[Tensor], Tensor] = unary_op("i1", I1, _bessel.i1,
               "The modified Bessel function of the first kind, order 1, elementwise.")
 
 # i1e'(x) = i0e(x) - i1e(x) (sign(x) + 1/x), 1/2 at 0
 I1E = defop("SpecialI1EBackward0", jvp=ELEMENTWISE, saves=("self",),
             vjp=(lambda g, n: g * _over_x(
                 n.self, 0.5, lambda x: i0e(x) - i1e(x) * (ew.sign(x) + 1 / x)),))
-i1e = unary_op("i1e", I1E, _bessel.i1e,
+i1e: Callable[[Tensor], Tensor] = unary_op("i1e", I1E, _bessel.i1e,
                "The exponentially scaled ``exp(-|x|) I1(x)``, elementwise.")
 
 NOT_DIFFERENTIABLE: dict[str, Callable[[Tensor], Tensor]] = {

@@ -33,7 +33,7 @@ lgamma = unary_op("lgamma", LGAMMA, _gamma.lgamma,
 
 DIGAMMA = defop("DigammaBackward0", jvp=ELEMENTWISE, saves=("self",),
                 vjp=(lambda g, n: g * polygamma(1, n.self),))
-digamma = unary_op("digamma", DIGAMMA, _gamma.digamma,
+digamma: Callable[[Tensor], Tensor] = unary_op("digamma", DIGAMMA, _gamma.digamma,
                    "The digamma function ``psi(x) = d/dx lgamma(x)``, elementwise.")
 
 POLYGAMMA = defop("PolygammaBackward0", jvp=ELEMENTWISE, saves=("self",), params=("n",),

@@ -15,6 +15,7 @@ from arraygrad.ops._special import normal as _normal
 from arraygrad.ops._special._common import widened
 from arraygrad.ops.families._special_op import unary_op
 from arraygrad.ops.rule import ELEMENTWISE, defop
+from arraygrad.tensor import Tensor
 
 __all__ = ["ndtr", "log_ndtr", "ndtri", "erfcx", "FUNCTIONS"]
 
@@ -42,7 +43,7 @@ ndtri = unary_op("ndtri", NDTRI, _normal.ndtri,
 
 ERFCX = defop("SpecialErfcxBackward0", jvp=ELEMENTWISE, saves=("self", "result"),
               vjp=(lambda g, n: g * (2 * n.self * n.result - _TWO_OVER_SQRT_PI),))
-erfcx = unary_op("erfcx", ERFCX, widened(erfcx_data),
+erfcx: Callable[[Tensor], Tensor] = unary_op("erfcx", ERFCX, widened(erfcx_data),
                  "The scaled complementary error function ``exp(x^2) erfc(x)``, elementwise.")
 
 FUNCTIONS: dict[str, Callable[..., Any]] = {}

@@ -99,7 +99,7 @@ def _xlogy_data(xp: Any, a: Any, b: Any) -> Any:
     return xp.where(xp.isnan(b), b + a, xp.where(a == 0, xp.zeros_like(prod), prod))
 
 
-xlogy = binary_op("xlogy", XLOGY, _xlogy_data,
+xlogy: Callable[[Any, Any], Tensor] = binary_op("xlogy", XLOGY, _xlogy_data,
                   "``input * log(other)``, 0 where ``input == 0`` (unless ``other`` is NaN); "
                   "either may be a Python number.")
 
@@ -119,7 +119,7 @@ def _xlog1py_data(xp: Any, a: Any, b: Any) -> Any:
     return xp.where(xp.isnan(b), b + a, xp.where(a == 0, xp.zeros_like(prod), prod))
 
 
-xlog1py = binary_op("xlog1py", XLOG1PY, _xlog1py_data,
+xlog1py: Callable[[Any, Any], Tensor] = binary_op("xlog1py", XLOG1PY, _xlog1py_data,
                     "``input * log1p(other)``, 0 where ``input == 0`` (unless ``other`` is "
                     "NaN); either may be a Python number.")
 
