@@ -134,8 +134,8 @@ def numel(input: Tensor) -> _builtins.int:
 __version__ = "0.1.0"
 
 
-_LAZY_SUBMODULES = ("nn", "optim", "utils", "special", "viz", "conformance", "linalg", "onnx",
-                    "serialization", "distributed", "func")
+_LAZY_SUBMODULES = ("nn", "optim", "utils", "special", "distributions", "viz", "conformance",
+                    "linalg", "onnx", "serialization", "distributed", "func")
 _LAZY_FUNCTIONS = {"compile": "arraygrad.compiler", "save": "arraygrad.serialization", "load": "arraygrad.serialization",
                    "save_safetensors": "arraygrad.serialization",
                    "load_safetensors": "arraygrad.serialization",
