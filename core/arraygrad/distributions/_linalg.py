@@ -16,7 +16,10 @@ def batch_mv(bmat: Tensor, bvec: Tensor) -> Tensor:
 
 
 def solve_lower(tril: Tensor, rhs: Tensor) -> Tensor:
-    """``tril^-1 @ rhs`` for lower triangular ``tril`` (batches broadcast), differentiable."""
+    """``tril^-1 @ rhs`` for lower triangular ``tril`` (batches broadcast), differentiable;
+    only the lower triangle is read (its upper entries get no gradient, as PyTorch's
+    ``solve_triangular``)."""
+    tril = tril.tril()
     shape = ag.broadcast_shapes(tuple(tril.shape[:-2]), tuple(rhs.shape[:-2]))
     return ag.linalg.solve(tril.expand(*shape, *tril.shape[-2:]),
                            rhs.expand(*shape, *rhs.shape[-2:]))

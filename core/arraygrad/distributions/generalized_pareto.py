@@ -108,6 +108,7 @@ class GeneralizedPareto(Distribution):
     @constraints.dependent_property(is_discrete=False, event_dim=0)
     def support(self) -> Any:
         lower = self.loc
-        upper = ag.where(self.concentration < 0, lower - self.scale / self.concentration,
-                         math.inf)
+        negative = self.concentration < 0
+        safe = ag.where(negative, self.concentration, -1.0)  # no division by a zero xi
+        upper = ag.where(negative, lower - self.scale / safe, math.inf)
         return constraints.interval(lower, upper)
