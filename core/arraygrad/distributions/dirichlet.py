@@ -19,8 +19,9 @@ __all__ = ["Dirichlet"]
 
 class _Dirichlet(Function):
     """A Dirichlet draw whose backward is the implicit reparameterisation gradient:
-    ``d x_j / d a_i = g_i (delta_ij - x_j)``, ``g_i`` the gradient of ``x_i`` in its own
-    concentration with the total held fixed (as PyTorch's ``_Dirichlet``)."""
+    ``d x_j / d a_i = g_i (delta_ij - x_j)`` with ``g_i = _dirichlet_grad`` (as PyTorch's
+    ``_Dirichlet``): moving a_i moves x_i along its Beta marginal and scales the other
+    components, whose ratios do not depend on a_i."""
 
     @staticmethod
     def forward(ctx: Any, concentration: Tensor) -> Tensor:

@@ -7,11 +7,11 @@ approximations; here the CDF's parameter derivative is summed from its series, t
 
 * Gamma: ``P(a, x) = sum_n e^-x x^(a+n) / Gamma(a+n+1)``, whose terms' a-derivatives are
   ``log x - psi(a+n+1)`` times the term;
-* Beta, along ``(da, db) = (1, -1)`` (the Dirichlet's marginal with the total held fixed):
-  ``I_y(p, q) = y^p (1-y)^q / (p B(p, q)) sum_n (p+q)_n / (p+1)_n y^n``, whose terms' p- and
-  q-derivatives are ``log y + psi(p+q+n) - psi(p+1+n)`` and ``log(1-y) - psi(q) + psi(p+q+n)``
-  times the term, evaluated on the side of the mean where the series converges fast
-  (``I_x(a, b) = 1 - I_(1-x)(b, a)``).
+* Beta, in its first parameter (a Dirichlet component's marginal, the other concentrations
+  held fixed): ``I_y(p, q) = y^p (1-y)^q / (p B(p, q)) sum_n (p+q)_n / (p+1)_n y^n``, whose
+  terms' p- and q-derivatives are ``log y + psi(p+q+n) - psi(p+1+n)`` and
+  ``log(1-y) - psi(q) + psi(p+q+n)`` times the term, evaluated on the side of the mean where
+  the series converges fast (``I_x(a, b) = 1 - I_(1-x)(b, a)``).
 
 Both are exact to float64 rounding where the sample is not in a far tail (F or 1 - F above
 about 1e-10, i.e. every sample but about one in 1e10).
@@ -78,8 +78,9 @@ def gamma_grad(xp: Any, a: Any, x: Any) -> Any:
     return xp.where(ok, out, xp.full_like(out, math.nan))
 
 
-def _beta_directional(xp: Any, y: Any, p: Any, q: Any, dp: float, dq: float) -> Any:
-    """``(dp d/dp + dq d/dq) I_y(p, q)`` by the series (fast for y below the mean)."""
+def _beta_directional(xp: Any, y: Any, p: Any, q: Any, dp: Any, dq: Any) -> Any:
+    """``(dp d/dp + dq d/dq) I_y(p, q)`` by the series (fast for y below the mean); ``dp`` and
+    ``dq`` are arrays (per lane)."""
     log_y, log_1my = xp.log(y), xp.log1p(-y)
     log_pre = (p * log_y + q * log_1my - xp.log(p)
                - (lgamma(xp, p) + lgamma(xp, q) - lgamma(xp, p + q)))
@@ -105,8 +106,9 @@ def _beta_directional(xp: Any, y: Any, p: Any, q: Any, dp: float, dq: float) -> 
 
 @widened
 def beta_grad(xp: Any, x: Any, a: Any, total: Any) -> Any:
-    """``dx/da`` of a Beta(a, total - a) sample ``x`` with ``total`` held fixed: the gradient
-    of a Dirichlet sample's component in its own concentration."""
+    """PyTorch's ``_dirichlet_grad``: for a Dirichlet sample's component x (its marginal a
+    Beta(a, total - a)), ``dx/da`` with the other concentrations held fixed, divided by
+    ``1 - x`` -- so that ``dx_j/da_i = g_i (delta_ij - x_j)`` for the whole sample."""
     x, a, total = xp.broadcast_arrays(x, a, total)
     b = total - a
     ok = (a > 0) & (b > 0) & (x > 0) & (x < 1)
@@ -114,14 +116,14 @@ def beta_grad(xp: Any, x: Any, a: Any, total: Any) -> Any:
     b = guarded(xp, ok, b, 1.0)
     x = guarded(xp, ok, x, 0.5)
     left = x <= a / (a + b)
-    # I_x(a, b) = 1 - I_(1-x)(b, a): the same directional derivative, on the other side
+    # d/da I_x(a, b) at fixed b; on the right, I_x(a, b) = 1 - I_(1-x)(b, a), whose
+    # a-derivative is -d/dq I_(1-x)(p = b, q = a)
     y = xp.where(left, x, 1.0 - x)
     p = xp.where(left, a, b)
     q = xp.where(left, b, a)
-    # along (da, db) = (1, -1): on the right, d/de [1 - I_(1-x)(b - e, a + e)] is again
-    # (d/dp - d/dq) I_(1-x)(p, q) at p = b, q = a
-    dcdf = _beta_directional(xp, y, p, q, 1.0, -1.0)
+    one, zero = xp.ones_like(x), xp.zeros_like(x)
+    dcdf = _beta_directional(xp, y, p, q, xp.where(left, one, zero), xp.where(left, zero, -one))
     log_density = ((a - 1.0) * xp.log(x) + (b - 1.0) * xp.log1p(-x)
                    - (lgamma(xp, a) + lgamma(xp, b) - lgamma(xp, a + b)))
-    out = -dcdf / xp.exp(log_density)
+    out = -dcdf / (xp.exp(log_density) * (1.0 - x))
     return xp.where(ok, out, xp.full_like(out, math.nan))

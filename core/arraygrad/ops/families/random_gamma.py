@@ -116,8 +116,10 @@ def _sample_dirichlet(input: Tensor, generator: Generator | None = None) -> Tens
 
 
 def _dirichlet_grad(x: Tensor, alpha: Tensor, total: Tensor) -> Tensor:
-    """``d x_i / d alpha_i`` of a Dirichlet sample's component, its marginal a
-    Beta(alpha_i, total_i - alpha_i) with the total held fixed; no graph."""
+    """``g_i = (d x_i / d alpha_i) / (1 - x_i)`` for a Dirichlet sample's component x_i (its
+    marginal a Beta(alpha_i, total_i - alpha_i), the other concentrations held fixed), so that
+    ``d x_j / d alpha_i = g_i (delta_ij - x_j)``; exact, where PyTorch's approximates; no
+    graph."""
     for i, t in enumerate((x, alpha, total)):
         check_tensor("_dirichlet_grad", t, i + 1)
     backend = x._backend
