@@ -43,7 +43,7 @@ class Bernoulli(ExponentialFamily):
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Bernoulli":
         new = self._expanded(Bernoulli, batch_shape, _instance, ("probs", "logits"))
         new._param = new.probs if "probs" in self.__dict__ else new.logits
-        return new  # type: ignore[no-any-return]
+        return new
 
     def _new(self, *args: Any) -> Tensor:
         return self._param.new_empty(*args)

@@ -47,7 +47,7 @@ class Binomial(Distribution):
         new = self._expanded(Binomial, batch_shape, _instance,
                              ("total_count", "probs", "logits"))
         new._param = new.probs if "probs" in self.__dict__ else new.logits
-        return new  # type: ignore[no-any-return]
+        return new
 
     def _new(self, *args: Any) -> Tensor:
         return self._param.new_empty(*args)

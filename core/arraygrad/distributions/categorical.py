@@ -46,7 +46,7 @@ class Categorical(Distribution):
         new = self._expanded(Categorical, batch_shape, _instance, ("probs", "logits"))
         new._param = new.probs if "probs" in self.__dict__ else new.logits
         new._num_events = self._num_events
-        return new  # type: ignore[no-any-return]
+        return new
 
     def _new(self, *args: Any) -> Tensor:
         return self._param.new_empty(*args)

@@ -52,7 +52,7 @@ class ContinuousBernoulli(ExponentialFamily):
         new = self._expanded(ContinuousBernoulli, batch_shape, _instance, ("probs", "logits"))
         new._lims = self._lims
         new._param = new.probs if "probs" in self.__dict__ else new.logits
-        return new  # type: ignore[no-any-return]
+        return new
 
     def _new(self, *args: Any) -> Tensor:
         return self._param.new_empty(*args)

@@ -24,7 +24,8 @@ class _Dirichlet(Function):
     components, whose ratios do not depend on a_i."""
 
     @staticmethod
-    def forward(ctx: Any, concentration: Tensor) -> Tensor:
+    def forward(ctx: Any, *args: Any, **kwargs: Any) -> Tensor:  # type: ignore[override]
+        (concentration,) = args
         x = _sample_dirichlet(concentration)
         ctx.save_for_backward(x, concentration)
         return x

@@ -15,6 +15,17 @@ from arraygrad.tensor import Size, Tensor
 __all__ = ["Distribution"]
 
 
+def _custom_init(kind: type, base: type) -> bool:
+    """Whether a class between ``kind`` and ``base`` (inclusive of ``kind``) defines its own
+    ``__init__``: such a subclass must define ``expand`` too."""
+    for klass in kind.__mro__:
+        if klass is base:
+            return False
+        if "__init__" in vars(klass):
+            return True
+    return False
+
+
 class Distribution:
     """The abstract base class of probability distributions.
 
@@ -202,7 +213,7 @@ class Distribution:
         return new
 
     def _get_checked_instance(self, cls: type, _instance: Any = None) -> Any:
-        if _instance is None and type(self).__init__ != cls.__init__:
+        if _instance is None and _custom_init(type(self), cls):
             raise NotImplementedError(
                 f"Subclass {self.__class__.__name__} of {cls.__name__} that defines a custom "
                 "__init__ method must also define a custom .expand() method.")

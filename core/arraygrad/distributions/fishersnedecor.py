@@ -38,7 +38,7 @@ class FisherSnedecor(Distribution):
         new = self._expanded(FisherSnedecor, batch_shape, _instance, ("df1", "df2"))
         new._gamma1 = self._gamma1.expand(batch_shape)
         new._gamma2 = self._gamma2.expand(batch_shape)
-        return new  # type: ignore[no-any-return]
+        return new
 
     @property
     def mean(self) -> Tensor:

@@ -42,7 +42,7 @@ class Independent(Distribution):
         new.reinterpreted_batch_ndims = self.reinterpreted_batch_ndims
         super(Independent, new).__init__(batch_shape, self.event_shape, validate_args=False)
         new._validate_args = self._validate_args
-        return new  # type: ignore[no-any-return]
+        return new
 
     @property
     def has_rsample(self) -> bool:  # type: ignore[override]

@@ -50,7 +50,7 @@ class LKJCholesky(Distribution):
         new._beta = self._beta.expand(tuple(batch_shape) + (self.dim,))
         super(LKJCholesky, new).__init__(batch_shape, self.event_shape, validate_args=False)
         new._validate_args = self._validate_args
-        return new  # type: ignore[no-any-return]
+        return new
 
     def sample(self, sample_shape: Any = Size()) -> Tensor:
         with ag.no_grad():

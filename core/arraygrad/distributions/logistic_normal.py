@@ -36,9 +36,11 @@ class LogisticNormal(TransformedDistribution):
     @property
     def loc(self) -> Tensor:
         """The normal's mean."""
-        return self.base_dist.base_dist.loc  # type: ignore[attr-defined, no-any-return]
+        normal: Normal = self.base_dist.base_dist  # type: ignore[assignment]
+        return normal.loc
 
     @property
     def scale(self) -> Tensor:
         """The normal's standard deviation."""
-        return self.base_dist.base_dist.scale  # type: ignore[attr-defined, no-any-return]
+        normal: Normal = self.base_dist.base_dist  # type: ignore[assignment]
+        return normal.scale

@@ -90,7 +90,7 @@ class LowRankMultivariateNormal(Distribution):
         super(LowRankMultivariateNormal, new).__init__(batch_shape, self.event_shape,
                                                        validate_args=False)
         new._validate_args = self._validate_args
-        return new  # type: ignore[no-any-return]
+        return new
 
     def _matrix_shape(self) -> tuple[int, ...]:
         return tuple(self._batch_shape) + tuple(self._event_shape) + tuple(self._event_shape)
@@ -104,7 +104,7 @@ class LowRankMultivariateNormal(Distribution):
         return self.loc
 
     @lazy_property
-    def variance(self) -> Tensor:  # type: ignore[override]
+    def variance(self) -> Tensor:
         return (self._unbroadcasted_cov_factor.pow(2).sum(-1)
                 + self._unbroadcasted_cov_diag).expand(*self._batch_shape, *self._event_shape)
 

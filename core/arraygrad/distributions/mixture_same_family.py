@@ -61,7 +61,7 @@ class MixtureSameFamily(Distribution):
         super(MixtureSameFamily, new).__init__(batch_shape=batch_shape, event_shape=event_shape,
                                                validate_args=False)
         new._validate_args = self._validate_args
-        return new  # type: ignore[no-any-return]
+        return new
 
     @constraints.dependent_property
     def support(self) -> Any:

@@ -51,7 +51,7 @@ class Multinomial(Distribution):
         new._binomial = Binomial(total_count=self.total_count, probs=new._categorical.probs)
         super(Multinomial, new).__init__(batch_shape, self.event_shape, validate_args=False)
         new._validate_args = self._validate_args
-        return new  # type: ignore[no-any-return]
+        return new
 
     def _new(self, *args: Any) -> Tensor:
         return self._categorical._new(*args)

@@ -72,7 +72,7 @@ class MultivariateNormal(Distribution):
         super(MultivariateNormal, new).__init__(batch_shape, self.event_shape,
                                                 validate_args=False)
         new._validate_args = self._validate_args
-        return new  # type: ignore[no-any-return]
+        return new
 
     def _matrix_shape(self) -> tuple[int, ...]:
         return tuple(self._batch_shape) + tuple(self._event_shape) + tuple(self._event_shape)

@@ -44,7 +44,7 @@ class LogitRelaxedBernoulli(Distribution):
         new = self._expanded(LogitRelaxedBernoulli, batch_shape, _instance, ("probs", "logits"))
         new.temperature = self.temperature
         new._param = new.probs if "probs" in self.__dict__ else new.logits
-        return new  # type: ignore[no-any-return]
+        return new
 
     def _new(self, *args: Any) -> Tensor:
         return self._param.new_empty(*args)

@@ -48,7 +48,7 @@ class StudentT(Distribution):
     def expand(self, batch_shape: Any, _instance: Any = None) -> "StudentT":
         new = self._expanded(StudentT, batch_shape, _instance, ("df", "loc", "scale"))
         new._chi2 = self._chi2.expand(batch_shape)
-        return new  # type: ignore[no-any-return]
+        return new
 
     def rsample(self, sample_shape: Any = Size()) -> Tensor:
         # X ~ Normal(0, 1), Z ~ Chi2(df): Y = X / sqrt(Z / df) ~ StudentT(df)

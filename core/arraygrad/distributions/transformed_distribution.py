@@ -71,7 +71,7 @@ class TransformedDistribution(Distribution):
         super(TransformedDistribution, new).__init__(batch_shape, self.event_shape,
                                                      validate_args=False)
         new._validate_args = self._validate_args
-        return new  # type: ignore[no-any-return]
+        return new
 
     @constraints.dependent_property(is_discrete=False)
     def support(self) -> Any:

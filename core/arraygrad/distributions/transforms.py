@@ -240,11 +240,11 @@ class ComposeTransform(Transform):
         return codomain
 
     @lazy_property
-    def bijective(self) -> bool:  # type: ignore[override]
+    def bijective(self) -> bool:
         return all(p.bijective for p in self.parts)
 
     @lazy_property
-    def sign(self) -> Any:  # type: ignore[override]
+    def sign(self) -> Any:
         sign: Any = 1
         for p in self.parts:
             sign = sign * p.sign
@@ -460,7 +460,7 @@ class PowerTransform(Transform):
         return PowerTransform(self.exponent, cache_size=cache_size)
 
     @lazy_property
-    def sign(self) -> Any:  # type: ignore[override]
+    def sign(self) -> Any:
         return self.exponent.sign()
 
     def __eq__(self, other: object) -> bool:
@@ -847,7 +847,7 @@ class CatTransform(Transform):
         self.dim = dim
 
     @lazy_property
-    def event_dim(self) -> int:  # type: ignore[override]
+    def event_dim(self) -> int:
         return max(t.event_dim for t in self.transforms)
 
     @lazy_property

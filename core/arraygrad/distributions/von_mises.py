@@ -94,7 +94,7 @@ class VonMises(Distribution):
         return self.loc
 
     @lazy_property
-    def variance(self) -> Tensor:  # type: ignore[override]
+    def variance(self) -> Tensor:
         """The circular variance ``1 - I1(k) / I0(k)``."""
         k = self.concentration
         return 1 - ag.special.i1e(k) / ag.special.i0e(k)

@@ -39,7 +39,7 @@ class Weibull(TransformedDistribution):
                       AffineTransform(loc=0, scale=new.scale)]
         super(Weibull, new).__init__(base_dist, transforms, validate_args=False)
         new._validate_args = self._validate_args
-        return new  # type: ignore[no-any-return]
+        return new
 
     @property
     def mean(self) -> Tensor:

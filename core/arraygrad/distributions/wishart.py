@@ -37,13 +37,17 @@ class Wishart(ExponentialFamily):
     ``rsample`` is the Bartlett decomposition (reparameterised through the chi-squared
     draws)."""
 
-    arg_constraints = {"covariance_matrix": constraints.positive_definite,
-                       "precision_matrix": constraints.positive_definite,
-                       "scale_tril": constraints.lower_cholesky,
-                       "df": constraints.greater_than(0)}
     support = constraints.positive_definite
     has_rsample = True
     _mean_carrier_measure = 0
+
+    @property
+    def arg_constraints(self) -> dict[str, constraints.Constraint]:
+        return {"covariance_matrix": constraints.positive_definite,
+                "precision_matrix": constraints.positive_definite,
+                "scale_tril": constraints.lower_cholesky,
+                # df must exceed p - 1, p this instance's dimension
+                "df": constraints.greater_than(self.event_shape[-1] - 1)}
 
     def __init__(self, df: Any, covariance_matrix: Tensor | None = None,
                  precision_matrix: Tensor | None = None, scale_tril: Tensor | None = None,
@@ -59,7 +63,7 @@ class Wishart(ExponentialFamily):
                              "leading batch dimensions")
         if isinstance(df, Number):
             batch_shape = param.shape[:-2]
-            self.df = ag.tensor(float(df), dtype=param.dtype, device=param.device)
+            self.df = ag.tensor(df, dtype=param.dtype, device=param.device)
         else:
             batch_shape = Size(ag.broadcast_shapes(tuple(param.shape[:-2]), tuple(df.shape)))
             self.df = df.expand(*batch_shape)
@@ -73,9 +77,6 @@ class Wishart(ExponentialFamily):
             self.covariance_matrix = param.expand(*batch_shape, -1, -1)
         else:
             self.precision_matrix = param.expand(*batch_shape, -1, -1)
-        # df must exceed p - 1 for this instance's dimension p
-        self.arg_constraints = {**type(self).arg_constraints,
-                                "df": constraints.greater_than(event_shape[-1] - 1)}
         if bool(self.df.lt(event_shape[-1]).any()):
             warnings.warn("Low df values detected. Singular samples are highly likely to occur "
                           "for ndim - 1 < df < ndim.")
@@ -104,14 +105,13 @@ class Wishart(ExponentialFamily):
         for name in ("covariance_matrix", "scale_tril", "precision_matrix"):
             if name in self.__dict__:
                 setattr(new, name, getattr(self, name).expand(*cov_shape))
-        new.arg_constraints = self.arg_constraints
         p = self._event_shape[-1]
         offsets = ag.arange(p, dtype=new._unbroadcasted_scale_tril.dtype,
                             device=new._unbroadcasted_scale_tril.device)
         new._dist_chi2 = Chi2(df=new.df.unsqueeze(-1) - offsets.expand(*batch_shape, p))
         super(Wishart, new).__init__(batch_shape, self.event_shape, validate_args=False)
         new._validate_args = self._validate_args
-        return new  # type: ignore[no-any-return]
+        return new
 
     def _matrix_shape(self) -> tuple[int, ...]:
         return tuple(self._batch_shape) + tuple(self._event_shape)
