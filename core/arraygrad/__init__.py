@@ -166,6 +166,7 @@ _LAZY_SUBMODULES = (  # one per line: several areas add theirs
     "cpu",
     "cuda",
     "distributed",
+    "distributions",
     "fft",
     "func",
     "functional",
@@ -193,7 +194,7 @@ _LAZY_SUBMODULES = (  # one per line: several areas add theirs
 _LAZY_FUNCTIONS = {"compile": "arraygrad.compiler", "save": "arraygrad.serialization", "load": "arraygrad.serialization",
                    "save_safetensors": "arraygrad.serialization",
                    "load_safetensors": "arraygrad.serialization",
-                   "erf": "arraygrad.nn._ops", "vmap": "arraygrad.func",
+                   "vmap": "arraygrad.func",
                    # PyTorch's ecosystem names (issue 23): jit futures, control flow, segments,
                    # symbolic-size utilities, install paths
                    "fork": "arraygrad.jit", "wait": "arraygrad.jit", "Future": "arraygrad.futures",
