@@ -223,8 +223,8 @@ def __getattr__(name: str) -> Any:
         return getattr(importlib.import_module(_LAZY_FUNCTIONS[name]), name)
     if name in _dtypes.MISSING:  # arraygrad.bfloat16: say why there is none
         raise _dtypes.missing_dtype_error(name)
-    from arraygrad._nn_toplevel_names import NAMES as _nn_toplevel
-    if name in _nn_toplevel:  # torch.conv2d & co.: nn's ops at top level
-        return getattr(importlib.import_module("arraygrad.nn._toplevel"), name)
+    from arraygrad._nn_toplevel_names import MODULE as _nn_home, NAMES as _nn_toplevel
+    if name in _nn_toplevel:  # torch.conv2d & co.: nn's ops at top level, loaded as the
+        return getattr(importlib.import_module(_nn_home), name)  # submodules are (lazily)
     from arraygrad.absences import missing_attribute
     raise missing_attribute("torch", name, "arraygrad")  # with the census's reason when listed
