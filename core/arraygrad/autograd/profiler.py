@@ -497,3 +497,15 @@ def supported_activities() -> set[ProfilerActivity]:
     except Exception:  # noqa: BLE001 - no CUDA backend at all
         pass
     return found
+
+
+def __getattr__(name: str) -> Any:
+    """``Future`` (the profiler module re-exports PyTorch's future class), loaded on first use;
+    the census's reason for a name arraygrad lacks."""
+    if name == "Future":
+        from arraygrad.futures import Future
+
+        return Future
+    from arraygrad.absences import missing_attribute
+
+    raise missing_attribute("torch.autograd.profiler", name, "arraygrad.autograd.profiler")
