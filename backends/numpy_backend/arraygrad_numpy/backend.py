@@ -7,6 +7,7 @@ import sys
 import numpy as np
 
 from arraygrad.backends import Availability, Backend, Generator, ScalarOperands
+from arraygrad.backends.strided import strided_kernels
 
 __all__ = ["NumpyBackend", "NumpyGenerator"]
 
@@ -148,3 +149,11 @@ class NumpyBackend(Backend):
 
     def from_dlpack(self, obj):
         return np.from_dlpack(obj)
+
+    def kernel(self, op_name):
+        # strided views (as_strided, Tensor.unfold) share memory, as PyTorch's do
+        return _KERNELS.get(op_name)
+
+
+_KERNELS = strided_kernels(
+    np.ndarray, lambda a, shape, strides: np.lib.stride_tricks.as_strided(a, shape, strides))
