@@ -121,6 +121,11 @@ def _accept_out() -> None:
 _accept_out()
 
 
+# PyTorch's constants (``torch.pi``, ``x[:, torch.newaxis]``)
+from math import e, inf, nan, pi  # noqa: E402
+newaxis = None
+
+
 def is_tensor(obj: Any) -> _builtins.bool:
     """Whether ``obj`` is an arraygrad Tensor."""
     return isinstance(obj, Tensor)
@@ -135,7 +140,7 @@ __version__ = "0.1.0"
 
 
 _LAZY_SUBMODULES = ("nn", "optim", "utils", "special", "viz", "conformance", "linalg", "onnx",
-                    "serialization", "distributed", "func")
+                    "serialization", "distributed", "func", "_utils")
 _LAZY_FUNCTIONS = {"compile": "arraygrad.compiler", "save": "arraygrad.serialization", "load": "arraygrad.serialization",
                    "save_safetensors": "arraygrad.serialization",
                    "load_safetensors": "arraygrad.serialization",

@@ -127,8 +127,15 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
     return _matmul("mv", input, vec)
 
 
-def dot(input: Tensor, other: Tensor) -> Tensor:
-    """Inner product of two 1-D tensors of the same length."""
+def dot(input: Tensor, other: Tensor | None = None, *, tensor: Tensor | None = None) -> Tensor:
+    """Inner product of two 1-D tensors of the same length (``tensor=``: PyTorch's name of the
+    second)."""
+    if tensor is not None:
+        if other is not None:
+            raise TypeError("dot() got multiple values for argument 'tensor'")
+        other = tensor
+    if other is None:
+        raise TypeError("dot() missing required argument 'tensor'")
     if input.ndim != 1 or other.ndim != 1:
         raise RuntimeError(
             f"dot: 1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")

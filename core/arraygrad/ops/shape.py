@@ -440,8 +440,20 @@ def _split_at(input: Tensor, sizes: list, d: int, rule: Rule, **params: Any) -> 
     return _views_of_parts(outs, input, keys)
 
 
-def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
-    """Split into chunks of a given size, or of the given list of sizes."""
+def split(input: Tensor | None = None, split_size_or_sections: Any = None, dim: int = 0, *,
+          tensor: Tensor | None = None, split_size: Any = None) -> tuple:
+    """Split into chunks of a given size, or of the given list of sizes (PyTorch's keyword
+    names: ``torch.split(tensor=...)``, ``Tensor.split(split_size=...)``)."""
+    if tensor is not None:
+        if input is not None:
+            raise TypeError("split() got multiple values for argument 'tensor'")
+        input = tensor
+    if split_size is not None:
+        if split_size_or_sections is not None:
+            raise TypeError("split() got multiple values for argument 'split_size'")
+        split_size_or_sections = split_size
+    if input is None or split_size_or_sections is None:
+        raise TypeError("split() missing required arguments 'tensor' and 'split_size_or_sections'")
     n = input._data.ndim
     d = _wrap_dim(dim, n, "split")
     length = input._data.shape[d]

@@ -126,6 +126,6 @@ def to(t: Tensor, *args: Any, **kwargs: Any) -> Tensor:
 CLONE = defop("CloneBackward0", jvp=ELEMENTWISE, vjp=(lambda g, n: g,))
 
 
-def clone(t: Tensor) -> Tensor:
-    """A copy of ``t`` with its own memory, still in the graph."""
-    return CLONE.record(t._backend.xp.asarray(t._data, copy=True), t._backend, (t,))
+def clone(input: Tensor) -> Tensor:
+    """A copy of ``input`` with its own memory, still in the graph."""
+    return CLONE.record(input._backend.xp.asarray(input._data, copy=True), input._backend, (input,))
