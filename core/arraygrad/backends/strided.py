@@ -19,7 +19,7 @@ from typing import Any, Callable, Sequence
 __all__ = ["strided_kernels"]
 
 
-def strided_kernels(array_type: type, as_strided: Callable[..., Any]) -> dict[str, Callable[..., Any]]:
+def strided_kernels(array_type: Any, as_strided: Callable[..., Any]) -> dict[str, Callable[..., Any]]:
     """``{"as_strided": ..., "unfold": ..., "view_dtype": ...}`` for ``Backend.kernel`` (see the
     module docstring)."""
 

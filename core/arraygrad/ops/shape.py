@@ -120,7 +120,8 @@ def view(input: Tensor, *sizes: Any, size: Any = None, dtype: Any = None) -> Ten
     """The same memory in a new shape (raises where only a copy could do it, as PyTorch),
     or, given a dtype, read as that dtype (``Tensor.view(dtype)``)."""
     if dtype is None and len(sizes) == 1 and isinstance(sizes[0], _dt.dtype):
-        sizes, dtype = (), sizes[0]
+        dtype = sizes[0]
+        sizes = ()
     if dtype is not None:
         if sizes or size is not None:
             raise TypeError("view() takes either sizes or a dtype, not both")

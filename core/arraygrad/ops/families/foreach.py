@@ -196,6 +196,8 @@ _BINARY = ("mul", "div", "maximum", "minimum", "clamp_max", "clamp_min")
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     **{f"_foreach_{n}": _unary(n, False) for n in _UNARY},
     **{f"_foreach_{n}_": _unary(n, True) for n in _UNARY},
+    # the special plugin's ``Tensor.lgamma`` (no ``lgamma_`` there yet)
+    "_foreach_lgamma": _unary("lgamma", False),
     **{f"_foreach_{n}": _binary(n, False) for n in _BINARY},
     **{f"_foreach_{n}_": _binary(n, True) for n in _BINARY},
     **{f"_foreach_{n}": _binary(n, False, True) for n in ("add", "sub")},

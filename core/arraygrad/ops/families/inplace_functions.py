@@ -26,7 +26,7 @@ def _tensor(op: str, input: Any) -> Tensor:
 def _unary(name: str) -> Callable[[Tensor], Tensor]:
     """``torch.<name>(input)``: ``input.<name>()``."""
     def fn(input: Tensor) -> Tensor:
-        return getattr(_tensor(name, input), name)()  # type: ignore[no-any-return]
+        return getattr(_tensor(name, input), name)()
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"``input.{name}()``: ``{name[:-1]}`` in place; returns ``input``."
@@ -44,33 +44,33 @@ _UNARY = (
 
 def clamp_(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     """``input.clamp_(min, max)``."""
-    return _tensor("clamp_", input).clamp_(min, max)  # type: ignore[no-any-return]
+    return _tensor("clamp_", input).clamp_(min, max)
 
 
 def clip_(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     """``input.clip_(min, max)`` (``clamp_``'s alias)."""
-    return _tensor("clip_", input).clip_(min, max)  # type: ignore[no-any-return]
+    return _tensor("clip_", input).clip_(min, max)
 
 
 def clamp_min_(input: Tensor, min: Any) -> Tensor:
     """``input.clamp_min_(min)``."""
-    return _tensor("clamp_min_", input).clamp_min_(min)  # type: ignore[no-any-return]
+    return _tensor("clamp_min_", input).clamp_min_(min)
 
 
 def clamp_max_(input: Tensor, max: Any) -> Tensor:
     """``input.clamp_max_(max)``."""
-    return _tensor("clamp_max_", input).clamp_max_(max)  # type: ignore[no-any-return]
+    return _tensor("clamp_max_", input).clamp_max_(max)
 
 
 def addmv_(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """``input.addmv_(mat, vec, beta=beta, alpha=alpha)``: ``beta*input + alpha*(mat @ vec)``
     in place."""
-    return _tensor("addmv_", input).addmv_(mat, vec, beta=beta, alpha=alpha)  # type: ignore[no-any-return]
+    return _tensor("addmv_", input).addmv_(mat, vec, beta=beta, alpha=alpha)
 
 
 def fill_(input: Tensor, value: Any) -> Tensor:
     """``input.fill_(value)``."""
-    return _tensor("fill_", input).fill_(value)  # type: ignore[no-any-return]
+    return _tensor("fill_", input).fill_(value)
 
 
 def fill(input: Tensor, value: Any) -> Tensor:
@@ -86,18 +86,18 @@ def fill(input: Tensor, value: Any) -> Tensor:
 
 def index_put_(input: Tensor, indices: Any, values: Any, accumulate: bool = False) -> Tensor:
     """``input.index_put_(indices, values, accumulate)``."""
-    return _tensor("index_put_", input).index_put_(indices, values, accumulate)  # type: ignore[no-any-return]
+    return _tensor("index_put_", input).index_put_(indices, values, accumulate)
 
 
 def nan_to_num_(input: Tensor, nan: Any = 0.0, posinf: Any = None, neginf: Any = None) -> Tensor:
     """``input.nan_to_num_(nan, posinf, neginf)``."""
-    return _tensor("nan_to_num_", input).nan_to_num_(nan, posinf, neginf)  # type: ignore[no-any-return]
+    return _tensor("nan_to_num_", input).nan_to_num_(nan, posinf, neginf)
 
 
 def round_(input: Tensor, *, decimals: int = 0) -> Tensor:
     """``input.round_(decimals=decimals)``."""
     t = _tensor("round_", input)
-    return t.round_(decimals=decimals) if decimals else t.round_()  # type: ignore[no-any-return]
+    return t.round_(decimals=decimals) if decimals else t.round_()
 
 
 def detach(input: Tensor) -> Tensor:
@@ -108,7 +108,7 @@ def detach(input: Tensor) -> Tensor:
 def _binary(name: str) -> Callable[[Tensor, Any], Tensor]:
     """``torch.<name>(input, other)``: ``input.<name>(other)``."""
     def fn(input: Tensor, other: Any) -> Tensor:
-        return getattr(_tensor(name, input), name)(other)  # type: ignore[no-any-return]
+        return getattr(_tensor(name, input), name)(other)
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"``input.{name}(other)``: ``{name[:-1]}`` in place; returns ``input``."

@@ -117,7 +117,7 @@ def range(start: Any, end: Any, step: Any = 1, *, out: Any = None, dtype: Any = 
 def _window(op: str, window_length: int, periodic: bool, dtype: Any, layout: Any, device: Any,
             pin_memory: Any, requires_grad: bool, body: Callable[[Any, Any, int], Any]) -> Tensor:
     """PyTorch's window scaffold: checks, the lengths 0 and 1, ``periodic`` computed as one
-    longer window without its last value. ``body(xp, arange, length)`` makes the window."""
+    longer window without its last value. ``body(backend, arange, length)`` makes the window."""
     if window_length < 0:
         raise RuntimeError(f"{op} requires non-negative window_length, got "
                            f"window_length={window_length}")
@@ -130,7 +130,7 @@ def _window(op: str, window_length: int, periodic: bool, dtype: Any, layout: Any
         data = xp.ones((window_length,), dtype=native)
     else:
         length = window_length + 1 if periodic else window_length
-        data = body(xp, xp.arange(length, dtype=native), length)[:window_length]
+        data = body(backend, xp.arange(length, dtype=native), length)[:window_length]
     return _finish(data, backend, d, requires_grad)
 
 
@@ -141,7 +141,7 @@ def hamming_window(window_length: int, periodic: bool = True, alpha: float = 0.5
     """The generalized Hamming window ``alpha - beta * cos(2 pi n / (N - 1))``."""
     return _window("hamming_window", window_length, periodic, dtype, layout, device, pin_memory,
                    requires_grad,
-                   lambda xp, n, N: alpha - beta * xp.cos(n * (math.pi * 2.0 / (N - 1))))
+                   lambda b, n, N: alpha - beta * b.xp.cos(n * (math.pi * 2.0 / (N - 1))))
 
 
 def hann_window(window_length: int, periodic: bool = True, *, dtype: Any = None,
@@ -150,10 +150,11 @@ def hann_window(window_length: int, periodic: bool = True, *, dtype: Any = None,
     """The Hann window ``0.5 - 0.5 * cos(2 pi n / (N - 1))``."""
     return _window("hann_window", window_length, periodic, dtype, layout, device, pin_memory,
                    requires_grad,
-                   lambda xp, n, N: 0.5 - 0.5 * xp.cos(n * (math.pi * 2.0 / (N - 1))))
+                   lambda b, n, N: 0.5 - 0.5 * b.xp.cos(n * (math.pi * 2.0 / (N - 1))))
 
 
-def _blackman(xp: Any, n: Any, N: int) -> Any:
+def _blackman(backend: Any, n: Any, N: int) -> Any:
+    xp = backend.xp
     w = n * (math.pi / (N - 1))
     return xp.cos(w * 4) * 0.08 - xp.cos(w * 2) * 0.5 + 0.42
 
@@ -166,7 +167,8 @@ def blackman_window(window_length: int, periodic: bool = True, *, dtype: Any = N
                    pin_memory, requires_grad, _blackman)
 
 
-def _bartlett(xp: Any, n: Any, N: int) -> Any:
+def _bartlett(backend: Any, n: Any, N: int) -> Any:
+    xp = backend.xp
     w = n * (2.0 / (N - 1))
     first_half = ((N - 1) >> 1) + 1
     return xp.where(n < first_half, w, 2 - w)
@@ -198,12 +200,14 @@ def kaiser_window(window_length: int, periodic: bool = True, beta: float = 12.0,
                   dtype: Any = None, layout: Any = None, device: Any = None,
                   pin_memory: Any = False, requires_grad: bool = False) -> Tensor:
     """The Kaiser window ``I0(beta * sqrt(1 - ((n - a) / a)**2)) / I0(beta)``, ``a = (N-1)/2``."""
-    def body(xp: Any, n: Any, N: int) -> Any:
-        wide = xp.astype(n, xp.float64) if n.dtype != xp.float64 else n
+    def body(backend: Any, n: Any, N: int) -> Any:
+        xp = backend.xp
+        wide = _work(backend, _dt.float64 if _dt.float64 in backend.supported_dtypes()
+                     else backend.arraygrad_dtype(n.dtype))
+        x = xp.astype(n, wide)
         alpha = (N - 1) / 2.0
-        arg = beta * xp.sqrt(xp.abs(1 - ((wide - alpha) / alpha) ** 2))
-        return xp.astype(_i0(xp, arg) / _i0(xp, xp.asarray(float(beta), dtype=xp.float64)),
-                         n.dtype)
+        arg = beta * xp.sqrt(xp.abs(1 - ((x - alpha) / alpha) ** 2))
+        return xp.astype(_i0(xp, arg) / _i0(xp, xp.asarray(float(beta), dtype=wide)), n.dtype)
 
     return _window("kaiser_window", window_length, periodic, dtype, layout, device, pin_memory,
                    requires_grad, body)

@@ -161,15 +161,11 @@ def _normalized(shape: Sequence[int], strides: Sequence[int]) -> tuple[int, ...]
     return None if is_contiguous(shape, strides) else tuple(strides)
 
 
-def as_strided(input: Tensor, size: Any, stride: Any, storage_offset: int | None = None) -> Tensor:
-    """The view of ``input``'s storage with shape ``size``, strides ``stride`` and first
-    element at ``storage_offset`` (default: ``input``'s own), as ``torch.as_strided``."""
-    if not isinstance(input, Tensor):
-        raise TypeError(f"as_strided(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(input).__name__}")
-    size, stride = _sizes(size, "as_strided", "size"), _sizes(stride, "as_strided", "stride")
-    offset = storage_offset_of(input) if storage_offset is None else int(storage_offset)
-    _check_strided(input, size, stride, offset, "as_strided")
+def _storage_read(input: Tensor, size: tuple[int, ...], stride: tuple[int, ...], offset: int,
+                  positions_needed: bool) -> tuple[Any, bool, Any]:
+    """``(data, shared, positions)``: the elements at storage positions ``offset +
+    sum(i[k] * stride[k])`` of ``input``'s root (``shared``: a view of its memory), and those
+    positions (None when neither the copy nor the caller needs them)."""
     root = input._base if input._base is not None else input
     backend = root._backend
     xp = backend.xp
@@ -179,17 +175,29 @@ def as_strided(input: Tensor, size: Any, stride: Any, storage_offset: int | None
                                size, stride, offset)
     shared = data is not None
     positions = None
-    if not shared or _recording(input):
+    if not shared or positions_needed:
         positions = _strided_positions(xp, _int64(backend), offset, size, stride)
     if not shared:
         storage = xp.reshape(root._data, (-1,))
         if root._strides is not None:  # elements in storage order
             storage = xp.take(storage, xp.argsort(xp.reshape(_root_positions(root), (-1,))), axis=0)
         data = xp.reshape(xp.take(storage, xp.reshape(positions, (-1,)), axis=0), size)
-    index = None
-    if _recording(input):
-        index = Tensor._wrap(_input_index(input, positions), backend)
-    out = AS_STRIDED.record(data, backend, (input,), index=index, numel=input.numel(),
+    return data, shared, positions
+
+
+def as_strided(input: Tensor, size: Any, stride: Any, storage_offset: int | None = None) -> Tensor:
+    """The view of ``input``'s storage with shape ``size``, strides ``stride`` and first
+    element at ``storage_offset`` (default: ``input``'s own), as ``torch.as_strided``."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"as_strided(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    size, stride = _sizes(size, "as_strided", "size"), _sizes(stride, "as_strided", "stride")
+    offset = storage_offset_of(input) if storage_offset is None else int(storage_offset)
+    _check_strided(input, size, stride, offset, "as_strided")
+    recording = _recording(input)
+    data, shared, positions = _storage_read(input, size, stride, offset, recording)
+    index = Tensor._wrap(_input_index(input, positions), input._backend) if recording else None
+    out = AS_STRIDED.record(data, input._backend, (input,), index=index, numel=input.numel(),
                             self_sizes=tuple(input._data.shape))
     if shared:
         make_view(out, input, lambda base: as_strided(base, size, stride, offset),
@@ -270,12 +278,46 @@ def as_strided_scatter(input: Tensor, src: Tensor, size: Any, stride: Any,
     return written[:n].reshape(tuple(input.shape))
 
 
+def _slice_key(n: Any) -> tuple[Any, ...]:
+    return (slice(None),) * n.dim + (slice(n.start, n.end, n.step),)
+
+
+# PyTorch's formula: the slice's gradient is the gradient's slice; ``src``'s the rest of it
+SLICE_INVERSE = defop(
+    "SliceInverseBackward0", jvp=VIA_VJP, inputs=("self", "src"),
+    params=("dim", "start", "end", "step"),
+    vjp=(lambda g, n: g[_slice_key(n)],
+         lambda g, n: _slice_scatter(g, g[_slice_key(n)].new_zeros(()).expand(
+             *g[_slice_key(n)].shape), n.dim, n.start, n.end, n.step)))
+
+
+def _slice_scatter(*args: Any) -> Tensor:
+    from arraygrad.ops.families.view_ops import slice_scatter
+
+    return slice_scatter(*args)
+
+
 def slice_inverse(input: Tensor, src: Tensor, dim: int = 0, start: int | None = None,
                   end: int | None = None, step: int = 1) -> Tensor:
     """The view of ``input``'s storage with ``src``'s geometry (shape, strides, storage
-    offset): the base a slice was taken from, given the slice (``torch.slice_inverse``;
-    ``dim``/``start``/``end``/``step`` describe the slice and are not needed)."""
-    return as_strided(input, tuple(src.shape), strides_of(src), storage_offset_of(src))
+    offset): given the slice ``input`` of a tensor like ``src`` (``src[start:end:step]``
+    along ``dim``), the tensor it was sliced from (``torch.slice_inverse``). Gradients as
+    PyTorch's: ``input`` gets the gradient's slice, ``src`` the rest."""
+    for pos, (arg, value) in enumerate((("input", input), ("src", src)), start=1):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"slice_inverse(): argument '{arg}' (position {pos}) must be Tensor, "
+                            f"not {type(value).__name__}")
+    d = _wrap_dim(dim, src.ndim, "slice_inverse")
+    size, stride = tuple(src.shape), strides_of(src)
+    offset = storage_offset_of(src)
+    _check_strided(input, size, stride, offset, "slice_inverse")
+    data, shared, _ = _storage_read(input, size, stride, offset, False)
+    out = SLICE_INVERSE.record(data, input._backend, (input, src), dim=d, start=start, end=end,
+                               step=step)
+    if shared:
+        make_view(out, input, lambda base: slice_inverse(base, src, d, start, end, step),
+                  _normalized(size, stride))
+    return out
 
 
 def view_as_dtype(input: Tensor, dtype: _dt.dtype) -> Tensor:
@@ -314,7 +356,7 @@ as_strided_ = _view_inplace("as_strided")
 def _as_strided_inplace(input: Tensor, size: Any, stride: Any,
                         storage_offset: int | None = None) -> Tensor:
     """``input.as_strided_(size, stride, storage_offset)``: ``input`` becomes that view."""
-    return as_strided_(input, size, stride, storage_offset)  # type: ignore[no-any-return]
+    return as_strided_(input, size, stride, storage_offset)
 
 
 FUNCTIONS: dict[str, Callable[..., Any]] = {

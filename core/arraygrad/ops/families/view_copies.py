@@ -82,12 +82,12 @@ def slice_copy(input: Tensor, dim: int = 0, start: int | None = None, end: int |
 
 def split_copy(input: Tensor, split_size: Any, dim: int = 0) -> tuple[Tensor, ...]:
     """``input.split(split_size, dim)``, each piece a fresh tensor."""
-    return _fresh(_tensor("split_copy", input).split(split_size, dim))  # type: ignore[no-any-return]
+    return _fresh(_tensor("split_copy", input).split(split_size, dim))
 
 
 def split_with_sizes_copy(input: Tensor, split_sizes: Any, dim: int = 0) -> tuple[Tensor, ...]:
     """``input.split_with_sizes(split_sizes, dim)``, each piece a fresh tensor."""
-    return _fresh(_tensor("split_with_sizes_copy", input).split_with_sizes(split_sizes, dim))  # type: ignore[no-any-return]
+    return _fresh(_tensor("split_with_sizes_copy", input).split_with_sizes(split_sizes, dim))
 
 
 def squeeze_copy(input: Tensor, dim: Any = None) -> Tensor:
@@ -108,7 +108,7 @@ def transpose_copy(input: Tensor, dim0: int, dim1: int) -> Tensor:
 
 def unbind_copy(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     """``input.unbind(dim)``, each slice a fresh tensor."""
-    return _fresh(_tensor("unbind_copy", input).unbind(dim))  # type: ignore[no-any-return]
+    return _fresh(_tensor("unbind_copy", input).unbind(dim))
 
 
 def unfold_copy(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
