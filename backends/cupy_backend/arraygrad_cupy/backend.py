@@ -296,10 +296,13 @@ class CupyBackend(Backend):
         """Strided views (``as_strided``, ``Tensor.unfold``) sharing memory, as PyTorch's do."""
         global _KERNELS
         if _KERNELS is None:
-            from cupy.lib.stride_tricks import as_strided
-
-            _KERNELS = strided_kernels(
-                _cupy().ndarray, lambda a, shape, strides: as_strided(a, shape, strides))
+            try:
+                from cupy.lib.stride_tricks import as_strided
+            except ImportError:  # a CuPy without it: the ops take their portable copies
+                _KERNELS = {}
+            else:
+                _KERNELS = strided_kernels(
+                    _cupy().ndarray, lambda a, shape, strides: as_strided(a, shape, strides))
         return _KERNELS.get(op_name)
 
     def synchronize(self) -> None:

@@ -22,6 +22,7 @@ from typing import Any, Callable, Sequence
 from arraygrad import dtypes as _dt
 from arraygrad.autograd.forward_ad import state as _fw
 from arraygrad.autograd.grad_mode import is_grad_enabled, no_grad
+from arraygrad.compiler.scalars import recording_flag as _compiling
 from arraygrad.ops.families.inplace_variants import _view_inplace
 from arraygrad.ops.rule import VIA_VJP, defop
 from arraygrad.ops.views import is_contiguous, make_view, strides_of
@@ -69,6 +70,15 @@ def _recording(input: Tensor) -> bool:
 
 def _no_kernel(*args: Any) -> None:
     return None
+
+
+def _view_kernel(name: str, backend: Any, *args: Any) -> Any:
+    """The backend's memory-sharing result, or None: none exists, it declined, or
+    ``arraygrad.compile`` is recording (a view of memory cannot be recorded; the portable
+    copy, made of recordable array calls, computes the same values)."""
+    if _compiling.on:
+        return None
+    return dispatch_kernel(name, backend, _no_kernel, *args)
 
 
 def _int64(backend: Any) -> Any:
@@ -171,8 +181,8 @@ def _storage_read(input: Tensor, size: tuple[int, ...], stride: tuple[int, ...],
     xp = backend.xp
     data = None
     if math.prod(size):
-        data = dispatch_kernel("as_strided", backend, _no_kernel, root._data, strides_of(root),
-                               size, stride, offset)
+        data = _view_kernel("as_strided", backend, root._data, strides_of(root), size, stride,
+                            offset)
     shared = data is not None
     positions = None
     if not shared or positions_needed:
@@ -233,7 +243,7 @@ def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
         return unfold(input.reshape(1), 0, size, step).reshape(size)
     backend = input._backend
     xp = backend.xp
-    data = dispatch_kernel("unfold", backend, _no_kernel, input._data, d, size, step)
+    data = _view_kernel("unfold", backend, input._data, d, size, step)
     shared = data is not None
     if not shared:
         data = _unfold_array(xp, input._data, d, size, step)
@@ -340,6 +350,7 @@ def view_as_dtype(input: Tensor, dtype: _dt.dtype) -> Tensor:
             raise RuntimeError(f"self.size(-1) must be divisible by {new // old} {why}, but got "
                                f"{input.shape[-1]}")
     backend = input._backend
+    # no portable form: inside ``arraygrad.compile`` this kernel call breaks the graph
     data = dispatch_kernel("view_dtype", backend, _no_kernel, input._data,
                            backend.native_dtype(dtype))
     if data is None:
