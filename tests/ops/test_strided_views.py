@@ -197,14 +197,3 @@ def test_strict_backend_gives_copies_with_the_same_values_and_gradients():
     with pytest.raises(RuntimeError, match="view bytes as another dtype"):
         x.detach().view(ag.int64)
 
-
-def test_compiled_strided_views_record_without_a_graph_break():
-    import warnings
-
-    f = ag.compile(lambda x: (x.unfold(0, 3, 1) * 2).sum(-1) + x.as_strided((2, 2), (1, 2), 1).sum())
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # a graph break warns
-        for i in range(3):
-            x = ag.arange(6.) + i
-            expected = (x.unfold(0, 3, 1) * 2).sum(-1) + x.as_strided((2, 2), (1, 2), 1).sum()
-            assert f(x).tolist() == expected.tolist()
