@@ -125,7 +125,7 @@ def view(input: Tensor, *sizes: Any, size: Any = None, dtype: Any = None) -> Ten
     if dtype is not None:
         if sizes or size is not None:
             raise TypeError("view() takes either sizes or a dtype, not both")
-        from arraygrad.ops.families.strided import view_as_dtype
+        from arraygrad.ops.dtype_view import view_as_dtype
 
         return view_as_dtype(input, dtype)
     shape = _sizes(_keyword("view", "size", sizes, size), "view")

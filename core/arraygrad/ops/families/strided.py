@@ -1,5 +1,5 @@
 """Strided views: ``as_strided`` (and ``as_strided_``, ``as_strided_scatter``,
-``slice_inverse``), ``Tensor.unfold``, the sliding-window view, and ``Tensor.view(dtype)``.
+``slice_inverse``) and ``Tensor.unfold``, the sliding-window view.
 
 arraygrad keeps PyTorch's *logical* strides (``ops.views``): a root tensor's storage is its
 elements in the order its strides give, and a view's storage offset is where its first
@@ -30,7 +30,7 @@ from arraygrad.plugins.registry import dispatch_kernel
 from arraygrad.tensor import Tensor, _wrap_dim
 
 __all__ = ["as_strided", "as_strided_scatter", "slice_inverse", "unfold", "storage_offset_of",
-           "view_as_dtype", "FUNCTIONS", "METHODS"]
+           "FUNCTIONS", "METHODS"]
 
 
 def _sizes(value: Any, op: str, name: str) -> tuple[int, ...]:
@@ -328,37 +328,6 @@ def slice_inverse(input: Tensor, src: Tensor, dim: int = 0, start: int | None = 
         make_view(out, input, lambda base: slice_inverse(base, src, d, start, end, step),
                   _normalized(size, stride))
     return out
-
-
-def view_as_dtype(input: Tensor, dtype: _dt.dtype) -> Tensor:
-    """``input``'s memory read as ``dtype`` (``Tensor.view(dtype)``): outside the graph, as in
-    PyTorch; when the element sizes differ, the last dimension (stride 1) is rescaled. Needs
-    the backend's ``"view_dtype"`` kernel (NumPy, CuPy) for a dtype other than ``input``'s."""
-    if not isinstance(dtype, _dt.dtype):
-        raise TypeError(f"view(): argument 'dtype' must be torch.dtype, not {type(dtype).__name__}")
-    if dtype is input.dtype:
-        return input.detach()
-    old, new = input.dtype.itemsize, dtype.itemsize
-    names = (_dt.scalar_type_name(input.dtype), _dt.scalar_type_name(dtype))
-    if old != new:
-        why = f"to view {names[0]} as {names[1]} (different element sizes)"
-        if input.ndim == 0:
-            raise RuntimeError(f"self.dim() cannot be 0 {why}")
-        if input.shape[-1] != 1 and strides_of(input)[-1] != 1:
-            raise RuntimeError(f"self.stride(-1) must be 1 {why}, but got {strides_of(input)[-1]}")
-        if new > old and input.shape[-1] % (new // old):
-            raise RuntimeError(f"self.size(-1) must be divisible by {new // old} {why}, but got "
-                               f"{input.shape[-1]}")
-    backend = input._backend
-    # no portable form: inside ``arraygrad.compile`` this kernel call breaks the graph
-    data = dispatch_kernel("view_dtype", backend, _no_kernel, input._data,
-                           backend.native_dtype(dtype))
-    if data is None:
-        raise RuntimeError(f"view(dtype): reading {names[0]} memory as {names[1]} needs a backend "
-                           f"that can view bytes as another dtype (NumPy, CuPy); {backend.name} "
-                           f"cannot. Use .to(dtype) for a converted copy.")
-    out = Tensor._wrap(data, backend)
-    return make_view(out, input, lambda base: view_as_dtype(base, dtype))
 
 
 as_strided_ = _view_inplace("as_strided")
