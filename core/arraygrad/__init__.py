@@ -137,11 +137,14 @@ from arraygrad.storage import (  # noqa: E402
 )
 from arraygrad.creation_memory import asarray, from_file, frombuffer  # noqa: E402
 from arraygrad.creation_strided import empty_permuted, empty_strided  # noqa: E402
-from arraygrad.creation_ranges import logspace, range  # noqa: E402,A004
 
 Storage = FloatStorage  # PyTorch's legacy default storage class
 StorageBase = UntypedStorage  # the base class of PyTorch's untyped storages
 globals().update(_protocol.FUNCTIONS)
+
+# PyTorch's constants (``torch.pi``, ``x[:, torch.newaxis]``)
+from math import e, inf, nan, pi  # noqa: E402
+newaxis = None
 
 
 def is_tensor(obj: Any) -> _builtins.bool:
@@ -160,6 +163,7 @@ __version__ = "0.1.0"
 _LAZY_SUBMODULES = (  # one per line: several areas add theirs
     "_dynamo",
     "_inductor",
+    "_utils",
     "accelerator",
     "amp",
     "conformance",
