@@ -50,8 +50,10 @@ def test_window_factory_keywords():
         ag.hann_window(-1)
     with pytest.raises(RuntimeError, match="expects floating point dtypes"):
         ag.blackman_window(4, dtype=ag.int64)
-    with pytest.raises(RuntimeError, match="only torch.strided"):
+    with pytest.raises(TypeError, match="must be torch.layout"):  # PyTorch: TypeError too
         ag.hann_window(4, layout="torch.sparse_coo")
+    with pytest.raises(NotImplementedError, match="dense"):  # the factories' layout check
+        ag.hann_window(4, layout=ag.sparse_coo)
 
 
 @needs_torch

@@ -26,16 +26,10 @@ _builtin_range = range
 def factory_backend(op: str, dtype: Any, layout: Any, device: Any, pin_memory: Any) -> Any:
     """``(backend, dtype)`` for a factory, after PyTorch's checks of ``layout`` (strided only)
     and ``pin_memory`` (needs a CUDA backend)."""
-    from arraygrad.creation import _backend
+    from arraygrad.creation import _backend, _options
 
-    if layout is not None and str(layout).rsplit(".", 1)[-1] != "strided":
-        raise RuntimeError(f"{op} is not implemented for layout {layout} (only torch.strided)")
-    if pin_memory:
-        from arraygrad import cuda
-
-        if not cuda.is_available():
-            raise RuntimeError("pin_memory=True requires a CUDA or other accelerator backend; no "
-                               "pinned memory allocator is available on this system.")
+    if layout is not None or pin_memory:
+        _options(op, layout, pin_memory)  # the factories' one check of both (``layouts``)
     return _backend(device), dtype or _dt.get_default_dtype()
 
 
