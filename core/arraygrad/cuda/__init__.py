@@ -86,8 +86,9 @@ def device_count() -> int:
 
 
 def is_initialized() -> bool:
-    """Whether CUDA has been started: by ``init()`` or by a call that needed a device."""
-    return _device.initialized[0]
+    """Whether CUDA has been started (by ``init()`` or by a call that needed a device) and its
+    backend is still usable (a backend unregistered since started nothing that remains)."""
+    return _device.initialized[0] and _device.usable() is not None
 
 
 def init() -> None:
