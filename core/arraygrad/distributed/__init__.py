@@ -34,7 +34,8 @@ from arraygrad.distributed.collectives import (
 from arraygrad.distributed import constants
 from arraygrad.distributed.constants import default_pg_timeout
 from arraygrad.distributed.debug import (
-    DebugLevel, breakpoint, get_debug_level, log, set_debug_level, set_debug_level_from_env,
+    DebugLevel, breakpoint, get_debug_level, log, record_comm, set_debug_level,
+    set_debug_level_from_env,
 )
 from arraygrad.distributed import device_mesh
 from arraygrad.distributed.device_mesh import DeviceMesh, init_device_mesh
@@ -86,7 +87,8 @@ __all__ = [
     "is_available", "is_backend_available", "is_gloo_available", "is_initialized",
     "is_mpi_available", "is_nccl_available", "is_torchelastic_launched", "is_ucc_available",
     "is_xccl_available", "isend", "log", "monitored_barrier", "new_group", "new_subgroups",
-    "new_subgroups_by_enumeration", "recv", "recv_object_list", "reduce", "reduce_op",
+    "new_subgroups_by_enumeration", "record_comm", "recv", "recv_object_list",
+    "reduce", "reduce_op",
     "reduce_scatter", "reduce_scatter_single", "reduce_scatter_tensor",
     "register_rendezvous_handler", "rendezvous", "scatter", "scatter_object_list", "send",
     "send_object_list", "set_debug_level", "set_debug_level_from_env", "split_group",

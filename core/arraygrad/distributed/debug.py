@@ -1,5 +1,5 @@
 """Debugging aids: the debug level (``TORCH_DISTRIBUTED_DEBUG``), ``breakpoint`` on one rank,
-and ``log``, the package's logger.
+``log`` (the package's logger) and ``record_comm`` (a profiler range naming communication).
 
 PyTorch's ``DETAIL`` level turns on checks arraygrad always makes (every collective
 compares the ranks' shapes and dtypes first; DDP names the parameters that got no
@@ -8,16 +8,17 @@ gradient); the level is kept for code that reads or sets it.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import logging
 import os
 import pdb
 import sys
 import traceback
-from typing import Any
+from typing import Any, Iterator
 
-__all__ = ["DebugLevel", "breakpoint", "get_debug_level", "log", "set_debug_level",
-           "set_debug_level_from_env"]
+__all__ = ["DebugLevel", "breakpoint", "get_debug_level", "log", "record_comm",
+           "set_debug_level", "set_debug_level_from_env"]
 
 log = logging.getLogger("arraygrad.distributed")
 
@@ -109,3 +110,13 @@ def breakpoint(rank: int = 0, skip: int = 0, timeout_s: Any = 3600) -> None:
                          f"dist.breakpoint(rank={rank})\n")
         debugger.set_trace()
     barrier()
+
+
+@contextlib.contextmanager
+def record_comm(name: str) -> Iterator[None]:
+    """Name the communication inside the block ``name`` in profiler traces (a profiler range,
+    ``arraygrad.profiler.record_function(name)``; PyTorch names its C++ comm records)."""
+    from arraygrad.autograd.profiler import record_function
+
+    with record_function(name):
+        yield

@@ -2,10 +2,16 @@
 ``gather_object``, ``scatter_object_list`` (collectives) and ``send_object_list``,
 ``recv_object_list`` (point to point).
 
-Objects are pickled (as in PyTorch: only use them with trusted peers)."""
+Objects are pickled (as in PyTorch: only use them with trusted peers). An object holding
+tensors (which arraygrad does not pickle) travels as ``arraygrad.save`` writes it, and
+is read back with ``arraygrad.load(..., weights_only=False)``, as PyTorch's object
+collectives use its own tensor pickling.
+"""
 
 from __future__ import annotations
 
+import io
+import pickle
 from typing import Any
 
 from arraygrad.distributed.errors import DistBackendError
@@ -14,6 +20,27 @@ from arraygrad.distributed.header import agree, encode
 
 __all__ = ["all_gather_object", "broadcast_object_list", "gather_object", "recv_object_list",
            "scatter_object_list", "send_object_list"]
+
+
+def _dumps(obj: Any) -> bytes:
+    """``obj`` as bytes: pickled, or (when it holds tensors) as ``arraygrad.save`` writes it."""
+    try:
+        return b"P" + pickle.dumps(obj)
+    except TypeError:  # a tensor inside: arraygrad's checkpoint format carries it
+        from arraygrad.serialization import save
+
+        buf = io.BytesIO()
+        save(obj, buf)
+        return b"A" + buf.getvalue()
+
+
+def _loads(data: bytes) -> Any:
+    """The object ``_dumps`` wrote."""
+    if data[:1] == b"P":
+        return pickle.loads(data[1:])
+    from arraygrad.serialization import load
+
+    return load(io.BytesIO(data[1:]), weights_only=False)
 
 
 def broadcast_object_list(object_list: list[Any], src: int | None = None,
@@ -32,9 +59,9 @@ def broadcast_object_list(object_list: list[Any], src: int | None = None,
     n = len(object_list) if error is None else 0
     agree(g.backend, "broadcast_object_list", encode((n,), "int64", root, error is not None),
           error, what="object_list length")
-    items = g.backend.broadcast_object(list(object_list) if g.backend.rank == root else None,
-                                       root)
-    object_list[:] = items
+    data = g.backend.broadcast_object(_dumps(list(object_list)) if g.backend.rank == root
+                                      else None, root)
+    object_list[:] = _loads(data)
 
 
 def all_gather_object(object_list: list[Any], obj: Any, group: ProcessGroup | None = None) -> None:
@@ -47,7 +74,7 @@ def all_gather_object(object_list: list[Any], obj: Any, group: ProcessGroup | No
         error = (f"all_gather_object: object_list must be a list of the group's size "
                  f"({g.backend.size})")
     agree(g.backend, "all_gather_object", encode((), "int64", -1, error is not None), error)
-    object_list[:] = g.backend.allgather_object(obj)
+    object_list[:] = [_loads(d) for d in g.backend.allgather_object(_dumps(obj))]
 
 
 def _output_list_error(me: int, root: int, gather_list: Any) -> ValueError | None:
@@ -76,9 +103,9 @@ def gather_object(obj: Any, object_gather_list: list[Any] | None = None, dst: in
         error = ValueError(f"gather_object: object_gather_list must have the group's size "
                            f"({g.backend.size}), got {len(object_gather_list)}")
     agree(g.backend, "gather_object", encode((), "int64", root, error is not None), error)
-    every = g.backend.gather_object(obj, root)
+    every = g.backend.gather_object(_dumps(obj), root)
     if object_gather_list is not None and every is not None:
-        object_gather_list[:] = every
+        object_gather_list[:] = [_loads(d) for d in every]
 
 
 def scatter_object_list(scatter_object_output_list: list[Any],
@@ -107,8 +134,9 @@ def scatter_object_list(scatter_object_output_list: list[Any],
                                  f"{len(scatter_object_input_list)}. Input list size should be "
                                  f"{comm.size}, same as size of the process group.")
     agree(comm, "scatter_object_list", encode((), "int64", root, error is not None), error)
-    objs = list(scatter_object_input_list or []) if comm.rank == root else None
-    scatter_object_output_list[0] = comm.scatter_object(objs, root)
+    objs = ([_dumps(o) for o in scatter_object_input_list or []] if comm.rank == root
+            else None)
+    scatter_object_output_list[0] = _loads(comm.scatter_object(objs, root))
 
 
 def send_object_list(object_list: list[Any], dst: int | None = None,
@@ -126,7 +154,7 @@ def send_object_list(object_list: list[Any], dst: int | None = None,
     if not isinstance(object_list, list):
         raise TypeError(f"send_object_list: object_list must be a list, got "
                         f"{type(object_list).__name__}")
-    g.backend.send_object(list(object_list), peer, 0)
+    g.backend.send_object(_dumps(list(object_list)), peer, 0)
 
 
 def recv_object_list(object_list: list[Any], src: int | None = None,
@@ -143,7 +171,8 @@ def recv_object_list(object_list: list[Any], src: int | None = None,
     if not isinstance(object_list, list):
         raise TypeError(f"recv_object_list: object_list must be a list, got "
                         f"{type(object_list).__name__}")
-    items, source = g.backend.recv_object(peer, 0)
+    data, source = g.backend.recv_object(peer, 0)
+    items = _loads(data)
     if len(items) != len(object_list):
         raise DistBackendError(f"recv_object_list: rank {g.ranks[source]} sent {len(items)} "
                                f"objects but object_list has {len(object_list)} slots")

@@ -73,11 +73,24 @@ def new_subgroups_by_enumeration(ranks_per_subgroup_list: list[list[int]], timeo
 
 
 def split_group(parent_pg: ProcessGroup | None = None, split_ranks: list[list[int]] | None = None,
-                timeout: Any = None, pg_options: Any = None,
-                group_desc: str | None = None) -> ProcessGroup | None:
+                timeout: Any = None, pg_options: Any = None, group_desc: str | None = None,
+                backend: str | None = None) -> ProcessGroup | None:
     """Split ``parent_pg`` (default: the world) into the groups ``split_ranks`` lists (ranks
-    of the parent); this rank's group, or None when it is in none of them."""
+    of the parent); this rank's group, or None when it is in none of them.
+
+    ``backend`` selects, as in PyTorch, which of the parent's per-device backends the
+    children keep: each device it names must use the parent's backend (ValueError otherwise).
+    """
     parent = parent_pg or default_group("split_group")
+    if backend is not None:
+        from arraygrad.distributed.backend_names import BackendConfig
+
+        wanted = BackendConfig(backend).get_device_backend_map()
+        have = BackendConfig(parent.backend_name).get_device_backend_map()
+        wrong = {d: b for d, b in wanted.items() if have.get(d) != b}
+        if wrong:
+            raise ValueError(f"split_group: backend {backend!r} asks for {wrong}, but the parent "
+                             f"group's backends are {have}")
     if split_ranks is None or len(split_ranks) == 0:
         raise ValueError("split_ranks cannot be None or empty")
     if parent.backend is None:
