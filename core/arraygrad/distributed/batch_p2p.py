@@ -43,8 +43,11 @@ class P2POp:
             raise ValueError("Can't specify both peer and group_peer")
         if peer is None and group_peer is None:
             raise ValueError("Must specify peer or group_peer")
-        self.group_peer = self.group.group_rank(peer) if group_peer is None else group_peer
-        self.peer = self.group.ranks[self.group_peer] if peer is None else peer
+        if group_peer is None:
+            assert peer is not None
+            group_peer = self.group.group_rank(peer)
+        self.group_peer: int = group_peer
+        self.peer: int = self.group.ranks[group_peer] if peer is None else peer
         self.tag = tag
 
     def __repr__(self) -> str:

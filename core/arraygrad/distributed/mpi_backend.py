@@ -159,7 +159,7 @@ class MPIBackend(ProcessGroupBackend):
 
     def gather_object(self, obj: Any, root: int) -> list[Any] | None:
         """mpi4py's pickling ``gather``."""
-        return self.comm.gather(obj, root)  # type: ignore[no-any-return]
+        return self.comm.gather(obj, root)
 
     def scatter_object(self, objs: list[Any] | None, root: int) -> Any:
         """mpi4py's pickling ``scatter``."""

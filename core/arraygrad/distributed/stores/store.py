@@ -102,7 +102,7 @@ class Store:
     def get(self, key: str) -> bytes:
         """``key``'s value, waiting up to the timeout for it to be set."""
         key = _key("get", key)
-        return self._blocking("get", (key,), [key])  # type: ignore[no-any-return]
+        return self._blocking("get", (key,), [key])
 
     def add(self, key: str, amount: int) -> int:
         """Add ``amount`` to the counter ``key`` (created at 0); the new value."""
@@ -112,7 +112,7 @@ class Store:
                     desired_value: str | bytes) -> bytes:
         """Set ``key`` to ``desired_value`` if it holds ``expected_value`` (or is unset and
         ``expected_value`` is empty); the value it then holds (``expected_value`` if unset)."""
-        return self._apply("compare_set", _key("compare_set", key),  # type: ignore[no-any-return]
+        return self._apply("compare_set", _key("compare_set", key),
                            _value("compare_set", expected_value),
                            _value("compare_set", desired_value))
 
@@ -140,7 +140,7 @@ class Store:
     def multi_get(self, keys: list[str]) -> list[bytes]:
         """The values of ``keys``, waiting for all of them to be set."""
         names = _keys("multi_get", keys)
-        return self._blocking("multi_get", (names,), names)  # type: ignore[no-any-return]
+        return self._blocking("multi_get", (names,), names)
 
     def multi_set(self, keys: list[str], values: list[str | bytes]) -> None:
         """Set each of ``keys`` to the value at the same place in ``values``."""
@@ -162,8 +162,8 @@ class Store:
             result = self._apply("queue_pop", key)
             if result is NOT_READY:
                 raise QueueEmptyError("queue is empty")
-            return result  # type: ignore[no-any-return]
-        return self._blocking("queue_pop", (key,), [key])  # type: ignore[no-any-return]
+            return result
+        return self._blocking("queue_pop", (key,), [key])
 
     def queue_len(self, key: str) -> int:
         """How many values the queue ``key`` holds (0 if it does not exist)."""

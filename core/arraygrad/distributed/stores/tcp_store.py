@@ -101,6 +101,11 @@ class _Server(socketserver.ThreadingTCPServer):
         self.thread.start()
 
 
+def _stop(server: _Server) -> None:
+    server.shutdown()
+    server.server_close()
+
+
 _tenants: dict[int, _Server] = {}  # port -> this process's shared server (multi_tenant)
 _tenants_lock = threading.Lock()
 
@@ -231,7 +236,5 @@ class TCPStore(Store):
         if sock is not None:
             sock.close()
         if getattr(self, "_owns_server", False) and self._server is not None:
-            server = self._server
             # shutdown() waits for the serving loop: not in the collector's thread
-            threading.Thread(target=lambda: (server.shutdown(), server.server_close()),
-                             daemon=True).start()
+            threading.Thread(target=_stop, args=(self._server,), daemon=True).start()
