@@ -42,8 +42,13 @@ def tidy(text: str, prefer_first: bool = False) -> str:
             continue
         if not line.strip() or line.lstrip().startswith("#"):
             continue
-        key, _, value = line.partition("=")
-        key, value = key.strip(), value.strip()
+        stripped = line.strip()
+        if stripped.startswith('"'):  # a quoted key may hold "=" itself: "name(keyword=)"
+            end = stripped.index('"', 1) + 1
+            key, value = stripped[:end], stripped[end:].strip().removeprefix("=").strip()
+        else:
+            key, _, value = line.partition("=")
+            key, value = key.strip(), value.strip()
         old = sections[current].get(key)
         if old is not None and old != value:
             message = f"absences.toml: [{current}] {key} has two reasons: {old} / {value}"

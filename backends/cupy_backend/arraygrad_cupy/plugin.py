@@ -24,4 +24,13 @@ def arraygrad_register_distributed(register):
 
         return make(timeout)
 
+    def is_available():
+        # is_nccl_available(): CuPy built with NCCL (importing CuPy only when asked)
+        try:
+            from cupy.cuda import nccl
+        except Exception:  # noqa: BLE001 - no CuPy, no CUDA, no NCCL: not available
+            return False
+        return bool(getattr(nccl, "available", True))
+
+    make_world.is_available = is_available
     register("nccl", make_world)
