@@ -158,8 +158,7 @@ def _div_trunc(input: Any, other: Any) -> Tensor:
     xp = backend.xp
     if native in backend.floating_natives:
         return DIV_TRUNC.record(xp.trunc(ad / bd), backend, (ta, tb))
-    if (bd == 0 if isinstance(bd, int) else bool(xp.any(bd == 0))):
-        raise RuntimeError("ZeroDivisionError")
+    integer_divisor_check(backend, bd)
     q = ad // bd
     # floor and trunc differ where the division is inexact and the signs differ
     fix = ((ad % bd) != 0) & ((ad < 0) != (bd < 0))
@@ -174,7 +173,16 @@ def floor_divide(input: Tensor, other: Any) -> Tensor:
     """Division rounded toward negative infinity (gradient zero, as it is piecewise constant)."""
     backend, ad, bd, ta, tb = _operands("floor_divide", input, other)
     _no_bool("floor_divide", backend, ad, bd)
+    if (ad if hasattr(ad, "dtype") else bd).dtype not in backend.floating_natives:
+        integer_divisor_check(backend, bd)
     return FLOOR_DIVIDE.record(ad // bd, backend, (ta, tb))
+
+
+def integer_divisor_check(backend: Backend, bd: Any) -> None:
+    """PyTorch's ``RuntimeError: ZeroDivisionError`` for an integer division by zero (the
+    array library would give 0 with a warning)."""
+    if bd == 0 if isinstance(bd, int) else bool(backend.xp.any(bd == 0)):
+        raise RuntimeError("ZeroDivisionError")
 
 
 def _no_bool(op: str, backend: Backend, ad: Any, bd: Any) -> None:
@@ -192,6 +200,8 @@ def remainder(input: Tensor, other: Any) -> Tensor:
     """Python-style modulus (sign of the divisor), as ``torch.remainder``."""
     backend, ad, bd, ta, tb = _operands("remainder", input, other)
     _no_bool("remainder", backend, ad, bd)
+    if (ad if hasattr(ad, "dtype") else bd).dtype not in backend.floating_natives:
+        integer_divisor_check(backend, bd)
     return REMAINDER.record(ad % bd, backend, (input, other))
 
 

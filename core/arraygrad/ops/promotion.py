@@ -89,4 +89,4 @@ def _scalar_as(value: Any, d: Any) -> Any:
         return value if value.__class__ is LiveScalar else float(value)
     if d is _dt.bool:
         return bool(value)
-    return int(value)
+    return _dt.wrap_integer(int(value), d)  # ``uint8 + 300`` wraps, as PyTorch's kernels

@@ -126,9 +126,10 @@ def fmod(input: Tensor, other: Any) -> Tensor:
     if a.dtype not in backend.floating_natives:
         if a.dtype == backend.native_dtype(_dt.bool):
             raise NotImplementedError("fmod: \"fmod_cpu\" not implemented for 'Bool'")
-        if bool(xp.any(b == 0)):
-            raise RuntimeError("ZeroDivisionError")
-        data = xp.sign(a) * xp.remainder(xp.abs(a), xp.abs(b))
+        ew.integer_divisor_check(backend, b)
+        # C's sign rule from the floored remainder (no abs: abs(int8 -128) overflows)
+        r = xp.remainder(a, b)
+        data = xp.where((r != 0) & ((r < 0) != (a < 0)), r - b, r)
     else:
         # remainder of the magnitudes is exact (no sign fix-up), then input's sign
         data = xp.copysign(xp.remainder(xp.abs(a), xp.abs(b)), a)
