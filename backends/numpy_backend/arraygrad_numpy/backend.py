@@ -9,6 +9,7 @@ import numpy as np
 
 from arraygrad.backends import Availability, Backend, Generator, ScalarOperands
 from arraygrad.backends.contract import Memory
+from arraygrad_numpy import low_precision
 
 __all__ = ["NumpyBackend", "NumpyGenerator", "host_memory"]
 
@@ -90,6 +91,8 @@ def host_memory(array):
 
 
 def _astype(x, dtype, /, *, copy=True, device=None):
+    if dtype is low_precision.BF16 and x.dtype is not dtype:  # PyTorch's rounding, bit for bit
+        return low_precision.to_bfloat16(x)
     return x.astype(dtype, copy=copy)
 
 
@@ -127,6 +130,7 @@ def _fast_namespace():
     ns.sum = _reduction(np.add)
     ns.max = _reduction(np.maximum)
     ns.min = _reduction(np.minimum)
+    low_precision.install(ns)  # float16 and ml_dtypes' bfloat16, as PyTorch's CPU computes
     return ns
 
 
@@ -141,7 +145,8 @@ class NumpyBackend(Backend):
     def __init__(self):
         self._xp = _fast_namespace()
         # NumPy converts a Python float operand on every call: a cached 0-d array is ~2x faster
-        self.scalar_operands = ScalarOperands(self._xp)
+        self.scalar_operands = ScalarOperands(
+            self._xp, widening=() if low_precision.BF16 is None else (low_precision.BF16,))
 
     def is_available(self) -> Availability:
         return Availability(True)
@@ -165,6 +170,8 @@ class NumpyBackend(Backend):
         return np.asarray(array)
 
     def from_host(self, data, dtype=None):
+        if dtype is low_precision.BF16:  # through float32, as PyTorch rounds a Python float
+            return low_precision.to_bfloat16(np.array(data, dtype=np.float64))
         return np.array(data, dtype=dtype)
 
     def is_exclusive(self, array):

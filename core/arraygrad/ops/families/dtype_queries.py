@@ -17,8 +17,8 @@ __all__ = ["finfo", "iinfo", "result_type", "can_cast", "is_floating_point", "is
            "is_nonzero"]
 
 # (bits, mantissa bits, largest exponent, resolution) of each floating dtype
-_FLOAT_LAYOUT = {"float16": (16, 10, 15, 1e-3), "float32": (32, 23, 127, 1e-6),
-                 "float64": (64, 52, 1023, 1e-15)}
+_FLOAT_LAYOUT = {"float16": (16, 10, 15, 1e-3), "bfloat16": (16, 7, 127, 0.01),
+                 "float32": (32, 23, 127, 1e-6), "float64": (64, 52, 1023, 1e-15)}
 
 
 def _short(value: float) -> str:

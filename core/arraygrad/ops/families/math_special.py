@@ -19,7 +19,7 @@ from arraygrad.ops._erf import (
     erf_data as _erf_data, erfc_data as _erfc_data, in_float32 as _in_float32,
 )
 from arraygrad.ops import elementwise as ew
-from arraygrad.ops.casting import to_float_data
+from arraygrad.ops.casting import to_float_data, unary_float_data
 from arraygrad.ops.promotion import operands as _operands
 from arraygrad.ops.rule import ELEMENTWISE, defop
 from arraygrad.plugins.registry import dispatch_kernel
@@ -128,14 +128,16 @@ def logit(input: Tensor, eps: float | None = None) -> Tensor:
     if not isinstance(input, Tensor):
         raise TypeError(f"logit(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
-    backend = input._backend
-    xp = backend.xp
-    x = to_float_data(input)
     if eps is not None:
         eps = float(eps)
-        lo, hi = xp.asarray(eps, dtype=x.dtype), xp.asarray(1.0 - eps, dtype=x.dtype)
-        x = xp.where(x < lo, lo, xp.where(x > hi, hi, x))  # where(), not clip: NaN stays NaN
-    return LOGIT.record(xp.log(x / (1.0 - x)), backend, (input,), eps=eps)
+
+    def forward(xp: Any, x: Any) -> Any:
+        if eps is not None:
+            lo, hi = xp.asarray(eps, dtype=x.dtype), xp.asarray(1.0 - eps, dtype=x.dtype)
+            x = xp.where(x < lo, lo, xp.where(x > hi, hi, x))  # where(), not clip: NaN stays
+        return xp.log(x / (1.0 - x))
+
+    return LOGIT.record(unary_float_data(input, forward), input._backend, (input,), eps=eps)
 
 
 XLOGY = defop("XlogyBackward0", jvp=ELEMENTWISE, key="core.xlogy", inputs=("self", "other"),

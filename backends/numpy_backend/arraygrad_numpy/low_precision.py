@@ -1,0 +1,154 @@
+"""float16 and bfloat16 on NumPy, computed as PyTorch's CPU does; bfloat16 through
+``ml_dtypes`` (what JAX uses).
+
+``ml_dtypes`` gives NumPy a ``bfloat16`` dtype whose ufuncs compute each element in float32
+and round the result to bfloat16 (round-to-nearest-even), as PyTorch's CPU kernels do (NumPy's
+float16 ufuncs do the same). Where NumPy's own machinery would differ from PyTorch, the
+namespace functions below step in:
+
+- reductions and scans (``sum``, ``prod``, ``mean``, ``std``, ``var``, ``cumulative_*``) of
+  float16/bfloat16 accumulate in float32 and round once (NumPy would accumulate in the
+  low precision), as PyTorch's accumulation type;
+- products (``matmul``, ``vecdot``, ``tensordot``) multiply in float32 with BLAS and round
+  once, as PyTorch's CPU GEMM accumulates in float32 (NumPy would return float32 for
+  bfloat16, and loop without BLAS for float16);
+- ``where`` and ``clip`` keep bfloat16 next to Python numbers (NumPy would widen);
+- ``isdtype`` knows bfloat16 is a real floating dtype.
+
+Without ``ml_dtypes`` the backend has no bfloat16 (``BF16`` is None) and says so.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+try:
+    import ml_dtypes as _ml_dtypes
+except ImportError:  # the backend then lacks bfloat16 (its conformance declaration says so)
+    _ml_dtypes = None
+
+__all__ = ["BF16", "MISSING_REASON", "install", "to_bfloat16"]
+
+BF16: Any = np.dtype(_ml_dtypes.bfloat16) if _ml_dtypes is not None else None
+"""NumPy's bfloat16 dtype (``ml_dtypes.bfloat16``), or None without ``ml_dtypes``."""
+
+MISSING_REASON = ("the numpy backend's bfloat16 comes from the ml_dtypes package, which is not "
+                  "installed (pip install 'arraygrad[numpy]')")
+
+_F32 = np.dtype(np.float32)
+_F16 = np.dtype(np.float16)
+
+
+_NAN_BITS = np.uint16(0xFFFF)
+
+
+def to_bfloat16(x: Any) -> Any:
+    """``x`` (a NumPy array) converted to bfloat16 bit for bit as PyTorch's ``.to(bfloat16)``:
+    round to nearest even through float32 (a float64 rounds to float32 first, as PyTorch's
+    conversion does), NaN from float32/float64 as 0xFFFF (PyTorch's vectorised conversion),
+    no warning for NaN."""
+    src = x.dtype
+    if src.kind != "f" or src is _F16:  # integers, bool, float16: exact or one rounding
+        with np.errstate(invalid="ignore"):
+            return x.astype(BF16)
+    f = x if src is _F32 else x.astype(_F32)
+    with np.errstate(invalid="ignore"):
+        out = f.astype(BF16)
+    nan = f != f
+    if nan.any():
+        out.view(np.uint16)[nan] = _NAN_BITS
+    return out
+
+
+def _is_bf16(x: Any) -> bool:
+    return getattr(x, "dtype", None) is BF16
+
+
+def _accumulating(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn(x, ...)`` for a reduction or scan: float16/bfloat16 input accumulates in float32
+    and the result is rounded once (PyTorch's accumulation type); other dtypes call ``fn``
+    as is."""
+    def wrapped(x: Any, /, *args: Any, **kwargs: Any) -> Any:
+        low = x.dtype
+        if (low is BF16 or low is _F16) and kwargs.get("dtype") in (None, low):
+            kwargs.pop("dtype", None)
+            return np.asarray(fn(x.astype(_F32), *args, **kwargs)).astype(low)
+        return fn(x, *args, **kwargs)
+
+    wrapped.__name__ = wrapped.__qualname__ = getattr(fn, "__name__", "reduction")
+    wrapped.__doc__ = fn.__doc__
+    return wrapped
+
+
+def _product(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn(a, b, ...)`` for a product: float16/bfloat16 operands multiply in float32 (BLAS)
+    and the result is rounded once; other dtypes call ``fn`` as is (two dtype tests per
+    call)."""
+    def wrapped(a: Any, b: Any, /, *args: Any, **kwargs: Any) -> Any:
+        low = a.dtype
+        if (low is BF16 or low is _F16) and b.dtype is low:
+            return np.asarray(fn(a.astype(_F32), b.astype(_F32), *args, **kwargs)).astype(low)
+        return fn(a, b, *args, **kwargs)
+
+    wrapped.__name__ = wrapped.__qualname__ = getattr(fn, "__name__", "product")
+    wrapped.__doc__ = fn.__doc__
+    return wrapped
+
+
+def _rounded_back(out: Any, *args: Any) -> Any:
+    """``out`` as bfloat16 when an argument is a bfloat16 array and none is a wider floating
+    array (NumPy widens bfloat16 next to Python numbers); ``out`` itself otherwise."""
+    if out.dtype is BF16 or out.dtype.kind != "f" or not any(_is_bf16(a) for a in args):
+        return out
+    if any(isinstance(a, np.ndarray) and a.dtype.kind == "f" for a in args):
+        return out  # a wider floating array: NumPy's promotion is the answer
+    return out.astype(BF16)
+
+
+def _where(where: Callable[..., Any]) -> Callable[..., Any]:
+    def wrapped(condition: Any, x1: Any, x2: Any, /) -> Any:
+        return _rounded_back(where(condition, x1, x2), x1, x2)
+
+    wrapped.__name__ = wrapped.__qualname__ = "where"
+    wrapped.__doc__ = where.__doc__
+    return wrapped
+
+
+def _clip(clip: Callable[..., Any]) -> Callable[..., Any]:
+    def wrapped(x: Any, /, min: Any = None, max: Any = None, **kwargs: Any) -> Any:
+        return _rounded_back(clip(x, min, max, **kwargs), x, min, max)
+
+    wrapped.__name__ = wrapped.__qualname__ = "clip"
+    wrapped.__doc__ = clip.__doc__
+    return wrapped
+
+
+def _isdtype(isdtype: Callable[..., bool]) -> Callable[..., bool]:
+    kinds = {"real floating", "numeric"}
+
+    def wrapped(dtype: Any, kind: Any) -> bool:
+        if dtype is BF16 or dtype is getattr(_ml_dtypes, "bfloat16", None):
+            kinds_asked = kind if isinstance(kind, tuple) else (kind,)
+            return any(k in kinds or k is BF16 or k is _ml_dtypes.bfloat16 for k in kinds_asked)
+        return isdtype(dtype, kind)
+
+    wrapped.__name__ = wrapped.__qualname__ = "isdtype"
+    wrapped.__doc__ = isdtype.__doc__
+    return wrapped
+
+
+def install(ns: Any) -> None:
+    """Give the namespace ``ns`` its ``bfloat16`` (without ``ml_dtypes``: none) and the
+    functions above."""
+    if BF16 is not None:
+        ns.bfloat16 = BF16
+        ns.where = _where(ns.where)
+        ns.clip = _clip(ns.clip)
+        ns.isdtype = _isdtype(ns.isdtype)
+    for name in ("sum", "prod", "mean", "std", "var", "cumulative_sum", "cumulative_prod"):
+        if hasattr(ns, name):
+            setattr(ns, name, _accumulating(getattr(ns, name)))
+    for name in ("matmul", "vecdot", "tensordot"):
+        setattr(ns, name, _product(getattr(ns, name)))
