@@ -133,8 +133,8 @@ from arraygrad.layouts import (  # noqa: E402
     strided,
 )
 from arraygrad.storage import (  # noqa: E402
-    BoolStorage, DoubleStorage, FloatStorage, HalfStorage, IntStorage, LongStorage, TypedStorage,
-    UntypedStorage, is_storage,
+    BFloat16Storage, BoolStorage, ByteStorage, CharStorage, DoubleStorage, FloatStorage,
+    HalfStorage, IntStorage, LongStorage, ShortStorage, TypedStorage, UntypedStorage, is_storage,
 )
 from arraygrad.creation_memory import asarray, from_file, frombuffer  # noqa: E402
 from arraygrad.creation_strided import empty_permuted, empty_strided  # noqa: E402

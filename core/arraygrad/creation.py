@@ -154,8 +154,10 @@ def _narrow_integers(backend: Backend, data: Any, d: _dt.dtype, exc: OverflowErr
             stack.extend(item)
         elif isinstance(item, int):
             flat.append(item)
-    for value in flat:
-        if not -2 ** 63 <= value < 2 ** 64:
+    for value in flat:  # PyTorch's errors: its int64 unpacking, uint64's own
+        if d is _dt.uint64 and value < 0:
+            raise OverflowError("can't convert negative int to unsigned") from exc
+        if not -2 ** 63 <= value < (2 ** 64 if d is _dt.uint64 else 2 ** 63):
             raise ValueError("Overflow when unpacking long long") from exc
         _dt.checked_integer(value, d, c_name=False)
     try:
@@ -457,8 +459,8 @@ def randint(low: Any, high: Any = None, size: Any = None, *, generator: Generato
 
 # the C++ type names of PyTorch's randint bound messages
 _RANDINT_TYPE_NAMES = {"uint8": "unsigned char", "int8": "signed char", "int16": "short int",
-                       "int32": "int", "int64": "long int", "uint16": "unsigned short",
-                       "uint32": "unsigned int", "uint64": "unsigned long", "bool": "bool"}
+                       "int32": "int", "int64": "long int", "uint16": "short unsigned int",
+                       "uint32": "unsigned int", "uint64": "long unsigned int", "bool": "bool"}
 
 
 def _randint_bounds(low: int, high: int, d: _dt.dtype) -> None:

@@ -13,6 +13,8 @@ operands (``int_tensor * 1.5`` is float32).
 from __future__ import annotations
 
 import builtins
+import struct as _struct
+import sys as _sys
 from typing import Any, Callable
 
 __all__ = [
@@ -166,6 +168,26 @@ _SCALAR_TYPE_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": 
                       "uint32": "UInt32", "uint64": "UInt64"}
 
 
+# the ``struct`` module's code of one element of each dtype (bfloat16 has none: see ``unpack``)
+STRUCT_CODES = {"float16": "e", "float32": "f", "float64": "d", "uint8": "B", "int8": "b",
+                "int16": "h", "uint16": "H", "int32": "i", "uint32": "I", "int64": "q",
+                "uint64": "Q", "bool": "?"}
+
+
+def unpack(data: bytes, d: dtype, count: builtins.int, order: str = "<") -> list[Any]:
+    """The first ``count`` elements of dtype ``d`` in ``data`` as Python values (``order``:
+    a ``struct`` byte order, ``<`` little-endian). A bfloat16 is read as the float32 whose
+    upper half it is (exact)."""
+    data = bytes(data[:count * d.itemsize])
+    code = STRUCT_CODES.get(d.name)
+    if code is None:  # bfloat16: pad each element to a float32
+        little = order == "<" or (order in "=@" and _sys.byteorder == "little")
+        pairs = (data[i:i + 2] for i in range(0, len(data), 2))
+        data = b"".join(b"\0\0" + p if little else p + b"\0\0" for p in pairs)
+        code = "f"
+    return list(_struct.unpack(f"{order}{count}{code}", data))
+
+
 def scalar_type_name(d: dtype) -> str:
     """PyTorch's scalar-type name of ``d`` (``Float``, ``Long``...), as its messages spell it."""
     return _SCALAR_TYPE_NAMES.get(d.name, d.name)
@@ -249,9 +271,11 @@ def result_type(*operands: Any) -> dtype:
         else:
             zero_t = d if zero_t is None else promote_types(zero_t, d)
     result = dim_t
-    if zero_t is not None:
-        if result is None or zero_t.category > result.category:
+    if zero_t is not None:  # PyTorch's combine_categories(dimensioned, 0-dim)
+        if result is None:
             result = zero_t
+        elif not result.is_floating_point and (result is bool or zero_t.is_floating_point):
+            result = promote_types(result, zero_t)
     if scalar_cat >= 0:
         if result is None or scalar_cat > result.category:
             result = _CATEGORY_DEFAULT[scalar_cat]()

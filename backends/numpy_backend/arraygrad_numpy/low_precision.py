@@ -6,7 +6,7 @@ and round the result to bfloat16 (round-to-nearest-even), as PyTorch's CPU kerne
 float16 ufuncs do the same). Where NumPy's own machinery would differ from PyTorch, the
 namespace functions below step in:
 
-- reductions and scans (``sum``, ``prod``, ``mean``, ``std``, ``var``, ``cumulative_*``) of
+- reductions and scans (``sum``, ``mean``, ``std``, ``var``, ``cumulative_*``) of
   float16/bfloat16 accumulate in float32 and round once (NumPy would accumulate in the
   low precision), as PyTorch's accumulation type;
 - products (``matmul``, ``vecdot``, ``tensordot``) multiply in float32 with BLAS and round
@@ -53,8 +53,8 @@ def to_bfloat16(x: Any) -> Any:
     if src.kind != "f" or src is _F16:  # integers, bool, float16: exact or one rounding
         with np.errstate(invalid="ignore"):
             return x.astype(BF16)
-    f = x if src is _F32 else x.astype(_F32)
-    with np.errstate(invalid="ignore"):
+    with np.errstate(invalid="ignore", over="ignore"):  # NaN and past-float32 values: silent
+        f = x if src is _F32 else x.astype(_F32)
         out = f.astype(BF16)
     nan = f != f
     if nan.any():
@@ -66,6 +66,13 @@ def _is_bf16(x: Any) -> bool:
     return getattr(x, "dtype", None) is BF16
 
 
+def _rounded(out: Any, low: Any) -> Any:
+    """A float32 result rounded to ``low`` (float16/bfloat16), overflowing to inf silently as
+    PyTorch's conversion does."""
+    with np.errstate(over="ignore"):
+        return np.asarray(out).astype(low)
+
+
 def _accumulating(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``fn(x, ...)`` for a reduction or scan: float16/bfloat16 input accumulates in float32
     and the result is rounded once (PyTorch's accumulation type); other dtypes call ``fn``
@@ -74,7 +81,7 @@ def _accumulating(fn: Callable[..., Any]) -> Callable[..., Any]:
         low = x.dtype
         if (low is BF16 or low is _F16) and kwargs.get("dtype") in (None, low):
             kwargs.pop("dtype", None)
-            return np.asarray(fn(x.astype(_F32), *args, **kwargs)).astype(low)
+            return _rounded(fn(x.astype(_F32), *args, **kwargs), low)
         return fn(x, *args, **kwargs)
 
     wrapped.__name__ = wrapped.__qualname__ = getattr(fn, "__name__", "reduction")
@@ -89,7 +96,7 @@ def _product(fn: Callable[..., Any]) -> Callable[..., Any]:
     def wrapped(a: Any, b: Any, /, *args: Any, **kwargs: Any) -> Any:
         low = a.dtype
         if (low is BF16 or low is _F16) and b.dtype is low:
-            return np.asarray(fn(a.astype(_F32), b.astype(_F32), *args, **kwargs)).astype(low)
+            return _rounded(fn(a.astype(_F32), b.astype(_F32), *args, **kwargs), low)
         return fn(a, b, *args, **kwargs)
 
     wrapped.__name__ = wrapped.__qualname__ = getattr(fn, "__name__", "product")
@@ -147,7 +154,8 @@ def install(ns: Any) -> None:
         ns.where = _where(ns.where)
         ns.clip = _clip(ns.clip)
         ns.isdtype = _isdtype(ns.isdtype)
-    for name in ("sum", "prod", "mean", "std", "var", "cumulative_sum", "cumulative_prod"):
+    # (not prod: PyTorch's rounds each partial product, as NumPy's does)
+    for name in ("sum", "mean", "std", "var", "cumulative_sum", "cumulative_prod"):
         if hasattr(ns, name):
             setattr(ns, name, _accumulating(getattr(ns, name)))
     for name in ("matmul", "vecdot", "tensordot"):

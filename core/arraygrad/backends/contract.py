@@ -189,17 +189,10 @@ class Backend(abc.ABC):
         a zero-parse path (NumPy: ``frombuffer``).
         """
         import math
-        import struct
 
-        name = self.arraygrad_dtype(native_dtype).name
-        n = math.prod(shape)
-        if name == "bfloat16":  # a float32's upper half: read the float32 of each (exact)
-            data = b"".join(b"\0\0" + data[i:i + 2] for i in range(0, 2 * n, 2))
-            name = "float32"
-        fmt = {"float16": "e", "float32": "f", "float64": "d", "int32": "i", "int64": "q",
-               "bool": "?", "uint8": "B", "int8": "b", "int16": "h", "uint16": "H",
-               "uint32": "I", "uint64": "Q"}[name]
-        values = list(struct.unpack(f"<{n}{fmt}", data))
+        from arraygrad import dtypes
+
+        values = dtypes.unpack(data, self.arraygrad_dtype(native_dtype), math.prod(shape))
         return self.xp.reshape(self.from_host(values, native_dtype), tuple(shape))
 
     def from_dlpack(self, obj: Any) -> Any:

@@ -11,16 +11,13 @@ import arraygrad as ag
 from arraygrad.conformance.pytest_plugin import all_check_ids
 
 
-
-@pytest.mark.parametrize("check", ["xfail_ids_known"])
-def test_declarations(conformance: Any, check: Callable[..., Any], request: Any) -> None:
+def xfail_ids_known(conformance: Any, request: Any) -> None:
     """``declarations[xfail_ids_known]``: an xfail naming an unknown check id is an error."""
     unknown = sorted(set(conformance.xfail) - all_check_ids(request.config))
     assert not unknown, f"xfail names unknown check ids: {unknown}"
 
 
-@pytest.mark.parametrize("check", ["dtypes_declared"])
-def test_dtypes_declared(conformance: Any, check: Callable[..., Any], request: Any) -> None:
+def dtypes_declared(conformance: Any, request: Any) -> None:
     """``declarations[dtypes_declared]``: each arraygrad dtype is either provided (a tensor of
     it is made and read back) or declared in ``capabilities["lacks"]`` and refused with a
     TypeError naming the backend and the dtype; a declared dtype the backend has is an error."""
@@ -45,3 +42,13 @@ def test_dtypes_declared(conformance: Any, check: Callable[..., Any], request: A
                     problems.append(f"{d.name}: the error does not name the backend and the "
                                     f"dtype: {e}")
     assert not problems, "; ".join(problems)
+
+
+CHECKS: dict[str, Callable[..., None]] = {"xfail_ids_known": xfail_ids_known,
+                                          "dtypes_declared": dtypes_declared}
+
+
+@pytest.mark.parametrize("check", list(CHECKS))
+def test_declarations(conformance: Any, check: str, request: Any) -> None:
+    """The declaration checks (``declarations[...]``)."""
+    CHECKS[check](conformance, request)
