@@ -95,12 +95,17 @@ def test_numbers_and_tensors_in_arithmetic_equal_pytorch(dtype, expr):
                                   "x.softmax(-1)", "x.log_softmax(-1)", "F.silu(x)",
                                   "F.linear(x, x[:8], x[0, :8])", "F.mse_loss(x, x * 0.5)",
                                   "F.layer_norm(x, (96,))", "x.max(-1).values", "x.amin(0)",
-                                  "F.relu(x)", "F.leaky_relu(x, 0.1)", "F.elu(x)"])
+                                  "F.relu(x)", "F.leaky_relu(x, 0.1)", "F.elu(x)",
+                                  "lib.cdist(x[:30], x[30:], compute_mode='use_mm_for_euclid_dist')",
+                                  "lib.addcmul(x, x, x, value=0.3)",
+                                  "lib.lerp(x, x * 2, 0.3)", "lib.logaddexp(x, x * 0.5)",
+                                  "x.norm(p=3, dim=-1)", "F.smooth_l1_loss(x, x * 0.5)"])
 def test_reductions_products_and_fused_ops_equal_pytorch(dtype, expr):
     rng = np.random.default_rng(1)
     f = (rng.normal(size=(64, 96)) * 2).astype(np.float32)
-    a = eval(expr, {"x": ag.tensor(f).to(getattr(ag, dtype)), "F": ag.nn.functional})
-    t = eval(expr, {"x": torch.tensor(f).to(getattr(torch, dtype)), "F": torch.nn.functional})
+    a = eval(expr, {"x": ag.tensor(f).to(getattr(ag, dtype)), "F": ag.nn.functional, "lib": ag})
+    t = eval(expr, {"x": torch.tensor(f).to(getattr(torch, dtype)), "F": torch.nn.functional,
+                    "lib": torch})
     assert str(a.dtype).split(".")[-1] == str(t.dtype).split(".")[-1]
     same = _same(a, t)
     if dtype == "bfloat16" and expr != "F.layer_norm(x, (96,))":

@@ -12,8 +12,11 @@ namespace functions below step in:
 - products (``matmul``, ``vecdot``, ``tensordot``) multiply in float32 with BLAS and round
   once, as PyTorch's CPU GEMM accumulates in float32 (NumPy would return float32 for
   bfloat16, and loop without BLAS for float16);
+- ``linalg`` computes float16/bfloat16 in float32 and rounds back (NumPy's has no float16
+  and widens bfloat16 to float64);
 - ``where`` and ``clip`` keep bfloat16 next to Python numbers (NumPy would widen);
-- ``isdtype`` knows bfloat16 is a real floating dtype.
+- ``sort``, ``argsort``, ``searchsorted`` order bfloat16 as float32 (NaN last);
+- ``isdtype`` and ``finfo`` know bfloat16 is a real floating dtype.
 
 Without ``ml_dtypes`` the backend has no bfloat16 (``BF16`` is None) and says so.
 """
@@ -146,6 +149,75 @@ def _isdtype(isdtype: Callable[..., bool]) -> Callable[..., bool]:
     return wrapped
 
 
+def _low_of(args: Any) -> Any:
+    for a in args:
+        dt = getattr(a, "dtype", None)
+        if dt is BF16 or dt is _F16:
+            return dt
+    return None
+
+
+def _linalg_function(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A ``linalg`` function: float16/bfloat16 arrays computed in float32, floating results
+    rounded back (NumPy's linalg has no float16 and widens bfloat16 to float64); a named
+    tuple of results keeps its type."""
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        low = _low_of(args)
+        if low is None:
+            return fn(*args, **kwargs)
+        out = fn(*(a.astype(_F32) if getattr(a, "dtype", None) is low else a for a in args),
+                 **kwargs)
+
+        def back(r: Any) -> Any:
+            return _rounded(r, low) if getattr(r, "dtype", None) is not None and \
+                r.dtype.kind == "f" else r
+        if isinstance(out, tuple):
+            items = [back(r) for r in out]
+            return type(out)(*items) if hasattr(out, "_fields") else tuple(items)
+        return back(out)
+
+    wrapped.__name__ = wrapped.__qualname__ = getattr(fn, "__name__", "linalg")
+    wrapped.__doc__ = fn.__doc__
+    return wrapped
+
+
+def _linalg_namespace(linalg: Any) -> Any:
+    import types
+
+    ns = types.ModuleType(linalg.__name__, linalg.__doc__)
+    for name, value in vars(linalg).items():
+        if callable(value) and not isinstance(value, type) and not name.startswith("_"):
+            value = _linalg_function(value)
+        setattr(ns, name, value)
+    return ns
+
+
+def _finfo(finfo: Callable[..., Any]) -> Callable[..., Any]:
+    def wrapped(type: Any, /) -> Any:
+        if type is BF16 or getattr(type, "dtype", None) is BF16:
+            return _ml_dtypes.finfo(_ml_dtypes.bfloat16)
+        return finfo(type)
+
+    wrapped.__name__ = wrapped.__qualname__ = "finfo"
+    wrapped.__doc__ = finfo.__doc__
+    return wrapped
+
+
+def _sorting(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``sort``/``argsort``/``searchsorted``...: bfloat16 sorted as float32 (exact), where NaN
+    sorts last (``ml_dtypes``' comparisons leave NaN in place)."""
+    def wrapped(x: Any, /, *args: Any, **kwargs: Any) -> Any:
+        if getattr(x, "dtype", None) is not BF16:
+            return fn(x, *args, **kwargs)
+        out = fn(x.astype(_F32), *(a.astype(_F32) if _is_bf16(a) else a for a in args),
+                 **kwargs)
+        return _rounded(out, BF16) if getattr(out, "dtype", None) is _F32 else out
+
+    wrapped.__name__ = wrapped.__qualname__ = getattr(fn, "__name__", "sort")
+    wrapped.__doc__ = fn.__doc__
+    return wrapped
+
+
 def install(ns: Any) -> None:
     """Give the namespace ``ns`` its ``bfloat16`` (without ``ml_dtypes``: none) and the
     functions above."""
@@ -154,6 +226,10 @@ def install(ns: Any) -> None:
         ns.where = _where(ns.where)
         ns.clip = _clip(ns.clip)
         ns.isdtype = _isdtype(ns.isdtype)
+        ns.finfo = _finfo(ns.finfo)
+        for name in ("sort", "argsort", "searchsorted"):
+            setattr(ns, name, _sorting(getattr(ns, name)))
+    ns.linalg = _linalg_namespace(ns.linalg)
     # (not prod: PyTorch's rounds each partial product, as NumPy's does)
     for name in ("sum", "mean", "std", "var", "cumulative_sum", "cumulative_prod"):
         if hasattr(ns, name):

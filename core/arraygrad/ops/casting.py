@@ -11,7 +11,7 @@ from arraygrad.tensor import Tensor
 
 
 __all__ = ["to_native", "to_dtype", "cast_data", "to_float_data", "full_like_scalar",
-           "opmath_apply", "computed_in_float32", "unary_float_data"]
+           "opmath_apply", "computed_in_float32", "unary_float_data", "in_opmath"]
 
 
 
@@ -96,3 +96,18 @@ def unary_float_data(input: Tensor, forward: Any, reduced: Any = None) -> Any:
         fn = reduced or forward
         return opmath_apply(backend, lambda a: fn(xp, a), data)
     return forward(xp, to_float_data(input))
+
+
+def in_opmath(backend: Any, fn: Any, *arrays: Any) -> Any:
+    """``fn(*arrays)`` for an op's array formula with Python numbers in it: float16/bfloat16
+    arrays computed in float32 and the result rounded once to their dtype, as PyTorch's
+    kernels do (and NumPy would widen bfloat16 next to a number). Other arguments pass as
+    they are; without a float16/bfloat16 array it is ``fn(*arrays)``."""
+    reduced = backend.reduced_floating_natives
+    low = next((a.dtype for a in arrays if getattr(a, "dtype", None) in reduced), None)
+    if low is None:
+        return fn(*arrays)
+    xp = backend.xp
+    f32 = backend.native_dtype(_dt.float32)
+    out = fn(*(xp.astype(a, f32) if getattr(a, "dtype", None) == low else a for a in arrays))
+    return xp.astype(out, low)

@@ -20,8 +20,8 @@ from arraygrad.ops import activation_backward as _act_bw, fast as _fast
 from arraygrad.ops.broadcast import broadcast_shapes, mul_sum_to
 from arraygrad.ops.deprecated_forms import alpha_first
 from arraygrad.ops.casting import (  # noqa: F401 - re-exported: ops import casts from here
-    cast_data, computed_in_float32, full_like_scalar, opmath_apply, to_dtype, to_float_data,
-    to_native, unary_float_data,
+    cast_data, computed_in_float32, full_like_scalar, in_opmath, opmath_apply, to_dtype,
+    to_float_data, to_native, unary_float_data,
 )
 from arraygrad.ops.promotion import operands as _operands, same_backend, scalar_in_opmath
 from arraygrad.ops.rule import ELEMENTWISE, defop, identity
@@ -52,7 +52,8 @@ def add(input: Tensor, other: Any, *deprecated: Any, alpha: Any = 1) -> Any:
     backend, ad, bd, ta, tb = _operands("add", input, other)
     if alpha == 1:
         return ADD.record(ad + bd, backend, (ta, tb))
-    return ADD.record(ad + bd * alpha, backend, (ta, tb), alpha=alpha)
+    return ADD.record(in_opmath(backend, lambda a, b: a + b * alpha, ad, bd), backend, (ta, tb),
+                      alpha=alpha)
 
 
 SUB = defop("SubBackward0", jvp=ELEMENTWISE, inputs=("self", "other"), params={"alpha": 1},
@@ -76,7 +77,8 @@ def sub(input: Tensor, other: Any, *deprecated: Any, alpha: Any = 1) -> Any:
                            "supported. Use the `^` or `logical_xor()` operator instead.")
     if alpha == 1:
         return SUB.record(ad - bd, backend, (ta, tb))
-    return SUB.record(ad - bd * alpha, backend, (ta, tb), alpha=alpha)
+    return SUB.record(in_opmath(backend, lambda a, b: a - b * alpha, ad, bd), backend, (ta, tb),
+                      alpha=alpha)
 
 
 def _product_grad(g: Tensor, other: Any, node: RuleNode, i: int) -> Tensor:
@@ -390,10 +392,10 @@ def round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001 - PyTorc
     data = input._data
     if decimals > 0:
         scale = 10.0 ** decimals
-        out = xp.round(data * scale) / scale
+        out = in_opmath(input._backend, lambda a: xp.round(a * scale) / scale, data)
     else:
         scale = 10.0 ** -decimals
-        out = xp.round(data / scale) * scale
+        out = in_opmath(input._backend, lambda a: xp.round(a / scale) * scale, data)
     return ROUND_DECIMALS.record(out, input._backend, (input,), decimals=decimals)
 
 RELU = defop("ReluBackward0", jvp=ELEMENTWISE, saves=("result",),
