@@ -96,14 +96,18 @@ def _astype(x, dtype, /, *, copy=True, device=None):
     return x.astype(dtype, copy=copy)
 
 
-def _reduction(ufunc):
+def _reduction(ufunc, low=frozenset()):
     """``sum``/``max``/``min`` as the ufunc's own ``reduce``: NumPy's functions of those
     names reach it through two Python layers (~1 us per call on small arrays). The
     semantics are the same for the arguments of the standard (``axis``, ``keepdims``,
-    ``dtype`` for sums; small integers still accumulate in the default integer)."""
+    ``dtype`` for sums; small integers still accumulate in the default integer). ``low``:
+    the dtypes reduced in float32 and rounded once (``sum`` of float16/bfloat16, as
+    PyTorch accumulates)."""
     reduce = ufunc.reduce
 
     def fn(x, /, *, axis=None, dtype=None, keepdims=False):
+        if x.dtype in low and (dtype is None or dtype == x.dtype):
+            return low_precision.reduced_in_float32(reduce, x, axis, keepdims)
         return reduce(x, axis=axis, dtype=dtype, keepdims=keepdims)
 
     fn.__name__ = fn.__qualname__ = f"{ufunc.__name__}_reduce"
@@ -127,7 +131,7 @@ def _fast_namespace():
     ns.zeros, ns.ones, ns.empty, ns.full = np.zeros, np.ones, np.empty, np.full
     ns.zeros_like, ns.ones_like = np.zeros_like, np.ones_like
     ns.astype = _astype
-    ns.sum = _reduction(np.add)
+    ns.sum = _reduction(np.add, low_precision.LOW)
     ns.max = _reduction(np.maximum)
     ns.min = _reduction(np.minimum)
     low_precision.install(ns)  # float16 and ml_dtypes' bfloat16, as PyTorch's CPU computes

@@ -32,7 +32,7 @@ try:
 except ImportError:  # the backend then lacks bfloat16 (its conformance declaration says so)
     _ml_dtypes = None
 
-__all__ = ["BF16", "MISSING_REASON", "install", "to_bfloat16"]
+__all__ = ["BF16", "LOW", "MISSING_REASON", "install", "reduced_in_float32", "to_bfloat16"]
 
 BF16: Any = np.dtype(_ml_dtypes.bfloat16) if _ml_dtypes is not None else None
 """NumPy's bfloat16 dtype (``ml_dtypes.bfloat16``), or None without ``ml_dtypes``."""
@@ -42,6 +42,8 @@ MISSING_REASON = ("the numpy backend's bfloat16 comes from the ml_dtypes package
 
 _F32 = np.dtype(np.float32)
 _F16 = np.dtype(np.float16)
+LOW = frozenset(d for d in (_F16, BF16) if d is not None)
+"""The low-precision dtypes computed in float32 here (float16, and bfloat16 with ml_dtypes)."""
 
 
 _NAN_BITS = np.uint16(0xFFFF)
@@ -76,6 +78,11 @@ def _rounded(out: Any, low: Any) -> Any:
         return np.asarray(out).astype(low)
 
 
+def reduced_in_float32(reduce: Callable[..., Any], x: Any, axis: Any, keepdims: bool) -> Any:
+    """``reduce(x)`` of float16/bfloat16 ``x`` accumulated in float32, rounded once."""
+    return _rounded(reduce(x.astype(_F32), axis=axis, keepdims=keepdims), x.dtype)
+
+
 def _accumulating(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``fn(x, ...)`` for a reduction or scan: float16/bfloat16 input accumulates in float32
     and the result is rounded once (PyTorch's accumulation type); other dtypes call ``fn``
@@ -89,6 +96,20 @@ def _accumulating(fn: Callable[..., Any]) -> Callable[..., Any]:
 
     wrapped.__name__ = wrapped.__qualname__ = getattr(fn, "__name__", "reduction")
     wrapped.__doc__ = fn.__doc__
+    return wrapped
+
+
+def _matmul(matmul: Callable[..., Any]) -> Callable[..., Any]:
+    """``matmul`` as ``_product`` with two arguments only: the hottest product, one dtype read
+    and one set lookup per call."""
+    def wrapped(a: Any, b: Any, /) -> Any:
+        low = a.dtype
+        if low in LOW and b.dtype is low:
+            return _rounded(matmul(a.astype(_F32), b.astype(_F32)), low)
+        return matmul(a, b)
+
+    wrapped.__name__ = wrapped.__qualname__ = "matmul"
+    wrapped.__doc__ = matmul.__doc__
     return wrapped
 
 
@@ -231,8 +252,10 @@ def install(ns: Any) -> None:
             setattr(ns, name, _sorting(getattr(ns, name)))
     ns.linalg = _linalg_namespace(ns.linalg)
     # (not prod: PyTorch's rounds each partial product, as NumPy's does)
-    for name in ("sum", "mean", "std", "var", "cumulative_sum", "cumulative_prod"):
+    # (``sum`` is the backend's own reduction, which does it itself: one call less)
+    for name in ("mean", "std", "var", "cumulative_sum", "cumulative_prod"):
         if hasattr(ns, name):
             setattr(ns, name, _accumulating(getattr(ns, name)))
-    for name in ("matmul", "vecdot", "tensordot"):
+    ns.matmul = _matmul(ns.matmul)
+    for name in ("vecdot", "tensordot"):
         setattr(ns, name, _product(getattr(ns, name)))

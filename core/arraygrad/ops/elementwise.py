@@ -282,8 +282,12 @@ def _float_unary(name: str, forward: Callable[[Any, Any], Any], rule: Rule,
     ``reduced`` as the forward there when given: ``casting.unary_float_data``)."""
 
     def op(input: Tensor) -> Tensor:
-        return _fast.record_unary(rule, unary_float_data(input, forward, reduced),
-                                  input._backend, input)
+        backend = input._backend
+        data = input._data
+        if data.dtype in backend.wide_floating_natives:  # the common case, inline
+            return _fast.record_unary(rule, forward(backend.xp, data), backend, input)
+        return _fast.record_unary(rule, unary_float_data(input, forward, reduced), backend,
+                                  input)
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = f"Elementwise ``{name}``."

@@ -19,6 +19,7 @@ from arraygrad.tensor import Tensor
 __all__ = ["operands", "same_backend", "scalar_in_opmath"]
 
 _scalar_types = (int, float, bool)
+_INT64 = 1 << 63
 
 
 def same_backend(op: str, *tensors: Tensor) -> Any:
@@ -94,7 +95,10 @@ def _scalar_as(value: Any, d: Any, backend: Any) -> Any:
         return float(value)
     if d is _dt.bool:
         return bool(value)
-    return _dt.wrap_integer(int(value), d)  # ``uint8 + 300`` wraps, as PyTorch's kernels
+    value = int(value)
+    if d is _dt.int64 and -_INT64 <= value < _INT64:  # the common case
+        return value
+    return _dt.wrap_integer(value, d)  # ``uint8 + 300`` wraps, as PyTorch's kernels
 
 
 def scalar_in_opmath(backend: Any, fn: Any, ad: Any, bd: Any, a: Any, b: Any) -> Any:
