@@ -26,7 +26,7 @@ def scalar_operand(backend: Backend, value: Any, native: Any) -> Any:
     if value:
         return cache[value, native]
     if native in cache.widening:
-        return cache._xp.asarray(value, dtype=native)
+        return backend.xp.asarray(value, dtype=native)
     return value
 
 
