@@ -193,16 +193,16 @@ def scalar_type_name(d: dtype) -> str:
     return _SCALAR_TYPE_NAMES.get(d.name, d.name)
 
 
-def promote_types(a: dtype, b: dtype) -> dtype:
-    """The smallest dtype both ``a`` and ``b`` convert to, as in ``torch.promote_types``
+def promote_types(type1: dtype, type2: dtype) -> dtype:
+    """The smallest dtype both ``type1`` and ``type2`` convert to, as ``torch.promote_types``
     (RuntimeError for the pairs PyTorch refuses: ``uint16`` with ``int8``...)."""
-    if a is b:
-        return a
-    found = a._promote[b]
+    if type1 is type2:
+        return type1
+    found = type1._promote[type2]
     if found is None:
         raise RuntimeError(f"Promotion for uint16, uint32, uint64 types is not supported, "
-                           f"attempted to promote {scalar_type_name(a)} and "
-                           f"{scalar_type_name(b)}")
+                           f"attempted to promote {scalar_type_name(type1)} and "
+                           f"{scalar_type_name(type2)}")
     return found
 
 
