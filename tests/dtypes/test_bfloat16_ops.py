@@ -180,3 +180,35 @@ def test_cpu_autocast_defaults_to_bfloat16_as_pytorch():
         assert str(o.dtype).split(".")[-1] == str(t.dtype).split(".")[-1], name
         assert np.allclose(o.float().numpy(), t.float().numpy(), rtol=2 ** -7, atol=1e-2), name
     assert ag.get_autocast_dtype("cpu") is ag.bfloat16
+
+
+@needs_torch
+def test_a_bfloat16_model_trains_as_pytorch():
+    """``Module.bfloat16()``, AdamW then SGD with momentum, five steps each: parameters stay
+    bfloat16 and follow PyTorch's within a few bfloat16 steps."""
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(64, 8)).astype(np.float32)
+    y = rng.integers(0, 3, size=64)
+    w1 = rng.normal(size=(16, 8)).astype(np.float32) * 0.3
+    w2 = rng.normal(size=(3, 16)).astype(np.float32) * 0.3
+    results = []
+    for m in (torch, ag):
+        model = m.nn.Sequential(m.nn.Linear(8, 16), m.nn.GELU(), m.nn.Linear(16, 3))
+        with m.no_grad():
+            model[0].weight.copy_(m.tensor(w1))
+            model[2].weight.copy_(m.tensor(w2))
+            model[0].bias.zero_()
+            model[2].bias.zero_()
+        model = model.bfloat16()
+        X, Y = m.tensor(x).to(m.bfloat16), m.tensor(y)
+        for opt in (m.optim.AdamW(model.parameters(), lr=1e-2),
+                    m.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)):
+            for _ in range(5):
+                opt.zero_grad()
+                loss = m.nn.functional.cross_entropy(model(X), Y)
+                loss.backward()
+                opt.step()
+        assert str(model[0].weight.dtype).endswith("bfloat16")
+        results.append([p.detach().float().numpy() for p in model.parameters()])
+    for t, a in zip(*results):
+        assert np.allclose(t, a, rtol=2 ** -5, atol=2 ** -6)
