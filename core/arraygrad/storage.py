@@ -9,12 +9,11 @@ The same allocation gives the same storage object while one is alive.
 
 A storage can also be made on its own (``UntypedStorage(n)``, ``FloatStorage([1, 2])``), and
 ``Tensor.set_`` puts a tensor onto a storage whose elements are of its dtype. Storages of
-the dtypes arraygrad lacks (``ByteStorage``, ``BFloat16Storage``...) do not exist.
+the dtypes arraygrad lacks (``ComplexFloatStorage``, quantized ones) do not exist.
 """
 
 from __future__ import annotations
 
-import struct
 import warnings
 import weakref
 from typing import TYPE_CHECKING, Any, Iterator
@@ -27,7 +26,8 @@ if TYPE_CHECKING:
     from arraygrad.tensor import Tensor
 
 __all__ = ["UntypedStorage", "TypedStorage", "FloatStorage", "DoubleStorage", "HalfStorage",
-           "IntStorage", "LongStorage", "BoolStorage", "LEGACY_STORAGES", "is_storage",
+           "BFloat16Storage", "ByteStorage", "CharStorage", "ShortStorage", "IntStorage",
+           "LongStorage", "BoolStorage", "LEGACY_STORAGES", "is_storage",
            "storage_of", "memory_of", "TYPED_STORAGE_WARNING"]
 
 NO_STORAGE = "Cannot access data pointer of Tensor that doesn't have storage"
@@ -37,10 +37,6 @@ TYPED_STORAGE_WARNING = (
     "the only storage class. This should only matter to you if you are using storages "
     "directly.  To access UntypedStorage directly, use tensor.untyped_storage() instead of "
     "tensor.storage()")
-
-_STRUCT_CODES = {"float16": "e", "float32": "f", "float64": "d", "int32": "i", "int64": "q",
-                 "bool": "?"}
-
 
 def memory_of(t: Tensor) -> Memory:
     """Where ``t``'s elements are (RuntimeError, PyTorch's, when its backend cannot say)."""
@@ -331,8 +327,7 @@ class TypedStorage:
         """The element values."""
         raw = self._untyped_storage._bytes()
         n = len(raw) // self.dtype.itemsize
-        return list(struct.unpack(f"={n}{_STRUCT_CODES[self.dtype.name]}",
-                                  raw[:n * self.dtype.itemsize]))
+        return _dt.unpack(raw, self.dtype, n, "=")
 
     def __getitem__(self, index: int) -> Any:
         if not isinstance(index, int):
@@ -385,10 +380,15 @@ HalfStorage = _legacy("HalfStorage", _dt.float16)
 IntStorage = _legacy("IntStorage", _dt.int32)
 LongStorage = _legacy("LongStorage", _dt.int64)
 BoolStorage = _legacy("BoolStorage", _dt.bool)
+BFloat16Storage = _legacy("BFloat16Storage", _dt.bfloat16)
+ByteStorage = _legacy("ByteStorage", _dt.uint8)
+CharStorage = _legacy("CharStorage", _dt.int8)
+ShortStorage = _legacy("ShortStorage", _dt.int16)
 
 LEGACY_STORAGES: dict[_dt.dtype, type[TypedStorage]] = {
     cls._fixed_dtype(): cls  # type: ignore[misc]
-    for cls in (FloatStorage, DoubleStorage, HalfStorage, IntStorage, LongStorage, BoolStorage)}
+    for cls in (FloatStorage, DoubleStorage, HalfStorage, BFloat16Storage, ByteStorage,
+                CharStorage, ShortStorage, IntStorage, LongStorage, BoolStorage)}
 
 
 def is_storage(obj: Any) -> bool:

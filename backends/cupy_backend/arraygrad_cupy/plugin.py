@@ -34,3 +34,16 @@ def arraygrad_register_distributed(register):
 
     make_world.is_available = is_available
     register("nccl", make_world)
+
+
+@hookimpl
+def arraygrad_conformance(register):
+    """Declare the dtypes the CuPy backend lacks: CuPy has no bfloat16 dtype."""
+    try:
+        import array_api_compat.cupy as namespace
+
+        has_bf16 = hasattr(namespace, "bfloat16")
+    except Exception:  # no CuPy here: the backend is unavailable, and lacks it all the same
+        has_bf16 = False
+    lacks = {} if has_bf16 else {"bfloat16": "CuPy has no bfloat16 dtype"}
+    register.backend("cupy", capabilities={"lacks": lacks})
