@@ -192,6 +192,7 @@ _LAZY_SUBMODULES = (  # one per line: several areas add theirs
     "special",
     "testing",
     "torch_version",
+    "types",
     "utils",
     "version",
     "viz",
