@@ -61,3 +61,22 @@ def test_types_aliases() -> None:
     assert isinstance(3, types.py_sym_types) is False
     assert types.Size is ag.Size and types.Tensor is ag.Tensor
     assert int in types.Number.__args__ and str in types.Device.__args__
+
+
+@needs_torch
+@pytest.mark.parametrize("make, kwargs", [
+    (lambda lib: lib.tensor([[1.5, 2.0, -3.0], [0.0, 1.0, 2.0]]), {}),
+    (lambda lib: lib.tensor([[1.5, 2.0, -3.0], [0.0, 1.0, 2.0]]), {"dim": 1}),
+    (lambda lib: lib.tensor([[1.5, 2.0, -3.0], [0.0, 1.0, 2.0]]), {"dim": (0, 1), "keepdim": True}),
+    (lambda lib: lib.arange(12).reshape(3, 4), {"dim": 0}),
+    (lambda lib: lib.tensor([True, False, True]), {}),
+    (lambda lib: lib.tensor([1.0, -2.5], dtype=lib.float16), {}),
+])
+def test_hash_tensor_matches_pytorch(make, kwargs) -> None:
+    ours, theirs = ag.hash_tensor(make(ag), **kwargs), torch.hash_tensor(make(torch), **kwargs)
+    assert ours.dtype == ag.uint64 and ours.tolist() == theirs.tolist()
+
+
+def test_hash_tensor_modes() -> None:
+    with pytest.raises(RuntimeError, match="Unknown hash_tensor mode"):
+        ag.hash_tensor(ag.ones(2), mode=1)
