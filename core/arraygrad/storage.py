@@ -262,6 +262,42 @@ class TypedStorage:
         return None  # a legacy class (``FloatStorage``) has its own
 
     @classmethod
+    def from_buffer(cls, buffer: Any, byte_order: str = "native", count: int = -1,
+                    offset: int = 0, *, dtype: _dt.dtype | None = None,
+                    device: DeviceLike | None = None) -> TypedStorage:
+        """A storage holding a copy of ``buffer``'s bytes read as elements of the class's dtype
+        (``ByteStorage.from_buffer(image_bytes)``): ``count`` elements (all when -1) from
+        byte ``offset``, in ``byte_order`` ``"native"``, ``"little"`` or ``"big"``."""
+        import sys
+
+        from arraygrad.creation_memory import frombuffer
+
+        d = cls._fixed_dtype() or dtype
+        if d is None:
+            raise RuntimeError("from_buffer: must specify a dtype")
+        if byte_order not in ("native", "little", "big"):
+            raise ValueError(f"Invalid byte_order '{byte_order}' (expected 'big', 'little', or "
+                             "'native')")
+        data = bytes(memoryview(buffer).cast("B"))[offset:]
+        size = d.itemsize
+        if count >= 0:
+            data = data[:count * size]
+        if len(data) % size:
+            raise ValueError(f"buffer size ({len(data)}) must be a multiple of element size "
+                             f"({size})")
+        if byte_order != "native" and byte_order != sys.byteorder and size > 1:
+            swapped = bytearray(len(data))  # each element's bytes reversed
+            for i in range(size):
+                swapped[i::size] = data[size - 1 - i::size]
+            data = bytes(swapped)
+        if not data:
+            return TypedStorage(0, dtype=d, device=device, _internal=True)
+        tensor = frombuffer(bytearray(data), dtype=d)
+        if device is not None:
+            tensor = tensor.to(device)
+        return cls._of(tensor.untyped_storage(), d)
+
+    @classmethod
     def _of(cls, untyped: UntypedStorage, dtype: _dt.dtype) -> TypedStorage:
         """``untyped`` read as ``dtype`` elements, without PyTorch's deprecation warning (the
         caller warns where PyTorch does)."""
