@@ -16,7 +16,7 @@ every rank. Process-group backends are plugins (the ``arraygrad_register_distrib
 hook): ``mpi`` comes with the core, ``nccl`` with the CuPy backend.
 """
 
-from typing import NewType
+from typing import Any, NewType
 
 from arraygrad.distributed.all_to_all import all_to_all, all_to_all_single
 from arraygrad.distributed.backend_names import (
@@ -64,7 +64,7 @@ from arraygrad.distributed.subgroups import (
     new_subgroups, new_subgroups_by_enumeration, split_group,
 )
 from arraygrad.distributed.work import Work
-from arraygrad.distributed import algorithms, distributed_c10d
+from arraygrad.distributed import algorithms
 
 GroupName = NewType("GroupName", str)  # PyTorch's name for a group's name
 RankType = int  # PyTorch's (int | SymInt): arraygrad has no symbolic integers
@@ -94,3 +94,16 @@ __all__ = [
     "send_object_list", "set_debug_level", "set_debug_level_from_env", "split_group",
     "supports_complex",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``distributed_c10d`` (the module PyTorch's API is written in, which looks its names up
+    here) loads on first use: importing it with the package would make the two import each
+    other."""
+    import importlib
+
+    if name == "distributed_c10d":
+        return importlib.import_module(f"{__name__}.{name}")
+    from arraygrad.absences import missing_attribute
+
+    raise missing_attribute("torch.distributed", name, "arraygrad.distributed")
