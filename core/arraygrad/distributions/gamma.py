@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from numbers import Number
 from typing import Any
 
 import arraygrad as ag
@@ -45,11 +44,7 @@ class Gamma(ExponentialFamily):
 
     def __init__(self, concentration: Any, rate: Any, validate_args: bool | None = None) -> None:
         self.concentration, self.rate = broadcast_all(concentration, rate)
-        if isinstance(concentration, Number) and isinstance(rate, Number):
-            batch_shape = Size()
-        else:
-            batch_shape = self.concentration.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(self.concentration.size(), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Gamma":
         return self._expanded(Gamma, batch_shape, _instance, ("concentration", "rate"))

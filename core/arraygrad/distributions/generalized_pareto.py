@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from numbers import Number, Real
+from numbers import Real
 from typing import Any
 
 import arraygrad as ag
@@ -27,11 +27,7 @@ class GeneralizedPareto(Distribution):
     def __init__(self, loc: Any, scale: Any, concentration: Any,
                  validate_args: bool | None = None) -> None:
         self.loc, self.scale, self.concentration = broadcast_all(loc, scale, concentration)
-        if all(isinstance(v, Number) for v in (loc, scale, concentration)):
-            batch_shape = Size()
-        else:
-            batch_shape = self.loc.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(self.loc.size(), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "GeneralizedPareto":
         return self._expanded(GeneralizedPareto, batch_shape, _instance,

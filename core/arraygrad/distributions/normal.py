@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from numbers import Number, Real
+from numbers import Real
 from typing import Any
 
 import arraygrad as ag
@@ -41,11 +41,7 @@ class Normal(ExponentialFamily):
 
     def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
         self.loc, self.scale = broadcast_all(loc, scale)
-        if isinstance(loc, Number) and isinstance(scale, Number):
-            batch_shape = Size()
-        else:
-            batch_shape = self.loc.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(self.loc.size(), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Normal":
         return self._expanded(Normal, batch_shape, _instance, ("loc", "scale"))

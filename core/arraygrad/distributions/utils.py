@@ -3,7 +3,6 @@ probabilities <-> logits, lazily computed attributes, triangular matrices <-> ve
 
 from __future__ import annotations
 
-import math
 from functools import update_wrapper
 from numbers import Number
 from typing import Any, Callable, Generic, TypeVar, overload
