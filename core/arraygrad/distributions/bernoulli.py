@@ -3,23 +3,20 @@
 from __future__ import annotations
 
 import math
-from numbers import Number
 from typing import Any
 
 import arraygrad as ag
 import arraygrad.nn.functional as F
 from arraygrad.distributions import constraints
-from arraygrad.distributions._discrete import one_of
+from arraygrad.distributions._discrete import ProbsOrLogitsParam
 from arraygrad.distributions.exp_family import ExponentialFamily
-from arraygrad.distributions.utils import (
-    broadcast_all, lazy_property, logits_to_probs, probs_to_logits,
-)
+from arraygrad.distributions.utils import broadcast_all
 from arraygrad.tensor import Size, Tensor
 
 __all__ = ["Bernoulli"]
 
 
-class Bernoulli(ExponentialFamily):
+class Bernoulli(ProbsOrLogitsParam, ExponentialFamily):
     """1 with probability ``probs`` (or ``sigmoid(logits)``), else 0."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
@@ -29,24 +26,11 @@ class Bernoulli(ExponentialFamily):
 
     def __init__(self, probs: Any = None, logits: Any = None,
                  validate_args: bool | None = None) -> None:
-        one_of(probs, logits)
-        if probs is not None:
-            is_scalar = isinstance(probs, Number)
-            (self.probs,) = broadcast_all(probs)
-        else:
-            is_scalar = isinstance(logits, Number)
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        batch_shape = Size() if is_scalar else self._param.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        self._take_param(probs, logits)
+        super().__init__(self._param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Bernoulli":
-        new = self._expanded(Bernoulli, batch_shape, _instance, ("probs", "logits"))
-        new._param = new.probs if "probs" in self.__dict__ else new.logits
-        return new
-
-    def _new(self, *args: Any) -> Tensor:
-        return self._param.new_empty(*args)
+        return self._expanded_param(Bernoulli, batch_shape, _instance)
 
     @property
     def mean(self) -> Tensor:
@@ -60,21 +44,6 @@ class Bernoulli(ExponentialFamily):
     @property
     def variance(self) -> Tensor:
         return self.probs * (1 - self.probs)
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        """The log-odds."""
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        """The probability of 1."""
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self) -> Size:
-        """The shape of the parameter given."""
-        return self._param.size()
 
     def sample(self, sample_shape: Any = Size()) -> Tensor:
         shape = self._extended_shape(sample_shape)

@@ -6,11 +6,7 @@ from typing import Any
 
 import arraygrad as ag
 from arraygrad.distributions import constraints
-from arraygrad.distributions._discrete import one_of
-from arraygrad.distributions.distribution import Distribution
-from arraygrad.distributions.utils import (
-    broadcast_all, lazy_property, logits_to_probs, probs_to_logits,
-)
+from arraygrad.distributions._discrete import ProbsOrLogitsParam
 from arraygrad.tensor import Size, Tensor
 
 __all__ = ["Binomial"]
@@ -21,7 +17,7 @@ def _clamp_by_zero(x: Tensor) -> Tensor:
     return (x.clamp(min=0) + x - x.clamp(max=0)) / 2
 
 
-class Binomial(Distribution):
+class Binomial(ProbsOrLogitsParam):
     """The number of successes in ``total_count`` independent trials of probability ``probs``
     (or ``sigmoid(logits)``)."""
 
@@ -31,25 +27,12 @@ class Binomial(Distribution):
 
     def __init__(self, total_count: Any = 1, probs: Any = None, logits: Any = None,
                  validate_args: bool | None = None) -> None:
-        one_of(probs, logits)
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.type_as(self.probs)
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.type_as(self.logits)
-        self._param = self.probs if probs is not None else self.logits
-        batch_shape = self._param.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        (total_count,) = self._take_param(probs, logits, total_count)
+        self.total_count = total_count.type_as(self._param)
+        super().__init__(self._param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Binomial":
-        new = self._expanded(Binomial, batch_shape, _instance,
-                             ("total_count", "probs", "logits"))
-        new._param = new.probs if "probs" in self.__dict__ else new.logits
-        return new
-
-    def _new(self, *args: Any) -> Tensor:
-        return self._param.new_empty(*args)
+        return self._expanded_param(Binomial, batch_shape, _instance, ("total_count",))
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self) -> Any:
@@ -66,21 +49,6 @@ class Binomial(Distribution):
     @property
     def variance(self) -> Tensor:
         return self.total_count * self.probs * (1 - self.probs)
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        """The log-odds of a success."""
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        """The probability of a success."""
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self) -> Size:
-        """The shape of the parameter given."""
-        return self._param.size()
 
     def sample(self, sample_shape: Any = Size()) -> Tensor:
         shape = self._extended_shape(sample_shape)

@@ -8,21 +8,21 @@ from typing import Any
 
 import arraygrad as ag
 from arraygrad.distributions import constraints
-from arraygrad.distributions._discrete import one_of
-from arraygrad.distributions.distribution import Distribution
-from arraygrad.distributions.utils import _size, lazy_property, logits_to_probs, probs_to_logits
+from arraygrad.distributions._discrete import ProbsOrLogitsParam, one_of
+from arraygrad.distributions.utils import _size
 from arraygrad.tensor import Size, Tensor
 
 __all__ = ["Categorical"]
 
 
-class Categorical(Distribution):
+class Categorical(ProbsOrLogitsParam):
     """Category ``i`` with probability ``probs[..., i]`` (normalised) or
     ``softmax(logits)[..., i]``."""
 
     arg_constraints = {"probs": constraints.simplex,
                        "logits": constraints.independent(constraints.real, 1)}
     has_enumerate_support = True
+    _is_binary = False
 
     def __init__(self, probs: Tensor | None = None, logits: Tensor | None = None,
                  validate_args: bool | None = None) -> None:
@@ -43,32 +43,13 @@ class Categorical(Distribution):
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Categorical":
-        new = self._expanded(Categorical, batch_shape, _instance, ("probs", "logits"))
-        new._param = new.probs if "probs" in self.__dict__ else new.logits
+        new = self._expanded_param(Categorical, batch_shape, _instance)
         new._num_events = self._num_events
         return new
-
-    def _new(self, *args: Any) -> Tensor:
-        return self._param.new_empty(*args)
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self) -> Any:
         return constraints.integer_interval(0, self._num_events - 1)
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        """The normalised log-probabilities."""
-        return probs_to_logits(self.probs)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        """The normalised probabilities."""
-        return logits_to_probs(self.logits)
-
-    @property
-    def param_shape(self) -> Size:
-        """The shape of the parameter given."""
-        return self._param.size()
 
     @property
     def mean(self) -> Tensor:

@@ -4,23 +4,22 @@ Bernoulli distribution on [0, 1] (Loaiza-Ganem and Cunningham, 2019)."""
 from __future__ import annotations
 
 import math
-from numbers import Number
 from typing import Any
 
 import arraygrad as ag
 import arraygrad.nn.functional as F
 from arraygrad.distributions import constraints
-from arraygrad.distributions._discrete import one_of
+from arraygrad.distributions._discrete import ProbsOrLogitsParam
 from arraygrad.distributions.exp_family import ExponentialFamily
 from arraygrad.distributions.utils import (
-    broadcast_all, clamp_probs, lazy_property, logits_to_probs, probs_to_logits,
+    broadcast_all, clamp_probs, lazy_property, logits_to_probs,
 )
 from arraygrad.tensor import Size, Tensor
 
 __all__ = ["ContinuousBernoulli"]
 
 
-class ContinuousBernoulli(ExponentialFamily):
+class ContinuousBernoulli(ProbsOrLogitsParam, ExponentialFamily):
     """Density ``C(p) p^x (1 - p)^(1 - x)`` on [0, 1]. Near p = 1/2 (inside ``lims``) the
     normaliser and moments cancel, so Taylor expansions around 1/2 are used there."""
 
@@ -31,31 +30,20 @@ class ContinuousBernoulli(ExponentialFamily):
 
     def __init__(self, probs: Any = None, logits: Any = None, lims: tuple[float, float] = (
             0.499, 0.501), validate_args: bool | None = None) -> None:
-        one_of(probs, logits)
+        self._take_param(probs, logits)
         if probs is not None:
-            is_scalar = isinstance(probs, Number)
-            (self.probs,) = broadcast_all(probs)
             # validated here, before the clamping below would hide invalid values
             if validate_args is not None and not bool(
                     self.arg_constraints["probs"].check(self.probs).all()):
                 raise ValueError("The parameter probs has invalid values")
-            self.probs = clamp_probs(self.probs)
-        else:
-            is_scalar = isinstance(logits, Number)
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        batch_shape = Size() if is_scalar else self._param.size()
+            self.probs = self._param = clamp_probs(self.probs)
         self._lims = lims
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(self._param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "ContinuousBernoulli":
-        new = self._expanded(ContinuousBernoulli, batch_shape, _instance, ("probs", "logits"))
+        new = self._expanded_param(ContinuousBernoulli, batch_shape, _instance)
         new._lims = self._lims
-        new._param = new.probs if "probs" in self.__dict__ else new.logits
         return new
-
-    def _new(self, *args: Any) -> Tensor:
-        return self._param.new_empty(*args)
 
     def _outside_unstable_region(self) -> Tensor:
         return (self.probs <= self._lims[0]) | (self.probs > self._lims[1])
@@ -99,19 +87,9 @@ class ContinuousBernoulli(ExponentialFamily):
         return ag.where(self._outside_unstable_region(), vars_, taylor)
 
     @lazy_property
-    def logits(self) -> Tensor:
-        """The natural parameter ``log(p / (1 - p))``."""
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
     def probs(self) -> Tensor:
         """The shape parameter p (clamped inside (0, 1))."""
         return clamp_probs(logits_to_probs(self.logits, is_binary=True))
-
-    @property
-    def param_shape(self) -> Size:
-        """The shape of the parameter given."""
-        return self._param.size()
 
     def sample(self, sample_shape: Any = Size()) -> Tensor:
         shape = self._extended_shape(sample_shape)

@@ -2,23 +2,19 @@
 
 from __future__ import annotations
 
-from numbers import Number
 from typing import Any
 
 import arraygrad as ag
 import arraygrad.nn.functional as F
 from arraygrad.distributions import constraints
-from arraygrad.distributions._discrete import one_of
-from arraygrad.distributions.distribution import Distribution
-from arraygrad.distributions.utils import (
-    broadcast_all, lazy_property, logits_to_probs, probs_to_logits,
-)
+from arraygrad.distributions._discrete import ProbsOrLogits
+from arraygrad.distributions.utils import broadcast_all
 from arraygrad.tensor import Size, Tensor
 
 __all__ = ["Geometric"]
 
 
-class Geometric(Distribution):
+class Geometric(ProbsOrLogits):
     """The number of failures before the first success of Bernoulli(``probs``) trials
     (``P(X = k) = (1 - p)^k p``)."""
 
@@ -27,17 +23,8 @@ class Geometric(Distribution):
 
     def __init__(self, probs: Any = None, logits: Any = None,
                  validate_args: bool | None = None) -> None:
-        one_of(probs, logits)
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-        else:
-            (self.logits,) = broadcast_all(logits)
-        probs_or_logits = probs if probs is not None else logits
-        if isinstance(probs_or_logits, Number):
-            batch_shape = Size()
-        else:
-            batch_shape = probs_or_logits.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        self._take_param(probs, logits)
+        super().__init__(self._param.size(), validate_args=validate_args)
         if self._validate_args and probs is not None:
             # PyTorch's check: p == 0 is inside unit_interval but has no geometric law
             value = self.probs
@@ -50,7 +37,7 @@ class Geometric(Distribution):
                     f"invalid values:\n{invalid_value}")
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Geometric":
-        return self._expanded(Geometric, batch_shape, _instance, ("probs", "logits"))
+        return self._expanded_param(Geometric, batch_shape, _instance)
 
     @property
     def mean(self) -> Tensor:
@@ -63,16 +50,6 @@ class Geometric(Distribution):
     @property
     def variance(self) -> Tensor:
         return (1.0 / self.probs - 1.0) / self.probs
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        """The log-odds of a success."""
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        """The probability of a success."""
-        return logits_to_probs(self.logits, is_binary=True)
 
     def sample(self, sample_shape: Any = Size()) -> Tensor:
         shape = self._extended_shape(sample_shape)

@@ -8,18 +8,15 @@ from typing import Any
 import arraygrad as ag
 import arraygrad.nn.functional as F
 from arraygrad.distributions import constraints
-from arraygrad.distributions._discrete import one_of
-from arraygrad.distributions.distribution import Distribution
+from arraygrad.distributions._discrete import ProbsOrLogitsParam
 from arraygrad.distributions.gamma import Gamma
-from arraygrad.distributions.utils import (
-    broadcast_all, lazy_property, logits_to_probs, probs_to_logits,
-)
+from arraygrad.distributions.utils import lazy_property
 from arraygrad.tensor import Size, Tensor
 
 __all__ = ["NegativeBinomial"]
 
 
-class NegativeBinomial(Distribution):
+class NegativeBinomial(ProbsOrLogitsParam):
     """Successes of Bernoulli(``probs``) trials before ``total_count`` failures (a real
     ``total_count`` is allowed: the Gamma-Poisson mixture)."""
 
@@ -30,25 +27,12 @@ class NegativeBinomial(Distribution):
 
     def __init__(self, total_count: Any, probs: Any = None, logits: Any = None,
                  validate_args: bool | None = None) -> None:
-        one_of(probs, logits)
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.type_as(self.probs)
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.type_as(self.logits)
-        self._param = self.probs if probs is not None else self.logits
-        batch_shape = self._param.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        (total_count,) = self._take_param(probs, logits, total_count)
+        self.total_count = total_count.type_as(self._param)
+        super().__init__(self._param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "NegativeBinomial":
-        new = self._expanded(NegativeBinomial, batch_shape, _instance,
-                             ("total_count", "probs", "logits"))
-        new._param = new.probs if "probs" in self.__dict__ else new.logits
-        return new
-
-    def _new(self, *args: Any) -> Tensor:
-        return self._param.new_empty(*args)
+        return self._expanded_param(NegativeBinomial, batch_shape, _instance, ("total_count",))
 
     @property
     def mean(self) -> Tensor:
@@ -61,21 +45,6 @@ class NegativeBinomial(Distribution):
     @property
     def variance(self) -> Tensor:
         return self.mean / ag.sigmoid(-self.logits)
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        """The log-odds of a success."""
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        """The probability of a success."""
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self) -> Size:
-        """The shape of the parameter given."""
-        return self._param.size()
 
     @lazy_property
     def _gamma(self) -> Gamma:
