@@ -8,15 +8,14 @@ from typing import Any
 import arraygrad as ag
 from arraygrad.distributions import constraints
 from arraygrad.distributions.binomial import Binomial
-from arraygrad.distributions.categorical import Categorical
-from arraygrad.distributions.distribution import Distribution
+from arraygrad.distributions._over_categorical import OverCategorical
 from arraygrad.distributions.utils import _size, broadcast_all
 from arraygrad.tensor import Size, Tensor
 
 __all__ = ["Multinomial"]
 
 
-class Multinomial(Distribution):
+class Multinomial(OverCategorical):
     """How often each of K categories comes up in ``total_count`` independent draws (an int
     shared by the batch: ``log_prob`` alone accepts any count)."""
 
@@ -37,43 +36,19 @@ class Multinomial(Distribution):
         if not isinstance(total_count, int):
             raise NotImplementedError("inhomogeneous total_count is not supported")
         self.total_count = total_count
-        self._categorical = Categorical(probs=probs, logits=logits)
+        shapes = self._set_categorical(probs, logits)
         self._binomial = Binomial(total_count=total_count, probs=self.probs)
-        batch_shape = self._categorical.batch_shape
-        event_shape = self._categorical.param_shape[-1:]
-        super().__init__(batch_shape, event_shape, validate_args=validate_args)
+        super().__init__(*shapes, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Multinomial":
-        new = self._get_checked_instance(Multinomial, _instance)
-        batch_shape = Size(tuple(batch_shape))
+        new = self._expanded_categorical(Multinomial, batch_shape, _instance)
         new.total_count = self.total_count
-        new._categorical = self._categorical.expand(batch_shape)
         new._binomial = Binomial(total_count=self.total_count, probs=new._categorical.probs)
-        super(Multinomial, new).__init__(batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
         return new
-
-    def _new(self, *args: Any) -> Tensor:
-        return self._categorical._new(*args)
 
     @constraints.dependent_property(is_discrete=True, event_dim=1)
     def support(self) -> Any:
         return constraints.multinomial(self.total_count)
-
-    @property
-    def logits(self) -> Tensor:
-        """The normalised log-probabilities."""
-        return self._categorical.logits
-
-    @property
-    def probs(self) -> Tensor:
-        """The normalised probabilities."""
-        return self._categorical.probs
-
-    @property
-    def param_shape(self) -> Size:
-        """The shape of the parameter given."""
-        return self._categorical.param_shape
 
     def sample(self, sample_shape: Any = Size()) -> Tensor:
         sample_shape = _size(sample_shape)

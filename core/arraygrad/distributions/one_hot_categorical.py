@@ -8,14 +8,13 @@ from typing import Any
 import arraygrad as ag
 import arraygrad.nn.functional as F
 from arraygrad.distributions import constraints
-from arraygrad.distributions.categorical import Categorical
-from arraygrad.distributions.distribution import Distribution
+from arraygrad.distributions._over_categorical import OverCategorical
 from arraygrad.tensor import Size, Tensor
 
 __all__ = ["OneHotCategorical", "OneHotCategoricalStraightThrough"]
 
 
-class OneHotCategorical(Distribution):
+class OneHotCategorical(OverCategorical):
     """A one-hot vector of size K whose hot position is Categorical(probs or logits)."""
 
     arg_constraints = {"probs": constraints.simplex,
@@ -25,35 +24,14 @@ class OneHotCategorical(Distribution):
 
     def __init__(self, probs: Tensor | None = None, logits: Tensor | None = None,
                  validate_args: bool | None = None) -> None:
-        self._categorical = Categorical(probs, logits)
-        batch_shape = self._categorical.batch_shape
-        event_shape = self._categorical.param_shape[-1:]
-        super().__init__(batch_shape, event_shape, validate_args=validate_args)
+        super().__init__(*self._set_categorical(probs, logits), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "OneHotCategorical":
-        new = self._get_checked_instance(OneHotCategorical, _instance)
-        batch_shape = Size(tuple(batch_shape))
-        new._categorical = self._categorical.expand(batch_shape)
-        super(OneHotCategorical, new).__init__(batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
-
-    def _new(self, *args: Any) -> Tensor:
-        return self._categorical._new(*args)
+        return self._expanded_categorical(OneHotCategorical, batch_shape, _instance)
 
     @property
     def _param(self) -> Tensor:
         return self._categorical._param
-
-    @property
-    def probs(self) -> Tensor:
-        """The normalised probabilities."""
-        return self._categorical.probs
-
-    @property
-    def logits(self) -> Tensor:
-        """The normalised log-probabilities."""
-        return self._categorical.logits
 
     @property
     def mean(self) -> Tensor:
@@ -68,11 +46,6 @@ class OneHotCategorical(Distribution):
     @property
     def variance(self) -> Tensor:
         return self._categorical.probs * (1 - self._categorical.probs)
-
-    @property
-    def param_shape(self) -> Size:
-        """The shape of the parameter given."""
-        return self._categorical.param_shape
 
     def sample(self, sample_shape: Any = Size()) -> Tensor:
         probs = self._categorical.probs

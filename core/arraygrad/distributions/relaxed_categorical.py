@@ -8,8 +8,7 @@ from typing import Any
 
 import arraygrad as ag
 from arraygrad.distributions import constraints
-from arraygrad.distributions.categorical import Categorical
-from arraygrad.distributions.distribution import Distribution
+from arraygrad.distributions._over_categorical import OverCategorical
 from arraygrad.distributions.transformed_distribution import TransformedDistribution
 from arraygrad.distributions.transforms import ExpTransform
 from arraygrad.distributions.utils import clamp_probs
@@ -18,7 +17,7 @@ from arraygrad.tensor import Size, Tensor
 __all__ = ["ExpRelaxedCategorical", "RelaxedOneHotCategorical"]
 
 
-class ExpRelaxedCategorical(Distribution):
+class ExpRelaxedCategorical(OverCategorical):
     """The log of a RelaxedOneHotCategorical sample: ``log_softmax((logits + G) / T)``, G
     Gumbel noise."""
 
@@ -28,39 +27,14 @@ class ExpRelaxedCategorical(Distribution):
 
     def __init__(self, temperature: Any, probs: Tensor | None = None,
                  logits: Tensor | None = None, validate_args: bool | None = None) -> None:
-        self._categorical = Categorical(probs, logits)
+        shapes = self._set_categorical(probs, logits)
         self.temperature = temperature
-        batch_shape = self._categorical.batch_shape
-        event_shape = self._categorical.param_shape[-1:]
-        super().__init__(batch_shape, event_shape, validate_args=validate_args)
+        super().__init__(*shapes, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "ExpRelaxedCategorical":
-        new = self._get_checked_instance(ExpRelaxedCategorical, _instance)
-        batch_shape = Size(tuple(batch_shape))
+        new = self._expanded_categorical(ExpRelaxedCategorical, batch_shape, _instance)
         new.temperature = self.temperature
-        new._categorical = self._categorical.expand(batch_shape)
-        super(ExpRelaxedCategorical, new).__init__(batch_shape, self.event_shape,
-                                                   validate_args=False)
-        new._validate_args = self._validate_args
         return new
-
-    def _new(self, *args: Any) -> Tensor:
-        return self._categorical._new(*args)
-
-    @property
-    def param_shape(self) -> Size:
-        """The shape of the parameter given."""
-        return self._categorical.param_shape
-
-    @property
-    def logits(self) -> Tensor:
-        """The normalised log-probabilities."""
-        return self._categorical.logits
-
-    @property
-    def probs(self) -> Tensor:
-        """The normalised probabilities."""
-        return self._categorical.probs
 
     def rsample(self, sample_shape: Any = Size()) -> Tensor:
         shape = self._extended_shape(sample_shape)
