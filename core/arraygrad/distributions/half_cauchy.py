@@ -8,14 +8,14 @@ from typing import Any
 import arraygrad as ag
 from arraygrad.distributions import constraints
 from arraygrad.distributions.cauchy import Cauchy
-from arraygrad.distributions.transformed_distribution import TransformedDistribution
+from arraygrad.distributions._folded import Folded
 from arraygrad.distributions.transforms import AbsTransform
 from arraygrad.tensor import Tensor
 
 __all__ = ["HalfCauchy"]
 
 
-class HalfCauchy(TransformedDistribution):
+class HalfCauchy(Folded):
     """The half-Cauchy distribution of scale ``scale`` (mean and variance inf)."""
 
     arg_constraints = {"scale": constraints.positive}
@@ -32,18 +32,9 @@ class HalfCauchy(TransformedDistribution):
         return super().expand(batch_shape, _instance=new)  # type: ignore[return-value]
 
     @property
-    def scale(self) -> Tensor:
-        """The scale of the underlying Cauchy."""
-        return self.base_dist.scale
-
-    @property
     def mean(self) -> Tensor:
         return ag.full(tuple(self._extended_shape()), math.inf, dtype=self.scale.dtype,
                        device=self.scale.device)
-
-    @property
-    def mode(self) -> Tensor:
-        return ag.zeros_like(self.scale)
 
     @property
     def variance(self) -> Tensor:
@@ -52,18 +43,6 @@ class HalfCauchy(TransformedDistribution):
     def log_prob(self, value: Any) -> Tensor:
         if self._validate_args:
             self._validate_sample(value)
-        value = ag.as_tensor(value, dtype=self.base_dist.scale.dtype,
-                             device=self.base_dist.scale.device)
-        log_prob = self.base_dist.log_prob(value) + math.log(2)
-        return ag.where(value >= 0, log_prob, -math.inf)
-
-    def cdf(self, value: Tensor) -> Tensor:
-        if self._validate_args:
-            self._validate_sample(value)
-        return 2 * self.base_dist.cdf(value) - 1
-
-    def icdf(self, prob: Tensor) -> Tensor:
-        return self.base_dist.icdf((prob + 1) / 2)
-
-    def entropy(self) -> Tensor:
-        return self.base_dist.entropy() - math.log(2)
+        # PyTorch's HalfCauchy (not HalfNormal) takes numbers too
+        return self._folded_log_prob(ag.as_tensor(value, dtype=self.base_dist.scale.dtype,
+                                                  device=self.base_dist.scale.device))

@@ -8,7 +8,7 @@ from typing import Any
 import arraygrad as ag
 from arraygrad.distributions import constraints
 from arraygrad.distributions._discrete import ProbsOrLogitsParam
-from arraygrad.distributions.transformed_distribution import TransformedDistribution
+from arraygrad.distributions._relaxed import Relaxed
 from arraygrad.distributions.transforms import SigmoidTransform
 from arraygrad.distributions.utils import broadcast_all, clamp_probs
 from arraygrad.tensor import Size, Tensor
@@ -49,7 +49,7 @@ class LogitRelaxedBernoulli(ProbsOrLogitsParam):
         return temperature.log() + diff - 2 * diff.exp().log1p()
 
 
-class RelaxedBernoulli(TransformedDistribution):
+class RelaxedBernoulli(Relaxed):
     """A sample in (0, 1) that tends to Bernoulli(``probs``) as ``temperature`` goes to 0
     (reparameterised)."""
 
@@ -66,18 +66,3 @@ class RelaxedBernoulli(TransformedDistribution):
     def expand(self, batch_shape: Any, _instance: Any = None) -> "RelaxedBernoulli":
         new = self._get_checked_instance(RelaxedBernoulli, _instance)
         return super().expand(batch_shape, _instance=new)  # type: ignore[return-value]
-
-    @property
-    def temperature(self) -> Any:
-        """The relaxation temperature."""
-        return self.base_dist.temperature
-
-    @property
-    def logits(self) -> Tensor:
-        """The log-odds."""
-        return self.base_dist.logits
-
-    @property
-    def probs(self) -> Tensor:
-        """The probability of the relaxed 1."""
-        return self.base_dist.probs

@@ -9,7 +9,7 @@ from typing import Any
 import arraygrad as ag
 from arraygrad.distributions import constraints
 from arraygrad.distributions._over_categorical import OverCategorical
-from arraygrad.distributions.transformed_distribution import TransformedDistribution
+from arraygrad.distributions._relaxed import Relaxed
 from arraygrad.distributions.transforms import ExpTransform
 from arraygrad.distributions.utils import clamp_probs
 from arraygrad.tensor import Size, Tensor
@@ -57,7 +57,7 @@ class ExpRelaxedCategorical(OverCategorical):
         return score + log_scale
 
 
-class RelaxedOneHotCategorical(TransformedDistribution):
+class RelaxedOneHotCategorical(Relaxed):
     """A point of the simplex that tends to a one-hot categorical sample as ``temperature``
     goes to 0 (reparameterised)."""
 
@@ -75,18 +75,3 @@ class RelaxedOneHotCategorical(TransformedDistribution):
     def expand(self, batch_shape: Any, _instance: Any = None) -> "RelaxedOneHotCategorical":
         new = self._get_checked_instance(RelaxedOneHotCategorical, _instance)
         return super().expand(batch_shape, _instance=new)  # type: ignore[return-value]
-
-    @property
-    def temperature(self) -> Any:
-        """The relaxation temperature."""
-        return self.base_dist.temperature
-
-    @property
-    def logits(self) -> Tensor:
-        """The normalised log-probabilities."""
-        return self.base_dist.logits
-
-    @property
-    def probs(self) -> Tensor:
-        """The normalised probabilities."""
-        return self.base_dist.probs
