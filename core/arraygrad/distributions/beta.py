@@ -11,7 +11,7 @@ from arraygrad.distributions import constraints
 from arraygrad.distributions.dirichlet import Dirichlet
 from arraygrad.distributions.exp_family import ExponentialFamily
 from arraygrad.distributions.utils import broadcast_all
-from arraygrad.tensor import Size, Tensor
+from arraygrad.tensor import Tensor
 
 __all__ = ["Beta"]
 
@@ -37,11 +37,8 @@ class Beta(ExponentialFamily):
         super().__init__(self._dirichlet._batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Beta":
-        new = self._get_checked_instance(Beta, _instance)
-        batch_shape = Size(tuple(batch_shape))
+        new = self._expanded(Beta, batch_shape, _instance, ())
         new._dirichlet = self._dirichlet.expand(batch_shape)
-        super(Beta, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
         return new
 
     @property

@@ -35,13 +35,10 @@ class Independent(Distribution):
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Independent":
-        new = self._get_checked_instance(Independent, _instance)
-        batch_shape = Size(tuple(batch_shape))
+        new = self._expanded(Independent, batch_shape, _instance, ())
         new.base_dist = self.base_dist.expand(
-            tuple(batch_shape) + tuple(self.event_shape[: self.reinterpreted_batch_ndims]))
+            tuple(new.batch_shape) + tuple(self.event_shape[: self.reinterpreted_batch_ndims]))
         new.reinterpreted_batch_ndims = self.reinterpreted_batch_ndims
-        super(Independent, new).__init__(batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
         return new
 
     @property

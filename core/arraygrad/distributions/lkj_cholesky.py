@@ -43,13 +43,9 @@ class LKJCholesky(Distribution):
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "LKJCholesky":
-        new = self._get_checked_instance(LKJCholesky, _instance)
-        batch_shape = Size(tuple(batch_shape))
+        new = self._expanded(LKJCholesky, batch_shape, _instance, ("concentration",))
         new.dim = self.dim
-        new.concentration = self.concentration.expand(*batch_shape)
-        new._beta = self._beta.expand(tuple(batch_shape) + (self.dim,))
-        super(LKJCholesky, new).__init__(batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
+        new._beta = self._beta.expand(tuple(new.batch_shape) + (self.dim,))
         return new
 
     def sample(self, sample_shape: Any = Size()) -> Tensor:

@@ -78,18 +78,11 @@ class LowRankMultivariateNormal(Distribution):
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "LowRankMultivariateNormal":
-        new = self._get_checked_instance(LowRankMultivariateNormal, _instance)
-        batch_shape = Size(tuple(batch_shape))
-        loc_shape = tuple(batch_shape) + tuple(self.event_shape)
-        new.loc = self.loc.expand(*loc_shape)
-        new.cov_diag = self.cov_diag.expand(*loc_shape)
-        new.cov_factor = self.cov_factor.expand(*loc_shape, *self.cov_factor.shape[-1:])
+        new = self._expanded(LowRankMultivariateNormal, batch_shape, _instance,
+                             ("loc", "cov_diag", "cov_factor"))
         new._unbroadcasted_cov_factor = self._unbroadcasted_cov_factor
         new._unbroadcasted_cov_diag = self._unbroadcasted_cov_diag
         new._capacitance_tril = self._capacitance_tril
-        super(LowRankMultivariateNormal, new).__init__(batch_shape, self.event_shape,
-                                                       validate_args=False)
-        new._validate_args = self._validate_args
         return new
 
     def _matrix_shape(self) -> tuple[int, ...]:

@@ -8,17 +8,17 @@ from typing import Any
 
 import arraygrad as ag
 from arraygrad.distributions import constraints
-from arraygrad.distributions._linalg import (
-    batch_mahalanobis, batch_mv, cholesky_solve, precision_to_scale_tril,
+from arraygrad.distributions._linalg import batch_mahalanobis, batch_mv
+from arraygrad.distributions._scale_tril import (
+    ScaleTrilMatrices, exactly_one_matrix, scale_tril_of,
 )
-from arraygrad.distributions.distribution import Distribution
-from arraygrad.distributions.utils import _standard_normal, lazy_property
+from arraygrad.distributions.utils import _standard_normal
 from arraygrad.tensor import Size, Tensor
 
 __all__ = ["MultivariateNormal"]
 
 
-class MultivariateNormal(Distribution):
+class MultivariateNormal(ScaleTrilMatrices):
     """The multivariate normal with mean ``loc`` and a covariance given as exactly one of a
     covariance matrix, a precision matrix or the covariance's lower Cholesky factor (the
     fastest, and the form kept: ``_unbroadcasted_scale_tril``)."""
@@ -35,10 +35,7 @@ class MultivariateNormal(Distribution):
                  validate_args: bool | None = None) -> None:
         if loc.dim() < 1:
             raise ValueError("loc must be at least one-dimensional.")
-        if (covariance_matrix is not None) + (scale_tril is not None) + (
-                precision_matrix is not None) != 1:
-            raise ValueError("Exactly one of covariance_matrix or precision_matrix or "
-                             "scale_tril may be specified.")
+        exactly_one_matrix(covariance_matrix, precision_matrix, scale_tril)
         for name, matrix in (("scale_tril", scale_tril), ("covariance_matrix", covariance_matrix),
                              ("precision_matrix", precision_matrix)):
             if matrix is not None:
@@ -51,49 +48,13 @@ class MultivariateNormal(Distribution):
         self.loc = loc.expand(*batch_shape, -1)
         event_shape = self.loc.shape[-1:]
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
-        if scale_tril is not None:
-            self._unbroadcasted_scale_tril = scale_tril
-        elif covariance_matrix is not None:
-            self._unbroadcasted_scale_tril = ag.linalg.cholesky(covariance_matrix)
-        else:
-            assert precision_matrix is not None
-            self._unbroadcasted_scale_tril = precision_to_scale_tril(precision_matrix)
+        self._unbroadcasted_scale_tril = scale_tril_of(covariance_matrix, precision_matrix,
+                                                       scale_tril)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "MultivariateNormal":
-        new = self._get_checked_instance(MultivariateNormal, _instance)
-        batch_shape = Size(tuple(batch_shape))
-        loc_shape = tuple(batch_shape) + tuple(self.event_shape)
-        cov_shape = loc_shape + tuple(self.event_shape)
-        new.loc = self.loc.expand(*loc_shape)
+        new = self._expanded_matrices(MultivariateNormal, batch_shape, _instance, ("loc",))
         new._unbroadcasted_scale_tril = self._unbroadcasted_scale_tril
-        for name in ("covariance_matrix", "scale_tril", "precision_matrix"):
-            if name in self.__dict__:
-                setattr(new, name, getattr(self, name).expand(*cov_shape))
-        super(MultivariateNormal, new).__init__(batch_shape, self.event_shape,
-                                                validate_args=False)
-        new._validate_args = self._validate_args
         return new
-
-    def _matrix_shape(self) -> tuple[int, ...]:
-        return tuple(self._batch_shape) + tuple(self._event_shape) + tuple(self._event_shape)
-
-    @lazy_property
-    def scale_tril(self) -> Tensor:
-        """The lower Cholesky factor of the covariance."""
-        return self._unbroadcasted_scale_tril.expand(*self._matrix_shape())
-
-    @lazy_property
-    def covariance_matrix(self) -> Tensor:
-        """The covariance matrix."""
-        L = self._unbroadcasted_scale_tril
-        return ag.matmul(L, L.mT).expand(*self._matrix_shape())
-
-    @lazy_property
-    def precision_matrix(self) -> Tensor:
-        """The inverse of the covariance matrix."""
-        L = self._unbroadcasted_scale_tril
-        eye = ag.eye(L.shape[-1], dtype=L.dtype, device=L.device)
-        return cholesky_solve(eye, L).expand(*self._matrix_shape())
 
     @property
     def mean(self) -> Tensor:

@@ -10,10 +10,13 @@ from typing import Any
 
 import arraygrad as ag
 from arraygrad.distributions import constraints
-from arraygrad.distributions._linalg import cholesky_solve, precision_to_scale_tril
+from arraygrad.distributions._linalg import cholesky_solve
+from arraygrad.distributions._scale_tril import (
+    ScaleTrilMatrices, exactly_one_matrix, scale_tril_of,
+)
 from arraygrad.distributions.chi2 import Chi2
 from arraygrad.distributions.exp_family import ExponentialFamily
-from arraygrad.distributions.utils import _size, lazy_property
+from arraygrad.distributions.utils import _size
 from arraygrad.tensor import Size, Tensor
 
 __all__ = ["Wishart"]
@@ -31,7 +34,7 @@ def _clamp_above_eps(x: Tensor) -> Tensor:
     return x.clamp(min=ag.finfo(x.dtype).eps)
 
 
-class Wishart(ExponentialFamily):
+class Wishart(ScaleTrilMatrices, ExponentialFamily):
     """The Wishart distribution of ``df`` degrees of freedom and scale matrix given as one of
     a covariance matrix, a precision matrix or the covariance's lower Cholesky factor;
     ``rsample`` is the Bartlett decomposition (reparameterised through the chi-squared
@@ -52,10 +55,7 @@ class Wishart(ExponentialFamily):
     def __init__(self, df: Any, covariance_matrix: Tensor | None = None,
                  precision_matrix: Tensor | None = None, scale_tril: Tensor | None = None,
                  validate_args: bool | None = None) -> None:
-        if (covariance_matrix is not None) + (scale_tril is not None) + (
-                precision_matrix is not None) != 1:
-            raise ValueError("Exactly one of covariance_matrix or precision_matrix or "
-                             "scale_tril may be specified.")
+        exactly_one_matrix(covariance_matrix, precision_matrix, scale_tril)
         param = next(p for p in (covariance_matrix, precision_matrix, scale_tril)
                      if p is not None)
         if param.dim() < 2:
@@ -82,57 +82,25 @@ class Wishart(ExponentialFamily):
                           "for ndim - 1 < df < ndim.")
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
         self._batch_dims = [-(x + 1) for x in range(len(self._batch_shape))]
-        if scale_tril is not None:
-            self._unbroadcasted_scale_tril = scale_tril
-        elif covariance_matrix is not None:
-            self._unbroadcasted_scale_tril = ag.linalg.cholesky(covariance_matrix)
-        else:
-            assert precision_matrix is not None
-            self._unbroadcasted_scale_tril = precision_to_scale_tril(precision_matrix)
-        # the chi-squared draws of the Bartlett decomposition
+        self._unbroadcasted_scale_tril = scale_tril_of(covariance_matrix, precision_matrix,
+                                                       scale_tril)
+        self._dist_chi2 = self._bartlett_chi2(self._batch_shape)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> "Wishart":
+        new = self._expanded_matrices(Wishart, batch_shape, _instance, ("df",))
+        new._unbroadcasted_scale_tril = self._unbroadcasted_scale_tril.expand(
+            *new._matrix_shape())
+        new._batch_dims = [-(x + 1) for x in range(len(new._batch_shape))]
+        new._dist_chi2 = new._bartlett_chi2(new._batch_shape)
+        return new
+
+    def _bartlett_chi2(self, batch_shape: Size) -> Chi2:
+        """The chi-squared draws of the Bartlett decomposition: ``df - i`` degrees of freedom
+        for the i-th diagonal entry."""
         p = self._event_shape[-1]
         offsets = ag.arange(p, dtype=self._unbroadcasted_scale_tril.dtype,
                             device=self._unbroadcasted_scale_tril.device)
-        self._dist_chi2 = Chi2(df=self.df.unsqueeze(-1) - offsets.expand(*batch_shape, p))
-
-    def expand(self, batch_shape: Any, _instance: Any = None) -> "Wishart":
-        new = self._get_checked_instance(Wishart, _instance)
-        batch_shape = _size(batch_shape)
-        cov_shape = tuple(batch_shape) + tuple(self.event_shape)
-        new._unbroadcasted_scale_tril = self._unbroadcasted_scale_tril.expand(*cov_shape)
-        new.df = self.df.expand(*batch_shape)
-        new._batch_dims = [-(x + 1) for x in range(len(batch_shape))]
-        for name in ("covariance_matrix", "scale_tril", "precision_matrix"):
-            if name in self.__dict__:
-                setattr(new, name, getattr(self, name).expand(*cov_shape))
-        p = self._event_shape[-1]
-        offsets = ag.arange(p, dtype=new._unbroadcasted_scale_tril.dtype,
-                            device=new._unbroadcasted_scale_tril.device)
-        new._dist_chi2 = Chi2(df=new.df.unsqueeze(-1) - offsets.expand(*batch_shape, p))
-        super(Wishart, new).__init__(batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
-
-    def _matrix_shape(self) -> tuple[int, ...]:
-        return tuple(self._batch_shape) + tuple(self._event_shape)
-
-    @lazy_property
-    def scale_tril(self) -> Tensor:
-        """The lower Cholesky factor of the scale matrix."""
-        return self._unbroadcasted_scale_tril.expand(*self._matrix_shape())
-
-    @lazy_property
-    def covariance_matrix(self) -> Tensor:
-        """The scale matrix."""
-        L = self._unbroadcasted_scale_tril
-        return (L @ L.mT).expand(*self._matrix_shape())
-
-    @lazy_property
-    def precision_matrix(self) -> Tensor:
-        """The inverse of the scale matrix."""
-        L = self._unbroadcasted_scale_tril
-        eye = ag.eye(self._event_shape[-1], device=L.device, dtype=L.dtype)
-        return cholesky_solve(eye, L).expand(*self._matrix_shape())
+        return Chi2(df=self.df.unsqueeze(-1) - offsets.expand(*batch_shape, p))
 
     def _df_matrix(self) -> Tensor:
         return self.df.view(*self._batch_shape, 1, 1)
