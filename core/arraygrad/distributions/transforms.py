@@ -29,6 +29,12 @@ __all__ = [
 ]
 
 
+def _require_dims(shape: Any, n: int) -> None:
+    """ValueError unless ``shape`` has at least ``n`` dims."""
+    if len(shape) < n:
+        raise ValueError("Too few dimensions on input")
+
+
 class Transform:
     """An invertible-or-not map ``y = t(x)`` with ``t.inv``, ``log_abs_det_jacobian(x, y)``,
     ``domain``/``codomain`` constraints and ``sign`` (for monotone bijections).
@@ -84,6 +90,11 @@ class Transform:
         """This transform with the given cache size."""
         if self._cache_size == cache_size:
             return self
+        return self._with_cache_size(cache_size)
+
+    def _with_cache_size(self, cache_size: int) -> "Transform":
+        """A copy of this transform with another cache size (a transform whose ``__init__``
+        takes parameters overrides this)."""
         if type(self).__init__ is Transform.__init__:
             return type(self)(cache_size=cache_size)
         raise NotImplementedError(f"{type(self)}.with_cache is not implemented")
@@ -212,32 +223,11 @@ class ComposeTransform(Transform):
 
     @constraints.dependent_property(is_discrete=False)
     def domain(self) -> Any:
-        if not self.parts:
-            return constraints.real
-        domain = self.parts[0].domain
-        # the event dim is the largest any part needs, seen from the input
-        event_dim = self.parts[-1].codomain.event_dim
-        for part in reversed(self.parts):
-            event_dim -= part.codomain.event_dim
-            event_dim += part.domain.event_dim
-            event_dim = max(event_dim, part.domain.event_dim)
-        if event_dim > domain.event_dim:
-            domain = constraints.independent(domain, event_dim - domain.event_dim)
-        return domain
+        return _composed_space(self.parts[::-1], "codomain", "domain")
 
     @constraints.dependent_property(is_discrete=False)
     def codomain(self) -> Any:
-        if not self.parts:
-            return constraints.real
-        codomain = self.parts[-1].codomain
-        event_dim = self.parts[0].domain.event_dim
-        for part in self.parts:
-            event_dim -= part.domain.event_dim
-            event_dim += part.codomain.event_dim
-            event_dim = max(event_dim, part.codomain.event_dim)
-        if event_dim > codomain.event_dim:
-            codomain = constraints.independent(codomain, event_dim - codomain.event_dim)
-        return codomain
+        return _composed_space(self.parts, "domain", "codomain")
 
     @lazy_property
     def bijective(self) -> bool:
@@ -261,9 +251,7 @@ class ComposeTransform(Transform):
             inv._inv = weakref.ref(self)
         return inv
 
-    def with_cache(self, cache_size: int = 1) -> Transform:
-        if self._cache_size == cache_size:
-            return self
+    def _with_cache_size(self, cache_size: int) -> Transform:
         return ComposeTransform(self.parts, cache_size=cache_size)
 
     def __call__(self, x: Tensor) -> Tensor:
@@ -304,6 +292,23 @@ class ComposeTransform(Transform):
         return fmt_string
 
 
+def _composed_space(parts: list[Transform], source: str, target: str) -> Any:
+    """The ``target`` space (``codomain``) of ``parts`` applied in order from their ``source``
+    side (``domain``; the reverse for the domain of a composition): the last part's, made
+    independent over the largest event dim any part needs, seen from that end."""
+    if not parts:
+        return constraints.real
+    space = getattr(parts[-1], target)
+    event_dim = getattr(parts[0], source).event_dim
+    for part in parts:
+        event_dim -= getattr(part, source).event_dim
+        event_dim += getattr(part, target).event_dim
+        event_dim = max(event_dim, getattr(part, target).event_dim)
+    if event_dim > space.event_dim:
+        space = constraints.independent(space, event_dim - space.event_dim)
+    return space
+
+
 identity_transform = ComposeTransform([])
 
 
@@ -317,9 +322,7 @@ class IndependentTransform(Transform):
         self.base_transform = base_transform.with_cache(cache_size)
         self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
 
-    def with_cache(self, cache_size: int = 1) -> Transform:
-        if self._cache_size == cache_size:
-            return self
+    def _with_cache_size(self, cache_size: int) -> Transform:
         return IndependentTransform(self.base_transform, self.reinterpreted_batch_ndims,
                                     cache_size=cache_size)
 
@@ -342,13 +345,11 @@ class IndependentTransform(Transform):
         return self.base_transform.sign
 
     def _call(self, x: Tensor) -> Tensor:
-        if x.dim() < self.domain.event_dim:
-            raise ValueError("Too few dimensions on input")
+        _require_dims(x.shape, self.domain.event_dim)
         return self.base_transform(x)
 
     def _inverse(self, y: Tensor) -> Tensor:
-        if y.dim() < self.codomain.event_dim:
-            raise ValueError("Too few dimensions on input")
+        _require_dims(y.shape, self.codomain.event_dim)
         return self.base_transform.inv(y)
 
     def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
@@ -386,9 +387,7 @@ class ReshapeTransform(Transform):
     def codomain(self) -> Any:
         return constraints.independent(constraints.real, len(self.out_shape))
 
-    def with_cache(self, cache_size: int = 1) -> Transform:
-        if self._cache_size == cache_size:
-            return self
+    def _with_cache_size(self, cache_size: int) -> Transform:
         return ReshapeTransform(self.in_shape, self.out_shape, cache_size=cache_size)
 
     def _call(self, x: Tensor) -> Tensor:
@@ -404,34 +403,40 @@ class ReshapeTransform(Transform):
         return ag.zeros(batch_shape, dtype=x.dtype, device=x.device)
 
     def forward_shape(self, shape: Any) -> Any:
-        if len(shape) < len(self.in_shape):
-            raise ValueError("Too few dimensions on input")
-        cut = len(shape) - len(self.in_shape)
-        if tuple(shape[cut:]) != tuple(self.in_shape):
-            raise ValueError(f"Shape mismatch: expected {shape[cut:]} but got {self.in_shape}")
-        return Size(tuple(shape[:cut]) + tuple(self.out_shape))
+        return _reshaped(shape, self.in_shape, self.out_shape)
 
     def inverse_shape(self, shape: Any) -> Any:
-        if len(shape) < len(self.out_shape):
-            raise ValueError("Too few dimensions on input")
-        cut = len(shape) - len(self.out_shape)
-        if tuple(shape[cut:]) != tuple(self.out_shape):
-            raise ValueError(f"Shape mismatch: expected {shape[cut:]} but got {self.out_shape}")
-        return Size(tuple(shape[:cut]) + tuple(self.in_shape))
+        return _reshaped(shape, self.out_shape, self.in_shape)
 
 
-class ExpTransform(Transform):
+def _reshaped(shape: Any, source: Size, target: Size) -> Size:
+    """``shape`` with its rightmost ``source`` dims replaced by ``target`` (ValueError when
+    they are not ``source``)."""
+    _require_dims(shape, len(source))
+    cut = len(shape) - len(source)
+    if tuple(shape[cut:]) != tuple(source):
+        raise ValueError(f"Shape mismatch: expected {shape[cut:]} but got {source}")
+    return Size(tuple(shape[:cut]) + tuple(target))
+
+
+class _Unparameterised(Transform):
+    """A transform without parameters: equal to every instance of its kind (the subclass of
+    this class it is, or derives from)."""
+
+    def __eq__(self, other: object) -> bool:
+        kind = next(k for k in type(self).__mro__ if _Unparameterised in k.__bases__)
+        return isinstance(other, kind)
+
+    __hash__ = Transform.__hash__
+
+
+class ExpTransform(_Unparameterised):
     """``y = exp(x)``."""
 
     domain = constraints.real
     codomain = constraints.positive
     bijective = True
     sign = +1
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, ExpTransform)
-
-    __hash__ = Transform.__hash__
 
     def _call(self, x: Tensor) -> Tensor:
         return x.exp()
@@ -454,9 +459,7 @@ class PowerTransform(Transform):
         super().__init__(cache_size=cache_size)
         (self.exponent,) = broadcast_all(exponent)
 
-    def with_cache(self, cache_size: int = 1) -> Transform:
-        if self._cache_size == cache_size:
-            return self
+    def _with_cache_size(self, cache_size: int) -> Transform:
         return PowerTransform(self.exponent, cache_size=cache_size)
 
     @lazy_property
@@ -491,18 +494,13 @@ def _clipped_sigmoid(x: Tensor) -> Tensor:
     return ag.clamp(ag.sigmoid(x), min=finfo.tiny, max=1.0 - finfo.eps)
 
 
-class SigmoidTransform(Transform):
+class SigmoidTransform(_Unparameterised):
     """``y = 1 / (1 + exp(-x))`` (clipped to the open unit interval)."""
 
     domain = constraints.real
     codomain = constraints.unit_interval
     bijective = True
     sign = +1
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, SigmoidTransform)
-
-    __hash__ = Transform.__hash__
 
     def _call(self, x: Tensor) -> Tensor:
         return _clipped_sigmoid(x)
@@ -516,18 +514,13 @@ class SigmoidTransform(Transform):
         return -F.softplus(-x) - F.softplus(x)
 
 
-class SoftplusTransform(Transform):
+class SoftplusTransform(_Unparameterised):
     """``y = log(1 + exp(x))``."""
 
     domain = constraints.real
     codomain = constraints.positive
     bijective = True
     sign = +1
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, SoftplusTransform)
-
-    __hash__ = Transform.__hash__
 
     def _call(self, x: Tensor) -> Tensor:
         return F.softplus(x)
@@ -539,18 +532,13 @@ class SoftplusTransform(Transform):
         return -F.softplus(-x)
 
 
-class TanhTransform(Transform):
+class TanhTransform(_Unparameterised):
     """``y = tanh(x)``."""
 
     domain = constraints.real
     codomain = constraints.interval(-1.0, 1.0)
     bijective = True
     sign = +1
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, TanhTransform)
-
-    __hash__ = Transform.__hash__
 
     def _call(self, x: Tensor) -> Tensor:
         return x.tanh()
@@ -563,22 +551,24 @@ class TanhTransform(Transform):
         return 2.0 * (math.log(2.0) - x - F.softplus(-2.0 * x))
 
 
-class AbsTransform(Transform):
+class AbsTransform(_Unparameterised):
     """``y = |x|`` (not injective: the inverse picks the positive root)."""
 
     domain = constraints.real
     codomain = constraints.positive
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, AbsTransform)
-
-    __hash__ = Transform.__hash__
 
     def _call(self, x: Tensor) -> Tensor:
         return x.abs()
 
     def _inverse(self, y: Tensor) -> Tensor:
         return y
+
+
+def _real_events(event_dim: int) -> Any:
+    """The reals, as events of ``event_dim`` dims."""
+    if event_dim == 0:
+        return constraints.real
+    return constraints.independent(constraints.real, event_dim)
 
 
 class AffineTransform(Transform):
@@ -598,19 +588,13 @@ class AffineTransform(Transform):
 
     @constraints.dependent_property(is_discrete=False)
     def domain(self) -> Any:
-        if self.event_dim == 0:
-            return constraints.real
-        return constraints.independent(constraints.real, self.event_dim)
+        return _real_events(self.event_dim)
 
     @constraints.dependent_property(is_discrete=False)
     def codomain(self) -> Any:
-        if self.event_dim == 0:
-            return constraints.real
-        return constraints.independent(constraints.real, self.event_dim)
+        return _real_events(self.event_dim)
 
-    def with_cache(self, cache_size: int = 1) -> Transform:
-        if self._cache_size == cache_size:
-            return self
+    def _with_cache_size(self, cache_size: int) -> Transform:
         return AffineTransform(self.loc, self.scale, self.event_dim, cache_size=cache_size)
 
     def __eq__(self, other: object) -> bool:
@@ -695,8 +679,7 @@ class CorrCholeskyTransform(Transform):
         return stick_breaking_logdet + tanh_logdet
 
     def forward_shape(self, shape: Any) -> Any:
-        if len(shape) < 1:
-            raise ValueError("Too few dimensions on input")
+        _require_dims(shape, 1)
         N = shape[-1]
         D = round((0.25 + 2 * N) ** 0.5 + 0.5)
         if D * (D - 1) // 2 != N:
@@ -704,25 +687,19 @@ class CorrCholeskyTransform(Transform):
         return Size(tuple(shape[:-1]) + (D, D))
 
     def inverse_shape(self, shape: Any) -> Any:
-        if len(shape) < 2:
-            raise ValueError("Too few dimensions on input")
+        _require_dims(shape, 2)
         if shape[-2] != shape[-1]:
             raise ValueError("Input is not square")
         D = shape[-1]
         return Size(tuple(shape[:-2]) + (D * (D - 1) // 2,))
 
 
-class SoftmaxTransform(Transform):
+class SoftmaxTransform(_Unparameterised):
     """Unconstrained vectors -> the simplex by ``softmax`` (not bijective: the inverse is
     ``log``, defined up to a constant)."""
 
     domain = constraints.real_vector
     codomain = constraints.simplex
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, SoftmaxTransform)
-
-    __hash__ = Transform.__hash__
 
     def _call(self, x: Tensor) -> Tensor:
         probs = (x - x.max(-1, True)[0]).exp()
@@ -732,27 +709,20 @@ class SoftmaxTransform(Transform):
         return y.log()
 
     def forward_shape(self, shape: Any) -> Any:
-        if len(shape) < 1:
-            raise ValueError("Too few dimensions on input")
+        _require_dims(shape, 1)
         return shape
 
     def inverse_shape(self, shape: Any) -> Any:
-        if len(shape) < 1:
-            raise ValueError("Too few dimensions on input")
+        _require_dims(shape, 1)
         return shape
 
 
-class StickBreakingTransform(Transform):
+class StickBreakingTransform(_Unparameterised):
     """Unconstrained vectors of length K-1 -> the K-simplex by stick breaking (bijective)."""
 
     domain = constraints.real_vector
     codomain = constraints.simplex
     bijective = True
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, StickBreakingTransform)
-
-    __hash__ = Transform.__hash__
 
     def _offset(self, like: Tensor, size: int, start: int) -> Tensor:
         return start - ag.ones(size, dtype=like.dtype, device=like.device).cumsum(-1)
@@ -778,27 +748,20 @@ class StickBreakingTransform(Transform):
         return (-x + F.logsigmoid(x) + y[..., :-1].log()).sum(-1)
 
     def forward_shape(self, shape: Any) -> Any:
-        if len(shape) < 1:
-            raise ValueError("Too few dimensions on input")
+        _require_dims(shape, 1)
         return Size(tuple(shape[:-1]) + (shape[-1] + 1,))
 
     def inverse_shape(self, shape: Any) -> Any:
-        if len(shape) < 1:
-            raise ValueError("Too few dimensions on input")
+        _require_dims(shape, 1)
         return Size(tuple(shape[:-1]) + (shape[-1] - 1,))
 
 
-class LowerCholeskyTransform(Transform):
+class LowerCholeskyTransform(_Unparameterised):
     """Unconstrained square matrices -> lower triangular ones with a positive diagonal (the
     strictly lower part kept, the diagonal exponentiated)."""
 
     domain = constraints.independent(constraints.real, 2)
     codomain = constraints.lower_cholesky
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, LowerCholeskyTransform)
-
-    __hash__ = Transform.__hash__
 
     def _call(self, x: Tensor) -> Tensor:
         return x.tril(-1) + ag.diag_embed(x.diagonal(dim1=-2, dim2=-1).exp())
@@ -807,17 +770,12 @@ class LowerCholeskyTransform(Transform):
         return y.tril(-1) + ag.diag_embed(y.diagonal(dim1=-2, dim2=-1).log())
 
 
-class PositiveDefiniteTransform(Transform):
+class PositiveDefiniteTransform(_Unparameterised):
     """Unconstrained square matrices -> positive definite ones (``L L^T`` of the
     ``LowerCholeskyTransform``)."""
 
     domain = constraints.independent(constraints.real, 2)
     codomain = constraints.positive_definite
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, PositiveDefiniteTransform)
-
-    __hash__ = Transform.__hash__
 
     def _call(self, x: Tensor) -> Tensor:
         x = LowerCholeskyTransform()(x)
@@ -828,23 +786,39 @@ class PositiveDefiniteTransform(Transform):
         return LowerCholeskyTransform().inv(y)
 
 
-class CatTransform(Transform):
-    """``tseq[i]`` applied to the ``lengths[i]`` slices of dim ``dim``, concatenated."""
+class _AlongDim(Transform):
+    """Transforms ``tseq`` applied to slices along dim ``dim`` (``CatTransform``,
+    ``StackTransform``)."""
 
-    def __init__(self, tseq: Any, dim: int = 0, lengths: Any = None,
-                 cache_size: int = 0) -> None:
+    def __init__(self, tseq: Any, dim: int, cache_size: int) -> None:
         if not all(isinstance(t, Transform) for t in tseq):
             raise TypeError("tseq must hold Transforms")
         if cache_size:
             tseq = [t.with_cache(cache_size) for t in tseq]
         super().__init__(cache_size=cache_size)
         self.transforms = list(tseq)
+        self.dim = dim
+
+    def _check_dim(self, x: Tensor) -> None:
+        if not -x.dim() <= self.dim < x.dim():
+            raise ValueError(f"dim {self.dim} is out of range for a {x.dim()}-d input")
+
+    @property
+    def bijective(self) -> bool:  # type: ignore[override]
+        return all(t.bijective for t in self.transforms)
+
+
+class CatTransform(_AlongDim):
+    """``tseq[i]`` applied to the ``lengths[i]`` slices of dim ``dim``, concatenated."""
+
+    def __init__(self, tseq: Any, dim: int = 0, lengths: Any = None,
+                 cache_size: int = 0) -> None:
+        super().__init__(tseq, dim, cache_size)
         if lengths is None:
             lengths = [1] * len(self.transforms)
         self.lengths = list(lengths)
         if len(self.lengths) != len(self.transforms):
             raise ValueError("tseq and lengths must have the same length")
-        self.dim = dim
 
     @lazy_property
     def event_dim(self) -> int:
@@ -854,14 +828,11 @@ class CatTransform(Transform):
     def length(self) -> int:
         return sum(self.lengths)
 
-    def with_cache(self, cache_size: int = 1) -> Transform:
-        if self._cache_size == cache_size:
-            return self
+    def _with_cache_size(self, cache_size: int) -> Transform:
         return CatTransform(self.transforms, self.dim, self.lengths, cache_size)
 
     def _check(self, x: Tensor) -> None:
-        if not -x.dim() <= self.dim < x.dim():
-            raise ValueError(f"dim {self.dim} is out of range for a {x.dim()}-d input")
+        self._check_dim(x)
         if x.size(self.dim) != self.length:
             raise ValueError(f"the input's size {x.size(self.dim)} along dim {self.dim} is not "
                              f"the transforms' total length {self.length}")
@@ -902,10 +873,6 @@ class CatTransform(Transform):
             return ag.cat(logdetjacs, dim=dim)
         return functools.reduce(operator.add, logdetjacs)
 
-    @property
-    def bijective(self) -> bool:  # type: ignore[override]
-        return all(t.bijective for t in self.transforms)
-
     @constraints.dependent_property
     def domain(self) -> Any:
         return constraints.cat([t.domain for t in self.transforms], self.dim, self.lengths)
@@ -915,29 +882,20 @@ class CatTransform(Transform):
         return constraints.cat([t.codomain for t in self.transforms], self.dim, self.lengths)
 
 
-class StackTransform(Transform):
+class StackTransform(_AlongDim):
     """``tseq[i]`` applied to the i-th slice along dim ``dim``, stacked."""
 
     def __init__(self, tseq: Any, dim: int = 0, cache_size: int = 0) -> None:
-        if not all(isinstance(t, Transform) for t in tseq):
-            raise TypeError("tseq must hold Transforms")
-        if cache_size:
-            tseq = [t.with_cache(cache_size) for t in tseq]
-        super().__init__(cache_size=cache_size)
-        self.transforms = list(tseq)
-        self.dim = dim
+        super().__init__(tseq, dim, cache_size)
 
-    def with_cache(self, cache_size: int = 1) -> Transform:
-        if self._cache_size == cache_size:
-            return self
+    def _with_cache_size(self, cache_size: int) -> Transform:
         return StackTransform(self.transforms, self.dim, cache_size)
 
     def _slice(self, z: Tensor) -> list[Tensor]:
         return [z.narrow(self.dim, i, 1).squeeze(self.dim) for i in range(z.size(self.dim))]
 
     def _check(self, x: Tensor) -> None:
-        if not -x.dim() <= self.dim < x.dim():
-            raise ValueError(f"dim {self.dim} is out of range for a {x.dim()}-d input")
+        self._check_dim(x)
         if x.size(self.dim) != len(self.transforms):
             raise ValueError(f"the input's size {x.size(self.dim)} along dim {self.dim} is not "
                              f"the number of transforms, {len(self.transforms)}")
@@ -956,10 +914,6 @@ class StackTransform(Transform):
         self._check(y)
         return ag.stack([t.log_abs_det_jacobian(xs, ys) for xs, ys, t in
                          zip(self._slice(x), self._slice(y), self.transforms)], dim=self.dim)
-
-    @property
-    def bijective(self) -> bool:  # type: ignore[override]
-        return all(t.bijective for t in self.transforms)
 
     @constraints.dependent_property
     def domain(self) -> Any:
@@ -997,7 +951,5 @@ class CumulativeDistributionTransform(Transform):
             self.distribution._validate_sample(x)
         return self.distribution.log_prob(x)
 
-    def with_cache(self, cache_size: int = 1) -> Transform:
-        if self._cache_size == cache_size:
-            return self
+    def _with_cache_size(self, cache_size: int) -> Transform:
         return CumulativeDistributionTransform(self.distribution, cache_size=cache_size)
