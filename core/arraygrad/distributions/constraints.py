@@ -152,6 +152,41 @@ class MixtureSameFamilyConstraint(Constraint):
         return f"{self.__class__.__name__}({self.base_constraint!r})"
 
 
+class _LowerBound(Constraint):
+    """A constraint with a ``lower_bound``."""
+
+    def __init__(self, lower_bound: Any) -> None:
+        self.lower_bound = lower_bound
+        super().__init__()
+
+    def __repr__(self) -> str:
+        return f"{self.__class__.__name__[1:]}(lower_bound={self.lower_bound})"
+
+
+class _UpperBound(Constraint):
+    """A constraint with an ``upper_bound``."""
+
+    def __init__(self, upper_bound: Any) -> None:
+        self.upper_bound = upper_bound
+        super().__init__()
+
+    def __repr__(self) -> str:
+        return f"{self.__class__.__name__[1:]}(upper_bound={self.upper_bound})"
+
+
+class _Bounds(Constraint):
+    """A constraint with a ``lower_bound`` and an ``upper_bound``."""
+
+    def __init__(self, lower_bound: Any, upper_bound: Any) -> None:
+        self.lower_bound = lower_bound
+        self.upper_bound = upper_bound
+        super().__init__()
+
+    def __repr__(self) -> str:
+        return (f"{self.__class__.__name__[1:]}(lower_bound={self.lower_bound}, "
+                f"upper_bound={self.upper_bound})")
+
+
 class _Boolean(Constraint):
     is_discrete = True
 
@@ -169,48 +204,25 @@ class _OneHot(Constraint):
         return is_boolean.all(-1) & is_normalized
 
 
-class _IntegerInterval(Constraint):
+class _IntegerInterval(_Bounds):
     is_discrete = True
-
-    def __init__(self, lower_bound: Any, upper_bound: Any) -> None:
-        self.lower_bound = lower_bound
-        self.upper_bound = upper_bound
-        super().__init__()
 
     def check(self, value: Tensor) -> Tensor:
         return (value % 1 == 0) & (self.lower_bound <= value) & (value <= self.upper_bound)
 
-    def __repr__(self) -> str:
-        return (f"{self.__class__.__name__[1:]}(lower_bound={self.lower_bound}, "
-                f"upper_bound={self.upper_bound})")
 
-
-class _IntegerLessThan(Constraint):
+class _IntegerLessThan(_UpperBound):
     is_discrete = True
-
-    def __init__(self, upper_bound: Any) -> None:
-        self.upper_bound = upper_bound
-        super().__init__()
 
     def check(self, value: Tensor) -> Tensor:
         return (value % 1 == 0) & (value <= self.upper_bound)
 
-    def __repr__(self) -> str:
-        return f"{self.__class__.__name__[1:]}(upper_bound={self.upper_bound})"
 
-
-class _IntegerGreaterThan(Constraint):
+class _IntegerGreaterThan(_LowerBound):
     is_discrete = True
-
-    def __init__(self, lower_bound: Any) -> None:
-        self.lower_bound = lower_bound
-        super().__init__()
 
     def check(self, value: Tensor) -> Tensor:
         return (value % 1 == 0) & (value >= self.lower_bound)
-
-    def __repr__(self) -> str:
-        return f"{self.__class__.__name__[1:]}(lower_bound={self.lower_bound})"
 
 
 class _Real(Constraint):
@@ -218,68 +230,29 @@ class _Real(Constraint):
         return value == value  # False only for NaN
 
 
-class _GreaterThan(Constraint):
-    def __init__(self, lower_bound: Any) -> None:
-        self.lower_bound = lower_bound
-        super().__init__()
-
+class _GreaterThan(_LowerBound):
     def check(self, value: Tensor) -> Tensor:
         return self.lower_bound < value
 
-    def __repr__(self) -> str:
-        return f"{self.__class__.__name__[1:]}(lower_bound={self.lower_bound})"
 
-
-class _GreaterThanEq(Constraint):
-    def __init__(self, lower_bound: Any) -> None:
-        self.lower_bound = lower_bound
-        super().__init__()
-
+class _GreaterThanEq(_LowerBound):
     def check(self, value: Tensor) -> Tensor:
         return self.lower_bound <= value
 
-    def __repr__(self) -> str:
-        return f"{self.__class__.__name__[1:]}(lower_bound={self.lower_bound})"
 
-
-class _LessThan(Constraint):
-    def __init__(self, upper_bound: Any) -> None:
-        self.upper_bound = upper_bound
-        super().__init__()
-
+class _LessThan(_UpperBound):
     def check(self, value: Tensor) -> Tensor:
         return value < self.upper_bound
 
-    def __repr__(self) -> str:
-        return f"{self.__class__.__name__[1:]}(upper_bound={self.upper_bound})"
 
-
-class _Interval(Constraint):
-    def __init__(self, lower_bound: Any, upper_bound: Any) -> None:
-        self.lower_bound = lower_bound
-        self.upper_bound = upper_bound
-        super().__init__()
-
+class _Interval(_Bounds):
     def check(self, value: Tensor) -> Tensor:
         return (self.lower_bound <= value) & (value <= self.upper_bound)
 
-    def __repr__(self) -> str:
-        return (f"{self.__class__.__name__[1:]}(lower_bound={self.lower_bound}, "
-                f"upper_bound={self.upper_bound})")
 
-
-class _HalfOpenInterval(Constraint):
-    def __init__(self, lower_bound: Any, upper_bound: Any) -> None:
-        self.lower_bound = lower_bound
-        self.upper_bound = upper_bound
-        super().__init__()
-
+class _HalfOpenInterval(_Bounds):
     def check(self, value: Tensor) -> Tensor:
         return (self.lower_bound <= value) & (value < self.upper_bound)
-
-    def __repr__(self) -> str:
-        return (f"{self.__class__.__name__[1:]}(lower_bound={self.lower_bound}, "
-                f"upper_bound={self.upper_bound})")
 
 
 class _Simplex(Constraint):
