@@ -7,6 +7,7 @@ import math
 from typing import Any
 
 import arraygrad as ag
+from arraygrad.distributions import constraints
 from arraygrad.distributions.transformed_distribution import TransformedDistribution
 from arraygrad.tensor import Tensor
 
@@ -17,6 +18,9 @@ class Folded(TransformedDistribution):
     """``|X|`` for ``X ~ base_dist``, symmetric about 0 with a ``scale``: the density doubles
     on [0, inf), ``cdf = 2 F - 1``, ``icdf(p) = F^-1((p + 1) / 2)``, entropy ``H - log 2``."""
 
+    arg_constraints = {"scale": constraints.positive}
+    support = constraints.nonnegative
+    has_rsample = True
     base_dist: Any
 
     @property

@@ -6,9 +6,8 @@ import math
 from typing import Any
 
 import arraygrad as ag
-from arraygrad.distributions import constraints
-from arraygrad.distributions.cauchy import Cauchy
 from arraygrad.distributions._folded import Folded
+from arraygrad.distributions.cauchy import Cauchy
 from arraygrad.distributions.transforms import AbsTransform
 from arraygrad.tensor import Tensor
 
@@ -18,9 +17,6 @@ __all__ = ["HalfCauchy"]
 class HalfCauchy(Folded):
     """The half-Cauchy distribution of scale ``scale`` (mean and variance inf)."""
 
-    arg_constraints = {"scale": constraints.positive}
-    support = constraints.nonnegative
-    has_rsample = True
     base_dist: Cauchy
 
     def __init__(self, scale: Any, validate_args: bool | None = None) -> None:

@@ -5,9 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from arraygrad.distributions import constraints
-from arraygrad.distributions.normal import Normal
 from arraygrad.distributions._folded import Folded
+from arraygrad.distributions.normal import Normal
 from arraygrad.distributions.transforms import AbsTransform
 from arraygrad.tensor import Tensor
 
@@ -17,9 +16,6 @@ __all__ = ["HalfNormal"]
 class HalfNormal(Folded):
     """The half-normal distribution of scale ``scale``."""
 
-    arg_constraints = {"scale": constraints.positive}
-    support = constraints.nonnegative
-    has_rsample = True
     base_dist: Normal
 
     def __init__(self, scale: Any, validate_args: bool | None = None) -> None:

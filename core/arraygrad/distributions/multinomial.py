@@ -7,8 +7,8 @@ from typing import Any
 
 import arraygrad as ag
 from arraygrad.distributions import constraints
-from arraygrad.distributions.binomial import Binomial
 from arraygrad.distributions._over_categorical import OverCategorical
+from arraygrad.distributions.binomial import Binomial
 from arraygrad.distributions.utils import _size, broadcast_all
 from arraygrad.tensor import Size, Tensor
 

@@ -9,7 +9,7 @@ import math
 import operator
 import weakref
 from numbers import Number, Real
-from typing import Any
+from typing import Any, Callable
 
 import arraygrad as ag
 import arraygrad.nn.functional as F
@@ -110,25 +110,25 @@ class Transform:
 
     def __call__(self, x: Tensor) -> Tensor:
         """``y = t(x)`` (from the cache when ``x`` is the cached input)."""
-        if self._cache_size == 0:
-            return self._call(x)
-        x_old, y_old = self._cached_x_y
-        if x is x_old:
-            return y_old
-        y = self._call(x)
-        self._cached_x_y = x, y
-        return y
+        return self._through_cache(x, 0, self._call)
 
     def _inv_call(self, y: Tensor) -> Tensor:
         """``x = t^-1(y)`` (from the cache when ``y`` is the cached output)."""
+        return self._through_cache(y, 1, self._inverse)
+
+    def _through_cache(self, value: Tensor, side: int, compute: Callable[[Tensor], Tensor]
+                       ) -> Tensor:
+        """``compute(value)``, where ``value`` is the ``side`` (0: x, 1: y) of the cached
+        ``(x, y)`` pair: the other side of the pair when ``value`` is that very object."""
         if self._cache_size == 0:
-            return self._inverse(y)
-        x_old, y_old = self._cached_x_y
-        if y is y_old:
-            return x_old
-        x = self._inverse(y)
-        self._cached_x_y = x, y
-        return x
+            return compute(value)
+        cached = self._cached_x_y
+        if value is cached[side]:
+            result: Tensor = cached[1 - side]
+            return result
+        result = compute(value)
+        self._cached_x_y = (value, result) if side == 0 else (result, value)
+        return result
 
     def _call(self, x: Tensor) -> Tensor:
         raise NotImplementedError
