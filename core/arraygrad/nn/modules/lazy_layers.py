@@ -27,23 +27,38 @@ __all__ = ["LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTran
            "LazyBatchNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
 
 
-class LazyLinear(LazyModuleMixin, Linear):
-    """A ``Linear`` whose ``in_features`` is the last dimension of its first input."""
+class _LazyLayer(LazyModuleMixin):
+    """What the lazy layers share: uninitialised parameters until the first input, and the
+    layer's own initialisation only once ``_inferred`` (the size read from that input) is
+    known."""
 
-    cls_to_become = Linear
+    _inferred: str
+    weight: Any
+    bias: Any
 
-    def __init__(self, out_features: int, bias: bool = True, device: DeviceLike | None = None,
-                 dtype: dtype | None = None) -> None:
-        super().__init__(0, 0, False)  # no bias yet: it would be drawn only to be replaced
+    def _uninitialized(self, bias: bool, device: Any, dtype: Any) -> None:
+        """An uninitialised ``weight`` (and ``bias``, when ``bias``)."""
         self.weight = UninitializedParameter(device=device, dtype=dtype)
-        self.out_features = out_features
         if bias:
             self.bias = UninitializedParameter(device=device, dtype=dtype)
 
     def reset_parameters(self) -> None:
-        """Linear's initialisation, once the parameters have their shapes."""
-        if not self.has_uninitialized_params() and self.in_features != 0:
-            super().reset_parameters()
+        """The layer's initialisation, once the parameters have their shapes."""
+        if not self.has_uninitialized_params() and getattr(self, self._inferred) != 0:
+            super().reset_parameters()  # type: ignore[misc]
+
+
+class LazyLinear(_LazyLayer, Linear):
+    """A ``Linear`` whose ``in_features`` is the last dimension of its first input."""
+
+    cls_to_become = Linear
+    _inferred = "in_features"
+
+    def __init__(self, out_features: int, bias: bool = True, device: DeviceLike | None = None,
+                 dtype: dtype | None = None) -> None:
+        super().__init__(0, 0, False)  # no bias yet: it would be drawn only to be replaced
+        self.out_features = out_features
+        self._uninitialized(bias, device, dtype)
 
     def initialize_parameters(self, input: Tensor) -> None:
         """``in_features = input.shape[-1]``; materialise and draw the parameters."""
@@ -62,28 +77,20 @@ class LazyLinear(LazyModuleMixin, Linear):
             self.in_features = input.shape[-1]
 
 
-class _LazyConvXdMixin(LazyModuleMixin):
+class _LazyConvXdMixin(_LazyLayer):
     """``in_channels`` from the first input's channel dimension (batched or not)."""
 
+    _inferred = "in_channels"
     _n: int
     transposed: bool
     groups: int
     in_channels: int
     out_channels: int
     kernel_size: tuple[int, ...]
-    weight: Any
-    bias: Any
 
     def _lazy_init(self, out_channels: int, bias: bool, device: Any, dtype: Any) -> None:
-        self.weight = UninitializedParameter(device=device, dtype=dtype)
         self.out_channels = out_channels
-        if bias:
-            self.bias = UninitializedParameter(device=device, dtype=dtype)
-
-    def reset_parameters(self) -> None:
-        """The convolution's initialisation, once the parameters have their shapes."""
-        if not self.has_uninitialized_params() and self.in_channels != 0:
-            super().reset_parameters()  # type: ignore[misc]
+        self._uninitialized(bias, device, dtype)
 
     def initialize_parameters(self, input: Tensor, *args: Any,
                               **kwargs: Any) -> None:
@@ -167,15 +174,14 @@ class LazyConvTranspose3d(_LazyConvTranspose, ConvTranspose3d):
     cls_to_become = ConvTranspose3d
 
 
-class _LazyNormBase(LazyModuleMixin):
+class _LazyNormBase(_LazyLayer):
     """``num_features`` from the first input's dimension 1; weight, bias and running
     statistics materialised then."""
 
+    _inferred = "num_features"
     num_features: int
     affine: bool
     track_running_stats: bool
-    weight: Any
-    bias: Any
     running_mean: Any
     running_var: Any
 
@@ -187,18 +193,11 @@ class _LazyNormBase(LazyModuleMixin):
         self.affine = affine
         self.track_running_stats = track_running_stats
         if affine:
-            self.weight = UninitializedParameter(device=device, dtype=dtype)
-            if bias:
-                self.bias = UninitializedParameter(device=device, dtype=dtype)
+            self._uninitialized(bias, device, dtype)
         if track_running_stats:
             self.running_mean = UninitializedBuffer(device=device, dtype=dtype)
             self.running_var = UninitializedBuffer(device=device, dtype=dtype)
             self.num_batches_tracked = tensor(0, dtype=_dt.int64, device=device)
-
-    def reset_parameters(self) -> None:
-        """The norm's initialisation, once the tensors have their shapes."""
-        if not self.has_uninitialized_params() and self.num_features != 0:
-            super().reset_parameters()  # type: ignore[misc]
 
     def initialize_parameters(self, input: Tensor) -> None:
         """``num_features = input.shape[1]`` (``shape[0]`` unbatched, for instance norm)."""
