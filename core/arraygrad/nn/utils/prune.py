@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numbers
 from abc import ABC, abstractmethod
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from arraygrad.creation import ones_like, rand, rand_like, zeros_like
@@ -206,11 +206,19 @@ class Identity(BasePruningMethod):
         return super().apply(module, name)
 
 
-def _pruned_flat(mask: Tensor, indices: Tensor) -> Tensor:
-    """A copy of ``mask`` with the entries at flat ``indices`` set to 0."""
-    flat = mask.reshape(-1).clone()
-    flat[indices] = 0
-    return flat.reshape(tuple(mask.shape))
+def _unstructured_mask(amount: int | float, t: Tensor, default_mask: Tensor,
+                       scores: Callable[[], Tensor], largest: bool) -> Tensor:
+    """A copy of ``default_mask`` with the ``amount`` entries whose ``scores()`` (drawn only
+    when something is pruned) are the largest (or smallest) set to 0."""
+    tensor_size = t.nelement()
+    nparams_toprune = _prune_count(amount, tensor_size)
+    mask = default_mask.clone()
+    if nparams_toprune != 0:
+        topk = scores().reshape(-1).topk(nparams_toprune, largest=largest)
+        flat = mask.reshape(-1).clone()
+        flat[topk.indices] = 0
+        mask = flat.reshape(tuple(mask.shape))
+    return mask
 
 
 class RandomUnstructured(BasePruningMethod):
@@ -225,15 +233,7 @@ class RandomUnstructured(BasePruningMethod):
 
     def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
         """``default_mask`` with ``amount`` random entries zeroed."""
-        tensor_size = t.nelement()
-        nparams_toprune = _compute_nparams_toprune(self.amount, tensor_size)
-        _validate_pruning_amount(nparams_toprune, tensor_size)
-        mask = default_mask.clone()
-        if nparams_toprune != 0:
-            prob = rand_like(t)
-            topk = prob.reshape(-1).topk(nparams_toprune)
-            mask = _pruned_flat(mask, topk.indices)
-        return mask
+        return _unstructured_mask(self.amount, t, default_mask, lambda: rand_like(t), True)
 
     @classmethod
     def apply(cls, module: Any, name: str, amount: int | float) -> Any:  # type: ignore[override]
@@ -252,14 +252,7 @@ class L1Unstructured(BasePruningMethod):
 
     def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
         """``default_mask`` with the ``amount`` smallest ``|t|`` zeroed."""
-        tensor_size = t.nelement()
-        nparams_toprune = _compute_nparams_toprune(self.amount, tensor_size)
-        _validate_pruning_amount(nparams_toprune, tensor_size)
-        mask = default_mask.clone()
-        if nparams_toprune != 0:
-            topk = t.abs().reshape(-1).topk(nparams_toprune, largest=False)
-            mask = _pruned_flat(mask, topk.indices)
-        return mask
+        return _unstructured_mask(self.amount, t, default_mask, t.abs, False)
 
     @classmethod
     def apply(cls, module: Any, name: str, amount: int | float,  # type: ignore[override]
@@ -268,13 +261,23 @@ class L1Unstructured(BasePruningMethod):
         return super().apply(module, name, amount=amount, importance_scores=importance_scores)
 
 
-def _channel_mask(t: Tensor, dim: int, keep: Tensor) -> Tensor:
-    """Ones on the channels of ``dim`` that ``keep`` selects (a bool mask or indices)."""
+def _structured_count(t: Tensor, dim: int, amount: int | float) -> tuple[int, int]:
+    """The number of channels of ``t`` along ``dim`` and how many of them to prune (errors
+    for a 1-d ``t``, a bad ``dim`` or too large an ``amount``)."""
+    _validate_structured_pruning(t)
+    _validate_pruning_dim(t, dim)
+    tensor_size = t.shape[dim]
+    return tensor_size, _prune_count(amount, tensor_size)
+
+
+def _channel_mask(t: Tensor, dim: int, keep: Tensor, default_mask: Tensor) -> Tensor:
+    """``default_mask`` times ones on the channels of ``dim`` that ``keep`` selects (a bool
+    mask or indices)."""
     mask = zeros_like(t)
     slc: list[Any] = [slice(None)] * len(t.shape)
     slc[dim] = keep
     mask[tuple(slc)] = 1
-    return mask
+    return mask * default_mask.to(dtype=mask.dtype)
 
 
 class RandomStructured(BasePruningMethod):
@@ -289,17 +292,12 @@ class RandomStructured(BasePruningMethod):
 
     def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
         """``default_mask`` times a mask zeroing ``amount`` random channels."""
-        _validate_structured_pruning(t)
-        _validate_pruning_dim(t, self.dim)
-        tensor_size = t.shape[self.dim]
-        nparams_toprune = _compute_nparams_toprune(self.amount, tensor_size)
-        _validate_pruning_amount(nparams_toprune, tensor_size)
+        tensor_size, nparams_toprune = _structured_count(t, self.dim, self.amount)
         if nparams_toprune == 0:
             return default_mask
         prob = rand(tensor_size)
         threshold = prob.kthvalue(nparams_toprune).values
-        mask = _channel_mask(t, self.dim, prob > threshold)
-        return mask * default_mask.to(dtype=mask.dtype)
+        return _channel_mask(t, self.dim, prob > threshold, default_mask)
 
     @classmethod
     def apply(cls, module: Any, name: str, amount: int | float,  # type: ignore[override]
@@ -321,17 +319,12 @@ class LnStructured(BasePruningMethod):
 
     def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
         """``default_mask`` times a mask keeping the channels of largest norm."""
-        _validate_structured_pruning(t)
-        _validate_pruning_dim(t, self.dim)
-        tensor_size = t.shape[self.dim]
-        nparams_toprune = _compute_nparams_toprune(self.amount, tensor_size)
-        nparams_tokeep = tensor_size - nparams_toprune
-        _validate_pruning_amount(nparams_toprune, tensor_size)
+        tensor_size, nparams_toprune = _structured_count(t, self.dim, self.amount)
         if nparams_toprune == 0:
             return default_mask
+        nparams_tokeep = tensor_size - nparams_toprune
         topk = _compute_norm(t, self.n, self.dim).topk(nparams_tokeep, largest=True)
-        mask = _channel_mask(t, self.dim, topk.indices)
-        return mask * default_mask.to(dtype=mask.dtype)
+        return _channel_mask(t, self.dim, topk.indices, default_mask)
 
     @classmethod
     def apply(cls, module: Any, name: str, amount: int | float, n: Any,  # type: ignore[override]
@@ -478,6 +471,13 @@ def _validate_structured_pruning(t: Tensor) -> None:
     if len(shape) <= 1:
         raise ValueError("Structured pruning can only be applied to multidimensional tensors. "
                          f"Found tensor of shape {shape} with {len(shape)} dims")
+
+
+def _prune_count(amount: Any, tensor_size: int) -> int:
+    """How many of ``tensor_size`` entries ``amount`` prunes (ValueError when too many)."""
+    nparams_toprune = _compute_nparams_toprune(amount, tensor_size)
+    _validate_pruning_amount(nparams_toprune, tensor_size)
+    return nparams_toprune
 
 
 def _compute_nparams_toprune(amount: Any, tensor_size: int) -> int:
