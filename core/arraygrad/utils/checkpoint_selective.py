@@ -20,7 +20,7 @@ from __future__ import annotations
 import enum
 import threading
 from collections import defaultdict
-from typing import Any, Callable
+from typing import Any, Callable, Self
 
 from arraygrad.func._pytree import tree_map
 from arraygrad.tensor import Tensor
@@ -90,7 +90,7 @@ _MISMATCH = ("This can happen if the operations in the checkpointed region are "
 
 
 class _Local(threading.local):
-    mode: Any = None      # the innermost active _Mode of this thread
+    mode: Any = None      # the innermost active _Intercepting of this thread
     depth = 0             # how deep inside an operation the mode sees
 
 
@@ -154,20 +154,18 @@ def _wrapper(fn: Callable[..., Any], name: str, op: Callable[..., Any]) -> Calla
     return intercepted
 
 
-class _Mode:
-    """One of the pair of contexts: the forward's (``caching``) or the recomputation's."""
+class _Intercepting:
+    """A context under which this thread's op calls go to ``call`` (the interception on while
+    it is entered; the outer context, if any, back on exit)."""
 
-    def __init__(self, storage: dict[Any, dict[int, Any]], policy_fn: Callable[..., Any] | None,
-                 allow_mutation: bool) -> None:
-        self.storage = storage
-        self.policy_fn = policy_fn
-        self.allow_mutation = allow_mutation
-        self.counter: dict[Any, int] = defaultdict(int)
-        self._outer: Any = None
-        self._depth = 0
+    _outer: Any = None
+    _depth = 0
 
-    def __enter__(self) -> _Mode:
-        self.counter.clear()  # a second recomputation finds the entries consumed
+    def _reset(self) -> None:
+        """What entering starts afresh."""
+
+    def __enter__(self) -> Self:
+        self._reset()
         _interceptor.acquire()
         self._outer, self._depth = _local.mode, _local.depth
         _local.mode, _local.depth = self, 0
@@ -176,6 +174,26 @@ class _Mode:
     def __exit__(self, *exc: Any) -> None:
         _local.mode, _local.depth = self._outer, self._depth
         _interceptor.release()
+
+    def call(self, op: Callable[..., Any], name: str, fn: Callable[..., Any],
+             args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """Run the intercepted op ``name`` (``fn(*args, **kwargs)``; ``op`` is its public
+        function)."""
+        raise NotImplementedError
+
+
+class _Mode(_Intercepting):
+    """One of the pair of contexts: the forward's (``caching``) or the recomputation's."""
+
+    def __init__(self, storage: dict[Any, dict[int, Any]], policy_fn: Callable[..., Any] | None,
+                 allow_mutation: bool) -> None:
+        self.storage = storage
+        self.policy_fn = policy_fn
+        self.allow_mutation = allow_mutation
+        self.counter: dict[Any, int] = defaultdict(int)
+
+    def _reset(self) -> None:
+        self.counter.clear()  # a second recomputation finds the entries consumed
 
     def call(self, op: Callable[..., Any], name: str, fn: Callable[..., Any],
              args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -258,27 +276,17 @@ def create_selective_checkpoint_contexts(policy_fn_or_list: Callable[..., Any] |
             _Mode(storage, None, allow_cache_entry_mutation))
 
 
-class OpLog:
+class OpLog(_Intercepting):
     """The other use of the interception (``checkpoint(debug=True)``): a context logging
     every operation the region calls, with the caller's stack, for the error message."""
 
     def __init__(self) -> None:
         self.ops: list[str] = []
         self.stacks: list[list[str]] = []
-        self._outer: Any = None
-        self._depth = 0
 
-    def __enter__(self) -> OpLog:
+    def _reset(self) -> None:
         self.ops.clear()
         self.stacks.clear()
-        _interceptor.acquire()
-        self._outer, self._depth = _local.mode, _local.depth
-        _local.mode, _local.depth = self, 0
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        _local.mode, _local.depth = self._outer, self._depth
-        _interceptor.release()
 
     def call(self, op: Callable[..., Any], name: str, fn: Callable[..., Any],
              args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
