@@ -13,6 +13,7 @@ import enum
 from typing import TYPE_CHECKING, Any, Union
 
 from arraygrad.cuda import _device
+from arraygrad.cuda import memory as _memory
 from arraygrad.cuda.memory import (
     empty_cache, get_per_process_memory_fraction, host_memory_stats,
     host_memory_stats_as_nested_dict, list_gpu_processes, max_memory_allocated,
@@ -52,16 +53,10 @@ __all__ = [
     "default_stream", "set_stream", "get_stream_from_external",
     "manual_seed", "manual_seed_all", "seed", "seed_all", "initial_seed", "get_rng_state",
     "get_rng_state_all", "set_rng_state", "set_rng_state_all",
-    "empty_cache", "memory_stats", "memory_stats_as_nested_dict", "memory_allocated",
-    "max_memory_allocated", "memory_reserved", "max_memory_reserved", "memory_cached",
-    "max_memory_cached", "reset_peak_memory_stats", "reset_max_memory_allocated",
-    "reset_max_memory_cached", "reset_accumulated_memory_stats", "host_memory_stats",
-    "host_memory_stats_as_nested_dict", "reset_peak_host_memory_stats",
-    "reset_accumulated_host_memory_stats", "memory_summary", "mem_get_info",
-    "set_per_process_memory_fraction", "get_per_process_memory_fraction", "list_gpu_processes",
     "utilization", "memory_usage", "temperature", "power_draw", "clock_rate",
     "device_memory_used",
 ]
+__all__ += _memory.__all__
 
 Device = Union[_device_cls, str, int, None]
 """What a ``device`` argument of ``arraygrad.cuda`` accepts (``torch.cuda.Device``)."""
