@@ -4,56 +4,37 @@ what needs the device raises PyTorch's RuntimeError."""
 
 from __future__ import annotations
 
-from typing import Any
+from arraygrad._unserved_device import (
+    cannot_execute, device_count, is_available, manual_seed, module_getattr,
+)
 
 __all__ = ["is_available", "device_count", "manual_seed", "seed", "synchronize", "empty_cache",
            "current_allocated_memory", "driver_allocated_memory"]
 
 
-def _without(call: str) -> RuntimeError:
-    return RuntimeError(f"Cannot execute {call}() without MPS backend (no arraygrad backend "
-                        "serves mps devices).")
-
-
-def is_available() -> bool:
-    """False: no arraygrad backend serves ``mps``."""
-    return False
-
-
-def device_count() -> int:
-    """0."""
-    return 0
-
-
-def manual_seed(seed: int) -> None:
-    """Does nothing (no MPS generator to seed), as PyTorch without MPS."""
-
-
 def seed() -> None:
     """RuntimeError: there is no MPS generator."""
-    raise _without("getDefaultGenerator")
+    raise cannot_execute("mps", "getDefaultGenerator")
 
 
 def synchronize() -> None:
     """RuntimeError: there is no MPS device."""
-    raise _without("deviceSynchronize")
+    raise cannot_execute("mps", "deviceSynchronize")
 
 
 def empty_cache() -> None:
     """RuntimeError: there is no MPS device."""
-    raise _without("emptyCache")
+    raise cannot_execute("mps", "emptyCache")
 
 
 def current_allocated_memory() -> int:
     """RuntimeError: there is no MPS device."""
-    raise _without("getCurrentAllocatedMemory")
+    raise cannot_execute("mps", "getCurrentAllocatedMemory")
 
 
 def driver_allocated_memory() -> int:
     """RuntimeError: there is no MPS device."""
-    raise _without("getDriverAllocatedMemory")
+    raise cannot_execute("mps", "getDriverAllocatedMemory")
 
 
-def __getattr__(name: str) -> Any:
-    raise AttributeError(f"module 'arraygrad.mps' has no attribute {name!r} (no arraygrad "
-                         "backend serves mps devices)")
+__getattr__ = module_getattr("mps")

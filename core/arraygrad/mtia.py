@@ -6,53 +6,28 @@ from __future__ import annotations
 
 from typing import Any
 
+from arraygrad._unserved_device import (
+    cannot_execute, device_count, is_available, is_initialized, manual_seed, manual_seed_all,
+    module_getattr,
+)
+
 __all__ = ["is_available", "device_count", "is_initialized", "current_device", "synchronize",
            "manual_seed", "manual_seed_all", "empty_cache"]
 
 
-def _without(call: str) -> RuntimeError:
-    return RuntimeError(f"Cannot execute {call}() without MTIA backend (no arraygrad backend "
-                        "serves mtia devices).")
-
-
-def is_available() -> bool:
-    """False: no arraygrad backend serves ``mtia``."""
-    return False
-
-
-def device_count() -> int:
-    """0."""
-    return 0
-
-
-def is_initialized() -> bool:
-    """False."""
-    return False
-
-
 def current_device() -> int:
     """RuntimeError: there is no MTIA device."""
-    raise _without("getCurrentDevice")
+    raise cannot_execute("mtia", "getCurrentDevice")
 
 
 def synchronize(device: Any = None) -> None:
     """RuntimeError: there is no MTIA device."""
-    raise _without("getCurrentDevice")
-
-
-def manual_seed(seed: int) -> None:
-    """Does nothing (no MTIA generator to seed)."""
-
-
-def manual_seed_all(seed: int) -> None:
-    """Does nothing."""
+    raise cannot_execute("mtia", "getCurrentDevice")
 
 
 def empty_cache() -> None:
     """RuntimeError: there is no MTIA device."""
-    raise _without("emptyCache")
+    raise cannot_execute("mtia", "emptyCache")
 
 
-def __getattr__(name: str) -> Any:
-    raise AttributeError(f"module 'arraygrad.mtia' has no attribute {name!r} (no arraygrad "
-                         "backend serves mtia devices)")
+__getattr__ = module_getattr("mtia")

@@ -6,6 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from arraygrad._unserved_device import (
+    device_count, is_available, is_initialized, manual_seed, manual_seed_all, module_getattr,
+)
+
 __all__ = ["is_available", "device_count", "is_initialized", "current_device", "synchronize",
            "manual_seed", "manual_seed_all", "seed", "seed_all", "empty_cache",
            "memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved",
@@ -15,21 +19,6 @@ __all__ = ["is_available", "device_count", "is_initialized", "current_device", "
 def _without() -> AssertionError:
     return AssertionError("Torch not compiled with XPU enabled (no arraygrad backend serves "
                           "xpu devices)")
-
-
-def is_available() -> bool:
-    """False: no arraygrad backend serves ``xpu``."""
-    return False
-
-
-def device_count() -> int:
-    """0."""
-    return 0
-
-
-def is_initialized() -> bool:
-    """False."""
-    return False
 
 
 def is_bf16_supported(including_emulation: bool = True) -> bool:
@@ -45,14 +34,6 @@ def current_device() -> int:
 def synchronize(device: Any = None) -> None:
     """AssertionError: there is no XPU device."""
     raise _without()
-
-
-def manual_seed(seed: int) -> None:
-    """Does nothing (PyTorch defers it until XPU starts: never)."""
-
-
-def manual_seed_all(seed: int) -> None:
-    """Does nothing."""
 
 
 def seed() -> None:
@@ -87,6 +68,4 @@ def max_memory_reserved(device: Any = None) -> int:
     return 0
 
 
-def __getattr__(name: str) -> Any:
-    raise AttributeError(f"module 'arraygrad.xpu' has no attribute {name!r} (no arraygrad "
-                         "backend serves xpu devices)")
+__getattr__ = module_getattr("xpu")
