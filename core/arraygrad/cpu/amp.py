@@ -6,7 +6,8 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from arraygrad.amp import autocast_mode as _autocast_mode, grad_scaler as _grad_scaler
+from arraygrad.amp import autocast_mode as _autocast_mode
+from arraygrad.amp._deprecated import DeprecatedGradScaler
 
 __all__ = ["autocast", "GradScaler"]
 
@@ -21,15 +22,7 @@ class autocast(_autocast_mode.autocast):
         super().__init__("cpu", enabled=enabled, dtype=dtype, cache_enabled=cache_enabled)
 
 
-class GradScaler(_grad_scaler.GradScaler):
+class GradScaler(DeprecatedGradScaler):
     """``arraygrad.amp.GradScaler("cpu", ...)`` (deprecated spelling: a FutureWarning)."""
 
-    def __init__(self, init_scale: float = 2.0 ** 16, growth_factor: float = 2.0,
-                 backoff_factor: float = 0.5, growth_interval: int = 2000,
-                 enabled: bool = True) -> None:
-        warnings.warn("`torch.cpu.amp.GradScaler(args...)` is deprecated. Please use "
-                      "`torch.amp.GradScaler('cpu', args...)` instead.", FutureWarning,
-                      stacklevel=2)
-        super().__init__("cpu", init_scale=init_scale, growth_factor=growth_factor,
-                         backoff_factor=backoff_factor, growth_interval=growth_interval,
-                         enabled=enabled)
+    _deprecated_device = "cpu"
