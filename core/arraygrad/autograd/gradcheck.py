@@ -173,6 +173,17 @@ def _fast(func: Callable[..., Any], inputs: tuple[Any, ...], outputs: tuple[Any,
                 check(first[k], numerical[i], i, k, False)
 
 
+def _check_settings(modes: dict[str, bool], needs: dict[str, tuple[bool, str]]) -> None:
+    """AssertionError, with PyTorch's messages, unless one of the two ``modes`` is on and
+    every setting of ``needs`` that is on has the mode it names on."""
+    if not any(modes.values()):
+        first, second = modes
+        raise AssertionError(f"Expected at least one of {first} or {second} to be True")
+    for setting, (on, mode) in needs.items():
+        if on and not modes[mode]:
+            raise AssertionError(f"Setting {setting}=True requires {mode} to be True")
+
+
 def gradcheck(func: Callable[..., Any], inputs: Tensor | Sequence[Any], *, eps: float = 1e-6,
               atol: float = 1e-5, rtol: float = 1e-3, raise_exception: bool = True,
               nondet_tol: float = 0.0, check_undefined_grad: bool = True,
@@ -190,15 +201,11 @@ def gradcheck(func: Callable[..., Any], inputs: Tensor | Sequence[Any], *, eps: 
     >>> gradcheck(lambda t: (t * t).sum(), (x,), check_forward_ad=True)
     True
     """
-    if not (check_forward_ad or check_backward_ad):
-        raise AssertionError("Expected at least one of check_forward_ad or check_backward_ad "
-                             "to be True")
-    if check_batched_grad and not check_backward_ad:
-        raise AssertionError("Setting check_batched_grad=True requires check_backward_ad to be "
-                             "True")
-    if check_batched_forward_grad and not check_forward_ad:
-        raise AssertionError("Setting check_batched_forward_grad=True requires check_forward_ad "
-                             "to be True")
+    _check_settings({"check_forward_ad": check_forward_ad,
+                     "check_backward_ad": check_backward_ad},
+                    {"check_batched_grad": (check_batched_grad, "check_backward_ad"),
+                     "check_batched_forward_grad": (check_batched_forward_grad,
+                                                    "check_forward_ad")})
     try:
         _gradcheck(func, as_tuple(inputs), eps, atol, rtol, nondet_tol, check_undefined_grad,
                    check_grad_dtypes, check_batched_grad, check_batched_forward_grad,
@@ -269,15 +276,10 @@ def gradgradcheck(func: Callable[..., Any], inputs: Tensor | Sequence[Any],
     """
     from arraygrad.autograd.api import grad
 
-    if not (check_fwd_over_rev or check_rev_over_rev):
-        raise AssertionError("Expected at least one of check_fwd_over_rev or check_rev_over_rev "
-                             "to be True")
-    if check_undefined_grad and not check_rev_over_rev:
-        raise AssertionError("Setting check_undefined_grad=True requires check_rev_over_rev to "
-                             "be True")
-    if check_batched_grad and not check_rev_over_rev:
-        raise AssertionError("Setting check_batched_grad=True requires check_rev_over_rev to be "
-                             "True")
+    _check_settings({"check_fwd_over_rev": check_fwd_over_rev,
+                     "check_rev_over_rev": check_rev_over_rev},
+                    {"check_undefined_grad": (check_undefined_grad, "check_rev_over_rev"),
+                     "check_batched_grad": (check_batched_grad, "check_rev_over_rev")})
     inputs = as_tuple(inputs)
     if grad_outputs is None:
         grad_outputs = _grad_outputs_for(_differentiable_outputs(as_tuple(func(*inputs))),
