@@ -6,7 +6,9 @@ from __future__ import annotations
 import contextlib
 from typing import Any, Callable, Sequence
 
-__all__ = ["horner", "chebyshev", "widened", "quieted", "guarded", "quiet"]
+__all__ = ["horner", "chebyshev", "widened", "quieted", "guarded", "quiet", "until_converged"]
+
+_CHUNK = 16  # iterations between convergence checks
 
 
 def horner(x: Any, coefficients: Sequence[float]) -> Any:
@@ -25,6 +27,23 @@ def chebyshev(w: Any, coefficients: Sequence[float]) -> Any:
     for c in coefficients[:0:-1]:
         b1, b2 = two_w * b1 - b2 + c, b1
     return w * b1 - b2 + coefficients[0]
+
+
+def until_converged(xp: Any, step: Any, state: tuple[Any, ...], done: Any,
+                    max_steps: int) -> tuple[Any, ...]:
+    """Iterate ``step(state, n) -> (*new state, converged mask)`` for n = 1, 2, ..., freezing
+    each lane once it has converged (or is ``done`` from the start), until every lane has
+    (checked every few steps) or ``max_steps`` have run."""
+    n = 0
+    while n < max_steps:
+        for _ in range(_CHUNK):
+            n += 1
+            *new, converged = step(state, n)
+            state = tuple(xp.where(done, old, fresh) for old, fresh in zip(state, new))
+            done = done | converged
+        if bool(xp.all(done)):
+            break
+    return state
 
 
 def quiet(xp: Any) -> Any:

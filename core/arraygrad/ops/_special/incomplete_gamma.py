@@ -20,13 +20,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from arraygrad.ops._special._common import guarded, horner, widened
+from arraygrad.ops._special._common import guarded, horner, until_converged, widened
 from arraygrad.ops._special.gamma import _LGAMMA2, lgamma
 
 __all__ = ["igamma", "igammac", "igamma_pair"]
 
 _EPS = 1.1102230246251565e-16  # float64's half ulp of 1
-_CHUNK = 16  # iterations between convergence checks
 _MAX_STEPS = 200000
 _TINY = 1e-300
 # Stirling's series of lgamma(a) - ((a - 1/2) log a - a + log(2 pi)/2), in 1/a
@@ -51,19 +50,8 @@ def _prefactor(xp: Any, a: Any, x: Any) -> Any:
 
 
 def _until_converged(xp: Any, step: Any, state: tuple[Any, ...], active: Any) -> tuple[Any, ...]:
-    """Iterate ``step(state, n) -> (new state, converged mask)`` for n = 1, 2, ..., freezing
-    each lane once it has converged, until every ``active`` lane has (checked every few steps)."""
-    done = ~active
-    n = 0
-    while n < _MAX_STEPS:
-        for _ in range(_CHUNK):
-            n += 1
-            *new, converged = step(state, n)
-            state = tuple(xp.where(done, old, fresh) for old, fresh in zip(state, new))
-            done = done | converged
-        if bool(xp.all(done)):
-            break
-    return state
+    """``until_converged`` over the ``active`` lanes."""
+    return until_converged(xp, step, state, ~active, _MAX_STEPS)
 
 
 def _series_p(xp: Any, a: Any, x: Any, fac: Any, active: Any) -> Any:

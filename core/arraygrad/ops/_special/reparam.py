@@ -22,30 +22,19 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from arraygrad.ops._special._common import guarded, widened
+from arraygrad.ops._special._common import guarded, until_converged, widened
 from arraygrad.ops._special.gamma import digamma, lgamma
 
 __all__ = ["gamma_grad", "beta_grad"]
 
 _EPS = 1.1102230246251565e-16
-_CHUNK = 16
 _MAX_STEPS = 100000
 
 
 def _sum_series(xp: Any, step: Any, state: tuple[Any, ...]) -> tuple[Any, ...]:
-    """Iterate ``step(state, n) -> (state, done)`` for n = 1, 2, ..., freezing each lane once
-    done, until all are (checked every few steps)."""
-    done = xp.zeros(state[0].shape, dtype=xp.bool)
-    n = 0
-    while n < _MAX_STEPS:
-        for _ in range(_CHUNK):
-            n += 1
-            *new, finished = step(state, n)
-            state = tuple(xp.where(done, old, fresh) for old, fresh in zip(state, new))
-            done = done | finished
-        if bool(xp.all(done)):
-            break
-    return state
+    """``until_converged`` over every lane."""
+    return until_converged(xp, step, state, xp.zeros(state[0].shape, dtype=xp.bool),
+                           _MAX_STEPS)
 
 
 @widened
