@@ -8,13 +8,12 @@ back, and change no computation (no-ops here). ``is_available()`` is False.
 
 from __future__ import annotations
 
-import sys
 from contextlib import AbstractContextManager
 from typing import Any
 
 from arraygrad import dtypes as _dt
 from arraygrad.backends.flag_state import FP32Precision, flag_context, get_precision, \
-    make_flag_module, set_precision
+    make_flag_module, set_module_flags
 
 __all__ = ["enabled", "benchmark", "deterministic", "allow_tf32", "benchmark_limit",
            "depthwise_kernel", "is_available", "version", "is_acceptable", "flags", "set_flags",
@@ -58,17 +57,13 @@ def set_flags(_enabled: bool | None = None, _benchmark: bool | None = None,
               _allow_tf32: bool | None = None, _fp32_precision: str | None = "none",
               _depthwise_kernel: str | None = None) -> tuple[Any, ...]:
     """Set the flags given (None: unchanged); returns the flags as they were, in this order."""
-    module = sys.modules[__name__]
     orig = (enabled, benchmark, benchmark_limit, deterministic, allow_tf32,
             get_precision("cudnn"), depthwise_kernel)
-    for name, value in (("enabled", _enabled), ("benchmark", _benchmark),
-                        ("benchmark_limit", _benchmark_limit),
-                        ("deterministic", _deterministic), ("allow_tf32", _allow_tf32),
-                        ("depthwise_kernel", _depthwise_kernel)):
-        if value is not None:
-            module.__dict__[name] = value
-    if _fp32_precision is not None:
-        set_precision("cudnn", _fp32_precision)
+    set_module_flags(__name__, {"enabled": _enabled, "benchmark": _benchmark,
+                                "benchmark_limit": _benchmark_limit,
+                                "deterministic": _deterministic, "allow_tf32": _allow_tf32,
+                                "depthwise_kernel": _depthwise_kernel},
+                     "cudnn", _fp32_precision)
     return orig
 
 

@@ -15,7 +15,8 @@ import types
 from typing import Any, Callable, Iterator
 
 __all__ = ["disable_global_flags", "flags_frozen", "allow_mutation", "make_flag_module",
-           "flag_context", "FP32Precision", "get_precision", "set_precision"]
+           "flag_context", "set_module_flags", "FP32Precision", "get_precision",
+           "set_precision"]
 
 _frozen = [False]
 
@@ -87,6 +88,19 @@ def flag_context(set_flags: Callable[..., tuple[Any, ...]], *values: Any) -> Ite
     finally:
         with allow_mutation():
             set_flags(*saved)
+
+
+def set_module_flags(module_name: str, values: dict[str, Any], precision: str | None = None,
+                     fp32_precision: str | None = None) -> None:
+    """A ``set_flags`` body: module ``module_name``'s flags whose ``values`` are not None set
+    (past the freeze, as PyTorch's ``set_flags``), then the fp32-precision setting
+    ``precision`` when ``fp32_precision`` is not None."""
+    module = sys.modules[module_name]
+    for name, value in values.items():
+        if value is not None:
+            module.__dict__[name] = value
+    if precision is not None and fp32_precision is not None:
+        set_precision(precision, fp32_precision)
 
 
 # -- fp32 precision: one setting per backend and op, "none" meaning "as the parent" --------

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import sys
 from contextlib import AbstractContextManager
 from typing import Any
 
-from arraygrad.backends.flag_state import flag_context, make_flag_module
+from arraygrad.backends.flag_state import flag_context, make_flag_module, set_module_flags
 
 __all__ = ["immediate", "flags", "set_flags"]
 
@@ -16,8 +15,7 @@ immediate = False
 def set_flags(_immediate: bool | None = None) -> tuple[Any, ...]:
     """Set ``immediate`` (None: unchanged); returns the flags as they were."""
     orig = (immediate,)
-    if _immediate is not None:
-        sys.modules[__name__].__dict__["immediate"] = _immediate
+    set_module_flags(__name__, {"immediate": _immediate})
     return orig
 
 

@@ -3,12 +3,11 @@ not call oneDNN (``is_available()`` is False)."""
 
 from __future__ import annotations
 
-import sys
 from contextlib import AbstractContextManager
 from typing import Any
 
 from arraygrad.backends.flag_state import FP32Precision, flag_context, get_precision, \
-    make_flag_module, set_precision
+    make_flag_module, set_module_flags
 
 __all__ = ["is_available", "is_acl_available", "enabled", "deterministic", "allow_tf32",
            "flags", "set_flags", "verbose", "matmul", "conv", "rnn", "VERBOSE_OFF", "VERBOSE_ON",
@@ -39,14 +38,9 @@ def is_acl_available() -> bool:
 def set_flags(_enabled: bool | None = None, _deterministic: bool | None = None,
               _allow_tf32: bool | None = None, _fp32_precision: str | None = "none") -> tuple[Any, ...]:
     """Set the flags given (None: unchanged); returns the flags as they were."""
-    module = sys.modules[__name__]
     orig = (enabled, deterministic, allow_tf32, get_precision("mkldnn"))
-    for name, value in (("enabled", _enabled), ("deterministic", _deterministic),
-                        ("allow_tf32", _allow_tf32)):
-        if value is not None:
-            module.__dict__[name] = value
-    if _fp32_precision is not None:
-        set_precision("mkldnn", _fp32_precision)
+    set_module_flags(__name__, {"enabled": _enabled, "deterministic": _deterministic,
+                                "allow_tf32": _allow_tf32}, "mkldnn", _fp32_precision)
     return orig
 
 
