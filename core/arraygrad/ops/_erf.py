@@ -8,10 +8,11 @@ so every backend runs them; the scaled ``erfcx`` is Cody's rational part. The op
 
 from __future__ import annotations
 
+import functools
 import math
-from typing import Any
+from typing import Any, Callable
 
-__all__ = ["erf_data", "erfc_data", "erfcx_data", "erfinv_data", "in_float32"]
+__all__ = ["erf_data", "erfc_data", "erfcx_data", "erfinv_data", "half_in_float32", "in_float32"]
 
 _A = (3.16112374387056560e00, 1.13864154151050156e02, 3.77485237685302021e02,
       3.20937758913846947e03, 1.85777706184603153e-1)
@@ -83,36 +84,41 @@ def in_float32(xp: Any, x: Any, fn: Any) -> Any:
     return None
 
 
+def half_in_float32(fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """``fn(xp, x)``, run in float32 for float16 ``x`` (``in_float32``)."""
+
+    @functools.wraps(fn)
+    def run(xp: Any, x: Any) -> Any:
+        half = in_float32(xp, x, fn)
+        return fn(xp, x) if half is None else half
+
+    return run
+
+
+@half_in_float32
 def erf_data(xp: Any, x: Any) -> Any:
     """erf of a native floating array (all three ranges computed, then selected)."""
-    half = in_float32(xp, x, erf_data)
-    if half is not None:
-        return half
     y = xp.abs(x)
     big = (0.5 - _erfc_large(xp, y)) + 0.5
     big = xp.where(x < 0, -big, big)
     return xp.where(y <= _THRESH, _erf_small(xp, x), big)
 
 
+@half_in_float32
 def erfc_data(xp: Any, x: Any) -> Any:
     """erfc of a native floating array: ``1 - erf`` near 0, Cody's erfc elsewhere (no
     cancellation in the right tail; ``2 - erfc(|x|)`` on the left)."""
-    half = in_float32(xp, x, erfc_data)
-    if half is not None:
-        return half
     y = xp.abs(x)
     large = _erfc_large(xp, y)
     large = xp.where(x < 0, 2.0 - large, large)
     return xp.where(y <= _THRESH, 1.0 - _erf_small(xp, x), large)
 
 
+@half_in_float32
 def erfcx_data(xp: Any, x: Any) -> Any:
     """The scaled complementary error function ``exp(x^2) erfc(x)`` of a native floating array:
     Cody's rational part itself for ``x >= 0.46875`` (no exp: finite for every x, ``1/(sqrt(pi)
     x)`` in the far tail), ``2 exp(x^2) - erfcx(-x)`` for negative x (inf below about -26.6)."""
-    half = in_float32(xp, x, erfcx_data)
-    if half is not None:
-        return half
     y = xp.abs(x)
     _, ratio = _erfc_ratio(xp, y)
     small = y <= _THRESH
@@ -137,11 +143,9 @@ def _horner(coefficients: tuple[float, ...], w: Any) -> Any:
     return p
 
 
+@half_in_float32
 def erfinv_data(xp: Any, x: Any) -> Any:
     """erfinv of a native floating array: +-inf at +-1, NaN outside [-1, 1]."""
-    half = in_float32(xp, x, erfinv_data)
-    if half is not None:
-        return half
     ax = xp.abs(x)
     inside = ax < 1
     xs = xp.where(inside, x, xp.zeros_like(x))  # unused lanes stay finite
