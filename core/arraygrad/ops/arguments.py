@@ -10,7 +10,17 @@ from arraygrad import dtypes as _dt
 from arraygrad.tensor import Tensor
 
 
-__all__ = ["normalize_dims", "as_tensor_like", "renamed_keywords"]
+__all__ = ["normalize_dims", "as_tensor_like", "renamed_keywords", "tensor_arg"]
+
+
+def tensor_arg(op: str, value: Any, name: str = "input", position: int | None = 1) -> Tensor:
+    """``value``; PyTorch's TypeError naming ``op``'s argument ``name`` (at ``position``,
+    when given) unless it is a Tensor."""
+    if not isinstance(value, Tensor):
+        where = "" if position is None else f" (position {position})"
+        raise TypeError(f"{op}(): argument '{name}'{where} must be Tensor, not "
+                        f"{type(value).__name__}")
+    return value
 
 
 def as_tensor_like(value: Any, like: Tensor, op: str) -> Tensor:

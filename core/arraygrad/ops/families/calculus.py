@@ -12,6 +12,7 @@ from numbers import Number
 from typing import Any, Callable
 
 import arraygrad as ag
+from arraygrad.ops.arguments import tensor_arg
 from arraygrad.tensor import Tensor, _wrap_dim
 
 __all__ = ["gradient", "trapezoid", "trapz", "cumulative_trapezoid", "FUNCTIONS"]
@@ -75,9 +76,7 @@ def gradient(input: Tensor, *, spacing: Any = 1, dim: Any = None,
     dimensions by default): central differences inside, one-sided differences of order
     ``edge_order`` (1 or 2) at the ends. ``spacing``: one number for all, one per dimension,
     or 1-D coordinate tensors."""
-    if not isinstance(input, Tensor):
-        raise TypeError(f"gradient(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(input).__name__}")
+    tensor_arg("gradient", input)
     if edge_order not in (1, 2):
         raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
     if input.ndim == 0:
@@ -123,9 +122,7 @@ def gradient(input: Tensor, *, spacing: Any = 1, dim: Any = None,
 
 
 def _samples(op: str, y: Any, x: Any, dx: Any) -> Tensor:
-    if not isinstance(y, Tensor):
-        raise TypeError(f"{op}(): argument 'y' (position 1) must be Tensor, not "
-                        f"{type(y).__name__}")
+    tensor_arg(op, y, "y")
     if x is not None and dx is not None:
         raise TypeError(f"{op}() received an invalid combination of arguments: both x and dx")
     return y

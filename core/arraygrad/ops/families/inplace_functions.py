@@ -10,17 +10,11 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from arraygrad.ops.arguments import tensor_arg as _tensor
 from arraygrad.ops.inplace import overwritten
 from arraygrad.tensor import Tensor
 
 __all__ = ["FUNCTIONS"]
-
-
-def _tensor(op: str, input: Any) -> Tensor:
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(input).__name__}")
-    return input
 
 
 def _unary(name: str) -> Callable[[Tensor], Tensor]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from arraygrad import dtypes as _dt
+from arraygrad.ops.arguments import tensor_arg
 from arraygrad.ops.promotion import operands as _operands
 from arraygrad.tensor import Tensor
 
@@ -60,10 +61,8 @@ bitwise_right_shift = _shift("bitwise_right_shift", "rshift", False)
 
 
 def _require_tensors(name: str, input: Any, other: Any) -> None:
-    for pos, (arg, value) in enumerate((("input", input), ("other", other)), start=1):
-        if not isinstance(value, Tensor):
-            raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not "
-                            f"{type(value).__name__}")
+    tensor_arg(name, input)
+    tensor_arg(name, other, "other", 2)
 
 
 def _gcd_arrays(xp: Any, a: Any, b: Any) -> Any:

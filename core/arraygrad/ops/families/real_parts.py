@@ -10,19 +10,13 @@ from __future__ import annotations
 import math
 from typing import Any, Callable
 
+from arraygrad.ops.arguments import tensor_arg as _tensor
 from arraygrad.ops.casting import to_float_data
 from arraygrad.ops.rule import ELEMENTWISE, defop
 from arraygrad.tensor import Tensor
 
 __all__ = ["real", "imag", "angle", "conj", "conj_physical", "resolve_conj", "resolve_neg",
            "is_conj", "is_neg", "FUNCTIONS", "METHODS"]
-
-
-def _tensor(op: str, input: Any) -> Tensor:
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(input).__name__}")
-    return input
 
 
 def real(input: Tensor) -> Tensor:

@@ -15,18 +15,12 @@ from typing import Any, Callable
 
 import arraygrad as ag
 from arraygrad import dtypes as _dt
+from arraygrad.ops.arguments import tensor_arg as _tensor
 from arraygrad.ops.families._select import named
 from arraygrad.ops.families.sequences import symmetric_steps
 from arraygrad.tensor import Tensor, wrap
 
 __all__ = ["cov", "corrcoef", "histogram", "histogramdd", "isin", "FUNCTIONS", "METHODS"]
-
-
-def _tensor(op: str, value: Any, name: str = "input", position: int = 1) -> Tensor:
-    if not isinstance(value, Tensor):
-        raise TypeError(f"{op}(): argument '{name}' (position {position}) must be Tensor, not "
-                        f"{type(value).__name__}")
-    return value
 
 
 def _check_weights(kind: str, w: Tensor, observations: int, floating: bool) -> None:

@@ -14,18 +14,12 @@ from typing import Any, Callable
 
 import arraygrad as ag
 from arraygrad import dtypes as _dt
+from arraygrad.ops.arguments import tensor_arg as _tensor
 from arraygrad.tensor import Tensor, _wrap_dim
 
 __all__ = ["positive", "rsub", "dist", "renorm", "cross", "vander", "index_reduce",
            "unravel_index", "nonzero_static", "FUNCTIONS",
            "METHODS", "INPLACE"]
-
-
-def _tensor(op: str, value: Any, name: str = "input", position: int = 1) -> Tensor:
-    if not isinstance(value, Tensor):
-        raise TypeError(f"{op}(): argument '{name}' (position {position}) must be Tensor, not "
-                        f"{type(value).__name__}")
-    return value
 
 
 def positive(input: Tensor) -> Tensor:

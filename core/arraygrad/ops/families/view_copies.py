@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from arraygrad.ops.arguments import tensor_arg as _tensor
 from arraygrad.tensor import Tensor
 
 __all__ = ["FUNCTIONS", "METHODS"]
@@ -18,13 +19,6 @@ def _fresh(value: Any) -> Any:
     if isinstance(value, tuple):
         return tuple(t.clone() for t in value)
     return value.clone()
-
-
-def _tensor(op: str, input: Any) -> Tensor:
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(input).__name__}")
-    return input
 
 
 def alias_copy(input: Tensor) -> Tensor:
