@@ -8,12 +8,7 @@ import numpy as np
 import pytest
 
 import arraygrad as ag
-
-try:
-    import torch
-except ImportError:
-    torch = None
-needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
+from torch_compare import leaf_pairs, needs_torch, torch
 
 
 def _lists(m):
@@ -21,12 +16,8 @@ def _lists(m):
 
 
 def _compare(ours, theirs):
-    if isinstance(theirs, (tuple, list)):
-        assert len(ours) == len(theirs)
-        for o, t in zip(ours, theirs):
-            _compare(o, t)
-        return
-    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6)
+    for o, t in leaf_pairs(ours, theirs):
+        np.testing.assert_allclose(o.numpy(), t.numpy(), rtol=1e-6)
 
 
 FOREACH = {

@@ -11,16 +11,8 @@ from typing import Any, Callable
 
 import pytest
 
-import arraygrad as ag
-from arraygrad.autograd import gradcheck, gradgradcheck
-
-try:
-    import torch
-except ImportError:
-    torch = None
-needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
-
-LA = ag.linalg
+from linalg_harness import check_against_torch, check_gradients
+from torch_compare import needs_torch
 
 
 def _wc(lib: Any, x: Any) -> Any:
@@ -118,49 +110,15 @@ CASES: dict[str, tuple[Callable[..., Any], list[tuple[int, ...]]]] = {
 TORCH_BACKWARD_FAILS = {"cond_fro", "cond_1"}
 
 
-def _inputs(shapes: list[tuple[int, ...]], seed: int = 0) -> list[Any]:
-    g = ag.Generator().manual_seed(seed)
-    return [(ag.rand(*s, generator=g, dtype=ag.float64) * 2 - 1).requires_grad_(True)
-            for s in shapes]
-
-
-def _flat(out: Any) -> list[Any]:
-    return list(out) if isinstance(out, (tuple, list)) else [out]
-
-
 @pytest.mark.filterwarnings("ignore:torch.lu_solve is deprecated")
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_gradcheck(name: str) -> None:
-    fn, shapes = CASES[name]
-    xs = _inputs(shapes)
-    f = lambda *a: fn(ag, LA, *a)  # noqa: E731
-    assert gradcheck(f, tuple(xs))
-    assert gradgradcheck(f, tuple(xs))
+    check_gradients(*CASES[name])
 
 
 @needs_torch
 @pytest.mark.filterwarnings("ignore::UserWarning")
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_against_torch(name: str) -> None:
-    fn, shapes = CASES[name]
-    xs = _inputs(shapes, seed=1)
-    ts = [torch.tensor(x.detach().tolist(), dtype=torch.float64, requires_grad=True) for x in xs]
-    outs = _flat(fn(ag, LA, *xs))
-    touts = _flat(fn(torch, torch.linalg, *ts))
-    assert len(outs) == len(touts)
-    for o, t in zip(outs, touts):
-        assert tuple(o.shape) == tuple(t.shape)
-        assert torch.allclose(torch.tensor(o.detach().tolist(), dtype=torch.float64),
-                              t.detach(), rtol=1e-7, atol=1e-9), (o, t)
-    if name in TORCH_BACKWARD_FAILS:
-        return
-    loss = sum(((o * (i + 1.5)).sum() for i, o in enumerate(outs)), ag.tensor(0.0, dtype=ag.float64))
-    tloss = sum(((o * (i + 1.5)).sum() for i, o in enumerate(touts)))
-    grads = ag.autograd.grad(loss, xs, allow_unused=True)
-    tgrads = torch.autograd.grad(tloss, ts, allow_unused=True)
-    for g, tg in zip(grads, tgrads):
-        if tg is None:
-            assert g is None or float(g.abs().max()) == 0.0
-            continue
-        assert torch.allclose(torch.tensor(g.tolist(), dtype=torch.float64), tg,
-                              rtol=1e-6, atol=1e-8), (g, tg)
+    check_against_torch(*CASES[name], backward=name not in TORCH_BACKWARD_FAILS,
+                        allow_unused=True)

@@ -12,12 +12,7 @@ from hypothesis import given, settings, strategies as st
 
 import arraygrad as ag
 from arraygrad.ops.families import linalg_ops
-
-try:
-    import torch
-except ImportError:
-    torch = None
-needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
+from torch_compare import needs_torch, torch
 
 LA = ag.linalg
 

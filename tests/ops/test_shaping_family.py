@@ -8,22 +8,9 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import arraygrad as ag
-from torch_compare import flat as _flat, same_as_torch as _same
-
-try:
-    import torch
-except ImportError:
-    torch = None
-needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
+from torch_compare import float64_pair as _pair, needs_torch, same_as_torch as _same, torch
 
 F64 = ag.float64
-
-
-def _pair(shape, seed=0):
-    """The same float64 values as an arraygrad and a torch leaf that require grad."""
-    data = np.random.default_rng(seed).standard_normal(shape)
-    return (ag.tensor(data.tolist(), dtype=F64).reshape(shape).requires_grad_(),
-            torch.tensor(data, dtype=torch.float64, requires_grad=True))
 
 
 # name -> (shape, function applied to either library's tensor)

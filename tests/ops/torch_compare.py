@@ -4,6 +4,7 @@ one random weighted sum of them equal PyTorch's too (callers skip without PyTorc
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import arraygrad as ag
 
@@ -11,6 +12,35 @@ try:
     import torch
 except ImportError:
     torch = None
+needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
+
+
+def float64_pair(shape, seed=0):
+    """The same float64 values as an arraygrad and a torch leaf that require grad."""
+    data = np.random.default_rng(seed).standard_normal(shape)
+    return (ag.tensor(data.tolist(), dtype=ag.float64).reshape(shape).requires_grad_(),
+            torch.tensor(data, dtype=torch.float64, requires_grad=True))
+
+
+def leaf_pairs(ours, theirs):
+    """The ``(ours, theirs)`` leaves of two equally nested tuples or lists (their lengths
+    asserted equal on the way)."""
+    if isinstance(theirs, (tuple, list)):
+        assert len(ours) == len(theirs)
+        for o, t in zip(ours, theirs):
+            yield from leaf_pairs(o, t)
+    else:
+        yield ours, theirs
+
+
+def raises_as_torch(call):
+    """``call(torch)`` raises, and ``call(arraygrad)`` raises the same class: returns both
+    messages ``(theirs, ours)`` for the caller's comparison."""
+    with pytest.raises(Exception) as theirs:
+        call(torch)
+    with pytest.raises(type(theirs.value)) as ours:
+        call(ag)
+    return str(theirs.value), str(ours.value)
 
 
 def flat(out):
