@@ -8,13 +8,7 @@ import numpy as np
 import pytest
 
 import arraygrad as ag
-
-try:
-    import torch
-except ImportError:
-    torch = None
-
-needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
+from torch_errors import needs_torch, same_error_as_torch, torch
 
 
 def _same(mine, theirs):
@@ -168,11 +162,7 @@ def test_from_file_reads_like_pytorch(tmp_path):
     _same(ag.from_file(str(path)), torch.from_file(str(path)))
     for call in (lambda lib: lib.from_file(str(path), size=8, dtype=lib.int32),
                  lambda lib: lib.from_file(str(tmp_path / "missing.bin"), size=4)):
-        with pytest.raises(RuntimeError) as theirs:
-            call(torch)
-        with pytest.raises(RuntimeError) as mine:
-            call(ag)
-        assert str(mine.value) == str(theirs.value)
+        same_error_as_torch(call)
     with pytest.raises(TypeError, match="'shared' must be bool"):
         ag.from_file(str(path), shared=1, size=1)
 

@@ -8,13 +8,7 @@ import pytest
 from hypothesis import assume, given, settings, strategies as st
 
 import arraygrad as ag
-
-try:
-    import torch
-except ImportError:
-    torch = None
-
-needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
+from torch_errors import needs_torch, same_error_as_torch, torch
 
 
 @pytest.mark.parametrize("name", ["zeros", "ones", "empty", "rand", "randn"])
@@ -47,11 +41,7 @@ def test_zeros_writes_into_out():  # it used to ignore out=
     lambda lib: lib.empty_like(lib.ones(2), pin_memory=True),
 ])
 def test_pin_memory_without_an_accelerator_raises_as_a_cpu_pytorch(call):
-    with pytest.raises(RuntimeError) as theirs:
-        call(torch)
-    with pytest.raises(RuntimeError) as mine:
-        call(ag)
-    assert str(mine.value) == str(theirs.value)
+    same_error_as_torch(call)
     assert call.__code__  # pin_memory=False is always fine:
     assert ag.empty(2, pin_memory=False).shape == ag.Size([2])
 
@@ -59,11 +49,7 @@ def test_pin_memory_without_an_accelerator_raises_as_a_cpu_pytorch(call):
 @needs_torch
 @pytest.mark.skipif(ag.accelerator.is_available(), reason="with an accelerator pinning is allowed")
 def test_pin_memory_method_without_an_accelerator():
-    with pytest.raises(RuntimeError) as theirs:
-        torch.ones(2).pin_memory()
-    with pytest.raises(RuntimeError) as mine:
-        ag.ones(2).pin_memory()
-    assert str(mine.value) == str(theirs.value)
+    same_error_as_torch(lambda lib: lib.ones(2).pin_memory())
     assert ag.ones(2).is_pinned() is torch.ones(2).is_pinned() is False
 
 
@@ -86,11 +72,7 @@ def test_randint_like_bounds():
 def test_randperm_requires_grad():
     out = ag.randperm(4, dtype=ag.float32, requires_grad=True)
     assert out.requires_grad and sorted(out.tolist()) == [0.0, 1.0, 2.0, 3.0]
-    with pytest.raises(RuntimeError) as theirs:
-        torch.randperm(3, requires_grad=True)
-    with pytest.raises(RuntimeError) as mine:
-        ag.randperm(3, requires_grad=True)
-    assert str(mine.value) == str(theirs.value)
+    same_error_as_torch(lambda lib: lib.randperm(3, requires_grad=True))
 
 
 def test_from_dlpack_device_and_copy():
@@ -154,11 +136,7 @@ def test_empty_strided_reports_the_strides(size, stride):
     lambda lib: lib.empty_permuted((2, 3), (0,)),
 ])
 def test_strided_factory_refusals_match_pytorch(call):
-    with pytest.raises(RuntimeError) as theirs:
-        call(torch)
-    with pytest.raises(RuntimeError) as mine:
-        call(ag)
-    assert str(mine.value) == str(theirs.value)
+    same_error_as_torch(call)
 
 
 def test_view_of_a_strided_tensor_raises_where_pytorch_would():
@@ -212,8 +190,4 @@ def test_range_is_pytorchs_inclusive_range(args, kw):
 def test_range_refusals_match_pytorch(args):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        with pytest.raises(RuntimeError) as theirs:
-            torch.range(*args)
-        with pytest.raises(RuntimeError) as mine:
-            ag.range(*args)
-    assert str(mine.value) == str(theirs.value)
+        same_error_as_torch(lambda lib: lib.range(*args))

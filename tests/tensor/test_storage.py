@@ -9,13 +9,7 @@ import warnings
 import pytest
 
 import arraygrad as ag
-
-try:
-    import torch
-except ImportError:
-    torch = None
-
-needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
+from torch_errors import needs_torch, same_error_as_torch, torch
 
 # views PyTorch and arraygrad both make without a copy, by the same calls
 VIEWS = {
@@ -181,11 +175,7 @@ def test_set_to_a_storage_as_pytorch():
     (lambda lib: lib.zeros(1, requires_grad=True).set_(lib.ones(2)), "leaf"),
 ])
 def test_set_refusals_match_pytorch(call, target):
-    with pytest.raises(RuntimeError) as theirs:
-        call(torch)
-    with pytest.raises(RuntimeError) as mine:
-        call(ag)
-    assert str(mine.value) == str(theirs.value)
+    same_error_as_torch(call)
 
 
 def test_set_refuses_what_arraygrad_cannot_view():

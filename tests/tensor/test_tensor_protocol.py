@@ -7,13 +7,7 @@ import pytest
 
 import arraygrad as ag
 from arraygrad.autograd import gradcheck
-
-try:
-    import torch
-except ImportError:
-    torch = None
-
-needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
+from torch_errors import needs_torch, same_error_as_torch, torch
 
 FLAGS = ["is_cpu", "is_meta", "is_sparse", "is_sparse_csr", "is_quantized", "is_mkldnn",
          "is_vulkan", "is_xla", "is_ipu", "is_maia", "is_mtia", "is_nested", "is_cuda"]
@@ -157,11 +151,7 @@ def test_resize_is_a_view_with_pytorchs_checks():
         assert ag.ones(2, 3).resize_as(ag.ones(6)).shape == ag.Size([6])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        with pytest.raises(RuntimeError) as theirs:
-            torch.ones(2, 3).resize(4)
-        with pytest.raises(RuntimeError) as mine:
-            ag.ones(2, 3).resize(4)
-    assert str(mine.value) == str(theirs.value)
+        same_error_as_torch(lambda lib: lib.ones(2, 3).resize(4))
     x = ag.randn(2, 3, dtype=ag.float64, requires_grad=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
