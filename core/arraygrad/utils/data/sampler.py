@@ -21,16 +21,27 @@ class Sampler:
         raise NotImplementedError
 
 
+def draw_seed(generator: Generator | None = None) -> int:
+    """A seed drawn as PyTorch draws one: ``empty((), dtype=int64).random_(generator=...)``
+    (one int64 draw from ``generator`` or the default generator), so a DataLoader consumes
+    the random stream as PyTorch's does."""
+    from arraygrad import dtypes
+    from arraygrad.creation import empty
+
+    return int(empty((), dtype=dtypes.int64).random_(generator=generator).item())
+
+
 def _generator(generator: Generator | None) -> Generator:
     """``generator``, or a fresh one seeded from the default generator (so ``manual_seed``
     makes shuffling reproducible, as in PyTorch)."""
     if generator is not None:
         return generator
-    from arraygrad.creation import randint
     from arraygrad.random import Generator as _Generator
 
-    seed = int(randint(0, 2 ** 62, (1,)).item())
-    return _Generator().manual_seed(seed)
+    return _Generator().manual_seed(draw_seed())
+
+
+_REPLACEMENT_CHUNK = 32  # PyTorch's RandomSampler draws indices with replacement 32 at a time
 
 
 class SequentialSampler(Sampler):
@@ -69,8 +80,11 @@ class RandomSampler(Sampler):
 
         n = len(self.data_source)
         gen = _generator(self.generator)
-        if self.replacement:
-            yield from randint(0, n, (self.num_samples,), generator=gen).tolist()
+        if self.replacement:  # lazily, in PyTorch's chunks: one stream, and no 10**10 indices at once
+            for _ in range(self.num_samples // _REPLACEMENT_CHUNK):
+                yield from randint(0, n, (_REPLACEMENT_CHUNK,), generator=gen).tolist()
+            yield from randint(0, n, (self.num_samples % _REPLACEMENT_CHUNK,),
+                               generator=gen).tolist()
             return
         for _ in range(self.num_samples // n):
             yield from randperm(n, generator=gen).tolist()
@@ -90,7 +104,8 @@ class SubsetRandomSampler(Sampler):
     def __iter__(self) -> Iterator[int]:
         from arraygrad.creation import randperm
 
-        for i in randperm(len(self.indices), generator=_generator(self.generator)).tolist():
+        # the default generator itself when none is given (PyTorch draws no seed here)
+        for i in randperm(len(self.indices), generator=self.generator).tolist():
             yield self.indices[i]
 
     def __len__(self) -> int:
