@@ -1,0 +1,209 @@
+"""How to run each corpus program on a CPU in seconds, the same way on both frameworks.
+
+A recipe names the program (``repo``: the corpus folder ``<owner>+<name>``; ``program``: its
+path in the repository, a notebook by its converted ``<stem>_ipynb.py``), the sibling files it
+imports (``files``, read from the repository's mirror), the synthetic data it reads
+(``data``: a function writing files into the folder the program runs in), the stand-in
+packages it needs (``standins``), the arguments that shorten it (``args``) and the seed given
+to programs that do not seed themselves. ``edits`` are the only changes to the program's code:
+each is one exact replacement with its reason (a CUDA-only line, a loop count no argument
+controls, a download); everything else runs as published.
+
+``compare`` says how the outputs are held against each other: ``exact`` (every printed number,
+to ``rtol``; programs with no random draws, or whose draws all go through the shared stream),
+or ``final`` (the last metric, within ``tolerance``, with ``learned`` true of both), for programs
+whose randomness PyTorch draws in C++ where the shared stream cannot reach.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+__all__ = ["Edit", "Recipe", "RECIPES"]
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One exact replacement in a program file, and why it is needed."""
+    path: str
+    old: str
+    new: str
+    why: str
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """How to run one program (see the module docstring)."""
+    name: str
+    repo: str
+    program: str
+    what: str
+    files: tuple[str, ...] = ()
+    args: tuple[str, ...] = ()
+    data: Callable[[Path], None] | None = None
+    data_what: str = ""
+    seed: int | None = None
+    default_dtype: str | None = None  # "float64": torch.set_default_dtype before the program
+    edits: tuple[Edit, ...] = ()
+    standins: tuple[str, ...] = ()
+    cwd_in: str | None = None  # the folder (repository-relative) to run in; default: the program's
+    shared_stream: bool = True
+    compare: str = "exact"
+    rtol: float = 1e-5
+    atol: float = 1e-6
+    ignore: str | None = None
+    final: str | None = None
+    final_name: str = ""
+    tolerance: float = 0.0
+    learned: Callable[[float], bool] = field(default=lambda v: True)
+    why: str = ""
+    timeout: float = 600.0
+
+    def layout(self, rel: str) -> str:
+        """Where a repository file lies in the scratch folder (its repository path)."""
+        return rel
+
+    @property
+    def cwd(self) -> str:
+        """The folder the program runs in, relative to the scratch folder."""
+        if self.cwd_in is not None:
+            return self.cwd_in
+        parent = str(Path(self.program).parent)
+        return "" if parent == "." else parent
+
+    def command(self) -> str:
+        """The command line, as a user would type it in the program's folder."""
+        args = " ".join(self.args)
+        seed = "" if self.seed is None else f" (seed {self.seed})"
+        dtype = "" if self.default_dtype is None else f" (default dtype {self.default_dtype})"
+        return f"python {Path(self.program).name} {args}".rstrip() + seed + dtype
+
+
+# -- synthetic data --------------------------------------------------------------------------
+
+_SYLLABLES = ("ka", "ri", "mo", "la", "en", "so", "fi", "an", "el", "da", "ne", "ro", "vi",
+              "ta", "mi", "lu", "jo", "sa", "be", "ya", "ch", "ar", "on", "is", "th", "em")
+
+
+def write_names(folder: Path, count: int = 2000) -> None:
+    """``names.txt``: ``count`` made-up lower-case names, one a line (makemore's input)."""
+    rng = random.Random(0)
+    names = set()
+    while len(names) < count:
+        names.add("".join(rng.choice(_SYLLABLES) for _ in range(rng.randint(1, 4))))
+    (folder / "names.txt").write_text("\n".join(sorted(names, key=lambda _: rng.random())) + "\n")
+
+
+_WORDS = ("the", "a", "king", "queen", "said", "to", "of", "and", "my", "lord", "shall",
+          "not", "be", "thou", "art", "what", "is", "in", "that", "with", "his", "her",
+          "good", "night", "come", "go", "love", "death", "sweet", "heart", "we", "you")
+
+
+def write_text(folder: Path, chars: int = 20000, name: str = "input.txt") -> None:
+    """A text file of made-up sentences (the char-level models' ``input.txt``)."""
+    rng = random.Random(0)
+    lines = []
+    size = 0
+    while size < chars:
+        words = [rng.choice(_WORDS) for _ in range(rng.randint(3, 9))]
+        line = " ".join(words).capitalize() + rng.choice(".,;!?")
+        lines.append(line)
+        size += len(line) + 1
+    (folder / name).write_text("\n".join(lines) + "\n")
+
+
+# -- the recipes -------------------------------------------------------------------------------
+
+NLP = "graykode+nlp-tutorial"
+
+_LIST = [
+    Recipe(
+        "nnlm", NLP, "1-1.NNLM/NNLM_ipynb.py",
+        "Bengio NNLM on three built-in sentences (Embedding, two Linear paths, Adam)"),
+    Recipe(
+        "word2vec_skipgram", NLP, "1-2.Word2Vec/Word2Vec-Skipgram(Softmax)_ipynb.py",
+        "word2vec skip-gram with a softmax output on built-in sentences (NumPy draws batches)",
+        seed=0, why="the program draws its batches with np.random unseeded: --seed seeds it"),
+    Recipe(
+        "textcnn", NLP, "2-1.TextCNN/TextCNN.py",
+        "Kim's TextCNN: Conv2d filters over an embedded sentence, max-pool over time"),
+    Recipe(
+        "bilstm_attention", NLP, "4-3.Bi-LSTM(Attention)/Bi-LSTM(Attention)_ipynb.py",
+        "bidirectional LSTM with attention over its outputs, toy sentiment classification"),
+    Recipe(
+        "seq2seq_attention", NLP, "4-2.Seq2Seq(Attention)/Seq2Seq(Attention)_ipynb.py",
+        "RNN encoder-decoder with attention translating one toy sentence"),
+    Recipe(
+        "bert", NLP, "5-2.BERT/BERT_ipynb.py",
+        "BERT pre-training (masked LM + next sentence) on a built-in dialogue",
+        seed=0,
+        edits=(Edit("5-2.BERT/BERT_ipynb.py", "    n_layers = 6 # number", "    n_layers = 2 # number",
+                    "CPU time: 6 layers of d_model 768 take minutes; 2 layers of 96 seconds"),
+               Edit("5-2.BERT/BERT_ipynb.py", "    d_model = 768 # Embedding Size",
+                    "    d_model = 96 # Embedding Size", "CPU time (see n_layers)"),
+               Edit("5-2.BERT/BERT_ipynb.py", "    d_ff = 768 * 4", "    d_ff = 96 * 4",
+                    "CPU time (see n_layers)"),
+               Edit("5-2.BERT/BERT_ipynb.py", "    n_heads = 12 #", "    n_heads = 4 #",
+                    "CPU time (see n_layers)"),
+               Edit("5-2.BERT/BERT_ipynb.py", "    d_k = d_v = 64 ", "    d_k = d_v = 24 ",
+                    "CPU time (see n_layers)"),
+               Edit("5-2.BERT/BERT_ipynb.py", "    for epoch in range(100):",
+                    "    for epoch in range(30):", "CPU time: 30 epochs show the loss falling")),
+        why="the program samples its batch with Python's random unseeded: --seed seeds it"),
+    Recipe(
+        "dynamic_net", "jcjohnson+pytorch-examples", "nn/dynamic_net.py",
+        "a dynamic graph reusing one hidden layer a random number of times per forward",
+        seed=0, default_dtype="float64",
+        why="the program does not seed: --seed seeds torch and Python's random. In float32 the "
+            "two runs agree to 1e-7 for 75 steps, then the round-off of a 1000-wide product "
+            "summed in another order grows through 500 momentum steps (6% apart at step 474); "
+            "in float64 (torch.set_default_dtype) they agree to 4e-14 throughout"),
+    Recipe(
+        "bigram_lm", "karpathy+ng-video-lecture", "bigram.py",
+        "bigram language model: Embedding lookup table, get_batch, estimate_loss, generation",
+        data=write_text, data_what="input.txt: 20,000 characters of made-up sentences",
+        edits=(Edit("bigram.py", "max_iters = 3000", "max_iters = 600",
+                    "CPU time: no argument sets the iteration count"),),),
+]
+
+_MAKEMORE_ARGS = ("-i", "names.txt", "-o", "out", "--max-steps", "501", "--num-workers", "0",
+                  "--n-layer", "2", "--n-embd", "32", "--n-embd2", "32")
+_MAKEMORE_WHY = ("--max-steps 501: one evaluation (step 500) and two sampling rounds; "
+                 "--num-workers 0: the same batches (the sampler runs in the main process) "
+                 "without worker processes on a 2-core machine; a smaller model for CPU time")
+_LIST += [
+    Recipe(
+        f"makemore_{kind}", "karpathy+makemore", "makemore.py",
+        f"makemore, --type {kind}: character-level name model, AdamW, InfiniteDataLoader "
+        "(RandomSampler with replacement), evaluation, torch.save of the best model, "
+        "SummaryWriter, multinomial sampling",
+        args=_MAKEMORE_ARGS + ("--type", kind), data=write_names,
+        data_what="names.txt: 2,000 made-up names", ignore=r"step time [\d.]+ms",
+        why=_MAKEMORE_WHY)
+    for kind in ("transformer", "gru", "mlp", "bow")
+]
+_LIST += [
+    Recipe(
+        "mingpt_sort", "karpathy+minGPT", "demo_ipynb.py",
+        "minGPT (gpt-nano) learns to sort 6 digits: the mingpt package's GPT, Trainer "
+        "(AdamW with decay groups, RandomSampler with replacement), greedy generation",
+        files=("mingpt/__init__.py", "mingpt/model.py", "mingpt/trainer.py", "mingpt/utils.py"),
+        edits=(Edit("demo_ipynb.py", "train_config.max_iters = 2000",
+                    "train_config.max_iters = 150",
+                    "CPU time, and the horizon over which the runs can agree (see why)"),
+               Edit("demo_ipynb.py", "    train_score = eval_split(trainer, 'train', max_batches=50)\n"
+                    "    test_score  = eval_split(trainer, 'test',  max_batches=50)",
+                    "    train_score = eval_split(trainer, 'train', max_batches=4)\n"
+                    "    test_score  = eval_split(trainer, 'test',  max_batches=4)",
+                    "CPU time: 400 examples per split instead of 5,000")),
+        ignore=r"iter_dt [\d.]+ms", default_dtype="float64",
+        why="training is chaotic: a difference grows about tenfold every 20 iterations (AdamW "
+            "divides by sqrt(v) of tiny gradients). In float32 the runs agree to 1e-5 for 30 "
+            "iterations; in float64 (round-off 1e-16) for about 180, so float64 and 150 "
+            "iterations, after which the model already sorts most sequences"),
+]
+
+RECIPES: dict[str, Recipe] = {r.name: r for r in _LIST}
