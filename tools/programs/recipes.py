@@ -49,12 +49,14 @@ class Recipe:
     default_dtype: str | None = None  # "float64": torch.set_default_dtype before the program
     edits: tuple[Edit, ...] = ()
     standins: tuple[str, ...] = ()
+    pythonpath: tuple[str, ...] = ()  # scratch folders put on PYTHONPATH (an installed package)
     cwd_in: str | None = None  # the folder (repository-relative) to run in; default: the program's
     shared_stream: bool = True
     compare: str = "exact"
     rtol: float = 1e-5
     atol: float = 1e-6
     ignore: str | None = None
+    drift_after: str | None = None  # exact before the first line matching it, final after
     final: str | None = None
     final_name: str = ""
     tolerance: float = 0.0
@@ -113,6 +115,33 @@ def write_text(folder: Path, chars: int = 20000, name: str = "input.txt") -> Non
         lines.append(line)
         size += len(line) + 1
     (folder / name).write_text("\n".join(lines) + "\n")
+
+
+def write_cora(folder: Path, nodes: int = 1600, features: int = 64, classes: int = 7) -> None:
+    """``cora.content`` (``id f1 .. fF label`` per node) and ``cora.cites`` (``id id`` per
+    edge) in ``folder``, Cora's formats: a random graph whose edges mostly join nodes of one
+    class and whose binary features lean towards their class's, so a graph network learns."""
+    rng = random.Random(0)
+    ids = rng.sample(range(10_000, 1_000_000), nodes)
+    labels = [rng.randrange(classes) for _ in range(nodes)]
+    favoured = [set(rng.sample(range(features), features // 4)) for _ in range(classes)]
+    rows = []
+    for node, label in zip(ids, labels):
+        bits = [int(rng.random() < (0.3 if f in favoured[label] else 0.04))
+                for f in range(features)]
+        rows.append(" ".join([str(node), *map(str, bits), f"class_{label}"]))
+    by_class: dict[int, list[int]] = {}
+    for i, label in enumerate(labels):
+        by_class.setdefault(label, []).append(i)
+    edges = set()
+    while len(edges) < nodes * 2:
+        a = rng.randrange(nodes)
+        b = rng.choice(by_class[labels[a]]) if rng.random() < 0.8 else rng.randrange(nodes)
+        if a != b:
+            edges.add((ids[a], ids[b]))
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "cora.content").write_text("\n".join(rows) + "\n")
+    (folder / "cora.cites").write_text("\n".join(f"{a} {b}" for a, b in sorted(edges)) + "\n")
 
 
 # -- the recipes -------------------------------------------------------------------------------
@@ -204,6 +233,63 @@ _LIST += [
             "divides by sqrt(v) of tiny gradients). In float32 the runs agree to 1e-5 for 30 "
             "iterations; in float64 (round-off 1e-16) for about 180, so float64 and 150 "
             "iterations, after which the model already sorts most sequences"),
+]
+
+_LIST += [
+    Recipe(
+        "tcn_copy_memory", "locuslab+TCN", "TCN/copy_memory/copymem_test.py",
+        "temporal convolutional network (causal dilated Conv1d, weight_norm, Chomp1d, "
+        "residual blocks) on the copy-memory task, RMSprop, gradient clipping",
+        files=("TCN/__init__.py", "TCN/tcn.py",
+               "TCN/copy_memory/model.py", "TCN/copy_memory/utils.py"),
+        args=("--cuda", "--blank_len", "50", "--epochs", "1", "--levels", "4", "--ksize", "4"),
+        seed=0, ignore=r"ms/batch +[\d.]+", drift_after=r"\|   300/",
+        final=r"Average loss: ([\d.]+)", final_name="test loss", tolerance=0.01,
+        learned=lambda v: v < 0.5,
+        why="--cuda turns CUDA off (the flag is store_false); --blank_len 50, one epoch, "
+            "4 levels of kernel 4 for CPU time; the data comes from np.random unseeded: "
+            "--seed seeds it. Per-batch losses agree to 1e-7 up to batch 255, where the "
+            "model starts to copy and training turns chaotic (differences grow 30-fold every "
+            "15 batches); the test loss (2.30 at the start) is then held to 0.01"),
+]
+
+RESNET = "tutorials/02-intermediate/deep_residual_network/main.py"
+_LIST += [
+    Recipe(
+        "resnet_cifar", "yunjey+pytorch-tutorial", RESNET,
+        "ResNet (residual blocks, BatchNorm, downsampling shortcuts) on CIFAR-10 with "
+        "Pad/RandomHorizontalFlip/RandomCrop augmentation, Adam, lr decay through param_groups",
+        standins=("torchvision",), default_dtype="float64",
+        edits=(Edit(RESNET, "num_epochs = 80", "num_epochs = 2", "CPU time"),
+               Edit(RESNET, "        if (i+1) % 100 == 0:", "        if (i+1) % 2 == 0:",
+                    "the stand-in's 1,024 images make 11 steps an epoch: print every 2nd")),
+        why="CIFAR-10 comes from the torchvision stand-in (1,024 synthetic 32x32 RGB images "
+            "to train on, 256 to test); its random flips and crops draw with torch.rand/"
+            "randint as torchvision's, so the shared stream covers them"),
+]
+
+_CORA = "a random 1,600-node, 7-class graph in Cora's file formats (64 binary features)"
+_LIST += [
+    Recipe(
+        "pygat", "Diego999+pyGAT", "train.py",
+        "graph attention network (dense attention heads, ELU, dropout on features and "
+        "attention), Adam, early stopping with a checkpoint file per epoch",
+        files=("layers.py", "models.py", "utils.py"),
+        args=("--no-cuda", "--epochs", "30", "--patience", "100"),
+        data=lambda d: write_cora(d / "data" / "cora"), data_what=_CORA,
+        ignore=r"time: [\d.]+s|Total time elapsed: [\d.]+s",
+        why="Cora is not in the mirror (over 4 MiB): a synthetic graph in its format; "
+            "--epochs 30 for CPU time"),
+    Recipe(
+        "pygcn", "tkipf+pygcn", "pygcn/train.py",
+        "Kipf & Welling GCN on Cora: the normalised adjacency as a torch.sparse tensor, "
+        "torch.spmm, Adam",
+        files=("pygcn/__init__.py", "pygcn/layers.py", "pygcn/models.py", "pygcn/utils.py"),
+        args=("--no-cuda", "--epochs", "50"), cwd_in="pygcn", pythonpath=("",),
+        data=lambda d: write_cora(d.parent / "data" / "cora"), data_what=_CORA,
+        ignore=r"time: [\d.]+s|Total time elapsed: [\d.]+s",
+        why="as pygat; the program imports the `pygcn` package, which its README installs "
+            "(setup.py): the repository root is put on PYTHONPATH instead"),
 ]
 
 RECIPES: dict[str, Recipe] = {r.name: r for r in _LIST}
