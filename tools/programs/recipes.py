@@ -144,6 +144,21 @@ def write_cora(folder: Path, nodes: int = 1600, features: int = 64, classes: int
     (folder / "cora.cites").write_text("\n".join(f"{a} {b}" for a, b in sorted(edges)) + "\n")
 
 
+def write_binarized_mnist(folder: Path, train: int = 1000, valid: int = 300) -> None:
+    """``binarized_mnist.npz`` with ``train_data``/``valid_data``/``test_data``: float32 0/1
+    rows of 784 pixels, each a noisy copy of one of ten random binary templates."""
+    import numpy as np
+
+    rng = np.random.RandomState(0)
+    templates = rng.rand(10, 784) < 0.3
+    def draw(n: int) -> "np.ndarray":
+        rows = templates[rng.randint(0, 10, n)]
+        flips = rng.rand(n, 784) < 0.05
+        return (rows ^ flips).astype(np.float32)
+    np.savez(folder / "binarized_mnist.npz", train_data=draw(train), valid_data=draw(valid),
+             test_data=draw(valid))
+
+
 # -- the recipes -------------------------------------------------------------------------------
 
 NLP = "graykode+nlp-tutorial"
@@ -290,6 +305,47 @@ _LIST += [
         ignore=r"time: [\d.]+s|Total time elapsed: [\d.]+s",
         why="as pygat; the program imports the `pygcn` package, which its README installs "
             "(setup.py): the repository root is put on PYTHONPATH instead"),
+]
+
+_LIST += [
+    Recipe(
+        "made", "karpathy+pytorch-made", "run.py",
+        "MADE: masked linear layers (masks as buffers, resampled orderings), BCE with "
+        "logits, Adam with weight decay, StepLR stepped with an epoch argument",
+        files=("made.py",), args=("-d", "binarized_mnist.npz", "-q", "200", "-n", "4"),
+        data=write_binarized_mnist,
+        data_what="binarized_mnist.npz: 1,000/300/300 noisy binary 784-pixel rows",
+        edits=(Edit("run.py", "    xtr = torch.from_numpy(xtr).cuda()",
+                    "    xtr = torch.from_numpy(xtr)", "CUDA-only: the CPU run keeps data on the CPU"),
+               Edit("run.py", "    xte = torch.from_numpy(xte).cuda()",
+                    "    xte = torch.from_numpy(xte)", "CUDA-only (as above)"),
+               Edit("run.py", "    model.cuda()\n", "    model.cpu()\n",
+                    "CUDA-only (as above)"),
+               Edit("run.py", "    for epoch in range(100):", "    for epoch in range(3):",
+                    "CPU time")),
+        why="binarized MNIST is a download: synthetic binary rows of the same shape; "
+            "-q 200 -n 4: a smaller hidden layer, and four orderings to exercise mask "
+            "resampling"),
+]
+
+_TORCHDIFFEQ = tuple(f"torchdiffeq/{p}" for p in (
+    "__init__.py", "_impl/__init__.py", "_impl/adaptive_heun.py", "_impl/adjoint.py",
+    "_impl/bosh3.py", "_impl/dopri5.py", "_impl/dopri8.py", "_impl/event_handling.py",
+    "_impl/fehlberg2.py", "_impl/fixed_adams.py", "_impl/fixed_grid.py",
+    "_impl/fixed_grid_implicit.py", "_impl/interp.py", "_impl/misc.py", "_impl/odeint.py",
+    "_impl/rk_common.py", "_impl/scipy_wrapper.py", "_impl/solvers.py", "_impl/tsit5.py"))
+_LIST += [
+    Recipe(
+        f"neural_ode{suffix}", "rtqichen+torchdiffeq", "examples/ode_demo.py",
+        "neural ODE fitting a spiral with torchdiffeq's adaptive dopri5 solver"
+        + (" and the adjoint method (odeint_adjoint: a custom autograd Function solving "
+           "the augmented ODE backwards)" if suffix else ""),
+        files=_TORCHDIFFEQ, pythonpath=("",), seed=0, default_dtype="float64",
+        args=("--niters", "100" if suffix else "200", "--test_freq", "20") + extra,
+        why="the package the program imports is the repository's own (its setup.py "
+            "installs it): the repository root goes on PYTHONPATH; the batches come from "
+            "np.random unseeded: --seed seeds it; --niters for CPU time")
+    for suffix, extra in (("", ()), ("_adjoint", ("--adjoint",)))
 ]
 
 RECIPES: dict[str, Recipe] = {r.name: r for r in _LIST}
