@@ -36,6 +36,7 @@ from arraygrad.autograd import (  # noqa: E402
     enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
     set_grad_enabled,
 )
+from arraygrad.autograd.inference_tensor import is_inference  # noqa: E402
 from arraygrad.creation import (  # noqa: E402
     arange, as_tensor, empty, empty_like, eye, from_dlpack, from_numpy, full, full_like,
     linspace, ones, ones_like, rand, rand_like, randint, randint_like, randn, randn_like,
@@ -136,11 +137,14 @@ from arraygrad.storage import (  # noqa: E402
 )
 from arraygrad.creation_memory import asarray, from_file, frombuffer  # noqa: E402
 from arraygrad.creation_strided import empty_permuted, empty_strided  # noqa: E402
-from arraygrad.creation_ranges import logspace, range  # noqa: E402,A004
 
 Storage = FloatStorage  # PyTorch's legacy default storage class
 StorageBase = UntypedStorage  # the base class of PyTorch's untyped storages
 globals().update(_protocol.FUNCTIONS)
+
+# PyTorch's constants (``torch.pi``, ``x[:, torch.newaxis]``)
+from math import e, inf, nan, pi  # noqa: E402
+newaxis = None
 
 
 def is_tensor(obj: Any) -> _builtins.bool:
@@ -159,14 +163,17 @@ __version__ = "0.1.0"
 _LAZY_SUBMODULES = (  # one per line: several areas add theirs
     "_dynamo",
     "_inductor",
+    "_utils",
     "accelerator",
     "amp",
     "conformance",
     "cpu",
     "cuda",
     "distributed",
+    "distributions",
     "fft",
     "func",
+    "functional",
     "futures",
     "hub",
     "jit",
@@ -177,6 +184,7 @@ _LAZY_SUBMODULES = (  # one per line: several areas add theirs
     "nn",
     "onnx",
     "optim",
+    "profiler",
     "serialization",
     "signal",
     "special",
@@ -190,7 +198,7 @@ _LAZY_SUBMODULES = (  # one per line: several areas add theirs
 _LAZY_FUNCTIONS = {"compile": "arraygrad.compiler", "save": "arraygrad.serialization", "load": "arraygrad.serialization",
                    "save_safetensors": "arraygrad.serialization",
                    "load_safetensors": "arraygrad.serialization",
-                   "erf": "arraygrad.nn._ops", "vmap": "arraygrad.func",
+                   "vmap": "arraygrad.func",
                    # PyTorch's ecosystem names (issue 23): jit futures, control flow, segments,
                    # symbolic-size utilities, install paths
                    "fork": "arraygrad.jit", "wait": "arraygrad.jit", "Future": "arraygrad.futures",
@@ -219,8 +227,8 @@ def __getattr__(name: str) -> Any:
         return getattr(importlib.import_module(_LAZY_FUNCTIONS[name]), name)
     if name in _dtypes.MISSING:  # arraygrad.bfloat16: say why there is none
         raise _dtypes.missing_dtype_error(name)
-    from arraygrad._nn_toplevel_names import NAMES as _nn_toplevel
-    if name in _nn_toplevel:  # torch.conv2d & co.: nn's ops at top level
-        return getattr(importlib.import_module("arraygrad.nn._toplevel"), name)
+    from arraygrad._nn_toplevel_names import MODULE as _nn_home, NAMES as _nn_toplevel
+    if name in _nn_toplevel:  # torch.conv2d & co.: nn's ops at top level, loaded as the
+        return getattr(importlib.import_module(_nn_home), name)  # submodules are (lazily)
     from arraygrad.absences import missing_attribute
     raise missing_attribute("torch", name, "arraygrad")  # with the census's reason when listed

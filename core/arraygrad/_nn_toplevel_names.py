@@ -3,6 +3,9 @@
 up any other missing attribute of ``arraygrad`` does not import ``nn``
 (``tests/nn/test_toplevel_nn_ops.py`` checks the two lists agree)."""
 
+MODULE = "arraygrad.nn._toplevel"
+"""Where they live: a child of the package, loaded on first use like ``_LAZY_SUBMODULES``."""
+
 NAMES = frozenset({
     "adaptive_avg_pool1d", "adaptive_max_pool1d", "affine_grid_generator", "alpha_dropout",
     "alpha_dropout_", "avg_pool1d", "batch_norm", "batch_norm_update_stats", "bilinear",

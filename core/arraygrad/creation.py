@@ -10,6 +10,7 @@ from arraygrad import dtypes as _dt
 from arraygrad.device import explicit_default_device
 from arraygrad.backends.registry import backend_for_device, default_backend
 from arraygrad.compiler.scalars import recording_flag as _recording
+from arraygrad import determinism as _determinism
 from arraygrad.layouts import check_layout, check_memory_format, check_pin_memory
 from arraygrad.random import generator_for
 from arraygrad.tensor import Tensor, wrap as _wrap
@@ -246,6 +247,10 @@ def _filled(op: str, size: tuple[Any, ...], fill: Any, dtype: _dt.dtype | None,
     d = dtype or _dt.get_default_dtype()
     native = backend.native_dtype(d)
     xp = backend.xp
+    if fill is None and _determinism.fills_uninitialized_memory():  # PyTorch's NaN fill
+        bits = 8 * d.itemsize
+        fill = math.nan if d.is_floating_point else (
+            True if d is _dt.bool else (1 << (bits - 1 if d.is_signed else bits)) - 1)
     try:
         if fill is None:
             data = xp.empty(shape, dtype=native)

@@ -4,7 +4,9 @@ stored and answered as PyTorch's.
 arraygrad's ops are deterministic on the CPU whatever the switch says (NumPy's kernels
 have no nondeterministic variants to avoid); PyTorch's switch also makes its few ops that
 have no deterministic implementation raise (or warn, with ``warn_only``), and arraygrad
-has none of those, so the switch changes no result here (docs/differences.md).
+has none of those. What it does change, as in PyTorch: with ``fill_uninitialized_memory``
+(``utils.deterministic``, on by default) ``empty`` and its kind fill their memory with NaN
+(the largest value for integer dtypes), so a read of uninitialised memory is reproducible.
 """
 
 from __future__ import annotations
@@ -13,7 +15,20 @@ __all__ = ["use_deterministic_algorithms", "are_deterministic_algorithms_enabled
            "is_deterministic_algorithms_warn_only_enabled", "set_deterministic_debug_mode",
            "get_deterministic_debug_mode"]
 
-_state = {"enabled": False, "warn_only": False}
+_state = {"enabled": False, "warn_only": False, "fill": True}
+
+
+def fills_uninitialized_memory() -> bool:
+    """Whether ``empty`` fills its memory now: the switch is on and so is
+    ``utils.deterministic.fill_uninitialized_memory``."""
+    return _state["enabled"] and _state["fill"]
+
+
+def set_fill_uninitialized_memory(mode: bool) -> None:
+    """``utils.deterministic.fill_uninitialized_memory = mode``."""
+    if not isinstance(mode, bool):
+        raise TypeError(f"expected a bool, but got {type(mode).__name__}")
+    _state["fill"] = mode
 
 
 def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None:

@@ -130,13 +130,13 @@ def scalar_type_name(d: dtype) -> str:
     return _SCALAR_TYPE_NAMES.get(d.name, d.name)
 
 
-def promote_types(a: dtype, b: dtype) -> dtype:
-    """The smallest dtype both ``a`` and ``b`` convert to, as in ``torch.promote_types``."""
-    if a is b:
-        return a
-    if a.category != b.category:
-        return a if a.category > b.category else b
-    return a if a._rank >= b._rank else b
+def promote_types(type1: dtype, type2: dtype) -> dtype:
+    """The smallest dtype both ``type1`` and ``type2`` convert to, as ``torch.promote_types``."""
+    if type1 is type2:
+        return type1
+    if type1.category != type2.category:
+        return type1 if type1.category > type2.category else type2
+    return type1 if type1._rank >= type2._rank else type2
 
 
 _py_int = (0).__class__

@@ -121,9 +121,9 @@ def check_pin_memory(value: Any, op: str) -> None:
         return
     if not isinstance(value, bool):
         raise TypeError(f"{op}(): argument 'pin_memory' must be bool, not {type(value).__name__}")
-    from arraygrad import accelerator
+    from arraygrad.backends.registry import device_count
 
-    if not accelerator.is_available():
+    if device_count("cuda") == 0:  # arraygrad's accelerator is a CUDA backend
         raise RuntimeError("pin_memory=True requires a CUDA or other accelerator backend; no "
                            "pinned memory allocator is available on this system.")
 

@@ -231,9 +231,10 @@ class Tensor:
         return self
 
     def is_inference(self) -> bool:
-        """Whether this tensor was made under ``inference_mode`` (such a tensor cannot be
-        saved for backward, nor set to require grad outside ``inference_mode``)."""
-        return self._inference
+        """Whether this tensor was made under ``inference_mode``, or is a view of such a
+        tensor (it cannot be saved for backward, set to require grad, nor updated in place
+        outside ``inference_mode``)."""
+        return self._inference or (self._base is not None and self._base._inference)
 
     @property
     def is_leaf(self) -> bool:
@@ -444,8 +445,10 @@ class Tensor:
 
     # -- conversion ---------------------------------------------------------------
     def numpy(self, *, force: bool = False) -> Any:
-        """The data as a NumPy array (shares memory on the CPU)."""
-        if self._requires_grad and not force:
+        """The data as a NumPy array (shares memory on the CPU). Refused for a tensor that
+        requires grad while grad mode is on (as PyTorch: under ``no_grad``, e.g. in a custom
+        Function's ``forward``, it is allowed)."""
+        if self._requires_grad and _grad_state.enabled and not force:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         if self._backend.device_type != "cpu" and not force:
@@ -467,7 +470,7 @@ class Tensor:
         return value
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> Any:
-        if self._requires_grad:  # as PyTorch: the array would silently leave the graph
+        if self._requires_grad and _grad_state.enabled:  # as numpy(): it would leave the graph
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
         host = self._backend.to_host(self._data)

@@ -15,7 +15,7 @@ from arraygrad import creation, dtypes as _dt, legacy_types as _legacy_types
 from arraygrad import layouts as _layouts
 from arraygrad.layouts import check_memory_format, is_contiguous_for
 from arraygrad.ops import activation, elementwise as ew, indexing, linalg, reduction, shape
-from arraygrad.ops import transfer
+from arraygrad.ops import reflected, transfer
 from arraygrad.ops.inplace import apply_inplace, native_arithmetic, overwritten
 from arraygrad.plugins import registry as _op_registry
 from arraygrad.tensor import Tensor
@@ -269,13 +269,13 @@ METHODS = {
 OPERATORS = {
     # the hottest forward operators call the op directly (it raises TypeError for operands it
     # cannot take); the others go through _binary, which returns NotImplemented for them
-    "__add__": ew.add, "__radd__": _binary(ew.add, True),
-    "__sub__": ew.sub, "__rsub__": _binary(ew.sub, True),
-    "__mul__": ew.mul, "__rmul__": _binary(ew.mul, True),
-    "__truediv__": ew.div, "__rtruediv__": _binary(ew.div, True),
-    "__floordiv__": _binary(ew.floor_divide), "__rfloordiv__": _binary(ew.floor_divide, True),
-    "__mod__": _binary(ew.remainder), "__rmod__": _binary(ew.remainder, True),
-    "__pow__": _binary(ew.pow), "__rpow__": _binary(ew.pow, True),
+    "__add__": ew.add, "__radd__": _binary(reflected.radd),
+    "__sub__": ew.sub, "__rsub__": _binary(reflected.rsub),
+    "__mul__": ew.mul, "__rmul__": _binary(reflected.rmul),
+    "__truediv__": ew.div, "__rtruediv__": _binary(reflected.rtruediv),
+    "__floordiv__": _binary(ew.floor_divide), "__rfloordiv__": _binary(reflected.rfloordiv),
+    "__mod__": _binary(ew.remainder), "__rmod__": _binary(reflected.rmod),
+    "__pow__": _binary(ew.pow), "__rpow__": _binary(reflected.rpow),
     "__matmul__": _binary(linalg.matmul), "__rmatmul__": _binary(linalg.matmul, True),
     "__eq__": _binary(ew.eq), "__ne__": _binary(ew.ne), "__lt__": _binary(ew.lt),
     "__le__": _binary(ew.le), "__gt__": _binary(ew.gt), "__ge__": _binary(ew.ge),

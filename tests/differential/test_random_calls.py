@@ -17,7 +17,6 @@ needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is not installed
 # Differences on purpose, each in docs/differences.md: (name prefix, text in the report)
 KNOWN = [
     ("floor_divide", "derivative for aten::floor_divide is not implemented"),  # ours: zero
-    ("lgamma", "has no attribute 'lgamma'"),  # the special plugin's arraygrad.special.lgamma
 ]
 
 

@@ -37,6 +37,7 @@ UNBATCHABLE = {
     "embedding_bag/max": "offsets read on the host",
     "ctc_loss/log_softmax": "lengths read on the host",
     "repeat_interleave/tensor": "the output size is read from the repeats",
+    "cov/aweights": "checks its weights' sign and sum with Python control flow, as PyTorch's",
 }
 FALLBACK: set[str] = set()
 """Array functions without a batching rule that the cases reach (loop-and-stack)."""

@@ -39,7 +39,8 @@ def test_legacy_class_attributes() -> None:
 def test_device_moves_no_backend_serves_raise_and_leave_the_module() -> None:
     lin = ag.nn.Linear(2, 2)
     before = lin.weight.detach().clone()
-    for move in ("xpu", "ipu", "mtia"):
-        with pytest.raises((RuntimeError, AssertionError, AttributeError)):
+    # PyTorch's CPU build: AssertionError for xpu/mtia, RuntimeError for ipu
+    for move, error in (("xpu", AssertionError), ("ipu", RuntimeError), ("mtia", AssertionError)):
+        with pytest.raises(error, match="not (compiled|linked)"):
             getattr(lin, move)()
     assert bool((lin.weight == before).all())

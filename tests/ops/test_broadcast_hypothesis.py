@@ -302,6 +302,10 @@ def test_promotion_with_python_scalars(op):
         expected = torch_result_type([(kt, dt), ("scalar", s)])
         if op in ("sub", "rsub") and expected is B:
             continue
+        if op == "rsub" and dt is B:  # PyTorch refuses ``number - bool tensor`` whatever the type
+            with pytest.raises(RuntimeError, match="with a bool tensor is not supported"):
+                fn(make(kt, dt), s)
+            continue
         out = fn(make(kt, dt), s)
         assert out.dtype is expected, (op, kt, dt, s, out.dtype, expected)
 

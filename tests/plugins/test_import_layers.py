@@ -25,8 +25,10 @@ ALLOWED_CYCLES = [
     # which make and hand back tensors.
     {"arraygrad.tensor", "arraygrad.autograd.graph", "arraygrad.autograd.engine",
      "arraygrad.autograd.api"},
-    # the profiler instruments the public namespace (``arraygrad.<op>``) while it runs
-    {"arraygrad", "arraygrad.autograd", "arraygrad.autograd.profiler"},
+    # the profiler instruments the public namespace (``arraygrad.<op>``) while it runs (the
+    # legacy module is PyTorch's other name of the same profiler)
+    {"arraygrad", "arraygrad.autograd", "arraygrad.autograd.profiler",
+     "arraygrad.autograd.profiler_legacy"},
     # PyTorch puts ``compile()`` on ``nn.Module`` (it compiles the module in place), and the
     # compiler knows modules (``OptimizedModule`` is one; discovery walks their state)
     {"arraygrad.nn.modules.module", "arraygrad.compiler", "arraygrad.compiler.compiled",

@@ -19,11 +19,13 @@ import types
 from typing import Any, NamedTuple
 
 from arraygrad.backends import Availability, Backend, DeviceEvent, Generator
+from arraygrad.backends.strided import strided_kernels
 
 __all__ = ["CupyBackend", "CupyEvent", "CupyGenerator"]
 
 NOT_INSTALLED = "cupy is not installed"
 NO_DEVICE = "no CUDA device"
+_KERNELS: dict[str, Any] | None = None  # the strided-view kernels, made at first use
 
 
 class _Probe(NamedTuple):
@@ -307,6 +309,19 @@ class CupyBackend(Backend):
         while isinstance(owner.base, _cupy().ndarray):
             owner = owner.base
         return Memory(array.data.ptr, owner.data.ptr, owner.nbytes, False, owner)
+
+    def kernel(self, op_name):
+        """Strided views (``as_strided``, ``Tensor.unfold``) sharing memory, as PyTorch's do."""
+        global _KERNELS
+        if _KERNELS is None:
+            try:
+                from cupy.lib.stride_tricks import as_strided
+            except ImportError:  # a CuPy without it: the ops take their portable copies
+                _KERNELS = {}
+            else:
+                _KERNELS = strided_kernels(
+                    _cupy().ndarray, lambda a, shape, strides: as_strided(a, shape, strides))
+        return _KERNELS.get(op_name)
 
     def synchronize(self) -> None:
         """Wait until all queued work on this instance's device has finished."""

@@ -9,6 +9,7 @@ import numpy as np
 
 from arraygrad.backends import Availability, Backend, Generator, ScalarOperands
 from arraygrad.backends.contract import Memory
+from arraygrad.backends.strided import strided_kernels
 
 __all__ = ["NumpyBackend", "NumpyGenerator", "host_memory"]
 
@@ -186,3 +187,11 @@ class NumpyBackend(Backend):
 
     def from_buffer(self, buffer, native_dtype, count, offset):
         return np.frombuffer(buffer, dtype=native_dtype, count=count, offset=offset)
+
+    def kernel(self, op_name):
+        # strided views (as_strided, Tensor.unfold) share memory, as PyTorch's do
+        return _KERNELS.get(op_name)
+
+
+_KERNELS = strided_kernels(
+    np.ndarray, lambda a, shape, strides: np.lib.stride_tricks.as_strided(a, shape, strides))

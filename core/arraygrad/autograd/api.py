@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from arraygrad.autograd.engine import run_backward
+from arraygrad.autograd.gradient_edge import GradientEdge, edge_tuple
 
 if TYPE_CHECKING:
     from arraygrad.tensor import Tensor
@@ -29,11 +30,24 @@ def _as_tuple(value: Any, what: str) -> tuple[Any, ...]:
 
     if value is None:
         return ()
-    if isinstance(value, Tensor):
+    if isinstance(value, (Tensor, GradientEdge)):  # a GradientEdge is a tuple: first
         return (value,)
     if isinstance(value, (list, tuple)):
         return tuple(value)
     raise TypeError(f"{what}: expected a Tensor or a sequence of Tensors, got {type(value).__name__}")
+
+
+def _inputs_tuple(inputs: Any, what: str) -> tuple[Any, ...]:
+    """``inputs`` as a tuple; a dict gives its values (the result is then a dict, as
+    PyTorch's); another mapping is refused."""
+    from collections.abc import Mapping
+
+    if type(inputs) is dict:
+        return tuple(inputs.values())
+    if isinstance(inputs, Mapping):
+        raise TypeError(f"`inputs` argument to `{what}()` must be a dict, not "
+                        f"{type(inputs).__name__}. Other Mapping types are not supported.")
+    return _as_tuple(inputs, what)
 
 
 def _mixable(a: Any, b: Any) -> bool:
@@ -54,6 +68,13 @@ def _make_grads(outputs: tuple[Tensor, ...], grads: tuple[Any, ...], op: str) ->
     result = []
     for i, out in enumerate(outputs):
         g = grads[i] if grads else None
+        if isinstance(out, GradientEdge):
+            # arraygrad's nodes keep no metadata of their inputs: the gradient must be given
+            if not isinstance(g, Tensor):
+                raise RuntimeError(f"{op}: output {i} is a GradientEdge: pass its gradient in "
+                                   "grad_outputs (arraygrad cannot create it implicitly)")
+            result.append(g)
+            continue
         if g is None:
             if out.numel() != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
@@ -86,7 +107,7 @@ def _make_grads(outputs: tuple[Tensor, ...], grads: tuple[Any, ...], op: str) ->
 def _root_edges(outputs: tuple[Tensor, ...]) -> list[Any]:
     edges = []
     for i, out in enumerate(outputs):
-        edge = out._gradient_edge()
+        edge = edge_tuple(out) or out._gradient_edge()
         if edge is None:
             raise RuntimeError(
                 f"element {i} of tensors does not require grad and does not have a grad_fn")
@@ -99,8 +120,13 @@ def _input_edges(inputs: tuple[Any, ...], op: str) -> list[Any]:
 
     edges = []
     for i, t in enumerate(inputs):
+        found = edge_tuple(t)
+        if found is not None:
+            edges.append(found)
+            continue
         if not isinstance(t, Tensor):
-            raise TypeError(f"{op}: inputs[{i}] is not a Tensor but {type(t).__name__}")
+            raise RuntimeError("all inputs have to be Tensors or GradientEdges, but got "
+                               f"{type(t).__name__}")
         edge = t._gradient_edge()
         if edge is None:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
@@ -128,16 +154,18 @@ def backward(tensors: _TensorOrTensors,
     grads = _as_tuple(grad_tensors, "backward") if grad_tensors is not None else ()
     if retain_graph is None:
         retain_graph = create_graph
-    input_list = _as_tuple(inputs, "backward") if inputs is not None else None
+    input_list = _inputs_tuple(inputs, "backward") if inputs is not None else None
     if input_list is not None and not input_list:
-        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     roots = _root_edges(outputs)
     root_grads = _make_grads(outputs, grads, "backward")
     edges = _input_edges(input_list, "backward") if input_list is not None else None
     # non-leaf inputs get their gradient in .grad with the engine's commit, so the final
     # callbacks (queue_callback) see it
+    input_tensors = None if input_list is None else tuple(
+        None if isinstance(t, GradientEdge) else t for t in input_list)
     run_backward(roots, root_grads, retain_graph=retain_graph, create_graph=create_graph,
-                 inputs=edges, accumulate=True, allow_unused=True, input_tensors=input_list)
+                 inputs=edges, accumulate=True, allow_unused=True, input_tensors=input_tensors)
 
 
 def grad(outputs: _TensorOrTensors, inputs: _TensorOrTensors,
@@ -158,9 +186,13 @@ def grad(outputs: _TensorOrTensors, inputs: _TensorOrTensors,
     elif materialize_grads and not allow_unused:
         raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True")
     outs = _as_tuple(outputs, "grad")
-    ins = _as_tuple(inputs, "grad")
+    ins = _inputs_tuple(inputs, "grad")
     if not ins:
-        raise RuntimeError("grad requires non-empty inputs.")
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    if type(inputs) is dict:  # PyTorch's: the gradients by the same keys
+        found = grad(outs, ins, grad_outputs, retain_graph, create_graph, only_inputs,
+                     allow_unused, is_grads_batched, materialize_grads)
+        return dict(zip(inputs.keys(), found))
     grads = _as_tuple(grad_outputs, "grad") if grad_outputs is not None else ()
     if is_grads_batched:  # the first dim of each grad_output is a batch of vectors
         return _batched[0](outs, ins, grads, create_graph=create_graph,
@@ -175,11 +207,15 @@ def grad(outputs: _TensorOrTensors, inputs: _TensorOrTensors,
                             allow_unused=allow_unused)
     result = []
     for t, g in zip(ins, captured):
-        if g is not None and g._backend is not t._backend:  # batched by a vmap call that ended
+        if g is not None and not isinstance(t, GradientEdge) and g._backend is not t._backend:
+            # batched by a vmap call that ended
             leave = getattr(g._backend, "leave_levels", None)
             if leave is not None:
                 g = leave(g, t._backend, ended_only=True)
         if g is None and materialize_grads:
+            if isinstance(t, GradientEdge):
+                raise RuntimeError("materialize_grads cannot be used when the given input is "
+                                   "a GradientEdge")
             g = t.new_zeros(t.shape)  # zeros_like(t), without importing the creation layer
         elif g is not None and not create_graph:
             g = g.detach()

@@ -321,7 +321,7 @@ def run_backward(roots: Any, root_grads: Any, *, retain_graph: bool, create_grap
                 "graph. Set allow_unused=True if this is the desired behavior.")
         if input_tensors is not None:  # backward(inputs=...): non-leaf inputs, like retain_grad
             for t, g in zip(input_tensors, task.captured):
-                if t._grad_fn is not None and g is not None:
+                if t is not None and t._grad_fn is not None and g is not None:  # None: an edge
                     task.retained.append((t, g if create_graph else g.detach()))
             g = None  # no reference of ours may keep the commit from adopting a gradient
         _commit(task)

@@ -110,7 +110,11 @@ class BackwardCFunction(FunctionCtx, Node):
             result = result[:n]
         out: list[Any] = []
         for i, (g, meta) in enumerate(zip(result, self._input_meta)):
-            if g is None or meta is None or self._next[i] is None:
+            if g is not None and meta is None:
+                raise RuntimeError(
+                    f"function {self.name()} returned a gradient different than None at "
+                    f"position {i + 1}, but the corresponding forward input was not a Variable")
+            if g is None or self._next[i] is None:
                 out.append(None)
                 continue
             if not isinstance(g, Tensor):

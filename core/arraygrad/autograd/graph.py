@@ -10,12 +10,18 @@ its ``_run`` is how the engine runs it in a backward pass (hooks wrap it, see
 from __future__ import annotations
 
 import itertools
+import logging
 import sys
 import weakref
 from typing import TYPE_CHECKING, Any, Callable, cast
 
 from arraygrad.autograd.anomaly_mode import remember_forward, state as _anomaly
 from arraygrad.autograd.grad_mode import _state
+from arraygrad.autograd.gradient_edge import GradientEdge, get_gradient_edge, increment_version
+from arraygrad.autograd.mutation_on_saved import allow_mutation_on_saved_tensors
+from arraygrad.autograd.stream_flags import (
+    set_override_stale_capture_stream, set_warn_on_accumulate_grad_stream_mismatch,
+)
 from arraygrad.autograd.hooks import HookDict, RemovableHandle
 from arraygrad.autograd.multi_grad_hook import register_multi_grad_hook
 from arraygrad.autograd.node_hooks import LeafHooks, NodeHooks
@@ -34,7 +40,14 @@ if TYPE_CHECKING:
 
 __all__ = ["Node", "AccumulateGrad", "SavedTensor", "SavedOutput", "FREED_MESSAGE", "RawSavedTensor",
            "saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
-           "register_multi_grad_hook"]
+           "register_multi_grad_hook", "allow_mutation_on_saved_tensors", "GradientEdge",
+           "get_gradient_edge", "increment_version", "set_warn_on_accumulate_grad_stream_mismatch",
+           "set_override_stale_capture_stream"]
+
+log = logging.getLogger(__name__)
+
+# ``Variable`` (PyTorch's module imports it) sits above this module: ``arraygrad.autograd`` sets
+# it here once both are loaded.
 
 _sequence = itertools.count()
 _refcount = getattr(sys, "getrefcount", lambda obj: 1 << 30)  # other Pythons: always copy

@@ -30,9 +30,11 @@ class RemovableHandle:
 
     __slots__ = ("_dicts", "id")
 
-    def __init__(self, hooks_dict: Any = None, *more: HookDict, extra_dict: Any = None) -> None:
-        # PyTorch's signature (``hooks_dict``, ``extra_dict``: one dict or a list of them,
-        # each weakly referenced) and arraygrad's (the dicts positionally)
+    def __init__(self, hooks_dict: Any = None, *more: Any, extra_dict: Any = None) -> None:
+        """PyTorch's ``RemovableHandle(hooks_dict, *, extra_dict=None)``: ``remove()`` deletes
+        this handle's id from ``hooks_dict`` and from ``extra_dict`` (a dict or a list of
+        them); arraygrad's own callers may also pass the extra dicts positionally. Every dict
+        is held weakly (a plain ``dict`` cannot be: pass an ``OrderedDict``, as PyTorch)."""
         self.id = next(_next_id)
         extras = [] if extra_dict is None else (
             list(extra_dict) if isinstance(extra_dict, (list, tuple)) else [extra_dict])

@@ -13,7 +13,7 @@ import functools
 import threading
 from typing import TYPE_CHECKING, Any, Callable, Literal, Sequence, cast
 
-from arraygrad.autograd.hooks import RemovableHandle
+from arraygrad.autograd.hooks import RemovableHandle, _next_id
 
 if TYPE_CHECKING:
     from arraygrad.tensor import Tensor
@@ -27,7 +27,8 @@ class _MultiHandle(RemovableHandle):
     __slots__ = ("handles",)
 
     def __init__(self, handles: tuple[RemovableHandle, ...]) -> None:
-        super().__init__()
+        self.id = next(_next_id)  # no hook dict of its own: ``remove`` goes to ``handles``
+        self._dicts = ()
         self.handles = handles
 
     def remove(self) -> None:

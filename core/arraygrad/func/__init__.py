@@ -19,12 +19,16 @@ array function, ``func/_vmap``). ``jvp`` runs on forward-mode AD (``autograd.for
 tensor(12.)
 """
 
+from arraygrad.func._functionalize import functionalize
 from arraygrad.func._grad import grad, grad_and_value
+from arraygrad.func._helpers import debug_unwrap, replace_all_batch_norm_modules_
 from arraygrad.func._jacobian import hessian, jacfwd, jacrev
 from arraygrad.func._jvp import jvp, linearize
 from arraygrad.func._module_state import functional_call, stack_module_state
+from arraygrad.func._rearrange import rearrange
 from arraygrad.func._vjp import vjp
 from arraygrad.func._vmap import vmap
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "hessian",
-           "vmap", "functional_call", "stack_module_state"]
+           "vmap", "functional_call", "stack_module_state", "functionalize", "debug_unwrap",
+           "replace_all_batch_norm_modules_", "rearrange"]

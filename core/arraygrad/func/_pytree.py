@@ -55,26 +55,33 @@ def _is_namedtuple(obj: Any) -> bool:
     return isinstance(obj, tuple) and hasattr(type(obj), "_fields")
 
 
-def _flatten_into(tree: Any, leaves: list[Any]) -> TreeSpec:
+def _flatten_into(tree: Any, leaves: list[Any],
+                  is_leaf: Callable[[Any], bool] | None = None) -> TreeSpec:
+    if is_leaf is not None and is_leaf(tree):
+        leaves.append(tree)
+        return _LEAF
     if tree is None:
         return TreeSpec("none")
     if isinstance(tree, dict):
         keys = tuple(tree)
-        return TreeSpec("dict", keys, tuple(_flatten_into(tree[k], leaves) for k in keys))
+        return TreeSpec("dict", keys, tuple(_flatten_into(tree[k], leaves, is_leaf)
+                                            for k in keys))
     if isinstance(tree, (tuple, list)):
         if _is_namedtuple(tree):
             kind, context = "namedtuple", type(tree)
         else:
             kind, context = ("list" if isinstance(tree, list) else "tuple"), None
-        return TreeSpec(kind, context, tuple(_flatten_into(c, leaves) for c in tree))
+        return TreeSpec(kind, context, tuple(_flatten_into(c, leaves, is_leaf) for c in tree))
     leaves.append(tree)
     return _LEAF
 
 
-def tree_flatten(tree: Any) -> tuple[list[Any], TreeSpec]:
-    """The leaves of ``tree`` (depth first, dicts in their key order) and its structure."""
+def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None
+                 ) -> tuple[list[Any], TreeSpec]:
+    """The leaves of ``tree`` (depth first, dicts in their key order) and its structure;
+    ``is_leaf(node)`` True stops the descent there (the node is a leaf)."""
     leaves: list[Any] = []
-    spec = _flatten_into(tree, leaves)
+    spec = _flatten_into(tree, leaves, is_leaf)
     return leaves, spec
 
 
@@ -107,7 +114,16 @@ def tree_unflatten(leaves: Sequence[Any], spec: TreeSpec) -> Any:
     return _build(spec, iter(leaves))
 
 
-def tree_map(fn: Callable[[Any], Any], tree: Any) -> Any:
-    """``tree`` with ``fn`` applied to every leaf (the structure kept)."""
-    leaves, spec = tree_flatten(tree)
-    return tree_unflatten([fn(leaf) for leaf in leaves], spec)
+def tree_map(func: Callable[..., Any], tree: Any, *rests: Any,
+             is_leaf: Callable[[Any], bool] | None = None) -> Any:
+    """``tree`` with ``func`` applied to every leaf (the structure kept); with ``rests``,
+    pytrees of the same structure, ``func`` gets the leaves at the same place in each."""
+    leaves, spec = tree_flatten(tree, is_leaf)
+    others = []
+    for rest in rests:
+        rest_leaves, rest_spec = tree_flatten(rest, is_leaf)
+        if rest_spec != spec:
+            raise ValueError(f"tree_map: the pytrees differ in structure: {spec} and "
+                             f"{rest_spec}")
+        others.append(rest_leaves)
+    return tree_unflatten([func(*xs) for xs in zip(leaves, *others)], spec)

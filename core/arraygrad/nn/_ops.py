@@ -1,7 +1,7 @@
 """Differentiable primitives ``nn.functional`` needs that Tensor ops cannot express well.
 
-``erf``: W. J. Cody's rational Chebyshev approximations (``ops._erf``, shared with
-the core's ``erfc``), accurate to about 1e-16 relative in float64.
+``erf``: the core's op (``ops.families.math_special``: W. J. Cody's rational Chebyshev
+approximations), re-exported here for ``gelu``.
 
 ``log_sigmoid``: ``min(x, 0) - log1p(exp(-|x|))``, which never overflows; its
 backward ``sigmoid(-x)`` has no kink at 0 (composing ``abs`` would give the
@@ -12,30 +12,14 @@ Backwards are Tensor ops, so double backward works.
 
 from __future__ import annotations
 
-import math
-
 from arraygrad.ops import elementwise as ew
-from arraygrad.ops._erf import erf_data as _erf_data
 from arraygrad.ops.casting import to_float_data
-from arraygrad.ops.families.math_special import kernel_unary
+from arraygrad.ops.families.math_special import erf
 from arraygrad.ops.rule import ELEMENTWISE, defop
 from arraygrad.tensor import Tensor
 
 
 __all__ = ["erf", "log_sigmoid"]
-
-_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
-
-ERF = defop("ErfBackward0", jvp=ELEMENTWISE, saves=("self",),
-            vjp=(lambda g, n: g * (ew.exp(-(n.self * n.self)) * _TWO_OVER_SQRT_PI),))
-
-
-erf = kernel_unary(
-    "erf", ERF, _erf_data,
-    "The error function ``2/sqrt(pi) * integral_0^x exp(-t^2) dt``, elementwise (a plugin's "
-    "faster kernel, e.g. arraygrad-special's SciPy/cupyx one, when registered).")
-erf.__module__ = __name__  # the core's erf lives here (the special plugin checks its origin)
-
 
 # sigmoid(-x), not a composition through abs: no kink at 0
 LOG_SIGMOID = defop("LogSigmoidBackward0", jvp=ELEMENTWISE, saves=("self",),

@@ -1,8 +1,9 @@
 """Cody's erf and erfc on native arrays (W. J. Cody's rational Chebyshev approximations,
 netlib ``specfun`` CALERF), accurate to about 1e-16 relative in float64, in three ranges:
 ``|x| <= 0.46875``, ``<= 4``, and the asymptotic tail. Written only with Array API functions
-so every backend runs them. The ops are ``nn._ops.erf`` (the core's erf, also gelu's) and
-``ops.families.math_special.erfc``; this is their one implementation.
+so every backend runs them; the scaled ``erfcx`` is Cody's rational part. The ops are
+``nn._ops.erf`` (the core's erf, also gelu's), ``ops.families.math_special.erfc`` and
+``special.erfcx``; this is their one implementation.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-__all__ = ["erf_data", "erfc_data", "in_float32"]
+__all__ = ["erf_data", "erfc_data", "erfcx_data", "erfinv_data", "in_float32"]
 
 _A = (3.16112374387056560e00, 1.13864154151050156e02, 3.77485237685302021e02,
       3.20937758913846947e03, 1.85777706184603153e-1)
@@ -27,7 +28,7 @@ _P = (3.05326634961232344e-1, 3.60344899949804439e-1, 1.25781726111229246e-1,
 _Q = (2.56852019228982242e00, 1.87295284992346725e00, 5.27905102951428412e-1,
       6.05183413124413191e-2, 2.33520497626869185e-3)
 _THRESH = 0.46875
-_XBIG = 26.543  # erfc(x) underflows float64 beyond this: erf is exactly 1
+_XBIG = 27.3  # erfc(x) underflows float64 (below its subnormals) beyond this
 _ONE_OVER_SQRT_PI = 1.0 / math.sqrt(math.pi)
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
@@ -43,8 +44,10 @@ def _erf_small(xp: Any, x: Any) -> Any:
     return x * (num + _A[3]) / (den + _B[3])
 
 
-def _erfc_large(xp: Any, y: Any) -> Any:
-    """erfc(y) for ``y = |x| >= 0.46875`` (values for smaller y are computed but unused)."""
+def _erfc_ratio(xp: Any, y: Any) -> tuple[Any, Any]:
+    """``(y', R)`` with ``erfc(y') = exp(-y'^2) R`` for ``y >= 0.46875``: ``y'`` is ``y`` clipped to
+    the range of its formula (the middle range's [0.46875, 4], the tail's [4, inf)), ``R`` the
+    rational part (the scaled erfc ``erfcx(y')``)."""
     # middle range: erfc(y) = exp(-y^2) * R(y)
     ym = xp.clip(y, _THRESH, 4.0)
     num, den = _C[8] * ym, ym
@@ -52,14 +55,18 @@ def _erfc_large(xp: Any, y: Any) -> Any:
         num, den = (num + _C[i]) * ym, (den + _D[i]) * ym
     mid = (num + _C[7]) / (den + _D[7])
     # tail: erfc(y) = exp(-y^2) / y * (1/sqrt(pi) + R(1/y^2) / y^2)
-    yt = xp.clip(y, 4.0, _XBIG)
+    yt = xp.maximum(y, xp.full_like(y, 4.0))
     inv = 1.0 / (yt * yt)
     num, den = _P[5] * inv, inv
     for i in range(4):
         num, den = (num + _P[i]) * inv, (den + _Q[i]) * inv
     tail = (_ONE_OVER_SQRT_PI - inv * (num + _P[4]) / (den + _Q[4])) / yt
-    yl = xp.where(y <= 4.0, ym, yt)
-    ratio = xp.where(y <= 4.0, mid, tail)
+    return xp.where(y <= 4.0, ym, yt), xp.where(y <= 4.0, mid, tail)
+
+
+def _erfc_large(xp: Any, y: Any) -> Any:
+    """erfc(y) for ``y = |x| >= 0.46875`` (values for smaller y are computed but unused)."""
+    yl, ratio = _erfc_ratio(xp, xp.minimum(y, _XBIG))
     # exp(-y^2) split as exp(-a^2) * exp(-(y-a)(y+a)) with a = trunc(16 y)/16, as Cody does,
     # so the rounding error of y^2 is not amplified
     a = xp.trunc(yl * 16.0) / 16.0
@@ -97,3 +104,66 @@ def erfc_data(xp: Any, x: Any) -> Any:
     large = _erfc_large(xp, y)
     large = xp.where(x < 0, 2.0 - large, large)
     return xp.where(y <= _THRESH, 1.0 - _erf_small(xp, x), large)
+
+
+def erfcx_data(xp: Any, x: Any) -> Any:
+    """The scaled complementary error function ``exp(x^2) erfc(x)`` of a native floating array:
+    Cody's rational part itself for ``x >= 0.46875`` (no exp: finite for every x, ``1/(sqrt(pi)
+    x)`` in the far tail), ``2 exp(x^2) - erfcx(-x)`` for negative x (inf below about -26.6)."""
+    half = in_float32(xp, x, erfcx_data)
+    if half is not None:
+        return half
+    y = xp.abs(x)
+    _, ratio = _erfc_ratio(xp, y)
+    small = y <= _THRESH
+    ys = xp.where(small, y, xp.zeros_like(y))
+    near = xp.exp(ys * ys) * (1.0 - _erf_small(xp, ys))
+    positive = xp.where(small, near, ratio)
+    xn = xp.where(x < 0, x, xp.zeros_like(x))
+    return xp.where(x < 0, 2.0 * xp.exp(xn * xn) - positive, positive)
+
+
+# Giles (2010), "Approximating the erfinv function", single precision: w < 5 and w >= 5
+_CENTRAL = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
+            -0.00125372503, -0.00417768164, 0.246640727, 1.50140941)
+_TAIL = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
+         -0.0076224613, 0.00943887047, 1.00167406, 2.83297682)
+
+
+def _horner(coefficients: tuple[float, ...], w: Any) -> Any:
+    p = coefficients[0] + 0 * w
+    for c in coefficients[1:]:
+        p = c + p * w
+    return p
+
+
+def erfinv_data(xp: Any, x: Any) -> Any:
+    """erfinv of a native floating array: +-inf at +-1, NaN outside [-1, 1]."""
+    half = in_float32(xp, x, erfinv_data)
+    if half is not None:
+        return half
+    ax = xp.abs(x)
+    inside = ax < 1
+    xs = xp.where(inside, x, xp.zeros_like(x))  # unused lanes stay finite
+    axs = xp.abs(xs)
+    w = -xp.log((1.0 - xs) * (1.0 + xs))
+    central = _horner(_CENTRAL, w - 2.5)
+    tail = _horner(_TAIL, xp.sqrt(xp.maximum(w, 5.0 + 0 * w)) - 3.0)
+    y = xp.where(w < 5.0, central, tail) * xs
+    one_minus = 1.0 - axs  # exact for |x| >= 0.5 (Sterbenz)
+    sign = xp.where(xs < 0, -xp.ones_like(xs), xp.ones_like(xs))
+    tails = axs > 0.5
+    log_target = xp.log(xp.where(tails, one_minus, xp.ones_like(xs)))
+    for _ in range(4):
+        # centre: Newton on erf(y) - x; tails: Newton on log(erfc(|y|)) - log(1 - |x|),
+        # nearly quadratic in |y|, so it converges where the polynomial is only a rough start
+        # (|x| within 1e-8 of 1) and does not cancel as erf(y) - x would
+        ya = xp.where(tails, xp.abs(y), xp.ones_like(y))
+        c = erfc_data(xp, ya)
+        slope = _TWO_OVER_SQRT_PI * xp.exp(-ya * ya)
+        tail_y = sign * (ya + (xp.log(c) - log_target) * c / slope)
+        centre_y = y - (erf_data(xp, y) - xs) / (_TWO_OVER_SQRT_PI * xp.exp(-y * y))
+        y = xp.where(tails, tail_y, centre_y)
+    y = xp.where(inside, y, xp.full_like(y, math.nan))
+    inf = xp.full_like(y, math.inf)
+    return xp.where(ax == 1, xp.where(x < 0, -inf, inf), y)

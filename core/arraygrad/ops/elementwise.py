@@ -203,8 +203,12 @@ def _pow_base_grad(g: Tensor, n: RuleNode) -> Tensor:
 
 
 def _pow_exponent_grad(g: Tensor, n: RuleNode) -> Tensor:
+    return pow_exponent_grad(g, n.self, n.exponent, n.result)
+
+
+def pow_exponent_grad(g: Tensor, a: Any, b: Tensor, out: Tensor) -> Tensor:
+    """The gradient of ``out = a ** b`` in its exponent ``b``, for a tensor or number base."""
     # d(a**b)/db = a**b * log(a); taken as 0 where a == 0 and b >= 0, as PyTorch does
-    a, b, out = n.self, n.exponent, n.result
     if isinstance(a, Tensor):
         return where((a == 0) & (b >= 0), 0.0, g * out * log(a))
     if a > 0:

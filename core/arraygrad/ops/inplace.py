@@ -18,12 +18,31 @@ from typing import Any, Callable, Sequence
 
 from arraygrad.autograd.forward_ad import set_tangent, state as _fw, tangent_of
 from arraygrad.autograd.grad_mode import _state, no_grad
+from arraygrad.autograd.mutation_on_saved import _active as _mutation
+from arraygrad.autograd.mutation_on_saved import before_write as _mutation_before_write
 from arraygrad.ops.fast import inplace_arithmetic
 from arraygrad.ops.rule import ELEMENTWISE, defop
 from arraygrad.tensor import Tensor
 
 
-__all__ = ["apply_inplace", "overwritten", "native_arithmetic"]
+__all__ = ["apply_inplace", "overwritten", "native_arithmetic", "before_write",
+           "INFERENCE_INPLACE_MESSAGE"]
+
+INFERENCE_INPLACE_MESSAGE = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
+    "clone to get a normal tensor before doing inplace update.See "
+    "https://github.com/pytorch/rfcs/pull/17 for more details.")
+
+
+def before_write(t: Tensor) -> None:
+    """What every in-place write of ``t`` does first: PyTorch's refusal of an update of an
+    inference tensor (one made under ``inference_mode``, or a view of one) outside
+    ``inference_mode``, then ``allow_mutation_on_saved_tensors``' clone of the saved values
+    ``t`` aliases (a no-op outside that context)."""
+    if (t._inference or (t._base is not None and t._base._inference)) and not _state.inference:
+        raise RuntimeError(INFERENCE_INPLACE_MESSAGE)
+    if _mutation.ctx is not None:
+        _mutation_before_write(t)
 
 
 def _check_writable(t: Tensor, op: str) -> None:
@@ -105,6 +124,7 @@ def _write(t: Tensor, data: Any, op: str) -> None:
 def native_arithmetic(t: Tensor, op: str, other: Any, alpha: Any = 1) -> bool:
     """``t op= other * alpha`` on ``t``'s array directly when ``ops.fast`` takes it (the
     optimizers' updates); False when the general in-place mechanism must run."""
+    before_write(t)
     result = inplace_arithmetic(t, op, other, alpha)
     if result is None:
         return False
@@ -125,6 +145,7 @@ def apply_inplace(t: Tensor, op: str, compute: Callable[..., Any],
     ``operands``: the op's other arguments; when one requires grad, the op is recorded
     even if ``t`` does not, and its node may save ``t``'s old value, so that is kept too.
     """
+    before_write(t)
     grad_on = _state.enabled
     view = t._view
     if grad_on:

@@ -17,6 +17,7 @@ from typing import Any, Callable
 
 from arraygrad import dtypes as _dt
 from arraygrad.autograd.grad_mode import is_grad_enabled, no_grad
+from arraygrad.ops.inplace import before_write
 from arraygrad.tensor import Tensor
 
 __all__ = ["accepts_out", "write_out", "resize_", "resize_as_"]
@@ -66,6 +67,7 @@ def write_out(name: str, result: Any, out: Any) -> Any:
 def _check(name: str, result: Any, out: Any) -> None:
     if not isinstance(out, Tensor):
         raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    before_write(out)
     if is_grad_enabled() and (result.requires_grad or out.requires_grad):
         raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
                            "differentiation, but one of the arguments requires grad.")
@@ -121,6 +123,7 @@ def resize_(self: Tensor, *sizes: Any, size: Any = None, memory_format: Any = No
     shape = tuple(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else sizes
     if not all(isinstance(s, int) and s >= 0 for s in shape):
         raise RuntimeError(f"resize_: sizes must be non-negative integers, got {list(shape)}")
+    before_write(self)
     if self.requires_grad:
         raise RuntimeError("cannot resize variables that require grad")
     if self._base is not None and tuple(shape) != tuple(self.shape):

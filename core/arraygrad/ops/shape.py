@@ -100,17 +100,36 @@ def _reshape_as(input: Tensor, shape: tuple, rule: Rule, op: str = "reshape",
                      strides)
 
 
-def reshape(input: Tensor, *shape: Any) -> Tensor:
+def _keyword(op: str, name: str, positional: tuple, value: Any) -> tuple:
+    """The sizes given as PyTorch's keyword ``name=`` (``x.reshape(shape=(2, 3))``)."""
+    if value is None:
+        return positional
+    if positional:
+        raise TypeError(f"{op}() got multiple values for argument '{name}'")
+    return (value,)
+
+
+def reshape(input: Tensor, *sizes: Any, shape: Any = None) -> Tensor:
     """The same elements in a new shape (one dimension may be -1)."""
-    shape = _infer_shape(_sizes(shape, "reshape"), input.numel(), "reshape", input._data.shape)
-    return _reshape_as(input, shape, VIEW)
+    new = _sizes(_keyword("reshape", "shape", sizes, shape), "reshape")
+    new = _infer_shape(new, input.numel(), "reshape", input._data.shape)
+    return _reshape_as(input, new, VIEW)
 
 
-def view(input: Tensor, *shape: Any) -> Tensor:
-    """``reshape`` that shares data (every layout is viewable here; see docs/differences.md)."""
-    if len(shape) == 1 and isinstance(shape[0], _dt.dtype):
-        raise RuntimeError("view(dtype) is not supported; use .to(dtype)")
-    shape = _infer_shape(_sizes(shape, "view"), input.numel(), "view", input._data.shape)
+def view(input: Tensor, *sizes: Any, size: Any = None, dtype: Any = None) -> Tensor:
+    """The same memory in a new shape (raises where only a copy could do it, as PyTorch),
+    or, given a dtype, read as that dtype (``Tensor.view(dtype)``)."""
+    if dtype is None and len(sizes) == 1 and isinstance(sizes[0], _dt.dtype):
+        dtype = sizes[0]
+        sizes = ()
+    if dtype is not None:
+        if sizes or size is not None:
+            raise TypeError("view() takes either sizes or a dtype, not both")
+        from arraygrad.ops.dtype_view import view_as_dtype
+
+        return view_as_dtype(input, dtype)
+    shape = _sizes(_keyword("view", "size", sizes, size), "view")
+    shape = _infer_shape(shape, input.numel(), "view", input._data.shape)
     return _reshape_as(input, shape, VIEW, "view")
 
 
@@ -171,9 +190,9 @@ def _permuted(input: Tensor, order: tuple, rule: Rule, **params: Any) -> Tensor:
                      permuted_strides(input, order))
 
 
-def permute(input: Tensor, *dims: Any) -> Tensor:
-    """Reorder dimensions."""
-    dims = _sizes(dims, "permute")
+def permute(input: Tensor, *order: Any, dims: Any = None) -> Tensor:
+    """Reorder dimensions (``dims`` positional, as varargs, or ``dims=``)."""
+    dims = _sizes(_keyword("permute", "dims", order, dims), "permute")
     n = input._data.ndim
     if len(dims) != n:
         raise RuntimeError(
@@ -229,9 +248,10 @@ EXPAND = defop("ExpandBackward0", jvp=lambda t, n: t, params=("self_sym_sizes",)
                vjp=(lambda g, n: sum_to(g, n.self_sym_sizes),))
 
 
-def expand(input: Tensor, *sizes: Any) -> Tensor:
-    """Broadcast to a larger shape without copying (-1 keeps a dimension)."""
-    sizes = _sizes(sizes, "expand")
+def expand(input: Tensor, *sizes: Any, size: Any = None, implicit: bool = False) -> Tensor:
+    """Broadcast to a larger shape without copying (-1 keeps a dimension); ``size=`` as
+    PyTorch (``implicit`` is PyTorch's internal flag, without effect)."""
+    sizes = _sizes(_keyword("expand", "size", sizes, size), "expand")
     shape = input._data.shape
     if len(sizes) < len(shape):
         raise RuntimeError(
@@ -284,9 +304,9 @@ def _unrepeat(g: Tensor, n: RuleNode) -> Tensor:
 REPEAT = defop("RepeatBackward0", jvp=VIA_VJP, params=("repeats", "self_sym_sizes"), vjp=(_unrepeat,))
 
 
-def repeat(input: Tensor, *sizes: Any) -> Tensor:
-    """Tile the tensor ``sizes[i]`` times along each dimension."""
-    reps = _sizes(sizes, "repeat")
+def repeat(input: Tensor, *sizes: Any, repeats: Any = None) -> Tensor:
+    """Tile the tensor ``sizes[i]`` times along each dimension (``repeats=`` as PyTorch)."""
+    reps = _sizes(_keyword("repeat", "repeats", sizes, repeats), "repeat")
     shape = input._data.shape
     if len(reps) < len(shape):
         raise RuntimeError(
@@ -421,8 +441,20 @@ def _split_at(input: Tensor, sizes: list, d: int, rule: Rule, **params: Any) -> 
     return _views_of_parts(outs, input, keys)
 
 
-def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
-    """Split into chunks of a given size, or of the given list of sizes."""
+def split(input: Tensor | None = None, split_size_or_sections: Any = None, dim: int = 0, *,
+          tensor: Tensor | None = None, split_size: Any = None) -> tuple:
+    """Split into chunks of a given size, or of the given list of sizes (PyTorch's keyword
+    names: ``torch.split(tensor=...)``, ``Tensor.split(split_size=...)``)."""
+    if tensor is not None:
+        if input is not None:
+            raise TypeError("split() got multiple values for argument 'tensor'")
+        input = tensor
+    if split_size is not None:
+        if split_size_or_sections is not None:
+            raise TypeError("split() got multiple values for argument 'split_size'")
+        split_size_or_sections = split_size
+    if input is None or split_size_or_sections is None:
+        raise TypeError("split() missing required arguments 'tensor' and 'split_size_or_sections'")
     n = input._data.ndim
     d = _wrap_dim(dim, n, "split")
     length = input._data.shape[d]

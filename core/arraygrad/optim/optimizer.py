@@ -15,6 +15,7 @@ creates) are described by ``_compile_key()``, which the recorder guards on.
 from __future__ import annotations
 
 import functools
+import sys
 import warnings
 from collections import defaultdict
 from copy import deepcopy
@@ -54,28 +55,39 @@ def register_optimizer_step_post_hook(hook: Callable[..., Any]) -> RemovableHand
 
 
 def _with_step_hooks(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Wrap a ``step`` so the global and per-optimizer pre/post hooks run around it."""
+    """Wrap a ``step`` so the global and per-optimizer pre/post hooks run around it, inside a
+    profiler range ``Optimizer.step#<class>.step`` while a profile is recording
+    (``Optimizer.profile_hook_step``)."""
 
     @functools.wraps(func)
     def step(*args: Any, **kwargs: Any) -> Any:
-        self = args[0]
-        for pre in chain(list(_global_step_pre_hooks.values()),
-                         list(self._optimizer_step_pre_hooks.values())):
-            result = pre(self, args, kwargs)
-            if result is not None:
-                if isinstance(result, tuple) and len(result) == 2:
-                    args, kwargs = result
-                else:
-                    raise RuntimeError(f"{func} must return None or a tuple of "
-                                       f"(new_args, new_kwargs), but got {result}.")
-        out = func(*args, **kwargs)
-        for post in chain(list(self._optimizer_step_post_hooks.values()),
-                          list(_global_step_post_hooks.values())):
-            post(self, args, kwargs)
-        return out
+        profiler = sys.modules.get("arraygrad.autograd.profiler")  # not imported: not profiling
+        if profiler is not None and profiler._active is not None:
+            with profiler.record_function(f"Optimizer.step#{type(args[0]).__name__}.step"):
+                return _hooked_step(func, args, kwargs)
+        return _hooked_step(func, args, kwargs)
 
     step.hooked = True  # type: ignore[attr-defined]
     return step
+
+
+def _hooked_step(func: Callable[..., Any], args: Any, kwargs: Any) -> Any:
+    """The hooks around one ``step`` call (global pre hooks first, global post hooks last)."""
+    self = args[0]
+    for pre in chain(list(_global_step_pre_hooks.values()),
+                     list(self._optimizer_step_pre_hooks.values())):
+        result = pre(self, args, kwargs)
+        if result is not None:
+            if isinstance(result, tuple) and len(result) == 2:
+                args, kwargs = result
+            else:
+                raise RuntimeError(f"{func} must return None or a tuple of "
+                                   f"(new_args, new_kwargs), but got {result}.")
+    out = func(*args, **kwargs)
+    for post in chain(list(self._optimizer_step_post_hooks.values()),
+                      list(_global_step_post_hooks.values())):
+        post(self, args, kwargs)
+    return out
 
 
 def _add_hook(hooks: HookDict, hook: Callable[..., Any], prepend: bool) -> RemovableHandle:
@@ -106,6 +118,15 @@ class Optimizer:
     """
 
     _opt_called: bool  # set by an LR scheduler's wrapper of ``step``
+
+    OptimizerPreHook = Callable[..., Any]
+    """A step pre hook's type: ``hook(optimizer, args, kwargs) -> None | (args, kwargs)``."""
+    OptimizerPostHook = Callable[..., Any]
+    """A step post hook's type: ``hook(optimizer, args, kwargs) -> None``."""
+    profile_hook_step = staticmethod(_with_step_hooks)
+    """The decorator every optimizer's ``step`` is wrapped in: the step hooks, and a profiler
+    range ``Optimizer.step#<class>.step`` while profiling (PyTorch's
+    ``Optimizer.profile_hook_step``)."""
 
     def __init__(self, params: ParamsT, defaults: dict[str, Any]) -> None:
         self.defaults = defaults

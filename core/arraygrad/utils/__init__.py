@@ -13,7 +13,8 @@ from arraygrad.utils._swap import swap_tensors
 
 __all__ = ["checkpoint", "data", "set_module", "swap_tensors"]
 
-_LAZY = ("hooks", "dlpack", "weak", "benchmark", "model_zoo", "tensorboard", "collect_env")
+_LAZY = ("hooks", "dlpack", "weak", "benchmark", "model_zoo", "tensorboard", "collect_env",
+         "deterministic")
 
 
 def __getattr__(name: str) -> Any:

@@ -24,12 +24,26 @@ from typing import Any, Callable, ContextManager, Iterable
 
 from arraygrad.autograd.function import Function
 from arraygrad.autograd.grad_mode import enable_grad, no_grad
+from arraygrad.autograd.graph import RawSavedTensor as SavedTensor
 from arraygrad.autograd.saved_hooks import saved_tensors_hooks
+from arraygrad.func._pytree import tree_map
 from arraygrad.random import device_generator
 from arraygrad.tensor import Tensor, wrap
+from arraygrad.utils.checkpoint_selective import (
+    CheckpointPolicy, SelectiveCheckpointContext, create_selective_checkpoint_contexts,
+)
+from arraygrad.utils.checkpoint_switches import (
+    DefaultDeviceType, GraphExecGroup, detach_variable, get_device_states,
+    current as _current, set_checkpoint_debug_enabled, set_checkpoint_early_stop,
+    set_device_states, switches as _switches,
+)
 
 __all__ = ["checkpoint", "checkpoint_sequential", "noop_context_fn", "CheckpointError",
-           "check_backward_validity"]
+           "check_backward_validity", "CheckpointPolicy", "SelectiveCheckpointContext",
+           "create_selective_checkpoint_contexts", "set_checkpoint_early_stop",
+           "set_checkpoint_debug_enabled", "GraphExecGroup", "DefaultDeviceType",
+           "get_device_states", "set_device_states", "detach_variable", "SavedTensor",
+           "tree_map"]
 
 
 class CheckpointError(RuntimeError):
@@ -100,13 +114,14 @@ class _Holder:
     a weak reference to its array (``_unpack``), so a recomputed activation lives as long as
     the backward formula using it, not until the end of the pass."""
 
-    __slots__ = ("frame", "value", "weak", "backend", "__weakref__")
+    __slots__ = ("frame", "value", "weak", "backend", "kept", "__weakref__")
 
     def __init__(self, frame: "_Frame") -> None:
         self.frame = frame
         self.value: Tensor | None = None
         self.weak: Any = None  # weakref.ref to the array once read
         self.backend: Any = None
+        self.kept = False  # saved by an op a selective checkpoint saves: never recomputed
 
 
 class _Frame:
@@ -114,13 +129,18 @@ class _Frame:
 
     def __init__(self, fn: Callable[..., Any], args: tuple, kwargs: dict,
                  rng: list[tuple[Any, Any]] | None, recompute_context: ContextManager[Any],
-                 check: bool) -> None:
+                 check: bool, early_stop: bool = True,
+                 debug: tuple[Any, Any] | None = None) -> None:
         self.fn, self.args, self.kwargs = fn, args, kwargs
         self.rng = rng
         self.recompute_context = recompute_context
         self.check = check
+        self.early_stop = early_stop
+        self.debug = debug  # (forward OpLog, recomputation OpLog) with debug=True
         self.holders: list[weakref.ref[_Holder]] = []
         self.meta: list[dict[str, Any]] = []
+        # a selective checkpoint's op running in the forward: (holder, tensor) it saved
+        self.provisional: list[tuple[_Holder, Tensor]] | None = None
         # the values read last, kept strongly: a node reading a saved value again (in
         # another input's formula) finds it without recomputing the segment
         self.recent: collections.deque[Tensor] = collections.deque(maxlen=_RECENT)
@@ -130,7 +150,27 @@ class _Frame:
         self.holders.append(weakref.ref(holder))
         if self.check:
             self.meta.append(_meta(t))
+        if self.provisional is not None:
+            self.provisional.append((holder, t))
         return holder
+
+    # -- selective checkpointing (``checkpoint_selective``) ---------------------------
+    def start_op(self) -> int:
+        """An op of a selective checkpoint starts in the forward: note what it saves."""
+        self.provisional = []
+        return len(self.holders)
+
+    def end_op(self, mark: int | None) -> None:
+        """The op ended: with ``mark`` (it is saved, not recomputed), what it saved is kept
+        and left out of the recomputation's order; else its holders stay ordinary."""
+        pending, self.provisional = self.provisional or [], None
+        if mark is None:
+            return
+        for holder, t in pending:
+            holder.value = t.detach() if t.requires_grad else t
+            holder.kept = True
+        del self.holders[mark:]
+        del self.meta[mark:]
 
     def recompute(self) -> None:
         """Rerun the segment, filling the live holders with what it saves, in order."""
@@ -140,32 +180,52 @@ class _Frame:
         def pack(t: Tensor) -> None:
             i = count[0]
             count[0] += 1
-            if i < len(self.holders):
-                holder = self.holders[i]()
-                if holder is not None:
-                    if self.check and _meta(t) != self.meta[i]:
-                        mismatched.append(f"tensor at position {i}:\nsaved metadata: "
-                                          f"{self.meta[i]}\nrecomputed metadata: {_meta(t)}\n")
-                    holder.value = t.detach() if t.requires_grad else t
+            if i >= len(self.holders):
+                raise self._error("torch.utils.checkpoint: trying to save more tensors during "
+                                  "recomputation than during the original forward pass.\n"
+                                  + _DEBUG_TIP)
+            holder = self.holders[i]()
+            if holder is not None:
+                if self.check and _meta(t) != self.meta[i]:
+                    mismatched.append(f"tensor at position {i}:\nsaved metadata: "
+                                      f"{self.meta[i]}\nrecomputed metadata: {_meta(t)}\n")
+                holder.value = t.detach() if t.requires_grad else t
+            if self.early_stop and count[0] == len(self.holders):
+                raise _StopRecomputation  # every saved value is back: the rest is not needed
             return None
 
         def unpack(_: None) -> Tensor:
             raise CheckpointError("torch.utils.checkpoint: unpacking a tensor saved during "
                                   "recomputation is not supported")
 
-        with _replayed_rng(self.rng), enable_grad(), self.recompute_context, \
-                saved_tensors_hooks(pack, unpack):
-            self.fn(*self.args, **self.kwargs)
-        if self.check and count[0] != len(self.holders):
-            raise CheckpointError(
+        try:
+            with _replayed_rng(self.rng), enable_grad(), self.recompute_context, \
+                    saved_tensors_hooks(pack, unpack):
+                self.fn(*self.args, **self.kwargs)
+        except _StopRecomputation:
+            pass
+        if count[0] != len(self.holders):  # checked whatever determinism_check, as PyTorch
+            raise self._error(
                 "torch.utils.checkpoint: A different number of tensors was saved during the "
                 "original forward and recomputation.\n"
                 f"Number of tensors saved during forward: {len(self.holders)}\n"
-                f"Number of tensors saved during recomputation: {count[0]}.")
+                f"Number of tensors saved during recomputation: {count[0]}.\n" + _DEBUG_TIP)
         if mismatched:
-            raise CheckpointError(
+            raise self._error(
                 "torch.utils.checkpoint: Recomputed values for the following tensors have "
-                "different metadata than during the forward pass.\n" + "".join(mismatched))
+                "different metadata than during the forward pass.\n" + "".join(mismatched)
+                + _DEBUG_TIP)
+
+    def _error(self, message: str) -> CheckpointError:
+        """The CheckpointError, with the operations logged in the forward and the
+        recomputation when ``debug`` is on (PyTorch's layout)."""
+        if self.debug is None:
+            return CheckpointError(message)
+        forward, recompute = self.debug
+        return CheckpointError(message + "\n" + _ERROR_TEMPLATE.format(
+            forward_traces=forward.traces("original"),
+            recompute_traces=recompute.traces("recompute"),
+            forward_ops="\n".join(forward.ops), recompute_ops="\n".join(recompute.ops)))
 
 
 def _meta(t: Tensor) -> dict[str, Any]:
@@ -176,6 +236,44 @@ def _meta(t: Tensor) -> dict[str, Any]:
 _RECENT = 2  # how many read values a frame keeps strongly (``_Frame.recent``)
 
 
+class _StopRecomputation(Exception):
+    """Raised inside the recomputation once every saved value is back (early stop)."""
+
+
+_DEBUG_TIP = """
+Tip: To see a more detailed error message, either pass `debug=True` to
+`torch.utils.checkpoint.checkpoint(...)` or wrap the code block
+with `with torch.utils.checkpoint.set_checkpoint_debug_enabled(True):` to
+enable checkpoint-debug mode globally.
+"""
+
+_ERROR_TEMPLATE = """An error happened while unpacking tensors; dumping logs of latest computation
+because you passed `debug=True` to `torch.utils.checkpoint.checkpoint()`.
+
++~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~+
+|        1. Stack traces of the operators that ran in the original forward     |
++------------------------------------------------------------------------------+
+
+{forward_traces}
++~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~+
+|        2. Stack traces of the operators that ran during recomputation        |
++------------------------------------------------------------------------------+
+
+{recompute_traces}
++~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~+
+|       3. Log of operators in the original forward and recomputation          |
++------------------------------------------------------------------------------+
+
+Operations executed during the original forward:
+
+{forward_ops}
+
+Operations executed during recomputation:
+
+{recompute_ops}
+"""
+
+
 def _unpack(holder: _Holder) -> Tensor:
     """The recomputed value of ``holder`` (recomputing the segment when it is not there).
 
@@ -184,6 +282,8 @@ def _unpack(holder: _Holder) -> Tensor:
     activation is freed once the backward formulas using it are done, as PyTorch frees it after unpacking; a later
     read (``retain_graph``, a second access) finds it while alive, else recomputes."""
     value = holder.value
+    if holder.kept:
+        return value  # type: ignore[return-value]  # kept from the forward
     if value is None:
         data = holder.weak() if holder.weak is not None else None
         if data is not None:
@@ -213,17 +313,33 @@ def _unpack(holder: _Holder) -> Tensor:
 
 def _checkpoint_without_reentrant(function: Callable[..., Any], preserve: bool,
                                   context_fn: Callable[[], tuple[Any, Any]],
-                                  determinism_check: str, args: tuple, kwargs: dict) -> Any:
+                                  determinism_check: str, debug: bool, args: tuple,
+                                  kwargs: dict) -> Any:
     if determinism_check not in _CHECKS:
         raise ValueError(f"determinism_check should be one of {list(_CHECKS)}, but got "
                          f"{determinism_check}")
-    forward_context, recompute_context = context_fn()
+    debug = _switches.debug if _switches.debug is not None else debug
+    logs = None
+    if debug:
+        if context_fn is not noop_context_fn:
+            raise ValueError("debug=True is incompatible with non-default context_fn")
+        from arraygrad.utils.checkpoint_selective import OpLog
+
+        logs = (OpLog(), OpLog())
+        forward_context, recompute_context = logs
+    else:
+        forward_context, recompute_context = context_fn()
     rng = _snapshot(_rng_generators(args)) if preserve else None
+    early_stop = _switches.early_stop if _switches.early_stop is not None else True
     frame = _Frame(function, args, kwargs, rng, recompute_context,
-                   determinism_check == "default")
-    # the holders keep the frame alive as long as the graph needs it
-    with saved_tensors_hooks(frame.pack, _unpack), forward_context:
-        return function(*args, **kwargs)
+                   determinism_check == "default", early_stop, logs)
+    outer, _current.frame = _current.frame, frame
+    try:
+        # the holders keep the frame alive as long as the graph needs it
+        with saved_tensors_hooks(frame.pack, _unpack), forward_context:
+            return function(*args, **kwargs)
+    finally:
+        _current.frame = outer
 
 
 # -- reentrant ---------------------------------------------------------------------------
@@ -306,9 +422,12 @@ def checkpoint(function: Callable[..., Any], *args: Any, use_reentrant: bool | N
     False is recommended (supports kwargs, ``context_fn``, double backward, ``autograd.grad``).
     ``preserve_rng_state`` (default True): the recomputation replays the forward's random
     numbers (dropout masks match). ``context_fn``: returns two context managers, around the
-    forward and around the recomputation. ``determinism_check``: ``"default"`` compares the
-    shapes, dtypes and devices of what the recomputation saves with the forward's, ``"none"``
-    does not. ``debug`` is accepted (no extra logs).
+    forward and around the recomputation (``create_selective_checkpoint_contexts`` makes a
+    pair that saves the ops a policy names). ``determinism_check``: ``"default"`` compares
+    the shapes, dtypes and devices of what the recomputation saves with the forward's,
+    ``"none"`` does not. ``debug``: a CheckpointError also lists the operations of the
+    forward and of the recomputation, with their stacks. The recomputation stops as soon as
+    every saved value is back (``set_checkpoint_early_stop`` turns that off).
     """
     if use_reentrant is None:
         warnings.warn(_USE_REENTRANT_WARNING.format(name="torch.utils.checkpoint"),
@@ -323,7 +442,7 @@ def checkpoint(function: Callable[..., Any], *args: Any, use_reentrant: bool | N
                              "use_reentrant=False.")
         return CheckpointFunction.apply(function, preserve, *args)
     return _checkpoint_without_reentrant(function, preserve, context_fn, determinism_check,
-                                         args, kwargs)
+                                         debug, args, kwargs)
 
 
 def checkpoint_sequential(functions: Any, segments: int, input: Any,

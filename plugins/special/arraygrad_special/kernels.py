@@ -1,20 +1,16 @@
 """Per-backend kernels: ``scipy.special`` for NumPy, ``cupyx.scipy.special`` for CuPy.
 
-Kernels are registered as small wrappers that import their library on first
-call, so loading the plugin imports neither SciPy (about 0.3 s) nor CuPy. A
-wrapper returns ``NotImplemented`` if its library turns out not to import;
-the op then uses the portable implementation (see ``ops._forward``).
+Kernels are registered as small wrappers that import their library on first call, so loading
+the plugin imports neither SciPy (about 0.3 s) nor CuPy. A wrapper returns ``NotImplemented``
+if its library turns out not to import; the op then runs arraygrad's portable code.
 
-Kernels take and return native arrays. The result is cast back to the
-input's dtype, because some SciPy functions (``i0``, ``polygamma``) only have
-float64 loops and would otherwise silently promote float32 inputs.
-``polygamma``'s kernel receives its order ``n`` as a 0-d array of the input's
-dtype on the input's device (``ops._forward`` makes it): cupyx's polygamma
-cannot take a Python int.
-
-The ``erf`` kernels serve the core's own ``erf`` op (``arraygrad.special.erf``),
-which runs a registered kernel and falls back to its portable code when the
-kernel returns ``NotImplemented``.
+Kernels take and return native arrays. The result is cast back to the first argument's dtype,
+because some SciPy functions (``i0``, ``k0``, ...) only have float64 loops and would otherwise
+silently promote float32 inputs. Only functions whose values agree with PyTorch's everywhere,
+edges included, are registered (``polygamma`` and ``zeta`` are not: SciPy's differ from
+PyTorch's at +-inf and at the poles); ``lgamma``'s result is corrected where SciPy's differs
+(``gammaln(-inf)`` is -inf and ``gammaln`` of a subnormal is inf in SciPy, inf and
+``-log|x|`` in PyTorch).
 """
 
 from __future__ import annotations
@@ -26,19 +22,36 @@ __all__ = ["SCIPY_NAMES", "lazy_kernel", "numpy_kernels", "cupy_kernels"]
 
 SCIPY_NAMES = {
     "erf": "erf", "erfc": "erfc", "erfinv": "erfinv", "lgamma": "gammaln", "digamma": "psi",
-    "polygamma": "polygamma", "i0": "i0", "i1": "i1", "xlogy": "xlogy", "logit": "logit",
-    "expit": "expit",
+    "i0": "i0", "i1": "i1", "i0e": "i0e", "i1e": "i1e", "ndtr": "ndtr", "log_ndtr": "log_ndtr",
+    "ndtri": "ndtri", "erfcx": "erfcx", "entr": "entr", "igamma": "gammainc",
+    "igammac": "gammaincc", "modified_bessel_i0": "i0", "modified_bessel_i1": "i1",
+    "modified_bessel_k0": "k0", "modified_bessel_k1": "k1", "scaled_modified_bessel_k0": "k0e",
+    "scaled_modified_bessel_k1": "k1e", "bessel_j0": "j0", "bessel_j1": "j1", "bessel_y0": "y0",
+    "bessel_y1": "y1",
 }
-"""Op name -> function name in ``scipy.special`` / ``cupyx.scipy.special``."""
+"""arraygrad op name -> function name in ``scipy.special`` / ``cupyx.scipy.special``."""
 
 _MISSING = object()
 
 
-def lazy_kernel(module: str, attr: str, as_array):
+def _fix_lgamma(xp, x, out):
+    """PyTorch's lgamma where SciPy's differs: +inf at -inf, ``-log|x|`` for subnormal x."""
+    tiny = (xp.abs(x) < 1e-300) & (x != 0)
+    out = xp.where(tiny, -xp.log(xp.where(tiny, xp.abs(x), 1.0)), out)
+    return xp.where(x == -xp.inf, xp.inf, out)
+
+
+FIXES = {"lgamma": _fix_lgamma}
+"""op name -> ``fix(xp, first argument, result)``: PyTorch's values where the library's differ."""
+
+
+def lazy_kernel(module: str, attr: str, as_array, fix=None, array_module: str = "numpy"):
     """A kernel calling ``module.attr`` (imported on first use); ``as_array`` fixes the result.
 
-    ``as_array(result, like)`` turns the library's result (NumPy returns scalars for
-    0-d input) into an array of ``like``'s dtype, ``like`` being the last array argument.
+    ``as_array(result, like)`` turns the library's result (NumPy returns scalars for 0-d
+    input) into an array of ``like``'s dtype, ``like`` being the first argument; ``fix(xp,
+    like, result)`` then corrects the values that differ from PyTorch's, ``xp`` being
+    ``array_module`` (``numpy`` or ``cupy``).
     """
     cache = {}
 
@@ -52,7 +65,10 @@ def lazy_kernel(module: str, attr: str, as_array):
             cache["fn"] = fn
         if fn is _MISSING:
             return NotImplemented
-        return as_array(fn(*args), args[-1])
+        out = as_array(fn(*args), args[0])
+        if fix is not None:
+            out = fix(importlib.import_module(array_module), args[0], out)
+        return out
 
     kernel.__name__ = kernel.__qualname__ = f"{attr}_kernel"
     kernel.__doc__ = f"``{module}.{attr}`` on native arrays (imported on first call)."
@@ -77,7 +93,7 @@ def numpy_kernels() -> dict:
     """
     if importlib.util.find_spec("scipy") is None:
         return {}
-    return {op: lazy_kernel("scipy.special", name, _numpy_result)
+    return {op: lazy_kernel("scipy.special", name, _numpy_result, FIXES.get(op))
             for op, name in SCIPY_NAMES.items()}
 
 
@@ -87,5 +103,5 @@ def cupy_kernels() -> dict:
     They run only on CuPy arrays, i.e. once CuPy is already in use, so no check is needed
     here; if ``cupyx.scipy.special`` cannot be imported they defer to the portable code.
     """
-    return {op: lazy_kernel("cupyx.scipy.special", name, _cupy_result)
+    return {op: lazy_kernel("cupyx.scipy.special", name, _cupy_result, FIXES.get(op), "cupy")
             for op, name in SCIPY_NAMES.items()}

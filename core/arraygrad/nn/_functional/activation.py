@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from arraygrad.amp import state as _amp
 from arraygrad.ops import activation as _act, elementwise as ew
+from arraygrad.ops.families.nn_methods import hardshrink, prelu  # noqa: F401  (nn.functional's)
 from arraygrad.nn import _ops
 from arraygrad.tensor import _wrap_dim
 
@@ -245,11 +246,6 @@ def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
     return _threshold(input, threshold, value, inplace=True)
 
 
-def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
-    """``x`` where ``|x| > lambd``, else 0."""
-    return ew.where(ew.abs(input) > lambd, input, 0.0)
-
-
 def _check_lambd(input: Tensor, lambd: float) -> None:
     if lambd < 0:
         big = 1.7976931348623157e308 if input.dtype.itemsize == 8 else 3.4028234663852886e38
@@ -261,24 +257,6 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0."""
     _check_lambd(input, lambd)
     return ew.where(input > lambd, input - lambd, ew.where(input < -lambd, input + lambd, 0.0))
-
-
-def prelu(input: Tensor, weight: Tensor) -> Tensor:
-    """``x`` where positive, else ``weight * x``; ``weight`` has 1 or ``C`` (dim 1) entries."""
-    if _amp.on:  # autocast (arraygrad.amp.state)
-        input, weight = _amp.cast("prelu", input, weight)
-    if weight.ndim > 1:
-        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
-                           f"ndim = {weight.ndim}")
-    channels = input.shape[1] if input.ndim >= 2 else 1
-    count = weight.numel()
-    if count != 1 and count != channels:
-        raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found "
-                           f"parameter numbers = {count} and channel size = {channels}.")
-    w = weight
-    if count != 1:  # one slope per channel, broadcast over the trailing dims
-        w = weight.reshape((channels,) + (1,) * (input.ndim - 2))
-    return ew.where(input > 0, input, w * input)
 
 
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,

@@ -22,7 +22,7 @@ def _convert(module: Any, kinds: tuple[type, ...]) -> None:
 def convert_conv2d_weight_memory_format(module: _M, memory_format: Any) -> _M:
     """``module`` with its ``Conv2d``/``ConvTranspose2d`` weights in ``memory_format``
     (``channels_last``...): here row-major, which computes the same values."""
-    from arraygrad.nn import Conv2d, ConvTranspose2d
+    from arraygrad.nn.modules.conv import Conv2d, ConvTranspose2d
 
     _convert(module, (Conv2d, ConvTranspose2d))
     return module
@@ -31,7 +31,7 @@ def convert_conv2d_weight_memory_format(module: _M, memory_format: Any) -> _M:
 def convert_conv3d_weight_memory_format(module: _M, memory_format: Any) -> _M:
     """``module`` with its ``Conv3d``/``ConvTranspose3d`` weights in ``memory_format``
     (``channels_last_3d``...): here row-major, which computes the same values."""
-    from arraygrad.nn import Conv3d, ConvTranspose3d
+    from arraygrad.nn.modules.conv import Conv3d, ConvTranspose3d
 
     _convert(module, (Conv3d, ConvTranspose3d))
     return module

@@ -94,9 +94,15 @@ class iinfo:
     __hash__ = None  # type: ignore[assignment]
 
 
-def result_type(tensor: Any, other: Any) -> _dt.dtype:
+def result_type(tensor: Any = None, other: Any = None, *, scalar: Any = None,
+                scalar1: Any = None, scalar2: Any = None) -> _dt.dtype:
     """The dtype of an arithmetic op on ``tensor`` and ``other`` (tensors or Python numbers),
-    by PyTorch's promotion rules (``torch.result_type``)."""
+    by PyTorch's promotion rules (``torch.result_type``); its overloads' keyword names too:
+    ``result_type(scalar=2, tensor=t)``, ``result_type(scalar1=1, scalar2=2.0)``."""
+    if scalar1 is not None or scalar2 is not None:
+        tensor, other = scalar1, scalar2
+    elif scalar is not None:
+        tensor, other = scalar, tensor
     for arg in (tensor, other):
         if not isinstance(arg, (Tensor, bool, int, float)):
             raise TypeError(f"result_type(): expected a Tensor or a number, got "

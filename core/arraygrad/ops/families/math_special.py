@@ -1,13 +1,11 @@
-"""The core's ``erfc``, ``erfinv``, ``logit`` and ``xlogy`` (``torch.erfc`` ...), written with Array
-API functions only: erfc is Cody's (``ops._erf``, shared with the core's erf), erfinv is
-Giles' single-precision approximation refined by Newton steps on the erf residual (on
-``log erfc`` in the tails, where ``erf(y) - x`` would cancel).
+"""The error-function and logarithm family of special functions: ``erf``, ``erfc``,
+``erfinv``, ``logit``, ``xlogy``, ``xlog1py`` and ``entr`` (``torch.erf`` ..., the ``Tensor``
+methods and their in-place forms, and ``torch.special``'s), written with Array API functions
+only: erf and erfc are Cody's (``ops._erf``), erfinv is Giles' single-precision approximation
+refined by Newton steps on the erf residual (on ``log erfc`` in the tails).
 
-A plugin may register faster kernels for them (op names ``erfc``/``erfinv``, as
-arraygrad-special does with SciPy/cupyx); a kernel that declines defers to these.
-The ``Tensor.erfc``/``erfinv``/``logit``/``xlogy`` methods are not bound here:
-arraygrad-special binds them (to its ``arraygrad.special`` ops), and a second binding would
-refuse that plugin.
+A plugin may register faster kernels for erf/erfc/erfinv/entr (as arraygrad-special does with
+SciPy/cupyx); a kernel that declines defers to these.
 """
 
 from __future__ import annotations
@@ -16,65 +14,29 @@ import math
 from typing import Any, Callable
 
 from arraygrad.ops._erf import (
-    erf_data as _erf_data, erfc_data as _erfc_data, in_float32 as _in_float32,
+    erf_data as _erf_data, erfc_data as _erfc_data, erfinv_data as _erfinv_data,
 )
+from arraygrad.ops._special._common import quieted
 from arraygrad.ops import elementwise as ew
 from arraygrad.ops.casting import to_float_data
-from arraygrad.ops.promotion import operands as _operands
+from arraygrad.ops.families._special_op import binary_op, check_tensor, unary_op
 from arraygrad.ops.rule import ELEMENTWISE, defop
-from arraygrad.plugins.registry import dispatch_kernel
 from arraygrad.tensor import Tensor
 
-__all__ = ["FUNCTIONS", "erfc", "erfinv", "logit", "xlogy"]
+__all__ = ["FUNCTIONS", "METHODS", "INPLACE", "erf", "erfc", "erfinv", "logit", "xlogy",
+           "xlog1py", "entr", "kernel_unary"]
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 _SQRT_PI_OVER_TWO = math.sqrt(math.pi) / 2.0
 
-# Giles (2010), "Approximating the erfinv function", single precision: w < 5 and w >= 5
-_CENTRAL = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
-            -0.00125372503, -0.00417768164, 0.246640727, 1.50140941)
-_TAIL = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
-         -0.0076224613, 0.00943887047, 1.00167406, 2.83297682)
+kernel_unary = unary_op  # the name nn._ops and plugins knew
 
-
-def _horner(coefficients: tuple[float, ...], w: Any) -> Any:
-    p = coefficients[0] + 0 * w
-    for c in coefficients[1:]:
-        p = c + p * w
-    return p
-
-
-def _erfinv_data(xp: Any, x: Any) -> Any:
-    """erfinv of a native floating array: +-inf at +-1, NaN outside [-1, 1]."""
-    half = _in_float32(xp, x, _erfinv_data)
-    if half is not None:
-        return half
-    ax = xp.abs(x)
-    inside = ax < 1
-    xs = xp.where(inside, x, xp.zeros_like(x))  # unused lanes stay finite
-    axs = xp.abs(xs)
-    w = -xp.log((1.0 - xs) * (1.0 + xs))
-    central = _horner(_CENTRAL, w - 2.5)
-    tail = _horner(_TAIL, xp.sqrt(xp.maximum(w, 5.0 + 0 * w)) - 3.0)
-    y = xp.where(w < 5.0, central, tail) * xs
-    one_minus = 1.0 - axs  # exact for |x| >= 0.5 (Sterbenz)
-    sign = xp.where(xs < 0, -xp.ones_like(xs), xp.ones_like(xs))
-    tails = axs > 0.5
-    log_target = xp.log(xp.where(tails, one_minus, xp.ones_like(xs)))
-    for _ in range(4):
-        # centre: Newton on erf(y) - x; tails: Newton on log(erfc(|y|)) - log(1 - |x|),
-        # nearly quadratic in |y|, so it converges where the polynomial is only a rough start
-        # (|x| within 1e-8 of 1) and does not cancel as erf(y) - x would
-        ya = xp.where(tails, xp.abs(y), xp.ones_like(y))
-        c = _erfc_data(xp, ya)
-        slope = _TWO_OVER_SQRT_PI * xp.exp(-ya * ya)
-        tail_y = sign * (ya + (xp.log(c) - log_target) * c / slope)
-        centre_y = y - (_erf_data(xp, y) - xs) / (_TWO_OVER_SQRT_PI * xp.exp(-y * y))
-        y = xp.where(tails, tail_y, centre_y)
-    y = xp.where(inside, y, xp.full_like(y, math.nan))
-    inf = xp.full_like(y, math.inf)
-    return xp.where(ax == 1, xp.where(x < 0, -inf, inf), y)
-
+ERF = defop("ErfBackward0", jvp=ELEMENTWISE, saves=("self",),
+            vjp=(lambda g, n: g * (ew.exp(-(n.self * n.self)) * _TWO_OVER_SQRT_PI),))
+erf = unary_op(
+    "erf", ERF, _erf_data,
+    "The error function ``2/sqrt(pi) * integral_0^x exp(-t^2) dt``, elementwise (a plugin's "
+    "faster kernel, e.g. arraygrad-special's SciPy/cupyx one, when registered).")
 
 ERFC = defop("ErfcBackward0", jvp=ELEMENTWISE, key="core.erfc", saves=("self",),
              vjp=(lambda g, n: g * (ew.exp(-(n.self * n.self)) * -_TWO_OVER_SQRT_PI),))
@@ -82,30 +44,10 @@ ERFINV = defop("ErfinvBackward0", jvp=ELEMENTWISE, key="core.erfinv", saves=("re
                vjp=(lambda g, n: g * (ew.exp(n.result * n.result) * _SQRT_PI_OVER_TWO),))
 
 
-def kernel_unary(name: str, rule: Any, data_fn: Callable[[Any, Any], Any],
-                 doc: str) -> Callable[[Tensor], Tensor]:
-    """The float unary op ``name``: a plugin's kernel for the backend when one answers (a
-    kernel that declines or raises falls back), else ``data_fn(xp, array)``; recorded by
-    ``rule``. The core's erf (``nn._ops``) and this family's erfc/erfinv share it."""
-    def op(input: Tensor) -> Tensor:
-        if not isinstance(input, Tensor):
-            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
-                            f"{type(input).__name__}")
-        backend = input._backend
-        x = to_float_data(input)
-        # a plugin's kernel for this backend, when one is registered; otherwise ours
-        data = dispatch_kernel(name, backend, lambda a: data_fn(backend.xp, a), x)
-        return rule.record(data, backend, (input,))
-
-    op.__name__ = op.__qualname__ = name
-    op.__doc__ = doc
-    return op
-
-
-erfc = kernel_unary("erfc", ERFC, _erfc_data,
+erfc = unary_op("erfc", ERFC, _erfc_data,
                       "The complementary error function ``1 - erf(x)``, accurate in the "
                       "right tail.")
-erfinv = kernel_unary("erfinv", ERFINV, _erfinv_data,
+erfinv = unary_op("erfinv", ERFINV, _erfinv_data,
                         "The inverse error function on ``[-1, 1]`` (+-inf at +-1, NaN "
                         "outside).")
 
@@ -122,12 +64,15 @@ LOGIT = defop("LogitBackward0", jvp=ELEMENTWISE, key="core.logit", saves=("self"
               vjp=(_logit_grad,))
 
 
+@quieted
+def _logit_data(xp: Any, x: Any) -> Any:
+    return xp.log(x / (1.0 - x))  # +-inf at 1 and 0, as PyTorch (no warning)
+
+
 def logit(input: Tensor, eps: float | None = None) -> Tensor:
     """``log(x / (1 - x))``; with ``eps``, ``x`` is first clamped to ``[eps, 1 - eps]``
     (gradient 0 outside that range)."""
-    if not isinstance(input, Tensor):
-        raise TypeError(f"logit(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(input).__name__}")
+    check_tensor("logit", input)
     backend = input._backend
     xp = backend.xp
     x = to_float_data(input)
@@ -135,32 +80,86 @@ def logit(input: Tensor, eps: float | None = None) -> Tensor:
         eps = float(eps)
         lo, hi = xp.asarray(eps, dtype=x.dtype), xp.asarray(1.0 - eps, dtype=x.dtype)
         x = xp.where(x < lo, lo, xp.where(x > hi, hi, x))  # where(), not clip: NaN stays NaN
-    return LOGIT.record(xp.log(x / (1.0 - x)), backend, (input,), eps=eps)
+    return LOGIT.record(_logit_data(xp, x), backend, (input,), eps=eps)
 
 
-XLOGY = defop("XlogyBackward0", jvp=ELEMENTWISE, key="core.xlogy", inputs=("self", "other"),
-              saves=("self", "other"), vjp=(
-                  # PyTorch's d/dself: log(other) everywhere except where self == 0 and
-                  # other <= 0 (there 0, the subgradient of the 0 * log(0) convention)
-                  lambda g, n: ew.where((n.self == 0) & (n.other <= 0), g * 0,
-                                        xlogy(g, n.other)),
-                  lambda g, n: g * n.self / n.other))
+XLOGY = tuple(defop(f"XlogyBackward{i}", jvp=ELEMENTWISE, inputs=("self", "other"),
+                    saves=("self", "other"), vjp=(
+                        # PyTorch's d/dself: log(other) everywhere except where self == 0 and
+                        # other <= 0 (there 0, the subgradient of the 0 * log(0) convention)
+                        lambda g, n: ew.where((n.self == 0) & (n.other <= 0), g * 0,
+                                              xlogy(g, n.other)),
+                        lambda g, n: g * n.self / n.other))
+              for i in range(3))
 
 
-def xlogy(input: Any, other: Any) -> Tensor:
-    """``input * log(other)``, 0 where ``input == 0`` (unless ``other`` is NaN); either may be
-    a Python number."""
-    backend, ad, bd, ta, tb = _operands("xlogy", input, other, floating=True)
-    xp = backend.xp
-    like = ad if hasattr(ad, "shape") else bd
-    a = ad if hasattr(ad, "shape") else xp.asarray(ad, dtype=like.dtype)
-    b = bd if hasattr(bd, "shape") else xp.asarray(bd, dtype=like.dtype)
+@quieted
+def _xlogy_data(xp: Any, a: Any, b: Any) -> Any:
     prod = a * xp.log(b)
-    data = xp.where(xp.isnan(b), b + a, xp.where(a == 0, xp.zeros_like(prod), prod))
-    return XLOGY.record(data, backend, (input, other))
+    return xp.where(xp.isnan(b), b + a, xp.where(a == 0, xp.zeros_like(prod), prod))
 
 
-FUNCTIONS: dict[str, Callable[..., Any]] = {"erfc": erfc, "erfinv": erfinv, "logit": logit,
-                                            "xlogy": xlogy}
-"""Exported as ``arraygrad.<name>`` (the ``Tensor`` methods of the same names are the special
-plugin's)."""
+xlogy: Callable[[Any, Any], Tensor] = binary_op("xlogy", XLOGY, _xlogy_data,
+                  "``input * log(other)``, 0 where ``input == 0`` (unless ``other`` is NaN); "
+                  "either may be a Python number.")
+
+
+XLOG1PY = tuple(defop(f"SpecialXlog1PyBackward{i}", jvp=ELEMENTWISE, inputs=("self", "other"),
+                      saves=("self", "other"), vjp=(
+                          # PyTorch's: log1p(other), but 0 where self == 0 and other <= -1
+                          lambda g, n: ew.where((n.self == 0) & (n.other <= -1), g * 0,
+                                                xlog1py(g, n.other)),
+                          lambda g, n: g * n.self / (n.other + 1)))
+                for i in range(3))
+
+
+@quieted
+def _xlog1py_data(xp: Any, a: Any, b: Any) -> Any:
+    prod = a * xp.log1p(b)
+    return xp.where(xp.isnan(b), b + a, xp.where(a == 0, xp.zeros_like(prod), prod))
+
+
+xlog1py: Callable[[Any, Any], Tensor] = binary_op("xlog1py", XLOG1PY, _xlog1py_data,
+                    "``input * log1p(other)``, 0 where ``input == 0`` (unless ``other`` is "
+                    "NaN); either may be a Python number.")
+
+ENTR = defop("SpecialEntrBackward0", jvp=ELEMENTWISE, saves=("self",),
+             vjp=(lambda g, n: g * -(ew.log(n.self) + 1),))
+
+
+@quieted
+def _entr_data(xp: Any, x: Any) -> Any:
+    safe = xp.where(x > 0, x, xp.ones_like(x))
+    out = xp.where(x > 0, -safe * xp.log(safe), xp.zeros_like(x))
+    out = xp.where(x < 0, xp.full_like(x, -math.inf), out)
+    return xp.where(xp.isnan(x), x, out)
+
+
+entr = unary_op("entr", ENTR, _entr_data,
+                "The elementwise entropy ``-x log(x)``: 0 at 0, -inf for x < 0.")
+
+
+def _inplace_function(name: str) -> Callable[..., Tensor]:
+    """``torch.<name>_(input, ...)``: the in-place method as a function."""
+    def fn(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        check_tensor(f"{name}_", input)
+        result: Tensor = getattr(input, f"{name}_")(*args, **kwargs)
+        return result
+
+    fn.__name__ = fn.__qualname__ = f"{name}_"
+    fn.__doc__ = f"In-place ``{name}`` of ``input``; returns ``input``."
+    return fn
+
+
+FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "erf": erf, "erfc": erfc, "erfinv": erfinv, "logit": logit, "xlogy": xlogy,
+    **{f"{name}_": _inplace_function(name) for name in ("erf", "erfc", "logit", "xlogy")}}
+"""Exported as ``arraygrad.<name>``."""
+
+METHODS: dict[str, Callable[..., Any]] = {"erf": erf, "erfc": erfc, "erfinv": erfinv,
+                                          "logit": logit, "xlogy": xlogy}
+"""Bound as ``Tensor.<name>``."""
+
+INPLACE: dict[str, Callable[..., Any]] = {"logit_": logit, "xlogy_": xlogy}
+"""Bound as in-place ``Tensor.<name>`` (``erf_``, ``erfc_``, ``erfinv_`` are
+``inplace_variants``')."""

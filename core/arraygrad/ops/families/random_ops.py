@@ -1,5 +1,6 @@
 """Random sampling ops: ``normal``, ``bernoulli``, ``poisson``, ``multinomial`` and the
-in-place fillers ``uniform_``, ``normal_``, ``random_``, ``bernoulli_``, ``exponential_``.
+in-place fillers ``uniform_``, ``normal_``, ``random_``, ``bernoulli_``, ``exponential_``,
+``cauchy_``, ``log_normal_``, ``geometric_``.
 
 Every draw comes from the backend's native generator (``Backend.make_generator``) through
 ``arraygrad.random.generator_for``: the default generator of the tensor's device (seeded by
@@ -122,6 +123,42 @@ def _exponential_(self: Tensor, lambd: Any = 1.0, *,
     xp = self._backend.xp
     u = _uniform(self._backend, tuple(self.shape), generator)
     return _like(self, -xp.log1p(-u) / rate)  # u < 1: log1p(-u) is finite
+
+
+def _cauchy_(self: Tensor, median: Any = 0, sigma: Any = 1, *,
+             generator: Generator | None = None) -> Tensor:
+    """Samples of the Cauchy distribution ``median + sigma * tan(pi * (u - 1/2))``."""
+    if not self.dtype.is_floating_point:
+        raise RuntimeError(f"Cauchy distribution is a continuous probability distribution. "
+                           f"dtype must be a floating point but you specified {self.dtype}")
+    m, s = _number(median, "cauchy_", "median"), _number(sigma, "cauchy_", "sigma")
+    if not s > 0.0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={s:g}")
+    xp = self._backend.xp
+    u = _uniform(self._backend, tuple(self.shape), generator)
+    return _like(self, m + s * xp.tan(math.pi * (u - 0.5)))
+
+
+def _log_normal_(self: Tensor, mean: Any = 1, std: Any = 2, *,
+                 generator: Generator | None = None) -> Tensor:
+    """Samples whose logarithm is N(mean, std**2)."""
+    _require_floating(self, "log_normal_")
+    m, s = _number(mean, "log_normal_", "mean"), _number(std, "log_normal_", "std")
+    if not s > 0.0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={s:g}")
+    z = _std_normal(self._backend, tuple(self.shape), generator)
+    return _like(self, self._backend.xp.exp(m + s * z))
+
+
+def _geometric_(self: Tensor, p: Any, *, generator: Generator | None = None) -> Tensor:
+    """The number of Bernoulli(p) trials up to the first success (1, 2, ...), by inversion:
+    ``ceil(log(u) / log(1 - p))``."""
+    prob = _number(p, "geometric_", "p")
+    if not 0.0 < prob < 1.0:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={prob:g}")
+    xp = self._backend.xp
+    u = 1.0 - _uniform(self._backend, tuple(self.shape), generator)  # in (0, 1]: log is finite
+    return _like(self, xp.maximum(xp.ceil(xp.log(u) / math.log1p(-prob)), 1.0))
 
 
 def _random_range_default(d: _dt.dtype) -> int:
@@ -386,5 +423,7 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
 FUNCTIONS = {"normal": normal, "bernoulli": bernoulli, "poisson": poisson,
              "multinomial": multinomial}
 METHODS = {"bernoulli": bernoulli, "multinomial": multinomial}
-INPLACE = {"uniform_": _uniform_, "normal_": _normal_, "random_": _random_,
-           "bernoulli_": _bernoulli_, "exponential_": _exponential_}
+INPLACE = {"uniform_": _uniform_, "normal_": _normal_,
+           "random_": _random_, "bernoulli_": _bernoulli_,
+           "exponential_": _exponential_, "cauchy_": _cauchy_, "log_normal_": _log_normal_,
+           "geometric_": _geometric_}

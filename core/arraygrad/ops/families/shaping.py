@@ -91,9 +91,12 @@ def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
     return input.clone()
 
 
-def tile(input: Tensor, *dims: Any) -> Tensor:
-    """Repeat the tensor ``dims[i]`` times along each dimension; missing leading reps count as 1."""
-    reps = _ints(dims, "tile")
+def tile(input: Tensor, *reps_: Any, dims: Any = None) -> Tensor:
+    """Repeat the tensor ``dims[i]`` times along each dimension; missing leading reps count as 1
+    (``dims`` positional, as varargs, or ``dims=``)."""
+    if dims is not None and reps_:
+        raise TypeError("tile() got multiple values for argument 'dims'")
+    reps = _ints(reps_ if dims is None else dims, "tile")
     if len(reps) < input.dim():
         reps = [1] * (input.dim() - len(reps)) + reps
     return ag.repeat(input, *reps)
@@ -150,8 +153,25 @@ def _counts(repeats: Any, n: int | None, op: str) -> list[int]:
     return counts
 
 
-def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
-    """Split into ``sections`` near-equal pieces, or at the given ``indices``, along ``dim``."""
+def _one_of(op: str, **given: Any) -> Any:
+    """The one of PyTorch's alternative argument names given (``sections=``, ``indices=``...)."""
+    found = [(k, v) for k, v in given.items() if v is not None]
+    if len(found) != 1:
+        names = ", ".join(given)
+        raise TypeError(f"{op}() expects exactly one of the arguments {names}, got "
+                        f"{len(found)}")
+    return found[0][1]
+
+
+def tensor_split(input: Tensor, indices_or_sections: Any = None, dim: int = 0, *,
+                 sections: Any = None, indices: Any = None,
+                 tensor_indices_or_sections: Any = None) -> tuple[Tensor, ...]:
+    """Split into ``sections`` near-equal pieces, or at the given ``indices``, along ``dim``
+    (PyTorch's keyword names of its overloads: ``sections=``, ``indices=``,
+    ``tensor_indices_or_sections=``)."""
+    indices_or_sections = _one_of("tensor_split", indices_or_sections=indices_or_sections,
+                                  sections=sections, indices=indices,
+                                  tensor_indices_or_sections=tensor_indices_or_sections)
     if input.dim() == 0:
         raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
     d = _wrap_dim(dim, input.dim(), "tensor_split")
@@ -194,18 +214,27 @@ def _split_along(op: str, input: Tensor, ios: Any, dim: int, least: int) -> tupl
     return tensor_split(input, ios, dim)
 
 
-def hsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
-    """Split horizontally: along dimension 1 (0 for a 1-D tensor)."""
+def hsplit(input: Tensor, indices_or_sections: Any = None, *, sections: Any = None,
+           indices: Any = None) -> tuple[Tensor, ...]:
+    """Split horizontally: along dimension 1 (0 for a 1-D tensor) (``sections=``/``indices=`` as PyTorch's overloads)."""
+    indices_or_sections = _one_of("hsplit", indices_or_sections=indices_or_sections,
+                                  sections=sections, indices=indices)
     return _split_along("hsplit", input, indices_or_sections, 1 if input.dim() > 1 else 0, 1)
 
 
-def vsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
-    """Split vertically: along dimension 0 of a tensor of at least 2 dimensions."""
+def vsplit(input: Tensor, indices_or_sections: Any = None, *, sections: Any = None,
+           indices: Any = None) -> tuple[Tensor, ...]:
+    """Split vertically: along dimension 0 of a tensor of at least 2 dimensions (``sections=``/``indices=`` as PyTorch's overloads)."""
+    indices_or_sections = _one_of("vsplit", indices_or_sections=indices_or_sections,
+                                  sections=sections, indices=indices)
     return _split_along("vsplit", input, indices_or_sections, 0, 2)
 
 
-def dsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
-    """Split depthwise: along dimension 2 of a tensor of at least 3 dimensions."""
+def dsplit(input: Tensor, indices_or_sections: Any = None, *, sections: Any = None,
+           indices: Any = None) -> tuple[Tensor, ...]:
+    """Split depthwise: along dimension 2 of a tensor of at least 3 dimensions (``sections=``/``indices=`` as PyTorch's overloads)."""
+    indices_or_sections = _one_of("dsplit", indices_or_sections=indices_or_sections,
+                                  sections=sections, indices=indices)
     return _split_along("dsplit", input, indices_or_sections, 2, 3)
 
 

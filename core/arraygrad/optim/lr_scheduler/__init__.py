@@ -15,6 +15,13 @@ from arraygrad.optim.lr_scheduler._plateau import ReduceLROnPlateau
 from arraygrad.optim.lr_scheduler._step import (ConstantLR, ExponentialLR, LinearLR, MultiStepLR,
                                                 PolynomialLR, StepLR)
 
+# names PyTorch's module has from its imports, importable from it by programs
+from bisect import bisect_right  # noqa: E402,F401
+from math import inf  # noqa: E402,F401
+
+from arraygrad.optim.optimizer import Optimizer  # noqa: E402,F401
+from arraygrad.tensor import Tensor  # noqa: E402,F401
+
 __all__ = ["LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR", "LinearLR",
            "ExponentialLR", "SequentialLR", "CosineAnnealingLR", "ChainedScheduler",
            "ReduceLROnPlateau", "CyclicLR", "CosineAnnealingWarmRestarts", "OneCycleLR",

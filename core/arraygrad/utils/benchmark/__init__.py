@@ -8,12 +8,14 @@ times, statistics and printed summary) and ``Compare`` (tables of many measureme
 
 from arraygrad.utils.benchmark.utils import common as _common, timer as _timer_module
 from arraygrad.utils.benchmark.utils.common import (Measurement, TaskSpec, ordered_unique,
-                                                    select_unit, trim_sigfig, unit_to_english)
+                                                    select_unit, set_torch_threads, trim_sigfig,
+                                                    unit_to_english)
 from arraygrad.utils.benchmark.utils.compare import Colorize, Compare
 from arraygrad.utils.benchmark.utils.timer import Language, Timer, timer
 from arraygrad.utils.benchmark import utils
 
 __all__ = ["Colorize", "Compare", "Language", "Measurement", "TaskSpec", "Timer",
-           "ordered_unique", "select_unit", "timer", "trim_sigfig", "unit_to_english", "utils"]
+           "ordered_unique", "select_unit", "set_torch_threads", "timer", "trim_sigfig",
+           "unit_to_english", "utils"]
 
 _ = (_common, _timer_module)

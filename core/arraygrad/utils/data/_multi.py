@@ -98,7 +98,7 @@ class MultiProcessIterator:
         self._epoch += 1
         self._send_idx = 0
         self._rcvd_idx = 0
-        self._owner: dict[int, int] = {}      # task id -> worker that has it
+        self._owner: dict[int, int] = {}      # task id -> worker that has it (undelivered)
         self._pending: dict[int, Any] = {}    # results that came before their turn
         self._active = [True] * loader.num_workers
         self._next_worker = itertools.cycle(range(loader.num_workers))
@@ -109,6 +109,7 @@ class MultiProcessIterator:
         else:
             self._tasks = iter(loader.sampler)
         self._finished = False
+        self._held: Any = None  # a task no worker had room for (``in_order=False``)
         for _ in range((loader.prefetch_factor or 2) * loader.num_workers):
             self._dispatch()
 
@@ -122,14 +123,23 @@ class MultiProcessIterator:
         """Send the next task to the next worker still serving, if there is one."""
         if not any(self._active):
             return
-        try:
-            indices = next(self._tasks)
-        except StopIteration:
-            return
+        if self._held is not None:
+            indices, self._held = self._held, None
+        else:
+            try:
+                indices = next(self._tasks)
+            except StopIteration:
+                return
+        loader = self._loader
+        capacity = ((loader.prefetch_factor or 2) * loader.num_workers) // sum(self._active)
         for _ in range(len(self._active)):
             worker_id = next(self._next_worker)
-            if self._active[worker_id]:
+            if self._active[worker_id] and (
+                    loader.in_order or sum(w == worker_id for w in self._owner.values()) < capacity):
                 break
+        else:  # out of order, and every worker is busy: the next delivery sends it
+            self._held = indices
+            return
         assert self._pool is not None
         self._pool.index_queues[worker_id].put((self._epoch, self._send_idx, indices))
         self._owner[self._send_idx] = worker_id
@@ -138,6 +148,8 @@ class MultiProcessIterator:
     def __next__(self) -> Any:
         # Every task gets a reply (a batch, an error, or a worker's IterableStop), in any order;
         # replies wait in _pending for their turn.
+        if not self._loader.in_order:
+            return self._next_arrived()
         while True:
             if self._rcvd_idx >= self._send_idx:
                 self._end_epoch()
@@ -151,6 +163,20 @@ class MultiProcessIterator:
             data = self._pending.pop(self._rcvd_idx)
             del self._owner[self._rcvd_idx]
             self._rcvd_idx += 1
+            self._dispatch()
+            if not isinstance(data, IterableStop):
+                return self._deliver(data)
+
+    def _next_arrived(self) -> Any:
+        """``in_order=False``: the next batch any worker finishes."""
+        while True:
+            if not self._owner and self._held is None:
+                self._end_epoch()
+                raise StopIteration
+            task_id, data = self._receive()
+            del self._owner[task_id]
+            if isinstance(data, IterableStop):
+                self._active[data.worker_id] = False
             self._dispatch()
             if not isinstance(data, IterableStop):
                 return self._deliver(data)

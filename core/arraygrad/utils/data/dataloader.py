@@ -25,7 +25,9 @@ class DataLoader:
     ``shuffle=True`` draws a new permutation each epoch from ``generator``
     (or from the default generator, so ``arraygrad.manual_seed`` makes it
     reproducible); ``drop_last`` drops a final short batch; ``collate_fn``
-    merges a list of samples (``default_collate`` by default).
+    merges a list of samples (``default_collate`` by default). ``in_order=False``
+    (with ``num_workers > 0``) yields each batch as soon as a worker has it, not in
+    sampler order, and gives the next task to a worker with room for it.
     """
 
     # Duck-typed, as in PyTorch: a map-style dataset (__getitem__, __len__) or an iterable one,
@@ -42,7 +44,8 @@ class DataLoader:
                  worker_init_fn: Callable[[int], None] | None = None,
                  multiprocessing_context: Any = None, generator: Generator | None = None, *,
                  prefetch_factor: int | None = None,
-                 persistent_workers: bool = False, pin_memory_device: str = "") -> None:
+                 persistent_workers: bool = False, pin_memory_device: str = "",
+                 in_order: bool = True) -> None:
         if num_workers < 0:
             raise ValueError("num_workers option should be non-negative; use num_workers=0 to "
                              "disable multiprocessing.")
@@ -71,6 +74,7 @@ class DataLoader:
         self.generator = generator
         self.prefetch_factor = prefetch_factor
         self.persistent_workers = persistent_workers
+        self.in_order = in_order
         self.multiprocessing_context = multiprocessing_context
         self._iterator: Any = None
         self._iterable = isinstance(dataset, IterableDataset)

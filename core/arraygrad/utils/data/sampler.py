@@ -41,9 +41,6 @@ def _generator(generator: Generator | None) -> Generator:
     return _Generator().manual_seed(draw_seed())
 
 
-_REPLACEMENT_CHUNK = 32  # PyTorch's RandomSampler draws indices with replacement 32 at a time
-
-
 class SequentialSampler(Sampler):
     """``0, 1, ..., len(data_source) - 1``."""
 
@@ -57,6 +54,9 @@ class SequentialSampler(Sampler):
         return len(self.data_source)
 
 
+_CHUNK = 32  # how many indices RandomSampler(replacement=True) draws at a time (PyTorch's)
+
+
 class RandomSampler(Sampler):
     """A random permutation (or, with ``replacement``, ``num_samples`` uniform draws)."""
 
@@ -66,6 +66,9 @@ class RandomSampler(Sampler):
         self.replacement = replacement
         self._num_samples = num_samples
         self.generator = generator
+        if not isinstance(self.replacement, bool):
+            raise TypeError("replacement should be a boolean value, but got "
+                            f"replacement={self.replacement}")
         if not isinstance(self.num_samples, int) or self.num_samples <= 0:
             raise ValueError("num_samples should be a positive integer value, but got "
                              f"num_samples={self.num_samples}")
@@ -80,11 +83,11 @@ class RandomSampler(Sampler):
 
         n = len(self.data_source)
         gen = _generator(self.generator)
-        if self.replacement:  # lazily, in PyTorch's chunks: one stream, and no 10**10 indices at once
-            for _ in range(self.num_samples // _REPLACEMENT_CHUNK):
-                yield from randint(0, n, (_REPLACEMENT_CHUNK,), generator=gen).tolist()
-            yield from randint(0, n, (self.num_samples % _REPLACEMENT_CHUNK,),
-                               generator=gen).tolist()
+        if self.replacement:
+            # drawn lazily, in PyTorch's chunks: num_samples may be far more than fit in memory
+            for _ in range(self.num_samples // _CHUNK):
+                yield from randint(0, n, (_CHUNK,), generator=gen).tolist()
+            yield from randint(0, n, (self.num_samples % _CHUNK,), generator=gen).tolist()
             return
         for _ in range(self.num_samples // n):
             yield from randperm(n, generator=gen).tolist()

@@ -5,14 +5,15 @@ times, statistics and PyTorch's printed summary) and the unit helpers, as
 from __future__ import annotations
 
 import collections
+import contextlib
 import dataclasses
 import math
 import struct
 import textwrap
-from typing import Any, Iterable, cast
+from typing import Any, Iterable, Iterator, cast
 
 __all__ = ["TaskSpec", "Measurement", "select_unit", "unit_to_english", "trim_sigfig",
-           "ordered_unique"]
+           "ordered_unique", "set_torch_threads"]
 
 _MAX_SIGNIFICANT_FIGURES = 4
 _MIN_CONFIDENCE_INTERVAL = 25e-9  # 25 ns
@@ -224,3 +225,17 @@ def trim_sigfig(x: float, n: int) -> float:
 def ordered_unique(elements: Iterable[Any]) -> list[Any]:
     """The distinct elements in first-seen order."""
     return list(dict.fromkeys(elements).keys())
+
+
+@contextlib.contextmanager
+def set_torch_threads(n: int) -> Iterator[None]:
+    """Run the block with ``arraygrad.set_num_threads(n)`` (the backend's thread pools, through
+    threadpoolctl), then restore the previous count."""
+    from arraygrad.threads import get_num_threads, set_num_threads
+
+    prior = get_num_threads()
+    try:
+        set_num_threads(n)
+        yield
+    finally:
+        set_num_threads(prior)

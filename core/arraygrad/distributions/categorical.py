@@ -1,0 +1,118 @@
+"""``Categorical(probs=None, logits=None)``: the categorical distribution over
+``{0, ..., K-1}`` (the last dim of the parameter)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import arraygrad as ag
+from arraygrad.distributions import constraints
+from arraygrad.distributions._discrete import one_of
+from arraygrad.distributions.distribution import Distribution
+from arraygrad.distributions.utils import _size, lazy_property, logits_to_probs, probs_to_logits
+from arraygrad.tensor import Size, Tensor
+
+__all__ = ["Categorical"]
+
+
+class Categorical(Distribution):
+    """Category ``i`` with probability ``probs[..., i]`` (normalised) or
+    ``softmax(logits)[..., i]``."""
+
+    arg_constraints = {"probs": constraints.simplex,
+                       "logits": constraints.independent(constraints.real, 1)}
+    has_enumerate_support = True
+
+    def __init__(self, probs: Tensor | None = None, logits: Tensor | None = None,
+                 validate_args: bool | None = None) -> None:
+        one_of(probs, logits)
+        if probs is not None:
+            if probs.dim() < 1:
+                raise ValueError("`probs` parameter must be at least one-dimensional.")
+            self.probs = probs / probs.sum(-1, keepdim=True)
+        else:
+            assert logits is not None
+            if logits.dim() < 1:
+                raise ValueError("`logits` parameter must be at least one-dimensional.")
+            # normalised: logits - logsumexp
+            self.logits = logits - logits.logsumexp(dim=-1, keepdim=True)
+        self._param = self.probs if probs is not None else self.logits
+        self._num_events = self._param.size()[-1]
+        batch_shape = self._param.size()[:-1] if self._param.ndim > 1 else Size()
+        super().__init__(batch_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> "Categorical":
+        new = self._expanded(Categorical, batch_shape, _instance, ("probs", "logits"))
+        new._param = new.probs if "probs" in self.__dict__ else new.logits
+        new._num_events = self._num_events
+        return new
+
+    def _new(self, *args: Any) -> Tensor:
+        return self._param.new_empty(*args)
+
+    @constraints.dependent_property(is_discrete=True, event_dim=0)
+    def support(self) -> Any:
+        return constraints.integer_interval(0, self._num_events - 1)
+
+    @lazy_property
+    def logits(self) -> Tensor:
+        """The normalised log-probabilities."""
+        return probs_to_logits(self.probs)
+
+    @lazy_property
+    def probs(self) -> Tensor:
+        """The normalised probabilities."""
+        return logits_to_probs(self.logits)
+
+    @property
+    def param_shape(self) -> Size:
+        """The shape of the parameter given."""
+        return self._param.size()
+
+    @property
+    def mean(self) -> Tensor:
+        return ag.full(tuple(self._extended_shape()), math.nan, dtype=self.probs.dtype,
+                       device=self.probs.device)
+
+    @property
+    def mode(self) -> Tensor:
+        return self.probs.argmax(-1)
+
+    @property
+    def variance(self) -> Tensor:
+        return ag.full(tuple(self._extended_shape()), math.nan, dtype=self.probs.dtype,
+                       device=self.probs.device)
+
+    def sample(self, sample_shape: Any = Size()) -> Tensor:
+        sample_shape = _size(sample_shape)
+        probs_2d = self.probs.reshape(-1, self._num_events)
+        count = sample_shape.numel()
+        shape = self._extended_shape(sample_shape)
+        if count == 0 or probs_2d.shape[0] == 0:
+            return ag.zeros(tuple(shape), dtype=ag.int64, device=self.probs.device)
+        with ag.no_grad():
+            samples_2d = ag.multinomial(probs_2d, count, True).T
+        return samples_2d.reshape(*shape)
+
+    def log_prob(self, value: Tensor) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        value = value.long().unsqueeze(-1)
+        value, log_pmf = ag.broadcast_tensors(value, self.logits)
+        value = value[..., :1]
+        return log_pmf.gather(-1, value).squeeze(-1)
+
+    def entropy(self) -> Tensor:
+        min_real = ag.finfo(self.logits.dtype).min
+        logits = ag.clamp(self.logits, min=min_real)
+        p_log_p = logits * self.probs
+        return -p_log_p.sum(-1)
+
+    def enumerate_support(self, expand: bool = True) -> Tensor:
+        num_events = self._num_events
+        values = ag.arange(num_events, dtype=ag.int64, device=self._param.device)
+        values = values.view(-1, *((1,) * len(self._batch_shape)))
+        if expand:
+            values = values.expand(-1, *self._batch_shape)
+        return values

@@ -1,0 +1,104 @@
+"""How a special function becomes an op: argument checks, integer inputs made floating, a
+plugin's or the backend's kernel for the op when one answers (``dispatch_kernel``: a kernel
+that declines or raises falls back), else the portable Array API code, then the rule's node --
+or no node at all for the functions PyTorch does not differentiate (``bessel_j0``, the
+orthogonal polynomials, ...), whose results never require grad, as in PyTorch.
+
+Kernels take and return native arrays of the op's floating dtype: one array for a unary op,
+two (broadcastable, numbers made 0-d arrays) for a binary one.
+"""
+
+from __future__ import annotations
+
+from numbers import Number
+from typing import Any, Callable
+
+from arraygrad.ops.casting import to_float_data
+from arraygrad.ops.promotion import operands
+from arraygrad.plugins.registry import dispatch_kernel
+from arraygrad.tensor import Tensor, wrap
+
+__all__ = ["unary_op", "binary_op", "check_tensor"]
+
+
+def check_tensor(op: str, value: Any, position: int = 1, name: str = "input") -> None:
+    """PyTorch's TypeError for a non-tensor argument."""
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{op}(): argument '{name}' (position {position}) must be Tensor, not "
+                        f"{type(value).__name__}")
+
+
+def unary_op(name: str, rule: Any, data_fn: Callable[[Any, Any], Any],
+             doc: str) -> Callable[[Tensor], Tensor]:
+    """The float unary op ``name``: ``data_fn(xp, array)`` (or the kernel registered under
+    ``name``), recorded by ``rule`` (None: not differentiable)."""
+    def op(input: Tensor) -> Tensor:
+        check_tensor(name, input)
+        backend = input._backend
+        x = to_float_data(input)
+        data = dispatch_kernel(name, backend, lambda a: data_fn(backend.xp, a), x)
+        if rule is None:
+            return wrap(data, backend)
+        return rule.record(data, backend, (input,))
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = doc
+    return op
+
+
+def binary_operands(name: str, input: Any, other: Any,
+                    tensors_only: bool = False) -> tuple[Any, Any, Any]:
+    """``(backend, a, b)``: both operands as native arrays of their promoted floating dtype
+    (a Python number becomes a 0-d array), at least one of them a tensor (both, with
+    ``tensors_only``)."""
+    if tensors_only:
+        check_tensor(name, input, 1, "input")
+        check_tensor(name, other, 2, "other")
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                        f"({type(input).__name__}, {type(other).__name__}): at least one "
+                        "Tensor is expected")
+    for value in (input, other):
+        if not isinstance(value, (Tensor, Number)) or isinstance(value, bool):
+            raise TypeError(f"{name}(): expected a Tensor or a number, got "
+                            f"{type(value).__name__}")
+    backend, ad, bd, _, _ = operands(name, input, other, floating=True)
+    xp = backend.xp
+    like = ad if hasattr(ad, "shape") else bd
+    a = ad if hasattr(ad, "shape") else xp.asarray(ad, dtype=like.dtype)
+    b = bd if hasattr(bd, "shape") else xp.asarray(bd, dtype=like.dtype)
+    return backend, a, b
+
+
+def binary_op(name: str, rules: Any, data_fn: Callable[[Any, Any, Any], Any], doc: str,
+              polynomial: bool = False, tensors_only: bool = False,
+              label: str | None = None) -> Callable[[Any, Any], Tensor]:
+    """The float binary op ``name(input, other)`` (tensors or numbers, broadcast and promoted):
+    ``data_fn(xp, a, b)`` (or the kernel registered under ``name``), recorded by ``rules``:
+    None (not differentiable), one rule, or three (PyTorch's node for two tensors, for a
+    number first, for a number second: ``XlogyBackward0/1/2``). ``polynomial``: the arguments
+    are PyTorch's ``(x, n)``; ``tensors_only``: numbers are refused (``igamma``); ``label``:
+    the function's name in messages (default ``name``)."""
+    shown = label or name
+    if rules is not None and not isinstance(rules, tuple):
+        rules = (rules, rules, rules)
+
+    def compute(input: Any, other: Any) -> Tensor:
+        backend, a, b = binary_operands(shown, input, other, tensors_only)
+        data = dispatch_kernel(name, backend, lambda p, q: data_fn(backend.xp, p, q), a, b)
+        if rules is None:
+            return wrap(data, backend)
+        rule = rules[0 if isinstance(input, Tensor) and isinstance(other, Tensor)
+                     else 1 if isinstance(other, Tensor) else 2]
+        return rule.record(data, backend, (input, other))
+
+    def of_x_n(x: Any, n: Any) -> Tensor:
+        return compute(x, n)
+
+    def of_input_other(input: Any, other: Any) -> Tensor:
+        return compute(input, other)
+
+    op = of_x_n if polynomial else of_input_other
+    op.__name__ = op.__qualname__ = label or name
+    op.__doc__ = doc
+    return op
