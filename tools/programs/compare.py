@@ -10,8 +10,8 @@ For each recipe: a scratch folder gets the program and the sibling files it impo
 of the program's repository mirror, ``/work/.mirror/<owner>+<repo>/repo``, at the corpus
 manifest's commit; a notebook from the corpus, ``<stem>_ipynb.py``, where the corpus tool
 wrote its code cells), the synthetic data the recipe writes where the program reads it, and
-the stand-in packages it names (``standins/``: a small torchvision dataset or a CartPole
-where the real ones would download or are absent). Then the program runs twice in fresh
+the stand-in packages it names (``standins/<name>/``, put first on ``PYTHONPATH``: synthetic
+torchvision datasets, a CartPole, where the real ones would download or are absent). Then the program runs twice in fresh
 processes, one thread each, with a fixed hash seed, a timeout and the recipe's arguments:
 
 * on PyTorch, through ``shared_stream.py`` when the recipe draws random numbers (PyTorch then
@@ -164,9 +164,9 @@ def _env(recipe: Recipe, scratch: Path) -> dict[str, str]:
         env[var] = "1"
     env.update(PYTHONHASHSEED="0", MPLBACKEND="Agg", CUDA_VISIBLE_DEVICES="",
                PYTHONDONTWRITEBYTECODE="1", TQDM_DISABLE="1")
-    paths = [str(scratch / p) for p in recipe.pythonpath]
-    if (scratch / "_standins").exists():
-        paths.insert(0, str(scratch / "_standins"))
+    paths = [str(scratch / "_standins" / name) for name in recipe.standins]
+    paths += [str(scratch / p) for p in recipe.pythonpath]
+    env.update(recipe.env)
     env["PYTHONPATH"] = os.pathsep.join(
         paths + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
     return env

@@ -49,6 +49,7 @@ class Recipe:
     default_dtype: str | None = None  # "float64": torch.set_default_dtype before the program
     edits: tuple[Edit, ...] = ()
     standins: tuple[str, ...] = ()
+    env: dict[str, str] = field(default_factory=dict)  # environment variables of both runs
     pythonpath: tuple[str, ...] = ()  # scratch folders put on PYTHONPATH (an installed package)
     cwd_in: str | None = None  # the folder (repository-relative) to run in; default: the program's
     shared_stream: bool = True
@@ -346,6 +347,29 @@ _LIST += [
             "installs it): the repository root goes on PYTHONPATH; the batches come from "
             "np.random unseeded: --seed seeds it; --niters for CPU time")
     for suffix, extra in (("", ()), ("_adjoint", ("--adjoint",)))
+]
+
+SIMPLE_PG = "spinup/examples/pytorch/pg_math/1_simple_pg.py"
+_LIST += [
+    Recipe(
+        "simple_pg", "openai+spinningup", SIMPLE_PG,
+        "the simplest policy gradient (REINFORCE, no baseline) on CartPole: "
+        "Categorical(logits=...), sample, log_prob, Adam",
+        standins=("gym",), env={"GYM_STANDIN_API": "0.21"}, seed=0,
+        edits=(Edit(SIMPLE_PG, "lr=1e-2, \n          epochs=50, batch_size=5000",
+                    "lr=1e-2, \n          epochs=6, batch_size=5000", "CPU time"),),
+        why="gym's CartPole from the stand-in (gym 0.21's API, which the program uses); "
+            "the program does not seed: --seed seeds torch (and the stand-in's resets are "
+            "seeded)"),
+    Recipe(
+        "ppo", "seungeunrho+minimalRL", "ppo.py",
+        "PPO with a clipped objective and GAE, shared actor-critic network, Categorical, "
+        "smooth L1 value loss",
+        standins=("gym",), seed=0,
+        edits=(Edit("ppo.py", "    for n_epi in range(10000):", "    for n_epi in range(101):",
+                    "CPU time: 100 episodes, five printed averages"),),
+        why="gym's CartPole from the stand-in (gym 0.26's API, which the program uses); "
+            "the program does not seed: --seed seeds torch"),
 ]
 
 RECIPES: dict[str, Recipe] = {r.name: r for r in _LIST}
