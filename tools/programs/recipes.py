@@ -372,4 +372,32 @@ _LIST += [
             "the program does not seed: --seed seeds torch"),
 ]
 
+_LIST += [
+    Recipe(
+        "forward_forward", "pytorch+examples", "mnist_forward_forward/main.py",
+        "Hinton's Forward-Forward: each layer (an nn.Linear subclass with its own Adam) "
+        "trained alone on the goodness of positive vs. negative data, no end-to-end backprop",
+        standins=("torchvision",), seed=0,
+        args=("--epochs", "60", "--train_size", "2048", "--test_size", "512"),
+        why="MNIST from the torchvision stand-in (2,048/512 synthetic digits); the program "
+            "takes --seed but never seeds: the runner's --seed seeds torch; --epochs for CPU "
+            "time"),
+]
+
+_LIST += [
+    Recipe(
+        "cgan", "eriklindernoren+PyTorch-GAN", "implementations/cgan/cgan.py",
+        "conditional GAN: label Embedding concatenated to the noise and to the image, MLP "
+        "generator and discriminator with LeakyReLU/BatchNorm1d/Dropout, MSE adversarial loss, "
+        "legacy FloatTensor/LongTensor constructors, save_image",
+        standins=("torchvision",), seed=0, args=("--n_epochs", "1"),
+        drift_after=r"\[Batch 14/", final=r"D loss: ([\d.]+)\]", final_name="D loss",
+        tolerance=0.002, learned=lambda v: v < 0.1,
+        why="adversarial training amplifies round-off: the losses agree to 1e-6 up to batch "
+            "13, then part by about tenfold every 5 batches (1e-4 at batch 30); the float32 "
+            "legacy constructors rule out a float64 run. MNIST from the torchvision stand-in (2,048 synthetic digits, Resize to 32 by PIL "
+            "as torchvision's); noise and labels come from np.random unseeded: --seed seeds "
+            "it; one epoch (32 batches)"),
+]
+
 RECIPES: dict[str, Recipe] = {r.name: r for r in _LIST}
