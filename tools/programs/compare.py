@@ -22,8 +22,8 @@ The printed numbers are compared in order: every one (``exact`` recipes: each pa
 relative 1e-5, or the recipe's ``rtol``, the largest difference reported), or only the final
 metric the recipe's ``final`` regex picks out of each output (``final`` recipes: within the
 recipe's stated ``tolerance``; both must reach its ``learned`` bound). An ``exact`` recipe with
-``drift_after`` (a regex) compares every number printed before the first line it matches,
-then the final metric: for training that is chaotic past some point, where the round-off of
+``drift_after`` (a regex) compares every number printed before the first line it matches
+(``exact_first``: the first so many numbers), then the final metric: for training that is chaotic past some point, where the round-off of
 two summation orders grows until the runs part (the recipe says where and why). Text matching the
 recipe's ``ignore`` regex (timings, progress bars) is cut out of every line of both.
 """
@@ -210,7 +210,7 @@ def numbers(recipe: Recipe, text: str) -> list[float]:
 
 def final_metric(recipe: Recipe, text: str) -> float | None:
     """The last match of the recipe's ``final`` regex (its first group), or None."""
-    found = re.findall(recipe.final or "", text)
+    found = re.findall(recipe.final or "", text, flags=re.M)
     if not found:
         return None
     last = found[-1]
@@ -229,6 +229,8 @@ def judge(recipe: Recipe, outcome: Outcome) -> None:
     if recipe.compare == "exact":
         a, b = numbers(recipe, _before_drift(recipe, torch_run.stdout)), \
             numbers(recipe, _before_drift(recipe, ag_run.stdout))
+        if recipe.exact_first is not None:
+            a, b = a[:recipe.exact_first], b[:recipe.exact_first]
         outcome.compared = min(len(a), len(b))
         if len(a) != len(b):
             outcome.detail = f"printed {len(a)} numbers on torch, {len(b)} on arraygrad"
@@ -243,13 +245,14 @@ def judge(recipe: Recipe, outcome: Outcome) -> None:
         outcome.detail = (f"{len(a)} numbers, largest relative difference {worst:.2g}"
                           + ("" if outcome.agree else f" (number {where}: torch {a[where]!r}, "
                              f"arraygrad {b[where]!r})"))
-        if recipe.drift_after is None:
+        if recipe.drift_after is None and recipe.exact_first is None:
             return
         exact_agree, exact_detail = outcome.agree, outcome.detail
         _judge_final(recipe, outcome)
         outcome.agree = exact_agree and outcome.agree
-        outcome.detail = (f"before '{recipe.drift_after}': {exact_detail}; after: "
-                          f"{outcome.detail}")
+        where = (f"first {recipe.exact_first} numbers" if recipe.exact_first is not None
+                 else f"before '{recipe.drift_after}'")
+        outcome.detail = f"{where}: {exact_detail}; after: {outcome.detail}"
         return
     _judge_final(recipe, outcome)
 
