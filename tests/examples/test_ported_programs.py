@@ -38,6 +38,11 @@ SHARED_STREAM = {
     "made.py", "maml.py", "neural_ode.py", "normalizing_flow.py", "policy_gradient.py",
     "ppo.py", "resnet_small.py", "seq2seq_attention.py", "tcn_copy_memory.py",
     "text_cnn.py", "word2vec_skipgram.py", "nnlm.py",
+    # the earlier ports agree on one stream too, except where PyTorch draws in C++: char_rnn
+    # (nn.LSTM's dropout between layers) and transformer_lm (dropout inside PyTorch's fused
+    # attention)
+    "dcgan_small.py", "mnist_cnn.py", "nn_from_scratch.py", "quickstart.py",
+    "sequence_classifier.py", "time_sequence_lbfgs.py", "vae.py",
 }
 # the last line's score: "final <metric> <value>", and what learning means for it
 LEARNS = {

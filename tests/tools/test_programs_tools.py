@@ -128,7 +128,7 @@ def test_exact_comparison_ignores_timings_and_finds_the_first_difference():
     recipe = Recipe("r", "x+y", "p.py", "", ignore=r"[\d.]+ms")
     same = _outcome(recipe, "step 1 loss 0.500000 12.5ms\n", "step 1 loss 0.5000001 99.0ms\n")
     assert same.agree and same.compared == 2
-    differ = _outcome(recipe, "loss 0.5\nloss 0.25\n", "loss 0.5\nloss 0.26\n")
+    differ = _outcome(recipe, "loss 0.5\nloss 0.25\n", "loss 0.5\nloss 0.27\n")
     assert not differ.agree and "0.25" in differ.detail
 
 
@@ -178,3 +178,9 @@ def test_each_recipes_files_exist_and_its_edits_apply_once(name):
 def test_number_extraction_reads_ints_floats_and_exponents():
     assert compare.NUMBER.findall("a 3 b -0.5 c 1e-05 d x2 4.") == ["3", "-0.5", "1e-05", "4."]
     assert re.fullmatch(compare.NUMBER, "2.5e+3")
+
+
+def test_one_unit_in_the_last_printed_place_is_a_rounding_boundary_not_a_difference():
+    recipe = Recipe("r", "x+y", "p.py", "")
+    assert _outcome(recipe, "loss 1.7351\n", "loss 1.7350\n").agree
+    assert not _outcome(recipe, "loss 1.7352\n", "loss 1.7350\n").agree

@@ -19,7 +19,9 @@ processes, one thread each, with a fixed hash seed, a timeout and the recipe's a
 * on arraygrad, through ``as_torch.py``.
 
 The printed numbers are compared in order: every one (``exact`` recipes: each pair equal to a
-relative 1e-5, or the recipe's ``rtol``, the largest difference reported), or only the final
+relative 1e-5, or the recipe's ``rtol``, the largest difference reported; a pair one unit
+apart in the last printed place counts as equal, since a value a hair either side of a rounding
+boundary prints that way), or only the final
 metric the recipe's ``final`` regex picks out of each output (``final`` recipes: within the
 recipe's stated ``tolerance``; both must reach its ``learned`` bound). An ``exact`` recipe with
 ``drift_after`` (a regex) compares every number printed before the first line it matches
@@ -200,11 +202,21 @@ def run_once(recipe: Recipe, program: Path, framework: str, scratch: Path,
 
 def numbers(recipe: Recipe, text: str) -> list[float]:
     """The numbers printed, in order, from the lines the recipe compares."""
+    return [value for value, _ in printed(recipe, text)]
+
+
+def printed(recipe: Recipe, text: str) -> list[tuple[float, float]]:
+    """``(value, unit in the last printed place)`` of each number printed (0.0 for an
+    exponent form or an integer: those are compared by value alone)."""
     out = []
     for line in text.splitlines():
         if recipe.ignore:
             line = re.sub(recipe.ignore, "", line)
-        out += [float(v) for v in NUMBER.findall(line)]
+        for token in NUMBER.findall(line):
+            mantissa = re.split("[eE]", token)[0]
+            decimals = len(mantissa.split(".")[1]) if "." in mantissa else None
+            unit = 10.0 ** -decimals if decimals and not re.search("[eE]", token) else 0.0
+            out.append((float(token), unit))
     return out
 
 
@@ -235,8 +247,13 @@ def judge(recipe: Recipe, outcome: Outcome) -> None:
         if len(a) != len(b):
             outcome.detail = f"printed {len(a)} numbers on torch, {len(b)} on arraygrad"
             return
+        units = [min(u, v) for (_, u), (_, v) in zip(
+            printed(recipe, _before_drift(recipe, torch_run.stdout)),
+            printed(recipe, _before_drift(recipe, ag_run.stdout)))]
         worst, where = 0.0, -1
         for i, (x, y) in enumerate(zip(a, b)):
+            if abs(x - y) <= units[i] * 1.000001:
+                continue  # one unit in the last printed place: a rounding boundary, not a difference
             rel = abs(x - y) / max(abs(x), abs(y), recipe.atol / recipe.rtol)
             if rel > worst:
                 worst, where = rel, i
