@@ -84,7 +84,7 @@ def linear_key(xp: Any, shape: tuple, key: tuple) -> LinearKey:
         try:
             arrays = list(xp.broadcast_arrays(*arrays))
         except ValueError:  # PyTorch's error class and words, naming the index tensors' shapes
-            shapes = ", ".join(str(list(k.shape)) for k in full
+            shapes = ", ".join(str(list(getattr(k, "shape", ()))) for k in full
                                if k is not None and not isinstance(k, (slice, int)))
             raise IndexError("shape mismatch: indexing tensors could not be broadcast together "
                              f"with shapes {shapes}") from None
