@@ -24,6 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import numpy as np  # noqa: E402
 
 import checkpoint_memory  # noqa: E402
+import import_time  # noqa: E402
 import per_sample_grads  # noqa: E402
 from workloads import attention, chain, conv, deep, dense, memory, mlp, recurrent  # noqa: E402
 from workloads.base import to_numpy  # noqa: E402
@@ -153,6 +154,10 @@ def main(argv=None) -> int:
     if not args.only or "per_sample_grads" in args.only:
         results["per_sample_grads"] = psg = per_sample_grads.per_sample_grads(args.quick)
         for line in per_sample_grads.report(psg):
+            print(line, flush=True)
+    if not args.only or "import_time" in args.only:
+        results["import_time"] = imp = import_time.import_time(args.quick)
+        for line in import_time.report(imp):
             print(line, flush=True)
     if args.json:
         with open(args.json, "w") as fh:

@@ -18,8 +18,9 @@ from typing import Any
 
 from arraygrad import dtypes as _dtypes
 from arraygrad.dtypes import (
-    bool, double, dtype, float, float16, float32, float64, get_default_dtype, half, int,
-    int32, int64, long, promote_types, set_default_dtype,
+    bfloat16, bool, double, dtype, float, float16, float32, float64, get_default_dtype, half,
+    int, int8, int16, int32, int64, long, promote_types, set_default_dtype, short, uint8, uint16,
+    uint32, uint64,
 )
 from arraygrad.device import device, get_default_device, set_default_device
 from arraygrad.tensor import Size, Tensor
@@ -30,7 +31,8 @@ _tensor_methods.bind()
 
 from arraygrad import autograd, backends, plugins  # noqa: E402
 from arraygrad.legacy_types import (  # noqa: E402
-    BoolTensor, ByteTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor,
+    BFloat16Tensor, BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor,
+    IntTensor, LongTensor, ShortTensor,
 )
 from arraygrad.autograd import (  # noqa: E402
     enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
@@ -132,8 +134,8 @@ from arraygrad.layouts import (  # noqa: E402
     strided,
 )
 from arraygrad.storage import (  # noqa: E402
-    BoolStorage, DoubleStorage, FloatStorage, HalfStorage, IntStorage, LongStorage, TypedStorage,
-    UntypedStorage, is_storage,
+    BFloat16Storage, BoolStorage, ByteStorage, CharStorage, DoubleStorage, FloatStorage,
+    HalfStorage, IntStorage, LongStorage, ShortStorage, TypedStorage, UntypedStorage, is_storage,
 )
 from arraygrad.creation_memory import asarray, from_file, frombuffer  # noqa: E402
 from arraygrad.creation_strided import empty_permuted, empty_strided  # noqa: E402
@@ -190,6 +192,7 @@ _LAZY_SUBMODULES = (  # one per line: several areas add theirs
     "special",
     "testing",
     "torch_version",
+    "types",
     "utils",
     "version",
     "viz",
@@ -225,7 +228,7 @@ def __getattr__(name: str) -> Any:
         return importlib.import_module(f"arraygrad.{name}")
     if name in _LAZY_FUNCTIONS:
         return getattr(importlib.import_module(_LAZY_FUNCTIONS[name]), name)
-    if name in _dtypes.MISSING:  # arraygrad.bfloat16: say why there is none
+    if name in _dtypes.MISSING:  # arraygrad.complex64: say why there is none
         raise _dtypes.missing_dtype_error(name)
     from arraygrad._nn_toplevel_names import MODULE as _nn_home, NAMES as _nn_toplevel
     if name in _nn_toplevel:  # torch.conv2d & co.: nn's ops at top level, loaded as the

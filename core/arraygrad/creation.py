@@ -136,9 +136,36 @@ def tensor(data: Any, *, dtype: _dt.dtype | None = None, device: DeviceLike | No
         _check_ragged(data)
     try:
         out = backend.from_host(data, backend.native_dtype(d))
-    except OverflowError as exc:  # a Python int past int64: PyTorch's class and words
-        raise ValueError("Overflow when unpacking long long") from exc
+    except OverflowError as exc:
+        out = _narrow_integers(backend, data, d, exc)
     return _finish(out, backend, requires_grad)
+
+
+def _narrow_integers(backend: Backend, data: Any, d: _dt.dtype, exc: OverflowError) -> Any:
+    """Python ints the array library refused for integer dtype ``d``: PyTorch's overflow
+    check on each (an unsigned type takes negatives down to ``-max``, wrapped), through
+    int64 values; past int64, PyTorch's class and words."""
+    if d.is_floating_point or d is _dt.bool:
+        raise ValueError("Overflow when unpacking long long") from exc
+    flat: list[Any] = []
+    stack = [data]
+    while stack:  # every Python int of the nested lists
+        item = stack.pop()
+        if isinstance(item, (list, tuple)):
+            stack.extend(item)
+        elif isinstance(item, int):
+            flat.append(item)
+    for value in flat:  # PyTorch's errors: its int64 unpacking, uint64's own
+        if d is _dt.uint64 and value < 0:
+            raise OverflowError("can't convert negative int to unsigned") from exc
+        if not -2 ** 63 <= value < (2 ** 64 if d is _dt.uint64 else 2 ** 63):
+            raise ValueError("Overflow when unpacking long long") from exc
+        _dt.checked_integer(value, d, c_name=False)
+    try:
+        wide = backend.from_host(data, backend.native_dtype(_dt.int64))
+    except OverflowError:  # uint64 values past int64 mixed with negatives
+        raise ValueError("Overflow when unpacking long long") from exc
+    return backend.xp.astype(wide, backend.native_dtype(d))  # two's complement wrap
 
 
 def _check_ragged(data: Any) -> None:
@@ -247,6 +274,8 @@ def _filled(op: str, size: tuple[Any, ...], fill: Any, dtype: _dt.dtype | None,
     d = dtype or _dt.get_default_dtype()
     native = backend.native_dtype(d)
     xp = backend.xp
+    if isinstance(fill, int) and not d.is_floating_point and d is not _dt.bool:
+        fill = _dt.checked_integer(int(fill), d)
     if fill is None and _determinism.fills_uninitialized_memory():  # PyTorch's NaN fill
         bits = 8 * d.itemsize
         fill = math.nan if d.is_floating_point else (
@@ -431,10 +460,30 @@ def randint(low: Any = None, high: Any = None, size: Any = None, *,
     backend = _backend(device)
     shape = _size(tuple(size), "randint")
     d = dtype or _dt.int64
+    if not d.is_floating_point:
+        _randint_bounds(int(low), int(high), d)
     gen = generator_for(backend, generator)
     data = gen.integers(int(low), int(high), shape, backend.native_dtype(_dt.int64))
     data = backend.xp.astype(data, backend.native_dtype(d))
     return _finish(data, backend, requires_grad)
+
+
+# the C++ type names of PyTorch's randint bound messages
+_RANDINT_TYPE_NAMES = {"uint8": "unsigned char", "int8": "signed char", "int16": "short int",
+                       "int32": "int", "int64": "long int", "uint16": "short unsigned int",
+                       "uint32": "unsigned int", "uint64": "long unsigned int", "bool": "bool"}
+
+
+def _randint_bounds(low: int, high: int, d: _dt.dtype) -> None:
+    """PyTorch's check that ``low`` and ``high - 1`` are values of integer dtype ``d``."""
+    if d is _dt.bool:
+        lo, hi = 0, 1
+    else:
+        bits = 8 * d.itemsize
+        lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if d.is_signed else (0, (1 << bits) - 1)
+    for what, value in (("from", low), ("to - 1", high - 1)):
+        if not lo <= value <= hi:
+            raise RuntimeError(f"{what} is out of bounds for {_RANDINT_TYPE_NAMES[d.name]}")
 
 
 def randperm(n: int, *, generator: Generator | None = None, dtype: _dt.dtype | None = None,

@@ -2,8 +2,8 @@
 
 Each name is a class whose call builds a CPU tensor of its dtype and whose ``isinstance``
 check asks for that dtype on the CPU, as in PyTorch (``isinstance(x, FloatTensor)`` is True
-for a float32 CPU tensor). ``ByteTensor`` names uint8, which arraygrad does not have:
-calling it raises TypeError; nothing is an instance of it. ``cuda_types`` holds the same
+for a float32 CPU tensor). A name whose dtype the backend lacks (``BFloat16Tensor``
+without ``ml_dtypes``) raises the backend's TypeError when called. ``cuda_types`` holds the same
 names for CUDA tensors (``arraygrad.cuda.FloatTensor``): without a usable CUDA backend
 calling one raises PyTorch's CPU build's TypeError.
 """
@@ -15,8 +15,8 @@ from typing import Any
 from arraygrad import dtypes as _dt
 from arraygrad.tensor import Tensor
 
-__all__ = ["FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "BoolTensor",
-           "ByteTensor"]
+__all__ = ["FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor",
+           "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor"]
 
 
 class _TensorType(type):
@@ -81,6 +81,9 @@ LongTensor = _make("LongTensor", "int64")
 IntTensor = _make("IntTensor", "int32")
 BoolTensor = _make("BoolTensor", "bool")
 ByteTensor = _make("ByteTensor", "uint8")
+CharTensor = _make("CharTensor", "int8")
+ShortTensor = _make("ShortTensor", "int16")
+BFloat16Tensor = _make("BFloat16Tensor", "bfloat16")
 
 _NAMES = {"FloatTensor": "float32", "DoubleTensor": "float64", "HalfTensor": "float16",
           "LongTensor": "int64", "IntTensor": "int32", "BoolTensor": "bool",
@@ -90,8 +93,7 @@ cuda_types = {name: _make(name, dtype_name, "cuda") for name, dtype_name in _NAM
 """``arraygrad.cuda``'s legacy constructors (CUDA tensors of each dtype)."""
 
 
-_NAMES_BY_DTYPE = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
-                   "int64": "LongTensor", "int32": "IntTensor", "bool": "BoolTensor"}
+_NAMES_BY_DTYPE = {dtype_name: name for name, dtype_name in _NAMES.items()}
 
 
 def type_name(t: Any) -> str:

@@ -87,13 +87,12 @@ class Generator:
     def get_state(self) -> Any:
         """The stream's state as a CPU tensor of byte values (opaque), for ``set_state``.
 
-        PyTorch's is a uint8 tensor; arraygrad has no uint8 dtype, so the bytes are int32.
-        The bytes are JSON (``arraygrad.random_state``): a state loaded from a file never
+        A uint8 tensor, as PyTorch's. The bytes are JSON (``arraygrad.random_state``): a state loaded from a file never
         runs code."""
-        from arraygrad import int32, random_state, tensor
+        from arraygrad import random_state, tensor, uint8
 
         seed, native = self._snapshot()
-        return tensor(list(random_state.encode(seed, native)), dtype=int32)
+        return tensor(list(random_state.encode(seed, native)), dtype=uint8)
 
     def set_state(self, new_state: Any) -> "Generator":
         """Restore a state ``get_state`` returned; returns self. Anything else (a tensor of

@@ -9,12 +9,11 @@ The same allocation gives the same storage object while one is alive.
 
 A storage can also be made on its own (``UntypedStorage(n)``, ``FloatStorage([1, 2])``), and
 ``Tensor.set_`` puts a tensor onto a storage whose elements are of its dtype. Storages of
-the dtypes arraygrad lacks (``ByteStorage``, ``BFloat16Storage``...) do not exist.
+the dtypes arraygrad lacks (``ComplexFloatStorage``, quantized ones) do not exist.
 """
 
 from __future__ import annotations
 
-import struct
 import warnings
 import weakref
 from typing import TYPE_CHECKING, Any, Iterator
@@ -27,7 +26,8 @@ if TYPE_CHECKING:
     from arraygrad.tensor import Tensor
 
 __all__ = ["UntypedStorage", "TypedStorage", "FloatStorage", "DoubleStorage", "HalfStorage",
-           "IntStorage", "LongStorage", "BoolStorage", "LEGACY_STORAGES", "is_storage",
+           "BFloat16Storage", "ByteStorage", "CharStorage", "ShortStorage", "IntStorage",
+           "LongStorage", "BoolStorage", "LEGACY_STORAGES", "is_storage",
            "storage_of", "memory_of", "TYPED_STORAGE_WARNING"]
 
 NO_STORAGE = "Cannot access data pointer of Tensor that doesn't have storage"
@@ -37,10 +37,6 @@ TYPED_STORAGE_WARNING = (
     "the only storage class. This should only matter to you if you are using storages "
     "directly.  To access UntypedStorage directly, use tensor.untyped_storage() instead of "
     "tensor.storage()")
-
-_STRUCT_CODES = {"float16": "e", "float32": "f", "float64": "d", "int32": "i", "int64": "q",
-                 "bool": "?"}
-
 
 def memory_of(t: Tensor) -> Memory:
     """Where ``t``'s elements are (RuntimeError, PyTorch's, when its backend cannot say)."""
@@ -266,6 +262,42 @@ class TypedStorage:
         return None  # a legacy class (``FloatStorage``) has its own
 
     @classmethod
+    def from_buffer(cls, buffer: Any, byte_order: str = "native", count: int = -1,
+                    offset: int = 0, *, dtype: _dt.dtype | None = None,
+                    device: DeviceLike | None = None) -> TypedStorage:
+        """A storage holding a copy of ``buffer``'s bytes read as elements of the class's dtype
+        (``ByteStorage.from_buffer(image_bytes)``): ``count`` elements (all when -1) from
+        byte ``offset``, in ``byte_order`` ``"native"``, ``"little"`` or ``"big"``."""
+        import sys
+
+        from arraygrad.creation_memory import frombuffer
+
+        d = cls._fixed_dtype() or dtype
+        if d is None:
+            raise RuntimeError("from_buffer: must specify a dtype")
+        if byte_order not in ("native", "little", "big"):
+            raise ValueError(f"Invalid byte_order '{byte_order}' (expected 'big', 'little', or "
+                             "'native')")
+        data = bytes(memoryview(buffer).cast("B"))[offset:]
+        size = d.itemsize
+        if count >= 0:
+            data = data[:count * size]
+        if len(data) % size:
+            raise ValueError(f"buffer size ({len(data)}) must be a multiple of element size "
+                             f"({size})")
+        if byte_order != "native" and byte_order != sys.byteorder and size > 1:
+            swapped = bytearray(len(data))  # each element's bytes reversed
+            for i in range(size):
+                swapped[i::size] = data[size - 1 - i::size]
+            data = bytes(swapped)
+        if not data:
+            return TypedStorage(0, dtype=d, device=device, _internal=True)
+        tensor = frombuffer(bytearray(data), dtype=d)
+        if device is not None:
+            tensor = tensor.to(device)
+        return cls._of(tensor.untyped_storage(), d)
+
+    @classmethod
     def _of(cls, untyped: UntypedStorage, dtype: _dt.dtype) -> TypedStorage:
         """``untyped`` read as ``dtype`` elements, without PyTorch's deprecation warning (the
         caller warns where PyTorch does)."""
@@ -331,8 +363,7 @@ class TypedStorage:
         """The element values."""
         raw = self._untyped_storage._bytes()
         n = len(raw) // self.dtype.itemsize
-        return list(struct.unpack(f"={n}{_STRUCT_CODES[self.dtype.name]}",
-                                  raw[:n * self.dtype.itemsize]))
+        return _dt.unpack(raw, self.dtype, n, "=")
 
     def __getitem__(self, index: int) -> Any:
         if not isinstance(index, int):
@@ -385,10 +416,15 @@ HalfStorage = _legacy("HalfStorage", _dt.float16)
 IntStorage = _legacy("IntStorage", _dt.int32)
 LongStorage = _legacy("LongStorage", _dt.int64)
 BoolStorage = _legacy("BoolStorage", _dt.bool)
+BFloat16Storage = _legacy("BFloat16Storage", _dt.bfloat16)
+ByteStorage = _legacy("ByteStorage", _dt.uint8)
+CharStorage = _legacy("CharStorage", _dt.int8)
+ShortStorage = _legacy("ShortStorage", _dt.int16)
 
 LEGACY_STORAGES: dict[_dt.dtype, type[TypedStorage]] = {
     cls._fixed_dtype(): cls  # type: ignore[misc]
-    for cls in (FloatStorage, DoubleStorage, HalfStorage, IntStorage, LongStorage, BoolStorage)}
+    for cls in (FloatStorage, DoubleStorage, HalfStorage, BFloat16Storage, ByteStorage,
+                CharStorage, ShortStorage, IntStorage, LongStorage, BoolStorage)}
 
 
 def is_storage(obj: Any) -> bool:

@@ -124,14 +124,19 @@ def _new_tensor(self: Tensor, data: Any, dtype: Any = None, device: Any = None,
                            requires_grad=requires_grad)
 
 
+# ``Tensor.float()`` & co.: the dtype each converts to
+_CAST_METHODS = {"float32": "float", "float64": "double", "float16": "half",
+                 "bfloat16": "bfloat16", "int64": "long", "int32": "int", "int16": "short",
+                 "int8": "char", "uint8": "byte", "bool": "bool"}
+
+
 def _cast(d: Any) -> Any:
     def method(self: Tensor, memory_format: Any = None) -> Any:
         if memory_format is not None:
             check_memory_format(memory_format, name, self.ndim)
         return ew.to_dtype(self, d)
 
-    name = {"float32": "float", "float64": "double", "float16": "half", "int64": "long",
-            "int32": "int", "bool": "bool"}[d.name]
+    name = _CAST_METHODS[d.name]
     method.__name__ = name
     method.__doc__ = f"``self.to({d!r})``."
     return method
@@ -341,9 +346,8 @@ def bind() -> None:
     cls.cpu = _cpu
     cls.cuda = _cuda
     cls.type = _type
-    for name, d in (("float", _dt.float32), ("double", _dt.float64), ("half", _dt.float16),
-                    ("long", _dt.int64), ("int", _dt.int32), ("bool", _dt.bool)):
-        setattr(Tensor, name, _cast(d))
+    for dtype_name, name in _CAST_METHODS.items():
+        setattr(Tensor, name, _cast(_dt.BY_NAME[dtype_name]))
     cls.new_tensor = _new_tensor
     for factory in ("zeros", "ones", "empty", "full"):
         setattr(Tensor, f"new_{factory}", _new(factory))

@@ -106,8 +106,8 @@ def dim_order(self: Tensor, *, ambiguity_check: Any = False) -> tuple[int, ...]:
 
 
 def is_signed(self: Tensor) -> bool:
-    """Whether the dtype is signed (every dtype but bool)."""
-    return self.dtype is not _dt.bool
+    """Whether the dtype is signed (every dtype but bool and the unsigned integers)."""
+    return self.dtype.is_signed
 
 
 def is_distributed(self: Tensor) -> bool:

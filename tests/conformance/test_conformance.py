@@ -145,6 +145,17 @@ def test_expected_failures_are_strict(tmp_path):
     assert "no_such/op" in checks["declarations[xfail_ids_known]"]["reason"]
 
 
+def test_a_dtype_lacked_without_declaring_it_fails(tmp_path):
+    code, data, _ = run_suite("broken", tmp_path, "-k", "declarations",
+                              env={"BROKEN_UNDECLARED": "1"})
+    assert code == 1
+    check = data["checks"]["declarations[dtypes_declared]"]
+    assert check["status"] == "FAIL"
+    assert "bfloat16 is not provided and not declared" in check["reason"]
+    code, data, _ = run_suite("broken", tmp_path, "-k", "declarations")
+    assert data["checks"]["declarations[dtypes_declared]"]["status"] == "pass"
+
+
 def test_one_check_runs_alone_by_id(tmp_path):
     code, data, out = run_suite("strict", tmp_path, "-k", "grad[exp/basic]")
     assert code == 0, out[-2000:]

@@ -18,6 +18,8 @@ def _as_arrays(out: Any) -> list[Any]:
 
 def _numpy(t: Any) -> np.ndarray:
     t = t.detach()
+    if str(t.dtype).endswith("bfloat16"):  # PyTorch has no NumPy bfloat16: compare as float32
+        t = t.float()
     if getattr(t, "_is_zerotensor", lambda: False)():  # PyTorch's symbolic zero gradient
         return np.zeros(tuple(t.shape))
     return np.asarray(t.numpy())
@@ -29,25 +31,43 @@ def _same_error(theirs: BaseException, ours: BaseException) -> bool:
     return name == type(ours).__name__ or isinstance(ours, type(theirs))
 
 
-def _close(a: np.ndarray, b: np.ndarray) -> bool:
+def _close(a: np.ndarray, b: np.ndarray, dtype: str = "float64") -> bool:
     if a.shape != b.shape:
         return False
     if a.dtype.kind in "biu" or b.dtype.kind in "biu":
         return bool(np.array_equal(a, b))
+    if dtype == "bfloat16":  # a composite may round each step: within a few bfloat16 steps
+        return bool(np.allclose(a, b, rtol=2 ** -5, atol=2 ** -5, equal_nan=True))
+    if dtype != "float64":  # integer inputs computed in float32
+        return bool(np.allclose(a, b, rtol=1e-5, atol=1e-6, equal_nan=True))
     return bool(np.allclose(a, b, rtol=1e-6, atol=1e-8, equal_nan=True))
 
 
+def _typed(lib: Any, a: np.ndarray, dtype: str, needs_grad: bool) -> Any:
+    """Input data as a tensor of ``dtype``: float64 as it is; bfloat16 from float32 (both
+    libraries round it alike); integers rounded and wrapped into the dtype's range."""
+    if dtype == "float64":
+        return lib.tensor(a, dtype=lib.float64, requires_grad=needs_grad)
+    if dtype in ("bfloat16", "float32"):
+        return lib.tensor(a.astype(np.float32)).to(getattr(lib, dtype))
+    info = np.iinfo(dtype)
+    ints = np.round(np.nan_to_num(a * 20, nan=0.0, posinf=info.max, neginf=info.min))
+    ints = np.clip(ints, max(info.min, -2 ** 62), min(info.max, 2 ** 62)).astype(np.int64)
+    return lib.tensor(ints.tolist(), dtype=getattr(lib, dtype)).reshape(a.shape)
+
+
 def _call(lib: Any, spec: Spec, arrays: list[np.ndarray], cond: Any, kwargs: dict[str, Any],
-          needs_grad: bool) -> tuple[list[Any], Any]:
-    inputs = [lib.tensor(a, dtype=lib.float64, requires_grad=needs_grad) for a in arrays]
+          needs_grad: bool, dtype: str = "float64") -> tuple[list[Any], Any]:
+    inputs = [_typed(lib, a, dtype, needs_grad) for a in arrays]
     args: list[Any] = list(inputs)
     if cond is not None:
         args = [lib.tensor(cond)] + args
     return inputs, lookup(lib, spec.name)(*args, **kwargs)
 
 
-def run_one(spec: Spec, seed: int, torch: Any, ag: Any) -> tuple[bool, str]:
-    """Whether PyTorch and arraygrad agree on one random call of ``spec``."""
+def run_one(spec: Spec, seed: int, torch: Any, ag: Any, dtype: str = "float64") -> tuple[bool, str]:
+    """Whether PyTorch and arraygrad agree on one random call of ``spec`` with inputs of
+    ``dtype`` (gradients compared for float64 only)."""
     r = random.Random(seed)
     rng = np.random.default_rng(seed)
     shapes = shapes_for(spec, r)
@@ -57,11 +77,12 @@ def run_one(spec: Spec, seed: int, torch: Any, ag: Any) -> tuple[bool, str]:
     cond = None
     if kwargs.pop("_cond", False):
         cond = rng.random(np.broadcast_shapes(*shapes)) < 0.5
-    where = f"{spec.name}{[tuple(s) for s in shapes]} {kwargs} specials={specials}"
+    where = f"{spec.name}{[tuple(s) for s in shapes]} {kwargs} specials={specials} {dtype}"
+    grad = spec.grad and dtype == "float64"
     results = []
     for lib in (torch, ag):
         try:
-            results.append(("ok", _call(lib, spec, arrays, cond, kwargs, spec.grad)))
+            results.append(("ok", _call(lib, spec, arrays, cond, kwargs, grad, dtype)))
         except Exception as exc:  # the error class is part of the contract
             results.append(("err", exc))
     (tk, tv), (ak, av) = results
@@ -80,9 +101,9 @@ def run_one(spec: Spec, seed: int, torch: Any, ag: Any) -> tuple[bool, str]:
             continue
         if str(t.dtype).replace("torch.", "") != str(a.dtype).replace("arraygrad.", ""):
             return False, f"{where}: dtype {t.dtype} vs {a.dtype}"
-        if not _close(_numpy(t), _numpy(a)):
+        if not _close(_numpy(t), _numpy(a), dtype):
             return False, f"{where}: values\n{_numpy(t)}\nvs\n{_numpy(a)}"
-    if not spec.grad:
+    if not grad:
         return True, where
     pairs = [(t, a) for t, a in zip(t_arrays, a_arrays)
              if hasattr(t, "requires_grad") and t.requires_grad and t.dtype.is_floating_point]
@@ -110,14 +131,17 @@ def run_one(spec: Spec, seed: int, torch: Any, ag: Any) -> tuple[bool, str]:
     return True, where
 
 
-def run(n: int, seed: int, torch: Any, ag: Any) -> tuple[int, list[str]]:
-    """``n`` random calls; the number that agree and the descriptions of the others."""
+def run(n: int, seed: int, torch: Any, ag: Any,
+        dtypes: tuple[str, ...] = ("float64",)) -> tuple[int, list[str]]:
+    """``n`` random calls, each with inputs of one of ``dtypes``; the number that agree and
+    the descriptions of the others."""
     r = random.Random(seed)
     failures = []
     agree = 0
     for i in range(n):
         spec = SPECS[r.randrange(len(SPECS))]
-        ok, detail = run_one(spec, seed * 100003 + i, torch, ag)
+        dtype = dtypes[r.randrange(len(dtypes))] if len(dtypes) > 1 else dtypes[0]
+        ok, detail = run_one(spec, seed * 100003 + i, torch, ag, dtype)
         if ok:
             agree += 1
         else:

@@ -15,6 +15,19 @@ torch = pytest.importorskip("torch", reason="the reference is PyTorch")
 TD = torch.distributions
 
 
+@pytest.fixture(autouse=True)
+def _validation_on():
+    """Both libraries validate by default (``__debug__``); importing ``torch.compile``'s Dynamo
+    turns PyTorch's default off for the rest of the process (another test compiles), so each
+    test here sets it, and puts back what it found."""
+    before = (TD.Distribution._validate_args, D.Distribution._validate_args)
+    TD.Distribution.set_default_validate_args(True)
+    D.Distribution.set_default_validate_args(True)
+    yield
+    TD.Distribution.set_default_validate_args(before[0])
+    D.Distribution.set_default_validate_args(before[1])
+
+
 def _T(lib):
     if lib is D:
         return lambda v: ag.tensor(v, dtype=ag.float64)

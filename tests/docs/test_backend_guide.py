@@ -21,14 +21,10 @@ def test_guide_backend_runs_the_suite(tmp_path):
     (pkg / "__init__.py").write_text("")
     (pkg / "backend.py").write_text(block.replace('name = "dummy"', 'name = "guide"')
                                     .replace('device_type = "dummy"', 'device_type = "guide"'))
-    (pkg / "plugin.py").write_text(textwrap.dedent("""
-        from arraygrad.plugins import hookimpl
-
-        @hookimpl
-        def arraygrad_register_backends(register):
-            from guide_backend.backend import DummyBackend
-            register(DummyBackend())
-        """))
+    entry = next(b for b in re.findall(r"```python\n(.*?)```", text, re.S)
+                 if "# arraygrad_dummy/good.py" in b)
+    (pkg / "plugin.py").write_text(entry.replace("arraygrad_dummy.backend", "guide_backend.backend")
+                                   .replace('register.backend("dummy"', 'register.backend("guide"'))
     report = tmp_path / "report.json"
     code = textwrap.dedent(f"""
         import importlib, sys

@@ -84,8 +84,8 @@ def test_parameter_dict_repr_and_load():
     pd = nn.ParameterDict({"b": nn.Parameter(ag.ones(2, 3)), "a": ag.zeros(2, dtype=ag.float64),
                            "c": 3})
     assert repr(pd) == ("ParameterDict(\n"
-                        "    (a): Parameter containing: [arraygrad.float64 of size 2]\n"
-                        "    (b): Parameter containing: [arraygrad.float32 of size 2x3]\n"
+                        "    (a): Parameter containing: [arraygrad.DoubleTensor of size 2]\n"
+                        "    (b): Parameter containing: [arraygrad.FloatTensor of size 2x3]\n"
                         "    (c): Object of type: int\n)")
     pd.load_state_dict({"a": ag.tensor([1.0, 2.0]), "b": ag.zeros(2, 3)})
     assert pd["a"].tolist() == [1.0, 2.0]
@@ -197,7 +197,7 @@ def test_parameter_dict_matches_pytorch():
     assert build(ag) == build(torch)
     t_repr = repr(torch.nn.ParameterDict({"b": torch.ones(2, 3), "c": 3}))
     a_repr = repr(nn.ParameterDict({"b": ag.ones(2, 3), "c": 3}))
-    assert a_repr == t_repr.replace("torch.FloatTensor", "arraygrad.float32")
+    assert a_repr == t_repr.replace("torch.FloatTensor", "arraygrad.FloatTensor")
 
 
 @needs_torch

@@ -12,7 +12,6 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 
 FORBIDDEN = {"numpy", "cupy", "cupyx"}
 CORE = REPO_ROOT / "core"
-IMPORT_BUDGET_S = 0.5
 
 
 def _forbidden_imports(path):
@@ -76,17 +75,11 @@ print(json.dumps({"elapsed": elapsed, "libs": libs, "plugins": plugins}))
 """
 
 
-def test_import_arraygrad_loads_no_array_library_and_is_fast(run_python):
-    runs = []
-    for _ in range(3):
-        out = run_python(_IMPORT_CHILD)
-        assert out["libs"] == [], "import arraygrad imported an array library"
-        assert out["plugins"] == [], "import arraygrad loaded plugins eagerly"
-        runs.append(out["elapsed"])
-        if out["elapsed"] < IMPORT_BUDGET_S:
-            break
-    # Best of up to three fresh processes, so one cold disk cache cannot fail it.
-    assert min(runs) < IMPORT_BUDGET_S, f"import arraygrad took {runs} s"
+def test_import_arraygrad_loads_no_array_library(run_python):
+    # how long the import takes is a benchmark (``make bench``: import_time), not a test
+    out = run_python(_IMPORT_CHILD)
+    assert out["libs"] == [], "import arraygrad imported an array library"
+    assert out["plugins"] == [], "import arraygrad loaded plugins eagerly"
 
 
 @pytest.mark.parametrize("module", ["arraygrad_cupy", "arraygrad_cupy.plugin",

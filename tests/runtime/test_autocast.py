@@ -134,13 +134,10 @@ def test_backward_inside_the_region_does_not_autocast_its_formulas():
 
 
 @needs_torch
-def test_cpu_default_dtype_bfloat16_disables_with_a_warning():
-    with pytest.warns(UserWarning, match="target dtype is not supported"):
-        region = ag.autocast("cpu")
-    with region:
-        assert ag.mm(ag.ones(2, 2), ag.ones(2, 2)).dtype is ag.float32
-    with pytest.raises(AttributeError, match="no bfloat16 dtype"):
-        ag.get_autocast_dtype("cpu")
+def test_cpu_default_dtype_is_bfloat16_and_casts():
+    with ag.autocast("cpu"):
+        assert ag.mm(ag.ones(2, 2), ag.ones(2, 2)).dtype is ag.bfloat16
+    assert ag.get_autocast_dtype("cpu") is ag.bfloat16
     with pytest.warns(UserWarning, match="target dtype is not supported"):
         torch.autocast("cpu", dtype=torch.float64)
     with pytest.warns(UserWarning, match="target dtype is not supported"):

@@ -272,3 +272,29 @@ def test_a_backend_without_addresses_raises_pytorchs_error():
         return t
 
     vmap(probe)(ag.ones(2, 3))
+
+
+@pytest.mark.parametrize("cls_name, data, order, expected", [
+    ("ByteStorage", b"abc", "native", [97, 98, 99]),
+    ("FloatStorage", b"\x00\x00\x80?\x00\x00\x00@", "little", [1.0, 2.0]),
+    ("FloatStorage", b"?\x80\x00\x00@\x00\x00\x00", "big", [1.0, 2.0]),
+    ("ShortStorage", b"\x01\x00\x00\x02", "big", [256, 2]),
+])
+def test_from_buffer_copies_the_bytes_as_pytorch(cls_name, data, order, expected):
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        storage = getattr(ag, cls_name).from_buffer(data, byte_order=order)
+    assert list(storage) == expected
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert list(getattr(torch, cls_name).from_buffer(data, byte_order=order)) == expected
+
+
+def test_from_buffer_counts_offsets_and_refuses_ragged_buffers():
+    assert list(ag.ByteStorage.from_buffer(b"abcdef", count=2, offset=1)) == [98, 99]
+    with pytest.raises(ValueError, match="multiple of element size"):
+        ag.FloatStorage.from_buffer(b"abc")
+    with pytest.raises(ValueError, match="byte_order"):
+        ag.ByteStorage.from_buffer(b"a", byte_order="middle")

@@ -137,17 +137,18 @@ def test_set_default_dtype_refuses_non_dtype_and_accepts_floats():
 
 
 def test_missing_dtypes_say_so():
-    assert ag.float16 is ag.half
-    with pytest.raises(AttributeError, match="no bfloat16 dtype"):
-        ag.bfloat16
-    assert not hasattr(ag, "bfloat16")
+    assert ag.float16 is ag.half and ag.int16 is ag.short
+    with pytest.raises(AttributeError, match="no complex64 dtype"):
+        ag.complex64
+    assert not hasattr(ag, "complex64")
 
 
 # -- legacy typed constructors --------------------------------------------------------------------
 
 @needs_torch
 @pytest.mark.parametrize("name", ["FloatTensor", "DoubleTensor", "LongTensor", "IntTensor",
-                                  "BoolTensor", "HalfTensor"])
+                                  "BoolTensor", "HalfTensor", "ByteTensor", "CharTensor",
+                                  "ShortTensor", "BFloat16Tensor"])
 def test_typed_constructors_match_pytorch(name):
     ours, theirs = getattr(ag, name), getattr(torch, name)
     a, b = ours([1, 0, 2]), theirs([1, 0, 2])
@@ -174,9 +175,8 @@ def test_typed_constructor_errors():
         ag.FloatTensor(ag.tensor([1, 2]))  # wrong dtype
     with pytest.raises(RuntimeError, match="device type: cpu"):
         ag.FloatTensor([1.0], device="strict")
-    with pytest.raises(TypeError, match="no uint8 dtype"):
-        ag.ByteTensor([1, 2])
     assert not isinstance(ag.zeros(2, dtype=ag.int32), ag.ByteTensor)
+    assert isinstance(ag.zeros(2, dtype=ag.uint8), ag.ByteTensor)
 
 
 # -- __format__ -----------------------------------------------------------------------------------

@@ -40,7 +40,7 @@ MODULES = (
     "torch.utils", "torch.utils.data", "torch.utils.checkpoint", "torch.utils.benchmark",
     "torch.utils.tensorboard", "torch.utils.hooks", "torch.utils.model_zoo",
     "torch.multiprocessing", "torch.testing", "torch.random", "torch.profiler", "torch.version",
-    "torch.serialization", "torch.accelerator", "torch.functional",
+    "torch.serialization", "torch.accelerator", "torch.functional", "torch.distributed",
 ) + (
     # classes whose methods programs call as much as module functions
     "torch.nn.Module", "torch.optim.Optimizer", "torch.Generator", "torch.dtype", "torch.device",

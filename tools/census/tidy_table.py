@@ -22,6 +22,16 @@ TABLE = Path(__file__).resolve().parents[2] / "core" / "arraygrad" / "absences.t
 _HEADER = re.compile(r"^\[(.+?)\]\s*(#.*)?$")
 
 
+def split_entry(line: str) -> tuple[str, str]:
+    """``(key, value)`` of an entry line; a quoted key may hold "=" itself: "name(keyword=)"."""
+    stripped = line.strip()
+    if stripped.startswith('"'):
+        end = stripped.index('"', 1) + 1
+        return stripped[:end], stripped[end:].strip().removeprefix("=").strip()
+    key, _, value = stripped.partition("=")
+    return key.strip(), value.strip()
+
+
 def tidy(text: str, prefer_first: bool = False) -> str:
     """The canonical form of the table's text (``prefer_first``: a key given two reasons keeps
     the first, reported on stderr, instead of stopping)."""
@@ -42,8 +52,7 @@ def tidy(text: str, prefer_first: bool = False) -> str:
             continue
         if not line.strip() or line.lstrip().startswith("#"):
             continue
-        key, _, value = line.partition("=")
-        key, value = key.strip(), value.strip()
+        key, value = split_entry(line)
         old = sections[current].get(key)
         if old is not None and old != value:
             message = f"absences.toml: [{current}] {key} has two reasons: {old} / {value}"

@@ -10,6 +10,7 @@ import numpy as np
 from arraygrad.backends import Availability, Backend, Generator, ScalarOperands
 from arraygrad.backends.contract import Memory
 from arraygrad.backends.strided import strided_kernels
+from arraygrad_numpy import low_precision
 
 __all__ = ["NumpyBackend", "NumpyGenerator", "host_memory"]
 
@@ -91,17 +92,23 @@ def host_memory(array):
 
 
 def _astype(x, dtype, /, *, copy=True, device=None):
+    if dtype is low_precision.BF16 and x.dtype is not dtype:  # PyTorch's rounding, bit for bit
+        return low_precision.to_bfloat16(x)
     return x.astype(dtype, copy=copy)
 
 
-def _reduction(ufunc):
+def _reduction(ufunc, low=frozenset()):
     """``sum``/``max``/``min`` as the ufunc's own ``reduce``: NumPy's functions of those
     names reach it through two Python layers (~1 us per call on small arrays). The
     semantics are the same for the arguments of the standard (``axis``, ``keepdims``,
-    ``dtype`` for sums; small integers still accumulate in the default integer)."""
+    ``dtype`` for sums; small integers still accumulate in the default integer). ``low``:
+    the dtypes reduced in float32 and rounded once (``sum`` of float16/bfloat16, as
+    PyTorch accumulates)."""
     reduce = ufunc.reduce
 
     def fn(x, /, *, axis=None, dtype=None, keepdims=False):
+        if x.dtype in low and (dtype is None or dtype == x.dtype):
+            return low_precision.reduced_in_float32(reduce, x, axis, keepdims)
         return reduce(x, axis=axis, dtype=dtype, keepdims=keepdims)
 
     fn.__name__ = fn.__qualname__ = f"{ufunc.__name__}_reduce"
@@ -125,9 +132,10 @@ def _fast_namespace():
     ns.zeros, ns.ones, ns.empty, ns.full = np.zeros, np.ones, np.empty, np.full
     ns.zeros_like, ns.ones_like = np.zeros_like, np.ones_like
     ns.astype = _astype
-    ns.sum = _reduction(np.add)
+    ns.sum = _reduction(np.add, low_precision.LOW)
     ns.max = _reduction(np.maximum)
     ns.min = _reduction(np.minimum)
+    low_precision.install(ns)  # float16 and ml_dtypes' bfloat16, as PyTorch's CPU computes
     return ns
 
 
@@ -142,7 +150,8 @@ class NumpyBackend(Backend):
     def __init__(self):
         self._xp = _fast_namespace()
         # NumPy converts a Python float operand on every call: a cached 0-d array is ~2x faster
-        self.scalar_operands = ScalarOperands(self._xp)
+        self.scalar_operands = ScalarOperands(
+            self._xp, widening=() if low_precision.BF16 is None else (low_precision.BF16,))
 
     def is_available(self) -> Availability:
         return Availability(True)
@@ -166,6 +175,8 @@ class NumpyBackend(Backend):
         return np.asarray(array)
 
     def from_host(self, data, dtype=None):
+        if dtype is low_precision.BF16:  # through float32, as PyTorch rounds a Python float
+            return low_precision.to_bfloat16(np.array(data, dtype=np.float64))
         return np.array(data, dtype=dtype)
 
     def is_exclusive(self, array):

@@ -9,3 +9,12 @@ def arraygrad_register_backends(register):
     from arraygrad_numpy.backend import NumpyBackend
 
     register(NumpyBackend())
+
+
+@hookimpl
+def arraygrad_conformance(register):
+    """Declare the dtypes the NumPy backend lacks: bfloat16 without the ml_dtypes package."""
+    from arraygrad_numpy.low_precision import BF16, MISSING_REASON
+
+    register.backend("numpy", capabilities={"lacks": {} if BF16 is not None else
+                                            {"bfloat16": MISSING_REASON}})

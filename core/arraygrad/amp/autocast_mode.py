@@ -5,9 +5,8 @@ Inside ``with autocast(device_type, dtype):``, the ops of PyTorch's autocast lis
 floating inputs on that device type: matrix products, ``linear`` and convolutions to
 ``dtype``, losses (and on CUDA normalisations and softmaxes) to float32 (``amp.state``).
 As in PyTorch, an unusable request warns and runs disabled: CUDA autocast without a usable
-CUDA backend, or a dtype the device type does not support. The CPU's default dtype is
-bfloat16, which arraygrad does not have yet: ``autocast("cpu")`` warns and runs disabled;
-``autocast("cpu", dtype=arraygrad.float16)`` casts (docs/differences.md).
+CUDA backend, or a dtype the device type does not support (bfloat16 on a CUDA backend
+without it). The CPU's default dtype is bfloat16, as PyTorch's.
 """
 
 from __future__ import annotations
@@ -63,18 +62,16 @@ class autocast:
                 warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.",
                               stacklevel=3)
                 return False
-            if fast == "bfloat16":
+            if fast is _dt.bfloat16 and not cuda.is_bf16_supported():
                 raise RuntimeError("Current CUDA Device does not support bfloat16. Please switch "
                                    "dtype to float16.")
             return True
-        if fast is _dt.float16:
+        if fast is _dt.float16 or fast is _dt.bfloat16:
             return True
         name = self.device.upper()
-        why = (" (arraygrad has no bfloat16 dtype yet: pass dtype=arraygrad.float16)"
-               if fast == "bfloat16" else "")
         warnings.warn(f"In {name} autocast, but the target dtype is not supported. Disabling "
                       f"autocast.\n{name} Autocast only supports dtypes of arraygrad.bfloat16, "
-                      f"arraygrad.float16 currently.{why}", stacklevel=3)
+                      f"arraygrad.float16 currently.", stacklevel=3)
         return False
 
     def __enter__(self) -> "autocast":

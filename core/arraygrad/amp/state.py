@@ -15,10 +15,7 @@ The casts are ordinary differentiable ones (a ``ToCopyBackward0`` node), so grad
 float32 weights as float32. A backward pass does not autocast the ops its formulas run,
 unless autocast was entered inside it (``custom_bwd``).
 
-The default lower-precision dtype of the CPU is bfloat16, which arraygrad does not have yet:
-``get_autocast_dtype("cpu")`` raises the missing-dtype AttributeError until one is set, and
-``autocast("cpu")`` without a dtype warns and runs disabled, as PyTorch does for a dtype the
-device does not support (docs/differences.md).
+The default lower-precision dtype of the CPU is bfloat16, as PyTorch's.
 """
 
 from __future__ import annotations
@@ -34,8 +31,7 @@ __all__ = ["on", "cast", "LOWER", "FP32", "DEVICE_TYPES", "is_enabled", "set_ena
            "set_cache_enabled", "increment_nesting", "decrement_nesting", "clear_cache",
            "check_device_type"]
 
-# PyTorch's device types for autocast, with their default lower-precision dtypes (by name:
-# bfloat16 is not an arraygrad dtype yet)
+# PyTorch's device types for autocast, with their default lower-precision dtypes (by name)
 DEVICE_TYPES = {"cpu": "bfloat16", "cuda": "float16", "ipu": "float16", "xpu": "float16",
                 "maia": "bfloat16", "xla": "bfloat16", "mps": "float16", "hpu": "bfloat16",
                 "mtia": "float16", "privateuseone": "float16"}
@@ -143,7 +139,8 @@ def set_raw_dtype(device_type: str, value: Any) -> None:
 
 
 def get_dtype(device_type: str) -> _dt.dtype:
-    """The autocast dtype of ``device_type``; the missing-dtype AttributeError for bfloat16."""
+    """The autocast dtype of ``device_type`` (the missing-dtype AttributeError for a name
+    arraygrad has no dtype of)."""
     value = raw_dtype(device_type)
     if isinstance(value, str):
         found = _dt.BY_NAME.get(value)

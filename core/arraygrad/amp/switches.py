@@ -46,8 +46,7 @@ def set_autocast_enabled(device_type: Any = None, enabled: Any = None) -> None:
 
 
 def get_autocast_dtype(device_type: str) -> _dt.dtype:
-    """The dtype autocast casts to on ``device_type`` (the CPU's default, bfloat16, is not
-    an arraygrad dtype yet: the missing-dtype AttributeError until one is set)."""
+    """The dtype autocast casts to on ``device_type`` (the CPU's default: bfloat16)."""
     return state.get_dtype(device_type)
 
 
@@ -159,8 +158,7 @@ def set_autocast_xla_enabled(enabled: bool) -> None:
 
 
 def get_autocast_xla_dtype() -> _dt.dtype:
-    """Deprecated: ``get_autocast_dtype("xla")`` (bfloat16 by default: not an arraygrad
-    dtype yet, the missing-dtype AttributeError)."""
+    """Deprecated: ``get_autocast_dtype("xla")`` (bfloat16 by default)."""
     _deprecated("get_autocast_xla_dtype()", "get_autocast_dtype('xla')")
     return state.get_dtype("xla")
 

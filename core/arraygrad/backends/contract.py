@@ -189,11 +189,10 @@ class Backend(abc.ABC):
         a zero-parse path (NumPy: ``frombuffer``).
         """
         import math
-        import struct
 
-        fmt = {"float16": "e", "float32": "f", "float64": "d", "int32": "i", "int64": "q",
-               "bool": "?"}[self.arraygrad_dtype(native_dtype).name]
-        values = list(struct.unpack(f"<{math.prod(shape)}{fmt}", data))
+        from arraygrad import dtypes
+
+        values = dtypes.unpack(data, self.arraygrad_dtype(native_dtype), math.prod(shape))
         return self.xp.reshape(self.from_host(values, native_dtype), tuple(shape))
 
     def from_dlpack(self, obj: Any) -> Any:
@@ -284,7 +283,9 @@ class Backend(abc.ABC):
             raise TypeError(f"{self.name}: unsupported dtype {native!r}") from None
 
     def supported_dtypes(self) -> Sequence[Any]:
-        """The ``arraygrad`` dtypes this backend provides (all six by default)."""
+        """The ``arraygrad`` dtypes this backend provides: by default, those its namespace has an
+        attribute for (``xp.uint8``...). A backend lacking some declares them to the
+        conformance suite (``capabilities["lacks"]``, docs/writing-a-backend.md)."""
         from arraygrad import dtypes
         return [d for d in dtypes.ALL_DTYPES if hasattr(self.xp, d.name)]
 
@@ -300,6 +301,30 @@ class Backend(abc.ABC):
         self._to_native, self._from_native = to_native, from_native
         self._floating_natives = frozenset(n for n, d in from_native.items() if d.is_floating_point)
         return to_native, from_native
+
+    @functools.cached_property
+    def reduced_floating_natives(self) -> frozenset:
+        """The native dtypes of float16 and bfloat16 (those this backend has): PyTorch computes
+        them in float32 (its ``opmath`` type), which ``mul``/``div`` by a number follow."""
+        from arraygrad import dtypes
+
+        from_native = self.__dict__.get("_from_native") or self._build_dtype_tables()[1]
+        return frozenset(n for n, d in from_native.items()
+                         if d is dtypes.float16 or d is dtypes.bfloat16)
+
+    @functools.cached_property
+    def wide_floating_natives(self) -> frozenset:
+        """The floating native dtypes computed as they are (float32, float64): every floating
+        one but ``reduced_floating_natives``."""
+        return self.floating_natives - self.reduced_floating_natives
+
+    @functools.cached_property
+    def weak_scalar_natives(self) -> frozenset:
+        """The floating native dtypes next to which a raw Python number keeps the array's
+        dtype (the standard's rule): all but those the ``scalar_operands`` cache lists as
+        widening (NumPy's bfloat16), whose numbers go as 0-d arrays."""
+        widening: frozenset = getattr(self.scalar_operands, "widening", frozenset())
+        return frozenset(n for n in self.floating_natives if n not in widening)
 
     @functools.cached_property
     def floating_natives(self) -> frozenset:

@@ -18,9 +18,16 @@ __all__ = ["ScalarOperands", "scalar_operand"]
 
 def scalar_operand(backend: Backend, value: Any, native: Any) -> Any:
     """``value`` as ``backend``'s cached 0-d array of dtype ``native``, or as it is when the
-    backend keeps no cache (zeros are never cached: ``-0.0 == 0.0``)."""
+    backend keeps no cache (zeros are never cached: ``-0.0 == 0.0``; a zero next to a dtype
+    the library would widen for a raw number is a fresh 0-d array)."""
     cache = backend.scalar_operands
-    return cache[value, native] if value and cache is not None else value
+    if cache is None:
+        return value
+    if value:
+        return cache[value, native]
+    if native in cache.widening:
+        return backend.xp.asarray(value, dtype=native)
+    return value
 
 
 class ScalarOperands(dict):
@@ -31,12 +38,15 @@ class ScalarOperands(dict):
     could otherwise grow it). The arrays are operands only: no op returns one.
     """
 
-    __slots__ = ("_xp", "_limit")
+    __slots__ = ("_xp", "_limit", "widening")
 
-    def __init__(self, xp: Any, limit: int = 512) -> None:
+    def __init__(self, xp: Any, limit: int = 512, widening: Any = ()) -> None:
         super().__init__()
         self._xp = xp
         self._limit = limit
+        self.widening = frozenset(widening)
+        """Native dtypes a raw Python number would widen (NumPy: ml_dtypes' bfloat16 next to
+        a Python float gives float32): their numbers are always passed as 0-d arrays."""
 
     def zero(self, native: Any) -> Any:
         """A cached ``+0.0`` (or integer 0) 0-d array of ``native`` dtype."""

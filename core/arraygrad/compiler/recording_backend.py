@@ -94,6 +94,7 @@ class RecordingScalars:
     def __init__(self, real: Any, backend: "RecordingBackend") -> None:
         self._real = real
         self._backend = backend
+        self.widening = real.widening  # (ScalarOperands') dtypes a raw number would widen
 
     def __getitem__(self, key: tuple[Any, Any]) -> Any:
         value, native = key
@@ -146,6 +147,9 @@ class RecordingBackend:
         self.xp = recording_namespace(real.xp)
         # read on most ops' paths: an attribute, not a ``__getattr__`` round (a fixed set)
         self.floating_natives = real.floating_natives
+        self.reduced_floating_natives = real.reduced_floating_natives
+        self.wide_floating_natives = real.wide_floating_natives
+        self.weak_scalar_natives = real.weak_scalar_natives
         cache = real.scalar_operands
         self.scalar_operands = None if cache is None else RecordingScalars(cache, self)
 

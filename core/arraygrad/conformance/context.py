@@ -21,6 +21,7 @@ class Context:
     dtypes: tuple
     float64: bool
     device_types: tuple
+    lacks: dict  # {dtype name: reason}: the arraygrad dtypes the backend declares it lacks
     xfail: dict
     cases: tuple
 
@@ -66,4 +67,5 @@ def make_context(name: str, declarations: Any) -> Context:
         name=name, backend=backend, device=backend.device, dtypes=dtypes,
         float64=bool(caps.get("float64", "float64" in dtypes)),
         device_types=tuple(caps.get("device_types") or (backend.device_type,)),
+        lacks=dict(caps.get("lacks") or {}),
         xfail=dict(decl.xfail) if decl else {}, cases=all_cases(declarations))

@@ -5,7 +5,8 @@ Each plugin's hook receives a ``ConformanceRegistrar``::
     @hookimpl
     def arraygrad_conformance(register):
         register.backend("mine", capabilities={"dtypes": ("float32",), "float64": False,
-                                               "device_types": ("mine",)},
+                                               "device_types": ("mine",),
+                                               "lacks": {"float64": "no doubles on the chip"}},
                          xfail={"grad[exp/basic]": "exp's backward is approximate"})
         register.cases(MY_CASES)
 """
@@ -17,7 +18,7 @@ from typing import Any
 
 __all__ = ["BackendDeclaration", "ConformanceRegistrar", "Declarations", "collect"]
 
-_CAPABILITY_KEYS = {"dtypes", "float64", "device_types"}
+_CAPABILITY_KEYS = {"dtypes", "float64", "device_types", "lacks"}
 
 
 @dataclass
@@ -49,14 +50,22 @@ class ConformanceRegistrar:
                 xfail: dict | None = None) -> None:
         """Declare backend ``name``'s capabilities and its expected failures.
 
-        ``capabilities`` keys: ``dtypes`` (dtype names), ``float64`` (bool),
-        ``device_types``; missing keys are read from the backend itself.
+        ``capabilities`` keys: ``dtypes`` (the floating dtype names the ``dtypes`` checks run
+        in), ``float64`` (bool), ``device_types``, ``lacks`` (``{dtype name: reason}``: every
+        arraygrad dtype the backend does not provide, checked by
+        ``declarations[dtypes_declared]``); missing keys are read from the backend itself
+        (``lacks``: none).
         ``xfail`` maps check ids to reasons; each must fail (strict).
         """
         capabilities = dict(capabilities or {})
         unknown = set(capabilities) - _CAPABILITY_KEYS
         if unknown:
             raise ValueError(f"plugin {self.plugin!r}: unknown capabilities {sorted(unknown)}")
+        lacks = capabilities.get("lacks", {})
+        if not isinstance(lacks, dict) or not all(
+                isinstance(k, str) and isinstance(v, str) and v for k, v in lacks.items()):
+            raise ValueError(f"plugin {self.plugin!r}: capabilities['lacks'] is "
+                             f"{{dtype name: non-empty reason}}, got {lacks!r}")
         for check, reason in (xfail or {}).items():
             if not isinstance(check, str) or not isinstance(reason, str) or not reason:
                 raise ValueError(f"plugin {self.plugin!r}: xfail entries are "

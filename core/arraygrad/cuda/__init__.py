@@ -86,8 +86,9 @@ def device_count() -> int:
 
 
 def is_initialized() -> bool:
-    """Whether CUDA has been started: by ``init()`` or by a call that needed a device."""
-    return _device.initialized[0]
+    """Whether CUDA has been started (by ``init()`` or by a call that needed a device) and its
+    backend is still usable (a backend unregistered since started nothing that remains)."""
+    return _device.initialized[0] and _device.usable() is not None
 
 
 def init() -> None:
@@ -144,9 +145,12 @@ def get_gencode_flags() -> str:
 
 
 def is_bf16_supported(including_emulation: bool = True) -> bool:
-    """Whether bfloat16 computation is supported: not in arraygrad, which has no bfloat16
-    dtype (False, as a CPU build)."""
-    return False
+    """Whether the CUDA backend here has a bfloat16 dtype (False without a usable CUDA
+    backend, as a CPU build; CuPy has none)."""
+    from arraygrad import dtypes
+
+    backend = _device.usable()
+    return backend is not None and dtypes.bfloat16 in backend.supported_dtypes()
 
 
 def is_tf32_supported() -> bool:

@@ -5,11 +5,18 @@ operations below on *buffers* — NumPy arrays for host backends, device arrays
 for device ones (``accepts(array)`` says which it takes; others go through the
 host). Non-blocking calls return a request with ``wait()`` and ``test()``.
 Reductions receive ``op`` as one of "sum", "product", "min", "max".
+
+The abstract methods are the contract; the ones with a body (``alltoall`` and the
+object calls beyond ``allgather_object``/``broadcast_object``) have a default
+built on the contract, which a backend overrides when it has a direct call (``mpi``
+does).
 """
 
 from __future__ import annotations
 
 import abc
+import pickle
+from array import array
 from typing import Any
 
 __all__ = ["ProcessGroupBackend"]
@@ -89,6 +96,55 @@ class ProcessGroupBackend(abc.ABC):
     @abc.abstractmethod
     def broadcast_object(self, obj: Any, root: int) -> Any:
         """``root``'s picklable ``obj`` on every rank."""
+
+    def alltoall(self, send: Any, send_counts: list[int], recv: Any,
+                 recv_counts: list[int]) -> None:
+        """Rank r's ``send`` holds ``send_counts[j]`` elements for each rank j, in rank order;
+        its ``recv`` receives ``recv_counts[j]`` elements from each rank j, in rank order.
+
+        The default gathers every rank's whole ``send`` (padded to the longest) and keeps
+        its blocks: ``size`` times the traffic of a direct all-to-all.
+        """
+        every = self.allgather_header(array("q", send_counts))
+        table = [list(every[i * self.size:(i + 1) * self.size]) for i in range(self.size)]
+        longest = max(sum(row) for row in table)
+        xp = send.__array_namespace__()
+        padded = xp.zeros(longest, dtype=send.dtype)
+        flat = send.reshape(-1)
+        padded[:flat.shape[0]] = flat
+        gathered = xp.empty(longest * self.size, dtype=send.dtype)
+        self.allgather(padded, gathered)
+        out, at = recv.reshape(-1), 0
+        for j, row in enumerate(table):
+            start = j * longest + sum(row[:self.rank])
+            out[at:at + recv_counts[j]] = gathered[start:start + recv_counts[j]]
+            at += recv_counts[j]
+
+    def gather_object(self, obj: Any, root: int) -> list[Any] | None:
+        """Every rank's ``obj`` in rank order on ``root`` (None elsewhere); the default is
+        ``allgather_object``."""
+        every = self.allgather_object(obj)
+        return every if self.rank == root else None
+
+    def scatter_object(self, objs: list[Any] | None, root: int) -> Any:
+        """Item r of ``root``'s ``objs`` on rank r; the default broadcasts the whole list."""
+        return self.broadcast_object(objs, root)[self.rank]
+
+    def send_object(self, obj: Any, dst: int, tag: int) -> None:
+        """Send a picklable ``obj`` to ``dst``: its length, then its bytes, as headers."""
+        data = pickle.dumps(obj)
+        self.send_header(array("q", [len(data)]), dst, tag)
+        payload = array("q")
+        payload.frombytes(data + bytes(-len(data) % 8))
+        self.send_header(payload, dst, tag)
+
+    def recv_object(self, src: int, tag: int) -> tuple[Any, int]:
+        """Receive an object sent by ``send_object`` from ``src`` (-1: any); (it, the source)."""
+        length = array("q", [0])
+        source = self.recv_header(length, src, tag)
+        payload = array("q", bytes(length[0] + (-length[0] % 8)))
+        self.recv_header(payload, source, tag)
+        return pickle.loads(payload.tobytes()[:length[0]]), source
 
     def close(self) -> None:
         """Release the communicator (``destroy_process_group``)."""

@@ -1,5 +1,6 @@
 """Collectives on tensors: ``all_reduce``, ``broadcast``, ``reduce``, ``all_gather``,
-``all_gather_into_tensor``, ``reduce_scatter_tensor``, ``gather``, ``scatter``, ``barrier``.
+``all_gather_into_tensor`` (``all_gather_single``), ``reduce_scatter_tensor``
+(``reduce_scatter_single``), ``gather``, ``scatter``, ``barrier``.
 
 Each one checks its arguments, exchanges a header (``header.agree``) so every rank
 raises together on a mismatch, then runs the backend's call on the tensors' buffers.
@@ -12,14 +13,15 @@ from __future__ import annotations
 from typing import Any
 
 from arraygrad.distributed.buffers import Buffer, host_empty
-from arraygrad.distributed.group import ProcessGroup, resolve
+from arraygrad.distributed.groups import ProcessGroup, resolve
 from arraygrad.distributed.header import agree, encode
-from arraygrad.distributed.reduce_op import ReduceOp
+from arraygrad.distributed.reduce_ops import ReduceOp
 from arraygrad.distributed.work import Work
 from arraygrad.tensor import Tensor
 
-__all__ = ["all_gather", "all_gather_into_tensor", "all_reduce", "barrier", "broadcast",
-           "gather", "reduce", "reduce_scatter_tensor", "scatter"]
+__all__ = ["all_gather", "all_gather_into_tensor", "all_gather_single", "all_reduce", "barrier",
+           "broadcast", "gather", "reduce", "reduce_scatter_block", "reduce_scatter_single",
+           "reduce_scatter_tensor", "scatter"]
 
 
 def _tensor(value: Any, call: str, name: str = "tensor") -> Tensor:
@@ -146,25 +148,65 @@ def all_gather(tensor_list: list[Tensor], tensor: Tensor, group: ProcessGroup | 
     return _done(async_op)
 
 
-def all_gather_into_tensor(output_tensor: Tensor, input_tensor: Tensor,
-                           group: ProcessGroup | None = None,
-                           async_op: bool = False) -> Work | None:
-    """Every rank's ``input_tensor`` concatenated (or stacked) in rank order into ``output_tensor``."""
-    g = resolve(group, "all_gather_into_tensor")
-    inp = _tensor(input_tensor, "all_gather_into_tensor", "input_tensor")
-    out = _tensor(output_tensor, "all_gather_into_tensor", "output_tensor")
+def _all_gather_into(call: str, output_tensor: Tensor, input_tensor: Tensor,
+                     group: ProcessGroup | None, async_op: bool) -> Work | None:
+    g = resolve(group, call)
+    inp = _tensor(input_tensor, call, "input_tensor")
+    out = _tensor(output_tensor, call, "output_tensor")
     if g.backend is None:
         return None
     comm = g.backend
     error = None
     if out.dtype != inp.dtype or out.numel() != comm.size * inp.numel():
-        error = (f"all_gather_into_tensor: output tensor size must be equal to world_size "
+        error = (f"{call}: output tensor size must be equal to world_size "
                  f"({comm.size}) times input tensor size, with the same dtype; got output "
                  f"{list(out.shape)} {out.dtype} for input {list(inp.shape)} {inp.dtype}")
-    agree(comm, "all_gather_into_tensor", _sig(inp, -1, error), error)
+    agree(comm, call, _sig(inp, -1, error), error)
     buf = Buffer(out, comm)
     comm.allgather(Buffer(inp, comm).array, buf.array)
     buf.commit()
+    return _done(async_op)
+
+
+def all_gather_into_tensor(output_tensor: Tensor, input_tensor: Tensor,
+                           group: ProcessGroup | None = None,
+                           async_op: bool = False) -> Work | None:
+    """Every rank's ``input_tensor`` concatenated (or stacked) in rank order into ``output_tensor``."""
+    return _all_gather_into("all_gather_into_tensor", output_tensor, input_tensor, group,
+                            async_op)
+
+
+def all_gather_single(output_tensor: Tensor, input_tensor: Tensor,
+                      group: ProcessGroup | None = None, async_op: bool = False) -> Work | None:
+    """PyTorch's other name for ``all_gather_into_tensor`` (the same call)."""
+    return _all_gather_into("all_gather_single", output_tensor, input_tensor, group, async_op)
+
+
+def reduce_scatter_block(comm: Any, out: Tensor, send: Any, op: ReduceOp) -> None:
+    """Reduce the host or backend array ``send`` (``size`` blocks of ``out``'s size) across
+    ranks; rank r's ``out`` gets block r (AVG: divided by the size)."""
+    buf = Buffer(out, comm)
+    comm.reduce_scatter(send, buf.array, "sum" if op is ReduceOp.AVG else op.value)
+    if op is ReduceOp.AVG:
+        buf.array /= comm.size
+    buf.commit()
+
+
+def _reduce_scatter_into(call: str, output: Tensor, input: Tensor, op: ReduceOp,
+                         group: ProcessGroup | None, async_op: bool) -> Work | None:
+    g = resolve(group, call)
+    inp = _tensor(input, call, "input")
+    out = _tensor(output, call, "output")
+    error = _op(op, call, inp)
+    if g.backend is None:
+        return None
+    comm = g.backend
+    if error is None and (out.dtype != inp.dtype or inp.numel() != comm.size * out.numel()):
+        error = (f"{call}: input tensor size must be equal to world_size "
+                 f"({comm.size}) times output tensor size, with the same dtype; got input "
+                 f"{list(inp.shape)} {inp.dtype} for output {list(out.shape)} {out.dtype}")
+    agree(comm, call, _sig(inp, -1, error), error)
+    reduce_scatter_block(comm, out, Buffer(inp, comm).array, op)
     return _done(async_op)
 
 
@@ -172,25 +214,14 @@ def reduce_scatter_tensor(output: Tensor, input: Tensor, op: ReduceOp = ReduceOp
                           group: ProcessGroup | None = None,
                           async_op: bool = False) -> Work | None:
     """Reduce ``input`` across ranks; rank r gets block r (of ``output``'s size) in ``output``."""
-    g = resolve(group, "reduce_scatter_tensor")
-    inp = _tensor(input, "reduce_scatter_tensor", "input")
-    out = _tensor(output, "reduce_scatter_tensor", "output")
-    error = _op(op, "reduce_scatter_tensor", inp)
-    if g.backend is None:
-        return None
-    comm = g.backend
-    if error is None and (out.dtype != inp.dtype or inp.numel() != comm.size * out.numel()):
-        error = (f"reduce_scatter_tensor: input tensor size must be equal to world_size "
-                 f"({comm.size}) times output tensor size, with the same dtype; got input "
-                 f"{list(inp.shape)} {inp.dtype} for output {list(out.shape)} {out.dtype}")
-    agree(comm, "reduce_scatter_tensor", _sig(inp, -1, error), error)
-    buf = Buffer(out, comm)
-    comm.reduce_scatter(Buffer(inp, comm).array, buf.array,
-                        "sum" if op is ReduceOp.AVG else op.value)
-    if op is ReduceOp.AVG:
-        buf.array /= comm.size
-    buf.commit()
-    return _done(async_op)
+    return _reduce_scatter_into("reduce_scatter_tensor", output, input, op, group, async_op)
+
+
+def reduce_scatter_single(output: Tensor, input: Tensor, op: ReduceOp = ReduceOp.SUM,
+                          group: ProcessGroup | None = None,
+                          async_op: bool = False) -> Work | None:
+    """PyTorch's other name for ``reduce_scatter_tensor`` (the same call)."""
+    return _reduce_scatter_into("reduce_scatter_single", output, input, op, group, async_op)
 
 
 def _root_list_error(op: str, name: str, role: str, comm: Any, root: int, tensors: Any,

@@ -8,6 +8,7 @@ from array import array
 from typing import Any
 
 from arraygrad.distributed.backend import ProcessGroupBackend
+from arraygrad.distributed.errors import DistBackendError
 
 __all__ = ["agree", "encode", "describe"]
 
@@ -43,21 +44,26 @@ def describe(h: Any, start: int = 0) -> str:
     return f"{list(h[start + 4:start + 4 + min(ndim, _MAX_DIM)])} {dtype}"
 
 
-def agree(comm: ProcessGroupBackend, call: str, mine: array, error: str | None,
+def agree(comm: ProcessGroupBackend, call: str, mine: array, error: str | Exception | None,
           what: str = "tensor") -> None:
-    """Exchange headers; raise on every rank if one failed its checks or the headers differ."""
+    """Exchange headers; raise on every rank if one failed its checks or the headers differ.
+
+    This rank's own ``error`` is raised (a message: as a RuntimeError); what it learns of the others is a
+    ``DistBackendError`` (a RuntimeError too)."""
     every = comm.allgather_header(mine)
     rows = [every[i * _LEN:(i + 1) * _LEN] for i in range(comm.size)]
+    if isinstance(error, Exception):
+        raise error
     if error is not None:
         raise RuntimeError(error)
     failed = [r for r, row in enumerate(rows) if row[0]]
     if failed:
-        raise RuntimeError(f"{call}: rank(s) {failed} of the group raised an error in their "
+        raise DistBackendError(f"{call}: rank(s) {failed} of the group raised an error in their "
                            "arguments' checks; see that rank's error")
     if any(row[1] != rows[0][1] for row in rows):
-        raise RuntimeError(f"{call}: the ranks name different roots: "
+        raise DistBackendError(f"{call}: the ranks name different roots: "
                            + ", ".join(f"rank {r}: {row[1]}" for r, row in enumerate(rows)))
     if any(row[2:] != rows[0][2:] for row in rows):
         shown = ", ".join(f"rank {r} has {describe(row)}" for r, row in enumerate(rows))
-        raise RuntimeError(f"{call}: the {what} differs across ranks in shape or dtype: "
+        raise DistBackendError(f"{call}: the {what} differs across ranks in shape or dtype: "
                            f"{shown}")

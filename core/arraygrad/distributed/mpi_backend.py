@@ -144,6 +144,27 @@ class MPIBackend(ProcessGroupBackend):
         """mpi4py's pickling ``bcast``."""
         return self.comm.bcast(obj, root)
 
+    def alltoall(self, send: Any, send_counts: list[int], recv: Any,
+                 recv_counts: list[int]) -> None:
+        """``MPI_Alltoallv`` (counts in elements; blocks packed in rank order)."""
+        def displacements(counts: list[int]) -> list[int]:
+            out, at = [], 0
+            for c in counts:
+                out.append(at)
+                at += c
+            return out
+
+        self.comm.Alltoallv([send, (send_counts, displacements(send_counts))],
+                            [recv, (recv_counts, displacements(recv_counts))])
+
+    def gather_object(self, obj: Any, root: int) -> list[Any] | None:
+        """mpi4py's pickling ``gather``."""
+        return self.comm.gather(obj, root)
+
+    def scatter_object(self, objs: list[Any] | None, root: int) -> Any:
+        """mpi4py's pickling ``scatter``."""
+        return self.comm.scatter(objs, root)
+
     def close(self) -> None:
         """Free both communicators."""
         for comm in (self.ctl, self.comm):

@@ -1,8 +1,8 @@
 """Point-to-point: ``send``, ``recv``, ``isend``, ``irecv``.
 
 Each message is preceded by a small header (shape, dtype) on the backend's control
-channel; the receiver compares it with its own tensor and raises RuntimeError
-naming both on a mismatch. The receiver always posts the data receive, so the
+channel; the receiver compares it with its own tensor and raises DistBackendError
+(a RuntimeError) naming both on a mismatch. The receiver always posts the data receive, so the
 sender never waits for a receive that will not come.
 """
 
@@ -12,7 +12,8 @@ from array import array
 from typing import Any
 
 from arraygrad.distributed.buffers import Buffer
-from arraygrad.distributed.group import ProcessGroup, resolve
+from arraygrad.distributed.errors import DistBackendError
+from arraygrad.distributed.groups import ProcessGroup, resolve
 from arraygrad.distributed.header import describe, encode
 from arraygrad.distributed.work import Work
 from arraygrad.tensor import Tensor
@@ -65,7 +66,7 @@ class _Receive:
     def check(self, source: int, failure: BaseException | None) -> None:
         mine = encode(tuple(self.tensor.shape), self.tensor.dtype)
         if self.header[2:] != mine[2:]:
-            raise RuntimeError(
+            raise DistBackendError(
                 f"{self.call}: rank {source} sent a tensor of {describe(self.header)} but the "
                 f"receiving tensor is {describe(mine)}") from failure
         if failure is not None:

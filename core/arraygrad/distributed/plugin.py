@@ -8,6 +8,7 @@ plugin, ``arraygrad_cupy.nccl``: the core imports no array library).
 
 from __future__ import annotations
 
+import importlib.util
 from typing import Any
 
 from arraygrad.plugins.markers import hookimpl
@@ -15,10 +16,22 @@ from arraygrad.plugins.markers import hookimpl
 PLUGIN_NAME = "arraygrad.distributed"
 
 
-def _mpi(timeout: Any = None) -> Any:
-    from arraygrad.distributed.mpi_backend import make_world
+class _MPIFactory:
+    """Makes the world's ``MPIBackend``; ``is_available()``: whether mpi4py is installed
+    (a factory may carry ``is_available``; ``is_backend_available`` asks it)."""
 
-    return make_world(timeout)
+    def __call__(self, timeout: Any = None) -> Any:
+        from arraygrad.distributed.mpi_backend import make_world
+
+        return make_world(timeout)
+
+    @staticmethod
+    def is_available() -> bool:
+        """Whether mpi4py can be imported here."""
+        return importlib.util.find_spec("mpi4py") is not None
+
+
+_mpi = _MPIFactory()
 
 
 @hookimpl

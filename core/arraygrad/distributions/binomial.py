@@ -11,8 +11,7 @@ from arraygrad.distributions.distribution import Distribution
 from arraygrad.distributions.utils import (
     broadcast_all, lazy_property, logits_to_probs, probs_to_logits,
 )
-from arraygrad.ops.families.random_gamma import binomial_data
-from arraygrad.tensor import Size, Tensor, wrap
+from arraygrad.tensor import Size, Tensor
 
 __all__ = ["Binomial"]
 
@@ -86,11 +85,8 @@ class Binomial(Distribution):
     def sample(self, sample_shape: Any = Size()) -> Tensor:
         shape = self._extended_shape(sample_shape)
         with ag.no_grad():
-            count = self.total_count.expand(*shape)
-            probs = self.probs.expand(*shape)
-            backend = probs._backend
-            data = binomial_data(backend, count._data, probs._data)
-            return wrap(backend.xp.astype(data, probs._data.dtype), backend)
+            count = self.total_count.expand(*shape).to(self.probs.dtype)
+            return ag.binomial(count, self.probs.expand(*shape))
 
     def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:

@@ -216,6 +216,10 @@ class UninitializedTensorMixin:
         """Uninitialised, float16."""
         return self._converted(lambda t: t.half())
 
+    def bfloat16(self) -> Any:
+        """Uninitialised, bfloat16."""
+        return self._converted(lambda t: t.bfloat16())
+
     def __deepcopy__(self, memo: dict[int, Any]) -> Any:
         if id(self) not in memo:
             memo[id(self)] = self._converted(lambda t: t)

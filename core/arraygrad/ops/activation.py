@@ -5,10 +5,11 @@ from __future__ import annotations
 import warnings
 from typing import TYPE_CHECKING, Any
 
+from arraygrad import dtypes as _dt
 from arraygrad.amp import state as _amp
 from arraygrad.compiler.units import replay_unit
 from arraygrad.ops import elementwise as ew
-from arraygrad.ops.casting import to_float_data
+from arraygrad.ops.casting import opmath_apply, to_float_data
 from arraygrad.ops.rule import defop
 from arraygrad.tensor import _wrap_dim
 
@@ -47,8 +48,13 @@ def softmax(input: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
     elif x.size == 0:  # nothing to normalise (and no max to take): an empty result
         data = xp.zeros_like(x)
     else:
-        e = xp.exp(x - xp.max(x, axis=d, keepdims=True))
-        data = e / xp.sum(e, axis=d, keepdims=True)
+        def compute(x: Any) -> Any:
+            e = xp.exp(x - xp.max(x, axis=d, keepdims=True))
+            return e / xp.sum(e, axis=d, keepdims=True)
+
+        # float16/bfloat16 in float32, rounded once, as PyTorch's kernel
+        data = compute(x) if x.dtype not in input._backend.reduced_floating_natives else \
+            opmath_apply(input._backend, compute, x)
     return SOFTMAX.record(data, input._backend, (input,), dim=d)
 
 
@@ -83,8 +89,28 @@ def log_softmax(input: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
     if dtype is not None:
         input = ew.to_dtype(input, dtype)
     d = _dim(input, dim, "log_softmax")
-    data = log_softmax_data(input._backend, to_float_data(input), d)
+    backend = input._backend
+    x = to_float_data(input)
+    if x.dtype in backend.reduced_floating_natives:
+        data = _log_softmax_reduced(backend, x, d)
+    else:
+        data = log_softmax_data(backend, x, d)
     return LOG_SOFTMAX.record(data, input._backend, (input,), dim=d)
+
+
+@replay_unit
+def _log_softmax_reduced(backend: Backend, x: Any, d: Any) -> Any:
+    """``log_softmax_data`` of float16/bfloat16 ``x`` as PyTorch's CPU kernel computes it: in
+    float32, with the sum of exponentials and its log held in ``x``'s dtype, the result
+    rounded once."""
+    xp = backend.xp
+    if x.ndim == 0 or x.size == 0:
+        return xp.zeros_like(x)
+    low, f32 = x.dtype, backend.native_dtype(_dt.float32)
+    xf = xp.astype(x, f32)
+    shifted = xf - xp.max(xf, axis=d, keepdims=True)
+    total = xp.astype(xp.astype(xp.sum(xp.exp(shifted), axis=d, keepdims=True), low), f32)
+    return xp.astype(shifted - xp.astype(xp.astype(xp.log(total), low), f32), low)
 
 
 @replay_unit

@@ -20,9 +20,10 @@ from arraygrad.ops import activation_backward as _act_bw, fast as _fast
 from arraygrad.ops.broadcast import broadcast_shapes, mul_sum_to
 from arraygrad.ops.deprecated_forms import alpha_first
 from arraygrad.ops.casting import (  # noqa: F401 - re-exported: ops import casts from here
-    cast_data, full_like_scalar, to_dtype, to_float_data, to_native,
+    cast_data, computed_in_float32, full_like_scalar, in_opmath, opmath_apply, to_dtype,
+    to_float_data, to_native, unary_float_data,
 )
-from arraygrad.ops.promotion import operands as _operands, same_backend
+from arraygrad.ops.promotion import operands as _operands, same_backend, scalar_in_opmath
 from arraygrad.ops.rule import ELEMENTWISE, defop, identity
 from arraygrad.tensor import Tensor
 
@@ -51,7 +52,8 @@ def add(input: Tensor, other: Any, *deprecated: Any, alpha: Any = 1) -> Any:
     backend, ad, bd, ta, tb = _operands("add", input, other)
     if alpha == 1:
         return ADD.record(ad + bd, backend, (ta, tb))
-    return ADD.record(ad + bd * alpha, backend, (ta, tb), alpha=alpha)
+    return ADD.record(in_opmath(backend, lambda a, b: a + b * alpha, ad, bd), backend, (ta, tb),
+                      alpha=alpha)
 
 
 SUB = defop("SubBackward0", jvp=ELEMENTWISE, inputs=("self", "other"), params={"alpha": 1},
@@ -75,7 +77,8 @@ def sub(input: Tensor, other: Any, *deprecated: Any, alpha: Any = 1) -> Any:
                            "supported. Use the `^` or `logical_xor()` operator instead.")
     if alpha == 1:
         return SUB.record(ad - bd, backend, (ta, tb))
-    return SUB.record(ad - bd * alpha, backend, (ta, tb), alpha=alpha)
+    return SUB.record(in_opmath(backend, lambda a, b: a - b * alpha, ad, bd), backend, (ta, tb),
+                      alpha=alpha)
 
 
 def _product_grad(g: Tensor, other: Any, node: RuleNode, i: int) -> Tensor:
@@ -117,7 +120,11 @@ def mul(input: Tensor, other: Any) -> Any:
     if out is not None:
         return out
     backend, ad, bd, ta, tb = _operands("mul", input, other)
-    return MUL.record(ad * bd, backend, (input, other))
+    if ta is None:  # a number first: PyTorch computes ``other * input``
+        data = scalar_in_opmath(backend, operator.mul, bd, ad, other, input)
+    else:
+        data = scalar_in_opmath(backend, operator.mul, ad, bd, input, other)
+    return MUL.record(data, backend, (input, other))
 
 
 DIV = defop("DivBackward0", jvp=ELEMENTWISE, inputs=("self", "other"), saves=("self", "other"),
@@ -139,7 +146,13 @@ def div(input: Tensor, other: Any, *, rounding_mode: Any = None) -> Any:
     if out is not None:
         return out
     backend, ad, bd, ta, tb = _operands("div", input, other, floating=True)
-    return DIV.record(ad / bd, backend, (input, other))
+    if ta is None and bd.dtype in backend.reduced_floating_natives:
+        # a number over float16/bfloat16: PyTorch's reciprocal (rounded) times the number
+        recip = opmath_apply(backend, lambda a: 1.0 / a, bd)
+        data = scalar_in_opmath(backend, operator.mul, recip, ad, other, input)
+    else:
+        data = scalar_in_opmath(backend, operator.truediv, ad, bd, input, other)
+    return DIV.record(data, backend, (input, other))
 
 
 def _zero_grad(g: Tensor, n: RuleNode) -> Tensor:
@@ -158,8 +171,7 @@ def _div_trunc(input: Any, other: Any) -> Tensor:
     xp = backend.xp
     if native in backend.floating_natives:
         return DIV_TRUNC.record(xp.trunc(ad / bd), backend, (ta, tb))
-    if (bd == 0 if isinstance(bd, int) else bool(xp.any(bd == 0))):
-        raise RuntimeError("ZeroDivisionError")
+    integer_divisor_check(backend, bd)
     q = ad // bd
     # floor and trunc differ where the division is inexact and the signs differ
     fix = ((ad % bd) != 0) & ((ad < 0) != (bd < 0))
@@ -174,7 +186,16 @@ def floor_divide(input: Tensor, other: Any) -> Tensor:
     """Division rounded toward negative infinity (gradient zero, as it is piecewise constant)."""
     backend, ad, bd, ta, tb = _operands("floor_divide", input, other)
     _no_bool("floor_divide", backend, ad, bd)
+    if (ad if hasattr(ad, "dtype") else bd).dtype not in backend.floating_natives:
+        integer_divisor_check(backend, bd)
     return FLOOR_DIVIDE.record(ad // bd, backend, (ta, tb))
+
+
+def integer_divisor_check(backend: Backend, bd: Any) -> None:
+    """PyTorch's ``RuntimeError: ZeroDivisionError`` for an integer division by zero (the
+    array library would give 0 with a warning)."""
+    if bd == 0 if isinstance(bd, int) else bool(backend.xp.any(bd == 0)):
+        raise RuntimeError("ZeroDivisionError")
 
 
 def _no_bool(op: str, backend: Backend, ad: Any, bd: Any) -> None:
@@ -192,6 +213,8 @@ def remainder(input: Tensor, other: Any) -> Tensor:
     """Python-style modulus (sign of the divisor), as ``torch.remainder``."""
     backend, ad, bd, ta, tb = _operands("remainder", input, other)
     _no_bool("remainder", backend, ad, bd)
+    if (ad if hasattr(ad, "dtype") else bd).dtype not in backend.floating_natives:
+        integer_divisor_check(backend, bd)
     return REMAINDER.record(ad % bd, backend, (input, other))
 
 
@@ -250,23 +273,25 @@ negative = neg
 
 _ADD = _fast.BinarySpec(operator.add, ADD)
 _SUB = _fast.BinarySpec(operator.sub, SUB)
-_MUL = _fast.BinarySpec(operator.mul, MUL)
-_DIV = _fast.BinarySpec(operator.truediv, DIV, scalar_first=False)
+_MUL = _fast.BinarySpec(operator.mul, MUL, opmath=True)
+_DIV = _fast.BinarySpec(operator.truediv, DIV, scalar_first=False, opmath=True)
 
 
 # -- unary math -------------------------------------------------------------------
 
-def _float_unary(name: str, forward: Callable[[Any, Any], Any],
-                 rule: Rule) -> Callable[[Tensor], Tensor]:
+def _float_unary(name: str, forward: Callable[[Any, Any], Any], rule: Rule,
+                 reduced: Callable[[Any, Any], Any] | None = None) -> Callable[[Tensor], Tensor]:
     """The float unary op ``name``: ``forward(xp, array)``, recorded by ``rule`` (integer
-    and bool inputs compute in the default float dtype)."""
+    and bool inputs compute in the default float dtype; float16/bfloat16 in float32, with
+    ``reduced`` as the forward there when given: ``casting.unary_float_data``)."""
 
     def op(input: Tensor) -> Tensor:
         backend = input._backend
         data = input._data
-        if data.dtype not in backend.floating_natives:
-            data = to_float_data(input)
-        return _fast.record_unary(rule, forward(backend.xp, data), backend, input)
+        if data.dtype in backend.wide_floating_natives:  # the common case, inline
+            return _fast.record_unary(rule, forward(backend.xp, data), backend, input)
+        return _fast.record_unary(rule, unary_float_data(input, forward, reduced), backend,
+                                  input)
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = f"Elementwise ``{name}``."
@@ -307,7 +332,16 @@ cos: Callable[[Tensor], Tensor] = _float_unary("cos", lambda xp, a: xp.cos(a), C
 tan = _float_unary("tan", lambda xp, a: xp.tan(a), TAN)
 tanh = _float_unary("tanh", lambda xp, a: xp.tanh(a), TANH)
 # tanh form: no overflow for large |x|
-sigmoid = _float_unary("sigmoid", lambda xp, a: 0.5 * xp.tanh(0.5 * a) + 0.5, SIGMOID)
+# float16/bfloat16: PyTorch's kernel formula in float32 (the tanh form rounds otherwise)
+sigmoid = _float_unary("sigmoid", lambda xp, a: 0.5 * xp.tanh(0.5 * a) + 0.5, SIGMOID,
+                       reduced=lambda xp, a: _sigmoid_exp(xp, a))
+
+
+def _sigmoid_exp(xp: Any, a: Any) -> Any:
+    """``1 / (1 + exp(-a))`` (float32 ``a``), 0 where ``exp(-a)`` overflows float32, as
+    PyTorch's kernel gives, without the library's overflow warning."""
+    e = xp.exp(xp.minimum(-a, xp.asarray(88.7, dtype=a.dtype)))
+    return xp.where(-a > 88.7, xp.zeros_like(a), 1.0 / (1.0 + e))
 reciprocal = _float_unary("reciprocal", lambda xp, a: 1 / a, RECIPROCAL)
 
 ABS = _unary_rule("AbsBackward0", "self", lambda g, n: g * sign(n.self))
@@ -366,10 +400,10 @@ def round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001 - PyTorc
     data = input._data
     if decimals > 0:
         scale = 10.0 ** decimals
-        out = xp.round(data * scale) / scale
+        out = in_opmath(input._backend, lambda a: xp.round(a * scale) / scale, data)
     else:
         scale = 10.0 ** -decimals
-        out = xp.round(data / scale) * scale
+        out = in_opmath(input._backend, lambda a: xp.round(a / scale) * scale, data)
     return ROUND_DECIMALS.record(out, input._backend, (input,), decimals=decimals)
 
 RELU = defop("ReluBackward0", jvp=ELEMENTWISE, saves=("result",),

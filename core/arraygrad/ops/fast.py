@@ -46,12 +46,16 @@ class BinarySpec:
     come first (``2 - x``; ``2 / x`` takes the general path). ``keep``: per needed input
     (0: ``self``, 1: ``other``), which operands its rule's vjp reads (the rule's ``uses``)."""
 
-    __slots__ = ("native", "rule", "scalar_first", "keep")
+    __slots__ = ("native", "rule", "scalar_first", "keep", "opmath")
 
-    def __init__(self, native: Any, rule: Rule, scalar_first: bool = True) -> None:
+    def __init__(self, native: Any, rule: Rule, scalar_first: bool = True,
+                 opmath: bool = False) -> None:
         self.native = native
         self.rule = rule
         self.scalar_first = scalar_first
+        # a float16/bfloat16 tensor with a number takes the general path, which computes
+        # in float32 as PyTorch's mul/div do (``promotion.scalar_in_opmath``)
+        self.opmath = opmath
         self.keep = None if not rule.saves else tuple(
             # a fast-path rule that saves declares ``uses``
             (0 in used, 1 in used) for used in rule.uses)  # type: ignore[union-attr]
@@ -74,6 +78,8 @@ def binary(a: Tensor, b: Tensor, spec: BinarySpec) -> Tensor | None:
         return None
     kind = type(other)
     if kind is float or kind is int:
+        if spec.opmath and dtype in backend.reduced_floating_natives:
+            return None
         s = scalar_operand(backend, other, dtype)
         out = wrap(spec.native(s, data) if scalar_first else spec.native(data, s), backend)
         if not (t._requires_grad and _state.enabled):
@@ -169,12 +175,12 @@ def operands(a: Tensor, b: Tensor) -> tuple[Any, ...] | None:
         elif type(b) is float or type(b) is int:
             backend = a._backend
             da = a._data
-            if da.dtype in backend.floating_natives:
+            if da.dtype in backend.weak_scalar_natives:
                 return backend, da, b, a, None
     elif isinstance(b, Tensor) and (type(a) is float or type(a) is int):
         backend = b._backend
         db = b._data
-        if db.dtype in backend.floating_natives:
+        if db.dtype in backend.weak_scalar_natives:
             return backend, a, db, None, b
     return None
 

@@ -65,6 +65,8 @@ def _normalize_key(input: Tensor, key: Any) -> tuple[Any, ...]:
     xp = backend.xp
     key = key_tuple(key)
     key = tuple(list(k) if isinstance(k, range) else k for k in key)  # x[range(2)] as PyTorch
+    if any(isinstance(k, Tensor) and k.dtype in _NOT_INDEX_DTYPES for k in key):
+        key = _index_tensors_checked(key)
     out: list[Any] = []
     advanced = False
     dim = 0
@@ -148,6 +150,27 @@ def _normalize_key(input: Tensor, key: Any) -> tuple[Any, ...]:
     if not any(k is Ellipsis for k in out):
         out.append(Ellipsis)
     return tuple(out), False
+
+
+# index tensors of these dtypes are refused, but uint8, a deprecated mask (PyTorch)
+_NOT_INDEX_DTYPES = frozenset((_dt.uint8, _dt.int8, _dt.int16, _dt.uint16, _dt.uint32,
+                               _dt.uint64))
+
+
+def _index_tensors_checked(key: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``key`` with its uint8 tensors read as boolean masks (PyTorch's deprecated form, with
+    its warning); IndexError for an index tensor of another small or unsigned integer dtype."""
+    out = []
+    for k in key:
+        if isinstance(k, Tensor) and k.dtype in _NOT_INDEX_DTYPES:
+            if k.dtype is not _dt.uint8:
+                raise IndexError("tensors used as indices must be long, int, byte or bool "
+                                 f"tensors (got {k.dtype})")
+            warnings.warn("indexing with dtype arraygrad.uint8 is now deprecated, please use a "
+                          "dtype arraygrad.bool instead.", UserWarning, stacklevel=5)
+            k = Tensor._wrap(k._data != 0, k._backend)
+        out.append(k)
+    return tuple(out)
 
 
 def _is_bool_mask(k: Any, backend: Backend) -> bool:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
+from arraygrad import dtypes as _dt
 from arraygrad.autograd.forward_ad import set_tangent, state as _fw, tangent_of
 from arraygrad.autograd.grad_mode import _state, no_grad
 from arraygrad.autograd.mutation_on_saved import _active as _mutation
@@ -235,5 +236,7 @@ def overwritten(old: Tensor, value: Any, op: str) -> Tensor:
                 f"{op}: source of shape {list(value.shape)} cannot be broadcast to "
                 f"{list(old.shape)}") from None
         return (COPY if op == "copy_" else FILL).record(data, backend, (old, value))
+    if isinstance(value, int) and not old.dtype.is_floating_point and old.dtype is not _dt.bool:
+        value = _dt.checked_integer(int(value), old.dtype)  # PyTorch's overflow check
     data = xp.full(old._data.shape, value, dtype=old._data.dtype)
     return FILL.record(data, backend, (old, None))

@@ -10,14 +10,16 @@ from arraygrad import dtypes as _dt
 from arraygrad.compiler.scalars import LiveScalar
 from arraygrad.ops import fast as _fast
 from arraygrad.ops.broadcast import broadcast_shapes
+from arraygrad.backends.scalar_operands import scalar_operand
 from arraygrad.backends.stacking import outer_backend
 from arraygrad.ops.casting import cast_data
 from arraygrad.tensor import Tensor
 
 
-__all__ = ["operands", "same_backend"]
+__all__ = ["operands", "same_backend", "scalar_in_opmath"]
 
 _scalar_types = (int, float, bool)
+_INT64 = 1 << 63
 
 
 def same_backend(op: str, *tensors: Tensor) -> Any:
@@ -76,17 +78,48 @@ def operands(op: str, a: Tensor, b: Tensor, floating: bool = False) -> Any:
     d = _dt.result_type(a, b)
     if floating and not d.is_floating_point:
         d = _dt.get_default_dtype()
-    ad = cast_data(ta, d) if ta is not None else _scalar_as(a, d)
-    bd = cast_data(tb, d) if tb is not None else _scalar_as(b, d)
+    ad = cast_data(ta, d) if ta is not None else _scalar_as(a, d, backend)
+    bd = cast_data(tb, d) if tb is not None else _scalar_as(b, d, backend)
     return backend, ad, bd, ta, tb
 
 
-def _scalar_as(value: Any, d: Any) -> Any:
+def _scalar_as(value: Any, d: Any, backend: Any) -> Any:
     """A Python scalar converted to the kind of ``d`` (the standard wants matching kinds)."""
     if d.is_floating_point:
         # a live scalar (only while arraygrad.compile records) stays one, so the recorder
         # sees it as an operand and reads it afresh at replay
-        return value if value.__class__ is LiveScalar else float(value)
+        if value.__class__ is LiveScalar:
+            return value
+        if d is _dt.bfloat16:  # a 0-d bfloat16: the number rounded, as PyTorch casts it
+            return scalar_operand(backend, float(value), backend.native_dtype(d))
+        return float(value)
     if d is _dt.bool:
         return bool(value)
-    return int(value)
+    value = int(value)
+    if d is _dt.int64 and -_INT64 <= value < _INT64:  # the common case
+        return value
+    return _dt.wrap_integer(value, d)  # ``uint8 + 300`` wraps, as PyTorch's kernels
+
+
+def scalar_in_opmath(backend: Any, fn: Any, ad: Any, bd: Any, a: Any, b: Any) -> Any:
+    """``fn(ad, bd)`` (``mul``, ``div``), as PyTorch computes a float16/bfloat16 tensor times
+    or over a number or a 0-dim tensor ``b``: in float32 (its ``opmath`` type) with ``b``'s
+    value unrounded, the result rounded once (``x * 2.3`` does not round 2.3 first). Other
+    operands: ``fn(ad, bd)`` itself."""
+    if not isinstance(a, Tensor) or not backend.reduced_floating_natives:
+        return fn(ad, bd)
+    if isinstance(b, Tensor):
+        if b._data.ndim:
+            return fn(ad, bd)
+        value = b._data
+    elif isinstance(b, Number) and not isinstance(b, bool):
+        value = b
+    else:
+        return fn(ad, bd)
+    native = ad.dtype
+    if native not in backend.reduced_floating_natives:
+        return fn(ad, bd)
+    xp = backend.xp
+    f32 = backend.native_dtype(_dt.float32)
+    wide = xp.asarray(value, dtype=f32) if not hasattr(value, "dtype") else xp.astype(value, f32)
+    return xp.astype(fn(xp.astype(ad, f32), wide), native)

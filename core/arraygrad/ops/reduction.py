@@ -18,7 +18,7 @@ from arraygrad.amp import state as _amp
 from arraygrad import dtypes as _dt
 from arraygrad.ops.arguments import normalize_dims
 from arraygrad.ops import elementwise as ew
-from arraygrad.ops.casting import to_dtype, to_float_data, to_native
+from arraygrad.ops.casting import in_opmath, to_dtype, to_float_data, to_native
 from arraygrad.ops.rule import VIA_VJP, defop
 from arraygrad.tensor import Tensor
 
@@ -494,7 +494,8 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
     elif p == 0:
         data = xp.sum(xp.astype(a != 0, x.dtype), axis=ax, keepdims=keepdim)
     else:
-        data = xp.sum(a ** p, axis=ax, keepdims=keepdim) ** (1.0 / p)
+        data = in_opmath(input._backend,
+                         lambda v: xp.sum(v ** p, axis=ax, keepdims=keepdim) ** (1.0 / p), a)
     return NORM.record(data, input._backend, (input,), p=p, dim=dims, keepdim=keepdim)
 
 

@@ -26,7 +26,9 @@ from typing import Any
 from arraygrad import dtypes as _dt
 from arraygrad.device import device as _device
 from arraygrad.serialization import _rebuild
-from arraygrad.serialization._storage import STORAGE_NAME, STORAGE_TYPES, little_endian_bytes
+from arraygrad.serialization._storage import (
+    STORAGE_NAME, STORAGE_TYPES, UNTYPED_DTYPES, little_endian_bytes,
+)
 from arraygrad.tensor import Size, Tensor, wrap
 
 __all__ = ["dump"]
@@ -38,6 +40,8 @@ def _torch_names() -> dict[int, tuple[str, str, Any]]:
 
     table: list[tuple[Any, str, str]] = [
         (_rebuild._rebuild_tensor_v2, "torch._utils", "_rebuild_tensor_v2"),
+        (_rebuild._rebuild_tensor_v3, "torch._utils", "_rebuild_tensor_v3"),
+        (STORAGE_TYPES["UntypedStorage"], "torch.storage", "UntypedStorage"),
         (_rebuild._rebuild_parameter, "torch._utils", "_rebuild_parameter"),
         (_rebuild._rebuild_parameter_with_state, "torch._utils", "_rebuild_parameter_with_state"),
         (_rebuild._rebuild_from_type_v2, "torch._tensor", "_rebuild_from_type_v2"),
@@ -205,6 +209,9 @@ class _CheckpointPickler(_PyPickler):
 
     def persistent_id(self, obj: Any) -> Any:
         if type(obj) is _StorageRef:
+            if obj.dtype in UNTYPED_DTYPES:  # bytes, counted in bytes (PyTorch's form)
+                return ("storage", STORAGE_TYPES["UntypedStorage"], obj.key, obj.location,
+                        obj.numel * obj.dtype.itemsize)
             return ("storage", STORAGE_TYPES[STORAGE_NAME[obj.dtype]], obj.key, obj.location,
                     obj.numel)
         return None
@@ -228,7 +235,7 @@ class _CheckpointPickler(_PyPickler):
 
         if is_lazy(t):  # no data yet: its class and requires_grad, as PyTorch writes it
             return (type(t), (t.requires_grad,))
-        if t.dtype not in STORAGE_NAME:
+        if t.dtype not in STORAGE_NAME and t.dtype not in UNTYPED_DTYPES:
             raise TypeError(f"arraygrad.save: unsupported dtype {t.dtype}")
         state = {k: v for k, v in vars(t).items() if not hasattr(Tensor, k)}
         if isinstance(t, Parameter):
@@ -245,10 +252,12 @@ class _CheckpointPickler(_PyPickler):
         ref, offset, stride = self._storages.locate(t)
         args: tuple[Any, ...] = (ref, offset, tuple(t.shape), stride, t.requires_grad,
                                  OrderedDict())
+        rebuild: Any = _rebuild._rebuild_tensor_v2
+        if t.dtype in UNTYPED_DTYPES:  # an untyped storage and the dtype, as PyTorch writes
+            rebuild, args = _rebuild._rebuild_tensor_v3, (*args, t.dtype)
         if type(t) is Tensor and not state:
-            return (_rebuild._rebuild_tensor_v2, args)
-        return (_rebuild._rebuild_from_type_v2, (_rebuild._rebuild_tensor_v2, type(t), args,
-                                                 state))
+            return (rebuild, args)
+        return (_rebuild._rebuild_from_type_v2, (rebuild, type(t), args, state))
 
     def save_global(self, obj: Any, name: str | None = None) -> None:
         entry = self._names.get(id(obj))

@@ -120,6 +120,10 @@ def _tensor_from(storage: Any, offset: Any, size: Any, stride: Any) -> Tensor:
         stride = tuple(stride)
     storage, offset, size, stride = _check_geometry(storage, offset, size, stride)
     backend = backend_for_location(storage.device)
+    if storage.dtype not in backend.supported_dtypes():  # bfloat16 onto strict, say
+        raise RuntimeError(f"the checkpoint holds a tensor of dtype {storage.dtype}, but device "
+                           f"{storage.device} (backend {backend.name!r}) does not support dtype "
+                           f"{storage.dtype}; load it with map_location='cpu'")
     key = (backend, offset, size, stride)
     cached = storage._views.get(key)
     if cached is None:  # tensors with the same place in one storage share memory, as in PyTorch

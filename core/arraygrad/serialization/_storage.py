@@ -22,27 +22,30 @@ if TYPE_CHECKING:
     from arraygrad.device import DeviceLike
 
 __all__ = ["StorageType", "Storage", "STORAGE_TYPES", "STORAGE_NAME", "TORCH_DTYPES",
+           "UNTYPED_DTYPES",
            "little_endian_bytes", "array_from_bytes"]
 
 # PyTorch's legacy storage class names (what ``_pickle_storage_type`` writes) for each dtype.
-STORAGE_NAME = {_dt.float16: "HalfStorage", _dt.float32: "FloatStorage",
-                _dt.float64: "DoubleStorage", _dt.int32: "IntStorage", _dt.int64: "LongStorage",
-                _dt.bool: "BoolStorage"}
+STORAGE_NAME = {_dt.float16: "HalfStorage", _dt.bfloat16: "BFloat16Storage",
+                _dt.float32: "FloatStorage", _dt.float64: "DoubleStorage",
+                _dt.uint8: "ByteStorage", _dt.int8: "CharStorage", _dt.int16: "ShortStorage",
+                _dt.int32: "IntStorage", _dt.int64: "LongStorage", _dt.bool: "BoolStorage"}
+
+# dtypes without a legacy storage class: PyTorch writes their bytes as a
+# ``torch.storage.UntypedStorage`` (numel in bytes) rebuilt by ``_rebuild_tensor_v3``
+UNTYPED_DTYPES = (_dt.uint16, _dt.uint32, _dt.uint64)
 
 # Storage classes PyTorch writes for dtypes arraygrad does not have: recognised (so the error
-# names the dtype), never loadable. ``UntypedStorage`` holds bytes typed by _rebuild_tensor_v3.
-_FOREIGN_STORAGES = {"BFloat16Storage": "bfloat16", "ByteStorage": "uint8", "CharStorage": "int8",
-                     "ShortStorage": "int16", "ComplexFloatStorage": "complex64",
-                     "ComplexDoubleStorage": "complex128", "QUInt8Storage": "quint8",
-                     "QInt8Storage": "qint8", "QInt32Storage": "qint32",
-                     "QUInt4x2Storage": "quint4x2", "QUInt2x4Storage": "quint2x4",
-                     "UntypedStorage": "uint8"}
+# names the dtype), never loadable.
+_FOREIGN_STORAGES = {"ComplexFloatStorage": "complex64", "ComplexDoubleStorage": "complex128",
+                     "QUInt8Storage": "quint8", "QInt8Storage": "qint8",
+                     "QInt32Storage": "qint32", "QUInt4x2Storage": "quint4x2",
+                     "QUInt2x4Storage": "quint2x4"}
 
 # ``torch.<name>`` dtype globals -> arraygrad dtypes (a pickled dtype is GLOBAL torch float32).
 TORCH_DTYPES: dict[str, _dt.dtype] = {
-    "float16": _dt.float16, "half": _dt.float16, "float32": _dt.float32, "float": _dt.float32,
-    "float64": _dt.float64, "double": _dt.float64, "int32": _dt.int32, "int": _dt.int32,
-    "int64": _dt.int64, "long": _dt.int64, "bool": _dt.bool}
+    **{d.name: d for d in _dt.ALL_DTYPES}, "half": _dt.float16, "float": _dt.float32,
+    "double": _dt.float64, "short": _dt.int16, "int": _dt.int32, "long": _dt.int64}
 
 
 class StorageType:
@@ -63,8 +66,7 @@ class StorageType:
         """Bytes per element (1 for the byte storages of dtypes arraygrad lacks)."""
         if self.dtype is not None:
             return self.dtype.itemsize
-        return {"complex64": 8, "complex128": 16, "bfloat16": 2, "int16": 2,
-                "qint32": 4}.get(self.dtype_name, 1)
+        return {"complex64": 8, "complex128": 16, "qint32": 4}.get(self.dtype_name, 1)
 
     def __repr__(self) -> str:
         return f"torch.{self.name}"
@@ -72,7 +74,8 @@ class StorageType:
 
 STORAGE_TYPES: dict[str, StorageType] = {
     **{name: StorageType(name, d, d.name) for d, name in STORAGE_NAME.items()},
-    **{name: StorageType(name, None, dn) for name, dn in _FOREIGN_STORAGES.items()}}
+    **{name: StorageType(name, None, dn) for name, dn in _FOREIGN_STORAGES.items()},
+    "UntypedStorage": StorageType("UntypedStorage", _dt.uint8, "uint8")}  # bytes
 
 
 class Storage:

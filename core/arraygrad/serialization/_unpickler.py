@@ -139,6 +139,7 @@ def _torch_table() -> dict[str, Any]:
             rc[f"torch.{name}"] = d
     for name, stype in STORAGE_TYPES.items():
         rc[f"torch.{name}"] = stype
+    rc["torch.storage.UntypedStorage"] = STORAGE_TYPES["UntypedStorage"]  # v3's bytes
     for name, fn in {**_rebuild.REBUILD_FUNCTIONS, **_rebuild.UNSUPPORTED_REBUILDS}.items():
         rc[f"torch._utils.{name}"] = fn
     return rc
@@ -159,10 +160,9 @@ def allowed_globals() -> dict[str, Any]:
 
 
 # PyTorch dtypes arraygrad lacks: a named error rather than "unsupported global"
-_MISSING_DTYPES = ("bfloat16", "uint8", "int8", "int16", "complex32", "complex64", "complex128",
-                   "uint16", "uint32", "uint64", "float8_e4m3fn", "float8_e5m2",
+_MISSING_DTYPES = ("complex32", "complex64", "complex128", "float8_e4m3fn", "float8_e5m2",
                    "float8_e4m3fnuz", "float8_e5m2fnuz", "qint8", "quint8", "qint32",
-                   "quint4x2", "quint2x4", "cfloat", "cdouble", "short", "chalf")
+                   "quint4x2", "quint2x4", "cfloat", "cdouble", "chalf")
 
 
 def _fixed_name(proto: int, module: str, name: str) -> tuple[str, str]:

@@ -13,7 +13,7 @@ reads them here, so checkpoints written by earlier arraygrad versions keep loadi
                                    "structure": "<JSON string, see below>"}}
     rest       the tensors' raw little-endian bytes; offsets are relative to here
 
-dtypes: ``F16 F32 F64 I32 I64 BOOL``. A plain safetensors file (no
+dtypes: ``F16 BF16 F32 F64 U8 I8 I16 U16 I32 U32 I64 U64 BOOL``. A plain safetensors file (no
 ``structure``) loads as a dict of name -> tensor.
 
 ``structure`` describes the saved object as a JSON tree of one-key objects:
@@ -25,9 +25,8 @@ integer keys survive), ``{"L": [...]}`` a list, ``{"U": [...]}`` a tuple,
 ``{"b": true}``, ``{"s": "text"}``, ``{"n": null}``. A tensor saved twice is
 stored once and loads as one shared tensor.
 
-Reading bytes into an array uses the backend's optional
-``from_bytes(data, native_dtype, shape)`` when it has one, else a portable
-path through ``struct`` and ``backend.from_host``.
+Reading bytes into an array uses the backend's ``from_bytes(data, native_dtype, shape)``
+(the contract's portable default goes through ``struct`` and ``backend.from_host``).
 """
 
 from __future__ import annotations
@@ -60,11 +59,12 @@ _FORMAT = "arraygrad"
 _VERSION = "1"
 
 # safetensors dtype name <-> arraygrad dtype, and the struct format of one element
-_CODES = {_dt.float16: "F16", _dt.float32: "F32", _dt.float64: "F64", _dt.int32: "I32",
-          _dt.int64: "I64", _dt.bool: "BOOL"}
+_CODES = {_dt.float16: "F16", _dt.bfloat16: "BF16", _dt.float32: "F32", _dt.float64: "F64",
+          _dt.uint8: "U8", _dt.int8: "I8", _dt.int16: "I16", _dt.uint16: "U16",
+          _dt.int32: "I32", _dt.uint32: "U32", _dt.int64: "I64", _dt.uint64: "U64",
+          _dt.bool: "BOOL"}
 _DTYPES = {code: d for d, code in _CODES.items()}
-_STRUCT = {"F16": "e", "F32": "f", "F64": "d", "I32": "i", "I64": "q", "BOOL": "?"}
-_ITEMSIZE = {"F16": 2, "F32": 4, "F64": 8, "I32": 4, "I64": 8, "BOOL": 1}
+_ITEMSIZE = {code: d.itemsize for d, code in _CODES.items()}
 
 
 # -- saving -----------------------------------------------------------------------------
@@ -226,13 +226,8 @@ def _check_entry(name: str, entry: Any, data_len: int) -> tuple[str, tuple[int, 
 
 
 def _to_array(backend: Backend, data: bytes, code: str, shape: tuple[int, ...]) -> Any:
-    native = backend.native_dtype(_DTYPES[code])
-    from_bytes = getattr(backend, "from_bytes", None)
-    if from_bytes is not None:
-        return from_bytes(data, native, shape)
-    count = math.prod(shape)
-    values = list(struct.unpack(f"<{count}{_STRUCT[code]}", data))
-    return backend.xp.reshape(backend.from_host(values, native), shape)
+    # the contract's from_bytes (a zero-parse override, or its portable struct path)
+    return backend.from_bytes(data, backend.native_dtype(_DTYPES[code]), shape)
 
 
 # ``map_location``: one device for every tensor, or a {stored: target} remapping.

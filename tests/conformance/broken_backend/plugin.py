@@ -5,7 +5,8 @@ gradient is wrong, registered with ``arraygrad.plugins.register_plugin`` (no ent
 * gradient: op ``broken_scale`` computes ``3 x`` but its backward returns ``6 g``.
 
 ``BROKEN_XFAIL`` (environment, comma-separated ``check_id=reason``) declares expected
-failures, so the tests can also prove strictness (a passing xfail or an unknown id is an error).
+failures, so the tests can also prove strictness (a passing xfail or an unknown id is an error);
+``BROKEN_UNDECLARED`` leaves out its declaration of the dtype it lacks (bfloat16).
 """
 
 import os
@@ -77,5 +78,10 @@ def arraygrad_conformance(register):
     """Declare the broken backend's capabilities and the expected failures from BROKEN_XFAIL."""
     spec = os.environ.get("BROKEN_XFAIL", "")
     xfail = dict(item.split("=", 1) for item in spec.split(",") if item)
-    register.backend("broken", capabilities={"dtypes": ("float32", "float64"), "float64": True},
+    register.backend("broken", capabilities={"dtypes": ("float32", "float64"), "float64": True,
+                                             # its namespace is array-api-compat's NumPy
+                                             # one (BROKEN_UNDECLARED: the declaration left
+                                             # out, for the check that catches it)
+                                             "lacks": {} if os.environ.get("BROKEN_UNDECLARED")
+                                             else {"bfloat16": "no bfloat16 namespace"}},
                      xfail=xfail)

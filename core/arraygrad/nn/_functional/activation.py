@@ -55,7 +55,14 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
-    """``x * Phi(x)`` with the exact normal CDF, or its tanh approximation with ``approximate='tanh'``."""
+    """``x * Phi(x)`` with the exact normal CDF, or its tanh approximation with ``approximate='tanh'``
+    (float16/bfloat16 computed in float32, rounded once, as PyTorch's kernel)."""
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    return ew.computed_in_float32(input, lambda x: _gelu(x, approximate))
+
+
+def _gelu(input: Tensor, approximate: str) -> Tensor:
     if approximate == "none":
         return input * 0.5 * (1.0 + _ops.erf(input * (1.0 / math.sqrt(2.0))))
     if approximate == "tanh":
@@ -67,7 +74,8 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * sigmoid(x)`` (swish)."""
     x = _operand(input, inplace)
-    out = x * ew.sigmoid(x)
+    # float16/bfloat16 in float32, rounded once, as PyTorch's kernel
+    out = ew.computed_in_float32(x, lambda v: v * ew.sigmoid(v))
     return _inplace_result(input, out) if inplace else out
 
 

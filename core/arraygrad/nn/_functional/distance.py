@@ -10,6 +10,7 @@ from arraygrad.amp import state as _amp
 from arraygrad import dtypes as _dt
 from arraygrad.autograd.grad_mode import is_grad_enabled
 from arraygrad.ops import elementwise as ew, shape as _shape
+from arraygrad.ops.casting import in_opmath
 from arraygrad.ops.promotion import same_backend
 from arraygrad.ops.rule import VIA_VJP, defop
 from arraygrad.tensor import Tensor
@@ -118,20 +119,21 @@ def _cdist_direct(x1: Tensor, x2: Tensor, p: float) -> Tensor:
     """Every pair's p-norm from the explicit differences, one ``CdistBackward0`` node."""
     backend = same_backend("cdist", x1, x2)  # inside vmap: the batched one's
     xp = backend.xp
-    a, b = x1._data, x2._data
-    diff = xp.abs(xp.expand_dims(a, axis=-2) - xp.expand_dims(b, axis=-3))
-    if p == 0:
-        data = xp.sum(xp.astype(diff != 0, a.dtype), axis=-1)
-    elif p == 1:
-        data = xp.sum(diff, axis=-1)
-    elif p == 2:
-        data = xp.sqrt(xp.sum(diff * diff, axis=-1))
-    elif p == math.inf:
-        data = (xp.max(diff, axis=-1) if diff.shape[-1]
-                else xp.zeros(diff.shape[:-1], dtype=a.dtype))
-    else:
-        data = xp.sum(diff ** p, axis=-1) ** (1.0 / p)
-    return CDIST.record(data, backend, (x1, x2), p=p)
+
+    def formula(a: Any, b: Any) -> Any:  # (float16/bfloat16 in float32: in_opmath)
+        diff = xp.abs(xp.expand_dims(a, axis=-2) - xp.expand_dims(b, axis=-3))
+        if p == 0:
+            return xp.sum(xp.astype(diff != 0, a.dtype), axis=-1)
+        if p == 1:
+            return xp.sum(diff, axis=-1)
+        if p == 2:
+            return xp.sqrt(xp.sum(diff * diff, axis=-1))
+        if p == math.inf:
+            return (xp.max(diff, axis=-1) if diff.shape[-1]
+                    else xp.zeros(diff.shape[:-1], dtype=a.dtype))
+        return xp.sum(diff ** p, axis=-1) ** (1.0 / p)
+
+    return CDIST.record(in_opmath(backend, formula, x1._data, x2._data), backend, (x1, x2), p=p)
 
 
 def _cdist_mm(x1: Tensor, x2: Tensor) -> Tensor:

@@ -9,6 +9,7 @@ from arraygrad import dtypes as _dt
 from arraygrad.autograd.grad_mode import no_grad
 from arraygrad.compiler.units import replay_unit
 from arraygrad.ops import elementwise as ew, linalg
+from arraygrad.ops.casting import opmath_apply
 from arraygrad.nn._functional.linear_backward import linear_backward, linear_grad_data
 from arraygrad.ops.promotion import same_backend
 from arraygrad.ops.rule import VIA_VJP, defop
@@ -77,7 +78,14 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Any:
         raise RuntimeError(f"linear: bias of shape {list(bias.shape)} does not match "
                            f"{out_f} output features")
     if bias is not None:
-        data = linear_data(backend, x, w, bias._data)
+        b = bias._data
+        if x.dtype in backend.reduced_floating_natives:  # addmm: one rounding, as PyTorch
+            f32 = backend.native_dtype(_dt.float32)
+            xp = backend.xp
+            data = opmath_apply(backend, lambda a: linear_data(
+                backend, a, xp.astype(w, f32), xp.astype(b, f32)), x)
+        else:
+            data = linear_data(backend, x, w, b)
         rule = ADDMM if bias._data.ndim else ADDMM_SCALAR_BIAS
         return rule.record(data, backend, (input, weight, bias))
     return MM.record(linear_data(backend, x, w, None), backend, (input, weight))

@@ -11,6 +11,7 @@ from arraygrad.compiler.units import replay_unit
 from arraygrad.nn import _ops
 from arraygrad.ops import activation as _act, elementwise as ew
 from arraygrad.ops import fast as _fast
+from arraygrad.ops.casting import in_opmath
 from arraygrad.ops.promotion import same_backend
 from arraygrad.ops.rule import VIA_VJP, defop
 from arraygrad.ops.transfer import lifted
@@ -132,12 +133,14 @@ def _huber_type(rule: Any, input: Tensor, target: Tensor, bound: float, scale: b
     d = diff._data
     backend = diff._backend  # both operands' (inside vmap: the batched one's)
     xp = backend.xp
-    a = xp.abs(d)
-    if scale:
-        data = xp.where(a < bound, a * a * (0.5 / bound), a - 0.5 * bound)
-    else:
-        data = xp.where(a < bound, a * a * 0.5, (a - 0.5 * bound) * bound)
-    return rule.record(data, backend, (input, target), **params)
+
+    def formula(d: Any) -> Any:
+        a = xp.abs(d)
+        if scale:
+            return xp.where(a < bound, a * a * (0.5 / bound), a - 0.5 * bound)
+        return xp.where(a < bound, a * a * 0.5, (a - 0.5 * bound) * bound)
+
+    return rule.record(in_opmath(backend, formula, d), backend, (input, target), **params)
 
 
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,

@@ -116,6 +116,13 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
     if _amp.on:  # autocast (arraygrad.amp.state)
         input, weight, bias = _amp.cast("layer_norm", input, weight, bias)
     dims = _trailing_dims(input, normalized_shape, {"weight": weight, "bias": bias})
+    # float16/bfloat16 in float32, rounded once, as PyTorch's kernel
+    return ew.computed_in_float32(input, lambda x, w, b: _layer_norm(x, dims, w, b, eps),
+                                  weight, bias)
+
+
+def _layer_norm(input: Tensor, dims: Any, weight: Tensor | None, bias: Tensor | None,
+                eps: float) -> Tensor:
     out, _, _ = _normalize(input, dims, eps)
     if weight is not None:
         out = out * weight
@@ -187,7 +194,9 @@ def rms_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
     dims = _trailing_dims(input, normalized_shape, {"weight": weight})
     if eps is None:
         eps = finfo(input.dtype).eps if input.dtype.is_floating_point else 1e-7
-    out = input * ew.rsqrt((input * input).mean(dim=dims, keepdim=True) + eps)
+    # float16/bfloat16: normalised in float32 and rounded, then scaled (PyTorch's composite)
+    out = ew.computed_in_float32(
+        input, lambda x: x * ew.rsqrt((x * x).mean(dim=dims, keepdim=True) + eps))
     return out * weight if weight is not None else out
 
 

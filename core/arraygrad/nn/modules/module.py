@@ -612,6 +612,10 @@ class Module:
         """Cast floating-point parameters and buffers to float16."""
         return self._apply(lambda t: t.half() if t.is_floating_point() else t)
 
+    def bfloat16(self) -> Self:
+        """Cast floating-point parameters and buffers to bfloat16."""
+        return self._apply(lambda t: t.bfloat16() if t.is_floating_point() else t)
+
     def type(self, dst_type: _dt.dtype | str) -> Self:
         """Cast every parameter and buffer (floating or not) to ``dst_type``."""
         return self._apply(lambda t: t.type(dst_type))

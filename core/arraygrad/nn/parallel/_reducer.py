@@ -17,7 +17,7 @@ from typing import Any
 
 from arraygrad.autograd.engine import queue_callback
 from arraygrad.distributed.buffers import Buffer, host_empty
-from arraygrad.distributed.group import ProcessGroup
+from arraygrad.distributed.groups import ProcessGroup
 from arraygrad.tensor import Tensor
 
 __all__ = ["Reducer"]

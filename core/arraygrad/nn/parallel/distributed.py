@@ -73,7 +73,7 @@ class DistributedDataParallel(Module):
                  bucket_cap_mb_list: Sequence[float] | None = None,
                  batched_grad_copy: bool = False,
                  forward_sync_buffers: bool | None = None) -> None:
-        from arraygrad.distributed.group import resolve
+        from arraygrad.distributed.groups import resolve
         from arraygrad.nn.parallel._reducer import Reducer
 
         if (delay_all_reduce_named_params is None) != (param_to_hook_all_reduce is None):

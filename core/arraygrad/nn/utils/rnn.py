@@ -134,6 +134,18 @@ class PackedSequence(PackedSequence_):
         """``data`` as int64."""
         return self.to(dtype=_dt.int64)
 
+    def short(self) -> Self:
+        """``data`` as int16."""
+        return self.to(dtype=_dt.int16)
+
+    def char(self) -> Self:
+        """``data`` as int8."""
+        return self.to(dtype=_dt.int8)
+
+    def byte(self) -> Self:
+        """``data`` as uint8."""
+        return self.to(dtype=_dt.uint8)
+
     def int(self) -> Self:
         """``data`` as int32."""
         return self.to(dtype=_dt.int32)

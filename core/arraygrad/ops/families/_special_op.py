@@ -13,7 +13,7 @@ from __future__ import annotations
 from numbers import Number
 from typing import Any, Callable
 
-from arraygrad.ops.casting import to_float_data
+from arraygrad.ops.casting import in_opmath, unary_float_data
 from arraygrad.ops.promotion import operands
 from arraygrad.plugins.registry import dispatch_kernel
 from arraygrad.tensor import Tensor, wrap
@@ -35,8 +35,13 @@ def unary_op(name: str, rule: Any, data_fn: Callable[[Any, Any], Any],
     def op(input: Tensor) -> Tensor:
         check_tensor(name, input)
         backend = input._backend
-        x = to_float_data(input)
-        data = dispatch_kernel(name, backend, lambda a: data_fn(backend.xp, a), x)
+
+        def forward(xp: Any, a: Any) -> Any:
+            out = dispatch_kernel(name, backend, lambda arr: data_fn(xp, arr), a)
+            return out if out.dtype == a.dtype else xp.astype(out, a.dtype)
+
+        # integers in the default float dtype; float16/bfloat16 in float32, rounded once
+        data = unary_float_data(input, forward)
         if rule is None:
             return wrap(data, backend)
         return rule.record(data, backend, (input,))
@@ -85,7 +90,13 @@ def binary_op(name: str, rules: Any, data_fn: Callable[[Any, Any, Any], Any], do
 
     def compute(input: Any, other: Any) -> Tensor:
         backend, a, b = binary_operands(shown, input, other, tensors_only)
-        data = dispatch_kernel(name, backend, lambda p, q: data_fn(backend.xp, p, q), a, b)
+        xp = backend.xp
+
+        def forward(p: Any, q: Any) -> Any:
+            out = dispatch_kernel(name, backend, lambda u, v: data_fn(xp, u, v), p, q)
+            return out if out.dtype == p.dtype else xp.astype(out, p.dtype)
+
+        data = in_opmath(backend, forward, a, b)  # float16/bfloat16: in float32, rounded once
         if rules is None:
             return wrap(data, backend)
         rule = rules[0 if isinstance(input, Tensor) and isinstance(other, Tensor)

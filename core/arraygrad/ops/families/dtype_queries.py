@@ -17,9 +17,8 @@ __all__ = ["finfo", "iinfo", "result_type", "can_cast", "is_floating_point", "is
            "is_nonzero"]
 
 # (bits, mantissa bits, largest exponent, resolution) of each floating dtype
-_FLOAT_LAYOUT = {"float16": (16, 10, 15, 1e-3), "float32": (32, 23, 127, 1e-6),
-                 "float64": (64, 52, 1023, 1e-15)}
-_INT_BITS = {"int32": 32, "int64": 64}
+_FLOAT_LAYOUT = {"float16": (16, 10, 15, 1e-3), "bfloat16": (16, 7, 127, 0.01),
+                 "float32": (32, 23, 127, 1e-6), "float64": (64, 52, 1023, 1e-15)}
 
 
 def _short(value: float) -> str:
@@ -77,12 +76,16 @@ class iinfo:
     def __init__(self, type: _dt.dtype) -> None:
         if isinstance(type, _dt.dtype) and type is _dt.bool:
             raise TypeError("arraygrad.bool is not supported by iinfo")
-        if not isinstance(type, _dt.dtype) or type.name not in _INT_BITS:
+        if not isinstance(type, _dt.dtype) or type.is_floating_point:
             raise TypeError("iinfo() requires an integer input type. Use finfo to handle "
                             "'iinfo'")
-        self.bits = _INT_BITS[type.name]
-        self.max = 2 ** (self.bits - 1) - 1
-        self.min = -(2 ** (self.bits - 1))
+        self.bits = 8 * type.itemsize
+        if type.is_signed:
+            self.max = 2 ** (self.bits - 1) - 1
+            self.min = -(2 ** (self.bits - 1))
+        else:
+            self.max = 2 ** self.bits - 1
+            self.min = 0
         self.dtype = type.name
 
     def __repr__(self) -> str:

@@ -15,6 +15,7 @@ from typing import Any, Callable
 from arraygrad import dtypes as _dt
 from arraygrad.ops.families._select import named
 from arraygrad.ops.promotion import operands as _operands
+from arraygrad.ops.casting import in_opmath
 from arraygrad.ops.rule import ELEMENTWISE, VIA_VJP, defop, identity
 from arraygrad.tensor import Tensor
 
@@ -79,7 +80,9 @@ def ldexp(input: Tensor, other: Tensor) -> Tensor:
             raise TypeError(f"ldexp(): argument '{arg}' (position {pos}) must be Tensor, not "
                             f"{type(value).__name__}")
     backend, a, b, _, _ = _operands("ldexp", input, other, floating=True)
-    return LDEXP.record(a * backend.xp.pow(2.0, b), backend, (input, other))
+    xp = backend.xp
+    data = in_opmath(backend, lambda p, q: p * xp.pow(2.0, q), a, b)  # bfloat16: in float32
+    return LDEXP.record(data, backend, (input, other))
 
 
 NEXTAFTER = defop("NextafterBackward0", jvp=ELEMENTWISE, inputs=("self", "other"),

@@ -20,6 +20,7 @@ from arraygrad.amp import state as _amp
 from arraygrad.autograd.graph import SavedOutput
 from arraygrad.autograd.grad_mode import is_grad_enabled
 from arraygrad.ops.arguments import renamed_keywords
+from arraygrad.ops.casting import in_opmath
 from arraygrad.ops.promotion import same_backend
 from arraygrad.ops.rule import VIA_VJP, defop
 from arraygrad.tensor import Tensor, wrap
@@ -468,8 +469,9 @@ def _tolerance(op: str, A: Tensor, atol: Any, rtol: Any, smax: Any) -> Any:
     """PyTorch's cutoff ``max(atol, rtol * smax)`` as an array of shape ``smax``'s."""
     xp = A._backend.xp
     if rtol is None:
-        eps = {2: 0.0009765625, 4: 1.1920928955078125e-07, 8: 2.220446049250313e-16}[
-            A.element_size()]
+        from arraygrad.ops.families.dtype_queries import finfo
+
+        eps = finfo(A.dtype).eps
         rtol = eps * max(A.shape[-2], A.shape[-1]) if atol is None or _is_zero(atol) else 0.0
     a = 0.0 if atol is None else (atol._data if isinstance(atol, Tensor) else atol)
     r = rtol._data if isinstance(rtol, Tensor) else rtol
@@ -487,13 +489,17 @@ def pinv(A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = Fal
     backend = _floating(op, A)
     _matrices(op, A)
     xp = backend.xp
-    res = _call(op, backend, "svd", A._data, full_matrices=False)
-    U, S, Vh = res[0], res[1], res[2]
-    cut = _tolerance(op, A, atol, rtol, xp.max(S, axis=-1, keepdims=True) if S.shape[-1] else S)
-    keep = S > cut
-    Sinv = xp.where(keep, 1.0 / xp.where(keep, S, xp.ones_like(S)), xp.zeros_like(S))
-    data = xp.matmul(xp.matrix_transpose(Vh) * Sinv[..., None, :], xp.matrix_transpose(U))
-    return PINV.record(data, backend, (A,))
+
+    def formula(a: Any) -> Any:  # (float16/bfloat16 in float32, rounded once: in_opmath)
+        res = _call(op, backend, "svd", a, full_matrices=False)
+        U, S, Vh = res[0], res[1], res[2]
+        cut = _tolerance(op, A, atol, rtol,
+                         xp.max(S, axis=-1, keepdims=True) if S.shape[-1] else S)
+        keep = S > cut
+        Sinv = xp.where(keep, 1.0 / xp.where(keep, S, xp.ones_like(S)), xp.zeros_like(S))
+        return xp.matmul(xp.matrix_transpose(Vh) * Sinv[..., None, :], xp.matrix_transpose(U))
+
+    return PINV.record(in_opmath(backend, formula, A._data), backend, (A,))
 
 
 def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:

@@ -15,7 +15,7 @@ from typing import Any, Callable
 from arraygrad import dtypes as _dt
 from arraygrad.ops import elementwise as ew
 from arraygrad.ops.broadcast import broadcast_shapes
-from arraygrad.ops.casting import cast_data
+from arraygrad.ops.casting import cast_data, in_opmath
 from arraygrad.ops.promotion import operands as _operands, same_backend
 from arraygrad.ops.rule import ELEMENTWISE, defop, identity
 from arraygrad.tensor import Tensor
@@ -126,9 +126,10 @@ def fmod(input: Tensor, other: Any) -> Tensor:
     if a.dtype not in backend.floating_natives:
         if a.dtype == backend.native_dtype(_dt.bool):
             raise NotImplementedError("fmod: \"fmod_cpu\" not implemented for 'Bool'")
-        if bool(xp.any(b == 0)):
-            raise RuntimeError("ZeroDivisionError")
-        data = xp.sign(a) * xp.remainder(xp.abs(a), xp.abs(b))
+        ew.integer_divisor_check(backend, b)
+        # C's sign rule from the floored remainder (no abs: abs(int8 -128) overflows)
+        r = xp.remainder(a, b)
+        data = xp.where((r != 0) & ((r < 0) != (a < 0)), r - b, r)
     else:
         # remainder of the magnitudes is exact (no sign fix-up), then input's sign
         data = xp.copysign(xp.remainder(xp.abs(a), xp.abs(b)), a)
@@ -159,14 +160,16 @@ def logaddexp(input: Tensor, other: Tensor) -> Tensor:
     """``log(exp(input) + exp(other))`` without overflow; floating only."""
     _tensors("logaddexp", input, other)
     backend, ad, bd, ta, tb = _floating("logaddexp", input, other)
-    return LOGADDEXP.record(_logaddexp_data(backend.xp, ad, bd, False), backend, (input, other))
+    data = in_opmath(backend, lambda a, b: _logaddexp_data(backend.xp, a, b, False), ad, bd)
+    return LOGADDEXP.record(data, backend, (input, other))
 
 
 def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
     """``log2(2**input + 2**other)`` without overflow; floating only."""
     _tensors("logaddexp2", input, other)
     backend, ad, bd, ta, tb = _floating("logaddexp2", input, other)
-    return LOGADDEXP2.record(_logaddexp_data(backend.xp, ad, bd, True), backend, (input, other))
+    data = in_opmath(backend, lambda a, b: _logaddexp_data(backend.xp, a, b, True), ad, bd)
+    return LOGADDEXP2.record(data, backend, (input, other))
 
 
 # -- fmax, fmin -------------------------------------------------------------------------------
@@ -280,10 +283,14 @@ def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
     if not d.is_floating_point:
         raise NotImplementedError(f"lerp: \"lerp_kernel_scalar\" not implemented for '{d}'")
     xp = backend.xp
-    diff = e - a
-    near = a + w * diff
-    far = e - diff * (1 - w)
-    data = xp.where(xp.abs(_array(xp, w, diff)) < 0.5, near, far)
+
+    def formula(a: Any, e: Any, w: Any) -> Any:
+        diff = e - a
+        near = a + w * diff
+        far = e - diff * (1 - w)
+        return xp.where(xp.abs(_array(xp, w, diff)) < 0.5, near, far)
+
+    data = in_opmath(backend, formula, a, e, w)
     if isinstance(weight, Tensor):
         return LERP_TENSOR.record(data, backend, (input, end, weight))
     return LERP.record(data, backend, (input, end), weight=weight)
@@ -301,8 +308,9 @@ def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) 
     for t in (input, tensor1, tensor2):
         _tensors("addcmul", t, t)
     backend, (a, t1, t2), d = _three("addcmul", input, tensor1, tensor2)
-    return ADDCMUL.record(a + value * (t1 * t2) if value != 1 else a + t1 * t2, backend,
-                          (input, tensor1, tensor2), value=value)
+    data = in_opmath(backend, lambda a, t1, t2: a + value * (t1 * t2) if value != 1 else
+                     a + t1 * t2, a, t1, t2)
+    return ADDCMUL.record(data, backend, (input, tensor1, tensor2), value=value)
 
 
 ADDCDIV = defop("AddcdivBackward0", jvp=ELEMENTWISE, inputs=("self", "tensor1", "tensor2"),
@@ -326,7 +334,8 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) 
             "for float inputs. The future addcdiv behavior is just the latter implementation: "
             "(input + value * tensor1 / tensor2), for all dtypes.")
     backend, (a, t1, t2), d = _three("addcdiv", input, tensor1, tensor2)
-    return ADDCDIV.record(a + value * (t1 / t2), backend, (input, tensor1, tensor2), value=value)
+    data = in_opmath(backend, lambda a, t1, t2: a + value * (t1 / t2), a, t1, t2)
+    return ADDCDIV.record(data, backend, (input, tensor1, tensor2), value=value)
 
 
 # -- clamp_min, clamp_max ---------------------------------------------------------------------

@@ -18,7 +18,7 @@ from arraygrad.ops._erf import (
 )
 from arraygrad.ops._special._common import quieted
 from arraygrad.ops import elementwise as ew
-from arraygrad.ops.casting import to_float_data
+from arraygrad.ops.casting import to_float_data, unary_float_data
 from arraygrad.ops.families._special_op import binary_op, check_tensor, unary_op
 from arraygrad.ops.rule import ELEMENTWISE, defop
 from arraygrad.tensor import Tensor
@@ -73,14 +73,16 @@ def logit(input: Tensor, eps: float | None = None) -> Tensor:
     """``log(x / (1 - x))``; with ``eps``, ``x`` is first clamped to ``[eps, 1 - eps]``
     (gradient 0 outside that range)."""
     check_tensor("logit", input)
-    backend = input._backend
-    xp = backend.xp
-    x = to_float_data(input)
     if eps is not None:
         eps = float(eps)
-        lo, hi = xp.asarray(eps, dtype=x.dtype), xp.asarray(1.0 - eps, dtype=x.dtype)
-        x = xp.where(x < lo, lo, xp.where(x > hi, hi, x))  # where(), not clip: NaN stays NaN
-    return LOGIT.record(_logit_data(xp, x), backend, (input,), eps=eps)
+
+    def forward(xp: Any, x: Any) -> Any:
+        if eps is not None:
+            lo, hi = xp.asarray(eps, dtype=x.dtype), xp.asarray(1.0 - eps, dtype=x.dtype)
+            x = xp.where(x < lo, lo, xp.where(x > hi, hi, x))  # where(), not clip: NaN stays NaN
+        return _logit_data(xp, x)
+
+    return LOGIT.record(unary_float_data(input, forward), input._backend, (input,), eps=eps)
 
 
 XLOGY = tuple(defop(f"XlogyBackward{i}", jvp=ELEMENTWISE, inputs=("self", "other"),

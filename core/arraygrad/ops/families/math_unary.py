@@ -14,7 +14,7 @@ from typing import Any, Callable
 from arraygrad import dtypes as _dt
 from arraygrad.autograd.grad_mode import no_grad as _no_grad
 from arraygrad.ops import elementwise as ew, fast as _fast
-from arraygrad.ops.casting import to_float_data
+from arraygrad.ops.casting import unary_float_data
 from arraygrad.ops.rule import ELEMENTWISE, defop, identity
 from arraygrad.tensor import Tensor
 
@@ -38,9 +38,7 @@ def _float_op(name: str, node: str, saves: str, vjp: Callable[[Any, Any], Any],
 
     def op(input: Tensor) -> Tensor:
         _require_tensor(name, input)
-        backend = input._backend
-        data = to_float_data(input)
-        return _fast.record_unary(rule, forward(backend.xp, data), backend, input)
+        return _fast.record_unary(rule, unary_float_data(input, forward), input._backend, input)
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = f"Elementwise ``{name}``, as ``torch.{name}`` (gradient included)."
@@ -124,8 +122,8 @@ def _angle_op(name: str, node: str, factor: float) -> Callable[[Tensor], Tensor]
 
     def op(input: Tensor) -> Tensor:
         _require_tensor(name, input)
-        data = to_float_data(input)
-        return _fast.record_unary(rule, data * factor, input._backend, input)
+        return _fast.record_unary(rule, unary_float_data(input, lambda xp, a: a * factor),
+                                  input._backend, input)
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = f"Elementwise ``{name}``: the input times {factor!r}."

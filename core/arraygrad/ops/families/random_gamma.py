@@ -164,7 +164,25 @@ def binomial_data(backend: Backend, count: Any, prob: Any,
     return total
 
 
+def binomial(count: Tensor, prob: Tensor, generator: Generator | None = None) -> Tensor:
+    """Binomial(``count``, ``prob``) samples, elementwise (``torch.binomial``): floating
+    ``count`` and ``prob`` broadcast together, the result in their dtype, without a graph
+    (PyTorch's has no derivative either)."""
+    check_tensor("binomial", count)
+    check_tensor("binomial", prob)
+    for name, t in (("count", count), ("prob", prob)):
+        if not t.dtype.is_floating_point:
+            raise ValueError(f"binomial only supports floating-point dtypes for {name}, got: "
+                             f"{_dt.scalar_type_name(t.dtype)}")
+    backend = count._backend
+    xp = backend.xp
+    c, p = xp.broadcast_arrays(count._data, prob._data)
+    data = binomial_data(backend, c, p, generator)
+    return wrap(xp.astype(data, count._data.dtype), backend)
+
+
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     "_standard_gamma": _standard_gamma, "_standard_gamma_grad": _standard_gamma_grad,
-    "_sample_dirichlet": _sample_dirichlet, "_dirichlet_grad": _dirichlet_grad}
+    "_sample_dirichlet": _sample_dirichlet, "_dirichlet_grad": _dirichlet_grad,
+    "binomial": binomial}
 """Exported as ``arraygrad.<name>`` (PyTorch's private sampling functions)."""

@@ -9,3 +9,9 @@ def arraygrad_register_backends(register):
     from arraygrad_dummy.backend import DummyBackend
 
     register(DummyBackend())
+
+
+@hookimpl
+def arraygrad_conformance(register):
+    """Declare what the backend lacks: array_api_compat's NumPy namespace has no bfloat16."""
+    register.backend("dummy", capabilities={"lacks": {"bfloat16": "NumPy has no bfloat16"}})

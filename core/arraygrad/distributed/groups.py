@@ -12,7 +12,7 @@ from typing import Any
 from arraygrad.distributed.backend import ProcessGroupBackend
 from arraygrad.distributed.registry import get_factory
 
-__all__ = ["DistNotInitializedError", "GroupMember", "ProcessGroup", "default_group",
+__all__ = ["DistNotInitializedError", "GroupMember", "group", "ProcessGroup", "default_group",
            "destroy_process_group", "get_backend", "get_rank", "get_world_size",
            "init_process_group", "is_available", "is_initialized", "is_mpi_available",
            "new_group", "resolve"]
@@ -29,10 +29,12 @@ class ProcessGroup:
     """A group of processes: its backend communicator and its members' global ranks."""
 
     def __init__(self, backend: ProcessGroupBackend | None, ranks: list[int],
-                 backend_name: str) -> None:
+                 backend_name: str, group_name: str = "", group_desc: str | None = None) -> None:
         self.backend = backend  # None on a rank outside the group
         self.ranks = ranks
         self.backend_name = backend_name
+        self.group_name = group_name  # PyTorch's: "0" for the world, then "1", "2", ...
+        self.group_desc = group_desc or "undefined"
 
     def rank(self) -> int:
         """This process's rank in the group (-1 outside it)."""
@@ -64,7 +66,29 @@ class GroupMember:
     NON_GROUP_MEMBER = -100
 
 
+class _WorldMeta(type):
+    """``group.WORLD``: the default group, read when asked (PyTorch's metaclass trick)."""
+
+    @property
+    def WORLD(cls) -> ProcessGroup | None:  # noqa: N802 - PyTorch's name
+        return GroupMember.WORLD
+
+
+class group(metaclass=_WorldMeta):  # noqa: N801 - PyTorch's name
+    """PyTorch's ``torch.distributed.group``: ``group.WORLD`` is the default group."""
+
+
 _groups: list[ProcessGroup] = []
+_count = [0]  # groups created since the default group was (get_pg_count)
+
+
+def _register(group: ProcessGroup) -> ProcessGroup:
+    """Record a new group: it gets the next name and counts for ``get_pg_count``."""
+    if not group.group_name:
+        group.group_name = str(_count[0])
+    _count[0] += 1
+    _groups.append(group)
+    return group
 
 
 def is_available() -> bool:
@@ -100,13 +124,14 @@ def resolve(group: ProcessGroup | None, call: str) -> ProcessGroup:
 def init_process_group(backend: str | None = "mpi", init_method: str | None = None,
                        timeout: Any = None, world_size: int = -1, rank: int = -1,
                        store: Any = None, group_name: str = "", pg_options: Any = None,
-                       device_id: Any = None) -> None:
+                       device_id: Any = None, _ranks: list[int] | None = None) -> None:
     """Create the default group. Rank and world size come from the backend (``mpiexec``).
 
     A plain ``python`` run is a world of one. ``world_size``/``rank``, when given,
     must agree with MPI's (ValueError otherwise); ``init_method``, ``store`` and
     ``timeout`` are accepted for compatibility (MPI's launcher already connected
-    the processes).
+    the processes). ``group_name`` names the group (default ``"0"``; with ``_ranks``, a
+    name made from them, as in PyTorch).
     """
     if GroupMember.WORLD is not None:
         raise ValueError("trying to initialize the default process group twice!")
@@ -122,8 +147,12 @@ def init_process_group(backend: str | None = "mpi", init_method: str | None = No
     if problems:
         comm.close()
         raise ValueError("init_process_group: " + "; ".join(problems))
-    GroupMember.WORLD = ProcessGroup(comm, list(range(comm.size)), name)
-    _groups.append(GroupMember.WORLD)
+    if _ranks:
+        group_name = str(hash(tuple(_ranks)) & 0xFFFFFFFF)
+    from arraygrad.distributed.backend_names import Backend
+
+    GroupMember.WORLD = _register(ProcessGroup(comm, list(range(comm.size)), Backend(name),
+                                               group_name))
 
 
 def destroy_process_group(group: ProcessGroup | None = None) -> None:
@@ -138,6 +167,7 @@ def destroy_process_group(group: ProcessGroup | None = None) -> None:
             _groups.remove(g)
     if group is None or group is world:
         GroupMember.WORLD = None
+        _count[0] = 0
 
 
 def get_rank(group: ProcessGroup | None = None) -> int:
@@ -152,7 +182,7 @@ def get_world_size(group: ProcessGroup | None = None) -> int:
 
 
 def get_backend(group: ProcessGroup | None = None) -> str:
-    """The name of ``group``'s backend (``"mpi"``)."""
+    """The name of ``group``'s backend (``"mpi"``), a ``Backend`` (a ``str``)."""
     return resolve(group, "get_backend").backend_name
 
 
@@ -178,6 +208,4 @@ def new_group(ranks: Any = None, timeout: Any = None, backend: Any = None,
         members.sort()
     assert world.backend is not None
     sub = world.backend.split(members)
-    group = ProcessGroup(sub, members, world.backend_name)
-    _groups.append(group)
-    return group
+    return _register(ProcessGroup(sub, members, world.backend_name, group_desc=group_desc))
