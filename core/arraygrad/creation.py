@@ -437,13 +437,19 @@ def randn(*args: Any, size: Any = None, generator: Generator | None = None,
                    generator, lambda g, s, n: g.normal(s, n))
 
 
-def randint(low: Any, high: Any = None, size: Any = None, *, generator: Generator | None = None,
-            dtype: _dt.dtype | None = None, layout: Any = None, device: DeviceLike | None = None,
-            requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
-    """Uniform integers in ``[low, high)`` (``randint(high, size)`` also works)."""
+def randint(low: Any = None, high: Any = None, size: Any = None, *,
+            generator: Generator | None = None, dtype: _dt.dtype | None = None,
+            layout: Any = None, device: DeviceLike | None = None, requires_grad: bool = False,
+            pin_memory: bool = False) -> Tensor:
+    """Uniform integers in ``[low, high)`` (``randint(high, size)`` and the keyword form
+    ``randint(high=..., size=...)``, which PyTorch's samplers use, also work: low is 0)."""
     if layout is not None or pin_memory:
         _options("randint", layout, pin_memory)
-    if size is None:
+    if low is None:
+        if high is None or size is None:
+            raise TypeError("randint(): missing required arguments 'high' and 'size'")
+        low = 0
+    elif size is None:
         if high is None or not isinstance(high, (tuple, list)):
             raise TypeError("randint(): missing required argument 'size'")
         low, high, size = 0, low, high

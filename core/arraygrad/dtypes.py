@@ -262,7 +262,7 @@ def result_type(*operands: Any) -> dtype:
     scalar_cat = -1
     for op in operands:
         d = getattr(op, "dtype", None)
-        if d is None:
+        if not isinstance(d, dtype):  # a scalar (a NumPy scalar's dtype is NumPy's: a scalar)
             cat = _scalar_cat(op)
             if cat > scalar_cat:
                 scalar_cat = cat

@@ -57,6 +57,9 @@ class Tensor:
                  "__dict__")
     _data: Any  # the backend's native array
     _backend: Backend
+    # PyTorch's: NumPy scalars and arrays defer to the tensor's reflected operators, so
+    # ``np.float64(2) * t`` is a tensor (not a NumPy array of t's values)
+    __array_priority__ = 1000
     _requires_grad: bool
     _grad_fn: Any  # a Node, or None for a leaf
     _vc: Any  # the version counter, a one-element list[int]; None until first needed

@@ -264,3 +264,16 @@ def test_setitem_on_non_leaf():
     y[1] = 10.
     y.sum().backward()
     assert y.tolist() == [1., 10., 3.] and x.grad.tolist() == [1., 0., 1.]
+
+
+def test_autograd_grad_takes_any_iterable_of_inputs():
+    # PyTorch's tuple(inputs): MAML passes a ParameterList, others model.parameters()
+    net = ag.nn.Linear(3, 2)
+    loss = net(ag.ones(1, 3)).sum()
+    by_list = ag.autograd.grad(loss, list(net.parameters()), retain_graph=True)
+    by_params = ag.autograd.grad(loss, ag.nn.ParameterList(net.parameters()), retain_graph=True)
+    by_generator = ag.autograd.grad(loss, net.parameters())
+    for a, b, c in zip(by_list, by_params, by_generator):
+        assert ag.equal(a, b) and ag.equal(a, c)
+    with pytest.raises(TypeError, match="expected a Tensor or a sequence of Tensors"):
+        ag.autograd.grad(loss, 3)

@@ -289,3 +289,17 @@ def test_backward_errors_leave_leaves_unchanged():
 def test_floor_divide_and_remainder_of_bools_raise_runtime_error(fn):
     a = ag.tensor([True, False])
     assert_raises_unchanged(RuntimeError, "Bool", fn, a, ag.tensor([True, True]))
+
+
+@pytest.mark.parametrize("key", ["tensors", "lists"])
+@pytest.mark.parametrize("write", [False, True])
+def test_index_tensors_that_do_not_broadcast_raise_indexerror(key, write):
+    # PyTorch: IndexError naming the shapes (NumPy's ValueError leaked through before)
+    x = ag.zeros(5, 4)
+    index = (ag.arange(3), ag.arange(2)) if key == "tensors" else ([0, 1, 2], [0, 1])
+    with pytest.raises(IndexError, match=r"could not be broadcast together with shapes "
+                                         r"\[3\], \[2\]"):
+        if write:
+            x[index] = 1.0
+        else:
+            x[index]

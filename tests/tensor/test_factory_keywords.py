@@ -191,3 +191,14 @@ def test_range_refusals_match_pytorch(args):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         same_error_as_torch(lambda lib: lib.range(*args))
+
+
+def test_randint_takes_high_and_size_as_keywords():
+    # PyTorch's RandomSampler(replacement=True) calls randint(high=n, size=(32,), ...)
+    g1, g2 = ag.Generator().manual_seed(4), ag.Generator().manual_seed(4)
+    got = ag.randint(high=7, size=(32,), dtype=ag.int64, generator=g1)
+    assert got.shape == ag.Size([32]) and got.dtype is ag.int64
+    assert ag.equal(got, ag.randint(0, 7, (32,), generator=g2))
+    assert int(got.min()) >= 0 and int(got.max()) < 7
+    with pytest.raises(TypeError):
+        ag.randint(size=(3,))

@@ -34,7 +34,11 @@ def _as_tuple(value: Any, what: str) -> tuple[Any, ...]:
         return (value,)
     if isinstance(value, (list, tuple)):
         return tuple(value)
-    raise TypeError(f"{what}: expected a Tensor or a sequence of Tensors, got {type(value).__name__}")
+    try:  # any iterable, as PyTorch's tuple(inputs): a ParameterList, model.parameters()
+        return tuple(value)
+    except TypeError:
+        raise TypeError(f"{what}: expected a Tensor or a sequence of Tensors, got "
+                        f"{type(value).__name__}") from None
 
 
 def _inputs_tuple(inputs: Any, what: str) -> tuple[Any, ...]:

@@ -80,7 +80,14 @@ def linear_key(xp: Any, shape: tuple, key: tuple) -> LinearKey:
             arr = xp.asarray(k, dtype=xp.int64) if isinstance(k, int) else xp.astype(k, xp.int64)
             arrays.append(xp.where(arr < 0, arr + shape[axis], arr))
         axis += 1
-    arrays = list(xp.broadcast_arrays(*arrays)) if len(arrays) > 1 else arrays
+    if len(arrays) > 1:
+        try:
+            arrays = list(xp.broadcast_arrays(*arrays))
+        except ValueError:  # PyTorch's error class and words, naming the index tensors' shapes
+            shapes = ", ".join(str(list(getattr(k, "shape", ()))) for k in full
+                               if k is not None and not isinstance(k, (slice, int)))
+            raise IndexError("shape mismatch: indexing tensors could not be broadcast together "
+                             f"with shapes {shapes}") from None
     adv_shape = tuple(arrays[0].shape) if arrays else ()
     adjacent = not arr_pos or arr_pos == list(range(arr_pos[0], arr_pos[-1] + 1))
 

@@ -3,7 +3,7 @@ on one backend, as PyTorch's rules give (``dtypes.result_type``)."""
 
 from __future__ import annotations
 
-from numbers import Number
+from numbers import Integral, Number
 from typing import Any
 
 from arraygrad import dtypes as _dt
@@ -65,8 +65,8 @@ def operands(op: str, a: Tensor, b: Tensor, floating: bool = False) -> Any:
     else:
         other = b if ta is not None else a
         if not isinstance(other, _scalar_types):
-            if isinstance(other, Number):
-                other = float(other) if not isinstance(other, int) else int(other)
+            if isinstance(other, Number):  # a NumPy scalar: the Python number of its kind
+                other = int(other) if isinstance(other, Integral) else float(other)
                 if ta is not None:
                     b = other
                 else:

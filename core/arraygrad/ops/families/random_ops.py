@@ -46,6 +46,18 @@ def _std_normal(backend: Backend, shape: tuple[int, ...], generator: Generator |
     return generator_for(backend, generator).normal(shape, _work_dtype(backend))
 
 
+def _standard(backend: Backend, shape: tuple[int, ...], d: _dt.dtype,
+              generator: Generator | None, normal: bool) -> Any:
+    """Standard uniform (or normal) samples drawn in ``d``'s native dtype, exactly as
+    ``rand``/``randn`` draw them, then widened to the work dtype: so ``empty(n).uniform_()``,
+    ``empty(n).normal_()`` and ``normal(zeros(n), ones(n))`` equal ``rand(n)``/``randn(n)``
+    from one seed, as in PyTorch (nn.init and distributions use the fillers)."""
+    gen = generator_for(backend, generator)
+    native = backend.native_dtype(d)
+    drawn = gen.normal(shape, native) if normal else gen.uniform(shape, native)
+    return backend.xp.astype(drawn, _work_dtype(backend))
+
+
 def _like(t: Tensor, data: Any) -> Tensor:
     """``data`` (native, any dtype) cast to ``t``'s dtype, as a new tensor on ``t``'s backend."""
     backend = t._backend
@@ -98,7 +110,7 @@ def _uniform_(self: Tensor, from_: Any = _UNSET, to: Any = 1, *,
     if lo > hi:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
                            f"from={lo:g} > to={hi:g}")
-    u = _uniform(self._backend, tuple(self.shape), generator)
+    u = _standard(self._backend, tuple(self.shape), self.dtype, generator, normal=False)
     return _like(self, lo + (hi - lo) * u)
 
 
@@ -109,7 +121,7 @@ def _normal_(self: Tensor, mean: Any = 0, std: Any = 1, *,
     m, s = _number(mean, "normal_", "mean"), _number(std, "normal_", "std")
     if not s >= 0.0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {s:g}")
-    z = _std_normal(self._backend, tuple(self.shape), generator)
+    z = _standard(self._backend, tuple(self.shape), self.dtype, generator, normal=True)
     return _like(self, m + s * z)
 
 
@@ -266,7 +278,7 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Generator 
         raise RuntimeError(f"normal: mean of shape {list(getattr(mean, 'shape', []))} and std "
                            f"of shape {list(getattr(std, 'shape', []))} do not broadcast") from None
     result_dtype = _dt.result_type(mean, std)
-    eps = wrap(xp.astype(_std_normal(backend, shape, generator),
+    eps = wrap(xp.astype(_standard(backend, shape, result_dtype, generator, normal=True),
                          backend.native_dtype(result_dtype)), backend)
     result: Tensor = mean + std * eps
     return result

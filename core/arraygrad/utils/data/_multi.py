@@ -93,9 +93,7 @@ class MultiProcessIterator:
         """Start an epoch (starting the workers, unless persistent ones are alive)."""
         loader = self._loader
         if self._pool is None:
-            from arraygrad.creation import randint
-
-            base_seed = int(randint(0, 2 ** 62, (1,), generator=loader.generator).item())
+            base_seed = loader._base_seed()
             self._pool = _Pool(loader, base_seed)
         self._epoch += 1
         self._send_idx = 0

@@ -125,7 +125,15 @@ class DataLoader:
             if self.persistent_workers:
                 self._iterator = iterator
             return iterator
+        self._base_seed()  # PyTorch draws it for every iterator, workers or not
         return self._single_process()
+
+    def _base_seed(self) -> int:
+        """The workers' base seed, drawn from ``generator`` (or the default generator) when an
+        iterator starts, as PyTorch's: iterating consumes the random stream as PyTorch's does."""
+        from arraygrad.utils.data.sampler import draw_seed
+
+        return draw_seed(self.generator)
 
     def _single_process(self) -> Iterator[Any]:
         if self._iterable:

@@ -21,16 +21,24 @@ class Sampler:
         raise NotImplementedError
 
 
+def draw_seed(generator: Generator | None = None) -> int:
+    """A seed drawn as PyTorch draws one: ``empty((), dtype=int64).random_(generator=...)``
+    (one int64 draw from ``generator`` or the default generator), so a DataLoader consumes
+    the random stream as PyTorch's does."""
+    from arraygrad import dtypes
+    from arraygrad.creation import empty
+
+    return int(empty((), dtype=dtypes.int64).random_(generator=generator).item())
+
+
 def _generator(generator: Generator | None) -> Generator:
     """``generator``, or a fresh one seeded from the default generator (so ``manual_seed``
     makes shuffling reproducible, as in PyTorch)."""
     if generator is not None:
         return generator
-    from arraygrad.creation import randint
     from arraygrad.random import Generator as _Generator
 
-    seed = int(randint(0, 2 ** 62, (1,)).item())
-    return _Generator().manual_seed(seed)
+    return _Generator().manual_seed(draw_seed())
 
 
 class SequentialSampler(Sampler):
@@ -99,7 +107,8 @@ class SubsetRandomSampler(Sampler):
     def __iter__(self) -> Iterator[int]:
         from arraygrad.creation import randperm
 
-        for i in randperm(len(self.indices), generator=_generator(self.generator)).tolist():
+        # the default generator itself when none is given (PyTorch draws no seed here)
+        for i in randperm(len(self.indices), generator=self.generator).tolist():
             yield self.indices[i]
 
     def __len__(self) -> int:
