@@ -328,7 +328,10 @@ def flip(input: Tensor, *dims: Any, **kwargs: Any) -> Tensor:
         dims = (kwargs["dims"],)
     dims = _sizes(dims, "flip")
     axes = normalize_dims(dims, input._data.ndim, "flip")
-    data = input._backend.xp.flip(input._data, axis=axes) if axes else input._data
+    xp = input._backend.xp
+    # PyTorch's flip copies; NumPy's flip is a view of the input, which an in-place op on the
+    # result would write through, so the result is made its own array (an empty dims too)
+    data = xp.asarray(xp.flip(input._data, axis=axes) if axes else input._data, copy=True)
     return FLIP.record(data, input._backend, (input,), dims=dims)
 
 
