@@ -350,3 +350,58 @@ def test_a_function_exports_too():
     proto = ag.onnx.export(f, (x, y)).model_proto
     assert [i.name for i in proto.graph.input] == ["x", "y"]
     assert_close(run(proto, {"x": x, "y": y}), [f(x, y).numpy()])
+
+
+class Counter(nn.Module):
+    """Reads its buffer, then updates it in place (as a training-mode batch norm does)."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("count", ag.tensor([1.0, 2.0]))
+
+    def forward(self, x):
+        y = x + self.count
+        self.count += 1
+        return y
+
+
+def test_initializers_hold_the_values_before_the_forward():
+    """The forward's in-place update of a buffer is no part of the initializer (it holds
+    the value the model has: the recorded program's final arrays hold the updated one),
+    and the model's buffer is as it was."""
+    model = Counter().eval()
+    x = ag.randn(3, 2)
+    proto = ag.onnx.export(model, (x,)).model_proto
+    init = {t.name: onnx.numpy_helper.to_array(t) for t in proto.graph.initializer}
+    np.testing.assert_array_equal(init["count"], [1.0, 2.0])
+    assert model.count.tolist() == [1.0, 2.0]
+    np.testing.assert_allclose(run(proto, {"x": x})[0], (x + ag.tensor([1.0, 2.0])).numpy())
+
+
+class WithTensorAttribute(nn.Module):
+    """A plain tensor attribute (no parameter, no buffer): a constant of the graph."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(3, 3)
+        self.offset = ag.arange(3.0)
+
+    def forward(self, x):
+        return self.lin(x) + self.offset
+
+
+def test_tensor_attributes_and_captured_tensors_are_constants():
+    model = WithTensorAttribute().eval()
+    x = ag.randn(2, 3)
+    proto = ag.onnx.export(model, (x,)).model_proto
+    assert {t.name for t in proto.graph.initializer} == {"lin.weight", "lin.bias"}
+    assert_close(run(proto, {"x": x}), eager(model, x))
+    scale = ag.randn(3)
+
+    def f(t):
+        out = t.clone()
+        out[0] = scale  # a tensor the function captured, written into a traced one
+        return out * scale
+
+    proto = ag.onnx.export(f, (x,)).model_proto
+    assert_close(run(proto, {"t": x}), [f(x).numpy()])

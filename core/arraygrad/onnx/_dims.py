@@ -188,10 +188,21 @@ def _merge(t: Any, others: list[Any], sizes: list[dict[str, int]],
     if cls is Slot or cls is Live or t is None or cls in (bool, str):
         return t
     shape = getattr(t, "shape", None)
-    if shape is not None and any(getattr(o, "shape", None) != shape for o in others):
-        raise SymbolicValueError(f"{where()}, a constant array, has another shape when a "
-                                 "dynamic axis is longer: export with the axes static")
+    if shape is not None and not all(o is t or _same_array(o, t) for o in others):
+        raise SymbolicValueError(f"{where()}, a constant array, is another when a dynamic "
+                                 "axis is longer (a number computed from a size, as "
+                                 "`x * (1 / x.shape[0])`): export with the axes static")
     return t
+
+
+def _same_array(a: Any, b: Any) -> bool:
+    """Whether two constant arrays hold the same values (NaN equal to NaN)."""
+    if getattr(a, "shape", None) != b.shape or getattr(a, "dtype", None) != b.dtype:
+        return False
+    try:
+        return bool(a.__array_namespace__().all((a == b) | ((a != a) & (b != b))))
+    except Exception:  # noqa: BLE001 - an array that cannot be compared so: not the same
+        return False
 
 
 def _number(v: Any) -> bool:

@@ -376,6 +376,8 @@ def _model(onnx: Any, base: Any, instrs: list[Any], shapes: dict[int, tuple[Any,
         env[k] = name
         g.types[name] = g.elem(base.arrays[k].dtype)
         state_values[name] = k
+    for k in base.constants:  # (dropped with the unused nodes when nothing reads them)
+        env.setdefault(k, g.array_const(base.initial[k]))
     sites = base.sites
 
     def calls(i: int) -> str:
@@ -415,7 +417,7 @@ def _model(onnx: Any, base: Any, instrs: list[Any], shapes: dict[int, tuple[Any,
             param_inputs.append(onnx.helper.make_tensor_value_info(
                 name, g.types[name], list(base.arrays[k].shape)))
         else:
-            initializers.append(_initializer(g, name, base.arrays[k]))
+            initializers.append(_initializer(g, name, base.initial[k]))
     graph = onnx.helper.make_graph(g.nodes, "main_graph", inputs + param_inputs, outputs,
                                    initializer=initializers)
     opset_ids = [onnx.helper.make_opsetid("", opset)]

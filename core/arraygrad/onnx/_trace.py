@@ -11,18 +11,18 @@ proves the program is the whole forward (it must give the forward's outputs exac
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 from arraygrad.autograd.grad_mode import no_grad
 from arraygrad.compiler.recording import Recording, Slot
 from arraygrad.compiler.session import Session
-from arraygrad.compiler.state import Found, Snapshot
+from arraygrad.compiler.state import Snapshot, discover, layout_of, roots_of
 from arraygrad.compiler.traced import TracedArray
 from arraygrad.onnx import _interpret
 from arraygrad.onnx._regions import CallObserver, Region, described
-from arraygrad.onnx.errors import OnnxExporterError, OnnxExporterWarning
+from arraygrad.onnx.errors import OnnxExporterError
 from arraygrad.onnx.modes import exporting
+from arraygrad.ops.rule import reference_mode
 from arraygrad.tensor import Tensor
 
 __all__ = ["Trace", "record", "tensor_leaves"]
@@ -33,9 +33,11 @@ _PACKAGES = ("arraygrad", "numpy", "array_api_compat", "cupy")
 class Trace:
     """One recorded forward: ``instrs`` (replay units recorded op by op), ``regions`` (the
     outermost observed calls), ``inputs`` (the slot of each input tensor, in order),
-    ``state`` (slot -> the parameter's or buffer's name), ``outputs`` (each output tensor's
-    ``Slot``, or its array when the recording did not make it), ``arrays`` (every slot's
-    array, the program run again), ``backend`` (the real one)."""
+    ``state`` (slot -> the parameter's or buffer's name), ``constants`` (the slots of the
+    other tensors the forward may read: a tensor attribute, a global), ``outputs`` (each output tensor's
+    ``Slot``, or its array when the recording did not make it), ``initial`` (the arrays the
+    program starts from: the tensors' own), ``arrays`` (every slot's array after the
+    program, run again), ``backend`` (the real one)."""
 
     def __init__(self, rec: Recording, regions: list[Region], inputs: list[int],
                  state: dict[int, str], outputs: list[Any], backend: Any) -> None:
@@ -47,6 +49,8 @@ class Trace:
         self.backend = backend
         self.base = rec.base
         self.sites: list[str] = getattr(rec.instrs, "sites", [])
+        self.constants: list[int] = []  # slots of the other tensors found: constants
+        self.initial: dict[int, Any] = {}  # the arrays of the slots read at the start
         self.arrays: dict[int, Any] = {}
 
 
@@ -147,14 +151,15 @@ def record(model: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
            state: list[tuple[str, Tensor]], codes: dict[Any, list[Any]]) -> Trace:
     """Run ``model(*args, **kwargs)`` once, recorded, and put everything back."""
     inputs = tensor_leaves((args, kwargs), [])
-    found = Found()
-    seen: set[int] = set()
-    for t in inputs + [t for _, t in state]:
+    # every tensor the forward may touch, as compile finds them (the module's parameters,
+    # buffers and tensor attributes; the tensors a function's closure and globals hold):
+    # the recording follows each one, and those that are no input nor state are constants
+    found = discover(layout_of(roots_of(getattr(model, "forward", model))), args, kwargs)
+    seen = {id(t) for t in found.tensors}
+    for _, t in state:
         if id(t) not in seen:
             seen.add(id(t))
             found.tensors.append(t)
-    found.nargs = len(inputs)
-    found.modules = list(model.modules()) if hasattr(model, "modules") else []
     backends = {id(t._backend): t._backend for t in found.tensors}
     if len(backends) > 1:
         devices = sorted({str(b.device) for b in backends.values()})
@@ -175,7 +180,9 @@ def record(model: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
     try:
         session.start()
         try:
-            with no_grad(), exporting(), observer:
+            # (fast paths off: a shortcut chosen by reading values, as cross_entropy's for
+            # targets that are all classes, would be the graph for every input)
+            with no_grad(), reference_mode(), exporting(), observer:
                 result = model(*args, **kwargs)
         finally:
             session.stop()
@@ -183,10 +190,9 @@ def record(model: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
     finally:
         session.restore_all(None, result)
         snapshot.restore()
-    if rec.guards:
-        warnings.warn("the forward read values of tensors into Python (`bool()`, `int()`) to "
-                      "decide what to compute; the exported graph computes what these example "
-                      "inputs made it compute", OnnxExporterWarning, stacklevel=4)
+    # (``rec.guards``: arraygrad's own checks on values, an index in range, made on the
+    # example inputs; as PyTorch's exported graphs, the graph does not repeat them. With the
+    # fast paths off no guard chooses what to compute.)
     slots = {id(found.tensors[i]): k for i, k in session.inputs}
     input_slots = [slots[id(t)] for t in inputs]
     names: dict[int, str] = {}
@@ -196,7 +202,9 @@ def record(model: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
         names.pop(k, None)  # a tensor passed as an input is that input
     _no_draws(rec)
     trace = Trace(rec, observer.roots, input_slots, names, outputs, real)
-    start = {k: _copy(real, found.tensors[i]._data) for i, k in session.inputs}
+    trace.constants = [k for _, k in session.inputs if k not in names and k not in input_slots]
+    trace.initial = {k: found.tensors[i]._data for i, k in session.inputs}
+    start = {k: _copy(real, a) for k, a in trace.initial.items()}  # (the run writes these)
     trace.arrays = _interpret.run(trace.instrs, start)
     _check_outputs(trace, result)
     return trace
