@@ -103,7 +103,7 @@ def export(model: Any, args: Any = (), f: str | os.PathLike[str] | Any = None, *
                        dynamic_axes, dynamic_shapes, do_constant_folding,
                        params_as_inputs=not dynamo and not export_params)
         try:
-            onnx.checker.check_model(proto)
+            onnx.checker.check_model(_checkable(proto))
         except onnx.checker.ValidationError as exc:
             raise OnnxExporterError(f"the exported model is not valid ONNX ({exc}): a bug "
                                     "of arraygrad's exporter") from exc
@@ -123,6 +123,15 @@ def export(model: Any, args: Any = (), f: str | os.PathLike[str] | Any = None, *
             save_model(proto, f, keep_initializers_as_inputs=keep_initializers_as_inputs,
                        external_data=None)
     return program if dynamo else None
+
+
+def _checkable(proto: Any) -> Any:
+    """``proto``, or past protobuf's 2 GB the same graph with its initializers as inputs
+    (the checker takes a model in memory only below it)."""
+    from arraygrad.onnx._save import LARGE_MODEL_BYTES, with_initializers
+    if sum(len(t.raw_data) for t in proto.graph.initializer) <= LARGE_MODEL_BYTES // 2:
+        return proto
+    return with_initializers(proto, include=False, as_inputs=True)
 
 
 def _check_options(dynamo: bool, table: Any, report: bool, profile: bool, dump: bool,

@@ -25,7 +25,8 @@ def _initializer_bytes(proto: Any) -> int:
 def save_model(proto: Any, f: Any, *, include_initializers: bool = True,
                keep_initializers_as_inputs: bool = False, external_data: bool | None = None) -> None:
     """Write ``proto`` to ``f`` (a path or a binary file object). ``external_data``: the
-    weights go to ``<basename>.data`` beside the model (None: only past 2 GB)."""
+    weights go to ``<basename>.data`` beside the model (always past 2 GB, protobuf's
+    limit)."""
     import onnx
 
     proto = with_initializers(proto, include_initializers, keep_initializers_as_inputs)
@@ -36,8 +37,7 @@ def save_model(proto: Any, f: Any, *, include_initializers: bool = True,
         f.write(proto.SerializeToString())
         return
     path = os.fspath(f)
-    external = external_data or (external_data is None
-                                 and _initializer_bytes(proto) > LARGE_MODEL_BYTES)
+    external = bool(external_data) or _initializer_bytes(proto) > LARGE_MODEL_BYTES
     files: list[tuple[str, bytes]] = []
     if external and proto.graph.initializer:
         location = os.path.basename(path) + ".data"
