@@ -157,11 +157,8 @@ def test_fallbacks_write_the_layers_array_calls():
 # -- indexing -------------------------------------------------------------------------------
 
 def _item(draw, size):
-    kind = draw(st.sampled_from(["int", "slice", "slice", "none"]))
-    if kind == "int":
+    if draw(st.booleans()):
         return draw(st.integers(-size, size - 1))
-    if kind == "none":
-        return None
     start = draw(st.one_of(st.none(), st.integers(-size - 1, size + 1)))
     stop = draw(st.one_of(st.none(), st.integers(-size - 1, size + 1)))
     step = draw(st.one_of(st.none(), st.sampled_from([1, 2, 3])))  # (PyTorch's: positive)
@@ -169,11 +166,19 @@ def _item(draw, size):
 
 
 @st.composite
-def basic_keys(draw):
+def basic_keys(draw, nones=True):
+    """A shape and a key of ints, slices, an Ellipsis and Nones that indexes it."""
     shape = draw(st.lists(st.integers(1, 4), min_size=1, max_size=3))
-    items = [_item(draw, n) for n in shape[:draw(st.integers(1, len(shape)))]]
-    if draw(st.booleans()):
-        items.insert(draw(st.integers(0, len(items))), Ellipsis)
+    used = draw(st.integers(1, len(shape)))  # the axes the key names
+    if draw(st.booleans()):  # an Ellipsis: the first ``front`` axes, then the last ones
+        front = draw(st.integers(0, used))
+        axes = list(range(front)) + list(range(len(shape) - (used - front), len(shape)))
+        items = [_item(draw, shape[a]) for a in axes]
+        items.insert(front, Ellipsis)
+    else:
+        items = [_item(draw, shape[a]) for a in range(used)]
+    if nones and draw(st.booleans()):
+        items.insert(draw(st.integers(0, len(items))), None)
     return tuple(shape), tuple(items)
 
 
@@ -190,11 +195,9 @@ def test_basic_indexing_reads_as_arraygrad(case):
 
 
 @settings(max_examples=30, deadline=None)
-@given(basic_keys(), st.booleans())
+@given(basic_keys(nones=False), st.booleans())
 def test_writes_through_an_index_as_arraygrad(case, scalar):
     shape, key = case
-    if any(k is None for k in key):
-        return
     x = ag.randn(*shape)
     if x[key].numel() == 0:
         return
@@ -207,3 +210,23 @@ def test_writes_through_an_index_as_arraygrad(case, scalar):
 
     proto = ag.onnx.export(write, (x,)).model_proto
     np.testing.assert_array_equal(run(proto, {"t": x})[0], write(x).numpy())
+
+
+_I = ag.tensor([2, 0, -1])
+_J = ag.tensor([1, 1, 0])
+_M = ag.tensor([[0, 1], [3, -2]])
+
+
+@pytest.mark.parametrize("key", [
+    (_I,), (slice(None), _I), (_I, 0), (0, _I), (slice(None), _I, 0), (_I, slice(None), _J),
+    (_I, _J), (slice(None), _I, _J), (_M,), (slice(1, None), _M), (Ellipsis, _J),
+    (_I, _J, slice(None, 2)),
+], ids=lambda k: repr(k).replace("tensor", "t"))
+def test_advanced_indexing_as_arraygrad(key):
+    """Index arrays with integers and slices: where NumPy (and PyTorch) put the indexed
+    axes (in place when next to each other, in front otherwise)."""
+    x = ag.randn(4, 5, 3, 2)
+    want = x[key]
+    proto = ag.onnx.export(lambda t: t[key], (x,)).model_proto
+    onnx.checker.check_model(proto, full_check=True)
+    np.testing.assert_array_equal(run(proto, {"t": x})[0], want.numpy())

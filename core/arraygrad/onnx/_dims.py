@@ -143,6 +143,10 @@ def symbolic_program(traces: list[Any], sizes: list[dict[str, int]]) -> list[Ins
     return out
 
 
+def _dimension(j: int, k: int) -> Callable[[], str]:
+    return lambda: f"dimension {j} of value {k}"
+
+
 def _describe(i: int, ins: Instr) -> Callable[[], str]:
     return lambda: f"a number of array call {i} ({_name(ins)})"
 
@@ -175,10 +179,10 @@ def _merge(t: Any, others: list[Any], sizes: list[dict[str, int]],
             return t
         return cls(items)
     if cls is dict:
-        items = {k: _merge(v, [o[k] for o in others], sizes, where) for k, v in t.items()}
-        if all(items[k] is t[k] for k in t):
+        merged = {k: _merge(v, [o[k] for o in others], sizes, where) for k, v in t.items()}
+        if all(merged[k] is t[k] for k in t):
             return t
-        return items
+        return merged
     if cls is slice:
         parts = [_merge(getattr(t, a), [getattr(o, a) for o in others], sizes, where)
                  for a in ("start", "stop", "step")]
@@ -219,8 +223,7 @@ def symbolic_shapes(traces: list[Any], sizes: list[dict[str, int]]) -> dict[int,
                                      "axes' sizes")
         dims = []
         for j, d in enumerate(a.shape):
-            dims.append(fit([d] + [o.shape[j] for o in others], sizes,
-                            lambda j=j: f"dimension {j} of value {k}"))
+            dims.append(fit([d] + [o.shape[j] for o in others], sizes, _dimension(j, k)))
         shapes[k] = tuple(dims)
     return shapes
 

@@ -143,7 +143,7 @@ def _batch_norm(t: "Translator", a: dict[str, Any]) -> Any:
         return None
     g = t.g
     channels = t.shape(x)[1]
-    elem = t.elem(x)
+    elem = t.array_elem(x)
     if (w is None or b is None) and channels.__class__ is not int:
         return None
     scale = t.value(w) if w is not None else g.const([1.0] * channels, elem, [channels])
@@ -160,7 +160,7 @@ def _layer_norm(t: "Translator", a: dict[str, Any]) -> Any:
     g = t.g
     shape = a["normalized_shape"]
     shape = [int(shape)] if isinstance(shape, int) else [int(s) for s in shape]
-    elem = t.elem(x)
+    elem = t.array_elem(x)
     size = math.prod(shape)
     scale = t.value(w) if w is not None else g.const([1.0] * size, elem, shape)
     inputs = [t.value(x), scale] + ([] if b is None else [t.value(b)])
@@ -286,7 +286,7 @@ def _hardtanh(t: "Translator", a: dict[str, Any]) -> Any:
     x = a["input"]
     if not _float(t, x) or a["inplace"]:
         return None
-    elem = t.elem(x)
+    elem = t.array_elem(x)
     g = t.g
     return g.node("Clip", [t.value(x), g.const(a["min_val"], elem), g.const(a["max_val"], elem)])
 
@@ -333,7 +333,7 @@ def _pad(t: "Translator", a: dict[str, Any]) -> Any:
     inputs = [t.value(x), g.ints(begins + ends)]
     if mode == "constant":
         fill = a["value"]
-        inputs.append(g.const(0 if fill is None else fill, t.elem(x)))
+        inputs.append(g.const(0 if fill is None else fill, t.array_elem(x)))
     return g.node("Pad", inputs, mode=onnx_mode)
 
 

@@ -85,7 +85,7 @@ def _output_leaves(value: Any, out: list[Any], depth: int = 0) -> list[Any]:
     return out
 
 
-class CallSites(list):  # type: ignore[type-arg]
+class CallSites(list[Any]):
     """A recording's instruction list that also notes where each instruction was made
     (``sites``: the arraygrad function making the call, and the line of the model's code
     that called it), for the exporter's errors."""

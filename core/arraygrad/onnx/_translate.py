@@ -69,6 +69,13 @@ class Translator:
         native = self.native(t)
         return None if native is None else self.g.elem(native)
 
+    def array_elem(self, t: Any) -> int:
+        """The ONNX element type of a slot or an array constant."""
+        elem = self.elem(t)
+        if elem is None:
+            raise OnnxExporterError(f"expected an array, got {t!r}")
+        return elem
+
     def rank(self, t: Any) -> int:
         """The number of dimensions of a template entry (0 for a Python number)."""
         if t.__class__ is Slot:
@@ -111,7 +118,7 @@ class Translator:
     def size(self, s: SymInt | int) -> str:
         """A number as a 1-D int64 tensor of one element (a ``SymInt`` computed from the
         inputs' shapes)."""
-        if s.__class__ is not SymInt:
+        if not isinstance(s, SymInt):
             return self.g.ints([int(s)])
         key = s.key()
         found = self._sizes.get(key)
