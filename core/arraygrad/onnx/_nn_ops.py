@@ -77,47 +77,47 @@ def _unbatched(t: "Translator", value: str, added: bool) -> str:
 
 # -- convolution and linear -------------------------------------------------------------------
 
+def _convolution(t: "Translator", a: dict[str, Any], onnx_op: str, pads: list[int],
+                 **attrs: Any) -> str:
+    """``Conv``/``ConvTranspose`` of the call's input, weight and bias (a batch axis added
+    around an unbatched input)."""
+    x, w, b = a["input"], a["weight"], a["bias"]
+    n = t.rank(w) - 2
+    value, added = _batched(t, x, n)
+    inputs = [value, t.value(w)] + ([] if b is None else [t.value(b)])
+    out = t.g.node(onnx_op, inputs, kernel_shape=[int(k) for k in t.shape(w)[2:]],
+                   strides=_tuple(a["stride"], n), pads=pads,
+                   dilations=_tuple(a["dilation"], n), group=int(a["groups"]), **attrs)
+    return _unbatched(t, out, added)
+
+
 @region("arraygrad.nn._functional.conv:conv1d", "arraygrad.nn._functional.conv:conv2d",
         "arraygrad.nn._functional.conv:conv3d")
 def _conv(t: "Translator", a: dict[str, Any]) -> Any:
-    x, w, b = a["input"], a["weight"], a["bias"]
-    if not _float(t, x, w, b):
+    if not _float(t, a["input"], a["weight"], a["bias"]):
         return None
-    n = t.rank(w) - 2
-    kernel = [int(k) for k in t.shape(w)[2:]]
-    dilation = _tuple(a["dilation"], n)
+    n = t.rank(a["weight"]) - 2
     padding = a["padding"]
     if padding == "valid":
         pads = [0] * (2 * n)
-    elif padding == "same":
-        total = [d * (k - 1) for d, k in zip(dilation, kernel)]
+    elif padding == "same":  # (PyTorch's split: the odd one on the end side)
+        kernel = t.shape(a["weight"])[2:]
+        total = [d * (int(k) - 1) for d, k in zip(_tuple(a["dilation"], n), kernel)]
         pads = [p // 2 for p in total] + [p - p // 2 for p in total]
     else:
-        p = _tuple(padding, n)
-        pads = p + p
-    value, added = _batched(t, x, n)
-    inputs = [value, t.value(w)] + ([] if b is None else [t.value(b)])
-    out = t.g.node("Conv", inputs, kernel_shape=kernel, strides=_tuple(a["stride"], n),
-                   pads=pads, dilations=dilation, group=int(a["groups"]))
-    return _unbatched(t, out, added)
+        pads = _tuple(padding, n) * 2
+    return _convolution(t, a, "Conv", pads)
 
 
 @region("arraygrad.nn._functional.conv:conv_transpose1d",
         "arraygrad.nn._functional.conv:conv_transpose2d",
         "arraygrad.nn._functional.conv:conv_transpose3d")
 def _conv_transpose(t: "Translator", a: dict[str, Any]) -> Any:
-    x, w, b = a["input"], a["weight"], a["bias"]
-    if not _float(t, x, w, b):
+    if not _float(t, a["input"], a["weight"], a["bias"]):
         return None
-    n = t.rank(w) - 2
-    p = _tuple(a["padding"], n)
-    value, added = _batched(t, x, n)
-    inputs = [value, t.value(w)] + ([] if b is None else [t.value(b)])
-    out = t.g.node("ConvTranspose", inputs, kernel_shape=[int(k) for k in t.shape(w)[2:]],
-                   strides=_tuple(a["stride"], n), pads=p + p,
-                   dilations=_tuple(a["dilation"], n), group=int(a["groups"]),
-                   output_padding=_tuple(a["output_padding"], n))
-    return _unbatched(t, out, added)
+    n = t.rank(a["weight"]) - 2
+    return _convolution(t, a, "ConvTranspose", _tuple(a["padding"], n) * 2,
+                        output_padding=_tuple(a["output_padding"], n))
 
 
 @region("arraygrad.nn._functional.linear:linear")
@@ -234,61 +234,50 @@ for _n in (1, 2, 3):
 
 # -- activations ------------------------------------------------------------------------------
 
-def _activation(onnx_op: str, **attrs: Any) -> Entry:
+def _on_input(build: Callable[["Translator", dict[str, Any], str], str]) -> Entry:
+    """An activation written by ``build(t, args, input's value)``; an in-place call, or a
+    half-precision one, is left to its array calls."""
     def entry(t: "Translator", a: dict[str, Any]) -> Any:
         x = a["input"]
         if not _float(t, x) or a.get("inplace"):
             return None
-        return t.g.node(onnx_op, [t.value(x)], **attrs)
+        return build(t, a, t.value(x))
     return entry
 
 
+def _activation(onnx_op: str, **attrs: str) -> Entry:
+    """``onnx_op``, each attribute from the argument ``attrs`` names (``alpha="alpha"``)."""
+    def build(t: "Translator", a: dict[str, Any], x: str) -> str:
+        values: dict[str, Any] = {k: float(a[v]) for k, v in attrs.items()}
+        return t.g.node(onnx_op, [x], **values)
+    return _on_input(build)
+
+
+def _silu(t: "Translator", a: dict[str, Any], x: str) -> str:
+    return t.g.node("Mul", [x, t.g.node("Sigmoid", [x])])
+
+
+def _clip(t: "Translator", a: dict[str, Any], x: str) -> str:
+    elem = t.array_elem(a["input"])
+    return t.g.node("Clip", [x, t.g.const(a["min_val"], elem), t.g.const(a["max_val"], elem)])
+
+
+_ACT = "arraygrad.nn._functional.activation:"
 REGIONS["arraygrad.ops.elementwise:relu"] = _activation("Relu")
-REGIONS["arraygrad.nn._functional.activation:relu"] = _activation("Relu")
+REGIONS[_ACT + "relu"] = _activation("Relu")
 REGIONS["arraygrad.ops.elementwise:sigmoid"] = _activation("Sigmoid")
+REGIONS[_ACT + "leaky_relu"] = _activation("LeakyRelu", alpha="negative_slope")
+REGIONS[_ACT + "elu"] = _activation("Elu", alpha="alpha")
+REGIONS[_ACT + "silu"] = _on_input(_silu)
+REGIONS[_ACT + "hardtanh"] = _on_input(_clip)
 
 
-@region("arraygrad.nn._functional.activation:gelu")
+@region(_ACT + "gelu")
 def _gelu(t: "Translator", a: dict[str, Any]) -> Any:
     x = a["input"]
     if t.g.opset < 20 or not _float(t, x):
         return None  # (before opset 20: the call's erf/tanh formula, written op by op)
     return t.g.node("Gelu", [t.value(x)], approximate=a["approximate"])
-
-
-@region("arraygrad.nn._functional.activation:leaky_relu")
-def _leaky_relu(t: "Translator", a: dict[str, Any]) -> Any:
-    x = a["input"]
-    if not _float(t, x) or a["inplace"]:
-        return None
-    return t.g.node("LeakyRelu", [t.value(x)], alpha=float(a["negative_slope"]))
-
-
-@region("arraygrad.nn._functional.activation:elu")
-def _elu(t: "Translator", a: dict[str, Any]) -> Any:
-    x = a["input"]
-    if not _float(t, x) or a["inplace"]:
-        return None
-    return t.g.node("Elu", [t.value(x)], alpha=float(a["alpha"]))
-
-
-@region("arraygrad.nn._functional.activation:silu")
-def _silu(t: "Translator", a: dict[str, Any]) -> Any:
-    x = a["input"]
-    if not _float(t, x) or a["inplace"]:
-        return None
-    value = t.value(x)
-    return t.g.node("Mul", [value, t.g.node("Sigmoid", [value])])
-
-
-@region("arraygrad.nn._functional.activation:hardtanh")
-def _hardtanh(t: "Translator", a: dict[str, Any]) -> Any:
-    x = a["input"]
-    if not _float(t, x) or a["inplace"]:
-        return None
-    elem = t.array_elem(x)
-    g = t.g
-    return g.node("Clip", [t.value(x), g.const(a["min_val"], elem), g.const(a["max_val"], elem)])
 
 
 def _softmax(onnx_op: str) -> Entry:

@@ -54,31 +54,18 @@ class Trace:
         self.arrays: dict[int, Any] = {}
 
 
-def tensor_leaves(value: Any, out: list[Any], depth: int = 0) -> list[Any]:
-    """The tensors in ``value`` (nested tuples, lists and dicts), in order (``out``)."""
+def tensor_leaves(value: Any, out: list[Any], depth: int = 0, outputs: bool = False) -> list[Any]:
+    """The tensors in ``value`` (nested tuples, lists and dicts), in order (``out``).
+    ``outputs``: a model's result, where None is passed over and any other value raises."""
     if isinstance(value, Tensor):
         out.append(value)
     elif isinstance(value, (tuple, list)) and depth < 8:
         for v in value:
-            tensor_leaves(v, out, depth + 1)
+            tensor_leaves(v, out, depth + 1, outputs)
     elif isinstance(value, dict) and depth < 8:
         for v in value.values():
-            tensor_leaves(v, out, depth + 1)
-    return out
-
-
-def _output_leaves(value: Any, out: list[Any], depth: int = 0) -> list[Any]:
-    if isinstance(value, Tensor):
-        out.append(value)
-    elif value is None:
-        pass
-    elif isinstance(value, (tuple, list)) and depth < 8:
-        for v in value:
-            _output_leaves(v, out, depth + 1)
-    elif isinstance(value, dict) and depth < 8:
-        for v in value.values():
-            _output_leaves(v, out, depth + 1)
-    else:
+            tensor_leaves(v, out, depth + 1, outputs)
+    elif outputs and value is not None:
         raise OnnxExporterError(f"the model returned a {type(value).__name__} ({value!r}); "
                                 "an exported model's outputs are tensors (in tuples, lists "
                                 "or dicts)")
@@ -186,7 +173,7 @@ def record(model: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
                 result = model(*args, **kwargs)
         finally:
             session.stop()
-        outputs = [described(t, rec) for t in _output_leaves(result, [])]
+        outputs = [described(t, rec) for t in tensor_leaves(result, [], outputs=True)]
     finally:
         session.restore_all(None, result)
         snapshot.restore()
@@ -218,7 +205,7 @@ def _check_outputs(trace: Trace, result: Any) -> None:
     """The program run again must give the forward's outputs (else it is not the whole
     forward: some work happened outside the recorder's sight)."""
     xp = trace.backend.xp
-    for out, t in zip(trace.outputs, _output_leaves(result, [])):
+    for out, t in zip(trace.outputs, tensor_leaves(result, [], outputs=True)):
         if out.__class__ is not Slot:
             continue
         got, want = trace.arrays.get(out.k), t._data
