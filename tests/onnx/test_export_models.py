@@ -173,3 +173,19 @@ def test_float64_model_keeps_its_dtype():
     assert proto.graph.input[0].type.tensor_type.elem_type == onnx.TensorProto.DOUBLE
     got = run(proto, {"input": x})
     np.testing.assert_allclose(got[0], eager(model, x)[0], rtol=1e-12, atol=1e-12)
+
+
+def test_exports_from_another_backend():
+    """The exporter reads the Array API's calls, not NumPy's: a model on the strict
+    backend (array-api-strict) exports the same graph and gives the same outputs."""
+    pytest.importorskip("array_api_strict")
+    model = conv_net().to("strict")
+    x = ag.randn(2, 1, 8, 8, device="strict")
+    proto = ag.onnx.export(model, (x,), dynamic_axes={"input": {0: "batch"}}).model_proto
+    onnx.checker.check_model(proto, full_check=True)
+    assert {"Conv", "BatchNormalization", "MaxPool", "Gemm"} <= _ops(proto)
+    x = ag.randn(3, 1, 8, 8, device="strict")
+    with ag.no_grad():
+        want = model(x).cpu().numpy()
+    got = run(proto, {"input": x.cpu()})[0]
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)

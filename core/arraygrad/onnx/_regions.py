@@ -11,7 +11,8 @@ reads what it made but its result), and its instructions one by one otherwise.
 
 A hook sees every call, however the function was reached (``F.conv2d``, a layer's
 ``staticmethod``, a reference kept at construction), and nothing is instrumented outside
-an export.
+an export. A profile function already set keeps its events (it is called first); a C
+profiler (``cProfile``), which Python cannot chain to, is paused for the recording.
 """
 
 from __future__ import annotations
@@ -73,20 +74,30 @@ class CallObserver:
         self.roots: list[Region] = []
         self._open: list[tuple[Any, Region]] = []
         self._before: Callable[..., Any] | None = None
+        self._paused: Any = None
         self._thread = threading.get_ident()
 
     def __enter__(self) -> "CallObserver":
-        self._before = sys.getprofile()
+        before = sys.getprofile()
+        self._paused = None
+        if before is not None and not callable(before) and hasattr(before, "disable"):
+            # a C profiler (cProfile): it cannot be chained from Python; paused meanwhile
+            self._paused = before
+            before.disable()
+            before = None
+        self._before = before
         sys.setprofile(self._hook)
         return self
 
     def __exit__(self, *exc: Any) -> None:
         sys.setprofile(self._before)
+        if self._paused is not None:
+            self._paused.enable()
 
     def _hook(self, frame: Any, event: str, arg: Any) -> None:
         before = self._before
         if before is not None:
-            before(frame, event, arg)  # a profiler already running keeps its events
+            before(frame, event, arg)  # a Python profile function keeps its events
         if event == "call":
             candidates = self.codes.get(frame.f_code)
             name = None if candidates is None else _which(candidates, frame)
