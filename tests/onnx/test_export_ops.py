@@ -42,6 +42,10 @@ CASES = {
                      {"Pad", "Conv"}),
     "conv_transpose": (nn.ConvTranspose2d(3, 2, 3, stride=2, padding=1, output_padding=1),
                        (r(2, 3, 5, 5),), {"ConvTranspose"}),
+    # an output padding past the stride (PyTorch allows it below the dilation; ONNX Runtime
+    # does not): the layer's array calls, which write through views of their buffer
+    "conv_transpose_dilated": (nn.ConvTranspose2d(4, 4, 2, output_padding=1, dilation=2),
+                               (r(2, 4, 5, 6),), set()),
     "avg_pool": (nn.AvgPool2d(3, stride=2, padding=1, count_include_pad=False), (r(2, 3, 8, 8),),
                  {"AveragePool"}),
     "global_avg_pool": (nn.AdaptiveAvgPool2d((1, 1)), (r(2, 3, 7, 7),), {"GlobalAveragePool"}),
@@ -230,3 +234,26 @@ def test_advanced_indexing_as_arraygrad(key):
     proto = ag.onnx.export(lambda t: t[key], (x,)).model_proto
     onnx.checker.check_model(proto, full_check=True)
     np.testing.assert_array_equal(run(proto, {"t": x})[0], want.numpy())
+
+
+def _writes_through_views(x):
+    y = x.clone()
+    y[:, 0] += 1  # an in-place op on an indexed tensor
+    y[1] *= 2
+    z = y.T
+    z[0] -= 5  # through a transpose
+    w = y.reshape(-1)
+    w[3:5] = 0  # through a reshape
+    v = y[:2]  # a view made before a write and read after it
+    y[0, 1] = 7
+    return y, v * 1
+
+
+def test_in_place_writes_through_views_reach_their_base():
+    """A write into a view changes the array it views (and that array's other views): each
+    is written back into its base (``ScatterND``, an inverse reshape or transpose)."""
+    x = r(3, 4)
+    proto = ag.onnx.export(_writes_through_views, (x,)).model_proto
+    onnx.checker.check_model(proto, full_check=True)
+    for got, want in zip(run(proto, {"x": x}), _writes_through_views(x)):
+        np.testing.assert_array_equal(got, want.numpy())

@@ -5,6 +5,7 @@ the writing (``_save``)."""
 from __future__ import annotations
 
 import inspect
+import io
 import os
 import warnings
 from typing import Any, Callable, Collection, Mapping, Sequence
@@ -114,6 +115,9 @@ def export(model: Any, args: Any = (), f: str | os.PathLike[str] | Any = None, *
         print(onnx.printer.to_text(proto.graph))
     if f is not None:
         from arraygrad.onnx._save import save_model
+        if dynamo and isinstance(f, io.BytesIO):
+            warnings.warn("Saving ONNX model to a BytesIO object is deprecated. Please use a "
+                          "file path instead.", DeprecationWarning, stacklevel=2)
         if dynamo:
             save_model(proto, f, include_initializers=export_params,
                        keep_initializers_as_inputs=keep_initializers_as_inputs,

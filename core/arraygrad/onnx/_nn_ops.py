@@ -116,8 +116,11 @@ def _conv_transpose(t: "Translator", a: dict[str, Any]) -> Any:
     if not _float(t, a["input"], a["weight"], a["bias"]):
         return None
     n = t.rank(a["weight"]) - 2
+    extra = _tuple(a["output_padding"], n)
+    if any(o >= s for o, s in zip(extra, _tuple(a["stride"], n))):
+        return None  # (PyTorch allows it below the dilation too; ONNX Runtime refuses it)
     return _convolution(t, a, "ConvTranspose", _tuple(a["padding"], n) * 2,
-                        output_padding=_tuple(a["output_padding"], n))
+                        output_padding=extra)
 
 
 @region("arraygrad.nn._functional.linear:linear")

@@ -74,7 +74,11 @@ class ONNXProgram:
         if initializer is not None:
             self._session = initializer(data)
             return
-        import onnxruntime
+        try:
+            import onnxruntime
+        except ImportError as exc:
+            raise ImportError("running an ONNXProgram needs onnxruntime: pip install "
+                              "'arraygrad[onnx]'") from exc
         options = onnxruntime.SessionOptions()
         options.log_severity_level = 3
         self._session = onnxruntime.InferenceSession(data, options,

@@ -18,7 +18,6 @@ profiler (``cProfile``), which Python cannot chain to, is paused for the recordi
 from __future__ import annotations
 
 import sys
-import threading
 from typing import Any, Callable
 
 from arraygrad.compiler.recording import SLOTS, Recording
@@ -66,7 +65,8 @@ def described(value: Any, rec: Recording, depth: int = 0) -> Any:
 class CallObserver:
     """Within the block, calls of the functions ``codes`` describes (code object ->
     ``(free variable names, their values, name)`` per function) are noted as ``Region``s of ``rec`` (``roots``: the outermost ones, each with its
-    nested ``children``), in the thread that entered it."""
+    nested ``children``), in the thread that entered it (``sys.setprofile`` is per
+    thread)."""
 
     def __init__(self, rec: Recording, codes: dict[Any, list[Any]]) -> None:
         self.rec = rec
@@ -75,7 +75,6 @@ class CallObserver:
         self._open: list[tuple[Any, Region]] = []
         self._before: Callable[..., Any] | None = None
         self._paused: Any = None
-        self._thread = threading.get_ident()
 
     def __enter__(self) -> "CallObserver":
         before = sys.getprofile()
@@ -101,7 +100,7 @@ class CallObserver:
         if event == "call":
             candidates = self.codes.get(frame.f_code)
             name = None if candidates is None else _which(candidates, frame)
-            if name is not None and threading.get_ident() == self._thread:
+            if name is not None:
                 args = described(dict(frame.f_locals), self.rec)
                 self._open.append((frame, Region(name, len(self.rec.instrs), args)))
         elif event == "return" and self._open and self._open[-1][0] is frame:

@@ -37,52 +37,46 @@ def _ravel(t: "Translator", ins: Instr, args: list[Any], kwargs: dict[str, Any])
     return t.g.node("Reshape", [t.value(args[0]), t.g.ints([-1])])
 
 
-@op("permute_dims", "transpose")
+def perm_of(t: "Translator", ins: Instr) -> list[int]:
+    """The axis order of a transposing call (``permute_dims``, NumPy's ``transpose``, ``.T``,
+    ``.mT``, ``swapaxes``, ``moveaxis``)."""
+    name = call_name(t, ins)
+    args, kwargs = list(ins.args), dict(ins.kwargs or {})
+    rank = t.rank(args[0])
+    order = list(range(rank))
+    if name in ("permute_dims", "transpose"):
+        if ins.kind == "method":
+            rest = args[1:]
+            axes = tuple(rest[0]) if len(rest) == 1 and isinstance(rest[0], (tuple, list)) \
+                else tuple(rest)
+        else:
+            axes = arg(args, kwargs, 1, "axes")
+        return order[::-1] if not axes else [a % rank for a in axes]
+    if name == "T":
+        return order[::-1]
+    if name in ("mT", "matrix_transpose"):
+        order[-1], order[-2] = order[-2], order[-1]
+        return order
+    if name == "swapaxes":
+        a, b = arg(args, kwargs, 1, "axis1") % rank, arg(args, kwargs, 2, "axis2") % rank
+        order[a], order[b] = order[b], order[a]
+        return order
+    src, dst = arg(args, kwargs, 1, "source"), arg(args, kwargs, 2, "destination")  # moveaxis
+    src = [v % rank for v in (src if isinstance(src, (tuple, list)) else (src,))]
+    dst = [v % rank for v in (dst if isinstance(dst, (tuple, list)) else (dst,))]
+    order = [a for a in order if a not in src]
+    for d, v in sorted(zip(dst, src)):
+        order.insert(d, v)
+    return order
+
+
+TRANSPOSES = ("permute_dims", "transpose", "T", "mT", "matrix_transpose", "swapaxes",
+              "moveaxis")
+
+
+@op(*TRANSPOSES)
 def _transpose(t: "Translator", ins: Instr, args: list[Any], kwargs: dict[str, Any]) -> str:
-    x = args[0]
-    rank = t.rank(x)
-    if ins.kind == "method":
-        rest = args[1:]
-        axes = tuple(rest[0]) if len(rest) == 1 and isinstance(rest[0], (tuple, list)) else tuple(rest)
-    else:
-        axes = arg(args, kwargs, 1, "axes")
-    perm = list(range(rank))[::-1] if not axes else [a % rank for a in axes]
-    return t.g.node("Transpose", [t.value(x)], perm=perm)
-
-
-@op("T")
-def _attr_t(t: "Translator", ins: Instr, args: list[Any], kwargs: dict[str, Any]) -> str:
-    rank = t.rank(args[0])
-    return t.g.node("Transpose", [t.value(args[0])], perm=list(range(rank))[::-1])
-
-
-@op("mT", "matrix_transpose")
-def _matrix_transpose(t: "Translator", ins: Instr, args: list[Any], kwargs: dict[str, Any]) -> str:
-    rank = t.rank(args[0])
-    perm = list(range(rank))
-    perm[-1], perm[-2] = perm[-2], perm[-1]
-    return t.g.node("Transpose", [t.value(args[0])], perm=perm)
-
-
-@op("swapaxes")
-def _swapaxes(t: "Translator", ins: Instr, args: list[Any], kwargs: dict[str, Any]) -> str:
-    rank = t.rank(args[0])
-    a, b = arg(args, kwargs, 1, "axis1") % rank, arg(args, kwargs, 2, "axis2") % rank
-    perm = list(range(rank))
-    perm[a], perm[b] = perm[b], perm[a]
-    return t.g.node("Transpose", [t.value(args[0])], perm=perm)
-
-
-@op("moveaxis")
-def _moveaxis(t: "Translator", ins: Instr, args: list[Any], kwargs: dict[str, Any]) -> str:
-    rank = t.rank(args[0])
-    src, dst = arg(args, kwargs, 1, "source"), arg(args, kwargs, 2, "destination")
-    src = [s % rank for s in (src if isinstance(src, (tuple, list)) else (src,))]
-    dst = [d % rank for d in (dst if isinstance(dst, (tuple, list)) else (dst,))]
-    order = [a for a in range(rank) if a not in src]
-    for d, s in sorted(zip(dst, src)):
-        order.insert(d, s)
-    return t.g.node("Transpose", [t.value(args[0])], perm=order)
+    return t.g.node("Transpose", [t.value(args[0])], perm=perm_of(t, ins))
 
 
 @op("expand_dims")

@@ -49,10 +49,12 @@ class Translator:
         self.calls = calls  # instruction index -> where it was made, in words
         self._sizes: dict[Any, str] = {}
         self._last_read = _last_reads(instrs, outputs)
+        self._made = {k: i for i, ins in enumerate(instrs) for k in outs_of(ins.out)
+                      if k not in ins.reads}  # slot -> the instruction that made it
         self._consts: dict[int, str] = {}
         self.index = 0  # the instruction being written
         self.folding = folding  # values of constants alone stored as constants
-        self.views = views  # a view's slot -> the slot it views
+        self.views = views  # a view's slot -> the array that owns its memory
         self.written = _written(instrs, views)
         self.constant: set[int] = set()  # slots holding values of constants alone
 
@@ -193,31 +195,62 @@ class Translator:
         from arraygrad.onnx._array_ops import emit
         self.index = i
         ins = self.instrs[i]
-        if not ins.pure:
-            self._check_write(i, ins)
         result = emit(self, ins)
-        outs = outs_of(ins.out)
-        if result is None:
-            return
-        if isinstance(result, str):
-            result = (result,)
-        for k, name in zip(outs, result):
-            if name is not None:
-                self.bind(k, name)
+        if result is not None:
+            for k, name in zip(outs_of(ins.out), (result,) if isinstance(result, str) else result):
+                if name is not None:
+                    self.bind(k, name)
+        target = None if ins.pure else _target(ins)
+        if target is not None:
+            self._written_through(i, target)
 
-    def _check_write(self, i: int, ins: Instr) -> None:
-        """An in-place write must not go through a view, nor change an array a view of it
-        still shows later (an ONNX value is never written: the write makes a new one)."""
-        k = _target(ins)
-        if k is None:
-            return
-        if k in self.views:
-            raise self.unsupported(_call(ins), "an in-place write into a view of another "
-                                   "array (a slice, a transpose)")
-        for v, b in self.views.items():
-            if b == k and self._last_read.get(v, -1) > i:
-                raise self.unsupported(_call(ins), "an in-place write into an array whose "
-                                       "view is read afterwards")
+    def _written_through(self, i: int, k: int) -> None:
+        """Slot ``k`` was written in place by instruction ``i`` (it holds its new value): the
+        arrays it is a view of hold new values too (each written back into its own base,
+        up to the array that owns the memory), and so do the other views of that array
+        that were made before and are read after (made again from the new values)."""
+        from arraygrad.onnx._array_ops import call_name, emit
+        chain = [k]
+        while chain[-1] in self.views:
+            child = chain[-1]
+            made = self._made.get(child)
+            maker = None if made is None else self.instrs[made]
+            parent = None if maker is None else _first_slot(maker)
+            if maker is None or parent is None:
+                raise self.unsupported("setitem", "an in-place write into a view whose base "
+                                       "the recording does not show")
+            self.bind(parent, self._write_back(maker, parent, child))
+            chain.append(parent)
+        root = chain[-1]
+        stale = sorted((self._made[v], v) for v, r in self.views.items()
+                       if r == root and v not in chain
+                       and self._made.get(v, i) < i < self._last_read.get(v, -1))
+        index = self.index
+        for j, v in stale:  # (in the order they were made: a view's base before it)
+            self.index = j
+            value = emit(self, self.instrs[j])
+            if not isinstance(value, str):
+                raise self.unsupported(call_name(self, self.instrs[j]), "a view read after "
+                                       "a write into the array it views")
+            self.bind(v, value)
+        self.index = index
+
+    def _write_back(self, made: Instr, parent: int, child: int) -> str:
+        """``parent``'s value once its view ``child`` (made by ``made``) was written."""
+        from arraygrad.compiler.recording import SLOTS
+        from arraygrad.onnx._array_ops import call_name
+        from arraygrad.onnx._indexing import setitem
+        from arraygrad.onnx._shapes import TRANSPOSES, perm_of
+        name = call_name(self, made)
+        if name == "getitem":
+            return setitem(self, SLOTS[parent], made.args[1], SLOTS[child])
+        if name in ("reshape", "ravel", "flatten", "expand_dims", "squeeze"):
+            return self.g.node("Reshape", [self.env[child], self.sizes(self.shapes[parent])])
+        if name in TRANSPOSES:
+            perm = perm_of(self, made)
+            inverse = sorted(range(len(perm)), key=perm.__getitem__)
+            return self.g.node("Transpose", [self.env[child]], perm=inverse)
+        raise self.unsupported(name, "an in-place write into a view made by this call")
 
     def _region(self, r: Region) -> bool:
         """Write region ``r`` as its whole op when it is closed and its translation takes
@@ -264,15 +297,20 @@ def _call(ins: Instr) -> str:
     return fn if isinstance(fn, str) else getattr(fn, "__name__", ins.kind)
 
 
+def _first_slot(ins: Instr) -> int | None:
+    """The slot of an instruction's first array argument."""
+    for a in ins.args:
+        if a.__class__ is Slot:
+            return a.k
+    return None
+
+
 def _target(ins: Instr) -> int | None:
     """The slot an instruction with an effect writes (its first array argument)."""
     out = ins.out
     if out.__class__ is int and out in ins.reads:
         return out
-    for a in ins.args:
-        if a.__class__ is Slot:
-            return a.k
-    return None
+    return _first_slot(ins)
 
 
 def _written(instrs: list[Instr], views: dict[int, int]) -> set[int]:
