@@ -129,3 +129,11 @@ def test_two_inputs_share_an_axis():
                            dynamic_axes={"x": {0: "n"}, "y": {0: "n"}}).model_proto
     x, y = ag.randn(9, 3), ag.randn(9, 3)
     np.testing.assert_allclose(run(proto, {"x": x, "y": y})[0], f(x, y).numpy(), rtol=1e-6)
+
+
+def test_negative_axes_name_the_input_dims():
+    proto = ag.onnx.export(lambda x: x * 2, (ag.randn(2, 3),),
+                           dynamic_axes={"x": {-1: "n", 0: "b"}}).model_proto
+    dims = [d.dim_param or d.dim_value for d in proto.graph.input[0].type.tensor_type.shape.dim]
+    assert dims == ["b", "n"]
+    assert run(proto, {"x": ag.randn(4, 5)})[0].shape == (4, 5)

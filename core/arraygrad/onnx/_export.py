@@ -333,13 +333,16 @@ def _build(onnx: Any, model: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
 
 
 def _dynamic_axes(in_axes: dict[int, dict[int, str]], leaves: list[Tensor]) -> dict[str, Axis]:
+    """The dynamic axes by name (``in_axes``' negative axes made positive, in place)."""
     axes: dict[str, Axis] = {}
     for i, named in sorted(in_axes.items()):
+        ndim = leaves[i].ndim if i < len(leaves) else 0
+        for a in list(named):
+            if not -ndim <= a < ndim:
+                raise ValueError(f"dynamic axis {a} ({named[a]!r}) of input {i}: the input "
+                                 f"has {ndim} dimensions")
+            named[a % ndim] = named.pop(a)
         for a, name in sorted(named.items()):
-            if i >= len(leaves) or not -leaves[i].ndim <= a < leaves[i].ndim:
-                raise ValueError(f"dynamic axis {a} ({name!r}) of input {i}: the input has "
-                                 f"{leaves[i].ndim if i < len(leaves) else 0} dimensions")
-            a %= leaves[i].ndim
             size = int(leaves[i].shape[a])
             if name in axes and axes[name].size != size:
                 raise ValueError(f"dynamic axis {name!r} has size {axes[name].size} in one "

@@ -25,9 +25,6 @@ from arraygrad.onnx.errors import OnnxExporterError, UnsupportedOperatorError
 
 __all__ = ["Translator"]
 
-Emitter = Callable[["Translator", Instr], Any]
-
-
 class Translator:
     """Writes ``instrs`` (the program, its numbers that follow dynamic axes ``SymInt``s)
     into ``graph``; ``shapes``: each slot's shape (``SymInt`` sizes), ``arrays``: each
@@ -99,8 +96,8 @@ class Translator:
         elif cls is Live:
             raise OnnxExporterError("a live scalar (an optimizer's hyperparameter) is read by "
                                     "the forward: it cannot be exported")
-        elif cls is SymInt:
-            name = self.size(t)
+        elif cls is SymInt:  # (a number: 0-d, as a Python int would be)
+            name = self.g.node("Squeeze", [self.size(t)], self.g.T.INT64)
         elif cls in (int, float, bool):
             if elem is None:
                 elem = (self.g.T.BOOL if cls is bool else
@@ -290,11 +287,6 @@ class Translator:
             if k not in results and self._last_read.get(k, -1) >= r.end:
                 return False
         return all(k in made or k in args for k in results)
-
-
-def _call(ins: Instr) -> str:
-    fn = ins.fn
-    return fn if isinstance(fn, str) else getattr(fn, "__name__", ins.kind)
 
 
 def _first_slot(ins: Instr) -> int | None:
