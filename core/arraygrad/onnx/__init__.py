@@ -26,17 +26,26 @@ axes longer (``_dims``). See docs/onnx.md.
 
 from __future__ import annotations
 
+from typing import Any
+
+from arraygrad import __version__ as producer_version
 from arraygrad.onnx import errors
 from arraygrad.onnx._export import export
 from arraygrad.onnx._program import ONNXProgram
 from arraygrad.onnx.errors import OnnxExporterError
-from arraygrad.onnx.modes import (OperatorExportTypes, TrainingMode, is_in_onnx_export,
-                                  select_model_mode_for_export)
-from arraygrad import __version__ as producer_version
+from arraygrad.onnx.modes import (OperatorExportTypes, TensorProtoDataType, TrainingMode,
+                                  is_in_onnx_export, select_model_mode_for_export)
 
-__all__ = ["OnnxExporterError", "ONNXProgram", "OperatorExportTypes", "TrainingMode",
-           "errors", "export", "is_in_onnx_export", "select_model_mode_for_export",
-           "producer_name", "producer_version"]
+__all__ = ["OnnxExporterError", "ONNXProgram", "OperatorExportTypes", "TensorProtoDataType",
+           "TrainingMode", "errors", "export", "is_in_onnx_export",
+           "select_model_mode_for_export", "producer_name", "producer_version"]
 
 producer_name = "arraygrad"
 """The ``producer_name`` of the models ``export`` writes."""
+
+
+def __getattr__(name: str) -> Any:
+    """The census's reason for a ``torch.onnx`` name arraygrad lacks."""
+    from arraygrad.absences import missing_attribute
+
+    raise missing_attribute("torch.onnx", name, "arraygrad.onnx")

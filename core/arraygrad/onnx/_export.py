@@ -400,7 +400,7 @@ def _model(onnx: Any, base: Any, instrs: list[Any], shapes: dict[int, tuple[Any,
         return sites[i] if i < len(sites) else ""
 
     translator = Translator(g, instrs, base.regions, shapes, base.arrays, axes,
-                            [n for n in in_names], base.outputs, calls, base.base, folding)
+                            list(in_names), base.outputs, calls, base.base, folding)
     translator.env = env
     translator.run()
     outputs = []

@@ -131,15 +131,6 @@ class Graph:
         self.types[name] = tensor.data_type
         return name
 
-    def initializer(self, name: str, array: Any) -> str:
-        """An initializer named ``name`` (a parameter's or buffer's state-dict key)."""
-        from onnx import numpy_helper
-        self.reserve(name)
-        tensor = numpy_helper.from_array(self.backend.to_host(array), name)
-        self.initializers.append(tensor)
-        self.types[name] = tensor.data_type
-        return name
-
     # -- operators whose form depends on the opset --------------------------------------
     def reduce(self, op: str, x: str, axes: Sequence[int] | None, keepdims: bool,
                elem: int | None = None) -> str:

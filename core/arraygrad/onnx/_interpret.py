@@ -14,9 +14,7 @@ from typing import Any
 from arraygrad.compiler.recording import Instr, Live, Slot
 from arraygrad.onnx.errors import OnnxExporterError
 
-__all__ = ["run", "value_of", "outs_of", "COMPARISONS"]
-
-COMPARISONS = frozenset({"==", "!=", "<", "<=", ">", ">="})
+__all__ = ["run", "value_of", "outs_of"]
 
 
 def outs_of(out: Any) -> tuple[int, ...]:

@@ -1,5 +1,6 @@
-"""The export modes PyTorch's ``torch.onnx`` names: ``TrainingMode``, ``OperatorExportTypes``,
-``select_model_mode_for_export`` and the flag ``is_in_onnx_export`` reads."""
+"""The export modes and enums PyTorch's ``torch.onnx`` names: ``TrainingMode``,
+``OperatorExportTypes``, ``TensorProtoDataType``, ``select_model_mode_for_export`` and the
+flag ``is_in_onnx_export`` reads."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import threading
 import warnings
 from typing import Any, Iterator
 
-__all__ = ["TrainingMode", "OperatorExportTypes", "select_model_mode_for_export",
+__all__ = ["TrainingMode", "OperatorExportTypes", "TensorProtoDataType",
+           "select_model_mode_for_export",
            "is_in_onnx_export", "exporting"]
 
 
@@ -38,6 +40,32 @@ class OperatorExportTypes(_NamedEnum):
     ONNX_ATEN = 1
     ONNX_ATEN_FALLBACK = 2
     ONNX_FALLTHROUGH = 3
+
+
+class TensorProtoDataType(_NamedEnum):
+    """ONNX's element types (``onnx.TensorProto``'s numbers), as ``torch.onnx`` names them."""
+
+    UNDEFINED = 0
+    FLOAT = 1
+    UINT8 = 2
+    INT8 = 3
+    UINT16 = 4
+    INT16 = 5
+    INT32 = 6
+    INT64 = 7
+    STRING = 8
+    BOOL = 9
+    FLOAT16 = 10
+    DOUBLE = 11
+    UINT32 = 12
+    UINT64 = 13
+    COMPLEX64 = 14
+    COMPLEX128 = 15
+    BFLOAT16 = 16
+    FLOAT8E4M3FN = 17
+    FLOAT8E4M3FNUZ = 18
+    FLOAT8E5M2 = 19
+    FLOAT8E5M2FNUZ = 20
 
 
 class _State(threading.local):
