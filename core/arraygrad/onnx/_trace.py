@@ -191,7 +191,9 @@ def record(model: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
     trace = Trace(rec, observer.roots, input_slots, names, outputs, real)
     trace.constants = [k for _, k in session.inputs if k not in names and k not in input_slots]
     trace.initial = {k: found.tensors[i]._data for i, k in session.inputs}
-    start = {k: _copy(real, a) for k, a in trace.initial.items()}  # (the run writes these)
+    written = {rec.base.get(k, k) for ins in trace.instrs if not ins.pure for k in ins.reads}
+    start = {k: _copy(real, a) if k in written else a  # (the run writes these: copies)
+             for k, a in trace.initial.items()}
     trace.arrays = _interpret.run(trace.instrs, start)
     _check_outputs(trace, result)
     return trace
