@@ -430,3 +430,12 @@ def test_a_running_cprofile_is_paused_not_broken():
     names = {f[2] for f in pstats.Stats(profiler).stats}
     assert "export" in names and "randn" in names
     assert float(after) == float(after)
+
+
+def test_output_names_that_look_like_internal_names():
+    """Names the graph's own values would take (``gemm``, ``relu``) given to the outputs
+    make no duplicate."""
+    model, x = mlp(), ag.randn(2, 6)
+    proto = ag.onnx.export(model, (x,), input_names=["gemm"], output_names=["relu"]).model_proto
+    onnx.checker.check_model(proto, full_check=True)
+    assert_close(run(proto, {"gemm": x}), eager(model, x))

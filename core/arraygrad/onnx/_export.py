@@ -377,8 +377,8 @@ def _model(onnx: Any, base: Any, instrs: list[Any], shapes: dict[int, tuple[Any,
         if name in taken:
             raise ValueError(f"arraygrad.onnx.export: the name {name!r} is both an input's or "
                              "output's and a parameter's or buffer's: rename the input or output")
-    for name in in_names + list(base.state.values()):
-        g.reserve(name)
+    for name in in_names + out_names + list(base.state.values()):
+        g.reserve(name)  # (no value the translation makes takes one of these names)
     inputs = []
     for i, (k, name) in enumerate(zip(base.inputs, in_names)):
         elem = g.elem(base.arrays[k].dtype)
@@ -421,7 +421,6 @@ def _model(onnx: Any, base: Any, instrs: list[Any], shapes: dict[int, tuple[Any,
         else:
             g.nodes.append(onnx.helper.make_node("Identity", [value], [name],
                                                  name=g.fresh("node_Identity")))
-        g.reserve(name)
         outputs.append(_value_info(onnx, g, name, elem, shape, out_axes.get(i, {})))
     used = _prune(g, [o.name for o in outputs])
     initializers = []
