@@ -13,6 +13,7 @@ from arraygrad.ops.casting import opmath_apply
 from arraygrad.nn._functional.linear_backward import linear_backward, linear_grad_data
 from arraygrad.ops.promotion import same_backend
 from arraygrad.ops.rule import VIA_VJP, defop
+from arraygrad.ops.value_checks import index_range
 from arraygrad.tensor import Tensor
 
 if TYPE_CHECKING:
@@ -182,9 +183,9 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: Any = None, max_norm: 
         raise NotImplementedError("embedding: scale_grad_by_freq is not supported")
     num = weight.shape[0]
     padding_idx = normalize_padding_idx(padding_idx, num)
-    if input.numel():
-        xp = input._backend.xp
-        lo, hi = int(xp.min(input._data)), int(xp.max(input._data))
+    found = index_range(input._backend, input._data)
+    if found is not None:
+        lo, hi = found
         if lo < 0 or hi >= num:
             raise IndexError("index out of range in self")
     if max_norm is not None:
