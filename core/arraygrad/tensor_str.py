@@ -222,7 +222,7 @@ def tensor_format(t: Tensor, format_spec: str) -> str:
     """``format(t, spec)`` as PyTorch: a 0-dim tensor formats its Python value
     (``'{:+.2f}'.format(loss)``); any other tensor takes only the empty spec (its ``str``),
     and a non-empty one is a TypeError."""
-    if t.ndim == 0:
+    if t.ndim == 0 and t._backend.holds_data:  # (meta: no value, only the empty spec)
         return format(t.item(), format_spec)
     if format_spec:
         raise TypeError("unsupported format string passed to Tensor.__format__")

@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from arraygrad.backends.contract import Backend
+    from arraygrad.tensor import Tensor
 
-__all__ = ["index_range", "any_true"]
+__all__ = ["index_range", "any_true", "require_values"]
 
 
 def index_range(backend: Backend, data: Any) -> tuple[int, int] | None:
@@ -25,3 +26,11 @@ def any_true(backend: Backend, data: Any) -> bool:
     """Whether the native boolean array ``data`` (a check's failures) has a True entry; False
     on a backend without values."""
     return backend.holds_data and bool(backend.xp.any(data))
+
+
+def require_values(op: str, t: Tensor) -> None:
+    """NotImplementedError (PyTorch's class for an op without a meta kernel) when ``t`` holds
+    no values: ``op``'s result (its shape, or a Python answer) is made of them."""
+    if not t._backend.holds_data:
+        raise NotImplementedError(f"{op}: cannot run on {t.device.type} tensors, which hold no "
+                                  "values (its result depends on them)")

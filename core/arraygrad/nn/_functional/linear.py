@@ -209,9 +209,10 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
         raise RuntimeError("Can not infer total number of classes from empty tensor.")
     if num_classes == -1:
         num_classes = int(xp.max(data)) + 1
-    if tensor.numel() and (int(xp.min(data)) < 0):
+    found = index_range(backend, data)
+    if found is not None and found[0] < 0:
         raise RuntimeError("Class values must be non-negative.")
-    if tensor.numel() and int(xp.max(data)) >= num_classes:
+    if found is not None and found[1] >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
     classes = xp.arange(num_classes, dtype=data.dtype)
     hot = xp.astype(data[..., None] == classes, backend.native_dtype(_dt.int64))

@@ -270,13 +270,15 @@ def _nll_2d(input: Tensor, target: Tensor, ignore_index: int, reduction: str) ->
     x = input._data
     n, c = x.shape
     t = target._data
-    found = _fast.class_onehot(xp, t, c, ignore_index, x.dtype)
+    # (without values, meta: no target to read, the general path's shapes)
+    found = _fast.class_onehot(xp, t, c, ignore_index, x.dtype) if backend.holds_data else None
     if found is not None:
         onehot, count = found
     else:
         valid = t != ignore_index
         safe = xp.where(valid, t, xp.zeros_like(t))
-        if n:  # one yes/no read (a compiled step guards it, not each batch's label range)
+        if n and backend.holds_data:  # one yes/no read (a compiled step guards it, not each
+            # batch's label range)
             lo, hi = xp.min(safe), xp.max(safe)
             if bool(lo < 0) or bool(hi >= c):
                 lo, hi = int(lo), int(hi)
@@ -290,7 +292,7 @@ def _nll_2d(input: Tensor, target: Tensor, ignore_index: int, reduction: str) ->
     if reduction == "none":
         onehot *= -1.0  # the gradient of each row's pick
     else:
-        if reduction == "mean" and count == 0:
+        if reduction == "mean" and backend.holds_data and count == 0:
             pass  # every target ignored: the picks stay zero, a zero gradient as in PyTorch
         else:
             onehot *= -1.0 / denom  # a fresh array: scaled in place
