@@ -19,6 +19,7 @@ import arraygrad as ag
 HERE = Path(__file__).parent
 FAKE_CUPY_DIR = HERE.parent / "plugins"  # fake_cupy.py: CuPy made of NumPy
 BACKEND_PLUGINS = {"numpy": [], "strict": ["arraygrad_strict.plugin"],
+                   "meta": ["arraygrad_meta.plugin"],
                    "cupy": ["arraygrad_cupy.plugin"],
                    "broken": ["broken_backend.plugin"],
                    "f32only": ["float32_backend.plugin"], "tf32": ["tf32_backend.plugin"]}
@@ -103,7 +104,8 @@ def _cupy_skip_reason():
     return None
 
 
-@pytest.mark.parametrize("backend", ["numpy", "strict", pytest.param("cupy", marks=pytest.mark.cuda)])
+@pytest.mark.parametrize("backend", ["numpy", "strict", "meta",
+                                     pytest.param("cupy", marks=pytest.mark.cuda)])
 def test_backend_passes_the_suite(backend, tmp_path):
     if backend == "cupy" and _cupy_skip_reason():
         pytest.skip(_cupy_skip_reason())

@@ -51,9 +51,29 @@ def reduced_shape(shape: tuple[int, ...], axis: Any, keepdims: bool) -> tuple[in
     return tuple(s for i, s in enumerate(shape) if i not in axes)
 
 
-@shape_rule("sum", "prod", "max", "min", "mean", "std", "var", "all", "any", "argmax", "argmin",
-            "count_nonzero", "amax", "amin", "nansum", "nanprod", "nanmax", "nanmin", "nanmean",
-            "nanstd", "nanvar", "nanargmax", "nanargmin", "linalg.vector_norm")
+_WITHOUT_IDENTITY = ("max", "min", "argmax", "argmin", "amax", "amin", "nanmax", "nanmin",
+                     "nanargmax", "nanargmin")
+
+
+@shape_rule(*_WITHOUT_IDENTITY)
+def reduction_without_identity(fn: Any, x: MetaArray, *args: Any, axis: Any = None,
+                               **kwargs: Any) -> MetaArray:
+    """A reduction that has no value for an empty set (``max``...): NumPy's ValueError when
+    a reduced axis is empty, else ``reduction``'s shape."""
+    if args:
+        axis, args = args[0], args[1:]
+    found = reduction(fn, x, *args, axis=axis, **kwargs)
+    n = len(x.shape)
+    reduced = range(n) if axis is None else [
+        a % n for a in (axis if isinstance(axis, (tuple, list)) else (axis,))] if n else []
+    if any(x.shape[a] == 0 for a in reduced):
+        raise ValueError(f"zero-size array to reduction operation {fn.__name__} which has no "
+                         "identity")
+    return found
+
+
+@shape_rule("sum", "prod", "mean", "std", "var", "all", "any", "count_nonzero", "nansum",
+            "nanprod", "nanmean", "nanstd", "nanvar", "linalg.vector_norm")
 def reduction(fn: Any, x: MetaArray, *args: Any, axis: Any = None, keepdims: bool = False,
               **kwargs: Any) -> MetaArray:
     """``x``'s shape without (or with size 1 at, ``keepdims``) the reduced axes."""

@@ -102,7 +102,11 @@ def setitem(x: MetaArray, key: Any, value: Any) -> None:
         return
     target = getitem(x, key).shape
     shape = tuple(getattr(value, "shape", ()))
-    if np.broadcast_shapes(shape, target) != target:
+    try:
+        fits = np.broadcast_shapes(shape, target) == target
+    except ValueError:
+        fits = False
+    if not fits:
         raise ValueError(f"could not broadcast input array from shape {shape} into shape "
                          f"{target}")
 
