@@ -1,22 +1,11 @@
 """Every ``python`` code block of docs/meta.md runs (the blocks share a namespace), and
 prints what the guide says."""
 
-import pathlib
-import re
-import warnings
-
-DOCS = pathlib.Path(__file__).resolve().parents[2] / "docs"
+from guide_blocks import run_guide_blocks
 
 
 def test_meta_guide_blocks_run():
-    text = (DOCS / "meta.md").read_text()
-    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
-    assert len(blocks) >= 2
-    namespace: dict = {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # nn.Transformer's enable_nested_tensor notice
-        for i, code in enumerate(blocks):
-            exec(compile(code, f"meta.md[block {i}]", "exec"), namespace)  # noqa: S102
+    namespace = run_guide_blocks("meta.md", 2)
     model, x = namespace["model"], namespace["x"]
     assert sum(p.numel() for p in model.parameters()) == 126005248
     assert repr(x) == "tensor(..., device='meta', size=(10, 32, 1024))"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from arraygrad.backends.wrapped_namespace import WrappedNamespace
 from arraygrad_meta import rules_creation, rules_elementwise, rules_indexing, rules_linalg, \
     rules_shape  # noqa: F401  (they fill the table)
 from arraygrad_meta.array import MetaArray
@@ -75,27 +76,18 @@ def _dispatcher(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     return fallback
 
 
-class MetaNamespace:
+class MetaNamespace(WrappedNamespace):
     """The meta device's Array API namespace (see the module doc). Attributes are made on
     first use and cached."""
 
-    def __init__(self, base: Any, prefix: str = "") -> None:
-        self._base = base
-        self._prefix = prefix
+    def _function(self, name: str, fn: Callable[..., Any]) -> Any:
+        return _dispatcher(name, fn)
 
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):
-            raise AttributeError(name)
-        found = getattr(self._base, name)
-        full_name = self._prefix + name
-        if name == "linalg" and not self._prefix:
-            value: Any = MetaNamespace(found, "linalg.")
-        elif full_name in _DTYPE_ONLY or (callable(found) and not isinstance(found, type)):
-            value = _dispatcher(full_name, found)
-        else:
-            value = found
-        self.__dict__[name] = value
-        return value
+    def _extension(self, base: Any, prefix: str) -> "MetaNamespace":
+        return MetaNamespace(base, prefix)
+
+    def _wraps(self, name: str, found: Any) -> bool:
+        return name in _DTYPE_ONLY or super()._wraps(name, found)  # ``finfo`` is a class
 
 
 _made: list[MetaNamespace] = []

@@ -24,4 +24,4 @@ def skip_init(module_cls: type[_M], *args: Any, **kwargs: Any) -> _M:
         raise RuntimeError("Module must support a 'device' arg to skip initialization")
     final_device = kwargs.pop("device", "cpu")
     kwargs["device"] = "meta"
-    return module_cls(*args, **kwargs).to_empty(device=final_device)  # type: ignore[attr-defined]
+    return module_cls(*args, **kwargs).to_empty(device=final_device)
