@@ -215,6 +215,7 @@ class BatchingBackend(Backend):
         self.level.backend = self
         # the base's (a cached property there): read on every op's fast path
         self.__dict__["floating_natives"] = base.floating_natives
+        self.holds_data = base.holds_data  # a level over the meta device has no values either
 
     def is_available(self) -> Any:
         return self.base.is_available()
