@@ -39,13 +39,17 @@ def elementwise(fn: Any, *args: Any, **kwargs: Any) -> MetaArray:
     return shaped(found, np.broadcast_shapes(*meta_shapes(*args, *kwargs.values())))
 
 
-def reduced_shape(shape: tuple[int, ...], axis: Any, keepdims: bool) -> tuple[int, ...]:
-    """``shape`` reduced over ``axis`` (None: all; an int or a tuple, checked by a probe)."""
-    n = len(shape)
+def _axes(ndim: int, axis: Any) -> set[int]:
+    """The reduced axes, non-negative (None: all; an int or a tuple, checked by a probe)."""
     if axis is None:
-        axes = set(range(n))
-    else:
-        axes = {a % n for a in (axis if isinstance(axis, (tuple, list)) else (axis,))} if n else set()
+        return set(range(ndim))
+    return {a % ndim for a in (axis if isinstance(axis, (tuple, list)) else (axis,))} if ndim \
+        else set()
+
+
+def reduced_shape(shape: tuple[int, ...], axis: Any, keepdims: bool) -> tuple[int, ...]:
+    """``shape`` reduced over ``axis``."""
+    axes = _axes(len(shape), axis)
     if keepdims:
         return tuple(1 if i in axes else s for i, s in enumerate(shape))
     return tuple(s for i, s in enumerate(shape) if i not in axes)
@@ -63,10 +67,7 @@ def reduction_without_identity(fn: Any, x: MetaArray, *args: Any, axis: Any = No
     if args:
         axis, args = args[0], args[1:]
     found = reduction(fn, x, *args, axis=axis, **kwargs)
-    n = len(x.shape)
-    reduced = range(n) if axis is None else [
-        a % n for a in (axis if isinstance(axis, (tuple, list)) else (axis,))] if n else []
-    if any(x.shape[a] == 0 for a in reduced):
+    if any(x.shape[a] == 0 for a in _axes(x.ndim, axis)):
         raise ValueError(f"zero-size array to reduction operation {fn.__name__} which has no "
                          "identity")
     return found
@@ -98,7 +99,7 @@ def trace(fn: Any, x: MetaArray, **kwargs: Any) -> MetaArray:
     return shaped(probe(fn, x, **kwargs), x.shape[:-2])
 
 
-@shape_rule("sort", "argsort", "roll", "tril", "triu", "flip", "linalg.inv", "linalg.cholesky",
+@shape_rule("sort", "argsort", "roll", "tril", "triu", "linalg.inv", "linalg.cholesky",
             "linalg.matrix_power", "astype")
 def same_shape(fn: Any, x: MetaArray, *args: Any, **kwargs: Any) -> MetaArray:
     """``x``'s shape; the dtype of ``fn`` on a tiny stand-in."""
