@@ -1,9 +1,10 @@
 """``MetaNamespace``: the CPU backend's Array API namespace, computing shapes instead of values.
 
 Every attribute is the CPU namespace's: dtypes and constants as they are, functions wrapped.
-A wrapped function called without a meta array among its arguments is the CPU function
-itself (``xp.asarray(3.0)`` still makes an array, then ``coerce`` makes it meta). With one, it
-runs its shape rule (``table.RULES``); a function without a rule runs on full-shape
+The creation functions (``zeros``, ``arange``, ``asarray``...) make meta arrays. Another
+function called without a meta array among its arguments is the CPU function itself (a
+NumPy result, which ``MetaBackend.coerce`` makes meta). With one, it runs its shape rule
+(``table.RULES``); a function without a rule runs on full-shape
 zero-strided stand-ins and its result becomes meta (the fallback: correct for any function
 whose result's shape does not depend on values, but it allocates the result on the host, so
 ``fallback_functions()`` lists the functions that took it, for tests to keep it rare).
