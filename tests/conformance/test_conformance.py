@@ -104,8 +104,7 @@ def _cupy_skip_reason():
     return None
 
 
-@pytest.mark.parametrize("backend", ["numpy", "strict", "meta",
-                                     pytest.param("cupy", marks=pytest.mark.cuda)])
+@pytest.mark.parametrize("backend", ["numpy", "strict", pytest.param("cupy", marks=pytest.mark.cuda)])
 def test_backend_passes_the_suite(backend, tmp_path):
     if backend == "cupy" and _cupy_skip_reason():
         pytest.skip(_cupy_skip_reason())
@@ -115,6 +114,21 @@ def test_backend_passes_the_suite(backend, tmp_path):
     assert data["counts"]["pass"] > 700
     # The table is printed, with one row per op and one column per check kind.
     assert "op" in out and "double grad" in out and "\nmatmul " in out
+
+
+def test_meta_backend_passes_on_shapes_and_skips_only_what_needs_values(tmp_path):
+    # declared ``values: False``: every check compares shapes and dtypes, and what only reads
+    # values (or makes a result shaped by them) skips, saying so
+    code, data, out = run_suite("meta", tmp_path, plugins=OP_PLUGINS)
+    assert code == 0, out[-4000:]
+    assert not _failing(data)
+    assert data["counts"]["pass"] > 2000
+    skipped = {k: v["reason"] for k, v in data["checks"].items() if v["status"] == "skip"}
+    assert skipped and all("holds none (capabilities['values'] is False)" in r
+                           for r in skipped.values()), skipped
+    assert "random[normal_moments]" in skipped and "forward[getitem/bool-mask]" in skipped
+    assert data["checks"]["forward[matmul/1d-2d]"]["status"] == "pass"
+    assert data["checks"]["double_backward[matmul/1d-2d]"]["status"] == "pass"
 
 
 def test_float32_only_backend_passes_with_float32_tolerances(tmp_path):
