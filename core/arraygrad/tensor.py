@@ -466,6 +466,8 @@ class Tensor:
         if self.numel() != 1:
             raise RuntimeError(
                 f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
+        if not self._backend.holds_data:
+            raise RuntimeError(f"Tensor.item() cannot be called on {self.device.type} tensors")
         value = self._backend.to_host(self._data).reshape(()).tolist()
         return value
 

@@ -16,7 +16,7 @@ from arraygrad.ops.casting import cast_data
 from arraygrad.tensor import Tensor
 
 
-__all__ = ["operands", "same_backend", "scalar_in_opmath"]
+__all__ = ["operands", "same_backend", "scalar_in_opmath", "mixed_devices_message"]
 
 _scalar_types = (int, float, bool)
 _INT64 = 1 << 63
@@ -32,10 +32,17 @@ def same_backend(op: str, *tensors: Tensor) -> Any:
             if outer is not None:
                 backend = outer
                 continue
-            raise RuntimeError(
-                f"{op}: Expected all tensors to be on the same device, but found at least two "
-                f"devices, {tensors[0].device} and {t.device}!")
+            raise RuntimeError(mixed_devices_message(op, tensors[0].device, t.device))
     return backend
+
+
+def mixed_devices_message(op: str, expected: Any, found: Any) -> str:
+    """PyTorch's message for an op given tensors on two devices: its meta kernels' when one
+    is ``meta``, else its device-guard's."""
+    if "meta" in (expected.type, found.type):
+        return f"{op}: Tensor on device {found} is not on the expected device {expected}!"
+    return (f"{op}: Expected all tensors to be on the same device, but found at least two "
+            f"devices, {expected} and {found}!")
 
 
 def operands(op: str, a: Tensor, b: Tensor, floating: bool = False) -> Any:
