@@ -88,8 +88,6 @@ def _namespace_names(backend: Any) -> dict[int, list[str]]:
 def emit(t: "Translator", ins: Instr) -> Any:
     """Write instruction ``ins``: its result's ONNX value(s), or None when it writes
     nothing the graph needs."""
-    if not TABLE:
-        from arraygrad.onnx import _elementwise, _shapes  # noqa: F401  (their entries)
     name = call_name(t, ins)
     if t.folding and _foldable(t, ins):
         return fold(t, ins)

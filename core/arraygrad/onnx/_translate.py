@@ -189,6 +189,9 @@ class Translator:
             i += 1
 
     def _instruction(self, i: int) -> None:
+        # the entry modules fill _array_ops.TABLE as they load; importing them here, not from
+        # _array_ops (which they import), keeps the package free of import cycles
+        from arraygrad.onnx import _elementwise, _shapes  # noqa: F401
         from arraygrad.onnx._array_ops import emit
         self.index = i
         ins = self.instrs[i]
