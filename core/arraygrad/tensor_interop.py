@@ -54,10 +54,10 @@ def __array__(self: Tensor, dtype: Any = None, copy: bool | None = None) -> Any:
     host = self._backend.to_host(self._data)
     converts = dtype is not None and host.dtype != dtype
     if copy is False and (converts or self._backend.device_type != "cpu"):
-        why = (f"the {self.dtype} tensor as {dtype}" if converts
-               else f"a tensor on {self.device} to host memory")
-        raise ValueError("Unable to avoid copy while creating an array as requested: copying "
-                         f"{why} needs a copy (use np.asarray to allow one)")
+        why = (f"reading the {self.dtype} tensor as {dtype}" if converts
+               else f"moving a tensor on {self.device} to host memory")
+        raise ValueError("Unable to avoid copy while creating an array as requested: "
+                         f"{why} needs a copy (np.asarray allows one)")
     if converts:
         return host.astype(dtype)  # a new array already
     if copy:

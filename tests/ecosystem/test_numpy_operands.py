@@ -183,3 +183,25 @@ def test_other_operands_still_refused():
         t + "a"
     with pytest.raises(TypeError, match="common arraygrad dtype"):
         t + np.array(["a", "b"])
+
+
+def test_compiled_steps_take_array_operands_without_a_graph_break():
+    import warnings
+
+    w = ag.ones(3, requires_grad=True)
+    a = np.array([1.0, 2.0, 3.0])
+
+    @ag.compile
+    def step(x):
+        loss = (w * x * a).sum()
+        loss.backward()
+        return loss
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a graph break warns
+        losses = []
+        for scale in (1.0, 2.0, 3.0):
+            a[:] = [scale, 2 * scale, 3 * scale]  # the replay reads the array afresh
+            losses.append(step(ag.ones(3)).item())
+    assert losses == [6.0, 12.0, 18.0]
+    assert w.grad.tolist() == [6.0, 12.0, 18.0]  # (1 + 2 + 3) * [1, 2, 3]

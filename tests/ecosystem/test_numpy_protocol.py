@@ -16,8 +16,9 @@ try:
 except ImportError:
     torch = None
 needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
-# PyTorch's own __array_wrap__ has NumPy 1's signature: NumPy 2 warns on every torch ufunc
-pytestmark = pytest.mark.filterwarnings("ignore:__array_wrap__ must accept:DeprecationWarning")
+# PyTorch's own __array__/__array_wrap__ have NumPy 1's signatures: NumPy 2 warns about them
+pytestmark = [pytest.mark.filterwarnings("ignore:__array__ implementation:DeprecationWarning"),
+              pytest.mark.filterwarnings("ignore:__array_wrap__ must accept:DeprecationWarning")]
 
 
 def test_asarray_shares_and_array_copies():

@@ -23,6 +23,7 @@ from arraygrad.tensor import Tensor
 
 __all__ = ["host_array", "host_scalar", "promoted_pair"]
 
+
 def _cpu_array_type() -> Any:
     from arraygrad.backends import backend_for_device
 
@@ -63,14 +64,14 @@ def promoted_pair(op: str, a: Any, b: Any, floating: bool = False) -> tuple[Tens
         raise TypeError(f"can't convert {tensor.device} device type tensor to numpy. Use "
                         "Tensor.cpu() to copy the tensor to host memory first.")
     try:
-        native = backend.xp.result_type(tensor._data, array)
+        native = backend.xp.result_type(backend.native_dtype(tensor.dtype), array.dtype)
         d = backend.arraygrad_dtype(native)
     except (TypeError, ValueError, KeyError) as exc:
         raise TypeError(f"{op}: a {tensor.dtype} tensor and a NumPy array of dtype "
                         f"{array.dtype} have no common arraygrad dtype ({exc})") from None
     if floating and not d.is_floating_point:
         d = _dt.float64
-    held = as_tensor(array)
+    held = as_tensor(array, device=tensor.device)  # the array's memory, not a copy
     if held.dtype is not d:
         held = held.to(d)
     if tensor.dtype is not d:
