@@ -13,6 +13,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from arraygrad import dtypes as _dt
+from arraygrad.compiler.scalars import recording_flag
 from arraygrad.ops._linear_index import LinearKey, linear_key
 from arraygrad.ops.indexing import (GATHER, _along_dim_key, _normalize_key, _put_linear, _take,
                                     _take_zeroed, getitem, index_put)
@@ -451,9 +452,10 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
         if value._data.ndim != 0:
             raise RuntimeError(f"masked_fill(): only supports a 0-dimensional value tensor, "
                                f"but got tensor with {value._data.ndim} dimension(s)")
-    # a differentiable fill, or inside vmap (where a mask's index form would have a size per
-    # sample): where(mask, value, input)
-    if vmap_levels or (isinstance(value, Tensor) and value.requires_grad):
+    # a differentiable fill, inside vmap (where a mask's index form would have a size per
+    # sample), or recorded (compile, ONNX export: the index form's size depends on the mask's
+    # values): where(mask, value, input)
+    if vmap_levels or recording_flag.on or (isinstance(value, Tensor) and value.requires_grad):
         from arraygrad.ops.elementwise import where
 
         fill = (value.to(input.dtype) if isinstance(value, Tensor) else
