@@ -14,12 +14,9 @@ from hypothesis import given, settings, strategies as st
 import arraygrad as ag
 from arraygrad.autograd import gradcheck
 
-try:
-    import torch
-except ImportError:
-    torch = None
-needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
-pytestmark = pytest.mark.filterwarnings("ignore:__array_wrap__ must accept:DeprecationWarning")
+from torch_numpy import QUIET_PYTORCH_ARRAY_PROTOCOL, needs_torch, torch  # noqa: E402
+
+pytestmark = QUIET_PYTORCH_ARRAY_PROTOCOL
 
 ARITHMETIC = {"add": operator.add, "sub": operator.sub, "mul": operator.mul,
               "truediv": operator.truediv, "floordiv": operator.floordiv, "mod": operator.mod,

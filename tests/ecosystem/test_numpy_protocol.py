@@ -11,14 +11,9 @@ import pytest
 
 import arraygrad as ag
 
-try:
-    import torch
-except ImportError:
-    torch = None
-needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
-# PyTorch's own __array__/__array_wrap__ have NumPy 1's signatures: NumPy 2 warns about them
-pytestmark = [pytest.mark.filterwarnings("ignore:__array__ implementation:DeprecationWarning"),
-              pytest.mark.filterwarnings("ignore:__array_wrap__ must accept:DeprecationWarning")]
+from torch_numpy import QUIET_PYTORCH_ARRAY_PROTOCOL, needs_torch, torch  # noqa: E402
+
+pytestmark = QUIET_PYTORCH_ARRAY_PROTOCOL
 
 
 def test_asarray_shares_and_array_copies():
