@@ -14,7 +14,7 @@ from hypothesis import given, settings, strategies as st
 import arraygrad as ag
 from arraygrad.autograd import gradcheck
 
-from torch_numpy import QUIET_PYTORCH_ARRAY_PROTOCOL, needs_torch, torch  # noqa: E402
+from torch_numpy import QUIET_PYTORCH_ARRAY_PROTOCOL, needs_torch, torch
 
 pytestmark = QUIET_PYTORCH_ARRAY_PROTOCOL
 

@@ -11,7 +11,7 @@ import pytest
 
 import arraygrad as ag
 
-from torch_numpy import QUIET_PYTORCH_ARRAY_PROTOCOL, needs_torch, torch  # noqa: E402
+from torch_numpy import QUIET_PYTORCH_ARRAY_PROTOCOL, needs_torch, torch
 
 pytestmark = QUIET_PYTORCH_ARRAY_PROTOCOL
 
