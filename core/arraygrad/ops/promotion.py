@@ -13,6 +13,7 @@ from arraygrad.ops.broadcast import broadcast_shapes
 from arraygrad.backends.scalar_operands import scalar_operand
 from arraygrad.backends.stacking import outer_backend
 from arraygrad.ops.casting import cast_data
+from arraygrad.ops.host_operands import host_array, host_scalar, promoted_pair
 from arraygrad.tensor import Tensor
 
 
@@ -78,9 +79,17 @@ def operands(op: str, a: Tensor, b: Tensor, floating: bool = False) -> Any:
                     b = other
                 else:
                     a = other
+            elif host_array(other):  # a NumPy array: both in NumPy's result dtype, as PyTorch
+                return operands(op, *promoted_pair(op, a, b, floating), floating)
             else:
-                raise TypeError(
-                    f"{op}: unsupported operand type {type(other).__name__} (expected Tensor or number)")
+                number = host_scalar(other)  # np.bool_ and the other NumPy scalars
+                if number is None:
+                    raise TypeError(f"{op}: unsupported operand type {type(other).__name__} "
+                                    "(expected Tensor or number)")
+                if ta is not None:
+                    b = number
+                else:
+                    a = number
         backend = (ta if ta is not None else tb)._backend
     d = _dt.result_type(a, b)
     if floating and not d.is_floating_point:
