@@ -30,7 +30,7 @@ demo-ddp: $(STAMP)
 # The whole suite, then again with every fast path off (ARRAYGRAD_REFERENCE=1: the general
 # recorder and the rules' recorded backwards), which must give the same answers; the second
 # pass leaves out what the switch cannot change (typing, docs and example installs, demos, the
-# census of names).
+# census of names, ONNX export, which turns every fast path off while it records).
 # Both passes spread over every core (pytest-xdist; PYTEST_WORKERS=0 runs in one process);
 # worksteal keeps the long ported-program tests from leaving a worker idle at the end.
 PYTEST_WORKERS ?= auto
@@ -39,7 +39,7 @@ PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist worksteal
 test: $(STAMP)
 	$(PY) -m pytest -q $(PYTEST_PARALLEL) tests
 	ARRAYGRAD_REFERENCE=1 $(PY) -m pytest -q $(PYTEST_PARALLEL) tests --ignore=tests/test_typing.py \
-		--ignore=tests/docs --ignore=tests/examples --ignore=tests/census
+		--ignore=tests/docs --ignore=tests/examples --ignore=tests/census --ignore=tests/onnx
 
 # CuPy (CUPY_EXTRA=cupy-cuda12 for CUDA 12), then the conformance suite on the cupy
 # backend (--strict: no usable GPU is an error, not a skip) and the tests marked `cuda`
