@@ -21,6 +21,7 @@ from arraygrad.ops import elementwise as ew
 from arraygrad.ops.casting import in_opmath, to_dtype, to_float_data, to_native
 from arraygrad.ops.rule import VIA_VJP, defop
 from arraygrad.tensor import Tensor
+from arraygrad.tensor_sparse import SparseTensor
 
 if TYPE_CHECKING:
     from arraygrad.ops.rule import RuleNode
@@ -109,6 +110,10 @@ SUM = _pair("SumBackward0", "SumBackward1", sizes=True, jvp=_linear_jvp(lambda *
 def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
         axis: Any = None) -> Tensor:  # noqa: A001
     """Sum over ``dim`` (all dims by default); integer and bool sums are int64."""
+    if input.__class__ is SparseTensor:
+        from arraygrad.sparse import _reductions
+
+        return _reductions.tensor_sum(input, dim if axis is None else axis, keepdim, dtype=dtype)
     dims = _dims(input, dim, axis, "sum")
     backend = input._backend
     d = dtype if dtype is not None else input.dtype

@@ -469,6 +469,18 @@ class Rule:
             self._forward(inputs, named, (out,))
         return out
 
+    def record_result(self, out: Tensor, inputs: Sequence[Any], **named: Any) -> Tensor:
+        """``record`` for a result made already, whose data is not one native array (a sparse
+        tensor's indices and values): link the node to ``out`` when a gradient is needed."""
+        if _fw.on:
+            out._fw_grads = {}
+        if _state.enabled and out.dtype.is_floating_point and any(
+                isinstance(t, Tensor) and t._requires_grad for t in inputs):
+            self._link(inputs, named, out)
+        if _fw.on and out.dtype.is_floating_point:
+            self._forward(inputs, named, (out,))
+        return out
+
     def record_many(self, datas: Sequence[Any], backend: Backend, inputs: Sequence[Any],
                     differentiable: Sequence[bool] | None = None,
                     **named: Any) -> tuple[Tensor, ...]:
