@@ -28,11 +28,12 @@ def _never(what: str) -> property:
 
 PROPERTIES: dict[str, property] = {
     "layout": property(lambda self: _layouts.strided,
-                       doc="The layout: ``strided`` (arraygrad's tensors are all dense)."),
+                       doc="The layout: ``strided`` (a sparse tensor's is ``sparse_coo``)."),
     "is_cpu": property(lambda self: self._backend.device_type == "cpu",
                        doc="Whether the tensor is on the CPU."),
     "is_meta": _never("a meta tensor (shape without data)"),
-    "is_sparse": _never("sparse (COO)"),
+    "is_sparse": property(lambda self: False, doc="Whether the tensor is sparse (COO): not a "
+                          "dense one (``arraygrad.tensor_sparse.SparseTensor`` is)."),
     "is_sparse_csr": _never("sparse (CSR)"),
     "is_quantized": _never("quantized"),
     "is_mkldnn": _never("an MKL-DNN tensor"),

@@ -69,6 +69,8 @@ class CooData:
 
     # what an array library tries on an operand: each names the operation in its refusal
     def __getattr__(self, name: str) -> NoReturn:
+        if name.startswith("__") and name.endswith("__"):  # a protocol probe: not an array
+            raise AttributeError(name)
         raise refusal(name, object.__getattribute__(self, "key"))
 
     def __array_ufunc__(self, ufunc: Any, method: str, *args: Any, **kwargs: Any) -> NoReturn:

@@ -21,6 +21,7 @@ from typing import Any, Callable
 
 from arraygrad import dtypes as _dt
 from arraygrad.autograd.grad_mode import no_grad
+from arraygrad.autograd.graph import AccumulateGrad
 from arraygrad.ops import elementwise as ew
 from arraygrad.ops.rule import defop
 from arraygrad.sparse._index import coalesced_arrays, dense_array
@@ -63,17 +64,23 @@ def _scaled(t: Tensor, alpha: Any) -> Tensor:
     return t if alpha == 1 else t * alpha
 
 
-def add(input: Any, other: Any, alpha: Any = 1) -> Tensor:
-    """``input + alpha * other`` where one operand is sparse."""
-    return _sum("add", ew.ADD, input, other, alpha)
+def add(input: Any, other: Any, alpha: Any = 1, *, merge: bool = True) -> Tensor:
+    """``input + alpha * other`` where one operand is sparse. Two sparse operands with the
+    same indices add their values; two coalesced ones merge into a coalesced sum (both as
+    PyTorch's); otherwise, or without ``merge``, the sum holds the entries of both."""
+    return _sum("add", ew.ADD, input, other, alpha, merge)
 
 
 def sub(input: Any, other: Any, alpha: Any = 1) -> Tensor:
-    """``input - alpha * other`` where one operand is sparse."""
-    return _sum("sub", ew.SUB, input, other, alpha)
+    """``input - alpha * other`` where one operand is sparse (entries as ``add``'s)."""
+    return _sum("sub", ew.SUB, input, other, alpha, True)
 
 
-def _sum(op: str, rule: Any, input: Any, other: Any, alpha: Any) -> Tensor:
+def _same_pattern(xp: Any, a: Any, b: Any) -> bool:
+    return a is b or (a.shape == b.shape and bool(xp.all(a == b)))
+
+
+def _sum(op: str, rule: Any, input: Any, other: Any, alpha: Any, merge: bool) -> Tensor:
     if not isinstance(input, Tensor) or not isinstance(other, Tensor):
         raise RuntimeError(f"{op}(sparse, dense) is not supported. Use {op}(dense, sparse) "
                            "instead.")
@@ -89,12 +96,16 @@ def _sum(op: str, rule: Any, input: Any, other: Any, alpha: Any) -> Tensor:
                                f"{db.indices.shape[0]}")
         with no_grad():
             bv = _scaled(_values(b), sign)._data
-        indices = xp.concat([da.indices, db.indices], axis=1)
-        values = xp.concat([da.values, bv], axis=0)
         both = da.coalesced and db.coalesced
-        if both:  # PyTorch merges two coalesced operands into a coalesced sum
-            indices, values = coalesced_arrays(backend, indices, values,
-                                               da.shape[:da.indices.shape[0]])
+        if merge and _same_pattern(xp, da.indices, db.indices):
+            indices, values = da.indices, da.values + bv
+        else:
+            indices = xp.concat([da.indices, db.indices], axis=1)
+            values = xp.concat([da.values, bv], axis=0)
+            both = both and merge
+            if both:  # two coalesced operands merge into a coalesced sum
+                indices, values = coalesced_arrays(backend, indices, values,
+                                                   da.shape[:da.indices.shape[0]])
         out = make_sparse(indices, values, da.shape, backend, both)
         return rule.record_result(out, (a, b), alpha=alpha)
     dense_a = _dense(a)
@@ -112,17 +123,23 @@ def _dense(t: Tensor) -> Any:
 
 
 def _other_grad(g: Tensor, n: Any) -> Tensor:
-    """``g * self``; dense when the other factor was broadcast, for the recorder to sum it
-    back to that factor's shape (its sum runs on dense gradients)."""
+    """``g * self``: sparse on the pattern of ``self``, as PyTorch's, when the other factor
+    is a sparse tensor or a dense leaf (whose ``.grad`` takes it); dense when it is made by a
+    dense op, whose rule takes dense gradients, or was broadcast (the recorder sums it back to
+    its shape densely)."""
     grad = g * n.self
+    if not grad.is_sparse or n.other_is_sparse:
+        return grad
     shape = n.input_shape(1)
-    if grad.is_sparse and shape is not None and tuple(shape) != tuple(grad.shape):
+    broadcast = shape is not None and tuple(shape) != tuple(grad.shape)
+    if broadcast or not isinstance(n._next[1], AccumulateGrad):
         grad = grad.to_dense()
     return grad
 
 
 MUL = defop("MulBackward0", key="sparse_mul", inputs=("self", "other"), saves=("self", "other"),
-            uses=(("other",), ("self",)), vjp=(lambda g, n: g * n.other, _other_grad))
+            params={"other_is_sparse": False}, uses=(("other",), ("self",)),
+            vjp=(lambda g, n: g * n.other, _other_grad))
 
 
 def mul(input: Any, other: Any) -> SparseTensor:
@@ -143,7 +160,8 @@ def mul(input: Any, other: Any) -> SparseTensor:
             values = _values(s) * values_at(at, wrap(s._data.indices, s._backend), s._data.shape)
         else:
             values = _values(s) * other
-    return MUL.record_result(_like(s, values._data), (s, other))
+    return MUL.record_result(_like(s, values._data), (s, other),
+                             other_is_sparse=isinstance(other, SparseTensor))
 
 
 DIV = defop("DivBackward0", key="sparse_div", inputs=("self", "other"), saves=("other",),

@@ -105,7 +105,7 @@ def sparse_coo_tensor(indices: Any = None, values: Any = None, size: Any = None,
                                f", got {list(values.shape)}")
         check_in_bounds(xp, index._data, shape)
     coalesced = bool(is_coalesced) or nnz <= 1
-    if not values._requires_grad:
+    if not values._requires_grad and not values._fw_grads:  # nothing to record
         out = make_sparse(index._data, values._data, shape, values._backend, coalesced)
         if requires_grad:
             out.requires_grad_(True)
@@ -178,7 +178,7 @@ def spdiags(diagonals: Tensor, offsets: Tensor, shape: Sequence[int],
     where = creation.tensor([rows, cols], dtype=_dt.int64, device=device).reshape(2, -1)
     pick = creation.tensor(picks, dtype=_dt.int64, device=device)
     values = diagonals.reshape(-1)[pick]
-    if not values._requires_grad:
+    if not values._requires_grad and not values._fw_grads:
         return make_sparse(where._data, values._data, (rows_n, cols_n), values._backend,
                            False)
     return from_values(where, values, (rows_n, cols_n), False)

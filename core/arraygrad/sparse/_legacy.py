@@ -13,6 +13,7 @@ import warnings
 from typing import Any
 
 from arraygrad import dtypes as _dt
+from arraygrad.legacy_types import make_type
 from arraygrad.tensor import Tensor
 from arraygrad.tensor_sparse import SparseTensor
 
@@ -60,11 +61,7 @@ def _make(name: str, dtype_name: str, device_type: str) -> _SparseTensorType:
     doc = (f"Legacy constructor of sparse COO {dtype_name} {device_type} tensors (deprecated in "
            "PyTorch: use ``sparse_coo_tensor``).")
     module = "arraygrad.sparse" if device_type == "cpu" else f"arraygrad.{device_type}.sparse"
-    cls = _SparseTensorType(name, (), {"__doc__": doc, "__module__": module})
-    cls._dtype = _dt.BY_NAME.get(dtype_name)
-    cls._dtype_name = dtype_name
-    cls._device_type = device_type
-    return cls
+    return make_type(_SparseTensorType, name, dtype_name, device_type, module, doc)  # type: ignore[no-any-return]
 
 
 def legacy_types(device_type: str) -> dict[str, _SparseTensorType]:

@@ -15,7 +15,7 @@ from arraygrad import dtypes as _dt
 from arraygrad.autograd.grad_mode import _state as _grad_state, no_grad
 from arraygrad.legacy_types import type_name
 from arraygrad.tensor_methods import _CAST_METHODS
-from arraygrad.ops import casting, transfer
+from arraygrad.ops import transfer
 from arraygrad.ops.rule import defop
 from arraygrad.sparse import _arithmetic as arith, _products as products, _reductions as red
 from arraygrad.sparse._creation import to_sparse
@@ -73,7 +73,7 @@ def _swapped(self: SparseTensor, d0: int, d1: int) -> SparseTensor:
     shape[d0], shape[d1] = shape[d1], shape[d0]
     order = list(range(sparse_dim))
     order[d0], order[d1] = order[d1], order[d0]
-    indices = xp.take(data.indices, xp.asarray(order, dtype=xp.int64), axis=0)
+    indices = xp.stack([data.indices[k, ...] for k in order], axis=0)
     return make_sparse(indices, data.values, tuple(shape), self._backend,
                        data.values.shape[0] <= 1)
 

@@ -17,6 +17,7 @@ from arraygrad.ops.indexing import index_select
 from arraygrad.ops.linalg import widened
 from arraygrad.ops.promotion import same_backend
 from arraygrad.ops.rule import defop
+from arraygrad.sparse._arithmetic import add
 from arraygrad.sparse._index import coalesced_arrays
 from arraygrad.sparse._rules import from_values, pattern
 from arraygrad.tensor import Tensor, wrap
@@ -167,7 +168,8 @@ def hspmm(mat1: SparseTensor, mat2: Tensor) -> SparseTensor:
     """``mat1 @ mat2`` as a hybrid sparse tensor: one sparse dimension (the rows ``mat1`` has
     entries in) and the product's rows as dense values."""
     rows, values = _row_products(mat1, mat2)
-    return from_values(rows, values, (mat1.shape[0], mat2.shape[1]), True)
+    # sorted rows, without repeats; PyTorch leaves the flag unset all the same
+    return from_values(rows, values, (mat1.shape[0], mat2.shape[1]), False)
 
 
 def smm(input: SparseTensor, mat2: Tensor) -> SparseTensor:
@@ -179,7 +181,7 @@ def smm(input: SparseTensor, mat2: Tensor) -> SparseTensor:
     p = mat2.shape[1]
     indices = xp.stack([xp.repeat(r, p), xp.tile(xp.arange(p, dtype=xp.int64), (r.shape[0],))])
     return from_values(wrap(indices, input._backend), values.reshape(-1),
-                       (input.shape[0], p), True)
+                       (input.shape[0], p), False)
 
 
 def sspaddmm(input: SparseTensor, mat1: SparseTensor, mat2: Tensor, *, beta: Any = 1,
@@ -189,4 +191,5 @@ def sspaddmm(input: SparseTensor, mat1: SparseTensor, mat2: Tensor, *, beta: Any
         raise RuntimeError("sspaddmm: expected 'input' to be a sparse COO tensor, got a "
                            "strided tensor")
     product = smm(mat1, mat2)
-    return (input if beta == 1 else input * beta) + (product if alpha == 1 else product * alpha)
+    # PyTorch's result holds the entries of both terms, not merged
+    return add(input if beta == 1 else input * beta, product, alpha, merge=False)

@@ -62,8 +62,11 @@ def sum(input: SparseTensor, dim: Any = None, keepdim: bool = False, *,  # noqa:
         rows = [indices[k, ...] for k in kept_rows]
         new_shape = tuple(n for d, n in enumerate(shape) if d not in dims)
     xp = backend.xp
-    out = from_values(wrap(xp.stack(rows, axis=0), backend), values, new_shape, not gone)
-    return coalesce(out)
+    out = coalesce(from_values(wrap(xp.stack(rows, axis=0), backend), values, new_shape,
+                               not gone))
+    if keepdim and out._data.coalesced:  # sorted all the same; PyTorch leaves the flag unset
+        out._data.coalesced = False
+    return out
 
 
 SUM_DENSE = defop("SumBackward0", key="sparse_sum", inputs=("self",), params=("size",),

@@ -39,10 +39,6 @@ __all__ = ["from_values", "values_of", "values_at", "coalesce", "to_dense", "to_
            "sparse_mask", "pattern"]
 
 
-def _sizes(n: RuleNode) -> tuple[int, ...]:
-    return tuple(n.size[:n.indices.shape[0]])
-
-
 SPARSE_COO = defop("SparseCooTensorWithDimsAndTensorsBackward0", key="sparse_coo_tensor",
                    inputs=("values",), saves=("indices",), params=("size",),
                    vjp=(lambda g, n: values_at(g, n.indices, n.size),))
@@ -109,14 +105,15 @@ def pattern(s: SparseTensor) -> Tensor:
     data = s._data
     if data.coalesced:
         return wrap(data.indices, s._backend)
-    indices, _ = coalesced_arrays(s._backend, data.indices, data.values[:, ...],
+    indices, _ = coalesced_arrays(s._backend, data.indices, data.values,
                                   data.shape[:data.indices.shape[0]])
     return wrap(indices, s._backend)
 
 
 def sparse_mask(input: Tensor, mask: SparseTensor) -> SparseTensor:
-    """``input`` (dense or sparse) at the positions of ``mask``: a coalesced sparse tensor with
-    ``mask``'s pattern (PyTorch's ``Tensor.sparse_mask``)."""
+    """``input`` (dense or sparse) at each stored position of ``mask``, as a sparse tensor
+    with ``mask``'s indices (repeats included: pass ``mask.coalesce()`` to have none), as
+    PyTorch's ``Tensor.sparse_mask``."""
     if not isinstance(mask, SparseTensor):
         raise NotImplementedError("Could not run 'aten::sparse_mask' with arguments from the "
                                   "'CPU' backend: the mask of sparse_mask must be a sparse COO "
@@ -124,16 +121,30 @@ def sparse_mask(input: Tensor, mask: SparseTensor) -> SparseTensor:
     if tuple(input.shape) != tuple(mask.shape):
         raise RuntimeError(f"sparse_mask(): operands have incompatible sizes; self has size "
                            f"{list(input.shape)} but mask has size {list(mask.shape)}")
-    where = pattern(mask)
-    values = values_at(input, where, mask._data.shape)
+    return _at_pattern(input, wrap(mask._data.indices, mask._backend), mask._data.shape,
+                       mask._data.coalesced)
+
+
+def _at_pattern(input: Tensor, where: Tensor, shape: tuple[int, ...],
+                coalesced: bool) -> SparseTensor:
+    """The sparse tensor of ``input``'s elements at the positions ``where``."""
+    values = values_at(input, where, shape)
     if values.dtype != input.dtype:
         values = values.to(input.dtype)
-    return from_values(where, values, mask._data.shape, True)
+    return from_values(where, values, shape, coalesced)
+
+
+def _masked_grad(g: Tensor, n: RuleNode) -> Tensor:
+    """``to_dense``'s gradient: ``g`` at the positions of the input (each once)."""
+    if not n.masked_grad:
+        return g
+    s = n.self
+    return _at_pattern(g, pattern(s), s._data.shape, True)
 
 
 TO_DENSE = defop("ToDenseBackward0", key="sparse_to_dense", inputs=("self",), saves=("self",),
                  params={"masked_grad": True},
-                 vjp=(lambda g, n: sparse_mask(g, n.self) if n.masked_grad else g,))
+                 vjp=(_masked_grad,))
 
 
 def to_dense(s: SparseTensor, dtype: Any = None, *, masked_grad: bool | None = None) -> Tensor:
