@@ -14,6 +14,7 @@ from arraygrad import determinism as _determinism
 from arraygrad.layouts import check_layout, check_memory_format, check_pin_memory, sparse_coo
 from arraygrad.random import generator_for
 from arraygrad.tensor import Tensor, wrap as _wrap
+from arraygrad.tensor_sparse import sparse_ops
 
 if TYPE_CHECKING:
     from arraygrad.backends.contract import Backend
@@ -52,10 +53,8 @@ def _options(op: str, layout: Any, pin_memory: Any) -> None:
 
 
 def _sparse_zeros(size: Any, dtype: Any, device: Any, requires_grad: bool) -> Tensor:
-    """A sparse COO tensor of ``size`` without entries (``arraygrad.sparse``)."""
-    from arraygrad.sparse._creation import empty_sparse
-
-    return empty_sparse(_size(size, "zeros"), dtype, device, requires_grad)
+    """A sparse COO tensor of ``size`` without entries (``arraygrad.sparse``'s, handed in)."""
+    return sparse_ops.zeros(_size(size, "zeros"), dtype, device, requires_grad)
 
 
 def _finish(data: Any, backend: Backend, requires_grad: bool) -> Tensor:

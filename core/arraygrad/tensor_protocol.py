@@ -272,7 +272,8 @@ def as_subclass(self: Tensor, cls: type) -> Tensor:
 
 def to_dense(self: Tensor, dtype: _dt.dtype | None = None, *,
              masked_grad: bool | None = None) -> Tensor:
-    """This tensor (in ``dtype`` if given): every arraygrad tensor is dense already."""
+    """This dense tensor itself (in ``dtype`` if given); a sparse tensor's ``to_dense`` is
+    ``arraygrad.sparse``'s."""
     return self if dtype is None else self.to(dtype)
 
 

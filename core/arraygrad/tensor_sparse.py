@@ -11,14 +11,15 @@ refuses with PyTorch's NotImplementedError ("Could not run 'aten::exp' with argu
 operation instead of computing on the wrong object.
 
 The ops PyTorch runs on sparse tensors are ``arraygrad.sparse``'s: it binds them as this
-class's methods, and the dense ops that take a sparse operand (``add``, ``mul``, ``mm``...)
-hand it there. This module holds the state only, so those ops can import the class cheaply.
+class's methods (``__repr__`` too), and the dense ops that take a sparse operand (``add``,
+``mul``, ``mm``...) hand it there through ``sparse_ops``. This module holds the state only, so
+those ops can import the class cheaply and sit below ``arraygrad.sparse`` in the import graph.
 """
 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, Callable, NoReturn
 
 from arraygrad import layouts as _layouts
 from arraygrad.tensor import Tensor, _new
@@ -26,7 +27,7 @@ from arraygrad.tensor import Tensor, _new
 if TYPE_CHECKING:
     from arraygrad.backends.contract import Backend
 
-__all__ = ["CooData", "SparseTensor", "make_sparse", "refusal", "backend_key"]
+__all__ = ["CooData", "SparseTensor", "make_sparse", "refusal", "backend_key", "sparse_ops"]
 
 
 def backend_key(device_type: str) -> str:
@@ -117,9 +118,9 @@ for _name in ("add", "radd", "iadd", "sub", "rsub", "isub", "mul", "rmul", "imul
               "matmul", "rmatmul", "neg", "pos", "abs", "invert", "lt", "le", "gt", "ge", "and",
               "rand", "or", "ror", "xor", "rxor", "float", "int", "index"):
     setattr(CooData, f"__{_name}__", _refuse_operator(_name))
-CooData.__eq__ = _refuse_operator("eq")  # type: ignore[assignment,method-assign]
-CooData.__ne__ = _refuse_operator("ne")  # type: ignore[assignment,method-assign]
-CooData.__hash__ = object.__hash__  # type: ignore[assignment,method-assign]
+CooData.__eq__ = _refuse_operator("eq")  # type: ignore[method-assign]
+CooData.__ne__ = _refuse_operator("ne")  # type: ignore[method-assign]
+CooData.__hash__ = object.__hash__  # type: ignore[method-assign]
 
 
 class SparseTensor(Tensor):
@@ -164,13 +165,13 @@ class SparseTensor(Tensor):
         return t
 
     @property
-    def data(self) -> "SparseTensor":  # type: ignore[override]
+    def data(self) -> Tensor:
         """The same indices and values as a tensor outside the graph."""
         d = self._data
         return make_sparse(d.indices, d.values, d.shape, self._backend, d.coalesced)
 
     @data.setter
-    def data(self, value: Any) -> None:
+    def data(self, value: Tensor) -> None:
         if not isinstance(value, SparseTensor):
             raise RuntimeError("data set to a tensor that requires gradients must be sparse "
                                "here: a sparse tensor's data is another sparse tensor")
@@ -200,10 +201,6 @@ class SparseTensor(Tensor):
     def __dlpack__(self, *args: Any, **kwargs: Any) -> NoReturn:
         raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
 
-    def __repr__(self) -> str:
-        from arraygrad.sparse._repr import sparse_repr
-
-        return sparse_repr(self)
 
 
 def make_sparse(indices: Any, values: Any, shape: tuple[int, ...], backend: Backend,
@@ -216,3 +213,22 @@ def make_sparse(indices: Any, values: Any, shape: tuple[int, ...], backend: Back
     t._grad_fn = None
     t._vc = None
     return t
+
+
+class SparseOps:
+    """The sparse versions of the dense ops that take a sparse operand, handed in (not
+    imported) by ``arraygrad.ops.families.sparse_coo`` when arraygrad loads, as the recorder's
+    ``finishers`` are: each loads ``arraygrad.sparse`` on first use. ``zeros`` makes the
+    entry-less sparse tensor of ``zeros(..., layout=sparse_coo)``."""
+
+    add: Callable[..., Any]
+    sub: Callable[..., Any]
+    mul: Callable[..., Any]
+    div: Callable[..., Any]
+    mm: Callable[..., Any]
+    matmul: Callable[..., Any]
+    sum: Callable[..., Any]
+    zeros: Callable[..., Any]
+
+
+sparse_ops = SparseOps()

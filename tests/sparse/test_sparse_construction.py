@@ -178,3 +178,13 @@ def test_other_factories_refuse_the_coo_layout():
         ag.ones(2, layout=ag.sparse_coo)
     with pytest.raises(NotImplementedError, match="dense .strided. or sparse COO"):
         ag.zeros(2, layout=ag.sparse_csr)
+
+
+def test_indices_and_values_on_two_devices_are_refused():
+    pytest.importorskip("array_api_strict")
+    with pytest.raises(RuntimeError, match=r"device of indices \(strict\) must match device of "
+                                           r"values \(cpu\)"):
+        ag.sparse_coo_tensor(ag.tensor(INDICES, device="strict"), ag.tensor(VALUES), SHAPE)
+    moved = ag.sparse_coo_tensor(ag.tensor(INDICES, device="strict"), ag.tensor(VALUES), SHAPE,
+                                 device="strict")
+    assert moved.device == ag.device("strict") and moved._indices().device == moved.device

@@ -4,6 +4,8 @@ dense copy adds up its entries; coalescing keeps that tensor and leaves sorted u
 gradient of the values is the output gradient gathered at their positions; and against
 PyTorch, the stored entries of coalesce and the values of mm and sum."""
 
+from unittest import mock
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -170,3 +172,25 @@ def test_an_array_api_only_backend_runs_the_sparse_ops(device):
     assert s.coalesce().to_dense().tolist() == [[0.0, 0.0, 4.0], [4.0, 0.0, 5.0]]
     assert d.grad.tolist() == [[4.0, 4.0], [0.0, 0.0], [9.0, 9.0]]
     assert v.grad.device == ag.device(device) and v.grad.tolist() == [2.0, 2.0, 2.0, 2.0]
+
+
+@settings(max_examples=30, deadline=None)
+@given(coo_arrays(max_sparse=2, max_dense=0), st.sampled_from(["float32", "float64"]))
+def test_the_numpy_kernel_and_the_portable_product_agree(arrays, dtype_name):
+    pytest.importorskip("scipy")
+    from arraygrad_numpy import backend as numpy_backend
+
+    indices, values, shape = arrays
+    if len(shape) != 2:
+        return
+    dtype = getattr(ag, dtype_name)
+    s = make(indices, values, shape).to(dtype)
+    d = ag.tensor(np.linspace(-1, 1, shape[1] * 3).reshape(shape[1], 3).tolist(), dtype=dtype)
+    kernel = host(ag.mm(s, d))
+    with mock.patch.dict(numpy_backend._KERNELS):
+        del numpy_backend._KERNELS["sparse_mm"]
+        portable = host(ag.mm(s, d))
+    tol = 1e-5 if dtype_name == "float32" else 1e-12
+    np.testing.assert_allclose(kernel, portable, rtol=tol, atol=tol)
+    np.testing.assert_allclose(portable, dense_reference(indices, values, shape) @ host(d),
+                               rtol=tol, atol=tol)

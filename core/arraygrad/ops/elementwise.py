@@ -26,7 +26,7 @@ from arraygrad.ops.casting import (  # noqa: F401 - re-exported: ops import cast
 from arraygrad.ops.promotion import operands as _operands, same_backend, scalar_in_opmath
 from arraygrad.ops.rule import ELEMENTWISE, defop, identity
 from arraygrad.tensor import Tensor
-from arraygrad.tensor_sparse import SparseTensor
+from arraygrad.tensor_sparse import SparseTensor, sparse_ops
 
 if TYPE_CHECKING:
     from arraygrad.ops.rule import FirstOrder, Rule, RuleNode, Vjp
@@ -47,9 +47,7 @@ def add(input: Tensor, other: Any, *deprecated: Any, alpha: Any = 1) -> Any:
     if deprecated:
         input, other, alpha = alpha_first("add", input, other, deprecated, alpha)
     if input.__class__ is SparseTensor or other.__class__ is SparseTensor:
-        from arraygrad.sparse import _arithmetic
-
-        return _arithmetic.add(input, other, alpha)
+        return sparse_ops.add(input, other, alpha)
     if alpha == 1:
         out = _fast.binary(input, other, _ADD)
         if out is not None:
@@ -72,9 +70,7 @@ def sub(input: Tensor, other: Any, *deprecated: Any, alpha: Any = 1) -> Any:
     if deprecated:
         input, other, alpha = alpha_first("sub", input, other, deprecated, alpha)
     if input.__class__ is SparseTensor or other.__class__ is SparseTensor:
-        from arraygrad.sparse import _arithmetic
-
-        return _arithmetic.sub(input, other, alpha)
+        return sparse_ops.sub(input, other, alpha)
     if alpha == 1:
         out = _fast.binary(input, other, _SUB)
         if out is not None:
@@ -126,9 +122,7 @@ MUL = defop("MulBackward0", jvp=ELEMENTWISE, inputs=("self", "other"), saves=("s
 def mul(input: Tensor, other: Any) -> Any:
     """Elementwise product (sparse when an operand is sparse, as in PyTorch)."""
     if input.__class__ is SparseTensor or other.__class__ is SparseTensor:
-        from arraygrad.sparse import _arithmetic
-
-        return _arithmetic.mul(input, other)
+        return sparse_ops.mul(input, other)
     out = _fast.binary(input, other, _MUL)
     if out is not None:
         return out
@@ -149,9 +143,7 @@ DIV = defop("DivBackward0", jvp=ELEMENTWISE, inputs=("self", "other"), saves=("s
 def div(input: Tensor, other: Any, *, rounding_mode: Any = None) -> Any:
     """True division (``rounding_mode=None``), or ``"floor"`` / ``"trunc"`` rounding."""
     if input.__class__ is SparseTensor or other.__class__ is SparseTensor:
-        from arraygrad.sparse import _arithmetic
-
-        return _arithmetic.div(input, other, rounding_mode=rounding_mode)
+        return sparse_ops.div(input, other, rounding_mode=rounding_mode)
     if rounding_mode == "floor":
         return floor_divide(input, other)
     if rounding_mode == "trunc":

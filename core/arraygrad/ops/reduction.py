@@ -21,7 +21,7 @@ from arraygrad.ops import elementwise as ew
 from arraygrad.ops.casting import in_opmath, to_dtype, to_float_data, to_native
 from arraygrad.ops.rule import VIA_VJP, defop
 from arraygrad.tensor import Tensor
-from arraygrad.tensor_sparse import SparseTensor
+from arraygrad.tensor_sparse import SparseTensor, sparse_ops
 
 if TYPE_CHECKING:
     from arraygrad.ops.rule import RuleNode
@@ -111,9 +111,7 @@ def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
         axis: Any = None) -> Tensor:  # noqa: A001
     """Sum over ``dim`` (all dims by default); integer and bool sums are int64."""
     if input.__class__ is SparseTensor:
-        from arraygrad.sparse import _reductions
-
-        return _reductions.tensor_sum(input, dim if axis is None else axis, keepdim, dtype=dtype)
+        return sparse_ops.sum(input, dim if axis is None else axis, keepdim, dtype=dtype)
     dims = _dims(input, dim, axis, "sum")
     backend = input._backend
     d = dtype if dtype is not None else input.dtype

@@ -71,6 +71,7 @@ if TYPE_CHECKING:
     # an input's metadata for ``finish_grad``: (shape, native dtype), or None
     Meta: TypeAlias = "tuple[tuple[int, ...], Any] | None"
     N = TypeVar("N", bound=Node)
+    T = TypeVar("T", bound=Tensor)
 
 __all__ = ["Rule", "RuleNode", "defop", "identity", "rules", "OUTPUT", "edge_of", "new_node", "finish_grad",
            "fast_paths", "reference_mode", "ELEMENTWISE", "VIA_VJP"]
@@ -469,7 +470,7 @@ class Rule:
             self._forward(inputs, named, (out,))
         return out
 
-    def record_result(self, out: Tensor, inputs: Sequence[Any], **named: Any) -> Tensor:
+    def record_result(self, out: T, inputs: Sequence[Any], **named: Any) -> T:
         """``record`` for a result made already, whose data is not one native array (a sparse
         tensor's indices and values): link the node to ``out`` when a gradient is needed."""
         if _fw.on:

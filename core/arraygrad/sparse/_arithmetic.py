@@ -23,6 +23,7 @@ from arraygrad import dtypes as _dt
 from arraygrad.autograd.grad_mode import no_grad
 from arraygrad.autograd.graph import AccumulateGrad
 from arraygrad.ops import elementwise as ew
+from arraygrad.ops.promotion import same_backend
 from arraygrad.ops.rule import defop
 from arraygrad.sparse._index import coalesced_arrays, dense_array
 from arraygrad.sparse._rules import coalesce, from_values, values_at, values_of
@@ -86,7 +87,7 @@ def _sum(op: str, rule: Any, input: Any, other: Any, alpha: Any, merge: bool) ->
                            "instead.")
     a, b, _ = _common(op, input, other)
     sign = alpha if op == "add" else -alpha
-    backend = a._backend
+    backend = same_backend(op, a, b)
     if a.is_sparse and b.is_sparse:
         xp = backend.xp
         da, db = a._data, b._data
@@ -154,6 +155,8 @@ def mul(input: Any, other: Any) -> SparseTensor:
         raise TypeError(f"mul(): argument 'other' must be Tensor or Number, not "
                         f"{type(other).__name__}")
     s, other, _ = _common("mul", input, other)
+    if isinstance(other, Tensor):
+        same_backend("mul", s, other)
     with no_grad():
         if isinstance(other, Tensor):
             at = other if other.is_sparse else other.expand(*s.shape)
@@ -168,7 +171,7 @@ DIV = defop("DivBackward0", key="sparse_div", inputs=("self", "other"), saves=("
             vjp=(lambda g, n: g / n.other, None))
 
 
-def div(input: SparseTensor, other: Any, *, rounding_mode: Any = None) -> SparseTensor:
+def div(input: Tensor, other: Any, *, rounding_mode: Any = None) -> SparseTensor:
     """A sparse tensor divided by a number or a 0-d dense tensor (PyTorch's only divisors)."""
     if not isinstance(input, SparseTensor):
         raise RuntimeError("Sparse division requires a sparse dividend; convert the divisor "
@@ -193,7 +196,7 @@ def neg(input: SparseTensor) -> SparseTensor:
     return ew.NEG.record_result(_like(input, -input._data.values), (input,))
 
 
-def values_function(name: str, fn: Callable[[Tensor], Tensor]) -> Callable[..., SparseTensor]:
+def values_function(name: str, fn: Callable[..., Tensor]) -> Callable[..., SparseTensor]:
     """The sparse version of a function ``fn`` of the values with ``fn(0) == 0``: ``fn`` of the
     coalesced values, in the graph through them."""
     def method(input: SparseTensor, *args: Any, **kwargs: Any) -> SparseTensor:

@@ -72,8 +72,10 @@ def sparse_coo_tensor(indices: Any = None, values: Any = None, size: Any = None,
 
         check_pin_memory(pin_memory, "sparse_coo_tensor")
     values = _as_tensor(values, dtype, device)
-    index = _as_tensor(indices, None, values.device if device is None else device)
-    if index.device != values.device:
+    # tensors keep their device unless one is asked for (then both move), as in PyTorch
+    index = _as_tensor(indices, None, device if isinstance(indices, Tensor) or device is not None
+                       else values.device)
+    if index._backend is not values._backend:
         raise RuntimeError(f"device of indices ({index.device}) must match device of values "
                            f"({values.device})")
     if index.ndim != 2:

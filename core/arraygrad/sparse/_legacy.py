@@ -61,7 +61,7 @@ def _make(name: str, dtype_name: str, device_type: str) -> _SparseTensorType:
     doc = (f"Legacy constructor of sparse COO {dtype_name} {device_type} tensors (deprecated in "
            "PyTorch: use ``sparse_coo_tensor``).")
     module = "arraygrad.sparse" if device_type == "cpu" else f"arraygrad.{device_type}.sparse"
-    return make_type(_SparseTensorType, name, dtype_name, device_type, module, doc)  # type: ignore[no-any-return]
+    return make_type(_SparseTensorType, name, dtype_name, device_type, module, doc)
 
 
 def legacy_types(device_type: str) -> dict[str, _SparseTensorType]:

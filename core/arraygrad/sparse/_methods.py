@@ -19,6 +19,7 @@ from arraygrad.ops import transfer
 from arraygrad.ops.rule import defop
 from arraygrad.sparse import _arithmetic as arith, _products as products, _reductions as red
 from arraygrad.sparse._creation import to_sparse
+from arraygrad.sparse._repr import sparse_repr
 from arraygrad.sparse._resize import resize_as_sparse_, sparse_resize_, sparse_resize_and_clear_
 from arraygrad.sparse._rules import coalesce, sparse_mask, to_dense, values_of
 from arraygrad.tensor import Tensor, _wrap_dim, wrap
@@ -238,6 +239,7 @@ SUPPORTED: dict[str, Any] = {
     "mT": property(lambda self: transpose(self, -2, -1), doc="The last two dimensions swapped."),
     "to": to, "type": _type, "cpu": cpu, "cuda": cuda, "clone": clone, "zero_": zero_,
     "stride": _stride, "is_contiguous": lambda self, memory_format=None: False,
+    "__repr__": sparse_repr,
     "sparse_resize_": sparse_resize_, "sparse_resize_and_clear_": sparse_resize_and_clear_,
     "resize_as_sparse_": resize_as_sparse_,
     "sspaddmm": lambda self, mat1, mat2, *, beta=1, alpha=1: products.sspaddmm(

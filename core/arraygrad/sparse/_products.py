@@ -4,7 +4,8 @@ operand's gradient is sparse, on its pattern), ``hspmm`` and ``smm``.
 
 The product of a sparse ``(n, m)`` matrix and a dense ``(m, p)`` one is a segment sum on
 arrays: each entry ``(r, c, v)`` adds ``v * dense[c]`` to row ``r`` of the result (the
-backend's ``scatter_add``). ``dense @ sparse`` is the same product transposed. The gradients
+backend's ``scatter_add``), or the backend's ``sparse_mm`` kernel where it has one (the NumPy
+backend's runs SciPy's CSR product). ``dense @ sparse`` is the same product transposed. The gradients
 are products again: ``g @ mat2.T`` and ``mat1.T @ g``, with whichever operand is sparse.
 """
 
@@ -17,6 +18,7 @@ from arraygrad.ops.indexing import index_select
 from arraygrad.ops.linalg import widened
 from arraygrad.ops.promotion import same_backend
 from arraygrad.ops.rule import defop
+from arraygrad.plugins.registry import dispatch_kernel
 from arraygrad.sparse._arithmetic import add
 from arraygrad.sparse._index import coalesced_arrays
 from arraygrad.sparse._rules import from_values, pattern
@@ -28,13 +30,17 @@ __all__ = ["mm", "sparse_mm", "addmm", "hspmm", "smm", "sspaddmm", "matmul"]
 
 def _product_array(backend: Any, indices: Any, values: Any, dense: Any, rows: int) -> Any:
     """``sparse @ dense`` on arrays: row ``r`` of the result sums ``v * dense[c]`` over the
-    entries ``(r, c, v)``."""
-    xp = backend.xp
-    out = xp.zeros((rows, dense.shape[1]), dtype=dense.dtype)
-    if values.shape[0]:
-        terms = xp.take(dense, indices[1, ...], axis=0) * xp.reshape(values, (-1, 1))
-        out = backend.scatter_add(out, indices[0, ...], terms)
-    return out
+    entries ``(r, c, v)``. The backend's ``sparse_mm`` kernel when it has one (NumPy's: SciPy's
+    CSR product), else the portable segment sum."""
+    def portable(indices: Any, values: Any, dense: Any, rows: int) -> Any:
+        xp = backend.xp
+        out = xp.zeros((rows, dense.shape[1]), dtype=dense.dtype)
+        if values.shape[0]:
+            terms = xp.take(dense, indices[1, ...], axis=0) * xp.reshape(values, (-1, 1))
+            out = backend.scatter_add(out, indices[0, ...], terms)
+        return out
+
+    return dispatch_kernel("sparse_mm", backend, portable, indices, values, dense, rows)
 
 
 def _check(op: str, a: Tensor, b: Tensor) -> None:
@@ -126,7 +132,7 @@ SPARSE_ADDMM = defop("SparseAddmmBackward0", inputs=("self", "mat1", "mat2"),
                      saves=("mat1", "mat2"), params={"beta": 1, "alpha": 1}, vjp=_addmm_vjp)
 
 
-def addmm(input: Tensor, mat1: SparseTensor, mat2: Tensor, *, beta: Any = 1,
+def addmm(input: Tensor | None, mat1: Tensor, mat2: Tensor, *, beta: Any = 1,
           alpha: Any = 1) -> Tensor:
     """``beta * input + alpha * (mat1 @ mat2)`` with ``mat1`` sparse and ``mat2`` dense
     (``torch.sparse.addmm``); ``mat1``'s gradient is sparse on its pattern."""
@@ -137,6 +143,8 @@ def addmm(input: Tensor, mat1: SparseTensor, mat2: Tensor, *, beta: Any = 1,
         raise NotImplementedError("addmm: the product of two sparse tensors is not supported; "
                                   "convert one with .to_dense() (docs/sparse.md)")
     _check("addmm", mat1, mat2)
+    if input is not None:
+        same_backend("addmm", input, mat1)
     backend = mat1._backend
     data = _product(mat1, mat2)
     if alpha != 1:
@@ -149,12 +157,12 @@ def addmm(input: Tensor, mat1: SparseTensor, mat2: Tensor, *, beta: Any = 1,
     return SPARSE_ADDMM.record(data, backend, (input, mat1, mat2), beta=beta, alpha=alpha)
 
 
-def sparse_mm(mat1: SparseTensor, mat2: Tensor) -> Tensor:
+def sparse_mm(mat1: Tensor, mat2: Tensor) -> Tensor:
     """``torch.sparse.mm``: ``mat1 @ mat2`` with ``mat1``'s gradient sparse on its pattern."""
-    return addmm(None, mat1, mat2)  # type: ignore[arg-type]
+    return addmm(None, mat1, mat2)
 
 
-def _row_products(mat1: SparseTensor, mat2: Tensor) -> tuple[Tensor, Tensor]:
+def _row_products(mat1: Tensor, mat2: Tensor) -> tuple[Tensor, Tensor]:
     """The rows ``mat1`` has entries in (sorted, ``(1, k)``) and those rows of ``mat1 @ mat2``
     (in the graph)."""
     product = mm(mat1, mat2)
@@ -164,7 +172,7 @@ def _row_products(mat1: SparseTensor, mat2: Tensor) -> tuple[Tensor, Tensor]:
     return row_index, index_select(product, 0, row_index[0])
 
 
-def hspmm(mat1: SparseTensor, mat2: Tensor) -> SparseTensor:
+def hspmm(mat1: Tensor, mat2: Tensor) -> SparseTensor:
     """``mat1 @ mat2`` as a hybrid sparse tensor: one sparse dimension (the rows ``mat1`` has
     entries in) and the product's rows as dense values."""
     rows, values = _row_products(mat1, mat2)
@@ -172,7 +180,7 @@ def hspmm(mat1: SparseTensor, mat2: Tensor) -> SparseTensor:
     return from_values(rows, values, (mat1.shape[0], mat2.shape[1]), False)
 
 
-def smm(input: SparseTensor, mat2: Tensor) -> SparseTensor:
+def smm(input: Tensor, mat2: Tensor) -> SparseTensor:
     """``input @ mat2`` as a sparse COO tensor holding every column of the rows ``input`` has
     entries in (PyTorch's ``smm``)."""
     rows, values = _row_products(input, mat2)
@@ -184,8 +192,8 @@ def smm(input: SparseTensor, mat2: Tensor) -> SparseTensor:
                        (input.shape[0], p), False)
 
 
-def sspaddmm(input: SparseTensor, mat1: SparseTensor, mat2: Tensor, *, beta: Any = 1,
-             alpha: Any = 1) -> SparseTensor:
+def sspaddmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1,
+             alpha: Any = 1) -> Tensor:
     """``beta * input + alpha * smm(mat1, mat2)``, sparse (``input`` sparse)."""
     if not isinstance(input, SparseTensor):
         raise RuntimeError("sspaddmm: expected 'input' to be a sparse COO tensor, got a "

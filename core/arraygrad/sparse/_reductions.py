@@ -26,7 +26,7 @@ from arraygrad.tensor_sparse import SparseTensor
 __all__ = ["sum", "tensor_sum", "softmax", "log_softmax", "native_norm"]
 
 
-def sum(input: SparseTensor, dim: Any = None, keepdim: bool = False, *,  # noqa: A001
+def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *,  # noqa: A001
         dtype: Any = None) -> Tensor:
     """The sum over ``dim`` (every dimension by default: a dense 0-d tensor). Summing sparse
     dimensions away leaves a sparse tensor, or a dense one when none is left."""
@@ -90,7 +90,7 @@ def tensor_sum(input: SparseTensor, dim: Any = None, keepdim: bool = False, *,
     return SUM_DENSE.record(total, backend, (input,), size=tuple(input.shape))
 
 
-def _segment_softmax(input: SparseTensor, dim: int, log: bool, dtype: Any) -> SparseTensor:
+def _segment_softmax(input: Tensor, dim: int, log: bool, dtype: Any) -> SparseTensor:
     if not isinstance(input, SparseTensor):
         raise RuntimeError(f"{'log_softmax' if log else 'softmax'}: expected a sparse COO "
                            "tensor (torch.sparse takes sparse input; use the dense softmax)")
@@ -130,13 +130,13 @@ def _segment_softmax(input: SparseTensor, dim: int, log: bool, dtype: Any) -> Sp
     return from_values(where, out, shape, True)
 
 
-def softmax(input: SparseTensor, dim: int, *, dtype: Any = None) -> SparseTensor:
+def softmax(input: Tensor, dim: int, *, dtype: Any = None) -> SparseTensor:
     """``torch.sparse.softmax``: a softmax over the specified entries of each line along
     ``dim`` (unspecified entries count as minus infinity and stay unspecified)."""
     return _segment_softmax(input, dim, False, dtype)
 
 
-def log_softmax(input: SparseTensor, dim: int, *, dtype: Any = None) -> SparseTensor:
+def log_softmax(input: Tensor, dim: int, *, dtype: Any = None) -> SparseTensor:
     """``torch.sparse.log_softmax``: the log of ``softmax`` over the specified entries."""
     return _segment_softmax(input, dim, True, dtype)
 

@@ -22,7 +22,7 @@ The other sparse ops are these primitives, the dense ops on values, and the arit
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence, cast
 
 from arraygrad.ops.indexing import index_select
 from arraygrad.ops.rule import defop, identity
@@ -89,11 +89,12 @@ def values_at(g: Tensor, indices: Tensor, size: Sequence[int]) -> Tensor:
 COALESCE = defop("CoalesceBackward0", key="sparse_coalesce", inputs=("self",), vjp=(identity,))
 
 
-def coalesce(s: SparseTensor) -> SparseTensor:
-    """``s`` with its indices sorted and repeats summed (``s`` itself when coalesced)."""
+def coalesce(s: Tensor) -> SparseTensor:
+    """Sparse ``s`` with its indices sorted and repeats summed (``s`` itself when
+    coalesced)."""
     data = s._data
     if data.coalesced:
-        return s
+        return cast(SparseTensor, s)
     indices, values = coalesced_arrays(s._backend, data.indices, data.values,
                                        data.shape[:data.indices.shape[0]])
     out = make_sparse(indices, values, data.shape, s._backend, True)
@@ -110,7 +111,7 @@ def pattern(s: SparseTensor) -> Tensor:
     return wrap(indices, s._backend)
 
 
-def sparse_mask(input: Tensor, mask: SparseTensor) -> SparseTensor:
+def sparse_mask(input: Tensor, mask: Tensor) -> SparseTensor:
     """``input`` (dense or sparse) at each stored position of ``mask``, as a sparse tensor
     with ``mask``'s indices (repeats included: pass ``mask.coalesce()`` to have none), as
     PyTorch's ``Tensor.sparse_mask``."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, NoReturn
 
 from arraygrad.tensor import Tensor
+from arraygrad.tensor_sparse import sparse_ops
 
 __all__ = ["sparse_coo_tensor", "spmm", "smm", "hspmm", "sspaddmm", "indices_copy",
            "values_copy", "native_norm", "resize_as_sparse_"]
@@ -153,3 +154,43 @@ METHODS = {"to_sparse": to_sparse, "to_sparse_coo": to_sparse_coo, "sparse_mask"
            "resize_as_sparse_": resize_as_sparse_,
            "sparse_resize_": _no_cpu_kernel("sparse_resize_"),
            "sparse_resize_and_clear_": _no_cpu_kernel("sparse_resize_and_clear_")}
+
+
+# -- the dense ops' sparse versions, handed to them (``tensor_sparse.sparse_ops``) ----------
+
+def _arithmetic(name: str) -> Any:
+    def op(*args: Any, **kwargs: Any) -> Any:
+        from arraygrad.sparse import _arithmetic as module
+
+        return getattr(module, name)(*args, **kwargs)
+
+    return op
+
+
+def _mm(input: Tensor, mat2: Tensor, *, out_dtype: Any = None) -> Tensor:
+    from arraygrad.sparse._products import mm
+
+    return mm(input, mat2, out_dtype=out_dtype)
+
+
+def _matmul(input: Tensor, other: Tensor) -> Tensor:
+    from arraygrad.sparse._products import matmul
+
+    return matmul(input, other)
+
+
+def _sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    from arraygrad.sparse._reductions import tensor_sum
+
+    return tensor_sum(input, dim, keepdim, dtype=dtype)  # type: ignore[arg-type]
+
+
+def _zeros(size: Any, dtype: Any, device: Any, requires_grad: bool) -> Tensor:
+    from arraygrad.sparse._creation import empty_sparse
+
+    return empty_sparse(size, dtype, device, requires_grad)
+
+
+sparse_ops.add, sparse_ops.sub = _arithmetic("add"), _arithmetic("sub")
+sparse_ops.mul, sparse_ops.div = _arithmetic("mul"), _arithmetic("div")
+sparse_ops.mm, sparse_ops.matmul, sparse_ops.sum, sparse_ops.zeros = _mm, _matmul, _sum, _zeros
