@@ -111,3 +111,28 @@ def test_forward_mode_refuses_sparse_rules_by_name():
         v = fwAD.make_dual(ag.tensor([1.0, 2.0]), ag.tensor([1.0, 0.0]))
         with pytest.raises(NotImplementedError, match="forward AD"):
             ag.sparse_coo_tensor([[0, 1]], v, (2,))
+
+
+def test_a_compiled_step_with_a_sparse_tensor_runs_eagerly_with_the_same_numbers():
+    def setup():
+        ag.manual_seed(0)
+        lin = ag.nn.Linear(4, 2)
+        return lin, ag.optim.SGD(lin.parameters(), lr=0.1), ag.randn(3, 4)
+
+    adj = ag.sparse_coo_tensor([[0, 1, 2, 2], [1, 2, 0, 2]], [0.5, 0.5, 0.3, 0.7], (3, 3))
+
+    def make_step(lin, opt, x):
+        def step():
+            opt.zero_grad()
+            loss = ag.spmm(adj, lin(x)).pow(2).sum()
+            loss.backward()
+            opt.step()
+            return loss.item()
+        return step
+
+    eager = make_step(*setup())
+    want = [eager() for _ in range(3)]
+    compiled = ag.compile(make_step(*setup()))
+    with pytest.warns(UserWarning, match="graph break.*a sparse tensor"):
+        got = [compiled() for _ in range(3)]
+    assert got == want
