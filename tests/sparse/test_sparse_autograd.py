@@ -136,3 +136,21 @@ def test_a_compiled_step_with_a_sparse_tensor_runs_eagerly_with_the_same_numbers
     with pytest.warns(UserWarning, match="graph break.*a sparse tensor"):
         got = [compiled() for _ in range(3)]
     assert got == want
+
+
+def test_vmap_over_a_sparse_operand_is_refused_and_keeps_the_kernel():
+    adj = ag.sparse_coo_tensor([[0, 1, 2, 2], [1, 2, 0, 2]], [0.5, 0.5, 0.3, 0.7], (3, 3))
+    with pytest.raises(NotImplementedError, match="vmap does not batch sparse tensors"):
+        ag.vmap(lambda x: ag.sparse.mm(adj, x))(ag.ones(5, 3, 2))
+    with pytest.raises(NotImplementedError, match="vmap does not batch sparse tensors"):
+        ag.vmap(lambda x: ag.mm(adj, x))(ag.ones(5, 3, 2))
+    assert ag.sparse.mm(adj, ag.ones(3, 1)).flatten().tolist() == [0.5, 0.5, 1.0]
+
+
+def test_the_numpy_kernel_declines_arrays_it_does_not_know():
+    np = pytest.importorskip("numpy")
+    from arraygrad_numpy.sparse_kernels import sparse_mm
+
+    indices, dense = np.array([[0, 1], [1, 0]]), np.ones((2, 2), np.float16)
+    assert sparse_mm(indices, np.ones(2, np.float16), dense, 2) is NotImplemented
+    assert sparse_mm(indices.tolist(), np.ones(2), np.ones((2, 2)), 2) is NotImplemented

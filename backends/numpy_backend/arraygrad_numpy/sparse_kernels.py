@@ -25,7 +25,8 @@ def sparse_mm(indices: Any, values: Any, dense: Any, rows: int) -> Any:
         import scipy.sparse as sp
     except ImportError:
         return NotImplemented
-    if values.dtype.type not in _SCIPY_DTYPES or dense.dtype != values.dtype:
-        return NotImplemented
+    if not (type(indices) is type(values) is type(dense) is np.ndarray) \
+            or values.dtype.type not in _SCIPY_DTYPES or dense.dtype != values.dtype:
+        return NotImplemented  # (a vmap level's batched arrays, float16...): the portable one
     matrix = sp.csr_matrix((values, (indices[0], indices[1])), shape=(rows, dense.shape[0]))
     return np.ascontiguousarray(matrix @ dense, dtype=dense.dtype)

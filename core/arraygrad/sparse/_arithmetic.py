@@ -23,10 +23,9 @@ from arraygrad import dtypes as _dt
 from arraygrad.autograd.grad_mode import no_grad
 from arraygrad.autograd.graph import AccumulateGrad
 from arraygrad.ops import elementwise as ew
-from arraygrad.ops.promotion import same_backend
 from arraygrad.ops.rule import defop
 from arraygrad.sparse._index import coalesced_arrays, dense_array
-from arraygrad.sparse._rules import coalesce, from_values, values_at, values_of
+from arraygrad.sparse._rules import coalesce, from_values, one_backend, values_at, values_of
 from arraygrad.tensor import Tensor, wrap
 from arraygrad.tensor_sparse import SparseTensor, make_sparse
 
@@ -87,7 +86,7 @@ def _sum(op: str, rule: Any, input: Any, other: Any, alpha: Any, merge: bool) ->
                            "instead.")
     a, b, _ = _common(op, input, other)
     sign = alpha if op == "add" else -alpha
-    backend = same_backend(op, a, b)
+    backend = one_backend(op, a, b)
     if a.is_sparse and b.is_sparse:
         xp = backend.xp
         da, db = a._data, b._data
@@ -156,7 +155,7 @@ def mul(input: Any, other: Any) -> SparseTensor:
                         f"{type(other).__name__}")
     s, other, _ = _common("mul", input, other)
     if isinstance(other, Tensor):
-        same_backend("mul", s, other)
+        one_backend("mul", s, other)
     with no_grad():
         if isinstance(other, Tensor):
             at = other if other.is_sparse else other.expand(*s.shape)

@@ -16,12 +16,11 @@ from typing import Any
 from arraygrad.dtypes import scalar_type_name
 from arraygrad.ops.indexing import index_select
 from arraygrad.ops.linalg import widened
-from arraygrad.ops.promotion import same_backend
 from arraygrad.ops.rule import defop
 from arraygrad.plugins.registry import dispatch_kernel
 from arraygrad.sparse._arithmetic import add
 from arraygrad.sparse._index import coalesced_arrays
-from arraygrad.sparse._rules import from_values, pattern
+from arraygrad.sparse._rules import from_values, one_backend, pattern
 from arraygrad.tensor import Tensor, wrap
 from arraygrad.tensor_sparse import SparseTensor
 
@@ -61,7 +60,7 @@ def _check(op: str, a: Tensor, b: Tensor) -> None:
     if a.dtype is not b.dtype:
         raise RuntimeError(f"expected scalar type {scalar_type_name(a.dtype)} but found "
                            f"{scalar_type_name(b.dtype)} ({op})")
-    same_backend(op, a, b)
+    one_backend(op, a, b)
 
 
 def _product(a: Tensor, b: Tensor) -> Any:
@@ -144,7 +143,7 @@ def addmm(input: Tensor | None, mat1: Tensor, mat2: Tensor, *, beta: Any = 1,
                                   "convert one with .to_dense() (docs/sparse.md)")
     _check("addmm", mat1, mat2)
     if input is not None:
-        same_backend("addmm", input, mat1)
+        one_backend("addmm", input, mat1)
     backend = mat1._backend
     data = _product(mat1, mat2)
     if alpha != 1:

@@ -25,6 +25,7 @@ import math
 from typing import TYPE_CHECKING, Any, Sequence, cast
 
 from arraygrad.ops.indexing import index_select
+from arraygrad.ops.promotion import same_backend
 from arraygrad.ops.rule import defop, identity
 from arraygrad.sparse._index import (
     coalesced_arrays, dense_array, linear_keys, lookup, nonzero_positions,
@@ -36,7 +37,17 @@ if TYPE_CHECKING:
     from arraygrad.ops.rule import RuleNode
 
 __all__ = ["from_values", "values_of", "values_at", "coalesce", "to_dense", "to_sparse",
-           "sparse_mask", "pattern"]
+           "sparse_mask", "pattern", "one_backend"]
+
+
+def one_backend(op: str, *tensors: Tensor) -> Any:
+    """The one backend of ``tensors`` (PyTorch's RuntimeError naming both devices when they
+    differ); a ``vmap`` level's batched operand is refused: sparse tensors are not batched."""
+    backend = same_backend(op, *tensors)
+    if any(t._backend is not backend for t in tensors):
+        raise NotImplementedError(f"{op}: vmap does not batch sparse tensors (arraygrad.sparse "
+                                  "runs on unbatched operands)")
+    return backend
 
 
 SPARSE_COO = defop("SparseCooTensorWithDimsAndTensorsBackward0", key="sparse_coo_tensor",
