@@ -523,7 +523,8 @@ def _like(fn: Callable[..., Tensor], input: Tensor, dtype: _dt.dtype | None,
     if layout is None and input.is_sparse:  # the input's layout, as PyTorch keeps it
         layout = sparse_coo
     if layout is not None or pin_memory:
-        if layout is sparse_coo and fn in (zeros, empty):
+        # zeros_like makes a sparse tensor, and empty_like of a sparse one (PyTorch's rules)
+        if layout is sparse_coo and (fn is zeros or (fn is empty and input.is_sparse)):
             return _sparse_zeros(tuple(input.shape), dtype or input.dtype,
                                  device if device is not None else input.device, requires_grad)
         _options(op, layout, pin_memory)
