@@ -29,7 +29,7 @@ from arraygrad.sparse._rules import coalesce, from_values, one_backend, values_a
 from arraygrad.tensor import Tensor, wrap
 from arraygrad.tensor_sparse import SparseTensor, make_sparse
 
-__all__ = ["add", "sub", "mul", "div", "neg", "pow", "values_function", "as_dtype"]
+__all__ = ["add", "sub", "mul", "div", "neg", "pow", "values_function", "as_dtype", "scaled"]
 
 
 def _values(s: SparseTensor) -> Tensor:
@@ -60,7 +60,8 @@ def _common(op: str, a: Any, b: Any) -> tuple[Any, Any, _dt.dtype]:
     return as_dtype(a, d), as_dtype(b, d), d
 
 
-def _scaled(t: Tensor, alpha: Any) -> Tensor:
+def scaled(t: Tensor, alpha: Any) -> Tensor:
+    """``t * alpha``, or ``t`` itself for 1 (no node)."""
     return t if alpha == 1 else t * alpha
 
 
@@ -95,7 +96,7 @@ def _sum(op: str, rule: Any, input: Any, other: Any, alpha: Any, merge: bool) ->
                                f"dimensions, but got {da.indices.shape[0]} and "
                                f"{db.indices.shape[0]}")
         with no_grad():
-            bv = _scaled(_values(b), sign)._data
+            bv = scaled(_values(b), sign)._data
         both = da.coalesced and db.coalesced
         if merge and _same_pattern(xp, da.indices, db.indices):
             indices, values = da.indices, da.values + bv
@@ -111,7 +112,7 @@ def _sum(op: str, rule: Any, input: Any, other: Any, alpha: Any, merge: bool) ->
     dense_a = _dense(a)
     dense_b = _dense(b)
     with no_grad():
-        data = (wrap(dense_a, backend) + _scaled(wrap(dense_b, backend), sign))._data
+        data = (wrap(dense_a, backend) + scaled(wrap(dense_b, backend), sign))._data
     return rule.record(data, backend, (a, b), alpha=alpha)
 
 

@@ -76,6 +76,9 @@ def sparse_coo_tensor(indices: Any = None, values: Any = None, size: Any = None,
     index = _as_tensor(indices, None, device if isinstance(indices, Tensor) or device is not None
                        else values.device)
     if index._backend is not values._backend:
+        if index.device == values.device:  # one of them batched by a vmap level
+            raise NotImplementedError("sparse_coo_tensor: vmap does not batch sparse tensors "
+                                      "(arraygrad.sparse runs on unbatched operands)")
         raise RuntimeError(f"device of indices ({index.device}) must match device of values "
                            f"({values.device})")
     if index.ndim != 2:

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from arraygrad.autograd.grad_mode import no_grad
 from arraygrad.dtypes import scalar_type_name
 from arraygrad.ops.indexing import index_select
 from arraygrad.ops.linalg import widened
 from arraygrad.ops.rule import defop
 from arraygrad.plugins.registry import dispatch_kernel
-from arraygrad.sparse._arithmetic import add
+from arraygrad.sparse._arithmetic import add, scaled as _scaled
 from arraygrad.sparse._index import coalesced_arrays
 from arraygrad.sparse._rules import from_values, one_backend, pattern
 from arraygrad.tensor import Tensor, wrap
@@ -115,10 +116,6 @@ def _masked_product(g: Tensor, mat1: SparseTensor, mat2: Tensor) -> SparseTensor
     return from_values(where, values, tuple(mat1.shape), True)
 
 
-def _scaled(g: Tensor | None, factor: Any) -> Tensor | None:
-    return g if g is None or factor == 1 else g * factor
-
-
 def _addmm_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
     want_self, want_mat1, want_mat2 = n.needs_input_grad
     g_self = _scaled(g, n.beta) if want_self else None
@@ -145,15 +142,13 @@ def addmm(input: Tensor | None, mat1: Tensor, mat2: Tensor, *, beta: Any = 1,
     if input is not None:
         one_backend("addmm", input, mat1)
     backend = mat1._backend
-    data = _product(mat1, mat2)
-    if alpha != 1:
-        data = data * alpha
-    if input is not None:
-        if input.is_sparse:
-            input = input.to_dense()
-        dense = input._data if beta == 1 else input._data * beta
-        data = data + backend.xp.broadcast_to(dense, data.shape)
-    return SPARSE_ADDMM.record(data, backend, (input, mat1, mat2), beta=beta, alpha=alpha)
+    with no_grad():  # the scalings as the dense ops do them (float16 and bfloat16 kept)
+        out = _scaled(wrap(_product(mat1, mat2), backend), alpha)
+        if input is not None:
+            if input.is_sparse:
+                input = input.to_dense()
+            out = out + _scaled(input.detach(), beta)
+    return SPARSE_ADDMM.record(out._data, backend, (input, mat1, mat2), beta=beta, alpha=alpha)
 
 
 def sparse_mm(mat1: Tensor, mat2: Tensor) -> Tensor:
