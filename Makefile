@@ -31,9 +31,14 @@ demo-ddp: $(STAMP)
 # recorder and the rules' recorded backwards), which must give the same answers; the second
 # pass leaves out what the switch cannot change (typing, docs and example installs, demos, the
 # census of names).
+# Both passes spread over every core (pytest-xdist; PYTEST_WORKERS=0 runs in one process);
+# worksteal keeps the long ported-program tests from leaving a worker idle at the end.
+PYTEST_WORKERS ?= auto
+PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist worksteal
+
 test: $(STAMP)
-	$(PY) -m pytest -q tests
-	ARRAYGRAD_REFERENCE=1 $(PY) -m pytest -q tests --ignore=tests/test_typing.py \
+	$(PY) -m pytest -q $(PYTEST_PARALLEL) tests
+	ARRAYGRAD_REFERENCE=1 $(PY) -m pytest -q $(PYTEST_PARALLEL) tests --ignore=tests/test_typing.py \
 		--ignore=tests/docs --ignore=tests/examples --ignore=tests/census
 
 # CuPy (CUPY_EXTRA=cupy-cuda12 for CUDA 12), then the conformance suite on the cupy

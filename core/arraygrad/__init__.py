@@ -161,6 +161,11 @@ def numel(input: Tensor) -> _builtins.int:
 
 __version__ = "0.1.0"
 
+# einops knows arraygrad's tensors once einops is imported (nothing is imported now)
+from arraygrad.interop import einops_hook as _einops_hook  # noqa: E402
+
+_einops_hook.install()
+
 
 _LAZY_SUBMODULES = (  # one per line: several areas add theirs
     "_dynamo",

@@ -55,6 +55,18 @@ class device:
     def __hash__(self) -> int:
         return hash((self.type, self.index))
 
+    def __enter__(self) -> device:
+        """``with device("meta"): model = Net()``: inside the block, factories given no
+        ``device=`` allocate on this device (``set_default_device``), as ``torch.device``'s
+        context; the previous default comes back on exit."""
+        _outer_defaults.append(_default_device)
+        set_default_device(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        global _default_device
+        _default_device = _outer_defaults.pop()
+
 
 # What a ``device=`` argument accepts, as torch's ``_device``: a device, a string, a CUDA index.
 DeviceLike = Union[device, str, int]
@@ -72,6 +84,7 @@ def as_device(value: DeviceLike) -> device:
 
 
 _default_device: device | None = None  # None: the CPU (as PyTorch without set_default_device)
+_outer_defaults: list[device | None] = []  # the defaults ``with device(...)`` blocks replaced
 _device_cls = device  # the class, under a name PyTorch's ``device`` parameter below does not shadow
 
 

@@ -466,15 +466,10 @@ class Tensor:
         if self.numel() != 1:
             raise RuntimeError(
                 f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
+        if not self._backend.holds_data:
+            raise RuntimeError(f"Tensor.item() cannot be called on {self.device.type} tensors")
         value = self._backend.to_host(self._data).reshape(()).tolist()
         return value
-
-    def __array__(self, dtype: Any = None, copy: bool | None = None) -> Any:
-        if self._requires_grad and _grad_state.enabled:  # as numpy(): it would leave the graph
-            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
-                               "tensor.detach().numpy() instead.")
-        host = self._backend.to_host(self._data)
-        return host if dtype is None else host.astype(dtype)
 
     def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
         return self._data.__dlpack__(*args, **kwargs)
@@ -525,19 +520,9 @@ class Tensor:
         return tensor_repr(self)
 
     def __reduce_ex__(self, protocol: Any) -> NoReturn:
+        # loading never runs code, so a tensor never pickles (arraygrad.save writes files);
+        # ``copy.copy``/``copy.deepcopy`` have their own methods (``tensor_interop``)
         raise TypeError("arraygrad tensors are not picklable; use arraygrad.save")
-
-    def __deepcopy__(self, memo: Any) -> Any:
-        if self._grad_fn is not None:
-            raise RuntimeError(
-                "Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
-                "protocol at the moment.")
-        t = self._detached_copy()
-        t._requires_grad = self._requires_grad
-        if self._grad is not None:
-            t._grad = self._grad._detached_copy()
-        memo[id(self)] = t
-        return t
 
 
 def wrap(data: Any, backend: Backend) -> Tensor:

@@ -9,6 +9,7 @@ first unknown attribute load them.
 from __future__ import annotations
 
 import functools
+from numbers import Number
 from typing import Any, Callable
 
 from arraygrad import creation, dtypes as _dt, legacy_types as _legacy_types
@@ -16,6 +17,7 @@ from arraygrad import layouts as _layouts
 from arraygrad.layouts import check_memory_format, is_contiguous_for
 from arraygrad.ops import activation, elementwise as ew, indexing, linalg, reduction, shape
 from arraygrad.ops import reflected, transfer
+from arraygrad.ops.host_operands import host_array, promoted_pair
 from arraygrad.ops.inplace import apply_inplace, native_arithmetic, overwritten
 from arraygrad.plugins import registry as _op_registry
 from arraygrad.tensor import Tensor
@@ -44,13 +46,17 @@ def with_axis_alias(fn: Callable[..., Any]) -> Any:
 _OPERAND_TYPES = frozenset((float, int, bool))
 
 
-def _binary(fn: Callable[..., Any], reverse: bool = False) -> Any:
+def _binary(fn: Callable[..., Any], reverse: bool = False, floating: bool = False) -> Any:
+    # ``floating``: a true division, whose NumPy-array operands promote as NumPy's do
     def method(self: Tensor, other: Any) -> Any:
         if type(other) not in _OPERAND_TYPES and not isinstance(other, Tensor):
-            try:
-                float(other)
-            except (TypeError, ValueError):
-                return NotImplemented
+            if not isinstance(other, Number) and host_array(other):  # NumPy's dtype, as PyTorch
+                self, other = promoted_pair(fn.__name__, self, other, floating)
+            else:
+                try:
+                    float(other)
+                except (TypeError, ValueError):
+                    return NotImplemented
         return fn(other, self) if reverse else fn(self, other)
 
     method.__name__ = fn.__name__
@@ -277,7 +283,7 @@ OPERATORS = {
     "__add__": ew.add, "__radd__": _binary(reflected.radd),
     "__sub__": ew.sub, "__rsub__": _binary(reflected.rsub),
     "__mul__": ew.mul, "__rmul__": _binary(reflected.rmul),
-    "__truediv__": ew.div, "__rtruediv__": _binary(reflected.rtruediv),
+    "__truediv__": ew.div, "__rtruediv__": _binary(reflected.rtruediv, floating=True),
     "__floordiv__": _binary(ew.floor_divide), "__rfloordiv__": _binary(reflected.rfloordiv),
     "__mod__": _binary(ew.remainder), "__rmod__": _binary(reflected.rmod),
     "__pow__": _binary(ew.pow), "__rpow__": _binary(reflected.rpow),
@@ -352,7 +358,8 @@ def bind() -> None:
     for factory in ("zeros", "ones", "empty", "full"):
         setattr(Tensor, f"new_{factory}", _new(factory))
     # the tensor as an object: memory, layout, legacy methods (``tensor_protocol``)
-    from arraygrad import tensor_protocol
+    from arraygrad import tensor_interop, tensor_protocol
 
     tensor_protocol.bind(cls)
+    tensor_interop.bind(cls)  # NumPy's array protocol, the copy module, ``in``
     _op_registry.install_method_loader()  # plugin ops' methods: bound when the ops load

@@ -31,7 +31,8 @@ PROPERTIES: dict[str, property] = {
                        doc="The layout: ``strided`` (a sparse tensor's is ``sparse_coo``)."),
     "is_cpu": property(lambda self: self._backend.device_type == "cpu",
                        doc="Whether the tensor is on the CPU."),
-    "is_meta": _never("a meta tensor (shape without data)"),
+    "is_meta": property(lambda self: self._backend.device_type == "meta",
+                        doc="Whether the tensor is on the meta device (a shape without data)."),
     "is_sparse": property(lambda self: False, doc="Whether the tensor is sparse (COO): not a "
                           "dense one (``arraygrad.tensor_sparse.SparseTensor`` is)."),
     "is_sparse_csr": _never("sparse (CSR)"),

@@ -174,6 +174,8 @@ def tensor_repr(t: Tensor, prefix: str = "tensor(") -> str:
     """PyTorch-shaped repr: values, then dtype/device/requires_grad/grad_fn suffixes."""
     shape = tuple(t.shape)
     suffixes = []
+    if not t._backend.holds_data:  # the meta device: no values, the size instead
+        return _suffixed(prefix + "...", _shape_suffixes(t, shape), t)
     body = format_body(t, len(prefix))
     if t.numel() == 0 and shape != (0,):
         suffixes.append(f"size={shape}")
@@ -186,11 +188,27 @@ def tensor_repr(t: Tensor, prefix: str = "tensor(") -> str:
     implied = t.dtype is default or t.dtype.name in _ALWAYS_IMPLIED
     if not implied or (t.numel() == 0 and t.dtype is not default):
         suffixes.append(f"dtype=arraygrad.{t.dtype.name}")
+    return _suffixed(prefix + body, suffixes, t)
+
+
+def _shape_suffixes(t: Tensor, shape: tuple[int, ...]) -> list[str]:
+    """A tensor without values (meta): its device, size and dtype (any but the default), as
+    PyTorch prints ``tensor(..., device='meta', size=(2, 3), dtype=torch.int64)``."""
+    from arraygrad.dtypes import get_default_dtype
+
+    suffixes = [f"device='{t.device}'", f"size={shape}"]
+    if t.dtype is not get_default_dtype():
+        suffixes.append(f"dtype=arraygrad.{t.dtype.name}")
+    return suffixes
+
+
+def _suffixed(head: str, suffixes: list[str], t: Tensor) -> str:
+    """``head``, the suffixes and the autograd one (``grad_fn=`` or ``requires_grad=True``)."""
     if t._grad_fn is not None:
         suffixes.append(f"grad_fn=<{t._grad_fn.name()}>")
     elif t._requires_grad:
         suffixes.append("requires_grad=True")
-    return prefix + ", ".join([body] + suffixes) + ")"
+    return ", ".join([head] + suffixes) + ")"
 
 
 def _summarized_list(host: Any, ndim: int) -> Any:
@@ -209,7 +227,7 @@ def tensor_format(t: Tensor, format_spec: str) -> str:
     """``format(t, spec)`` as PyTorch: a 0-dim tensor formats its Python value
     (``'{:+.2f}'.format(loss)``); any other tensor takes only the empty spec (its ``str``),
     and a non-empty one is a TypeError."""
-    if t.ndim == 0:
+    if t.ndim == 0 and t._backend.holds_data:  # (meta: no value, only the empty spec)
         return format(t.item(), format_spec)
     if format_spec:
         raise TypeError("unsupported format string passed to Tensor.__format__")

@@ -8,7 +8,9 @@ a probe value may change global state (``tools/census``).
 from __future__ import annotations
 
 import json
+import os
 import pathlib
+import signal
 import subprocess
 import sys
 
@@ -27,13 +29,32 @@ needs_torch = pytest.mark.skipif(torch is None, reason="the census reads PyTorch
                                  "PyTorch, which is not installed (.ci/run installs it)")
 
 
+def _leftovers(session: int) -> bool:
+    """Whether any process of the census's session is still alive (killing them if so)."""
+    try:
+        os.killpg(session, signal.SIGKILL)
+    except ProcessLookupError:
+        return False
+    return True
+
+
 @pytest.fixture(scope="module")
 def census(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
     out = tmp_path_factory.mktemp("census") / "census.json"
-    done = subprocess.run([sys.executable, str(ROOT / "tools" / "census" / "census.py"),
-                           "--keywords", "--json", str(out)],
-                          capture_output=True, text=True, timeout=900, cwd=ROOT)
-    assert done.returncode == 0, done.stderr[-4000:]
+    # its own session, and its output in files: a process the probes start and leave behind
+    # (a probe once made the standard library's Pool fork two workers that never exited) then
+    # cannot hold the test's pipes open, and is found and killed below
+    with open(out.with_suffix(".err"), "w+") as err:
+        child = subprocess.Popen([sys.executable, str(ROOT / "tools" / "census" / "census.py"),
+                                  "--keywords", "--json", str(out)], stdout=subprocess.DEVNULL,
+                                 stderr=err, cwd=ROOT, start_new_session=True)
+        try:
+            returncode = child.wait(timeout=900)
+        finally:
+            left_behind = _leftovers(child.pid)
+        err.seek(0)
+        assert returncode == 0, err.read()[-4000:]
+    assert not left_behind, "the census's probe calls left processes running"
     return {entry["module"]: entry for entry in json.loads(out.read_text())}
 
 

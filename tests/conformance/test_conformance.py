@@ -19,6 +19,7 @@ import arraygrad as ag
 HERE = Path(__file__).parent
 FAKE_CUPY_DIR = HERE.parent / "plugins"  # fake_cupy.py: CuPy made of NumPy
 BACKEND_PLUGINS = {"numpy": [], "strict": ["arraygrad_strict.plugin"],
+                   "meta": ["arraygrad_meta.plugin"],
                    "cupy": ["arraygrad_cupy.plugin"],
                    "broken": ["broken_backend.plugin"],
                    "f32only": ["float32_backend.plugin"], "tf32": ["tf32_backend.plugin"]}
@@ -113,6 +114,21 @@ def test_backend_passes_the_suite(backend, tmp_path):
     assert data["counts"]["pass"] > 700
     # The table is printed, with one row per op and one column per check kind.
     assert "op" in out and "double grad" in out and "\nmatmul " in out
+
+
+def test_meta_backend_passes_on_shapes_and_skips_only_what_needs_values(tmp_path):
+    # declared ``values: False``: every check compares shapes and dtypes, and what only reads
+    # values (or makes a result shaped by them) skips, saying so
+    code, data, out = run_suite("meta", tmp_path, plugins=OP_PLUGINS)
+    assert code == 0, out[-4000:]
+    assert not _failing(data)
+    assert data["counts"]["pass"] > 2000
+    skipped = {k: v["reason"] for k, v in data["checks"].items() if v["status"] == "skip"}
+    assert skipped and all("holds none (capabilities['values'] is False)" in r
+                           for r in skipped.values()), skipped
+    assert "random[normal_moments]" in skipped and "forward[getitem/bool-mask]" in skipped
+    assert data["checks"]["forward[matmul/1d-2d]"]["status"] == "pass"
+    assert data["checks"]["double_backward[matmul/1d-2d]"]["status"] == "pass"
 
 
 def test_float32_only_backend_passes_with_float32_tolerances(tmp_path):

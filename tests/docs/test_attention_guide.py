@@ -1,18 +1,7 @@
 """Every ``python`` code block of docs/attention.md runs (the blocks share a namespace)."""
 
-import pathlib
-import re
-import warnings
-
-DOCS = pathlib.Path(__file__).resolve().parents[2] / "docs"
+from guide_blocks import run_guide_blocks
 
 
 def test_attention_guide_blocks_run():
-    text = (DOCS / "attention.md").read_text()
-    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
-    assert len(blocks) >= 4
-    namespace: dict = {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # nn.Transformer's enable_nested_tensor notice
-        for i, code in enumerate(blocks):
-            exec(compile(code, f"attention.md[block {i}]", "exec"), namespace)  # noqa: S102
+    run_guide_blocks("attention.md", 4)

@@ -35,7 +35,7 @@ DETERMINISTIC = {"polynomial_fit.py", "tensor_tour.py", "autograd_tour.py", "reg
 SHARED_STREAM = {
     "bert_pretraining.py", "bigram_lm.py", "bilstm_attention.py", "conditional_gan.py",
     "dynamic_net.py", "forward_forward.py", "gpt_sort.py", "graph_attention.py",
-    "made.py", "maml.py", "neural_ode.py", "normalizing_flow.py", "policy_gradient.py",
+    "made.py", "maml.py", "model_ensembling.py", "neural_ode.py", "normalizing_flow.py", "policy_gradient.py",
     "ppo.py", "resnet_small.py", "seq2seq_attention.py", "tcn_copy_memory.py",
     "text_cnn.py", "word2vec_skipgram.py", "nnlm.py", "gcn_sparse.py",
     # the earlier ports agree on one stream too, except where PyTorch draws in C++: char_rnn

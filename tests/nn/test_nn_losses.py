@@ -173,6 +173,15 @@ def test_bce_clamps_log_and_checks_range():
         F.binary_cross_entropy(t64([1.5]), t64([1.]))
 
 
+def test_bce_refuses_nan_as_outside_the_range():
+    # as PyTorch's kernel, which checks 0 <= x <= 1 per element: NaN fails it (the check read
+    # the extremes, and a NaN extreme hid any other entry out of range)
+    with pytest.raises(RuntimeError, match="all elements of input should be between 0 and 1"):
+        F.binary_cross_entropy(t64([math.nan, 0.5]), t64([0.5, 0.5]))
+    with pytest.raises(RuntimeError, match="all elements of target should be between 0 and 1"):
+        F.binary_cross_entropy(t64([0.5, 0.5]), t64([math.nan, 2.0]))
+
+
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 def test_bce_with_logits_pos_weight(reduction):
     t = (rng.random((4, 5)) > 0.5).astype(float)

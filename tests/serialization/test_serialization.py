@@ -112,7 +112,7 @@ def test_layout_is_safetensors(tmp_path):
     raw = (tmp_path / "f.ag").read_bytes()
     (n,) = struct.unpack("<Q", raw[:8])
     header = json.loads(raw[8:8 + n])
-    assert header["t0"] == {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}
+    assert header["a"] == {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}  # the key names it
     assert header["__metadata__"]["format"] == "arraygrad"
     assert raw[8 + n:] == struct.pack("<2f", 1.0, 2.0)
     assert (8 + n) % 8 == 0

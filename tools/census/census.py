@@ -16,6 +16,7 @@ import argparse
 import dataclasses
 import importlib
 import json
+import inspect
 import signal
 import sys
 import types
@@ -105,6 +106,18 @@ def _bound(owner: Any, module_name: str, name: str) -> Any:
     return None
 
 
+# Callables whose probe call would start processes (a probe ``fn=`` runs in each child): their
+# keywords are read from arraygrad's own signature, which no wrapper hides (plain functions).
+READ_FROM_SIGNATURE = {("torch.multiprocessing", "spawn"), ("torch.multiprocessing", "start_processes")}
+
+
+def _signature_takes(target: Any, keyword: str) -> bool:
+    """Whether ``target``'s signature names ``keyword`` or takes ``**kwargs``."""
+    parameters = inspect.signature(target).parameters.values()
+    return any(p.name == keyword and p.kind is not p.POSITIONAL_ONLY or p.kind is p.VAR_KEYWORD
+               for p in parameters)
+
+
 class _Timeout(Exception):
     pass
 
@@ -139,9 +152,20 @@ def keywords_census(result: ModuleCensus) -> None:
                 keywords = []
             finally:
                 signal.alarm(0)
+            if mine is theirs:
+                # the very object PyTorch exports (the standard library's Pool, Queue, ...):
+                # its keywords are PyTorch's by identity, and calling it would start processes
+                result.keywords_checked += len(keywords)
+                continue
             for keyword in keywords:
                 result.keywords_checked += 1
                 target = getattr(arraygrad.ones(2, 2), name) if tensor_method else mine
+                if (result.module, name) in READ_FROM_SIGNATURE:
+                    if not _signature_takes(target, keyword):
+                        key = f"{name}({keyword}=)"
+                        (result.keywords_listed if key in listed_here
+                         else result.keywords_missing).append(key)
+                    continue
                 try:
                     signal.alarm(5)
                     error = surface.call_with_keyword(target, keyword)

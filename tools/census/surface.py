@@ -36,7 +36,7 @@ MODULES = (
     "torch.autograd.graph", "torch.autograd.profiler",
     "torch.func", "torch.linalg", "torch.special", "torch.fft", "torch.distributions",
     "torch.amp", "torch.cuda", "torch.cuda.amp", "torch.backends", "torch.backends.cudnn",
-    "torch.backends.cuda", "torch.backends.mps", "torch.jit", "torch.hub",
+    "torch.backends.cuda", "torch.backends.mps", "torch.jit", "torch.onnx", "torch.hub",
     "torch.utils", "torch.utils.data", "torch.utils.checkpoint", "torch.utils.benchmark",
     "torch.utils.tensorboard", "torch.utils.hooks", "torch.utils.model_zoo",
     "torch.multiprocessing", "torch.testing", "torch.random", "torch.profiler", "torch.version",

@@ -159,6 +159,11 @@ class Backend(abc.ABC):
     array_type: type | None = None
     """The library's array class; results of another class go through ``coerce``."""
 
+    holds_data: bool = True
+    """False for a backend whose arrays are shapes and dtypes without elements (the ``meta``
+    device): the core then skips its checks of values (index ranges, probabilities), as
+    PyTorch's meta kernels do, and tensors print without values."""
+
     scalar_operands: Any = None
     """Optional ``ScalarOperands`` cache: Python scalars in ``+ - * /`` become cached 0-d
     arrays of the other operand's dtype (worth it when the library converts scalars

@@ -145,6 +145,9 @@ class Recording:
         # replay units' instructions (index -> their traced arguments' (shape, dtype)), which
         # code generation flattens (``compiler.unit_expand``)
         self.units: dict[int, tuple[Any, ...]] = {}
+        # False: replay units are recorded op by op, as any function (the ONNX exporter reads
+        # every array call)
+        self.whole_units = True
 
     @property
     def broken(self) -> str | None:

@@ -29,7 +29,8 @@ def record_unit(fn: Callable[..., Any], args: tuple[Any, ...], writes: bool = Fa
     other arguments is ``fn`` called on them as given: its operations are recorded one by
     one, as for any function."""
     rec = current.live
-    if rec is None or rec.hints:  # not live (broken, a getter probed) or hints to give
+    if rec is None or rec.hints or not rec.whole_units:
+        # not live (broken, a getter probed), hints to give, or op by op asked for
         return fn(*args)
     signature = tuple(map(type, args))
     plan = _PLANS.get(signature)

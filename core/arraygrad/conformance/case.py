@@ -126,6 +126,9 @@ class OpCase:
     ``rtol``/``atol``: forward tolerances in float64 (float32 runs use 1e3 times wider atol
     and 1e-3 rtol at least). ``grad_atol``/``grad_rtol``: for finite differences.
     ``dtypes``: the floating dtypes the ``dtypes`` check runs the case in.
+    ``tags``: ``"float64"`` (the case needs float64), ``"values_shape"`` (the result's shape,
+    or the op itself, depends on the input values, as boolean-mask indexing's: skipped on a
+    backend without values, where PyTorch's meta device raises too).
     """
 
     op: str

@@ -24,6 +24,7 @@ class Context:
     lacks: dict  # {dtype name: reason}: the arraygrad dtypes the backend declares it lacks
     xfail: dict
     cases: tuple
+    values: bool = True  # False: arrays are shapes and dtypes only (meta): no value checks
 
     @property
     def float(self) -> Any:
@@ -36,6 +37,15 @@ class Context:
     def is_reference(self) -> bool:
         """Whether the backend is the cpu device itself (the reference's own device)."""
         return self.backend.device_type == "cpu"
+
+    def require_values(self, what: str) -> None:
+        """Skip the check when the backend holds no values (``capabilities["values"]``
+        False: the meta device), saying what it would read."""
+        if not self.values:
+            import pytest
+
+            pytest.skip(f"{what} reads values, and the {self.name!r} backend holds none "
+                        "(capabilities['values'] is False)")
 
 
 def all_cases(declarations: Any) -> tuple:
@@ -68,4 +78,5 @@ def make_context(name: str, declarations: Any) -> Context:
         float64=bool(caps.get("float64", "float64" in dtypes)),
         device_types=tuple(caps.get("device_types") or (backend.device_type,)),
         lacks=dict(caps.get("lacks") or {}),
-        xfail=dict(decl.xfail) if decl else {}, cases=all_cases(declarations))
+        xfail=dict(decl.xfail) if decl else {}, cases=all_cases(declarations),
+        values=bool(caps.get("values", backend.holds_data)))

@@ -18,7 +18,7 @@ from typing import Any
 
 __all__ = ["BackendDeclaration", "ConformanceRegistrar", "Declarations", "collect"]
 
-_CAPABILITY_KEYS = {"dtypes", "float64", "device_types", "lacks"}
+_CAPABILITY_KEYS = {"dtypes", "float64", "device_types", "lacks", "values"}
 
 
 @dataclass
@@ -53,8 +53,10 @@ class ConformanceRegistrar:
         ``capabilities`` keys: ``dtypes`` (the floating dtype names the ``dtypes`` checks run
         in), ``float64`` (bool), ``device_types``, ``lacks`` (``{dtype name: reason}``: every
         arraygrad dtype the backend does not provide, checked by
-        ``declarations[dtypes_declared]``); missing keys are read from the backend itself
-        (``lacks``: none).
+        ``declarations[dtypes_declared]``), ``values`` (False: the backend's arrays hold no
+        elements, as the meta device's: value comparisons become shape and dtype comparisons,
+        and the checks that only read values skip); missing keys are read from the backend
+        itself (``lacks``: none; ``values``: ``Backend.holds_data``).
         ``xfail`` maps check ids to reasons; each must fail (strict).
         """
         capabilities = dict(capabilities or {})

@@ -41,6 +41,9 @@ def _tolerances(case: Any, dtype: Any) -> tuple[float, float]:
 def _needs(ctx: Context, case: Any) -> None:
     if "float64" in case.tags and not ctx.float64:
         pytest.skip(f"{case.name} needs float64; {_NO_F64}")
+    if "values_shape" in case.tags and not ctx.values:
+        pytest.skip(f"{case.name}'s result depends on the input values, and the {ctx.name!r} "
+                    "backend holds none (capabilities['values'] is False)")
 
 
 def forward(ctx: Context, case: Any) -> None:
@@ -50,9 +53,42 @@ def forward(ctx: Context, case: Any) -> None:
     assert_close(out, _reference(case), *_tolerances(case, ctx.float), what="forward output")
 
 
+def _gradients(case: Any, device: Any, dtype: Any, seed: int, order: int) -> list:
+    """The gradients (``order`` 1 or 2) of the sum of the case's differentiable outputs with
+    respect to its inputs that require grad (None where unused)."""
+    inputs = _inputs(case, device, dtype, seed)
+    wrt = [x for x in inputs if x.requires_grad]
+    outs = [o for o in flat_outputs(case.fn(*inputs)) if o.requires_grad]
+    if not outs or not wrt:
+        return []
+    grads = ag.autograd.grad(sum(o.sum() for o in outs), wrt, allow_unused=True,
+                             create_graph=order == 2)
+    if order == 2:
+        again = [g for g in grads if g is not None and g.requires_grad]
+        if not again:
+            return [None] * len(wrt)
+        grads = ag.autograd.grad(sum(g.sum() for g in again), wrt, allow_unused=True)
+    return list(grads)
+
+
+def _gradient_shapes(ctx: Context, case: Any, seed: int, order: int) -> None:
+    """A backend without values: the gradients' shapes and dtypes are the reference's."""
+    got = _gradients(case, ctx.device, ctx.float, seed, order)
+    ref = _gradients(case, "cpu", ctx.float, seed, order)
+    assert len(got) == len(ref), f"{len(got)} gradients, reference has {len(ref)}"
+    for k, (g, r) in enumerate(zip(got, ref)):
+        assert (g is None) == (r is None), f"gradient {k}: {g is None=}, reference {r is None=}"
+        if g is not None:
+            assert g.device == ctx.device, f"gradient {k} on {g.device}"
+            assert_close(g, r, 0.0, 0.0, what=f"order-{order} gradient")
+
+
 def grad(ctx: Context, case: Any) -> None:
-    """Analytic gradients on the backend match central finite differences."""
+    """Analytic gradients on the backend match central finite differences (without values:
+    their shapes and dtypes are the reference's)."""
     _needs(ctx, case)
+    if not ctx.values:
+        return _gradient_shapes(ctx, case, 0, 1)
     inputs = _inputs(case, ctx.device, ctx.float)
     if ctx.float64:
         assert gradcheck(case.fn, inputs, atol=case.grad_atol, rtol=case.grad_rtol)
@@ -61,8 +97,11 @@ def grad(ctx: Context, case: Any) -> None:
 
 
 def double_grad(ctx: Context, case: Any) -> None:
-    """Second derivatives (the backward of the backward) match finite differences."""
+    """Second derivatives (the backward of the backward) match finite differences (without
+    values: their shapes and dtypes are the reference's)."""
     _needs(ctx, case)
+    if not ctx.values:
+        return _gradient_shapes(ctx, case, 1, 2)
     inputs = _inputs(case, ctx.device, ctx.float, seed=1)
     if ctx.float64:
         assert gradgradcheck(case.fn, inputs, atol=case.grad_atol, rtol=case.grad_rtol)
@@ -83,7 +122,9 @@ def dtypes(ctx: Context, case: Any) -> None:
         ref = _reference(case, dt)
         for k, (o, r) in enumerate(zip(flat_outputs(out), flat_outputs(ref))):
             assert o.dtype is r.dtype, f"{name} inputs: output {k} is {o.dtype}, reference {r.dtype}"
-        assert_close(out, expected64, *_tolerances(case, dt), what=f"{name} output")
+        # without values: the shapes (and dtypes) of the reference in that dtype
+        assert_close(out, expected64 if ctx.values else ref, *_tolerances(case, dt),
+                     what=f"{name} output")
 
 
 def devices(ctx: Context, case: Any) -> None:
@@ -104,7 +145,8 @@ def devices(ctx: Context, case: Any) -> None:
     floats = [k for k, x in enumerate(inputs) if x.requires_grad]
     if len(inputs) >= 2 and floats:
         mixed = list(inputs)
-        mixed[floats[0]] = inputs[floats[0]].detach().to("cpu")
+        # the same input made on the cpu (a device without values has none to move there)
+        mixed[floats[0]] = _inputs(case, "cpu", ctx.float)[floats[0]].detach()
         with pytest.raises(RuntimeError, match="device"):
             case.fn(*mixed)
 

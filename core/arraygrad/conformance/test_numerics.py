@@ -90,6 +90,7 @@ def bound() -> float:
 
 
 def mlp_float32_grads(ctx: Context) -> None:
+    ctx.require_values("float32 numerics")
     params, x, y = _problem()
     grads32, masks = _gradients(params, x, y, ag.float32, ctx.device)
     ref_device = ctx.device if ctx.float64 else "cpu"

@@ -25,6 +25,7 @@ def _moments(t: Tensor) -> tuple[Any, ...]:
 
 
 def seed_reproducible(ctx: Context) -> None:
+    ctx.require_values("seeded reproducibility")
     a = ag.randn(50, generator=_gen(ctx, 3), device=ctx.device)
     b = ag.randn(50, generator=_gen(ctx, 3), device=ctx.device)
     c = ag.randn(50, generator=_gen(ctx, 4), device=ctx.device)
@@ -36,6 +37,7 @@ def seed_reproducible(ctx: Context) -> None:
 
 
 def normal_moments(ctx: Context) -> None:
+    ctx.require_values("the moments of randn")
     t = ag.randn(N, generator=_gen(ctx, 0), device=ctx.device, dtype=ctx.float)
     assert t.dtype is ctx.float and t.device == ctx.device
     mean, var = _moments(t)
@@ -43,6 +45,7 @@ def normal_moments(ctx: Context) -> None:
 
 
 def uniform_moments(ctx: Context) -> None:
+    ctx.require_values("the moments of rand")
     t = ag.rand(N, generator=_gen(ctx, 0), device=ctx.device, dtype=ctx.float)
     mean, var = _moments(t)
     assert float(t.min()) >= 0.0 and float(t.max()) < 1.0
@@ -50,11 +53,13 @@ def uniform_moments(ctx: Context) -> None:
 
 
 def randint_range(ctx: Context) -> None:
+    ctx.require_values("randint's range")
     t = ag.randint(-3, 4, (1000,), generator=_gen(ctx, 0), device=ctx.device)
     assert t.dtype is ag.int64 and int(t.min()) == -3 and int(t.max()) == 3
 
 
 def randperm(ctx: Context) -> None:
+    ctx.require_values("randperm's permutation")
     t = ag.randperm(20, generator=_gen(ctx, 0), device=ctx.device)
     assert sorted(t.tolist()) == list(range(20))
 

@@ -62,7 +62,8 @@ def promotion(ctx: Context) -> None:
     for k, (make, dtype, values) in enumerate(cases):
         out = make()
         assert out.dtype is dtype, f"promotion case {k}: {out.dtype}, expected {dtype}"
-        assert out.tolist() == values, f"promotion case {k}: {out.tolist()} != {values}"
+        if ctx.values:
+            assert out.tolist() == values, f"promotion case {k}: {out.tolist()} != {values}"
 
 
 def reduction_dims(ctx: Context) -> None:
@@ -89,8 +90,9 @@ def reduction_dim_out_of_range(ctx: Context) -> None:
 def reduction_max_indices(ctx: Context) -> None:
     x = ag.tensor([[1., 5., 2.], [7., 0., 3.]], device=ctx.device, dtype=ctx.float)
     values, indices = x.max(1)
-    assert indices.dtype is ag.int64 and indices.tolist() == [1, 0]
-    assert values.tolist() == [5.0, 7.0]
+    assert indices.dtype is ag.int64 and tuple(indices.shape) == (2,)
+    if ctx.values:
+        assert indices.tolist() == [1, 0] and values.tolist() == [5.0, 7.0]
 
 
 CHECKS = {

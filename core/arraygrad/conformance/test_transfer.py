@@ -8,6 +8,7 @@ import pytest
 
 import arraygrad as ag
 from arraygrad.conformance._suite import suite_test
+from arraygrad.conformance.compare import assert_close
 
 if TYPE_CHECKING:
     from arraygrad.conformance.context import Context
@@ -16,6 +17,7 @@ _REFERENCE = "backend is the cpu reference itself: no second device to mix with"
 
 
 def scatter_add_repeated(ctx: Context) -> None:
+    ctx.require_values("scatter_add's sums")
     b = ctx.backend
     xp = b.xp
     target = xp.zeros((4,), dtype=b.native_dtype(ctx.float))
@@ -29,10 +31,12 @@ def scatter_add_in_backward(ctx: Context) -> None:
     x = ag.tensor([1.0, 2.0, 3.0], dtype=ctx.float, device=ctx.device, requires_grad=True)
     idx = ag.tensor([0, 0, 2, 0], device=ctx.device)
     x[idx].sum().backward()
-    assert x.grad.tolist() == [3.0, 0.0, 1.0]
+    assert_close(x.grad, ag.tensor([3.0, 0.0, 1.0], dtype=ctx.float), 0.0, 0.0,
+                 what="gradient of indexing with repeats")
 
 
 def host_roundtrip(ctx: Context) -> None:
+    ctx.require_values("a host round trip")
     data = [[1.5, -2.0], [0.25, 4.0]]
     t = ag.tensor(data, dtype=ctx.float, device=ctx.device)
     assert t.tolist() == data and t[1, 0].item() == 0.25
@@ -45,6 +49,7 @@ def host_roundtrip(ctx: Context) -> None:
 
 
 def dlpack_roundtrip(ctx: Context) -> None:
+    ctx.require_values("a DLPack round trip")
     t = ag.tensor([1.0, 2.0, 3.0], dtype=ctx.float, device=ctx.device)
     exported = ag.from_dlpack(t)  # lands on the device DLPack reports
     assert exported.tolist() == [1.0, 2.0, 3.0]

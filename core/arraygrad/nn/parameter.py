@@ -53,15 +53,6 @@ class Parameter(Tensor):
     def __repr__(self) -> str:
         return "Parameter containing:\n" + super().__repr__()
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> Parameter:
-        if id(self) in memo:
-            return memo[id(self)]
-        result = Parameter(self._detached_copy(), self._requires_grad)
-        if self._grad is not None:
-            result._grad = self._grad._detached_copy()
-        memo[id(self)] = result
-        return result
-
 
 def optional_parameter(module: Module, name: str, wanted: bool, *shape: int,
                        dtype: _dt.dtype | None = None, device: DeviceLike | None = None) -> None:
@@ -227,6 +218,11 @@ class UninitializedTensorMixin:
 
     def __reduce_ex__(self, protocol: Any) -> Any:
         return (type(self), (getattr(self, "requires_grad"),))
+
+    def __copy__(self) -> Any:
+        # what the reduction above rebuilds (Tensor.__copy__ would share a placeholder's data)
+        cls: Any = type(self)  # a concrete subclass, which takes requires_grad
+        return cls(getattr(self, "requires_grad"))
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__}>"

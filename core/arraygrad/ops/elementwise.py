@@ -25,6 +25,7 @@ from arraygrad.ops.casting import (  # noqa: F401 - re-exported: ops import cast
 )
 from arraygrad.ops.promotion import operands as _operands, same_backend, scalar_in_opmath
 from arraygrad.ops.rule import ELEMENTWISE, defop, identity
+from arraygrad.ops.value_checks import any_true
 from arraygrad.tensor import Tensor
 from arraygrad.tensor_sparse import SparseTensor, sparse_ops
 
@@ -203,7 +204,7 @@ def floor_divide(input: Tensor, other: Any) -> Tensor:
 def integer_divisor_check(backend: Backend, bd: Any) -> None:
     """PyTorch's ``RuntimeError: ZeroDivisionError`` for an integer division by zero (the
     array library would give 0 with a warning)."""
-    if bd == 0 if isinstance(bd, int) else bool(backend.xp.any(bd == 0)):
+    if bd == 0 if isinstance(bd, int) else any_true(backend, bd == 0):
         raise RuntimeError("ZeroDivisionError")
 
 
@@ -260,7 +261,7 @@ def pow(input: Tensor, exponent: Any) -> Tensor:  # noqa: A001 - PyTorch's name
     backend, ad, bd, ta, tb = _operands("pow", input, exponent)
     result_dtype = backend.arraygrad_dtype((ad if hasattr(ad, "dtype") else bd).dtype)
     if not result_dtype.is_floating_point:
-        negative = bd < 0 if isinstance(bd, int) else bool(backend.xp.any(bd < 0))
+        negative = bd < 0 if isinstance(bd, int) else any_true(backend, bd < 0)
         if negative:
             raise RuntimeError("pow: Integers to negative integer powers are not allowed.")
     return POW.record(ad ** bd, backend, (input, exponent))

@@ -18,6 +18,7 @@ from arraygrad.ops.broadcast import sum_to
 from arraygrad.ops.promotion import same_backend
 from arraygrad.ops.rule import VIA_VJP, defop
 from arraygrad.ops.transfer import lifted
+from arraygrad.ops.value_checks import index_range
 from arraygrad.random import vmap_levels
 from arraygrad.ops.views import indexed_strides, make_view
 from arraygrad.tensor import Tensor, _wrap_dim
@@ -134,8 +135,9 @@ def _normalize_key(input: Tensor, key: Any) -> tuple[Any, ...]:
             dim += 1
             continue
         size = input._data.shape[dim] if dim < ndim else 0
-        if 0 not in k.shape:
-            lo, hi = int(xp.min(k)), int(xp.max(k))
+        found = index_range(backend, k)
+        if found is not None:
+            lo, hi = found
             if lo < -size or hi >= size:
                 bad = hi if hi >= size else lo
                 raise IndexError(
@@ -357,9 +359,10 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
                 f"apart from dimension {d}")
     size = input._data.shape[d]
     xp = input._backend.xp
-    if index.numel():
+    found = index_range(index._backend, index._data)
+    if found is not None:
         # as PyTorch: no negative indices, and a RuntimeError
-        lo, hi = int(xp.min(index._data)), int(xp.max(index._data))
+        lo, hi = found
         if lo < 0 or hi >= size:
             raise RuntimeError(f"gather(): index {hi if hi >= size else lo} is out of bounds for "
                                f"dimension {d} with size {size}")
@@ -395,8 +398,9 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
                                f"tensor b ({a}) at non-singleton dimension {axis}")
     size = xshape[d]
     xp = input._backend.xp
-    if indices.numel():
-        lo, hi = int(xp.min(indices._data)), int(xp.max(indices._data))
+    found = index_range(indices._backend, indices._data)
+    if found is not None:
+        lo, hi = found
         if lo < (-size if low is None else low) or hi >= size:
             raise RuntimeError(f"{op}(): index {hi if hi >= size else lo} is out of bounds for "
                                f"dimension {d} with size {size}")
@@ -429,8 +433,9 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     d = _wrap_dim(dim, input._data.ndim, "index_select")
     size = input._data.shape[d] if input._data.ndim else 1
     xp = input._backend.xp
-    if index.numel():
-        lo, hi = int(xp.min(index._data)), int(xp.max(index._data))
+    found = index_range(index._backend, index._data)
+    if found is not None:
+        lo, hi = found
         if lo < 0 or hi >= size:  # as PyTorch, negative indices are refused too
             raise IndexError(f"index_select(): index out of range in self: index "
                              f"{hi if hi >= size else lo} is out of bounds for dimension {d} "

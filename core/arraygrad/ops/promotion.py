@@ -13,10 +13,11 @@ from arraygrad.ops.broadcast import broadcast_shapes
 from arraygrad.backends.scalar_operands import scalar_operand
 from arraygrad.backends.stacking import outer_backend
 from arraygrad.ops.casting import cast_data
+from arraygrad.ops.host_operands import host_array, host_scalar, promoted_pair
 from arraygrad.tensor import Tensor
 
 
-__all__ = ["operands", "same_backend", "scalar_in_opmath"]
+__all__ = ["operands", "same_backend", "scalar_in_opmath", "mixed_devices_message"]
 
 _scalar_types = (int, float, bool)
 _INT64 = 1 << 63
@@ -32,10 +33,17 @@ def same_backend(op: str, *tensors: Tensor) -> Any:
             if outer is not None:
                 backend = outer
                 continue
-            raise RuntimeError(
-                f"{op}: Expected all tensors to be on the same device, but found at least two "
-                f"devices, {tensors[0].device} and {t.device}!")
+            raise RuntimeError(mixed_devices_message(op, tensors[0].device, t.device))
     return backend
+
+
+def mixed_devices_message(op: str, expected: Any, found: Any) -> str:
+    """PyTorch's message for an op given tensors on two devices: its meta kernels' when one
+    is ``meta``, else its device-guard's."""
+    if "meta" in (expected.type, found.type):
+        return f"{op}: Tensor on device {found} is not on the expected device {expected}!"
+    return (f"{op}: Expected all tensors to be on the same device, but found at least two "
+            f"devices, {expected} and {found}!")
 
 
 def operands(op: str, a: Tensor, b: Tensor, floating: bool = False) -> Any:
@@ -71,9 +79,17 @@ def operands(op: str, a: Tensor, b: Tensor, floating: bool = False) -> Any:
                     b = other
                 else:
                     a = other
+            elif host_array(other):  # a NumPy array: both in NumPy's result dtype, as PyTorch
+                return operands(op, *promoted_pair(op, a, b, floating), floating)
             else:
-                raise TypeError(
-                    f"{op}: unsupported operand type {type(other).__name__} (expected Tensor or number)")
+                number = host_scalar(other)  # np.bool_ and the other NumPy scalars
+                if number is None:
+                    raise TypeError(f"{op}: unsupported operand type {type(other).__name__} "
+                                    "(expected Tensor or number)")
+                if ta is not None:
+                    b = number
+                else:
+                    a = number
         backend = (ta if ta is not None else tb)._backend
     d = _dt.result_type(a, b)
     if floating and not d.is_floating_point:

@@ -20,6 +20,7 @@ from arraygrad.ops.arguments import normalize_dims
 from arraygrad.ops import elementwise as ew
 from arraygrad.ops.casting import in_opmath, to_dtype, to_float_data, to_native
 from arraygrad.ops.rule import VIA_VJP, defop
+from arraygrad.ops.value_checks import any_true
 from arraygrad.tensor import Tensor
 from arraygrad.tensor_sparse import SparseTensor, sparse_ops
 
@@ -182,7 +183,7 @@ def _prod_grad(g: Tensor, n: RuleNode, dims: Any, keepdim: bool) -> Tensor:
     # asked of the arrays, not ``bool(tensor)`` (which vmap refuses as data-dependent control
     # flow): inside vmap the check reads "in any sample" (``BatchedArray.reduced``), and both
     # branches are right for every sample
-    if not bool(x._backend.xp.any(x._data == 0)):
+    if not any_true(x._backend, x._data == 0):  # (meta: no values, no zeros to care for)
         # no zeros: the product of the others is prod / x
         out = prod(x, dim=dims, keepdim=True)
         return g_full * (out / x)

@@ -1,5 +1,7 @@
-"""``arraygrad.save_safetensors`` / ``load_safetensors``: tensors and nested containers in the
-safetensors layout (arraygrad's own format before it wrote PyTorch's zip checkpoints).
+"""The safetensors layout: ``arraygrad.save_safetensors`` / ``load_safetensors`` (tensors and
+nested containers, arraygrad's own format before it wrote PyTorch's zip checkpoints) and
+``safetensors.torch``'s functions on arraygrad tensors (``save_file``, ``load_file``, ``save``,
+``load``, ``save_model``, ``load_model``: a port imports them from here).
 
 The file is data only, never code, so loading an untrusted file cannot run
 anything. ``arraygrad.load`` recognises these files by their first bytes and
@@ -16,6 +18,11 @@ reads them here, so checkpoints written by earlier arraygrad versions keep loadi
 dtypes: ``F16 BF16 F32 F64 U8 I8 I16 U16 I32 U32 I64 U64 BOOL``. A plain safetensors file (no
 ``structure``) loads as a dict of name -> tensor.
 
+A tensor's name is its place in the saved object: a state dict's key (``fc.weight``), nested
+keys and indices joined by dots (``model.fc.weight``, ``opt.state.0.exp_avg``), ``tensor`` for
+a bare tensor, ``#1``... added where two places would spell one name. So PyTorch's
+``safetensors.torch.load_file`` of a saved state dict is that state dict.
+
 ``structure`` describes the saved object as a JSON tree of one-key objects:
 ``{"T": name}`` a tensor (``"rg": true`` if it required grad, ``"p": true`` for
 an ``nn.Parameter``, ``"dev"`` its device), ``{"D": [[key, value], ...]}`` a
@@ -23,7 +30,9 @@ dict and ``{"O": ...}`` an OrderedDict (keys are encoded like values, so
 integer keys survive), ``{"L": [...]}`` a list, ``{"U": [...]}`` a tuple,
 ``{"i": 3}``, ``{"f": "0x1.8p+1"}`` (``float.hex``, exact and NaN/inf-safe),
 ``{"b": true}``, ``{"s": "text"}``, ``{"n": null}``. A tensor saved twice is
-stored once and loads as one shared tensor.
+stored once and loads as one shared tensor; its second name is listed in ``__metadata__`` as
+``{"<second name>": "<stored name>"}``, as ``safetensors.torch.save_model`` lists the names it
+drops. Different tensors sharing memory are refused, as ``safetensors.torch`` refuses them.
 
 Reading bytes into an array uses the backend's ``from_bytes(data, native_dtype, shape)``
 (the contract's portable default goes through ``struct`` and ``backend.from_host``).
@@ -40,6 +49,8 @@ from collections import OrderedDict
 from typing import IO, TYPE_CHECKING, Any, Callable, Union
 
 from arraygrad import dtypes as _dt
+from arraygrad.serialization._shared import (duplicate_names, shared_groups,
+                                              shared_memory_error)
 from arraygrad.tensor import Tensor, wrap
 
 if TYPE_CHECKING:
@@ -49,7 +60,8 @@ if TYPE_CHECKING:
 # What save/load take as ``f``: a path or a binary file object.
 FileLike = Union[str, "os.PathLike[str]", IO[bytes]]
 
-__all__ = ["save_safetensors", "load_safetensors", "MAX_HEADER_BYTES"]
+__all__ = ["save_safetensors", "load_safetensors", "MAX_HEADER_BYTES", "save", "save_file",
+           "load", "load_file", "save_model", "load_model"]
 
 MAX_HEADER_BYTES = 100 * 1024 * 1024
 """Headers above this size are rejected before being read (a corrupt length must not
@@ -64,21 +76,24 @@ _CODES = {_dt.float16: "F16", _dt.bfloat16: "BF16", _dt.float32: "F32", _dt.floa
           _dt.int32: "I32", _dt.uint32: "U32", _dt.int64: "I64", _dt.uint64: "U64",
           _dt.bool: "BOOL"}
 _DTYPES = {code: d for d, code in _CODES.items()}
+_RESERVED_METADATA = ("format", "version", "structure")  # arraygrad's keys in __metadata__
 _ITEMSIZE = {code: d.itemsize for d, code in _CODES.items()}
 
 
 # -- saving -----------------------------------------------------------------------------
 
 class _Writer:
-    """Collects the tensors of one object tree and encodes its structure."""
+    """Collects the tensors of one object tree, named by where they are in it, and encodes its
+    structure."""
 
     def __init__(self) -> None:
-        self.entries: list[tuple[str, Tensor]] = []
+        self.entries: dict[str, Tensor] = {}
         self.names: dict[int, str] = {}  # id(tensor) -> name, so a shared tensor is stored once
+        self.aliases: dict[str, str] = {}  # a repeated tensor's later name -> its stored name
 
-    def encode(self, obj: Any) -> Any:
+    def encode(self, obj: Any, path: tuple[str, ...] = ()) -> Any:
         if isinstance(obj, Tensor):
-            return self._tensor(obj)
+            return self._tensor(obj, path)
         if obj is None:
             return {"n": None}
         if isinstance(obj, bool):
@@ -91,23 +106,33 @@ class _Writer:
             return {"s": obj}
         if isinstance(obj, dict):
             tag = "O" if isinstance(obj, OrderedDict) else "D"
-            return {tag: [[self.encode(k), self.encode(v)] for k, v in obj.items()]}
-        if isinstance(obj, list):
-            return {"L": [self.encode(v) for v in obj]}
-        if isinstance(obj, tuple):
-            return {"U": [self.encode(v) for v in obj]}
+            return {tag: [[self.encode(k, path), self.encode(v, (*path, str(k)))]
+                          for k, v in obj.items()]}
+        if isinstance(obj, (list, tuple)):
+            items = [self.encode(v, (*path, str(i))) for i, v in enumerate(obj)]
+            return {"L" if isinstance(obj, list) else "U": items}
         raise TypeError(
             f"arraygrad.save_safetensors: cannot save an object of type {type(obj).__name__}; "
             "supported are "
             "tensors and (nested) dicts, lists and tuples of tensors, numbers, strings and None")
 
-    def _tensor(self, t: Tensor) -> dict[str, Any]:
+    def _name(self, path: tuple[str, ...]) -> str:
+        """The state-dict key the path spells (``model.fc.weight``), made unique."""
+        base = ".".join(path) or "tensor"
+        name, n = base, 1
+        while name in self.entries or name in self.aliases or name == "__metadata__":
+            name, n = f"{base}#{n}", n + 1
+        return name
+
+    def _tensor(self, t: Tensor, path: tuple[str, ...]) -> dict[str, Any]:
         if t.dtype not in _CODES:
             raise TypeError(f"arraygrad.save_safetensors: unsupported dtype {t.dtype}")
         name = self.names.get(id(t))
         if name is None:
-            name = self.names[id(t)] = f"t{len(self.entries)}"
-            self.entries.append((name, t))
+            name = self.names[id(t)] = self._name(path)
+            self.entries[name] = t
+        else:  # listed as save_model lists a dropped name: safetensors.torch.load_model ties it
+            self.aliases[self._name(path)] = name
         out: dict[str, Any] = {"T": name, "dev": str(t.device)}
         if t.requires_grad:
             out["rg"] = True
@@ -123,27 +148,31 @@ def _little_endian_bytes(t: Tensor) -> bytes:
     return host.tobytes()
 
 
-def save_safetensors(obj: Any, f: FileLike) -> None:
-    """Save ``obj`` (a tensor, or nested dicts/lists/tuples of tensors and plain values) to ``f``
-    in the safetensors layout (data only: readable by any safetensors reader as name -> tensor).
+def _check_not_shared(tensors: dict[str, Tensor]) -> None:
+    """safetensors.torch's refusal: no two names may be overlapping memory."""
+    groups = [g for g in shared_groups(tensors) if len(g) > 1]
+    if groups:
+        raise shared_memory_error(groups)
 
-    ``f`` is a path or a binary file object. ``arraygrad.load`` and
-    ``load_safetensors`` read it back with its structure.
-    """
-    writer = _Writer()
-    structure = writer.encode(obj)
-    header, chunks, offset = {}, [], 0
-    for name, t in writer.entries:
+
+def _encoded(tensors: dict[str, Tensor], metadata: dict[str, str] | None) -> list[bytes]:
+    """The file's parts: header length, header, the tensors' bytes in order."""
+    header: dict[str, Any] = {}
+    chunks, offset = [], 0
+    for name, t in tensors.items():
         data = _little_endian_bytes(t)
         header[name] = {"dtype": _CODES[t.dtype], "shape": list(t.shape),
                         "data_offsets": [offset, offset + len(data)]}
         chunks.append(data)
         offset += len(data)
-    header["__metadata__"] = {"format": _FORMAT, "version": _VERSION,
-                              "structure": json.dumps(structure, separators=(",", ":"))}
+    if metadata is not None:
+        header["__metadata__"] = metadata
     raw = json.dumps(header, separators=(",", ":")).encode("utf-8")
     raw += b" " * (-len(raw) % 8)  # safetensors pads the header so data starts 8-aligned
-    payload = [struct.pack("<Q", len(raw)), raw, *chunks]
+    return [struct.pack("<Q", len(raw)), raw, *chunks]
+
+
+def _write(payload: list[bytes], f: FileLike) -> None:
     if isinstance(f, (str, os.PathLike)):
         with open(f, "wb") as fh:
             for part in payload:
@@ -151,6 +180,30 @@ def save_safetensors(obj: Any, f: FileLike) -> None:
     else:
         for part in payload:
             f.write(part)
+
+
+def save_safetensors(obj: Any, f: FileLike) -> None:
+    """Save ``obj`` (a tensor, or nested dicts/lists/tuples of tensors and plain values) to ``f``
+    in the safetensors layout (data only: readable by any safetensors reader as name -> tensor).
+
+    Each tensor is named by its place in ``obj``: a state dict's keys (``fc.weight``), nested
+    keys and indices joined by dots (``model.fc.weight``, ``groups.0``), so PyTorch's
+    ``safetensors.torch.load_file`` gives a state dict ``load_state_dict`` takes. As
+    ``safetensors.torch``, two different tensors sharing memory (tied weights of a state dict)
+    are refused with RuntimeError: use ``save_model``. The same tensor object saved twice is
+    stored once and loads as one tensor.
+
+    ``f`` is a path or a binary file object. ``arraygrad.load`` and
+    ``load_safetensors`` read it back with its structure.
+    """
+    writer = _Writer()
+    structure = writer.encode(obj)
+    _check_not_shared(writer.entries)
+    for alias in [a for a in writer.aliases if a in _RESERVED_METADATA]:
+        del writer.aliases[alias]
+    metadata = {**writer.aliases, "format": _FORMAT, "version": _VERSION,
+                "structure": json.dumps(structure, separators=(",", ":"))}
+    _write(_encoded(writer.entries, metadata), f)
 
 
 # -- loading ----------------------------------------------------------------------------
@@ -245,6 +298,24 @@ def _target_device(stored: str, map_location: MapLocation) -> str:
     return str(map_location)
 
 
+def _parsed(blob: bytes) -> tuple[dict[str, Any] | None, dict[str, Any], memoryview]:
+    """A file's ``__metadata__``, its checked tensor entries and its data bytes."""
+    header, data = _parse_header(blob)
+    meta = header.pop("__metadata__", None)
+    if meta is not None and not isinstance(meta, dict):
+        raise _bad("__metadata__ is not an object")
+    entries = {name: _check_entry(name, entry, len(data)) for name, entry in header.items()}
+    return meta, entries, data
+
+
+def _read_tensor(entry: Any, data: memoryview, device: Any) -> Tensor:
+    from arraygrad.backends import backend_for_device
+
+    code, shape, begin, end = entry
+    backend = backend_for_device(device)
+    return wrap(_to_array(backend, bytes(data[begin:end]), code, shape), backend)
+
+
 def load_safetensors(f: FileLike, map_location: MapLocation = None) -> Any:
     """Load an object saved by ``save_safetensors`` (or any safetensors file, as a dict).
 
@@ -252,13 +323,7 @@ def load_safetensors(f: FileLike, map_location: MapLocation = None) -> Any:
     ``{"cuda:0": "cpu"}`` remapping stored devices. Malformed, truncated or
     pickle files raise ``RuntimeError``; nothing in a file is ever executed.
     """
-    from arraygrad.backends import backend_for_device
-
-    header, data = _parse_header(_read_all(f))
-    meta = header.pop("__metadata__", None)
-    if meta is not None and not isinstance(meta, dict):
-        raise _bad("__metadata__ is not an object")
-    entries = {name: _check_entry(name, entry, len(data)) for name, entry in header.items()}
+    meta, entries, data = _parsed(_read_all(f))
     cache: dict[tuple[str, str], Tensor] = {}
 
     def tensor(name: str, device: str) -> Tensor:
@@ -266,9 +331,7 @@ def load_safetensors(f: FileLike, map_location: MapLocation = None) -> Any:
         if key not in cache:
             if name not in entries:
                 raise _bad(f"structure refers to a missing tensor {name!r}")
-            code, shape, begin, end = entries[name]
-            backend = backend_for_device(_target_device(device, map_location))
-            cache[key] = wrap(_to_array(backend, bytes(data[begin:end]), code, shape), backend)
+            cache[key] = _read_tensor(entries[name], data, _target_device(device, map_location))
         return cache[key]
 
     if meta is None or "structure" not in meta:  # a plain safetensors file
@@ -280,6 +343,101 @@ def load_safetensors(f: FileLike, map_location: MapLocation = None) -> Any:
     except (TypeError, ValueError) as exc:
         raise _bad(f"structure metadata is not valid JSON ({exc})") from None
     return _decode(structure, tensor, 0)
+
+
+# -- safetensors.torch's functions, on arraygrad tensors ------------------------------------
+# ``from safetensors.torch import save_file, load_file`` ports as
+# ``from arraygrad.serialization.safetensors import save_file, load_file``.
+
+def _flat(tensors: Any, metadata: Any) -> dict[str, Tensor]:
+    """safetensors.torch's checks of what ``save``/``save_file`` take."""
+    if not isinstance(tensors, dict):
+        raise ValueError(f"Expected a dict of [str, torch.Tensor] but received {type(tensors)}")
+    for k, v in tensors.items():
+        if not isinstance(v, Tensor):
+            raise ValueError(f"Key `{k}` is invalid, expected torch.Tensor but received {type(v)}")
+        if v.dtype not in _CODES:
+            raise ValueError(f"Key `{k}`: safetensors has no dtype for {v.dtype}")
+    if metadata is not None and not (isinstance(metadata, dict) and all(
+            isinstance(k, str) and isinstance(v, str) for k, v in metadata.items())):
+        raise TypeError("metadata must be a dict of str to str")
+    _check_not_shared(tensors)
+    return tensors
+
+
+def save(tensors: dict[str, Tensor], metadata: dict[str, str] | None = None) -> bytes:
+    """A dict of tensors as the bytes of a safetensors file (``safetensors.torch.save``)."""
+    return b"".join(_encoded(_flat(tensors, metadata), metadata))
+
+
+def save_file(tensors: dict[str, Tensor], filename: str | os.PathLike[str],
+              metadata: dict[str, str] | None = None) -> None:
+    """Write a dict of tensors as a safetensors file (``safetensors.torch.save_file``): names
+    are the keys, ``metadata`` (str to str) goes in the header. Tensors sharing memory are
+    refused (RuntimeError): ``save_model`` drops the duplicates."""
+    _write(_encoded(_flat(tensors, metadata), metadata), filename)
+
+
+def _device_of(device: Any) -> Any:
+    return f"cuda:{device}" if isinstance(device, int) and not isinstance(device, bool) else device
+
+
+def load(data: bytes) -> dict[str, Tensor]:
+    """The tensors of a safetensors file's bytes, on the CPU (``safetensors.torch.load``)."""
+    _reject_foreign(bytes(data[:8]))
+    _, entries, body = _parsed(bytes(data))
+    return {name: _read_tensor(entry, body, "cpu") for name, entry in entries.items()}
+
+
+def load_file(filename: str | os.PathLike[str], device: Any = "cpu") -> dict[str, Tensor]:
+    """The tensors of a safetensors file by name, on ``device`` (a device, or a CUDA index), as
+    ``safetensors.torch.load_file``; any safetensors file (an arraygrad one too: its names)."""
+    _, entries, data = _parsed(_read_all(filename))
+    return {name: _read_tensor(entry, data, _device_of(device)) for name, entry in entries.items()}
+
+
+def save_model(model: Any, filename: str | os.PathLike[str],
+               metadata: dict[str, str] | None = None, force_contiguous: bool = True) -> None:
+    """Save ``model.state_dict()`` keeping one name of each group of tensors sharing memory
+    (tied weights); each dropped name is written in the metadata as ``{dropped: kept}``, as
+    ``safetensors.torch.save_model``. ``load_model`` ties them again."""
+    state_dict = dict(model.state_dict())
+    for kept, dropped in duplicate_names(state_dict).items():
+        for name in dropped:
+            metadata = {} if metadata is None else metadata
+            metadata.setdefault(name, kept)  # the user's own entries win
+            del state_dict[name]
+    if force_contiguous:
+        state_dict = {k: v.contiguous() for k, v in state_dict.items()}
+    save_file(state_dict, filename, metadata=metadata)
+
+
+def load_model(model: Any, filename: str | os.PathLike[str], strict: bool = True,
+               device: Any = "cpu") -> tuple[list[str], list[str]]:
+    """Load a safetensors file into ``model`` as ``safetensors.torch.load_model``: names the
+    file lacks because they share memory with one it has (``save_model``'s drops) are not
+    missing. Returns ``(missing, unexpected)``; ``strict`` raises PyTorch's RuntimeError."""
+    state_dict = load_file(filename, device=device)
+    dropped = duplicate_names(model.state_dict(), preferred_names=state_dict.keys())
+    missing_keys, unexpected = model.load_state_dict(state_dict, strict=False)
+    missing = set(missing_keys)
+    unexpected = list(unexpected)
+    for names in dropped.values():
+        for name in names:
+            if name in missing:
+                missing.remove(name)
+            else:
+                unexpected.append(name)
+    if strict and (missing or unexpected):
+        error = f"Error(s) in loading state_dict for {type(model).__name__}:"
+        if missing:
+            error += "\n    Missing key(s) in state_dict: " + ", ".join(
+                f'"{k}"' for k in sorted(missing))
+        if unexpected:
+            error += "\n    Unexpected key(s) in state_dict: " + ", ".join(
+                f'"{k}"' for k in sorted(unexpected))
+        raise RuntimeError(error)
+    return sorted(missing), unexpected
 
 
 _MAX_DEPTH = 200

@@ -19,7 +19,7 @@ CASES = (
     case("repeat_interleave", "flat", lambda a: ag.repeat_interleave(a, 2), [(2, 2)]),
     case("repeat_interleave", "tensor", lambda a, r: a.repeat_interleave(r, dim=0), [(3, 2)],
          consts=[[1, 0, 2]],
-         checks=_NO_MIX),
+         checks=_NO_MIX, tags=("values_shape",)),
     case("tensor_split", "sections", lambda a: ag.tensor_split(a, 3, 1), [(2, 5)]),
     case("tensor_split", "indices", lambda a: a.tensor_split([1, 3]), [(4, 2)]),
     case("hsplit", "basic", lambda a: ag.hsplit(a, 2), [(2, 4)]),

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from arraygrad.backends.wrapped_namespace import WrappedNamespace
 from arraygrad.func._vmap._batched import BatchedArray, Level
 
 __all__ = ["BelowNamespace", "deepest_level", "below_namespace"]
@@ -56,27 +57,16 @@ def _forward(path: tuple[str, ...], real: Callable[..., Any]) -> Callable[..., A
     return below
 
 
-class BelowNamespace:
+class BelowNamespace(WrappedNamespace):
     """The real backend's Array API namespace ``real``, each function handing calls with
     batched arrays to the deepest level among them (see the module doc). Dtypes and
     constants are ``real``'s."""
 
-    def __init__(self, real: Any, path: tuple[str, ...] = ()) -> None:
-        self._real = real
-        self._path = path
+    def _function(self, name: str, fn: Callable[..., Any]) -> Any:
+        return _forward(tuple(name.split(".")), fn)
 
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):
-            raise AttributeError(name)
-        found = getattr(self._real, name)
-        if name == "linalg" and not self._path:
-            value: Any = BelowNamespace(found, ("linalg",))
-        elif callable(found) and not isinstance(found, type):
-            value = _forward(self._path + (name,), found)
-        else:
-            value = found
-        self.__dict__[name] = value
-        return value
+    def _extension(self, base: Any, prefix: str) -> "BelowNamespace":
+        return BelowNamespace(base, prefix)
 
 
 _made: dict[int, tuple[Any, BelowNamespace]] = {}

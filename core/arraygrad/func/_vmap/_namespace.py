@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from arraygrad.backends.contract import Backend, Generator
+from arraygrad.backends.wrapped_namespace import WrappedNamespace
 from arraygrad.func._vmap import _table
 from arraygrad.func._vmap._below import below_namespace, deepest_level
 from arraygrad.func._vmap._fallback import fallback
@@ -85,27 +86,19 @@ def _dispatcher(level: Level, name: str, fn: Callable[..., Any]) -> Callable[...
     return batched_fn
 
 
-class BatchingNamespace:
+class BatchingNamespace(WrappedNamespace):
     """The Array API namespace of one vmap level (see the module doc). Attributes are made on
     first use and cached: dtypes and constants are the level below's, functions dispatch."""
 
     def __init__(self, level: Level, base: Any, prefix: str = "") -> None:
+        super().__init__(base, prefix)
         self._level = level
-        self._base = base
-        self._prefix = prefix
 
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):
-            raise AttributeError(name)
-        found = getattr(self._base, name)
-        if name == "linalg" and not self._prefix:
-            value: Any = BatchingNamespace(self._level, found, "linalg.")
-        elif callable(found) and not isinstance(found, type):
-            value = _dispatcher(self._level, self._prefix + name, found)
-        else:
-            value = found
-        self.__dict__[name] = value
-        return value
+    def _function(self, name: str, fn: Callable[..., Any]) -> Any:
+        return _dispatcher(self._level, name, fn)
+
+    def _extension(self, base: Any, prefix: str) -> "BatchingNamespace":
+        return BatchingNamespace(self._level, base, prefix)
 
     # -- what BatchedArray's operators and indexing call -----------------------------------
     def _operator(self, op: Callable[[Any, Any], Any], a: Any, b: Any) -> Any:
@@ -222,6 +215,7 @@ class BatchingBackend(Backend):
         self.level.backend = self
         # the base's (a cached property there): read on every op's fast path
         self.__dict__["floating_natives"] = base.floating_natives
+        self.holds_data = base.holds_data  # a level over the meta device has no values either
 
     def is_available(self) -> Any:
         return self.base.is_available()

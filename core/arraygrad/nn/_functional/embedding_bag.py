@@ -81,7 +81,9 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
             raise ValueError("offsets has to be a 1D Tensor but got None")
         if offsets.ndim != 1:
             raise ValueError("offsets has to be a 1D Tensor")
-        starts = [int(v) for v in offsets.tolist()]
+        # (meta: the offsets' values are unknown, their count is the bags')
+        starts = ([int(v) for v in offsets.tolist()] if offsets._backend.holds_data
+                  else [0] * offsets.shape[0])
     else:
         raise ValueError(
             f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.ndim}")
@@ -110,6 +112,10 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
     num = weight.shape[0]
     padding_idx = _check_padding_idx(padding_idx, num)
     flat = input.reshape(-1)
+    psw = None if per_sample_weights is None else per_sample_weights.reshape(-1)
+    if not flat._backend.holds_data:
+        n_bags = len(starts) - (1 if include_last_offset else 0)
+        return _bags_without_values(weight, flat, n_bags, psw, mode)
     indices = [int(v) for v in flat.tolist()]
     for k, v in enumerate(indices):
         if not 0 <= v < num:
@@ -118,10 +124,27 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
     bags = _bags(starts, len(indices), include_last_offset)
     if max_norm is not None:  # in place, like embedding: after every check
         _renorm_rows(weight, flat, max_norm, norm_type)
-    psw = None if per_sample_weights is None else per_sample_weights.reshape(-1)
     if mode == "max":
         return _bag_max(weight, indices, bags, padding_idx)
     return _bag_sum(weight, flat, indices, bags, padding_idx, psw, mode == "mean", sparse)
+
+
+def _bags_without_values(weight: Tensor, flat: Tensor, n_bags: int, psw: Tensor | None,
+                         mode: str) -> Tensor:
+    """The bags on a device without values (meta), whose members are unknown: the ops of
+    ``_bag_sum``/``_bag_max`` on index tensors of the right shapes, so the result has its
+    shape, its dtype and a graph reaching the same inputs."""
+    from arraygrad.creation import empty, zeros
+
+    device, dim = weight.device, weight.shape[1]
+    if mode == "max":
+        return weight.gather(0, empty(n_bags, dim, dtype=_dt.int64, device=device))
+    rows = weight[flat]
+    if psw is not None:
+        rows = rows * psw.unsqueeze(1)
+    out = zeros(n_bags, dim, dtype=weight.dtype, device=device).index_add(
+        0, empty(flat.shape[0], dtype=_dt.int64, device=device), rows)
+    return out / empty(n_bags, 1, dtype=weight.dtype, device=device) if mode == "mean" else out
 
 
 def _bag_sum(weight: Tensor, flat: Tensor, indices: list[int], bags: list[tuple[int, int]],

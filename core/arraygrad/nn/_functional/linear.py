@@ -13,6 +13,7 @@ from arraygrad.ops.casting import opmath_apply
 from arraygrad.nn._functional.linear_backward import linear_backward, linear_grad_data
 from arraygrad.ops.promotion import same_backend
 from arraygrad.ops.rule import VIA_VJP, defop
+from arraygrad.ops.value_checks import index_range
 from arraygrad.tensor import Tensor
 
 if TYPE_CHECKING:
@@ -184,9 +185,9 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: Any = None, max_norm: 
         raise NotImplementedError("embedding: scale_grad_by_freq is not supported")
     num = weight.shape[0]
     padding_idx = normalize_padding_idx(padding_idx, num)
-    if input.numel():
-        xp = input._backend.xp
-        lo, hi = int(xp.min(input._data)), int(xp.max(input._data))
+    found = index_range(input._backend, input._data)
+    if found is not None:
+        lo, hi = found
         if lo < 0 or hi >= num:
             raise IndexError("index out of range in self")
     if max_norm is not None:
@@ -214,9 +215,10 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
         raise RuntimeError("Can not infer total number of classes from empty tensor.")
     if num_classes == -1:
         num_classes = int(xp.max(data)) + 1
-    if tensor.numel() and (int(xp.min(data)) < 0):
+    found = index_range(backend, data)
+    if found is not None and found[0] < 0:
         raise RuntimeError("Class values must be non-negative.")
-    if tensor.numel() and int(xp.max(data)) >= num_classes:
+    if found is not None and found[1] >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
     classes = xp.arange(num_classes, dtype=data.dtype)
     hot = xp.astype(data[..., None] == classes, backend.native_dtype(_dt.int64))

@@ -15,6 +15,7 @@ from arraygrad.ops.casting import in_opmath
 from arraygrad.ops.promotion import same_backend
 from arraygrad.ops.rule import VIA_VJP, defop
 from arraygrad.ops.transfer import lifted
+from arraygrad.ops.value_checks import any_true, index_range
 from arraygrad.random import vmap_levels
 from arraygrad.tensor import Tensor
 
@@ -211,9 +212,9 @@ def _nll_parts(input: Tensor, target: Tensor, weight: Tensor | None,
             f"got weight tensor of shape: {weight.shape}")
     valid = target != ignore_index
     safe = ew.where(valid, target, 0)
-    xp = target._backend.xp
-    if safe.numel():
-        lo, hi = int(xp.min(safe._data)), int(xp.max(safe._data))
+    found = index_range(target._backend, safe._data)
+    if found is not None:
+        lo, hi = found
         if lo < 0 or hi >= n_classes:
             bad = hi if hi >= n_classes else lo
             raise IndexError(f"Target {bad} is out of bounds.")
@@ -269,13 +270,15 @@ def _nll_2d(input: Tensor, target: Tensor, ignore_index: int, reduction: str) ->
     x = input._data
     n, c = x.shape
     t = target._data
-    found = _fast.class_onehot(xp, t, c, ignore_index, x.dtype)
+    # (without values, meta: no target to read, the general path's shapes)
+    found = _fast.class_onehot(xp, t, c, ignore_index, x.dtype) if backend.holds_data else None
     if found is not None:
         onehot, count = found
     else:
         valid = t != ignore_index
         safe = xp.where(valid, t, xp.zeros_like(t))
-        if n:  # one yes/no read (a compiled step guards it, not each batch's label range)
+        if n and backend.holds_data:  # one yes/no read (a compiled step guards it, not each
+            # batch's label range)
             lo, hi = xp.min(safe), xp.max(safe)
             if bool(lo < 0) or bool(hi >= c):
                 lo, hi = int(lo), int(hi)
@@ -289,7 +292,7 @@ def _nll_2d(input: Tensor, target: Tensor, ignore_index: int, reduction: str) ->
     if reduction == "none":
         onehot *= -1.0  # the gradient of each row's pick
     else:
-        if reduction == "mean" and count == 0:
+        if reduction == "mean" and backend.holds_data and count == 0:
             pass  # every target ignored: the picks stay zero, a zero gradient as in PyTorch
         else:
             onehot *= -1.0 / denom  # a fresh array: scaled in place
@@ -416,11 +419,12 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
             f"({input.shape}) is deprecated. Please ensure they have the same size.")
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
-    xp = same_backend("binary_cross_entropy", input, target,
-                      *(() if weight is None else (weight,))).xp
-    if input.numel() and (float(xp.min(input._data)) < 0 or float(xp.max(input._data)) > 1):
+    backend = same_backend("binary_cross_entropy", input, target,
+                           *(() if weight is None else (weight,)))
+    # as PyTorch's kernel: NaN is outside [0, 1] too
+    if any_true(backend, ~((input._data >= 0) & (input._data <= 1))):
         raise RuntimeError("all elements of input should be between 0 and 1")
-    if target.numel() and (float(xp.min(target._data)) < 0 or float(xp.max(target._data)) > 1):
+    if any_true(backend, ~((target._data >= 0) & (target._data <= 1))):
         raise RuntimeError("all elements of target should be between 0 and 1")
     loss = _bce_elements(input, target)
     if weight is not None:

@@ -14,6 +14,7 @@ from arraygrad.nn._functional.distance import pairwise_distance
 from arraygrad.nn._functional.loss import _reduce, _reduction
 from arraygrad.ops import elementwise as ew
 from arraygrad.ops.promotion import same_backend
+from arraygrad.ops.value_checks import index_range
 from arraygrad.tensor import Tensor
 
 __all__ = ["cosine_embedding_loss", "margin_ranking_loss", "hinge_embedding_loss",
@@ -149,10 +150,8 @@ def _frames(input: Tensor, op: str) -> tuple[int, int]:
 
 def _class_range(target: Tensor, low: int, high: int) -> bool:
     """Whether every entry of ``target`` lies in ``[low, high)``."""
-    if not target.numel():
-        return True
-    xp = target._backend.xp
-    return bool(int(xp.min(target._data)) >= low and int(xp.max(target._data)) < high)
+    found = index_range(target._backend, target._data)
+    return found is None or (found[0] >= low and found[1] < high)
 
 
 def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0,

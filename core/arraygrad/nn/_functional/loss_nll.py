@@ -10,6 +10,7 @@ from arraygrad.amp import state as _amp
 from arraygrad.nn._functional.loss import _reduce, _reduction
 from arraygrad.nn._functional.loss_margin import same_device
 from arraygrad.ops import elementwise as ew
+from arraygrad.ops.value_checks import any_true
 from arraygrad.tensor import Tensor
 
 __all__ = ["gaussian_nll_loss", "poisson_nll_loss"]
@@ -23,7 +24,7 @@ def _gaussian_var(input: Tensor, var: Tensor | float) -> Tensor:
         if var < 0:
             raise ValueError("var has negative entry/entries")
         return ew.full_like_scalar(input, float(var)).expand_as(input)
-    if var.numel() and bool((var < 0).any()):
+    if any_true(var._backend, var._data < 0):
         raise ValueError("var has negative entry/entries")
     ishape, vshape = tuple(input.shape), tuple(var.shape)
     if vshape == ishape:

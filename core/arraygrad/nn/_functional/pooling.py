@@ -22,6 +22,7 @@ from typing import Any
 from arraygrad import dtypes as _dt
 from arraygrad.nn._functional.conv import _out_size, _pair, im2col
 from arraygrad.ops.transfer import lifted
+from arraygrad.ops.value_checks import index_range
 from arraygrad.random import vmap_levels
 from arraygrad.tensor import Tensor
 
@@ -469,8 +470,9 @@ def _max_unpool(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any, p
     size = _unpool_size(input, kernel, stride, padding, output_size)
     plane = math.prod(size)
     xp = input._backend.xp
-    if indices.numel():
-        lo, hi = int(xp.min(indices._data)), int(xp.max(indices._data))
+    found = index_range(indices._backend, indices._data)
+    if found is not None:
+        lo, hi = found
         if lo < 0 or hi >= plane:
             bad = lo if lo < 0 else hi
             raise RuntimeError(f"Found an invalid max index: {bad} (output volumes are of size "

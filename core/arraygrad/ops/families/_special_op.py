@@ -37,6 +37,8 @@ def unary_op(name: str, rule: Any, data_fn: Callable[[Any, Any], Any],
         backend = input._backend
 
         def forward(xp: Any, a: Any) -> Any:
+            if not backend.holds_data:  # meta: the input's shape, and no series to sum
+                return xp.empty_like(a)
             out = dispatch_kernel(name, backend, lambda arr: data_fn(xp, arr), a)
             return out if out.dtype == a.dtype else xp.astype(out, a.dtype)
 
@@ -93,6 +95,8 @@ def binary_op(name: str, rules: Any, data_fn: Callable[[Any, Any, Any], Any], do
         xp = backend.xp
 
         def forward(p: Any, q: Any) -> Any:
+            if not backend.holds_data:  # meta: the broadcast shape, and no series to sum
+                return xp.empty_like(xp.broadcast_arrays(p, q)[0])
             out = dispatch_kernel(name, backend, lambda u, v: data_fn(xp, u, v), p, q)
             return out if out.dtype == p.dtype else xp.astype(out, p.dtype)
 

@@ -19,6 +19,7 @@ from arraygrad.ops.families.linalg_ops import LinAlgError, _PENDING, _floating, 
     _save_outputs
 from arraygrad.ops.families.linalg_triangular import solve_triangular
 from arraygrad.ops.rule import VIA_VJP, defop
+from arraygrad.ops.value_checks import any_true
 from arraygrad.tensor import Tensor, wrap
 
 if TYPE_CHECKING:
@@ -167,7 +168,7 @@ def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False) -
     op = "linalg.lu_factor_ex"
     backend, lu_data, piv, info, order = _factor(op, A, pivot)
     xp = backend.xp
-    if check_errors and _any(xp, info):
+    if check_errors and any_true(backend, info != 0):
         raise LinAlgError(f"{op}: The factorization could not be completed because the input is "
                           "not invertible.")
     P = _permutation(wrap(order, backend), A.dtype)
@@ -177,15 +178,11 @@ def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False) -
     return LUFactorExResult(LU, pivots, infos)
 
 
-def _any(xp: Any, info: Any) -> bool:
-    return bool(xp.any(info != 0))
-
-
 def lu_factor(A: Tensor, *, pivot: bool = True) -> Any:
     """``(LU, pivots)``: the packed LU factors of ``A`` (LinAlgError where one is singular,
     as PyTorch, which reports it for square inputs)."""
     LU, pivots, info = lu_factor_ex(A, pivot=pivot)
-    if A.shape[-1] == A.shape[-2] and _any(A._backend.xp, info._data):
+    if A.shape[-1] == A.shape[-2] and any_true(A._backend, info._data != 0):
         raise LinAlgError("linalg.lu_factor: The factorization could not be completed because "
                           "the input is not invertible.")
     return LUFactorResult(LU, pivots)

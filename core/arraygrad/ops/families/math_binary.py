@@ -18,6 +18,7 @@ from arraygrad.ops.broadcast import broadcast_shapes
 from arraygrad.ops.casting import cast_data, in_opmath
 from arraygrad.ops.promotion import operands as _operands, same_backend
 from arraygrad.ops.rule import ELEMENTWISE, defop, identity
+from arraygrad.ops.value_checks import require_values
 from arraygrad.tensor import Tensor
 
 __all__ = ["FUNCTIONS", "METHODS", "INPLACE"]
@@ -390,6 +391,7 @@ def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e
 def equal(input: Tensor, other: Tensor) -> bool:
     """Whether both tensors have the same shape and the same values (a Python bool)."""
     _tensors("equal", input, other)
+    require_values("equal", input)
     if tuple(input.shape) != tuple(other.shape):
         return False
     backend, ad, bd, ta, tb = _operands("equal", input, other)

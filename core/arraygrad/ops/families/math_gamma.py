@@ -55,8 +55,8 @@ def polygamma(n: int, input: Tensor) -> Tensor:
     x = to_float_data(input)
     # a kernel takes the order as a 0-d array of the input's dtype (cupyx needs an array)
     order = xp.asarray(float(n), dtype=x.dtype)
-    data = dispatch_kernel("polygamma", backend,
-                           lambda _n, a: _gamma.polygamma(xp, n, a), order, x)
+    data = xp.empty_like(x) if not backend.holds_data else dispatch_kernel(  # meta: x's shape
+        "polygamma", backend, lambda _n, a: _gamma.polygamma(xp, n, a), order, x)
     return POLYGAMMA.record(data, backend, (input,), n=n)
 
 

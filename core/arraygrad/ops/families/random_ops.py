@@ -19,6 +19,7 @@ import math
 from typing import TYPE_CHECKING, Any, Callable
 
 from arraygrad import dtypes as _dt
+from arraygrad.ops.value_checks import any_true
 from arraygrad.random import generator_for
 from arraygrad.tensor import Tensor, wrap
 
@@ -212,7 +213,7 @@ def _probabilities(p: Any, like: Tensor, op: str) -> Any:
         if p._backend is not backend:
             raise RuntimeError(f"{op}: p is on {p.device} but the tensor is on {like.device}")
         arr = xp.astype(p._data, _work_dtype(backend))
-        if bool(xp.any(xp.logical_not((arr >= 0) & (arr <= 1)))):
+        if any_true(backend, xp.logical_not((arr >= 0) & (arr <= 1))):
             raise RuntimeError(f"{op}: Expected p_in >= 0 && p_in <= 1 to be true, but got "
                                "false (some probability lies outside [0, 1])")
         return arr
@@ -268,7 +269,7 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Generator 
                                       f"(mean and std must be floating, got {t.dtype!r})")
     xp = backend.xp
     if isinstance(std, Tensor):
-        if bool(xp.any(xp.logical_not(std._data >= 0))):
+        if any_true(backend, xp.logical_not(std._data >= 0)):
             raise RuntimeError("normal expects all elements of std >= 0.0")
     elif not _number(std, "normal", "std") >= 0.0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
@@ -363,9 +364,11 @@ def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
     xp = backend.xp
     work = _work_dtype(backend)
     rate = xp.astype(input._data, work)
-    if bool(xp.any(xp.logical_not(rate >= 0))):
+    if any_true(backend, xp.logical_not(rate >= 0)):
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
     shape = tuple(input.shape)
+    if not backend.holds_data:  # meta: no rates to draw from (the samplers loop on values)
+        return _like(input, xp.empty_like(rate))
 
     def draw() -> Any:
         return _uniform(backend, shape, generator)
@@ -406,10 +409,10 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
     w = xp.astype(input._data, work)
     if input.ndim == 1:
         w = w[None, ...]
-    if bool(xp.any(xp.logical_not((w >= 0) & xp.isfinite(w)))):
+    if any_true(backend, xp.logical_not((w >= 0) & xp.isfinite(w))):
         raise RuntimeError("multinomial: probability tensor contains either `inf`, `nan` or "
                            "element < 0")
-    if bool(xp.any(xp.sum(w, axis=-1) <= 0)):
+    if any_true(backend, xp.sum(w, axis=-1) <= 0):
         raise RuntimeError("multinomial: invalid multinomial distribution (sum of "
                            "probabilities <= 0)")
     rows = int(w.shape[0])

@@ -19,9 +19,10 @@ from arraygrad.ops import elementwise as ew
 from arraygrad.ops.families._select import (
     int64, moved_last, named, pick, pick_rule, restore_last, wrap_dim,
 )
-from arraygrad.ops.reduction import any as _any, cumsum
+from arraygrad.ops.reduction import cumsum
 from arraygrad.ops.rule import VIA_VJP, defop
 from arraygrad.ops.shape import cat
+from arraygrad.ops.value_checks import any_true
 from arraygrad.tensor import Tensor
 
 if TYPE_CHECKING:
@@ -64,7 +65,8 @@ def _cumprod_grad(g: Tensor, n: RuleNode) -> Tensor:
     x, d = n.self, n.dim
     if x.ndim == 0 or x.numel() == 0:
         return g
-    if not bool(_any(x == 0)):
+    # without values (meta) both formulas give the gradient's shape: the cheaper one
+    if not any_true(x._backend, x._data == 0):
         # the reversed running sum of g * out, over x
         return cumsum((g * n.result).flip(d), d).flip(d) / x
     return _cumprod_with_zeros(g, x, d)

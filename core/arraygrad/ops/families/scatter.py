@@ -13,12 +13,14 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from arraygrad import dtypes as _dt
+from arraygrad.compiler.scalars import recording_flag
 from arraygrad.ops._linear_index import LinearKey, linear_key
 from arraygrad.ops.indexing import (GATHER, _along_dim_key, _normalize_key, _put_linear, _take,
                                     _take_zeroed, getitem, index_put)
 from arraygrad.ops.promotion import same_backend
 from arraygrad.ops.rule import VIA_VJP, defop
 from arraygrad.ops.transfer import lifted
+from arraygrad.ops.value_checks import index_range
 from arraygrad.random import vmap_levels
 from arraygrad.tensor import Tensor, _wrap_dim, wrap
 
@@ -120,10 +122,10 @@ def _check_index(op: str, input: Tensor, dim: int, index: Any, src: Tensor | Non
             f"{op}(): Expected index {list(ishape)} to be smaller than self {list(sshape)} apart "
             f"from dimension {d}" + (f" and to be smaller size than src {list(src.shape)}"
                                      if src is not None else ""))
-    if index.numel():
-        xp = input._backend.xp
+    found = index_range(index._backend, index._data)
+    if found is not None:
         size = sshape[d] if nd else 1
-        lo, hi = int(xp.min(index._data)), int(xp.max(index._data))
+        lo, hi = found
         if lo < 0 or hi >= size:
             raise RuntimeError(f"{op}(): index {hi if hi >= size else lo} is out of bounds for "
                                f"dimension {d} with size {size}")
@@ -268,7 +270,8 @@ def _segments(xp: Any, backend: Any, n: int, lin: Any, vals: Any, reduce: str) -
         ident = info.min if reduce == "amax" else info.max
     k = lin.shape[0]
     hits = backend.scatter_add(xp.zeros((n,), dtype=xp.int64), lin, xp.ones((k,), dtype=xp.int64))
-    m = int(xp.max(hits)) if k and n else 0
+    # without values (meta) any width gives the result's shape
+    m = (int(xp.max(hits)) if backend.holds_data else 1) if k and n else 0
     if m == 0:
         return xp.full((n,), ident, dtype=dtype)
     order = xp.argsort(lin, stable=True)
@@ -360,11 +363,12 @@ def _index_key(op: str, input: Tensor, dim: int, index: Any) -> tuple[int, Linea
         x = input
     size = x._data.shape[d]
     xp = input._backend.xp
-    if index.numel():
+    found = index_range(index._backend, index._data)
+    if found is not None:
         # as PyTorch: index_fill counts negative indices from the end, the others refuse
         # them; index_add reports a RuntimeError, index_copy/index_fill an IndexError
         low = -size if op == "index_fill" else 0
-        lo, hi = int(xp.min(index._data)), int(xp.max(index._data))
+        lo, hi = found
         if lo < low or hi >= size:
             err = RuntimeError if op == "index_add" else IndexError
             raise err(f"{op}(): index {hi if hi >= size else lo} is out of bounds for "
@@ -451,9 +455,11 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
         if value._data.ndim != 0:
             raise RuntimeError(f"masked_fill(): only supports a 0-dimensional value tensor, "
                                f"but got tensor with {value._data.ndim} dimension(s)")
-    # a differentiable fill, or inside vmap (where a mask's index form would have a size per
-    # sample): where(mask, value, input)
-    if vmap_levels or (isinstance(value, Tensor) and value.requires_grad):
+    # a differentiable fill, inside vmap (where a mask's index form would have a size per
+    # sample), recorded (compile, ONNX export: the index form's size depends on the mask's
+    # values) or without values (meta: that size is unknown): where(mask, value, input)
+    if vmap_levels or recording_flag.on or (isinstance(value, Tensor) and value.requires_grad) \
+            or not input._backend.holds_data:
         from arraygrad.ops.elementwise import where
 
         fill = (value.to(input.dtype) if isinstance(value, Tensor) else
@@ -480,6 +486,12 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
                         f"not {type(source).__name__}")
     same_backend("masked_scatter", input, source)
     _same_dtype("masked_scatter", input, source)
+    if not input._backend.holds_data and source.numel():
+        # meta: which entries of source land where is in the mask's values; one of them
+        # everywhere gives the result's shape and the gradients' (source's own, input's)
+        from arraygrad.ops.elementwise import where
+
+        return where(mask, source.reshape(-1)[0], input)
     key, _ = _normalize_key(input, (mask,))
     k = key.lin.shape[0]
     if source.numel() < k:
@@ -494,8 +506,9 @@ def _flat_key(op: str, input: Tensor, index: Any) -> LinearKey:
     same_backend(op, input, index)
     n = input.numel()
     xp = input._backend.xp
-    if index.numel():
-        lo, hi = int(xp.min(index._data)), int(xp.max(index._data))
+    found = index_range(index._backend, index._data)
+    if found is not None:
+        lo, hi = found
         if lo < -n or hi >= n:
             bad = hi if hi >= n else lo
             raise IndexError(f"{op}(): out of range: tried to access index {bad} on a tensor of "

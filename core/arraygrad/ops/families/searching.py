@@ -13,6 +13,7 @@ from typing import Any
 
 from arraygrad import dtypes as _dt
 from arraygrad.ops.promotion import same_backend
+from arraygrad.ops.value_checks import require_values
 from arraygrad.tensor import Tensor, _wrap_dim, wrap
 
 __all__ = ["nonzero", "argwhere", "unique", "unique_consecutive", "bincount", "histc",
@@ -71,6 +72,7 @@ def _groups(xp: Any, backend: Any, rows: Any, sort: bool) -> tuple[Any, Any, Any
 def _unique(op: str, input: Tensor, sort: bool, return_inverse: bool, return_counts: bool,
             dim: int | None) -> Any:
     input = _tensor(op, input)
+    require_values(op, input)
     xp, backend = input._backend.xp, input._backend
     data = input._data
     if dim is None:
@@ -113,6 +115,7 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
     """How many times each of ``0..max(input)`` occurs in the 1-D non-negative ``input`` (at
     least ``minlength`` bins); with ``weights``, the sum of the weights instead."""
     input = _tensor("bincount", input)
+    require_values("bincount", input)
     xp, backend = input._backend.xp, input._backend
     if input.dtype.is_floating_point or input.dtype is _dt.bool:
         raise NotImplementedError(f"bincount(): not implemented for {input.dtype}")
@@ -148,7 +151,7 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
     xp, backend = input._backend.xp, input._backend
     data = xp.reshape(input._data, (-1,))
     lo, hi = float(min), float(max)
-    if lo == hi and data.shape[0]:
+    if lo == hi and data.shape[0] and backend.holds_data:  # (meta: an unknown range)
         lo, hi = float(xp.min(data)), float(xp.max(data))
     if not (math.isfinite(lo) and math.isfinite(hi)):
         raise RuntimeError(f"histc(): range of [{lo}, {hi}] is not finite")

@@ -110,6 +110,8 @@ def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None
     ``[0]*repeats[0] + [1]*repeats[1] + ...``.
     """
     if repeats is None:
+        if not input._backend.holds_data:
+            return _index_of_unknown_counts(input, output_size, input.dtype)
         counts = _counts(input, None, "repeat_interleave")
         index = [i for i, c in enumerate(counts) for _ in range(c)]
         return ag.tensor(index, dtype=input.dtype, device=input.device)
@@ -124,6 +126,8 @@ def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None
         out_shape = list(x.shape)
         out_shape[d] = n * repeats
         result = x.unsqueeze(d + 1).expand(*x.shape[:d + 1], repeats, *x.shape[d + 1:]).reshape(out_shape)
+    elif isinstance(repeats, Tensor) and not repeats._backend.holds_data:
+        result = ag.index_select(x, d, _index_of_unknown_counts(repeats, output_size, ag.int64))
     else:
         counts = _counts(repeats, n, "repeat_interleave")
         index = [i for i, c in enumerate(counts) for _ in range(c)]
@@ -132,6 +136,15 @@ def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None
         raise RuntimeError(f"repeat_interleave: allocated size does not match required size "
                            f"({output_size} vs {result.shape[d]})")
     return result
+
+
+def _index_of_unknown_counts(repeats: Tensor, output_size: int | None, dtype: Any) -> Tensor:
+    """The repeated elements' index when the counts have no values (a meta tensor): of
+    ``output_size`` elements; without it the length is unknown (PyTorch's RuntimeError)."""
+    if output_size is None:
+        raise RuntimeError(f"cannot repeat_interleave a {repeats.device.type} tensor without "
+                           "output_size")
+    return ag.empty(output_size, dtype=dtype, device=repeats.device)
 
 
 def _counts(repeats: Any, n: int | None, op: str) -> list[int]:

@@ -20,6 +20,7 @@ from arraygrad.ops.families._select import int64, moved_last, named, pick, pick_
 from arraygrad.ops.indexing import gather
 from arraygrad.ops.reduction import sum as _sum
 from arraygrad.ops.rule import VIA_VJP, defop
+from arraygrad.ops.value_checks import any_true
 from arraygrad.tensor import Tensor
 
 if TYPE_CHECKING:
@@ -239,7 +240,7 @@ def _quantile(op: str, input: Tensor, q: Any, dim: Any, keepdim: bool, interpola
         if q.dtype != input.dtype:
             raise RuntimeError(f"{op}() q tensor must be same dtype as the input tensor")
         qs = xp.reshape(q._data, (-1,))
-    if qs.shape[0] and bool(xp.any((qs < 0) | (qs > 1))):
+    if any_true(input._backend, (qs < 0) | (qs > 1)):
         raise RuntimeError(f"{op}() q values must be in the range [0, 1]")
     if input.numel() == 0:
         raise RuntimeError(f"{op}() input tensor must be non-empty")

@@ -18,6 +18,7 @@ from arraygrad import dtypes as _dt
 from arraygrad.ops.arguments import tensor_arg as _tensor
 from arraygrad.ops.families._select import named
 from arraygrad.ops.families.sequences import symmetric_steps
+from arraygrad.ops.value_checks import any_true
 from arraygrad.tensor import Tensor, wrap
 
 __all__ = ["cov", "corrcoef", "histogram", "histogramdd", "isin", "FUNCTIONS", "METHODS"]
@@ -34,7 +35,7 @@ def _check_weights(kind: str, w: Tensor, observations: int, floating: bool) -> N
     if w.numel() != observations:
         raise RuntimeError(f"cov(): expected {kind} to have the same numel as there are "
                            f"observations in the input but got {w.numel()} != {observations}")
-    if observations and bool((w.min() < 0).item()):
+    if any_true(w._backend, w._data < 0):
         raise RuntimeError(f"cov(): {kind} cannot be negative")
 
 
@@ -58,14 +59,14 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
         _check_weights("aweights", aweights, observations, True)
         w = aweights if w is None else w * aweights
     w_sum = w.sum() if w is not None else ag.tensor(observations, device=x.device)
-    if w is not None and not bool((w_sum != 0).item()):
+    if w is not None and any_true(w_sum._backend, w_sum._data == 0):
         raise RuntimeError("cov(): weights sum to zero, can't be normalized")
     avg = (x * w if w is not None else x).sum(1) / w_sum
     if w is not None and aweights is not None and correction != 0:
         norm_factor = w_sum - correction * (w * aweights).sum() / w_sum
     else:
         norm_factor = w_sum - correction
-    if bool((norm_factor <= 0).item()):
+    if any_true(norm_factor._backend, norm_factor._data <= 0):
         warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less "
                       "than the number of observations.", UserWarning, stacklevel=2)
         norm_factor = norm_factor * 0
