@@ -79,3 +79,12 @@ def test_a_sparse_tensor_cannot_be_saved_as_safetensors(tmp_path):
     with pytest.raises(Exception, match="(?i)sparse"):
         ag.save_safetensors({"adj": coo(ag)}, str(tmp_path / "a.safetensors"))
     assert not (tmp_path / "a.safetensors").exists()
+
+
+def test_a_numpy_operand_is_refused_with_a_type_error():
+    s = coo(ag)
+    for call in (lambda: s + np.ones((2, 3)), lambda: np.ones((2, 3)) + s,
+                 lambda: s * np.ones((2, 3))):
+        with pytest.raises(TypeError, match="a sparse tensor and a ndarray"):
+            call()
+    assert (s + ag.as_tensor(np.ones((2, 3)))).layout is ag.strided

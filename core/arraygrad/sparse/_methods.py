@@ -201,6 +201,10 @@ def _rmatmul(self: SparseTensor, other: Any) -> Tensor:
 def _binary(fn: Callable[..., Any], reverse: bool = False) -> Callable[..., Any]:
     def method(self: SparseTensor, other: Any) -> Any:
         if not isinstance(other, (Tensor, int, float)):
+            if hasattr(other, "__array__"):  # a NumPy array: say so (NumPy's fallback garbles it)
+                raise TypeError(f"{fn.__name__}: a sparse tensor and a "
+                                f"{type(other).__name__} (make it a tensor first: "
+                                "arraygrad.as_tensor)")
             return NotImplemented
         return fn(other, self) if reverse else fn(self, other)
 
