@@ -194,6 +194,7 @@ _LAZY_SUBMODULES = (  # one per line: several areas add theirs
     "profiler",
     "serialization",
     "signal",
+    "sparse",
     "special",
     "testing",
     "torch_version",

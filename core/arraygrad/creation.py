@@ -11,9 +11,10 @@ from arraygrad.device import explicit_default_device
 from arraygrad.backends.registry import backend_for_device, default_backend
 from arraygrad.compiler.scalars import recording_flag as _recording
 from arraygrad import determinism as _determinism
-from arraygrad.layouts import check_layout, check_memory_format, check_pin_memory
+from arraygrad.layouts import check_layout, check_memory_format, check_pin_memory, sparse_coo
 from arraygrad.random import generator_for
 from arraygrad.tensor import Tensor, wrap as _wrap
+from arraygrad.tensor_sparse import sparse_ops
 
 if TYPE_CHECKING:
     from arraygrad.backends.contract import Backend
@@ -49,6 +50,11 @@ def _options(op: str, layout: Any, pin_memory: Any) -> None:
     keeping the common call free of it."""
     check_layout(layout, op)
     check_pin_memory(pin_memory, op)
+
+
+def _sparse_zeros(size: Any, dtype: Any, device: Any, requires_grad: bool) -> Tensor:
+    """A sparse COO tensor of ``size`` without entries (``arraygrad.sparse``'s, handed in)."""
+    return sparse_ops.zeros(_size(size, "zeros"), dtype, device, requires_grad)
 
 
 def _finish(data: Any, backend: Backend, requires_grad: bool) -> Tensor:
@@ -302,8 +308,11 @@ def _filled(op: str, size: tuple[Any, ...], fill: Any, dtype: _dt.dtype | None,
 def zeros(*args: Any, size: Any = None, dtype: _dt.dtype | None = None, layout: Any = None,
           device: DeviceLike | None = None, requires_grad: bool = False,
           pin_memory: bool = False) -> Tensor:
-    """A tensor of zeros (``zeros(2, 3)``, ``zeros((2, 3))`` or ``zeros(size=(2, 3))``)."""
+    """A tensor of zeros (``zeros(2, 3)``, ``zeros((2, 3))`` or ``zeros(size=(2, 3))``); with
+    ``layout=sparse_coo`` a sparse COO tensor without entries."""
     if layout is not None or pin_memory:
+        if layout is sparse_coo:
+            return _sparse_zeros(_sizes(args, size, "zeros"), dtype, device, requires_grad)
         _options("zeros", layout, pin_memory)
     return _filled("zeros", _sizes(args, size, "zeros"), 0, dtype, device, requires_grad)
 
@@ -320,8 +329,11 @@ def ones(*args: Any, size: Any = None, dtype: _dt.dtype | None = None, layout: A
 def empty(*args: Any, size: Any = None, dtype: _dt.dtype | None = None, layout: Any = None,
           device: DeviceLike | None = None, requires_grad: bool = False,
           pin_memory: bool = False, memory_format: Any = None) -> Tensor:
-    """An uninitialised tensor; every ``memory_format`` gives a row-major one (``layouts``)."""
+    """An uninitialised tensor; every ``memory_format`` gives a row-major one (``layouts``);
+    with ``layout=sparse_coo`` a sparse COO tensor without entries."""
     if layout is not None or pin_memory:
+        if layout is sparse_coo:
+            return _sparse_zeros(_sizes(args, size, "empty"), dtype, device, requires_grad)
         _options("empty", layout, pin_memory)
     shape = _sizes(args, size, "empty")
     if memory_format is not None:
@@ -508,7 +520,13 @@ def _like(fn: Callable[..., Tensor], input: Tensor, dtype: _dt.dtype | None,
     """``fn(*args, input.shape, ...)`` with ``input``'s dtype and device by default. Every
     ``memory_format`` gives a row-major result (``layouts``); PyTorch's checks still run."""
     op = f"{fn.__name__}_like"
+    if layout is None and input.is_sparse:  # the input's layout, as PyTorch keeps it
+        layout = sparse_coo
     if layout is not None or pin_memory:
+        # zeros_like makes a sparse tensor, and empty_like of a sparse one (PyTorch's rules)
+        if layout is sparse_coo and (fn is zeros or (fn is empty and input.is_sparse)):
+            return _sparse_zeros(tuple(input.shape), dtype or input.dtype,
+                                 device if device is not None else input.device, requires_grad)
         _options(op, layout, pin_memory)
     if memory_format is not None:
         check_memory_format(memory_format, op, input.ndim)

@@ -13,6 +13,7 @@ from typing import Any, Sequence
 from arraygrad import dtypes as _dt
 from arraygrad.creation import _size, empty
 from arraygrad.device import DeviceLike
+from arraygrad.layouts import check_layout
 from arraygrad.ops.views import is_contiguous
 from arraygrad.tensor import Tensor
 
@@ -48,6 +49,8 @@ def empty_strided(size: Any, stride: Any, *, dtype: _dt.dtype | None = None, lay
     if any(s < 0 for s in strides):
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)} and "
                            f"strides={list(strides)}")
+    if layout is not None:  # strided only (``empty`` itself makes a sparse one too)
+        check_layout(layout, "empty_strided")
     out = empty(shape, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     _strided(out, shape, strides)
     return out.requires_grad_(True) if requires_grad else out
@@ -74,6 +77,8 @@ def empty_permuted(size: Any, physical_layout: Any, *, dtype: _dt.dtype | None =
     for d in reversed(order):
         strides[d] = step
         step *= max(shape[d], 1)
+    if layout is not None:  # strided only (``empty`` itself makes a sparse one too)
+        check_layout(layout, "empty_strided")
     out = empty(shape, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     _strided(out, shape, strides)
     return out.requires_grad_(True) if requires_grad else out

@@ -1,8 +1,9 @@
 """Layouts and memory formats as objects: ``arraygrad.strided``, ``arraygrad.channels_last``...
 
-arraygrad's tensors are all dense (``strided``); the other layouts exist as values, so a
-program's ``t.layout == torch.sparse_coo`` asks a true question (the answer is always False),
-and a factory asked for one refuses it. Memory formats are accepted wherever PyTorch takes
+arraygrad's tensors are dense (``strided``) or sparse COO (``sparse_coo``: ``arraygrad.sparse``);
+the other layouts exist as values, so a program's ``t.layout == torch.sparse_csr`` asks a true
+question (the answer is False), and a factory asked for one refuses it (``zeros`` and
+``empty`` make a sparse COO tensor for ``layout=sparse_coo``). Memory formats are accepted wherever PyTorch takes
 ``memory_format=``, with PyTorch's checks (``channels_last`` needs a 4-d tensor); the
 results are row-major whatever the format (``docs/differences.md``, "Strides and
 contiguity"), while ``is_contiguous(memory_format=...)`` and ``dim_order()`` answer PyTorch's
@@ -53,8 +54,9 @@ class _Singleton:
 
 
 class layout(_Singleton):
-    """How a tensor's elements are stored, as ``torch.layout``: arraygrad's tensors are all
-    ``strided``; the sparse and jagged layouts are values to compare with, never made."""
+    """How a tensor's elements are stored, as ``torch.layout``: arraygrad's tensors are
+    ``strided`` or ``sparse_coo``; the compressed sparse and jagged layouts are values to
+    compare with, never made."""
 
     __slots__ = ()
 
@@ -91,8 +93,12 @@ def check_layout(value: Any, op: str) -> None:
     if not isinstance(value, layout):
         raise TypeError(f"{op}(): argument 'layout' must be torch.layout, not "
                         f"{type(value).__name__}")
+    if value is sparse_coo:
+        raise NotImplementedError(f"{op}(): layout {value!r} is not supported: {op} makes dense "
+                                  "tensors (sparse COO ones come from sparse_coo_tensor, "
+                                  "Tensor.to_sparse(), zeros and empty)")
     raise NotImplementedError(f"{op}(): layout {value!r} is not supported: arraygrad's tensors "
-                              "are all dense (strided)")
+                              "are dense (strided) or sparse COO")
 
 
 def check_memory_format(value: Any, op: str, ndim: int | None,

@@ -62,16 +62,23 @@ class _TensorType(type):
         return creation.empty(*args, dtype=d, device=where)
 
 
+def make_type(meta: type, name: str, dtype_name: str, device_type: str, module: str,
+              doc: str) -> Any:
+    """A legacy type ``name`` of metaclass ``meta`` (``_TensorType``, or the sparse types'):
+    its dtype (None where arraygrad lacks it) and device type as class attributes."""
+    cls = meta(name, (), {"__doc__": doc, "__module__": module})
+    cls._dtype = _dt.BY_NAME.get(dtype_name)
+    cls._dtype_name = dtype_name
+    cls._device_type = device_type
+    return cls
+
+
 def _make(name: str, dtype_name: str, device_type: str = "cpu") -> _TensorType:
     doc = (f"Legacy constructor of {dtype_name} {device_type} tensors: ``{name}(data)`` copies "
            f"data, ``{name}(*sizes)`` is uninitialised; ``isinstance(t, {name})`` checks the "
            "dtype and device type.")
     module = "arraygrad" if device_type == "cpu" else f"arraygrad.{device_type}"
-    cls = _TensorType(name, (), {"__doc__": doc, "__module__": module})
-    cls._dtype = _dt.BY_NAME.get(dtype_name)
-    cls._dtype_name = dtype_name
-    cls._device_type = device_type
-    return cls
+    return make_type(_TensorType, name, dtype_name, device_type, module, doc)
 
 
 FloatTensor = _make("FloatTensor", "float32")
@@ -98,7 +105,10 @@ _NAMES_BY_DTYPE = {dtype_name: name for name, dtype_name in _NAMES.items()}
 
 def type_name(t: Any) -> str:
     """A tensor's legacy type name, as ``Tensor.type()`` answers it: ``arraygrad.FloatTensor``
-    (PyTorch's ``torch.FloatTensor``), ``arraygrad.cuda.LongTensor`` on a CUDA device."""
+    (PyTorch's ``torch.FloatTensor``), ``arraygrad.cuda.LongTensor`` on a CUDA device,
+    ``arraygrad.sparse.FloatTensor`` for a sparse tensor."""
     kind = t.device.type
     prefix = "arraygrad." if kind == "cpu" else f"arraygrad.{kind}."
+    if t.is_sparse:  # PyTorch's torch.sparse.FloatTensor
+        prefix += "sparse."
     return prefix + _NAMES_BY_DTYPE.get(t.dtype.name, t.dtype.name)

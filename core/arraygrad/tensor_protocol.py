@@ -28,12 +28,13 @@ def _never(what: str) -> property:
 
 PROPERTIES: dict[str, property] = {
     "layout": property(lambda self: _layouts.strided,
-                       doc="The layout: ``strided`` (arraygrad's tensors are all dense)."),
+                       doc="The layout: ``strided`` (a sparse tensor's is ``sparse_coo``)."),
     "is_cpu": property(lambda self: self._backend.device_type == "cpu",
                        doc="Whether the tensor is on the CPU."),
     "is_meta": property(lambda self: self._backend.device_type == "meta",
                         doc="Whether the tensor is on the meta device (a shape without data)."),
-    "is_sparse": _never("sparse (COO)"),
+    "is_sparse": property(lambda self: False, doc="Whether the tensor is sparse (COO): not a "
+                          "dense one (``arraygrad.tensor_sparse.SparseTensor`` is)."),
     "is_sparse_csr": _never("sparse (CSR)"),
     "is_quantized": _never("quantized"),
     "is_mkldnn": _never("an MKL-DNN tensor"),
@@ -272,7 +273,8 @@ def as_subclass(self: Tensor, cls: type) -> Tensor:
 
 def to_dense(self: Tensor, dtype: _dt.dtype | None = None, *,
              masked_grad: bool | None = None) -> Tensor:
-    """This tensor (in ``dtype`` if given): every arraygrad tensor is dense already."""
+    """This dense tensor itself (in ``dtype`` if given); a sparse tensor's ``to_dense`` is
+    ``arraygrad.sparse``'s."""
     return self if dtype is None else self.to(dtype)
 
 

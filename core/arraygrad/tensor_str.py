@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from arraygrad.tensor import Tensor
 
-__all__ = ["tensor_repr", "format_values", "tensor_format", "set_printoptions",
+__all__ = ["tensor_repr", "format_values", "format_body", "tensor_format", "set_printoptions",
            "get_printoptions", "printoptions"]
 
 # The print options (``set_printoptions``), read at each repr
@@ -156,24 +156,29 @@ def format_values(values: Any, shape: tuple[int, ...], floating: bool, indent: i
 _ALWAYS_IMPLIED = {"int64", "bool"}  # with the default float dtype, not printed
 
 
+def format_body(t: Tensor, indent: int) -> str:
+    """The bracketed elements of dense ``t`` (summarised past the threshold), continuation
+    lines indented by ``indent``; ``[]`` when it has none."""
+    if t.numel() == 0:
+        return "[]"
+    shape = tuple(t.shape)
+    host = t._backend.to_host(t._data)
+    if math.prod(shape) > THRESHOLD:
+        values = _summarized_list(host, len(shape))
+    else:
+        values = host.tolist()
+    return format_values(values, shape, t.dtype.is_floating_point, indent)
+
+
 def tensor_repr(t: Tensor, prefix: str = "tensor(") -> str:
     """PyTorch-shaped repr: values, then dtype/device/requires_grad/grad_fn suffixes."""
-    indent = len(prefix)
     shape = tuple(t.shape)
     suffixes = []
     if not t._backend.holds_data:  # the meta device: no values, the size instead
         return _suffixed(prefix + "...", _shape_suffixes(t, shape), t)
-    if t.numel() == 0:
-        body = "[]"
-        if shape != (0,):
-            suffixes.append(f"size={shape}")
-    else:
-        host = t._backend.to_host(t._data)
-        if math.prod(shape) > THRESHOLD:
-            values = _summarized_list(host, len(shape))
-        else:
-            values = host.tolist()
-        body = format_values(values, shape, t.dtype.is_floating_point, indent)
+    body = format_body(t, len(prefix))
+    if t.numel() == 0 and shape != (0,):
+        suffixes.append(f"size={shape}")
     dev = t.device
     if dev.type != "cpu":
         suffixes.append(f"device='{dev}'")

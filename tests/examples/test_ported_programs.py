@@ -35,7 +35,7 @@ SHARED_STREAM = {
     "dynamic_net.py", "forward_forward.py", "gpt_sort.py", "graph_attention.py",
     "made.py", "maml.py", "model_ensembling.py", "neural_ode.py", "normalizing_flow.py", "policy_gradient.py",
     "ppo.py", "resnet_small.py", "seq2seq_attention.py", "tcn_copy_memory.py",
-    "text_cnn.py", "word2vec_skipgram.py", "nnlm.py",
+    "text_cnn.py", "word2vec_skipgram.py", "nnlm.py", "gcn_sparse.py",
     # the earlier ports agree on one stream too, except where PyTorch draws in C++: char_rnn
     # (nn.LSTM's dropout between layers) and transformer_lm (dropout inside PyTorch's fused
     # attention)

@@ -38,6 +38,10 @@ UNBATCHABLE = {
     "ctc_loss/log_softmax": "lengths read on the host",
     "repeat_interleave/tensor": "the output size is read from the repeats",
     "cov/aweights": "checks its weights' sign and sum with Python control flow, as PyTorch's",
+    **{name: "vmap does not batch sparse tensors (arraygrad.sparse)" for name in (
+        "sparse_coo_tensor/to_dense", "sparse_coo_tensor/hybrid", "sparse.mm/basic",
+        "sparse.addmm/scaled", "mm/sparse_dense", "mm/dense_sparse", "sparse.sum/dim",
+        "sparse.softmax/dim1", "sparse.mul/dense", "sparse.add/sparse", "sparse.values/tanh")},
 }
 FALLBACK: set[str] = set()
 """Array functions without a batching rule that the cases reach (loop-and-stack)."""

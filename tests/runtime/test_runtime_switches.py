@@ -236,4 +236,4 @@ def test_build_flags_and_generator():
     with pytest.raises(AttributeError, match="quantized"):
         ag.quantize_per_tensor  # noqa: B018
     with pytest.raises(AttributeError, match="sparse"):
-        ag.ones(2).to_sparse  # noqa: B018
+        ag.ones(2).to_sparse_csr  # noqa: B018

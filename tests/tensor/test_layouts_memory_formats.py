@@ -198,5 +198,29 @@ def test_layout_keyword_on_factories(factory):
     with pytest.raises(TypeError, match="must be torch.layout, not str"):
         factory(ag, layout="strided")
     for name in LAYOUTS[1:]:
-        with pytest.raises(NotImplementedError, match="all dense"):
+        if name == "sparse_coo":  # some factories make sparse COO tensors: the test below
+            continue
+        with pytest.raises(NotImplementedError, match="is not supported"):
             factory(ag, layout=getattr(ag, name))
+    _sparse_coo_as_torch(factory)
+
+
+def _sparse_coo_as_torch(factory):
+    """``layout=sparse_coo``: a sparse tensor where PyTorch makes one (``zeros``, ``empty``,
+    ``zeros_like``, ``new_zeros``), PyTorch's refusal elsewhere (NotImplementedError here,
+    also where PyTorch raises RuntimeError or ignores the layout, as ``scalar_tensor``)."""
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            theirs = factory(torch, layout=torch.sparse_coo)
+    except (RuntimeError, NotImplementedError):
+        theirs = None
+    if theirs is not None and theirs.layout is torch.sparse_coo:
+        ours = factory(ag, layout=ag.sparse_coo)
+        assert ours.layout is ag.sparse_coo and ours._nnz() == 0
+        assert tuple(ours.shape) == tuple(theirs.shape)
+    else:
+        with pytest.raises(NotImplementedError, match="is not supported"):
+            factory(ag, layout=ag.sparse_coo)

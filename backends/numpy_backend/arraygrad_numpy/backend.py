@@ -11,6 +11,7 @@ from arraygrad.backends import Availability, Backend, Generator, ScalarOperands
 from arraygrad.backends.contract import Memory
 from arraygrad.backends.strided import strided_kernels
 from arraygrad_numpy import low_precision
+from arraygrad_numpy.sparse_kernels import sparse_mm
 
 __all__ = ["NumpyBackend", "NumpyGenerator", "host_memory"]
 
@@ -200,9 +201,11 @@ class NumpyBackend(Backend):
         return np.frombuffer(buffer, dtype=native_dtype, count=count, offset=offset)
 
     def kernel(self, op_name):
-        # strided views (as_strided, Tensor.unfold) share memory, as PyTorch's do
+        # strided views (as_strided, Tensor.unfold) share memory, as PyTorch's do; sparse
+        # products run through SciPy when it is installed
         return _KERNELS.get(op_name)
 
 
 _KERNELS = strided_kernels(
     np.ndarray, lambda a, shape, strides: np.lib.stride_tricks.as_strided(a, shape, strides))
+_KERNELS["sparse_mm"] = sparse_mm

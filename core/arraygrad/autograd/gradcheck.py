@@ -8,7 +8,8 @@ pass per input element). ``fast_mode`` compares ``v^T J u`` for random unit vect
 whole Jacobians. Then, as PyTorch: ``check_batched_grad`` (the VJPs by ``vmap`` against one
 each), ``check_batched_forward_grad`` (the JVPs likewise), ``check_grad_dtypes`` (each
 gradient has its input's dtype) and ``check_undefined_grad`` (zero output gradients give zero
-input gradients). ``masked`` only concerns sparse inputs, which arraygrad has none of.
+input gradients). A sparse input is checked through its specified values, with
+``masked=True`` (``sparse.as_sparse_gradcheck``).
 
 On a mismatch the error names the output and input indices and shows both Jacobians
 (PyTorch's layout: one row per input element).
@@ -206,6 +207,18 @@ def gradcheck(func: Callable[..., Any], inputs: Tensor | Sequence[Any], *, eps: 
                     {"check_batched_grad": (check_batched_grad, "check_backward_ad"),
                      "check_batched_forward_grad": (check_batched_forward_grad,
                                                     "check_forward_ad")})
+    if any(getattr(x, "is_sparse", False) is True for x in as_tuple(inputs)):
+        if not masked:
+            raise ValueError("gradcheck: a sparse input is checked through its specified values "
+                             "only: pass masked=True (or use sparse.as_sparse_gradcheck); "
+                             "PyTorch's unmasked check over every element is not supported")
+        from arraygrad.sparse import as_sparse_gradcheck
+
+        return bool(as_sparse_gradcheck(gradcheck)(
+            func, inputs, eps=eps, atol=atol, rtol=rtol, raise_exception=raise_exception,
+            nondet_tol=nondet_tol, check_undefined_grad=check_undefined_grad,
+            check_grad_dtypes=check_grad_dtypes, check_backward_ad=check_backward_ad,
+            fast_mode=fast_mode))
     try:
         _gradcheck(func, as_tuple(inputs), eps, atol, rtol, nondet_tol, check_undefined_grad,
                    check_grad_dtypes, check_batched_grad, check_batched_forward_grad,

@@ -158,6 +158,8 @@ def undefined_grad(fn: Callable[..., Any], inputs: tuple[Any, ...], diff: Sequen
         if len(zero) < len(outputs):
             return  # some gradient flows: only the all-zero case has a known answer
         for gi in grads_input:
+            if gi is not None and gi.is_sparse:  # a sparse gradient: its dense values
+                gi = gi.to_dense()
             if gi is not None and not bool((gi == 0).all()):
                 _warn_bc_breaking()
                 raise GradcheckError("Expected all input grads to be undefined or zero when all "

@@ -33,7 +33,9 @@ def as_tuple(x: Any) -> tuple[Any, ...]:
 
 
 def floats(t: Tensor) -> list[float]:
-    """``t``'s values, flattened, as Python floats."""
+    """``t``'s values, flattened, as Python floats (a sparse tensor's dense values)."""
+    if t.is_sparse:  # a sparse output or gradient (arraygrad.sparse)
+        t = t.to_dense()
     return [float(v) for v in t.detach().reshape(-1).tolist()]
 
 

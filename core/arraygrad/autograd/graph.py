@@ -361,7 +361,8 @@ class AccumulateGrad(Node):
                 var._grad = g
             else:
                 var._grad = g._detached_copy()
-        elif var._grad._grad_fn is not None:
+        elif var._grad._grad_fn is not None or var._grad.is_sparse or g.is_sparse:
+            # (a sparse gradient, or one added to: the sum has a new layout or pattern)
             var._grad = var._grad.detach() + g.detach()
         else:
             old = var._grad

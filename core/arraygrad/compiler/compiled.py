@@ -355,6 +355,8 @@ def _backend_of(found: Found) -> tuple[Any, str]:
     for t in found.tensors:
         if t._hooks or t._post_acc_hooks:
             return None, "a tensor hook (Python side effects cannot be replayed)"
+        if t.is_sparse:
+            return None, "a sparse tensor (arraygrad.sparse): compiled steps record dense ones"
         backend = t._backend
         if backend is not real:
             if real is not None:

@@ -220,7 +220,8 @@ def check_error(res: int) -> None:
 
 _LAZY = {"amp": "arraygrad.cuda.amp", "memory": "arraygrad.cuda.memory",
          "random": "arraygrad.cuda.random", "streams": "arraygrad.cuda.streams",
-         "nvtx": "arraygrad.cuda.nvtx", "profiler": "arraygrad.cuda.profiler"}
+         "nvtx": "arraygrad.cuda.nvtx", "profiler": "arraygrad.cuda.profiler",
+         "sparse": "arraygrad.cuda.sparse"}
 
 
 def __getattr__(name: str) -> Any:

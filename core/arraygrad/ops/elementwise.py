@@ -27,6 +27,7 @@ from arraygrad.ops.promotion import operands as _operands, same_backend, scalar_
 from arraygrad.ops.rule import ELEMENTWISE, defop, identity
 from arraygrad.ops.value_checks import any_true
 from arraygrad.tensor import Tensor
+from arraygrad.tensor_sparse import SparseTensor, sparse_ops
 
 if TYPE_CHECKING:
     from arraygrad.ops.rule import FirstOrder, Rule, RuleNode, Vjp
@@ -46,6 +47,8 @@ def add(input: Tensor, other: Any, *deprecated: Any, alpha: Any = 1) -> Any:
     ``add(input, Number alpha, Tensor other)`` too, with its warning)."""
     if deprecated:
         input, other, alpha = alpha_first("add", input, other, deprecated, alpha)
+    if input.__class__ is SparseTensor or other.__class__ is SparseTensor:
+        return sparse_ops.add(input, other, alpha)
     if alpha == 1:
         out = _fast.binary(input, other, _ADD)
         if out is not None:
@@ -67,6 +70,8 @@ def sub(input: Tensor, other: Any, *deprecated: Any, alpha: Any = 1) -> Any:
     other)`` too, with its warning)."""
     if deprecated:
         input, other, alpha = alpha_first("sub", input, other, deprecated, alpha)
+    if input.__class__ is SparseTensor or other.__class__ is SparseTensor:
+        return sparse_ops.sub(input, other, alpha)
     if alpha == 1:
         out = _fast.binary(input, other, _SUB)
         if out is not None:
@@ -116,7 +121,9 @@ MUL = defop("MulBackward0", jvp=ELEMENTWISE, inputs=("self", "other"), saves=("s
 
 
 def mul(input: Tensor, other: Any) -> Any:
-    """Elementwise product."""
+    """Elementwise product (sparse when an operand is sparse, as in PyTorch)."""
+    if input.__class__ is SparseTensor or other.__class__ is SparseTensor:
+        return sparse_ops.mul(input, other)
     out = _fast.binary(input, other, _MUL)
     if out is not None:
         return out
@@ -136,6 +143,8 @@ DIV = defop("DivBackward0", jvp=ELEMENTWISE, inputs=("self", "other"), saves=("s
 
 def div(input: Tensor, other: Any, *, rounding_mode: Any = None) -> Any:
     """True division (``rounding_mode=None``), or ``"floor"`` / ``"trunc"`` rounding."""
+    if input.__class__ is SparseTensor or other.__class__ is SparseTensor:
+        return sparse_ops.div(input, other, rounding_mode=rounding_mode)
     if rounding_mode == "floor":
         return floor_divide(input, other)
     if rounding_mode == "trunc":

@@ -31,6 +31,7 @@ from arraygrad.backends.scalar_operands import scalar_operand
 from arraygrad.compiler.units import replay_unit
 from arraygrad.ops.rule import OUTPUT, Rule, edge_of, fast_paths, new_node
 from arraygrad.tensor import Tensor, wrap
+from arraygrad.tensor_sparse import SparseTensor
 
 if TYPE_CHECKING:
     from arraygrad.backends.contract import Backend
@@ -209,7 +210,8 @@ def inplace_arithmetic(t: Tensor, op: str, other: Any, alpha: Any = 1) -> Tensor
     if data.dtype not in t._backend.floating_natives:
         return None
     if isinstance(other, Tensor):
-        if (_state.enabled and other._requires_grad) or other._backend is not t._backend:
+        if (_state.enabled and other._requires_grad) or other._backend is not t._backend \
+                or other.__class__ is SparseTensor:  # a sparse operand: ``ops.elementwise``'s
             return None
         value = other._data
         if value.dtype != data.dtype or len(value.shape) > len(data.shape):

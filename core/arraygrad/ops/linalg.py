@@ -9,6 +9,7 @@ from arraygrad.ops.broadcast import broadcast_shapes
 from arraygrad.ops.promotion import same_backend
 from arraygrad.ops.rule import defop
 from arraygrad.tensor import Tensor
+from arraygrad.tensor_sparse import SparseTensor, sparse_ops
 
 if TYPE_CHECKING:
     from arraygrad.ops.rule import RuleNode
@@ -91,6 +92,8 @@ def _check(op: str, a: Tensor, b: Tensor) -> None:
 
 def matmul(input: Tensor, other: Tensor) -> Tensor:
     """Matrix product with NumPy's rules: 1-D operands are vectors, leading dims broadcast."""
+    if input.__class__ is SparseTensor or other.__class__ is SparseTensor:
+        return sparse_ops.matmul(input, other)
     if _amp.on:  # autocast (arraygrad.amp.state)
         input, other = _amp.cast("matmul", input, other)
     return _matmul("matmul", input, other)
@@ -121,6 +124,8 @@ def widened(op: str, input: Tensor, other: Tensor, out_dtype: Any) -> tuple[Tens
 def mm(input: Tensor, mat2: Tensor, *, out_dtype: Any = None) -> Tensor:
     """Product of two matrices (both 2-D); ``out_dtype=float32`` accumulates float16 inputs in
     float32."""
+    if input.__class__ is SparseTensor or mat2.__class__ is SparseTensor:
+        return sparse_ops.mm(input, mat2, out_dtype=out_dtype)
     if _amp.on:  # autocast (arraygrad.amp.state)
         input, mat2 = _amp.cast("mm", input, mat2)
     if input.ndim != 2 or mat2.ndim != 2:

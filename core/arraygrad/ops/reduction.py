@@ -22,6 +22,7 @@ from arraygrad.ops.casting import in_opmath, to_dtype, to_float_data, to_native
 from arraygrad.ops.rule import VIA_VJP, defop
 from arraygrad.ops.value_checks import any_true
 from arraygrad.tensor import Tensor
+from arraygrad.tensor_sparse import SparseTensor, sparse_ops
 
 if TYPE_CHECKING:
     from arraygrad.ops.rule import RuleNode
@@ -110,6 +111,8 @@ SUM = _pair("SumBackward0", "SumBackward1", sizes=True, jvp=_linear_jvp(lambda *
 def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
         axis: Any = None) -> Tensor:  # noqa: A001
     """Sum over ``dim`` (all dims by default); integer and bool sums are int64."""
+    if input.__class__ is SparseTensor:
+        return sparse_ops.sum(input, dim if axis is None else axis, keepdim, dtype=dtype)
     dims = _dims(input, dim, axis, "sum")
     backend = input._backend
     d = dtype if dtype is not None else input.dtype

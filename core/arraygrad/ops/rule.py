@@ -71,6 +71,7 @@ if TYPE_CHECKING:
     # an input's metadata for ``finish_grad``: (shape, native dtype), or None
     Meta: TypeAlias = "tuple[tuple[int, ...], Any] | None"
     N = TypeVar("N", bound=Node)
+    T = TypeVar("T", bound=Tensor)
 
 __all__ = ["Rule", "RuleNode", "defop", "identity", "rules", "OUTPUT", "edge_of", "new_node", "finish_grad",
            "fast_paths", "reference_mode", "ELEMENTWISE", "VIA_VJP"]
@@ -466,6 +467,18 @@ class Rule:
         if fw and data.dtype in backend.floating_natives:
             # after ``_link``: a tangent computed from the output (exp's ``t * out``) then
             # depends on the inputs through it, for reverse-over-forward (grad of a jvp)
+            self._forward(inputs, named, (out,))
+        return out
+
+    def record_result(self, out: T, inputs: Sequence[Any], **named: Any) -> T:
+        """``record`` for a result made already, whose data is not one native array (a sparse
+        tensor's indices and values): link the node to ``out`` when a gradient is needed."""
+        if _fw.on:
+            out._fw_grads = {}
+        if _state.enabled and out.dtype.is_floating_point and any(
+                isinstance(t, Tensor) and t._requires_grad for t in inputs):
+            self._link(inputs, named, out)
+        if _fw.on and out.dtype.is_floating_point:
             self._forward(inputs, named, (out,))
         return out
 

@@ -23,6 +23,8 @@ class Adagrad(Optimizer):
     ``foreach``/``fused`` are accepted and have no effect.
     """
 
+    _takes_sparse_grads = True
+
     def __init__(self, params: ParamsT, lr: float | Tensor = 1e-2, lr_decay: float = 0,
                  weight_decay: float = 0, initial_accumulator_value: float = 0, eps: float = 1e-10,
                  foreach: bool | None = None, *, maximize: bool = False,
@@ -51,6 +53,11 @@ class Adagrad(Optimizer):
         if wd != 0:
             wd = live(lambda: group["weight_decay"])
         for p, g, state in self._grads(group):
+            if g.is_sparse:
+                if wd != 0:
+                    raise RuntimeError("weight_decay option is not compatible with sparse "
+                                       "gradients")
+                g = g.to_dense()  # the same update: where it is zero, nothing changes
             state["step"] += 1
             t = state["step"]
             if wd != 0:

@@ -32,6 +32,8 @@ class Adam(Optimizer):
     implementation); ``differentiable=True`` records the update.
     """
 
+    _sparse_name = "Adam"  # AdamW's refusal too, as PyTorch words it
+
     def __init__(self, params: ParamsT, lr: float | Tensor = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0, amsgrad: bool = False, *, foreach: bool | None = None,

@@ -188,7 +188,8 @@ class LBFGS(Optimizer):
 
     def _gather_flat_grad(self) -> Tensor:
         views = [zeros(p.numel(), dtype=p.dtype, device=p.device) if p.grad is None
-                 else p.grad.reshape(-1) for p in self._params]
+                 else (p.grad.to_dense() if p.grad.is_sparse else p.grad).reshape(-1)
+                 for p in self._params]
         return cat(views, 0)
 
     def _add_grad(self, step_size: float, update: Tensor) -> None:

@@ -123,6 +123,10 @@ class Optimizer:
     """A step pre hook's type: ``hook(optimizer, args, kwargs) -> None | (args, kwargs)``."""
     OptimizerPostHook = Callable[..., Any]
     """A step post hook's type: ``hook(optimizer, args, kwargs) -> None``."""
+    _takes_sparse_grads = False
+    """Whether ``step`` takes sparse gradients (PyTorch's SGD, Adagrad and SparseAdam do);
+    the others raise PyTorch's error naming ``_sparse_name`` (default: the class's name)."""
+    _sparse_name: str | None = None
     profile_hook_step = staticmethod(_with_step_hooks)
     """The decorator every optimizer's ``step`` is wrapped in: the step hooks, and a profiler
     range ``Optimizer.step#<class>.step`` while profiling (PyTorch's
@@ -241,10 +245,22 @@ class Optimizer:
         if closure is not None:
             with enable_grad():
                 loss = closure()
+        if not self._takes_sparse_grads:  # checked first: a refused step changes nothing
+            self._refuse_sparse_grads()
         with set_grad_enabled(bool(self.defaults.get("differentiable", False))):
             for group in self.param_groups:
                 self._update_group(group)
         return loss
+
+    def _refuse_sparse_grads(self) -> None:
+        """PyTorch's RuntimeError when a parameter's gradient is sparse."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                g = p._grad
+                if g is not None and g.is_sparse:
+                    name = self._sparse_name or type(self).__name__
+                    hint = ", please consider SparseAdam instead" if name == "Adam" else ""
+                    raise RuntimeError(f"{name} does not support sparse gradients{hint}")
 
     def _grads(self, group: dict[str, Any]) -> Iterator[tuple[Tensor, Tensor, dict[str, Any]]]:
         """Each parameter of ``group`` that has a gradient, with that gradient (negated when

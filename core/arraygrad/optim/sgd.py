@@ -24,6 +24,8 @@ class SGD(Optimizer):
     ``differentiable=True`` records the update.
     """
 
+    _takes_sparse_grads = True
+
     def __init__(self, params: ParamsT, lr: float | Tensor = 1e-3, momentum: float = 0,
                  dampening: float = 0, weight_decay: float = 0, nesterov: bool = False, *,
                  maximize: bool = False, foreach: bool | None = None, differentiable: bool = False,
@@ -53,6 +55,8 @@ class SGD(Optimizer):
             g = p.grad
             if g is None:
                 continue
+            if g.is_sparse and (wd != 0 or momentum != 0):
+                g = g.to_dense()  # the same update: the zeros of a sparse gradient add nothing
             if maximize:
                 g = -g
             if wd != 0:

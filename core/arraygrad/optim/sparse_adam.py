@@ -1,14 +1,12 @@
 """``SparseAdam``: Adam that updates only the entries a gradient touches.
 
-arraygrad has no sparse tensor layout, so the gradients are always dense. Where
-PyTorch raises ``RuntimeError("SparseAdam does not support dense gradients")``,
-this SparseAdam takes the non-zero entries of the dense gradient as the entries
-a sparse gradient would hold (what ``grad.to_sparse()`` keeps) and applies
-PyTorch's masked update to those entries only: the moments and parameters of
-the other entries are left untouched. This is the semantics PyTorch documents
-for SparseAdam ("masking out the parameter and moment updates corresponding to
-the zero values in the gradients"). arraygrad has no complex dtypes, so
-PyTorch's refusal of complex parameters cannot arise.
+A sparse gradient (``nn.Embedding(sparse=True)``'s) touches its stored entries: PyTorch's
+masked update runs on those, and the moments and parameters of the other entries are left
+untouched. Where PyTorch raises ``RuntimeError("SparseAdam does not support dense
+gradients")``, this SparseAdam takes the non-zero entries of a dense gradient as the entries
+(what ``grad.to_sparse()`` keeps), the semantics PyTorch documents for SparseAdam ("masking
+out the parameter and moment updates corresponding to the zero values in the gradients").
+arraygrad has no complex dtypes, so PyTorch's refusal of complex parameters cannot arise.
 """
 
 from __future__ import annotations
@@ -17,7 +15,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from arraygrad.compiler.scalars import live
-from arraygrad.creation import zeros_like
+from arraygrad.creation import ones_like, zeros_like
 from arraygrad.ops.elementwise import where
 from arraygrad.optim._checks import check_betas, scalar
 from arraygrad.optim.optimizer import Optimizer
@@ -30,13 +28,15 @@ __all__ = ["SparseAdam"]
 
 
 class SparseAdam(Optimizer):
-    """PyTorch's SparseAdam, with a dense gradient's non-zero entries as the sparse entries
-    (see the module docstring). On those entries: ``m += (g - m) * (1 - b1)``,
+    """PyTorch's SparseAdam, on a sparse gradient's entries (or a dense gradient's non-zero
+    entries: see the module docstring). On those entries: ``m += (g - m) * (1 - b1)``,
     ``v += (g * g - v) * (1 - b2)``,
     ``p -= lr * sqrt(1 - b2**t) / (1 - b1**t) * m / (sqrt(v) + eps)``.
 
     State: ``step`` (a Python int, as PyTorch), ``exp_avg``, ``exp_avg_sq``.
     """
+
+    _takes_sparse_grads = True
 
     def __init__(self, params: ParamsT, lr: float | Tensor = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
@@ -67,7 +67,11 @@ class SparseAdam(Optimizer):
                 state["exp_avg_sq"] = zeros_like(p)
             state["step"] += 1
             g = -p.grad if group.get("maximize", False) else p.grad
-            mask = g != 0
+            if g.is_sparse:  # its stored entries, explicit zeros included
+                mask = _entries(g)
+                g = g.to_dense()
+            else:
+                mask = g != 0
             if not bool(mask.any()):
                 continue
             exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
@@ -82,3 +86,10 @@ def _step_size(group: dict[str, Any], step: int) -> float:
     """``lr * sqrt(1 - b2**t) / (1 - b1**t)``."""
     beta1, beta2 = group["betas"]
     return scalar(group["lr"]) * math.sqrt(1 - beta2 ** step) / (1 - beta1 ** step)
+
+def _entries(g: Tensor) -> Tensor:
+    """Where sparse ``g`` stores an entry, as a dense boolean tensor."""
+    from arraygrad.sparse._creation import sparse_coo_tensor
+
+    marks = ones_like(g._values())
+    return sparse_coo_tensor(g._indices(), marks, tuple(g.shape)).to_dense() != 0

@@ -29,6 +29,7 @@ from arraygrad.serialization import _rebuild
 from arraygrad.serialization._storage import (
     STORAGE_NAME, STORAGE_TYPES, UNTYPED_DTYPES, little_endian_bytes,
 )
+from arraygrad import layouts as _layouts
 from arraygrad.tensor import Size, Tensor, wrap
 
 __all__ = ["dump"]
@@ -45,6 +46,8 @@ def _torch_names() -> dict[int, tuple[str, str, Any]]:
         (_rebuild._rebuild_parameter, "torch._utils", "_rebuild_parameter"),
         (_rebuild._rebuild_parameter_with_state, "torch._utils", "_rebuild_parameter_with_state"),
         (_rebuild._rebuild_from_type_v2, "torch._tensor", "_rebuild_from_type_v2"),
+        (_rebuild._rebuild_sparse_tensor, "torch._utils", "_rebuild_sparse_tensor"),
+        (_rebuild._get_layout, "torch.serialization", "_get_layout"),
         (Size, "torch", "Size"), (_device, "torch", "device"), (Tensor, "torch", "Tensor"),
         (Parameter, "torch.nn.parameter", "Parameter")]
     table += [(d, "torch", d.name) for d in _dt.ALL_DTYPES]
@@ -228,6 +231,8 @@ class _CheckpointPickler(_PyPickler):
             return (Size, (tuple(obj),))
         if type(obj) is _device:
             return (_device, (obj.type,) if obj.index is None else (obj.type, obj.index))
+        if type(obj) is _layouts.layout:  # PyTorch writes a layout by its name
+            return (_rebuild._get_layout, (f"torch.{obj.name}",))
         return NotImplemented
 
     def _reduce_tensor(self, t: Tensor) -> Any:
@@ -235,6 +240,9 @@ class _CheckpointPickler(_PyPickler):
 
         if is_lazy(t):  # no data yet: its class and requires_grad, as PyTorch writes it
             return (type(t), (t.requires_grad,))
+        if t.is_sparse:  # its indices and values tensors, as PyTorch writes a COO tensor
+            return (_rebuild._rebuild_sparse_tensor,
+                    (t.layout, (t._indices(), t._values(), t.size(), t.is_coalesced())))
         if t.dtype not in STORAGE_NAME and t.dtype not in UNTYPED_DTYPES:
             raise TypeError(f"arraygrad.save: unsupported dtype {t.dtype}")
         state = {k: v for k, v in vars(t).items() if not hasattr(Tensor, k)}

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 __all__ = ["MAX_EXPANDED_BYTES", "REBUILD_FUNCTIONS", "UNSUPPORTED_REBUILDS", "device_mapper",
            "_rebuild_tensor", "_rebuild_tensor_v2", "_rebuild_tensor_v3", "_rebuild_parameter",
            "_rebuild_parameter_with_state", "_rebuild_from_type_v2",
-           "_rebuild_device_tensor_from_cpu_tensor"]
+           "_rebuild_device_tensor_from_cpu_tensor", "_rebuild_sparse_tensor", "_get_layout"]
 
 MAX_EXPANDED_BYTES = 256 * 1024 * 1024
 """A tensor whose strides overlap (``expand``: stride 0) describes more elements than its
@@ -278,6 +278,44 @@ def _rebuild_device_tensor_from_cpu_tensor(data: Any, dtype: Any, device: Any,
     return _set_requires_grad(t.detach(), requires_grad)
 
 
+def _get_layout(name: Any) -> Any:
+    """``torch.serialization._get_layout``: the layout a checkpoint names (``"torch.sparse_coo"``)."""
+    from arraygrad import layouts
+
+    found = getattr(layouts, name[len("torch."):], None) if isinstance(name, str) and \
+        name.startswith("torch.") else None
+    if not isinstance(found, layouts.layout):
+        raise _bad(f"invalid layout {name!r}")
+    return found
+
+
+def _rebuild_sparse_tensor(layout: Any, data: Any) -> Tensor:
+    """``torch._utils._rebuild_sparse_tensor``: a sparse COO tensor from its indices, values,
+    size (and whether it is coalesced), checked as ``sparse_coo_tensor`` checks them."""
+    from arraygrad.layouts import layout as layout_cls, sparse_coo
+
+    if not isinstance(layout, layout_cls):
+        raise _bad(f"_rebuild_sparse_tensor: invalid layout {layout!r}")
+    if layout is not sparse_coo:
+        raise _bad(f"the checkpoint holds a sparse tensor of layout torch.{layout.name} "
+                   "(torch._utils._rebuild_sparse_tensor); arraygrad's sparse tensors are COO "
+                   "only")
+    if not isinstance(data, tuple) or len(data) not in (3, 4):
+        raise _bad("_rebuild_sparse_tensor: expected (indices, values, size[, is_coalesced])")
+    indices, values, size = data[:3]
+    coalesced = data[3] if len(data) == 4 else None
+    if not isinstance(indices, Tensor) or not isinstance(values, Tensor) or \
+            not isinstance(size, (tuple, list)) or not all(_is_int(n) for n in size) or \
+            coalesced not in (None, True, False):
+        raise _bad("_rebuild_sparse_tensor: invalid arguments")
+    from arraygrad.sparse._creation import sparse_coo_tensor
+
+    try:
+        return sparse_coo_tensor(indices, values, tuple(size), is_coalesced=coalesced)
+    except RuntimeError as error:
+        raise _bad(f"invalid sparse tensor in the checkpoint: {error}") from None
+
+
 def _unsupported(name: str, what: str) -> Callable[..., Tensor]:
     def rebuild(*args: Any, **kwargs: Any) -> Tensor:
         raise _bad(f"the checkpoint holds {what} (torch._utils.{name}); arraygrad has no such "
@@ -291,13 +329,12 @@ def _unsupported(name: str, what: str) -> Callable[..., Tensor]:
 REBUILD_FUNCTIONS: dict[str, Callable[..., Tensor]] = {
     f.__name__: f for f in (_rebuild_tensor, _rebuild_tensor_v2, _rebuild_tensor_v3,
                             _rebuild_parameter, _rebuild_parameter_with_state,
-                            _rebuild_device_tensor_from_cpu_tensor)}
+                            _rebuild_device_tensor_from_cpu_tensor, _rebuild_sparse_tensor)}
 """``torch._utils.<name>`` -> arraygrad's function."""
 
 UNSUPPORTED_REBUILDS: dict[str, Callable[..., Tensor]] = {
     name: _unsupported(name, what) for name, what in (
         ("_rebuild_qtensor", "quantized tensors"),
-        ("_rebuild_sparse_tensor", "sparse tensors"),
         ("_rebuild_meta_tensor_no_storage", "meta-device tensors"),
         ("_rebuild_nested_tensor", "nested tensors"),
         ("_rebuild_wrapper_subclass", "wrapper-subclass tensors"),

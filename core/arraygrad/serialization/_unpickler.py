@@ -137,6 +137,7 @@ def _torch_table() -> dict[str, Any]:
     for name, d in TORCH_DTYPES.items():
         if name == d.name:
             rc[f"torch.{name}"] = d
+    rc["torch.serialization._get_layout"] = _rebuild._get_layout
     for name, stype in STORAGE_TYPES.items():
         rc[f"torch.{name}"] = stype
     rc["torch.storage.UntypedStorage"] = STORAGE_TYPES["UntypedStorage"]  # v3's bytes

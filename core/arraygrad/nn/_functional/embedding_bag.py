@@ -107,8 +107,6 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
         raise RuntimeError(
             f"embedding_bag: expected per_sample_weights of the weight's dtype {weight.dtype}, "
             f"but got {per_sample_weights.dtype}")
-    if sparse:
-        raise NotImplementedError("embedding_bag: sparse gradients are not supported")
     if scale_grad_by_freq:
         raise NotImplementedError("embedding_bag: scale_grad_by_freq is not supported")
     num = weight.shape[0]
@@ -128,7 +126,7 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
         _renorm_rows(weight, flat, max_norm, norm_type)
     if mode == "max":
         return _bag_max(weight, indices, bags, padding_idx)
-    return _bag_sum(weight, flat, indices, bags, padding_idx, psw, mode == "mean")
+    return _bag_sum(weight, flat, indices, bags, padding_idx, psw, mode == "mean", sparse)
 
 
 def _bags_without_values(weight: Tensor, flat: Tensor, n_bags: int, psw: Tensor | None,
@@ -150,9 +148,10 @@ def _bags_without_values(weight: Tensor, flat: Tensor, n_bags: int, psw: Tensor 
 
 
 def _bag_sum(weight: Tensor, flat: Tensor, indices: list[int], bags: list[tuple[int, int]],
-             padding_idx: Any, psw: Tensor | None, mean: bool) -> Tensor:
+             padding_idx: Any, psw: Tensor | None, mean: bool, sparse: bool) -> Tensor:
     """Each bag's (weighted) sum or mean of its non-padding rows: one ``index_add`` of the
-    picked rows into the bags (so every row's gradient is a scatter of its bags')."""
+    picked rows into the bags (so every row's gradient is a scatter of its bags'; with
+    ``sparse`` the weight's gradient is a sparse COO tensor of the picked rows)."""
     from arraygrad.creation import tensor, zeros
 
     n_bags, dim = len(bags), weight.shape[1]
@@ -169,7 +168,12 @@ def _bag_sum(weight: Tensor, flat: Tensor, indices: list[int], bags: list[tuple[
         return out if psw is None else out + psw[:0].sum()
     device = weight.device
     pos = tensor(keep, dtype=_dt.int64, device=device)
-    rows = weight[flat[pos]]
+    if sparse:
+        from arraygrad.sparse._embedding import embedding
+
+        rows = embedding(flat[pos], weight, None)
+    else:
+        rows = weight[flat[pos]]
     if psw is not None:
         rows = rows * psw[pos].unsqueeze(1)
     out = out.index_add(0, tensor(bag_of, dtype=_dt.int64, device=device), rows)

@@ -171,15 +171,17 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: Any = None, max_norm: 
               scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
     """Rows of ``weight`` picked by the integer tensor ``input``.
 
-    The row ``padding_idx`` gets no gradient.
+    The row ``padding_idx`` gets no gradient; with ``sparse=True`` the weight's gradient is a
+    sparse COO tensor (one entry per looked-up index), as PyTorch's.
     """
     if input.dtype not in (_dt.int64, _dt.int32):
         raise RuntimeError(
             "Expected tensor for argument #1 'indices' to have one of the following scalar types: "
             f"Long, Int; but got {input.dtype} instead (while checking arguments for embedding)")
-    if sparse:
-        raise NotImplementedError("embedding: sparse gradients are not supported")
     if scale_grad_by_freq:
+        if sparse:  # PyTorch raises this in backward; checked first here
+            raise RuntimeError("embedding_backward: scale_grad_by_freq not supported with "
+                               "sparse gradients")
         raise NotImplementedError("embedding: scale_grad_by_freq is not supported")
     num = weight.shape[0]
     padding_idx = normalize_padding_idx(padding_idx, num)
@@ -190,6 +192,10 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: Any = None, max_norm: 
             raise IndexError("index out of range in self")
     if max_norm is not None:
         _renorm_rows(weight, input, max_norm, norm_type)
+    if sparse:  # the weight's gradient a sparse COO tensor (arraygrad.sparse)
+        from arraygrad.sparse._embedding import embedding as sparse_embedding
+
+        return sparse_embedding(input, weight, padding_idx)
     out = weight[input]
     if padding_idx is not None:
         # same values, but the padding positions read a detached copy: no gradient reaches the row
