@@ -185,7 +185,7 @@ class Tensor:
         return self._backend.device_type == "cuda"
 
     def is_floating_point(self) -> bool:
-        """Whether the dtype is a floating type."""
+        """Whether the dtype is a floating type (complex types are not)."""
         return self.dtype.is_floating_point
 
     def element_size(self) -> int:
@@ -224,7 +224,7 @@ class Tensor:
         if requires_grad and self._inference and not _grad_state.inference:
             raise RuntimeError("Setting requires_grad=True on inference tensor outside "
                                "InferenceMode is not allowed.")
-        if requires_grad and not self.dtype.is_floating_point:
+        if requires_grad and not (self.dtype.is_floating_point or self.dtype.is_complex):
             raise RuntimeError(
                 f"only Tensors of floating point dtype can require gradients, got {self.dtype}")
         self._requires_grad = bool(requires_grad)
@@ -513,7 +513,8 @@ class Tensor:
         return int(self._scalar())
 
     def __index__(self) -> int:
-        if self.dtype.is_floating_point or self.numel() != 1:
+        d = self.dtype
+        if d.is_floating_point or d.is_complex or self.numel() != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self.item())
 

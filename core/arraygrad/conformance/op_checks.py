@@ -41,6 +41,19 @@ def _tolerances(case: Any, dtype: Any) -> tuple[float, float]:
 def _needs(ctx: Context, case: Any) -> None:
     if "float64" in case.tags and not ctx.float64:
         pytest.skip(f"{case.name} needs float64; {_NO_F64}")
+    if "complex" in case.tags:
+        lacking = ctx.float.to_complex().name
+        if lacking in ctx.lacks:
+            pytest.skip(f"{case.name} is complex; the backend lacks {lacking}: "
+                        f"{ctx.lacks[lacking]}")
+
+
+def _dtype_names(ctx: Context, case: Any) -> list[str]:
+    """The case's dtypes the backend has (for a complex case, their complex types too)."""
+    names = [d for d in case.dtypes if d in ctx.dtypes]
+    if "complex" in case.tags:
+        names = [d for d in names if getattr(ag, d).to_complex().name not in ctx.lacks]
+    return names
 
 
 def forward(ctx: Context, case: Any) -> None:
@@ -73,7 +86,7 @@ def double_grad(ctx: Context, case: Any) -> None:
 def dtypes(ctx: Context, case: Any) -> None:
     """In every floating dtype both support, result dtypes equal the reference's, values close."""
     _needs(ctx, case)
-    names = [d for d in case.dtypes if d in ctx.dtypes]
+    names = _dtype_names(ctx, case)
     if not names:
         pytest.skip(f"backend supports none of {case.dtypes}")
     expected64 = _reference(case)
@@ -96,8 +109,8 @@ def devices(ctx: Context, case: Any) -> None:
     for k, o in enumerate(outs):
         assert o.device == ctx.device, f"output {k} on {o.device}, expected {ctx.device}"
     diff = [o for o in outs if o.requires_grad]
-    if diff:
-        sum(o.sum() for o in diff).backward()
+    if diff:  # (a complex output's parts: backward needs a real loss)
+        sum((ag.view_as_real(o) if o.dtype.is_complex else o).sum() for o in diff).backward()
         for k, x in enumerate(inputs):
             if x.requires_grad and x.grad is not None:
                 assert x.grad.device == ctx.device, f"grad of input {k} on {x.grad.device}"

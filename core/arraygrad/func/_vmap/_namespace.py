@@ -222,6 +222,8 @@ class BatchingBackend(Backend):
         self.level.backend = self
         # the base's (a cached property there): read on every op's fast path
         self.__dict__["floating_natives"] = base.floating_natives
+        self.__dict__["complex_natives"] = base.complex_natives
+        self.__dict__["differentiable_natives"] = base.differentiable_natives
 
     def is_available(self) -> Any:
         return self.base.is_available()
