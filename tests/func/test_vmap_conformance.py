@@ -38,6 +38,11 @@ UNBATCHABLE = {
     "ctc_loss/log_softmax": "lengths read on the host",
     "repeat_interleave/tensor": "the output size is read from the repeats",
     "cov/aweights": "checks its weights' sign and sum with Python control flow, as PyTorch's",
+    **{name: "the Array API fft extension has no batching rules (vmap refuses xp.fft)"
+       for name in ("fft.fft/complex-padded", "fft.fft/real", "fft.ifft/complex-cut",
+                    "fft.fftn/complex-sizes", "fft.rfft/padded", "fft.irfft/complex-ortho",
+                    "fft.rfftn/basic", "fft.irfftn/complex-sizes", "fft.hfft/complex-padded",
+                    "fft.ihfft/basic")},
 }
 FALLBACK: set[str] = set()
 """Array functions without a batching rule that the cases reach (loop-and-stack)."""

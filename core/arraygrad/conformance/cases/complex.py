@@ -76,4 +76,15 @@ CASES = (
     _case("linalg.solve", "", lambda a, b: ag.linalg.solve(_dominant(a), b), [(3, 3), (3, 2)]),
     _case("linalg.vector_norm", "", lambda a: ag.linalg.vector_norm(a, 3, dim=1), [(2, 3)],
           "complex_away"),
+    # the Fourier transforms (through the backend's Array API fft extension)
+    _case("fft.fft", "padded", lambda a: ag.fft.fft(a, n=6), [(2, 5)]),
+    case("fft.fft", "real", lambda a: ag.fft.fft(a, norm="ortho"), [(2, 5)], tags=("complex",)),
+    _case("fft.ifft", "cut", lambda a: ag.fft.ifft(a, n=3, dim=0, norm="forward"), [(4, 2)]),
+    _case("fft.fftn", "sizes", lambda a: ag.fft.fftn(a, s=(3, 4)), [(2, 3, 3)]),
+    case("fft.rfft", "padded", lambda a: ag.fft.rfft(a, n=7), [(2, 6)], tags=("complex",)),
+    _case("fft.irfft", "ortho", lambda a: ag.fft.irfft(a, n=8, norm="ortho"), [(2, 5)]),
+    case("fft.rfftn", "basic", lambda a: ag.fft.rfftn(a), [(3, 4)], tags=("complex",)),
+    _case("fft.irfftn", "sizes", lambda a: ag.fft.irfftn(a, s=(2, 5)), [(2, 3)]),
+    _case("fft.hfft", "padded", lambda a: ag.fft.hfft(a, n=6), [(2, 4)]),
+    case("fft.ihfft", "basic", lambda a: ag.fft.ihfft(a), [(2, 5)], tags=("complex",)),
 )
