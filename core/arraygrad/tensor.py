@@ -507,10 +507,23 @@ class Tensor:
         return self.item()
 
     def __float__(self) -> float:
-        return float(self._scalar())
+        return float(self._real_scalar("double"))
 
     def __int__(self) -> int:
-        return int(self._scalar())
+        return int(self._real_scalar("int64_t"))
+
+    def __complex__(self) -> complex:
+        return complex(self._scalar())
+
+    def _real_scalar(self, c_type: str) -> Any:
+        """The one value as a real number: a complex one's real part when its imaginary part
+        is 0, else PyTorch's RuntimeError (its conversion to ``c_type`` checks it)."""
+        value = self._scalar()
+        if isinstance(value, complex):
+            if value.imag:
+                raise RuntimeError(f"value cannot be converted to type {c_type} without overflow")
+            return value.real
+        return value
 
     def __index__(self) -> int:
         d = self.dtype

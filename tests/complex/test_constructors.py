@@ -122,3 +122,17 @@ def test_the_default_complex_dtype_is_complex64_beside_float16():
     finally:
         ag.set_default_dtype(ag.float32)
     assert math.isclose(abs(ag.tensor(3 + 4j).item()), 5.0)
+
+
+@needs_torch
+@pytest.mark.parametrize("convert", [complex, float, int])
+def test_python_number_conversions_as_pytorchs(convert):
+    for value in (1 + 2j, 3.0 + 0j):
+        try:
+            theirs = convert(torch.tensor(value))
+        except RuntimeError as e:
+            with pytest.raises(RuntimeError, match=str(e)):
+                convert(ag.tensor(value))
+        else:
+            assert convert(ag.tensor(value)) == theirs
+    assert complex(ag.tensor(2.5)) == 2.5 + 0j

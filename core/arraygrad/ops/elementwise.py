@@ -137,7 +137,9 @@ def mul(input: Tensor, other: Any) -> Any:
 DIV = defop("DivBackward0", jvp=ELEMENTWISE, inputs=("self", "other"), saves=("self", "other"),
             uses=(("other",), ("self", "other")), complex=True,
             vjp=(lambda g, n: g / conj_of(n.other),
-                 lambda g, n: -g * conj_of(n.self / (n.other * n.other))))
+                 # (conjugates taken factor by factor: for real tensors, the real formula's
+                 # operations in its order, so its rounding is unchanged)
+                 lambda g, n: -g * conj_of(n.self) / conj_of(n.other * n.other)))
 
 
 def div(input: Tensor, other: Any, *, rounding_mode: Any = None) -> Any:
@@ -231,8 +233,8 @@ def remainder(input: Tensor, other: Any) -> Tensor:
 def _pow_base_grad(g: Tensor, n: RuleNode) -> Tensor:
     a, b = n.self, n.exponent
     if isinstance(b, Tensor):
-        return g * conj_of(b * where(b == 0, 0.0, a ** (b - 1)))
-    return g * 0 if b == 0 else g * conj_of(b * a ** (b - 1))
+        return g * conj_of(b) * conj_of(where(b == 0, 0.0, a ** (b - 1)))
+    return g * 0 if b == 0 else g * conj_of(b) * conj_of(a ** (b - 1))
 
 
 def _pow_exponent_grad(g: Tensor, n: RuleNode) -> Tensor:
@@ -246,9 +248,9 @@ def pow_exponent_grad(g: Tensor, a: Any, b: Tensor, out: Tensor) -> Tensor:
     # complex b), as PyTorch does
     b_real = _real_part(b)
     if isinstance(a, Tensor):
-        return where((a == 0) & (b_real >= 0), 0.0, g * conj_of(out * log(a)))
+        return where((a == 0) & (b_real >= 0), 0.0, g * conj_of(out) * conj_of(log(a)))
     if isinstance(a, complex) or (isinstance(b, Tensor) and b.dtype.is_complex):
-        return g * conj_of(out * _complex_log(a))
+        return g * conj_of(out) * conj_of(_complex_log(a))
     if a > 0:
         return g * out * math.log(a)
     if a == 0:
@@ -348,7 +350,7 @@ COS = _unary_rule("CosBackward0", "self", lambda g, n: -g * conj_of(sin(n.self))
 TAN = _unary_rule("TanBackward0", "result",
                   lambda g, n: g * conj_of(1 + n.result * n.result), True)
 RECIPROCAL = _unary_rule("ReciprocalBackward0", "result",
-                         lambda g, n: -g * conj_of(n.result * n.result), True)
+                         lambda g, n: -g * conj_of(n.result) * conj_of(n.result), True)
 TANH = defop("TanhBackward0", jvp=ELEMENTWISE, saves=("result",), complex=True,
              vjp=(lambda g, n: _act_bw.tanh_backward(g, n.result),),
              first_order=(_act_bw.tanh_first_order,))

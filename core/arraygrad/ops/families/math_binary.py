@@ -314,8 +314,8 @@ def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
 ADDCMUL = defop("AddcmulBackward0", jvp=ELEMENTWISE, inputs=("self", "tensor1", "tensor2"),
                 saves=("tensor1", "tensor2"), params=("value",),
                 uses=((), ("tensor2",), ("tensor1",)), complex=True,
-                vjp=(identity, lambda g, n: g * conj_of(n.tensor2 * n.value),
-                     lambda g, n: g * conj_of(n.tensor1 * n.value)))
+                vjp=(identity, lambda g, n: g * conj_of(n.tensor2) * conj_of(n.value),
+                     lambda g, n: g * conj_of(n.tensor1) * conj_of(n.value)))
 
 
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
@@ -331,8 +331,9 @@ def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) 
 ADDCDIV = defop("AddcdivBackward0", jvp=ELEMENTWISE, inputs=("self", "tensor1", "tensor2"),
                 saves=("tensor1", "tensor2"), params=("value",),
                 uses=((), ("tensor2",), ("tensor1", "tensor2")), complex=True,
-                vjp=(identity, lambda g, n: g * conj_of(n.value / n.tensor2),
-                     lambda g, n: -g * conj_of(n.value * n.tensor1 / (n.tensor2 * n.tensor2))))
+                vjp=(identity, lambda g, n: g * conj_of(n.value) / conj_of(n.tensor2),
+                     lambda g, n: -g * conj_of(n.value) * conj_of(n.tensor1)
+                     / conj_of(n.tensor2 * n.tensor2)))
 
 
 def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:

@@ -50,7 +50,7 @@ def _float_op(name: str, node: str, saves: str, vjp: Callable[[Any, Any], Any],
 
 
 # holomorphic: the vjp is g * conj(f'(z)) (g * f'(x) for a real x)
-exp2 = _float_op("exp2", "Exp2Backward0", "result", lambda g, n: g * conj_of(n.result * _LN2),
+exp2 = _float_op("exp2", "Exp2Backward0", "result", lambda g, n: g * conj_of(n.result) * _LN2,
                  lambda xp, a: 2.0 ** a, True)
 log2 = _float_op("log2", "Log2Backward0", "self", lambda g, n: g / conj_of(n.self * _LN2),
                  lambda xp, a: xp.log2(a), True)
