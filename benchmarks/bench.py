@@ -35,6 +35,7 @@ TIMED = {
     "mlp_step": mlp.mlp_step,
     "mlp_small_step": mlp.mlp_small_step,
     "matmul_big": dense.matmul_big,
+    "matmul_bf16": dense.matmul_bf16,
     "broadcast_reduce": dense.broadcast_reduce,
     "conv_step": conv.conv_step,
     "lstm_step": recurrent.lstm_step,

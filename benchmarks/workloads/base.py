@@ -37,6 +37,8 @@ def to_numpy(t):
 
     if hasattr(t, "detach"):
         t = t.detach()
+        if str(t.dtype).endswith("bfloat16"):  # PyTorch's has no NumPy form: compare in float32
+            t = t.float()
         return np.asarray(t.cpu().numpy() if hasattr(t, "cpu") else t.numpy())
     return np.asarray(t)
 

@@ -1,4 +1,5 @@
-"""``matmul_big`` (``(A @ B).sum()`` at 1024x1024) and ``broadcast_reduce``
+"""``matmul_big`` (``(A @ B).sum()`` at 1024x1024), ``matmul_bf16`` (the same in bfloat16,
+beside the float32 NumPy floor) and ``broadcast_reduce``
 (``((x[:, None, :] * y[None, :, :]).sum(-1)).mean()`` with x, y of shape (256, 128))."""
 
 from __future__ import annotations
@@ -36,6 +37,39 @@ def matmul_big() -> Workload:
 
     return with_frameworks(Workload("matmul_big", "ms", 1e3, repeats=15), numpy_run,
                            _grads_of(a, b, lambda x, y: (x @ y).sum()))
+
+
+def matmul_bf16() -> Workload:
+    """``matmul_big`` with bfloat16 leaves (the frameworks' bfloat16 matmul, accumulating in
+    float32), timed beside the float32 NumPy floor: its ratio is bfloat16's cost over
+    float32's. The inputs are bfloat16 values, so the floor's float32 gradients are the exact
+    sums the bfloat16 ones round (checked to 1%)."""
+    a, b = _data((1024, 1024), (1024, 1024))
+    a, b = _bfloat16_values(a), _bfloat16_values(b)
+
+    def numpy_run():
+        _ = (a @ b).sum()
+        g = np.ones((1024, 1024), np.float32)
+        return [g @ b.T, a.T @ g]
+
+    def framework(lib):
+        def run():
+            x = lib.tensor(a).to(lib.bfloat16).requires_grad_()
+            y = lib.tensor(b).to(lib.bfloat16).requires_grad_()
+            (x @ y).sum().backward()
+            return [x.grad, y.grad]
+        return run
+
+    return with_frameworks(Workload("matmul_bf16", "ms", 1e3, repeats=15, rtol=1e-2), numpy_run,
+                           framework)
+
+
+def _bfloat16_values(x: np.ndarray) -> np.ndarray:
+    """``x`` (float32) rounded to the nearest bfloat16, as float32 (round half to even on the
+    16 bits dropped)."""
+    bits = x.view(np.uint32)
+    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    return rounded.astype(np.uint32).view(np.float32)
 
 
 def broadcast_reduce() -> Workload:

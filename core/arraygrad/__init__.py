@@ -18,9 +18,9 @@ from typing import Any
 
 from arraygrad import dtypes as _dtypes
 from arraygrad.dtypes import (
-    bfloat16, bool, double, dtype, float, float16, float32, float64, get_default_dtype, half,
-    int, int8, int16, int32, int64, long, promote_types, set_default_dtype, short, uint8, uint16,
-    uint32, uint64,
+    bfloat16, bool, cdouble, cfloat, complex64, complex128, double, dtype, float, float16,
+    float32, float64, get_default_dtype, half, int, int8, int16, int32, int64, long,
+    promote_types, set_default_dtype, short, uint8, uint16, uint32, uint64,
 )
 from arraygrad.device import device, get_default_device, set_default_device
 from arraygrad.tensor import Size, Tensor
@@ -134,8 +134,9 @@ from arraygrad.layouts import (  # noqa: E402
     strided,
 )
 from arraygrad.storage import (  # noqa: E402
-    BFloat16Storage, BoolStorage, ByteStorage, CharStorage, DoubleStorage, FloatStorage,
-    HalfStorage, IntStorage, LongStorage, ShortStorage, TypedStorage, UntypedStorage, is_storage,
+    BFloat16Storage, BoolStorage, ByteStorage, CharStorage, ComplexDoubleStorage,
+    ComplexFloatStorage, DoubleStorage, FloatStorage, HalfStorage, IntStorage, LongStorage,
+    ShortStorage, TypedStorage, UntypedStorage, is_storage,
 )
 from arraygrad.creation_memory import asarray, from_file, frombuffer  # noqa: E402
 from arraygrad.creation_strided import empty_permuted, empty_strided  # noqa: E402
@@ -234,7 +235,7 @@ def __getattr__(name: str) -> Any:
         return importlib.import_module(f"arraygrad.{name}")
     if name in _LAZY_FUNCTIONS:
         return getattr(importlib.import_module(_LAZY_FUNCTIONS[name]), name)
-    if name in _dtypes.MISSING:  # arraygrad.complex64: say why there is none
+    if name in _dtypes.MISSING:  # arraygrad.complex32: say why there is none
         raise _dtypes.missing_dtype_error(name)
     from arraygrad._nn_toplevel_names import MODULE as _nn_home, NAMES as _nn_toplevel
     if name in _nn_toplevel:  # torch.conv2d & co.: nn's ops at top level, loaded as the

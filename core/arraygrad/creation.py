@@ -13,6 +13,7 @@ from arraygrad.compiler.scalars import recording_flag as _recording
 from arraygrad import determinism as _determinism
 from arraygrad.layouts import check_layout, check_memory_format, check_pin_memory, sparse_coo
 from arraygrad.random import generator_for
+from arraygrad.ops.complex_data import join
 from arraygrad.tensor import Tensor, wrap as _wrap
 from arraygrad.tensor_sparse import sparse_ops
 
@@ -65,7 +66,8 @@ def _finish(data: Any, backend: Backend, requires_grad: bool) -> Tensor:
 
 
 def _infer_dtype(data: Any) -> _dt.dtype:
-    """PyTorch's dtype for nested Python data: float if any float, else int64, else bool."""
+    """PyTorch's dtype for nested Python data: complex if any complex (the default complex
+    dtype), else float if any float, else int64, else bool."""
     kind = -1
     stack = [data]
     while stack:
@@ -74,19 +76,24 @@ def _infer_dtype(data: Any) -> _dt.dtype:
             stack.extend(item)
         elif isinstance(item, Tensor):
             d = item.dtype
-            kind = max(kind, 2 if d.is_floating_point else (0 if d is _dt.bool else 1))
+            kind = max(kind, 3 if d.is_complex else 2 if d.is_floating_point else
+                       (0 if d is _dt.bool else 1))
         elif isinstance(item, bool):
             kind = max(kind, 0)
         elif isinstance(item, int):
             kind = max(kind, 1)
+        elif isinstance(item, complex) or getattr(getattr(item, "dtype", None), "kind", "") == "c":
+            kind = 3
         elif isinstance(item, Number):
-            kind = 2
+            kind = max(kind, 2)
         elif hasattr(item, "dtype"):
-            kind = 2
+            kind = max(kind, 2)
         else:
             raise TypeError(f"tensor(): could not infer dtype of {type(item).__name__}")
-        if kind == 2:
+        if kind == 3:
             break
+    if kind == 3:
+        return _dt.default_complex_dtype()
     return {-1: _dt.get_default_dtype(), 0: _dt.bool, 1: _dt.int64,
             2: _dt.get_default_dtype()}[kind]
 
@@ -111,6 +118,8 @@ def _dtype_of_array(arr: Any, backend: Backend) -> _dt.dtype:
             return _dt.int64
         if kind == "f":
             return _dt.float64 if arr.dtype.itemsize >= 8 else _dt.float32
+        if kind == "c":
+            return _dt.complex128 if arr.dtype.itemsize >= 16 else _dt.complex64
         raise TypeError(f"tensor(): unsupported array dtype {arr.dtype}") from None
 
 
@@ -280,11 +289,11 @@ def _filled(op: str, size: tuple[Any, ...], fill: Any, dtype: _dt.dtype | None,
     d = dtype or _dt.get_default_dtype()
     native = backend.native_dtype(d)
     xp = backend.xp
-    if isinstance(fill, int) and not d.is_floating_point and d is not _dt.bool:
+    if isinstance(fill, int) and not (d.is_floating_point or d.is_complex) and d is not _dt.bool:
         fill = _dt.checked_integer(int(fill), d)
     if fill is None and _determinism.fills_uninitialized_memory():  # PyTorch's NaN fill
         bits = 8 * d.itemsize
-        fill = math.nan if d.is_floating_point else (
+        fill = math.nan if d.is_floating_point or d.is_complex else (
             True if d is _dt.bool else (1 << (bits - 1 if d.is_signed else bits)) - 1)
     try:
         if fill is None:
@@ -375,6 +384,9 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: _dt.dtype | Non
             f"(start={start}, end={end}, step={step})")
     if dtype is None:
         dtype = _dt.int64 if all(isinstance(v, int) for v in vals) else _dt.get_default_dtype()
+    if dtype.is_complex:
+        raise NotImplementedError(
+            f"\"arange_cpu\" not implemented for '{_dt.scalar_type_name(dtype)}'")
     backend = _backend(device)
     n = max(0, math.ceil((end - start) / step))
     xp = backend.xp
@@ -421,10 +433,16 @@ def _random(op: str, size: tuple[Any, ...], dtype: _dt.dtype | None, device: Dev
     backend = _backend(device)
     shape = _size(size, op)
     d = dtype or _dt.get_default_dtype()
-    if not d.is_floating_point:
+    if not (d.is_floating_point or d.is_complex):
         raise RuntimeError(f"{op}: expected a floating point dtype, got {d}")
     gen = generator_for(backend, generator)
-    data = draw(gen, shape, backend.native_dtype(d))
+    if d.is_complex:  # the two parts drawn as one real tensor of twice the elements
+        parts = draw(gen, shape + (2,), backend.native_dtype(d.to_real()))
+        if op.startswith("randn"):  # PyTorch's complex normal: each part has variance 1/2
+            parts = parts * math.sqrt(0.5)
+        data = join(backend, parts[..., 0], parts[..., 1])
+    else:
+        data = draw(gen, shape, backend.native_dtype(d))
     # inside vmap(randomness='different') the draw is batched: the tensor is of the vmap level
     return _finish(data, getattr(gen, "batched_backend", backend), requires_grad)
 
@@ -505,7 +523,7 @@ def randperm(n: int, *, generator: Generator | None = None, dtype: _dt.dtype | N
     if layout is not None or pin_memory:
         _options("randperm", layout, pin_memory)
     d = dtype or _dt.int64
-    if requires_grad and not d.is_floating_point:  # checked before drawing, as PyTorch
+    if requires_grad and not (d.is_floating_point or d.is_complex):  # checked first, as PyTorch
         raise RuntimeError("Only Tensors of floating point and complex dtype can require "
                            "gradients")
     backend = _backend(device)

@@ -2,12 +2,15 @@
 
 A dtype is a small named object (``arraygrad.float32``); each backend maps it
 to its own native dtype (and may lack some: ``Backend.supported_dtypes``).
-Promotion follows PyTorch, not NumPy: categories bool < integer < floating; within
-a category ``promote_types`` follows PyTorch's table (``uint8 + int8 -> int16``,
-``bfloat16 + float16 -> float32``; ``uint16/32/64`` promote with nothing but
-themselves and the floating types, as in PyTorch 2.13); a Python scalar or a 0-dim
-tensor only changes the result when it is of a higher category than the dimensioned
-operands (``int_tensor * 1.5`` is float32).
+Promotion follows PyTorch, not NumPy: categories bool < integer < floating < complex;
+within a category ``promote_types`` follows PyTorch's table (``uint8 + int8 -> int16``,
+``bfloat16 + float16 -> float32``, ``complex64 + float64 -> complex128``; ``uint16/32/64``
+promote with nothing but themselves and the floating types, as in PyTorch 2.13); a Python
+scalar or a 0-dim tensor only changes the result when it is of a higher category than the
+dimensioned operands (``int_tensor * 1.5`` is float32), and a complex one keeps a floating
+operand's precision (``float64_tensor * 1j`` is complex128: PyTorch's combine_categories).
+Python complex numbers make the default complex dtype, which follows the default floating
+dtype (complex64 for float32, complex128 for float64).
 """
 
 from __future__ import annotations
@@ -15,21 +18,23 @@ from __future__ import annotations
 import builtins
 import struct as _struct
 import sys as _sys
-from typing import Any, Callable
+from typing import Any
 
 __all__ = [
     "dtype", "float16", "bfloat16", "float32", "float64", "uint8", "int8", "int16", "int32",
-    "int64", "uint16", "uint32", "uint64", "bool", "get_default_dtype", "set_default_dtype",
+    "int64", "uint16", "uint32", "uint64", "bool", "complex64", "complex128", "cfloat",
+    "cdouble", "get_default_dtype", "set_default_dtype",
     "promote_types", "result_type", "scalar_type_name",
 ]
 
-_BOOL, _INT, _FLOAT = 0, 1, 2
+_BOOL, _INT, _FLOAT, _COMPLEX = 0, 1, 2, 3
 
 
 class dtype:
     """A tensor element type, named as in PyTorch (``arraygrad.float32``)."""
 
-    __slots__ = ("name", "category", "itemsize", "is_floating_point", "is_signed", "_promote")
+    __slots__ = ("name", "category", "itemsize", "is_floating_point", "is_complex", "is_signed",
+                 "_promote")
 
     # The module below rebinds ``int``/``bool``/``float`` to dtypes (PyTorch's names),
     # hence ``builtins`` in these annotations.
@@ -37,6 +42,9 @@ class dtype:
     category: builtins.int
     itemsize: builtins.int
     is_floating_point: builtins.bool
+    is_complex: builtins.bool
+    """Whether the type is complex (``complex64``, ``complex128``); complex types are not
+    floating point, as in PyTorch."""
     is_signed: builtins.bool
     """Whether the type holds negative values (PyTorch's ``is_signed``: not bool, not uintN)."""
     _promote: dict["dtype", "dtype | None"]
@@ -47,6 +55,7 @@ class dtype:
         self.category = category
         self.itemsize = itemsize
         self.is_floating_point = category == _FLOAT
+        self.is_complex = category == _COMPLEX
         self.is_signed = signed
         self._promote = {}
 
@@ -54,21 +63,33 @@ class dtype:
         return f"arraygrad.{self.name}"
 
     @property
-    def is_complex(self) -> builtins.bool:
-        """Whether the type is complex: never (arraygrad's dtypes are real)."""
-        return False
-
-    @property
     def abbr(self) -> str:
-        """PyTorch's short name: ``f32``, ``i64``, ``u8``, ``bf16``, ``b8``."""
+        """PyTorch's short name: ``f32``, ``i64``, ``u8``, ``bf16``, ``b8``, ``c64``."""
         if self.name == "bfloat16":
             return "bf16"
-        kind = {_BOOL: "b", _INT: "i" if self.is_signed else "u", _FLOAT: "f"}[self.category]
+        kind = {_BOOL: "b", _INT: "i" if self.is_signed else "u", _FLOAT: "f",
+                _COMPLEX: "c"}[self.category]
         return f"{kind}{8 * self.itemsize}"
 
     def to_real(self) -> "dtype":
-        """The real dtype of this one: itself (arraygrad's dtypes are real)."""
-        return self
+        """The real dtype of this one: a complex type's parts (``complex64 -> float32``),
+        any other type itself."""
+        return _REAL_OF.get(self, self)
+
+    def to_complex(self) -> "dtype":
+        """The complex dtype of this floating one (``float32 -> complex64``, ``float64 ->
+        complex128``, bfloat16's is complex64 as in PyTorch); a complex type is itself.
+        RuntimeError for the others, as PyTorch (float16's, complex32, arraygrad lacks)."""
+        if self.is_complex:
+            return self
+        found = _COMPLEX_OF.get(self)
+        if found is None:
+            if self.name == "float16":
+                raise RuntimeError("to_complex: float16's complex type is complex32 (ComplexHalf), "
+                                   "which arraygrad does not have (NumPy and the Array API "
+                                   "standard have no 32-bit complex dtype)")
+            raise RuntimeError(f"Unknown Complex ScalarType for {scalar_type_name(self)}")
+        return found
 
     def __reduce__(self) -> str:
         return self.name  # module-level singleton
@@ -87,14 +108,19 @@ uint16 = dtype("uint16", _INT, 2, signed=False)
 uint32 = dtype("uint32", _INT, 4, signed=False)
 uint64 = dtype("uint64", _INT, 8, signed=False)
 bool = dtype("bool", _BOOL, 1, signed=False)  # noqa: A001 - PyTorch's name
+complex64 = dtype("complex64", _COMPLEX, 8)
+complex128 = dtype("complex128", _COMPLEX, 16)
 
 # PyTorch's aliases.
 half, float, double = float16, float32, float64  # noqa: A001
 short, int, long = int16, int32, int64  # noqa: A001
+cfloat, cdouble = complex64, complex128
 
 ALL_DTYPES = (float16, bfloat16, float32, float64, uint8, int8, int16, int32, int64, uint16,
-              uint32, uint64, bool)
+              uint32, uint64, bool, complex64, complex128)
 BY_NAME = {d.name: d for d in ALL_DTYPES}
+_REAL_OF = {complex64: float32, complex128: float64}
+_COMPLEX_OF = {float32: complex64, float64: complex128, bfloat16: complex64}
 
 # PyTorch's "barebones" unsigned types: they promote with themselves and floating types only.
 _SHELL_UNSIGNED = (uint16, uint32, uint64)
@@ -108,10 +134,14 @@ def _promotion(a: dtype, b: dtype) -> dtype | None:
         low, high = (a, b) if a.category < b.category else (b, a)
         if high.category != _FLOAT and (low in _SHELL_UNSIGNED or high in _SHELL_UNSIGNED):
             return None
+        if high.category == _COMPLEX and low is float64:  # complex64 + float64: complex128
+            return complex128
         return high
     if a.category == _FLOAT:
         if {a, b} == {float16, bfloat16}:
             return float32  # neither holds the other
+        return a if a.itemsize >= b.itemsize else b
+    if a.category == _COMPLEX:
         return a if a.itemsize >= b.itemsize else b
     if a in _SHELL_UNSIGNED or b in _SHELL_UNSIGNED:
         return None
@@ -126,9 +156,8 @@ for _a in ALL_DTYPES:
         _a._promote[_b] = _promotion(_a, _b)
 
 # PyTorch dtypes arraygrad does not have (the Array API standard defines none of them): naming
-# one (``arraygrad.complex64``) raises an AttributeError that says so, not a bare "no attribute".
-MISSING: dict[str, str | None] = {"complex64": None, "complex128": None, "cfloat": None,
-                                  "cdouble": None}
+# one (``arraygrad.complex32``) raises an AttributeError that says so, not a bare "no attribute".
+MISSING: dict[str, str | None] = {"complex32": "complex64", "chalf": "complex64"}
 
 
 def missing_dtype_error(name: str) -> AttributeError:
@@ -144,6 +173,26 @@ _default_float = float32
 def get_default_dtype() -> dtype:
     """The dtype of floating tensors made from Python floats (float32)."""
     return _default_float
+
+
+def default_complex_dtype() -> dtype:
+    """The dtype of complex tensors made from Python complex numbers: the default floating
+    dtype's complex type (complex64 for float32, complex128 for float64), as PyTorch. A
+    float16 default gives complex64 where PyTorch gives complex32, which arraygrad lacks
+    (docs/differences.md); a bfloat16 default has none (PyTorch's RuntimeError)."""
+    d = _default_float
+    if d is float64:
+        return complex128
+    if d is float32 or d is float16:
+        return complex64
+    raise RuntimeError("invalid default scalar type for complex")
+
+
+def complex_of_floating(d: dtype) -> dtype:
+    """The complex type a complex operand takes beside floating type ``d`` (PyTorch's
+    ``toComplexType``): ``d.to_complex()``, and complex64 for float16, whose complex32
+    arraygrad lacks (docs/differences.md)."""
+    return complex64 if d is float16 else d.to_complex()
 
 
 def set_default_dtype(d: dtype) -> None:
@@ -165,10 +214,12 @@ def set_default_dtype(d: dtype) -> None:
 _SCALAR_TYPE_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short",
                       "int32": "Int", "int64": "Long", "float16": "Half", "bfloat16": "BFloat16",
                       "float32": "Float", "float64": "Double", "uint16": "UInt16",
-                      "uint32": "UInt32", "uint64": "UInt64"}
+                      "uint32": "UInt32", "uint64": "UInt64", "complex64": "ComplexFloat",
+                      "complex128": "ComplexDouble"}
 
 
-# the ``struct`` module's code of one element of each dtype (bfloat16 has none: see ``unpack``)
+# the ``struct`` module's code of one element of each dtype (bfloat16 has none: see ``unpack``;
+# a complex element is two of its real type's, real part first)
 STRUCT_CODES = {"float16": "e", "float32": "f", "float64": "d", "uint8": "B", "int8": "b",
                 "int16": "h", "uint16": "H", "int32": "i", "uint32": "I", "int64": "q",
                 "uint64": "Q", "bool": "?"}
@@ -177,7 +228,10 @@ STRUCT_CODES = {"float16": "e", "float32": "f", "float64": "d", "uint8": "B", "i
 def unpack(data: bytes, d: dtype, count: builtins.int, order: str = "<") -> list[Any]:
     """The first ``count`` elements of dtype ``d`` in ``data`` as Python values (``order``:
     a ``struct`` byte order, ``<`` little-endian). A bfloat16 is read as the float32 whose
-    upper half it is (exact)."""
+    upper half it is (exact); a complex element as its two parts, real first."""
+    if d.is_complex:
+        parts = unpack(data, d.to_real(), 2 * count, order)
+        return [builtins.complex(parts[i], parts[i + 1]) for i in range(0, 2 * count, 2)]
     data = bytes(data[:count * d.itemsize])
     code = STRUCT_CODES.get(d.name)
     if code is None:  # bfloat16: pad each element to a float32
@@ -209,14 +263,18 @@ def promote_types(type1: dtype, type2: dtype) -> dtype:
 _py_int = (0).__class__
 _py_float = (0.0).__class__
 _py_bool = (True).__class__
+_py_complex = (0j).__class__
 
 
 def dtype_of_scalar(value: object) -> dtype:
-    """The dtype a tensor made from this Python scalar gets."""
+    """The dtype a tensor made from this Python scalar gets (a complex number: the default
+    complex dtype)."""
     if isinstance(value, _py_bool):
         return bool
     if isinstance(value, _py_int):
         return int64
+    if isinstance(value, _py_complex):
+        return default_complex_dtype()
     return _default_float
 
 
@@ -255,42 +313,39 @@ def result_type(*operands: Any) -> dtype:
 
     Operands are tensors or Python scalars. Three tiers take part, each only
     when it raises the category: dimensioned tensors, then 0-dim tensors,
-    then Python scalars.
+    then Python scalars (PyTorch's ``combine_categories``; a complex tier above a floating
+    one keeps the floating one's precision: ``float64_tensor * 1j`` is complex128).
     """
     dim_t: dtype | None = None
     zero_t: dtype | None = None
-    scalar_cat = -1
+    wrapped: dtype | None = None
     for op in operands:
         d = getattr(op, "dtype", None)
         if not isinstance(d, dtype):  # a scalar (a NumPy scalar's dtype is NumPy's: a scalar)
-            cat = _scalar_cat(op)
-            if cat > scalar_cat:
-                scalar_cat = cat
+            s = dtype_of_scalar(op)
+            wrapped = s if wrapped is None else promote_types(wrapped, s)
         elif op.ndim:
             dim_t = d if dim_t is None else promote_types(dim_t, d)
         else:
             zero_t = d if zero_t is None else promote_types(zero_t, d)
-    result = dim_t
-    if zero_t is not None:  # PyTorch's combine_categories(dimensioned, 0-dim)
-        if result is None:
-            result = zero_t
-        elif not result.is_floating_point and (result is bool or zero_t.is_floating_point):
-            result = promote_types(result, zero_t)
-    if scalar_cat >= 0:
-        if result is None or scalar_cat > result.category:
-            result = _CATEGORY_DEFAULT[scalar_cat]()
+    result = _combine(dim_t, _combine(zero_t, wrapped))
     if result is None:  # no operands at all
         raise TypeError("result_type: expected at least one operand")
     return result
 
 
-def _scalar_cat(value: object) -> builtins.int:
-    if isinstance(value, _py_bool):
-        return _BOOL
-    if isinstance(value, _py_int):
-        return _INT
-    return _FLOAT
+def _combine(higher: dtype | None, lower: dtype | None) -> dtype | None:
+    """PyTorch's ``combine_categories``: the ``lower`` tier counts only when its category is
+    above ``higher``'s (a complex tier over a floating one takes its precision)."""
+    if higher is None:
+        return lower
+    if lower is None or higher.is_complex:
+        return higher
+    if lower.is_complex:
+        return complex_of_floating(higher) if higher.is_floating_point else lower
+    if higher.is_floating_point:
+        return higher
+    if higher is bool or lower.is_floating_point:
+        return promote_types(higher, lower)
+    return higher
 
-
-_CATEGORY_DEFAULT: dict[builtins.int, Callable[[], dtype]] = {
-    _BOOL: lambda: bool, _INT: lambda: int64, _FLOAT: get_default_dtype}

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from arraygrad.ops.arguments import renamed_keywords
+from arraygrad.ops.families import linalg_eig as _eig
 from arraygrad.ops.families import linalg_extras as _extras
 from arraygrad.ops.families import linalg_householder as _householder
 from arraygrad.ops.families import linalg_lu as _lu
@@ -20,8 +21,8 @@ from arraygrad.ops.families.linalg_triangular import solve_triangular as _solve_
 from arraygrad.ops.linalg import matmul as _matmul
 from arraygrad.ops.out_arg import accepts_out
 
-__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh",
-           "eigvalsh", "householder_product", "inv", "inv_ex", "lstsq", "lu", "lu_factor",
+__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig",
+           "eigh", "eigvals", "eigvalsh", "householder_product", "inv", "inv_ex", "lstsq", "lu", "lu_factor",
            "lu_factor_ex", "lu_solve", "matmul", "matrix_exp", "matrix_norm", "matrix_power",
            "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex",
            "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot",
@@ -68,6 +69,8 @@ solve = accepts_out(_ops.solve)
 cholesky = accepts_out(renamed_keywords(_ops.cholesky, input="A"))
 qr = accepts_out(_ops.qr)
 eigh = accepts_out(renamed_keywords(_ops.eigh, input="A"))
+eig = accepts_out(renamed_keywords(_eig.eig, input="A"))
+eigvals = accepts_out(renamed_keywords(_eig.eigvals, input="A"))
 eigvalsh = accepts_out(renamed_keywords(_ops.eigvalsh, input="A"))
 svd = accepts_out(_no_driver(_ops.svd))
 svdvals = accepts_out(_no_driver(_ops.svdvals))

@@ -9,7 +9,7 @@ The same allocation gives the same storage object while one is alive.
 
 A storage can also be made on its own (``UntypedStorage(n)``, ``FloatStorage([1, 2])``), and
 ``Tensor.set_`` puts a tensor onto a storage whose elements are of its dtype. Storages of
-the dtypes arraygrad lacks (``ComplexFloatStorage``, quantized ones) do not exist.
+the dtypes arraygrad lacks (``ComplexHalfStorage``, quantized ones) do not exist.
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ if TYPE_CHECKING:
 
 __all__ = ["UntypedStorage", "TypedStorage", "FloatStorage", "DoubleStorage", "HalfStorage",
            "BFloat16Storage", "ByteStorage", "CharStorage", "ShortStorage", "IntStorage",
-           "LongStorage", "BoolStorage", "LEGACY_STORAGES", "is_storage",
+           "LongStorage", "BoolStorage", "ComplexFloatStorage", "ComplexDoubleStorage",
+           "LEGACY_STORAGES", "is_storage",
            "storage_of", "memory_of", "TYPED_STORAGE_WARNING"]
 
 NO_STORAGE = "Cannot access data pointer of Tensor that doesn't have storage"
@@ -420,11 +421,14 @@ BFloat16Storage = _legacy("BFloat16Storage", _dt.bfloat16)
 ByteStorage = _legacy("ByteStorage", _dt.uint8)
 CharStorage = _legacy("CharStorage", _dt.int8)
 ShortStorage = _legacy("ShortStorage", _dt.int16)
+ComplexFloatStorage = _legacy("ComplexFloatStorage", _dt.complex64)
+ComplexDoubleStorage = _legacy("ComplexDoubleStorage", _dt.complex128)
 
 LEGACY_STORAGES: dict[_dt.dtype, type[TypedStorage]] = {
     cls._fixed_dtype(): cls  # type: ignore[misc]
     for cls in (FloatStorage, DoubleStorage, HalfStorage, BFloat16Storage, ByteStorage,
-                CharStorage, ShortStorage, IntStorage, LongStorage, BoolStorage)}
+                CharStorage, ShortStorage, IntStorage, LongStorage, BoolStorage,
+                ComplexFloatStorage, ComplexDoubleStorage)}
 
 
 def is_storage(obj: Any) -> bool:

@@ -185,7 +185,7 @@ class Tensor:
         return self._backend.device_type == "cuda"
 
     def is_floating_point(self) -> bool:
-        """Whether the dtype is a floating type."""
+        """Whether the dtype is a floating type (complex types are not)."""
         return self.dtype.is_floating_point
 
     def element_size(self) -> int:
@@ -224,7 +224,7 @@ class Tensor:
         if requires_grad and self._inference and not _grad_state.inference:
             raise RuntimeError("Setting requires_grad=True on inference tensor outside "
                                "InferenceMode is not allowed.")
-        if requires_grad and not self.dtype.is_floating_point:
+        if requires_grad and not (self.dtype.is_floating_point or self.dtype.is_complex):
             raise RuntimeError(
                 f"only Tensors of floating point dtype can require gradients, got {self.dtype}")
         self._requires_grad = bool(requires_grad)
@@ -502,13 +502,27 @@ class Tensor:
         return self.item()
 
     def __float__(self) -> float:
-        return float(self._scalar())
+        return float(self._real_scalar("double"))
 
     def __int__(self) -> int:
-        return int(self._scalar())
+        return int(self._real_scalar("int64_t"))
+
+    def __complex__(self) -> complex:
+        return complex(self._scalar())
+
+    def _real_scalar(self, c_type: str) -> Any:
+        """The one value as a real number: a complex one's real part when its imaginary part
+        is 0, else PyTorch's RuntimeError (its conversion to ``c_type`` checks it)."""
+        value = self._scalar()
+        if isinstance(value, complex):
+            if value.imag:
+                raise RuntimeError(f"value cannot be converted to type {c_type} without overflow")
+            return value.real
+        return value
 
     def __index__(self) -> int:
-        if self.dtype.is_floating_point or self.numel() != 1:
+        d = self.dtype
+        if d.is_floating_point or d.is_complex or self.numel() != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self.item())
 

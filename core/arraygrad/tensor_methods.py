@@ -133,7 +133,8 @@ def _new_tensor(self: Tensor, data: Any, dtype: Any = None, device: Any = None,
 # ``Tensor.float()`` & co.: the dtype each converts to
 _CAST_METHODS = {"float32": "float", "float64": "double", "float16": "half",
                  "bfloat16": "bfloat16", "int64": "long", "int32": "int", "int16": "short",
-                 "int8": "char", "uint8": "byte", "bool": "bool"}
+                 "int8": "char", "uint8": "byte", "bool": "bool", "complex64": "cfloat",
+                 "complex128": "cdouble"}
 
 
 def _cast(d: Any) -> Any:

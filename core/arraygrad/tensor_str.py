@@ -109,6 +109,21 @@ class _Formatter:
         return self.format_plain(v).rjust(self.width)
 
 
+class _ComplexFormatter:
+    """PyTorch's complex elements: the real parts formatted as one real tensor, the imaginary
+    parts as another, joined as ``a+bj`` (the sign of the imaginary part written once)."""
+
+    def __init__(self, values: list[Any]) -> None:
+        self.real = _Formatter([v.real for v in values], True)
+        self.imag = _Formatter([v.imag for v in values], True)
+        self.width = self.real.width + self.imag.width + 1  # the ``j``
+
+    def format(self, v: Any) -> str:
+        real = self.real.format(v.real)
+        imag = (self.imag.format(v.imag) + "j").lstrip()
+        return real + imag if imag[0] in "+-" else real + "+" + imag
+
+
 def _flatten(values: Any, ndim: int) -> list[Any]:
     if ndim == 0:
         return [values]
@@ -123,7 +138,7 @@ def _flatten(values: Any, ndim: int) -> list[Any]:
     return out
 
 
-def _format_nested(values: Any, ndim: int, fmt: _Formatter, indent: int, summarize: bool) -> str:
+def _format_nested(values: Any, ndim: int, fmt: Any, indent: int, summarize: bool) -> str:
     if ndim == 0:
         return fmt.format(values)
     if ndim == 1:
@@ -146,7 +161,10 @@ def format_values(values: Any, shape: tuple[int, ...], floating: bool, indent: i
     ndim = len(shape)
     summarize = math.prod(shape) > THRESHOLD
     flat = [v for v in _flatten(values, ndim) if v is not Ellipsis]
-    if any(isinstance(v, bool) for v in flat):
+    fmt: Any
+    if flat and isinstance(flat[0], complex):
+        fmt = _ComplexFormatter(flat)
+    elif any(isinstance(v, bool) for v in flat):
         fmt = _Formatter([str(v) for v in flat], False)
     else:
         fmt = _Formatter(flat, floating)
@@ -167,28 +185,32 @@ def format_body(t: Tensor, indent: int) -> str:
         values = _summarized_list(host, len(shape))
     else:
         values = host.tolist()
-    return format_values(values, shape, t.dtype.is_floating_point, indent)
+    return format_values(values, shape, t.dtype.is_floating_point and not t.dtype.is_complex,
+                         indent)
 
 
 def tensor_repr(t: Tensor, prefix: str = "tensor(") -> str:
     """PyTorch-shaped repr: values, then dtype/device/requires_grad/grad_fn suffixes."""
+    indent = len(prefix)
     shape = tuple(t.shape)
     suffixes = []
     if not t._backend.holds_data:  # the meta device: no values, the size instead
-        return _suffixed(prefix + "...", _shape_suffixes(t, shape), t)
-    body = format_body(t, len(prefix))
+        return _suffixed(prefix + "...", _shape_suffixes(t, shape), t, indent)
+    body = format_body(t, indent)
     if t.numel() == 0 and shape != (0,):
         suffixes.append(f"size={shape}")
     dev = t.device
     if dev.type != "cpu":
         suffixes.append(f"device='{dev}'")
-    from arraygrad.dtypes import get_default_dtype
+    from arraygrad.dtypes import complex64, complex128, float64, get_default_dtype
 
     default = get_default_dtype()
-    implied = t.dtype is default or t.dtype.name in _ALWAYS_IMPLIED
+    # PyTorch's default complex type here: complex128 beside a float64 default, else complex64
+    implied = (t.dtype is default or t.dtype.name in _ALWAYS_IMPLIED
+               or t.dtype is (complex128 if default is float64 else complex64))
     if not implied or (t.numel() == 0 and t.dtype is not default):
         suffixes.append(f"dtype=arraygrad.{t.dtype.name}")
-    return _suffixed(prefix + body, suffixes, t)
+    return _suffixed(prefix + body, suffixes, t, indent)
 
 
 def _shape_suffixes(t: Tensor, shape: tuple[int, ...]) -> list[str]:
@@ -202,13 +224,29 @@ def _shape_suffixes(t: Tensor, shape: tuple[int, ...]) -> list[str]:
     return suffixes
 
 
-def _suffixed(head: str, suffixes: list[str], t: Tensor) -> str:
-    """``head``, the suffixes and the autograd one (``grad_fn=`` or ``requires_grad=True``)."""
+def _suffixed(head: str, suffixes: list[str], t: Tensor, indent: int) -> str:
+    """``head``, the suffixes and the autograd one (``grad_fn=`` or ``requires_grad=True``),
+    wrapped as PyTorch wraps them (continuation lines indented by ``indent``)."""
     if t._grad_fn is not None:
         suffixes.append(f"grad_fn=<{t._grad_fn.name()}>")
     elif t._requires_grad:
         suffixes.append("requires_grad=True")
-    return ", ".join([head] + suffixes) + ")"
+    return _with_suffixes(head, suffixes, indent) + ")"
+
+
+def _with_suffixes(text: str, suffixes: list[str], indent: int) -> str:
+    """``text`` then ``, suffix`` for each, as PyTorch adds them: a suffix that would pass the
+    line width starts a new line, indented under the first element."""
+    out = [text]
+    last = len(text) - text.rfind("\n") + 1
+    for suffix in suffixes:
+        if last + len(suffix) + 2 > LINEWIDTH:
+            out.append(",\n" + " " * indent + suffix)
+            last = indent + len(suffix)
+        else:
+            out.append(", " + suffix)
+            last += len(suffix) + 2
+    return "".join(out)
 
 
 def _summarized_list(host: Any, ndim: int) -> Any:

@@ -38,16 +38,20 @@ def _close(a: np.ndarray, b: np.ndarray, dtype: str = "float64") -> bool:
         return bool(np.array_equal(a, b))
     if dtype == "bfloat16":  # a composite may round each step: within a few bfloat16 steps
         return bool(np.allclose(a, b, rtol=2 ** -5, atol=2 ** -5, equal_nan=True))
-    if dtype != "float64":  # integer inputs computed in float32
+    if dtype not in ("float64", "complex128"):  # integer inputs computed in float32
         return bool(np.allclose(a, b, rtol=1e-5, atol=1e-6, equal_nan=True))
     return bool(np.allclose(a, b, rtol=1e-6, atol=1e-8, equal_nan=True))
 
 
 def _typed(lib: Any, a: np.ndarray, dtype: str, needs_grad: bool) -> Any:
     """Input data as a tensor of ``dtype``: float64 as it is; bfloat16 from float32 (both
-    libraries round it alike); integers rounded and wrapped into the dtype's range."""
+    libraries round it alike); integers rounded and wrapped into the dtype's range; complex
+    with ``a`` as the real part and ``a`` reversed (times 0.7) as the imaginary part."""
     if dtype == "float64":
         return lib.tensor(a, dtype=lib.float64, requires_grad=needs_grad)
+    if dtype in ("complex64", "complex128"):
+        z = a + 0.7j * np.flip(a)
+        return lib.tensor(z.astype(dtype), dtype=getattr(lib, dtype), requires_grad=needs_grad)
     if dtype in ("bfloat16", "float32"):
         return lib.tensor(a.astype(np.float32)).to(getattr(lib, dtype))
     info = np.iinfo(dtype)
@@ -67,18 +71,21 @@ def _call(lib: Any, spec: Spec, arrays: list[np.ndarray], cond: Any, kwargs: dic
 
 def run_one(spec: Spec, seed: int, torch: Any, ag: Any, dtype: str = "float64") -> tuple[bool, str]:
     """Whether PyTorch and arraygrad agree on one random call of ``spec`` with inputs of
-    ``dtype`` (gradients compared for float64 only)."""
+    ``dtype`` (gradients compared for float64 and complex128 only; a complex output's
+    gradient through a real weighted sum of its parts)."""
     r = random.Random(seed)
     rng = np.random.default_rng(seed)
     shapes = shapes_for(spec, r)
-    specials = spec.specials and r.random() < 0.15
+    # (complex infinities and NaN: NumPy follows C99's complex arithmetic, PyTorch its own
+    # formulas, docs/complex.md; complex draws hold none)
+    specials = spec.specials and r.random() < 0.15 and not dtype.startswith("complex")
     arrays = [values_for(spec.domain, s, rng, specials) for s in shapes]
     kwargs = spec.args(r, shapes)
     cond = None
     if kwargs.pop("_cond", False):
         cond = rng.random(np.broadcast_shapes(*shapes)) < 0.5
     where = f"{spec.name}{[tuple(s) for s in shapes]} {kwargs} specials={specials} {dtype}"
-    grad = spec.grad and dtype == "float64"
+    grad = spec.grad and dtype in ("float64", "complex128")
     results = []
     for lib in (torch, ag):
         try:
@@ -106,14 +113,21 @@ def run_one(spec: Spec, seed: int, torch: Any, ag: Any, dtype: str = "float64") 
     if not grad:
         return True, where
     pairs = [(t, a) for t, a in zip(t_arrays, a_arrays)
-             if hasattr(t, "requires_grad") and t.requires_grad and t.dtype.is_floating_point]
+             if hasattr(t, "requires_grad") and t.requires_grad
+             and (t.dtype.is_floating_point or t.dtype.is_complex)]
     if not pairs:
         return True, where
-    weights = [rng.normal(size=tuple(t.shape)) for t, _ in pairs]
+    weights = [rng.normal(size=tuple(t.shape) + ((2,) if t.dtype.is_complex else ()))
+               for t, _ in pairs]
+
+    def parts(lib: Any, o: Any) -> Any:
+        return lib.view_as_real(o) if o.dtype.is_complex else o
+
     grads = []
     for lib, outs, ins in ((torch, [p[0] for p in pairs], t_in), (ag, [p[1] for p in pairs], a_in)):
         try:
-            total = sum((o * lib.tensor(w, dtype=lib.float64)).sum() for o, w in zip(outs, weights))
+            total = sum((parts(lib, o) * lib.tensor(w, dtype=lib.float64)).sum()
+                        for o, w in zip(outs, weights))
             got = lib.autograd.grad(total, ins, allow_unused=True)
             grads.append(("ok", [None if g is None else _numpy(g) for g in got]))
         except Exception as exc:

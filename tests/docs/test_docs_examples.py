@@ -7,7 +7,7 @@ import pytest
 
 DOCS = pathlib.Path(__file__).resolve().parents[2] / "docs"
 BLOCK = re.compile(r"```python\n(.*?)```", re.S)
-RUNNABLE = ["autograd.md", "distributions.md", "interop.md", "sparse.md"]
+RUNNABLE = ["autograd.md", "distributions.md", "interop.md", "sparse.md", "complex.md"]
 
 
 @pytest.mark.parametrize("name", RUNNABLE)

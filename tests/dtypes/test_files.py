@@ -1,6 +1,7 @@
 """The new dtypes in files: PyTorch's zip checkpoints (ByteStorage, CharStorage, ShortStorage,
-BFloat16Storage; uint16/32/64 as untyped storages rebuilt by ``_rebuild_tensor_v3``) and the
-safetensors layout (BF16 U8 I8 I16 U16 U32 U64), bit for bit both ways with PyTorch."""
+BFloat16Storage, ComplexFloatStorage, ComplexDoubleStorage; uint16/32/64 as untyped storages
+rebuilt by ``_rebuild_tensor_v3``) and the safetensors layout (BF16 U8 I8 I16 U16 U32 U64 C64
+C128), bit for bit both ways with PyTorch."""
 
 import io
 import json
@@ -19,9 +20,10 @@ except ImportError:
 
 needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
 
-NAMES = ["bfloat16", "uint8", "int8", "int16", "uint16", "uint32", "uint64"]
+NAMES = ["bfloat16", "uint8", "int8", "int16", "uint16", "uint32", "uint64", "complex64",
+         "complex128"]
 CODES = {"bfloat16": "BF16", "uint8": "U8", "int8": "I8", "int16": "I16", "uint16": "U16",
-         "uint32": "U32", "uint64": "U64"}
+         "uint32": "U32", "uint64": "U64", "complex64": "C64", "complex128": "C128"}
 
 
 def _raw(rng, name, n):
@@ -133,9 +135,11 @@ def test_safetensors_files_load_bit_for_bit_and_back():
 def test_safetensors_through_the_portable_from_bytes():
     """The contract's struct path (the strict backend has no zero-parse reader)."""
     blob = _safetensors_file({"u": ("U16", (2,), struct.pack("<2H", 65535, 7)),
-                              "i": ("I8", (2,), struct.pack("<2b", -128, 5))})
+                              "i": ("I8", (2,), struct.pack("<2b", -128, 5)),
+                              "c": ("C64", (2,), struct.pack("<4f", 1.5, -2, 0, 0.25))})
     got = ag.load_safetensors(io.BytesIO(blob), map_location="strict")
     assert got["u"].tolist() == [65535, 7] and got["i"].tolist() == [-128, 5]
+    assert got["c"].dtype is ag.complex64 and got["c"].tolist() == [1.5 - 2j, 0.25j]
     backend = ag.backends.get_backend("numpy")
     arr = ag.backends.contract.Backend.from_bytes(backend, struct.pack("<2H", 0x3FC0, 0xC000),
                                                    backend.native_dtype(ag.bfloat16), (2,))
@@ -144,7 +148,8 @@ def test_safetensors_through_the_portable_from_bytes():
 
 @needs_torch
 @pytest.mark.parametrize("name", ["ByteStorage", "CharStorage", "ShortStorage",
-                                  "BFloat16Storage"])
+                                  "BFloat16Storage", "ComplexFloatStorage",
+                                  "ComplexDoubleStorage"])
 def test_legacy_storages_match_pytorch(name):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -153,3 +158,22 @@ def test_legacy_storages_match_pytorch(name):
         assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
         t = ag.tensor([1, 2], dtype=getattr(ag, name).dtype)
         assert isinstance(t.storage(), getattr(ag, name))
+
+
+@needs_torch
+def test_complex_views_and_parameters_in_checkpoints():
+    z = torch.tensor([[1 + 2j, -3.5 + 0.25j], [0.5j, 2 - 1j]], dtype=torch.complex64)
+    # (PyTorch refuses to save a complex tensor beside a view of it as real: one storage, two
+    # types; arraygrad saves the real view as a tensor of its own)
+    state = {"z": z, "p": torch.nn.Parameter(z.clone())}
+    buf = io.BytesIO()
+    torch.save(state, buf)
+    ours = ag.load(io.BytesIO(buf.getvalue()))
+    assert ours["z"].tolist() == z.tolist()
+    assert ours["p"].dtype is ag.complex64 and ours["p"].requires_grad
+    mine = {"z": ours["z"], "parts": ag.view_as_real(ours["z"]), "t": ours["z"].t()}
+    back = io.BytesIO()
+    ag.save(mine, back)
+    theirs = torch.load(io.BytesIO(back.getvalue()))
+    assert torch.equal(theirs["z"], z) and torch.equal(theirs["parts"], torch.view_as_real(z))
+    assert theirs["t"].stride() == z.t().stride()

@@ -17,8 +17,8 @@ def test_bench_quick_runs_every_workload_and_every_answer_is_right(tmp_path):
     out = tmp_path / "bench.json"
     table = _run("benchmarks/bench.py", "--quick", "--json", str(out))
     results = json.loads(out.read_text())
-    timed = ["overhead_chain", "mlp_step", "mlp_small_step", "matmul_big", "broadcast_reduce",
-             "conv_step", "lstm_step", "attention_step"]
+    timed = ["overhead_chain", "mlp_step", "mlp_small_step", "matmul_big", "matmul_bf16",
+             "broadcast_reduce", "conv_step", "lstm_step", "attention_step"]
     for name in timed:
         assert {"numpy", "arraygrad"} <= set(results[name]), name
         for impl, r in results[name].items():

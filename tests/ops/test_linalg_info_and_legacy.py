@@ -224,8 +224,8 @@ def test_linalg_functions_take_out() -> None:
 
 
 def test_an_absent_linalg_name_says_why() -> None:
-    with pytest.raises(AttributeError, match="complex"):
-        LA.eigvals
+    with pytest.raises(AttributeError, match="Bunch-Kaufman"):
+        LA.ldl_factor
     with pytest.raises(AttributeError, match="no attribute 'nonsense'"):
         LA.nonsense
 
@@ -294,6 +294,6 @@ def test_fftfreq_definition() -> None:
     assert ag.fft.fftfreq(4).tolist() == [0.0, 0.25, -0.5, -0.25]
     assert ag.fft.rfftfreq(5, d=2.0).tolist() == pytest.approx([0.0, 0.1, 0.2])
     assert ag.fft.fftfreq(3, requires_grad=True).requires_grad
-    with pytest.raises(AttributeError, match="complex"):
-        ag.fft.rfft
+    with pytest.raises(AttributeError, match="docstring fragments"):
+        ag.fft.common_args
     assert math.isclose(ag.fft.fftfreq(5)[2].item(), 0.4, rel_tol=1e-6)

@@ -138,9 +138,10 @@ def test_set_default_dtype_refuses_non_dtype_and_accepts_floats():
 
 def test_missing_dtypes_say_so():
     assert ag.float16 is ag.half and ag.int16 is ag.short
-    with pytest.raises(AttributeError, match="no complex64 dtype"):
-        ag.complex64
-    assert not hasattr(ag, "complex64")
+    assert (ag.cfloat, ag.cdouble) == (ag.complex64, ag.complex128)
+    with pytest.raises(AttributeError, match="no complex32 dtype.*use complex64 instead"):
+        ag.complex32
+    assert not hasattr(ag, "chalf")
 
 
 # -- legacy typed constructors --------------------------------------------------------------------

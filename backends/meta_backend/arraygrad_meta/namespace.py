@@ -15,8 +15,8 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from arraygrad.backends.wrapped_namespace import WrappedNamespace
-from arraygrad_meta import rules_creation, rules_elementwise, rules_indexing, rules_linalg, \
-    rules_shape  # noqa: F401  (they fill the table)
+from arraygrad_meta import rules_creation, rules_elementwise, rules_fft, rules_indexing, \
+    rules_linalg, rules_shape  # noqa: F401  (they fill the table)
 from arraygrad_meta.array import MetaArray
 from arraygrad_meta.standins import full, meta_of, replaced
 from arraygrad_meta.table import RULES
@@ -80,6 +80,8 @@ def _dispatcher(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
 class MetaNamespace(WrappedNamespace):
     """The meta device's Array API namespace (see the module doc). Attributes are made on
     first use and cached."""
+
+    EXTENSIONS = ("linalg", "fft")  # the fft functions by their rules too (``rules_fft``)
 
     def _function(self, name: str, fn: Callable[..., Any]) -> Any:
         return _dispatcher(name, fn)

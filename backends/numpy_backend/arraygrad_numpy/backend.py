@@ -206,6 +206,15 @@ class NumpyBackend(Backend):
         return _KERNELS.get(op_name)
 
 
-_KERNELS = strided_kernels(
-    np.ndarray, lambda a, shape, strides: np.lib.stride_tricks.as_strided(a, shape, strides))
-_KERNELS["sparse_mm"] = sparse_mm
+def _eig(a):
+    """``linalg.eig``'s kernel (the Array API has no general eigendecomposition): LAPACK's geev,
+    eigenvectors of unit norm as PyTorch's."""
+    if type(a) is not np.ndarray:
+        return NotImplemented
+    found = np.linalg.eig(a)
+    return found.eigenvalues, found.eigenvectors
+
+
+_KERNELS = {**strided_kernels(
+    np.ndarray, lambda a, shape, strides: np.lib.stride_tricks.as_strided(a, shape, strides)),
+    "linalg_eig": _eig, "sparse_mm": sparse_mm}

@@ -60,7 +60,7 @@ def check_outputs(node: Node, grads: Any) -> None:
         if g is None:
             continue
         xp = g._backend.xp
-        if g.dtype.is_floating_point and bool(xp.any(xp.isnan(g._data))):
+        if (g.dtype.is_floating_point or g.dtype.is_complex) and bool(xp.any(xp.isnan(g._data))):
             trace = forward_trace(node)
             warnings.warn(f"Error detected in {node.name()}. Traceback of forward call that "
                           f"caused the error:\n{trace}", UserWarning, stacklevel=2)

@@ -98,7 +98,8 @@ def _make_grads(outputs: tuple[Tensor, ...], grads: tuple[Any, ...], op: str) ->
         if g._backend is not out._backend and not _mixable(g._backend, out._backend):
             raise RuntimeError(
                 f"{op}: grad_output[{i}] is on device {g.device} but output[{i}] is on {out.device}")
-        if out.dtype.is_floating_point and not g.dtype.is_floating_point:
+        if (out.dtype.is_floating_point or out.dtype.is_complex) and not (
+                g.dtype.is_floating_point or g.dtype.is_complex):
             raise RuntimeError(
                 f"{op}: grad_output[{i}] has dtype {g.dtype} but output[{i}] has dtype "
                 f"{out.dtype}; expected a floating point gradient")

@@ -223,7 +223,7 @@ class Function(metaclass=_FunctionMeta):
             marked_non_diff = id(out) in non_diff
             if any(out is a for a in tensor_args) and id(out) not in dirty:
                 out = out.detach()  # an input returned as-is gets its own tensor
-            if not marked_non_diff and out.dtype.is_floating_point:
+            if not marked_non_diff and out._data.dtype in out._backend.differentiable_natives:
                 out._grad_fn = ctx
                 out._output_nr = i
                 out._requires_grad = True

@@ -9,7 +9,8 @@ whole Jacobians. Then, as PyTorch: ``check_batched_grad`` (the VJPs by ``vmap`` 
 each), ``check_batched_forward_grad`` (the JVPs likewise), ``check_grad_dtypes`` (each
 gradient has its input's dtype) and ``check_undefined_grad`` (zero output gradients give zero
 input gradients). A sparse input is checked through its specified values, with
-``masked=True`` (``sparse.as_sparse_gradcheck``).
+``masked=True`` (``sparse.as_sparse_gradcheck``). A function of complex tensors is checked as
+PyTorch checks it, by finite differences of the real and imaginary parts (``gradcheck_complex``).
 
 On a mismatch the error names the output and input indices and shows both Jacobians
 (PyTorch's layout: one row per input element).
@@ -21,6 +22,7 @@ import warnings
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from arraygrad.autograd import gradcheck_batched as _extra
+from arraygrad.autograd import gradcheck_complex as _parts
 from arraygrad.autograd import gradcheck_jacobians as _jac
 from arraygrad.autograd.gradcheck_batched import GradcheckError
 from arraygrad.autograd.gradcheck_jacobians import Jacobian, as_tuple
@@ -44,7 +46,7 @@ def _check_inputs(inputs: tuple[Any, ...]) -> list[int]:
 
     diff = [k for k, t in enumerate(inputs) if isinstance(t, Tensor) and t.requires_grad]
     for k in diff:
-        if inputs[k].dtype is not dtypes.float64:
+        if inputs[k].dtype not in (dtypes.float64, dtypes.complex128):
             warnings.warn(f"Input #{k} requires gradient and is not a double precision floating "
                           "point or complex. This check will likely fail if all the inputs are "
                           "not of double precision floating point or complex. ", stacklevel=4)
@@ -237,6 +239,10 @@ def _gradcheck(func: Callable[..., Any], inputs: tuple[Any, ...], eps: float, at
                check_backward_ad: bool, fast_mode: bool) -> None:
     diff = _check_inputs(inputs)
     outputs = as_tuple(func(*inputs))
+    if _parts.complex_among(inputs, outputs):  # checked by their real and imaginary parts
+        func, inputs = _parts.as_real_function(func, inputs)
+        diff = _check_inputs(inputs)
+        outputs = as_tuple(func(*inputs))
     if not _differentiable_outputs(outputs):
         _no_differentiable_outputs(func, inputs, diff, eps)
     else:
@@ -262,7 +268,7 @@ def _grad_outputs_for(outputs: list[Tensor], noncontiguous: bool) -> tuple[Tenso
 
     found = []
     for o in outputs:
-        dtype = o.dtype if o.dtype.is_floating_point else dtypes.float64
+        dtype = o.dtype if o.dtype.is_floating_point or o.dtype.is_complex else dtypes.float64
         if noncontiguous and o.dim() > 0:
             full = rand(*o.shape[:-1], 2 * o.shape[-1], dtype=dtype, device=o.device) * 2 - 1
             g = full[..., ::2].detach()

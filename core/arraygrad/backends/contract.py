@@ -305,6 +305,7 @@ class Backend(abc.ABC):
             from_native[xp.empty((0,), dtype=native).dtype] = ag_dtype
         self._to_native, self._from_native = to_native, from_native
         self._floating_natives = frozenset(n for n, d in from_native.items() if d.is_floating_point)
+        self._complex_natives = frozenset(n for n, d in from_native.items() if d.is_complex)
         return to_native, from_native
 
     @functools.cached_property
@@ -337,6 +338,20 @@ class Backend(abc.ABC):
         if "_floating_natives" not in self.__dict__:
             self._build_dtype_tables()
         return self._floating_natives
+
+    @functools.cached_property
+    def complex_natives(self) -> frozenset:
+        """The native dtypes that are complex (those of complex64 and complex128 this backend
+        has)."""
+        if "_complex_natives" not in self.__dict__:
+            self._build_dtype_tables()
+        return self._complex_natives
+
+    @functools.cached_property
+    def differentiable_natives(self) -> frozenset:
+        """The native dtypes a gradient flows through: the floating and the complex ones (an
+        integer or bool result has no gradient)."""
+        return self.floating_natives | self.complex_natives
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r} on {self.device}>"

@@ -4,7 +4,8 @@ A vmap level's batching namespace, the namespace below every vmap level and the 
 device's namespace are each the namespace of a real backend with every function replaced by
 a wrapper. Attributes are made on first read and cached: dtypes, constants and classes are
 the base's; a function is ``self._function(name, fn)`` under its dotted name (``"sum"``,
-``"linalg.inv"``); the ``linalg`` extension is wrapped the same way (``self._extension``).
+``"linalg.inv"``); the extensions named in ``EXTENSIONS`` (``linalg``; the meta device's
+``fft`` too) are wrapped the same way (``self._extension``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,10 @@ __all__ = ["WrappedNamespace"]
 class WrappedNamespace:
     """The namespace ``base`` with its functions wrapped by the subclass's ``_function``."""
 
+    EXTENSIONS: tuple[str, ...] = ("linalg",)
+    """The base's extension namespaces whose functions are wrapped (dotted names); another
+    extension is the base's own."""
+
     def __init__(self, base: Any, prefix: str = "") -> None:
         self._base = base
         self._prefix = prefix  # "linalg." inside the extension
@@ -26,7 +31,7 @@ class WrappedNamespace:
         raise NotImplementedError
 
     def _extension(self, base: Any, prefix: str) -> "WrappedNamespace":
-        """The wrapped namespace of the base's extension ``base`` (``linalg``)."""
+        """The wrapped namespace of the base's extension ``base`` (``linalg``, ``fft``)."""
         raise NotImplementedError
 
     def _wraps(self, name: str, found: Any) -> bool:
@@ -37,8 +42,8 @@ class WrappedNamespace:
         if name.startswith("__"):
             raise AttributeError(name)
         found = getattr(self._base, name)
-        if name == "linalg" and not self._prefix:
-            value: Any = self._extension(found, "linalg.")
+        if name in self.EXTENSIONS and not self._prefix:
+            value: Any = self._extension(found, name + ".")
         elif self._wraps(self._prefix + name, found):
             value = self._function(self._prefix + name, found)
         else:

@@ -149,6 +149,8 @@ class RecordingBackend:
         self.floating_natives = real.floating_natives
         self.reduced_floating_natives = real.reduced_floating_natives
         self.wide_floating_natives = real.wide_floating_natives
+        self.complex_natives = real.complex_natives
+        self.differentiable_natives = real.differentiable_natives
         self.weak_scalar_natives = real.weak_scalar_natives
         cache = real.scalar_operands
         self.scalar_operands = None if cache is None else RecordingScalars(cache, self)

@@ -46,7 +46,11 @@ class InputMaker:
     * ``kind="grid"``: distinct values ``0.05 + 0.3 k``, no two equal across all the case's
       grid inputs and none near the kinks of abs/relu/sign/clamp (0, +-0.5, +-1, +-2);
     * ``kind="int"``: integers in ``[low, high)`` (never requires grad);
-    * ``kind="bool"``: a random mask.
+    * ``kind="bool"``: a random mask;
+    * ``kind="complex"``: a complex tensor (of the complex dtype of ``dtype``: complex128 for
+      float64) whose real and imaginary parts are uniform in ``[low, high)``;
+      ``kind="complex_away"``: magnitude uniform in ``[low, high)`` (defaults 0.3, 1.3) and
+      a uniform angle, away from zero.
 
     ``zeros=(i, ...)`` sets those flat positions to 0. ``make.tensor(data)`` makes a
     constant (index tensors, masks) on the device under test.
@@ -91,6 +95,8 @@ class InputMaker:
             return t.to(self.device)
         if kind == "bool":
             return (self._uniform(shape) > 0.5).to(self.device)
+        if kind in ("complex", "complex_away"):
+            return self._complex(shape, low, high, requires_grad, dtype, kind)
         if kind == "grid":
             t = self._grid_values(math.prod(shape)).reshape(shape)
         elif kind == "away":
@@ -108,6 +114,20 @@ class InputMaker:
                 flat[p] = 0.0
             t = flat.reshape(shape)
         t = t.detach().to(self.device, dtype or self.dtype)
+        return t.requires_grad_(True) if requires_grad else t
+
+    def _complex(self, shape: Any, low: Any, high: Any, requires_grad: bool, dtype: Any,
+                 kind: str) -> Any:
+        ag = self._ag
+        if kind == "complex":
+            lo, hi = -1.0 if low is None else low, 1.0 if high is None else high
+            parts = self._uniform(shape + (2,)) * (hi - lo) + lo
+            t = ag.complex(parts[..., 0], parts[..., 1])
+        else:
+            lo, hi = 0.3 if low is None else low, 1.3 if high is None else high
+            t = ag.polar(self._uniform(shape) * (hi - lo) + lo,
+                         (self._uniform(shape) * 2 - 1) * math.pi)
+        t = t.detach().to(self.device, (dtype or self.dtype).to_complex())
         return t.requires_grad_(True) if requires_grad else t
 
     def tensor(self, data: Any, dtype: Any = None) -> Any:

@@ -43,9 +43,11 @@ def assert_close(actual: Any, expected: Any, rtol: float, atol: float,
                  what: str = "output") -> None:
     """Every output of ``actual`` matches ``expected`` (the reference) in shape and value.
 
-    Both are moved to the cpu in float64 (or compared exactly for integer and bool). An
-    output without values (a meta tensor) is compared by shape and dtype instead.
+    Both are moved to the cpu in float64 or complex128 (or compared exactly for integer and
+    bool). An output without values (a meta tensor) is compared by shape and dtype instead.
     """
+    import arraygrad as ag
+
     acts, exps = flat_outputs(actual), flat_outputs(expected)
     assert len(acts) == len(exps), f"{what}: {len(acts)} outputs, reference has {len(exps)}"
     for k, (a, e) in enumerate(zip(acts, exps)):
@@ -56,12 +58,15 @@ def assert_close(actual: Any, expected: Any, rtol: float, atol: float,
             continue
         a = a.detach().to("cpu")
         e = e.detach().to("cpu")
-        if not e.dtype.is_floating_point:
+        if not (e.dtype.is_floating_point or e.dtype.is_complex):
             same = not a.dtype.is_floating_point and bool((a.to(e.dtype) == e).all())
             assert same, \
                 f"{what} {k}: {a.tolist()} != reference {e.tolist()}"
             continue
-        a, e = a.double(), e.double()
+        wide = ag.complex128 if e.dtype.is_complex else ag.float64
+        assert a.dtype.is_complex == e.dtype.is_complex, \
+            f"{what} {k}: dtype {a.dtype}, reference {e.dtype}"
+        a, e = a.to(wide), e.to(wide)
         err = (a - e).abs()
         bad = err > atol + rtol * e.abs()
         if bool(bad.any()):

@@ -44,6 +44,19 @@ def _needs(ctx: Context, case: Any) -> None:
     if "values_shape" in case.tags and not ctx.values:
         pytest.skip(f"{case.name}'s result depends on the input values, and the {ctx.name!r} "
                     "backend holds none (capabilities['values'] is False)")
+    if "complex" in case.tags:
+        lacking = ctx.float.to_complex().name
+        if lacking in ctx.lacks:
+            pytest.skip(f"{case.name} is complex; the backend lacks {lacking}: "
+                        f"{ctx.lacks[lacking]}")
+
+
+def _dtype_names(ctx: Context, case: Any) -> list[str]:
+    """The case's dtypes the backend has (for a complex case, their complex types too)."""
+    names = [d for d in case.dtypes if d in ctx.dtypes]
+    if "complex" in case.tags:
+        names = [d for d in names if getattr(ag, d).to_complex().name not in ctx.lacks]
+    return names
 
 
 def forward(ctx: Context, case: Any) -> None:
@@ -51,6 +64,12 @@ def forward(ctx: Context, case: Any) -> None:
     _needs(ctx, case)
     out = case.fn(*_inputs(case, ctx.device, ctx.float))
     assert_close(out, _reference(case), *_tolerances(case, ctx.float), what="forward output")
+
+
+def _real_sum(tensors: list) -> Any:
+    """The sum of every element of ``tensors``, a complex one's real and imaginary parts
+    counted apart (backward needs a real loss)."""
+    return sum((ag.view_as_real(t) if t.dtype.is_complex else t).sum() for t in tensors)
 
 
 def _gradients(case: Any, device: Any, dtype: Any, seed: int, order: int) -> list:
@@ -61,13 +80,13 @@ def _gradients(case: Any, device: Any, dtype: Any, seed: int, order: int) -> lis
     outs = [o for o in flat_outputs(case.fn(*inputs)) if o.requires_grad]
     if not outs or not wrt:
         return []
-    grads = ag.autograd.grad(sum(o.sum() for o in outs), wrt, allow_unused=True,
+    grads = ag.autograd.grad(_real_sum(outs), wrt, allow_unused=True,
                              create_graph=order == 2)
     if order == 2:
         again = [g for g in grads if g is not None and g.requires_grad]
         if not again:
             return [None] * len(wrt)
-        grads = ag.autograd.grad(sum(g.sum() for g in again), wrt, allow_unused=True)
+        grads = ag.autograd.grad(_real_sum(again), wrt, allow_unused=True)
     return list(grads)
 
 
@@ -112,7 +131,7 @@ def double_grad(ctx: Context, case: Any) -> None:
 def dtypes(ctx: Context, case: Any) -> None:
     """In every floating dtype both support, result dtypes equal the reference's, values close."""
     _needs(ctx, case)
-    names = [d for d in case.dtypes if d in ctx.dtypes]
+    names = _dtype_names(ctx, case)
     if not names:
         pytest.skip(f"backend supports none of {case.dtypes}")
     expected64 = _reference(case)
@@ -138,7 +157,7 @@ def devices(ctx: Context, case: Any) -> None:
         assert o.device == ctx.device, f"output {k} on {o.device}, expected {ctx.device}"
     diff = [o for o in outs if o.requires_grad]
     if diff:
-        sum(o.sum() for o in diff).backward()
+        _real_sum(diff).backward()
         for k, x in enumerate(inputs):
             if x.requires_grad and x.grad is not None:
                 assert x.grad.device == ctx.device, f"grad of input {k} on {x.grad.device}"

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from arraygrad.backends.scalar_operands import scalar_operand
 from arraygrad.compiler.units import replay_unit
+from arraygrad.ops.conjugate import conj_of
 from arraygrad.ops.rule import ELEMENTWISE, defop
 
 if TYPE_CHECKING:
@@ -27,16 +28,24 @@ __all__ = [
 ]
 
 
+def _conj_data(backend: Backend, d: Any) -> Any:
+    """A complex array's conjugate (PyTorch's convention: the vjp of a holomorphic ``f`` is
+    ``g * conj(f'(z))``); a real one itself."""
+    return backend.xp.conj(d) if d.dtype in backend.complex_natives else d
+
+
 def tanh_grad_data(backend: Backend, gd: Any, yd: Any) -> Any:
     """``g * (1 - y**2)`` on arrays (not ``g - g*y*y``: an infinite ``g`` where ``y**2 < 1``
-    must stay infinite, as in PyTorch, not become ``inf - inf``)."""
-    return gd * (scalar_operand(backend, 1, yd.dtype) - yd * yd)
+    must stay infinite, as in PyTorch, not become ``inf - inf``); complex: ``g *
+    conj(1 - y**2)``."""
+    return gd * _conj_data(backend, scalar_operand(backend, 1, yd.dtype) - yd * yd)
 
 
+# for complex y the op is g * conj(1 - y*y): holomorphic in g, antiholomorphic in y
 TANH_BACKWARD = defop("TanhBackwardBackward0", jvp=ELEMENTWISE, inputs=("grad_output", "output"),
-                      saves=("grad_output", "output"),
+                      saves=("grad_output", "output"), complex=True,
                       vjp=(lambda gg, n: gg * (1 - n.output * n.output),
-                           lambda gg, n: gg * n.grad_output * n.output * -2))
+                           lambda gg, n: conj_of(gg) * n.grad_output * conj_of(n.output) * -2))
 
 
 def tanh_backward(g: Tensor, y: Tensor) -> Tensor:
@@ -45,14 +54,14 @@ def tanh_backward(g: Tensor, y: Tensor) -> Tensor:
 
 
 def sigmoid_grad_data(backend: Backend, gd: Any, yd: Any) -> Any:
-    """``g * y * (1 - y)`` on arrays."""
-    return gd * (yd * (scalar_operand(backend, 1, yd.dtype) - yd))
+    """``g * y * (1 - y)`` on arrays; complex: ``g * conj(y * (1 - y))``."""
+    return gd * _conj_data(backend, yd * (scalar_operand(backend, 1, yd.dtype) - yd))
 
 
 SIGMOID_BACKWARD = defop("SigmoidBackwardBackward0", jvp=ELEMENTWISE, inputs=("grad_output", "output"),
-                         saves=("grad_output", "output"),
+                         saves=("grad_output", "output"), complex=True,
                          vjp=(lambda gg, n: gg * n.output * (1 - n.output),
-                              lambda gg, n: gg * n.grad_output * (1 - 2 * n.output)))
+                              lambda gg, n: conj_of(gg) * n.grad_output * (1 - 2 * conj_of(n.output))))
 
 
 def sigmoid_backward(g: Tensor, y: Tensor) -> Tensor:

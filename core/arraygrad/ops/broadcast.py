@@ -31,7 +31,7 @@ def broadcast_shapes(op: str, *shapes: Any) -> tuple:
     return tuple(out)
 
 
-SUM_TO_SIZE = defop("SumToSizeBackward0", jvp=VIA_VJP, params=("size",), vjp=(lambda g, n: g.expand(n.size),))
+SUM_TO_SIZE = defop("SumToSizeBackward0", jvp=VIA_VJP, params=("size",), vjp=(lambda g, n: g.expand(n.size),), complex=True)
 
 
 def sum_to(g: Tensor, shape: tuple) -> Tensor:

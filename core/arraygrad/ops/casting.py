@@ -10,21 +10,34 @@ from arraygrad.ops.rule import ELEMENTWISE, defop, finishers, identity
 from arraygrad.tensor import Tensor
 
 
-__all__ = ["to_native", "to_dtype", "cast_data", "to_float_data", "full_like_scalar",
+__all__ = ["to_native", "to_dtype", "convert", "cast_data", "to_float_data", "full_like_scalar",
            "opmath_apply", "computed_in_float32", "unary_float_data", "in_opmath"]
 
 
 
 # PyTorch's node for dtype casts (``_to_copy``); the gradient's cast back to the input's
 # dtype is the recorder's. Device moves record the same node name (``ops.transfer``).
-TO_COPY = defop("ToCopyBackward0", jvp=ELEMENTWISE, vjp=(identity,))
+TO_COPY = defop("ToCopyBackward0", jvp=ELEMENTWISE, vjp=(identity,), complex=True)
+
+
+def convert(backend: Any, data: Any, native_dtype: Any) -> Any:
+    """``data`` as ``native_dtype``: a complex array to a real dtype keeps its real part (what
+    the standard leaves undefined, and PyTorch does)."""
+    xp = backend.xp
+    if data.dtype in backend.complex_natives and native_dtype not in backend.complex_natives:
+        data = xp.real(data)
+        if data.dtype == native_dtype:
+            return xp.asarray(data, copy=True)
+    return xp.astype(data, native_dtype)
 
 
 def to_native(input: Tensor, native_dtype: Any) -> Tensor:
-    """``input`` converted to a native dtype of its backend (differentiable)."""
+    """``input`` converted to a native dtype of its backend (differentiable; complex to real
+    keeps the real part, whose gradient is the real part of the complex one's: the cast
+    back of a real input's gradient, ``finish_grad``)."""
     if input._data.dtype == native_dtype:
         return input
-    return TO_COPY.record(input._backend.xp.astype(input._data, native_dtype), input._backend,
+    return TO_COPY.record(convert(input._backend, input._data, native_dtype), input._backend,
                           (input,))
 
 
@@ -32,7 +45,14 @@ finishers.to_native = to_native
 
 
 def to_dtype(input: Tensor, dtype: _dt.dtype) -> Tensor:
-    """``input`` converted to ``dtype`` (no-op when it already has it)."""
+    """``input`` converted to ``dtype`` (no-op when it already has it); complex to real warns
+    as PyTorch does, and keeps the real part."""
+    if dtype.is_complex or not input._data.dtype in input._backend.complex_natives:
+        return to_native(input, input._backend.native_dtype(dtype))
+    import warnings
+
+    warnings.warn("Casting complex values to real discards the imaginary part", UserWarning,
+                  stacklevel=3)
     return to_native(input, input._backend.native_dtype(dtype))
 
 
@@ -43,12 +63,13 @@ def cast_data(t: Tensor, d: _dt.dtype) -> Tensor:
     data = t._data
     if data.dtype == native:
         return data
-    return backend.xp.astype(data, native)
+    return convert(backend, data, native)
 
 
 def to_float_data(t: Tensor) -> Tensor:
-    """``t``'s array, converted to the default float dtype if it is integer or bool."""
-    if t._data.dtype in t._backend.floating_natives:
+    """``t``'s array, converted to the default float dtype if it is integer or bool (a complex
+    one as it is)."""
+    if t._data.dtype in t._backend.differentiable_natives:
         return t._data
     return cast_data(t, _dt.get_default_dtype())
 
@@ -90,7 +111,7 @@ def unary_float_data(input: Tensor, forward: Any, reduced: Any = None) -> Any:
     backend = input._backend
     data = input._data
     xp = backend.xp
-    if data.dtype in backend.wide_floating_natives:
+    if data.dtype in backend.wide_floating_natives or data.dtype in backend.complex_natives:
         return forward(xp, data)
     if data.dtype in backend.reduced_floating_natives:
         fn = reduced or forward

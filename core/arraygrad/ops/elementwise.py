@@ -19,6 +19,8 @@ from arraygrad.backends.scalar_operands import scalar_operand
 from arraygrad.ops import activation_backward as _act_bw, fast as _fast
 from arraygrad.ops.broadcast import broadcast_shapes, mul_sum_to
 from arraygrad.ops.deprecated_forms import alpha_first
+from arraygrad.ops.complex_checks import refuse_complex_forward
+from arraygrad.ops.conjugate import conj_of
 from arraygrad.ops.casting import (  # noqa: F401 - re-exported: ops import casts from here
     cast_data, computed_in_float32, full_like_scalar, in_opmath, opmath_apply, to_dtype,
     to_float_data, to_native, unary_float_data,
@@ -38,8 +40,9 @@ if TYPE_CHECKING:
 # -- arithmetic ------------------------------------------------------------------
 
 ADD = defop("AddBackward0", jvp=ELEMENTWISE, inputs=("self", "other"), params={"alpha": 1},
+            complex=True,
             vjp=(identity,
-                 lambda g, n: g if n.alpha == 1 else g * n.alpha))
+                 lambda g, n: g if n.alpha == 1 else g * conj_of(n.alpha)))
 
 
 def add(input: Tensor, other: Any, *deprecated: Any, alpha: Any = 1) -> Any:
@@ -61,8 +64,9 @@ def add(input: Tensor, other: Any, *deprecated: Any, alpha: Any = 1) -> Any:
 
 
 SUB = defop("SubBackward0", jvp=ELEMENTWISE, inputs=("self", "other"), params={"alpha": 1},
+            complex=True,
             vjp=(identity,
-                 lambda g, n: -g if n.alpha == 1 else g * (-n.alpha)))
+                 lambda g, n: -g if n.alpha == 1 else g * conj_of(-n.alpha)))
 
 
 def sub(input: Tensor, other: Any, *deprecated: Any, alpha: Any = 1) -> Any:
@@ -88,8 +92,9 @@ def sub(input: Tensor, other: Any, *deprecated: Any, alpha: Any = 1) -> Any:
 
 
 def _product_grad(g: Tensor, other: Any, node: RuleNode, i: int) -> Tensor:
-    """The gradient of factor ``i`` of a product: ``g * other``, as a contraction when
+    """The gradient of factor ``i`` of a product: ``g * conj(other)``, as a contraction when
     broadcasting made the product larger than the factor (``mul_sum_to``)."""
+    other = conj_of(other)
     shape = node.input_shape(i)
     if shape is not None and shape != g._data.shape and isinstance(other, Tensor):
         return mul_sum_to(g, other, shape)
@@ -103,6 +108,8 @@ def _times_number(index: int) -> FirstOrder:
     def first(gd: Any, n: RuleNode, backend: Backend) -> Any:
         other = n._saved[index]  # raw: a number is saved as itself, a tensor as SavedTensor
         kind = type(other)
+        if gd.dtype in backend.complex_natives:
+            return None  # the vjp conjugates
         if kind is float or kind is int:
             return gd * scalar_operand(backend, other, gd.dtype)
         if kind is SavedTensor:
@@ -114,7 +121,7 @@ def _times_number(index: int) -> FirstOrder:
 
 
 MUL = defop("MulBackward0", jvp=ELEMENTWISE, inputs=("self", "other"), saves=("self", "other"),
-            uses=(("other",), ("self",)),  # each factor's gradient needs the other one
+            uses=(("other",), ("self",)), complex=True,  # each factor's gradient needs the other
             vjp=(lambda g, n: _product_grad(g, n.other, n, 0),
                  lambda g, n: _product_grad(g, n.self, n, 1)),
             first_order=(_times_number(1), _times_number(0)))
@@ -136,9 +143,11 @@ def mul(input: Tensor, other: Any) -> Any:
 
 
 DIV = defop("DivBackward0", jvp=ELEMENTWISE, inputs=("self", "other"), saves=("self", "other"),
-            uses=(("other",), ("self", "other")),
-            vjp=(lambda g, n: g / n.other,
-                 lambda g, n: -g * n.self / (n.other * n.other)))
+            uses=(("other",), ("self", "other")), complex=True,
+            vjp=(lambda g, n: g / conj_of(n.other),
+                 # (conjugates taken factor by factor: for real tensors, the real formula's
+                 # operations in its order, so its rounding is unchanged)
+                 lambda g, n: -g * conj_of(n.self) / conj_of(n.other * n.other)))
 
 
 def div(input: Tensor, other: Any, *, rounding_mode: Any = None) -> Any:
@@ -177,6 +186,7 @@ def _div_trunc(input: Any, other: Any) -> Tensor:
     """Division rounded toward zero; integer operands keep their integer dtype (PyTorch)."""
     backend, ad, bd, ta, tb = _operands("div", input, other)
     _no_bool("div", backend, ad, bd)
+    refuse_complex_forward("div_trunc", ta, tb)
     native = (ad if hasattr(ad, "dtype") else bd).dtype
     xp = backend.xp
     if native in backend.floating_natives:
@@ -196,6 +206,7 @@ def floor_divide(input: Tensor, other: Any) -> Tensor:
     """Division rounded toward negative infinity (gradient zero, as it is piecewise constant)."""
     backend, ad, bd, ta, tb = _operands("floor_divide", input, other)
     _no_bool("floor_divide", backend, ad, bd)
+    refuse_complex_forward("div_floor", ta, tb)
     if (ad if hasattr(ad, "dtype") else bd).dtype not in backend.floating_natives:
         integer_divisor_check(backend, bd)
     return FLOOR_DIVIDE.record(ad // bd, backend, (ta, tb))
@@ -223,6 +234,7 @@ def remainder(input: Tensor, other: Any) -> Tensor:
     """Python-style modulus (sign of the divisor), as ``torch.remainder``."""
     backend, ad, bd, ta, tb = _operands("remainder", input, other)
     _no_bool("remainder", backend, ad, bd)
+    refuse_complex_forward("remainder", ta, tb)
     if (ad if hasattr(ad, "dtype") else bd).dtype not in backend.floating_natives:
         integer_divisor_check(backend, bd)
     return REMAINDER.record(ad % bd, backend, (input, other))
@@ -231,8 +243,8 @@ def remainder(input: Tensor, other: Any) -> Tensor:
 def _pow_base_grad(g: Tensor, n: RuleNode) -> Tensor:
     a, b = n.self, n.exponent
     if isinstance(b, Tensor):
-        return g * b * where(b == 0, 0.0, a ** (b - 1))
-    return g * 0 if b == 0 else g * b * a ** (b - 1)
+        return g * conj_of(b) * conj_of(where(b == 0, 0.0, a ** (b - 1)))
+    return g * 0 if b == 0 else g * conj_of(b) * conj_of(a ** (b - 1))
 
 
 def _pow_exponent_grad(g: Tensor, n: RuleNode) -> Tensor:
@@ -240,19 +252,39 @@ def _pow_exponent_grad(g: Tensor, n: RuleNode) -> Tensor:
 
 
 def pow_exponent_grad(g: Tensor, a: Any, b: Tensor, out: Tensor) -> Tensor:
-    """The gradient of ``out = a ** b`` in its exponent ``b``, for a tensor or number base."""
-    # d(a**b)/db = a**b * log(a); taken as 0 where a == 0 and b >= 0, as PyTorch does
+    """The gradient of ``out = a ** b`` in its exponent ``b``, for a tensor or number base
+    (complex: ``g * conj(a**b * log(a))``)."""
+    # d(a**b)/db = a**b * log(a); taken as 0 where a == 0 and b >= 0 (its real part, for a
+    # complex b), as PyTorch does
+    b_real = _real_part(b)
     if isinstance(a, Tensor):
-        return where((a == 0) & (b >= 0), 0.0, g * out * log(a))
+        return where((a == 0) & (b_real >= 0), 0.0, g * conj_of(out) * conj_of(log(a)))
+    if isinstance(a, complex) or (isinstance(b, Tensor) and b.dtype.is_complex):
+        return g * conj_of(out) * conj_of(_complex_log(a))
     if a > 0:
         return g * out * math.log(a)
     if a == 0:
-        return where(b >= 0, 0.0, g * out * -math.inf)
+        return where(b_real >= 0, 0.0, g * out * -math.inf)
     return g * math.nan  # log of a negative base, as PyTorch
 
 
+def _real_part(t: Any) -> Any:
+    """A tensor's real part, outside the graph (for the comparisons, which complex numbers
+    refuse); a number or a real tensor itself."""
+    if isinstance(t, Tensor) and t._data.dtype in t._backend.complex_natives:
+        return Tensor._wrap(t._backend.xp.real(t._data), t._backend)
+    return t
+
+
+def _complex_log(a: Any) -> complex:
+    """The principal logarithm of a Python number as a complex number."""
+    import cmath
+
+    return cmath.log(a) if a != 0 else complex(-math.inf, 0.0)
+
+
 POW = defop("PowBackward0", jvp=ELEMENTWISE, inputs=("self", "exponent"), saves=("self", "exponent", "result"),
-            uses=(("self", "exponent"), ("self", "exponent", "result")),
+            uses=(("self", "exponent"), ("self", "exponent", "result")), complex=True,
             vjp=(_pow_base_grad, _pow_exponent_grad))
 
 
@@ -260,14 +292,14 @@ def pow(input: Tensor, exponent: Any) -> Tensor:  # noqa: A001 - PyTorch's name
     """``input ** exponent`` elementwise."""
     backend, ad, bd, ta, tb = _operands("pow", input, exponent)
     result_dtype = backend.arraygrad_dtype((ad if hasattr(ad, "dtype") else bd).dtype)
-    if not result_dtype.is_floating_point:
+    if not (result_dtype.is_floating_point or result_dtype.is_complex):
         negative = bd < 0 if isinstance(bd, int) else any_true(backend, bd < 0)
         if negative:
             raise RuntimeError("pow: Integers to negative integer powers are not allowed.")
     return POW.record(ad ** bd, backend, (input, exponent))
 
 
-NEG = defop("NegBackward0", jvp=ELEMENTWISE, vjp=(lambda g, n: -g,))
+NEG = defop("NegBackward0", jvp=ELEMENTWISE, vjp=(lambda g, n: -g,), complex=True)
 
 
 def neg(input: Tensor) -> Tensor:
@@ -308,26 +340,31 @@ def _float_unary(name: str, forward: Callable[[Any, Any], Any], rule: Rule,
     return op
 
 
-def _unary_rule(node_name: str, saves: str, vjp: Vjp) -> Rule:
+def _unary_rule(node_name: str, saves: str, vjp: Vjp, complex: bool = False) -> Rule:
     """The rule of a one-input op whose gradient reads its input (``saves="self"``) or its
-    result (``saves="result"``)."""
-    return defop(node_name, jvp=ELEMENTWISE, saves=(saves,), vjp=(vjp,))
+    result (``saves="result"``). ``complex``: ``vjp`` holds for complex tensors (it is
+    ``g * conj(f'(z))`` of a holomorphic ``f``)."""
+    return defop(node_name, jvp=ELEMENTWISE, saves=(saves,), vjp=(vjp,), complex=complex)
 
 
-EXP = _unary_rule("ExpBackward0", "result", lambda g, n: g * n.result)
-LOG = _unary_rule("LogBackward0", "self", lambda g, n: g / n.self)
-LOG1P = _unary_rule("Log1pBackward0", "self", lambda g, n: g / (n.self + 1))
-EXPM1 = _unary_rule("Expm1Backward0", "result", lambda g, n: g * (n.result + 1))
-SQRT = _unary_rule("SqrtBackward0", "result", lambda g, n: g / (2 * n.result))
-RSQRT = _unary_rule("RsqrtBackward0", "result", lambda g, n: -0.5 * g * n.result ** 3)
-SIN = _unary_rule("SinBackward0", "self", lambda g, n: g * cos(n.self))
-COS = _unary_rule("CosBackward0", "self", lambda g, n: -g * sin(n.self))
-TAN = _unary_rule("TanBackward0", "result", lambda g, n: g * (1 + n.result * n.result))
-RECIPROCAL = _unary_rule("ReciprocalBackward0", "result", lambda g, n: -g * n.result * n.result)
-TANH = defop("TanhBackward0", jvp=ELEMENTWISE, saves=("result",),
+# holomorphic: g * conj(f'(z)), which is g * f'(x) for a real x
+EXP = _unary_rule("ExpBackward0", "result", lambda g, n: g * conj_of(n.result), True)
+LOG = _unary_rule("LogBackward0", "self", lambda g, n: g / conj_of(n.self), True)
+LOG1P = _unary_rule("Log1pBackward0", "self", lambda g, n: g / conj_of(n.self + 1), True)
+EXPM1 = _unary_rule("Expm1Backward0", "result", lambda g, n: g * conj_of(n.result + 1), True)
+SQRT = _unary_rule("SqrtBackward0", "result", lambda g, n: g / (2 * conj_of(n.result)), True)
+RSQRT = _unary_rule("RsqrtBackward0", "result",
+                    lambda g, n: -0.5 * g * conj_of(n.result ** 3), True)
+SIN = _unary_rule("SinBackward0", "self", lambda g, n: g * conj_of(cos(n.self)), True)
+COS = _unary_rule("CosBackward0", "self", lambda g, n: -g * conj_of(sin(n.self)), True)
+TAN = _unary_rule("TanBackward0", "result",
+                  lambda g, n: g * conj_of(1 + n.result * n.result), True)
+RECIPROCAL = _unary_rule("ReciprocalBackward0", "result",
+                         lambda g, n: -g * conj_of(n.result) * conj_of(n.result), True)
+TANH = defop("TanhBackward0", jvp=ELEMENTWISE, saves=("result",), complex=True,
              vjp=(lambda g, n: _act_bw.tanh_backward(g, n.result),),
              first_order=(_act_bw.tanh_first_order,))
-SIGMOID = defop("SigmoidBackward0", jvp=ELEMENTWISE, saves=("result",),
+SIGMOID = defop("SigmoidBackward0", jvp=ELEMENTWISE, saves=("result",), complex=True,
                 vjp=(lambda g, n: _act_bw.sigmoid_backward(g, n.result),),
                 first_order=(_act_bw.sigmoid_first_order,))
 
@@ -354,7 +391,14 @@ def _sigmoid_exp(xp: Any, a: Any) -> Any:
     return xp.where(-a > 88.7, xp.zeros_like(a), 1.0 / (1.0 + e))
 reciprocal = _float_unary("reciprocal", lambda xp, a: 1 / a, RECIPROCAL)
 
-ABS = _unary_rule("AbsBackward0", "self", lambda g, n: g * sign(n.self))
+def _abs_grad(g: Tensor, n: RuleNode) -> Tensor:
+    """``g * sign(x)``; for a complex ``z``, ``g * sgn(z)`` (``z / |z|``, 0 at 0: the real
+    gradient of ``|z|`` in PyTorch's convention)."""
+    x = n.self
+    return g * (sgn(x) if x._data.dtype in x._backend.complex_natives else sign(x))
+
+
+ABS = _unary_rule("AbsBackward0", "self", _abs_grad, True)
 
 
 def abs(input: Tensor) -> Tensor:  # noqa: A001
@@ -368,9 +412,12 @@ absolute = abs
 def _rounding(name: str, node_name: str, doc: str) -> Callable[[Tensor], Tensor]:
     """A piecewise-constant op (gradient 0) computed by ``xp.<name>``."""
     rule = defop(node_name, jvp=ELEMENTWISE, vjp=(_zero_grad,))
+    refusal = (None if name == "round" else f"{name} is not supported for complex inputs")
 
     def op(input: Tensor) -> Tensor:
         backend = input._backend
+        if input._data.dtype in backend.complex_natives:
+            refuse_complex_forward("round_vml", input, message=refusal)
         return _fast.record_unary(rule, getattr(backend.xp, name)(input._data), backend, input)
 
     op.__name__ = op.__qualname__ = name
@@ -382,7 +429,11 @@ SIGN = defop("SignBackward0", jvp=ELEMENTWISE, vjp=(_zero_grad,))
 
 
 def sign(input: Tensor) -> Tensor:
-    """-1, 0 or 1 by the sign of each element; 0 for NaN, as PyTorch (gradient 0)."""
+    """-1, 0 or 1 by the sign of each element; 0 for NaN, as PyTorch (gradient 0). Complex
+    tensors are refused, as PyTorch does: ``sgn`` is theirs."""
+    refuse_complex_forward("sign", input, message=(
+        "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use "
+        "torch.sgn instead."))
     backend = input._backend
     xp = backend.xp
     data = input._data
@@ -390,6 +441,39 @@ def sign(input: Tensor) -> Tensor:
     if data.dtype in backend.floating_natives:
         out = xp.where(xp.isnan(data), xp.zeros_like(data), out)
     return _fast.record_unary(SIGN, out, backend, input)
+
+
+def _sgn_grad(g: Tensor, n: RuleNode) -> Tensor:
+    """0 for a real input (piecewise constant); for a complex ``z`` with ``s = z / |z|``,
+    PyTorch's ``(g - conj(g) * s**2) / (2 |z|)``, 0 where ``z`` is 0."""
+    z = n.self
+    if z._data.dtype not in z._backend.complex_natives:
+        return g * 0
+    from arraygrad.ops.conjugate import conj
+
+    a = abs(z)
+    s = n.result
+    return where(a == 0, 0.0, (g - conj(g) * s * s) / (2 * a))
+
+
+SGN = defop("SgnBackward0", jvp=ELEMENTWISE, saves=("self", "result"), vjp=(_sgn_grad,),
+            complex=True)
+
+
+def sgn(input: Tensor) -> Tensor:
+    """``sign`` for real tensors, NaN giving 0; ``z / |z|`` for complex ones (0 at 0), as
+    ``torch.sgn``. Gradient 0 for real tensors."""
+    backend = input._backend
+    data = input._data
+    xp = backend.xp
+    if data.dtype in backend.complex_natives:
+        a = xp.astype(xp.abs(data), data.dtype)
+        out = xp.where(a == 0, xp.zeros_like(data), data / xp.where(a == 0, xp.ones_like(a), a))
+    else:
+        out = xp.sign(data)
+        if data.dtype in backend.floating_natives:
+            out = xp.where(xp.isnan(data), xp.zeros_like(data), out)
+    return SGN.record(out, backend, (input,))
 
 
 floor = _rounding("floor", "FloorBackward0", "Round down (gradient 0).")
@@ -404,6 +488,7 @@ def round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001 - PyTorc
     hundreds...), computed as PyTorch does: ``round(x * 10**d) / 10**d`` (gradient 0)."""
     if decimals == 0:
         return _round(input)
+    refuse_complex_forward("round_vml", input)
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f'round: "round_cpu" not implemented for \'{input.dtype}\'')
     xp = input._backend.xp
@@ -425,6 +510,8 @@ def relu(input: Tensor) -> Tensor:
     """``max(input, 0)``; gradient 1 where the output is positive."""
     backend = input._backend
     data = input._data
+    if data.dtype in backend.complex_natives:
+        refuse_complex_forward("clamp", input, message="clamp is not supported for complex types")
     # one pass, and NaN stays NaN as in PyTorch
     return _fast.record_unary(RELU, backend.xp.maximum(data, _zero_like(backend, data.dtype)),
                               backend, input)
@@ -453,6 +540,8 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Any:  # noqa: A002
     """Limit values to ``[min, max]``; gradient 1 inside the range (ends included)."""
     if min is None and max is None:
         raise RuntimeError("clamp: At least one of 'min' or 'max' must not be None")
+    refuse_complex_forward("clamp", input, min, max,
+                           message="clamp is not supported for complex types")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         out = input
         if min is not None:
@@ -494,17 +583,22 @@ MINIMUM = _maxmin_rule("MinimumBackward0", lambda a, b: a < b)
 
 def maximum(input: Tensor, other: Any) -> Tensor:
     """Elementwise maximum (ties split the gradient equally, as PyTorch)."""
+    refuse_complex_forward("maximum", input, other, error=RuntimeError,
+                           message="maximum not implemented for complex tensors.")
     backend, ad, bd, ta, tb = _operands("maximum", input, other)
     return MAXIMUM.record(backend.xp.maximum(ad, bd), backend, (input, other))
 
 
 def minimum(input: Tensor, other: Any) -> Tensor:
     """Elementwise minimum (ties split the gradient equally, as PyTorch)."""
+    refuse_complex_forward("minimum", input, other, error=RuntimeError,
+                           message="minimum not implemented for complex tensors.")
     backend, ad, bd, ta, tb = _operands("minimum", input, other)
     return MINIMUM.record(backend.xp.minimum(ad, bd), backend, (input, other))
 
 
 WHERE = defop("WhereBackward0", jvp=ELEMENTWISE, inputs=("condition", "self", "other"), saves=("condition",),
+              complex=True,
               vjp=(None,
                    lambda g, n: where(n.condition, g, g * 0),
                    lambda g, n: where(n.condition, g * 0, g)))
@@ -546,9 +640,14 @@ def where(condition: Tensor, input: Any = _NOT_GIVEN, other: Any = _NOT_GIVEN) -
 
 # -- comparisons and logic (never differentiable) ---------------------------------------
 
-def _compare(name: str, fwd: Callable[..., Any]) -> Any:
+def _compare(name: str, fwd: Callable[..., Any], ordering: bool = False) -> Any:
     def op(input: Tensor, other: Any) -> Tensor:
         backend, ad, bd, ta, tb = _operands(name, input, other)
+        if ordering:  # complex numbers have no order (PyTorch refuses them)
+            native = (ad if hasattr(ad, "dtype") else bd).dtype
+            if native in backend.complex_natives:
+                refuse_complex_forward(name, Tensor._wrap(ad if hasattr(ad, "dtype") else bd,
+                                                          backend))
         return Tensor._wrap(fwd(ad, bd), backend)
 
     op.__name__ = op.__qualname__ = name
@@ -558,10 +657,10 @@ def _compare(name: str, fwd: Callable[..., Any]) -> Any:
 
 eq = _compare("eq", lambda a, b: a == b)
 ne = _compare("ne", lambda a, b: a != b)
-lt = _compare("lt", lambda a, b: a < b)
-le = _compare("le", lambda a, b: a <= b)
-gt = _compare("gt", lambda a, b: a > b)
-ge = _compare("ge", lambda a, b: a >= b)
+lt = _compare("lt", lambda a, b: a < b, True)
+le = _compare("le", lambda a, b: a <= b, True)
+gt = _compare("gt", lambda a, b: a > b, True)
+ge = _compare("ge", lambda a, b: a >= b, True)
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 
 
@@ -597,7 +696,7 @@ def _bitwise(name: str, fwd: Callable[..., Any]) -> Any:
     def op(input: Tensor, other: Any) -> Tensor:
         backend, ad, bd, ta, tb = _operands(name, input, other)
         dt = (ta if ta is not None else tb).dtype
-        if dt.is_floating_point:
+        if dt.is_floating_point or dt.is_complex:
             raise NotImplementedError(f'"{name}_cpu" not implemented for {_dt.scalar_type_name(dt)!r}')
         return Tensor._wrap(fwd(ad, bd), backend)
 
@@ -614,7 +713,7 @@ bitwise_xor = _bitwise("bitwise_xor", lambda a, b: a ^ b)
 
 def bitwise_not(input: Tensor) -> Tensor:
     """``~input``: logical not for bool tensors, bitwise not for integers."""
-    if input.dtype.is_floating_point:
+    if input.dtype.is_floating_point or input.dtype.is_complex:
         raise NotImplementedError(
             f'"bitwise_not_cpu" not implemented for {_dt.scalar_type_name(input.dtype)!r}')
     return Tensor._wrap(~input._data, input._backend)

@@ -29,7 +29,7 @@ from arraygrad.autograd.grad_mode import _state
 from arraygrad.autograd.graph import SavedOutput, SavedTensor
 from arraygrad.backends.scalar_operands import scalar_operand
 from arraygrad.compiler.units import replay_unit
-from arraygrad.ops.rule import OUTPUT, Rule, edge_of, fast_paths, new_node
+from arraygrad.ops.rule import OUTPUT, Rule, edge_of, fast_paths, new_node, refuse_complex
 from arraygrad.tensor import Tensor, wrap
 from arraygrad.tensor_sparse import SparseTensor
 
@@ -147,10 +147,14 @@ def record_unary(rule: Rule, data: Any, backend: Backend, input: Tensor) -> Tens
     if not fast_paths.on:
         return rule.record(data, backend, (input,))
     out = wrap(data, backend)
+    if not rule.complex and data.dtype in backend.complex_natives:
+        refuse_complex(rule, (input,), (data,), backend)
     if not (input._requires_grad and _state.enabled):
         return out
-    node = new_node(rule.node, (edge_of(input),), out)
     d = input._data
+    if not rule.complex and d.dtype in backend.complex_natives:
+        refuse_complex(rule, (input,), (data,), backend)
+    node = new_node(rule.node, (edge_of(input),), out)
     node._meta = _SAME1 if d.shape == data.shape and d.dtype == data.dtype else (
         (d.shape, d.dtype),)
     node.args = _NO_ARGS

@@ -200,7 +200,7 @@ def _index_vjp(g: Tensor, n: RuleNode) -> Tensor:
 
 def _reading_rule(name: str) -> Any:
     # one formula; PyTorch names the node after the kind of key
-    return defop(name, jvp=VIA_VJP, params=("shape", "key", "advanced"), vjp=(_index_vjp,))
+    return defop(name, jvp=VIA_VJP, params=("shape", "key", "advanced"), vjp=(_index_vjp,), complex=True)
 
 
 SELECT = _reading_rule("SelectBackward0")   # integers only
@@ -222,7 +222,7 @@ def _picked(g: Tensor, n: RuleNode) -> Tensor:
 # ``index_put`` and the backward of reading (zeros with ``values`` written at a key, where
 # ``self`` is None): the old values are overwritten, the written ones read back
 INDEX_PUT = defop("IndexPutBackward0", jvp=VIA_VJP, inputs=("self", "values"), params=("key", "advanced"),
-                  vjp=(lambda g, n: _take_zeroed(g, n.key), _picked))
+                  vjp=(lambda g, n: _take_zeroed(g, n.key), _picked), complex=True)
 
 
 def _on_key_level(t: Tensor, key: Any) -> Tensor:
@@ -448,7 +448,9 @@ def _take_zeroed(g: Tensor, key: Any) -> Tensor:
     """``g`` with the entries at ``key`` set to zero (recorded: its backward does the same)."""
     xp = g._backend.xp
     if isinstance(key, LinearKey):
-        hit = xp.reshape(key.hits(xp, g._backend, g._data.dtype), tuple(key.shape)) > 0
+        # counted in the default integer type (a complex count has no order for ``> 0``)
+        hit = xp.reshape(key.hits(xp, g._backend, g._backend.native_dtype(_dt.int64)),
+                         tuple(key.shape)) > 0
         data = xp.where(hit, xp.zeros_like(g._data), g._data)
     else:
         data = xp.asarray(g._data, copy=True)
@@ -457,7 +459,7 @@ def _take_zeroed(g: Tensor, key: Any) -> Tensor:
 
 
 MASKED_KEY = defop("MaskedKeyBackward0", jvp=VIA_VJP, params=("key",),
-                   vjp=(lambda g, n: _take_zeroed(g, n.key),))
+                   vjp=(lambda g, n: _take_zeroed(g, n.key),), complex=True)
 
 
 def index_put(input: Tensor, key: Any, value: Any) -> Tensor:

@@ -157,7 +157,7 @@ def apply_inplace(t: Tensor, op: str, compute: Callable[..., Any],
         isinstance(o, Tensor) and o._requires_grad for o in operands))
     src = _snapshot(t) if tracking else t  # the op may save its input: keep the old value
     result = _conform(compute(src), t, op)
-    if result._grad_fn is not None and not t.dtype.is_floating_point:
+    if result._grad_fn is not None and t._data.dtype not in t._backend.differentiable_natives:
         # an integer (or bool) tensor cannot require grad: the value lands, the graph does not
         result = result.detach()
     if _fw.on:
@@ -190,8 +190,11 @@ def _write_view(t: Tensor, new_value: Tensor, base_old: Tensor, op: str) -> Tens
     with no_grad():
         positions = t._view.replay(arange(base.numel(), device=base.device).reshape(
             tuple(base.shape))).reshape(-1)
-    flat = index_put(base_old.reshape(-1), (positions,), new_value.reshape(-1))
-    base_new = flat.reshape(tuple(base.shape))
+    if t.dtype.is_complex != base.dtype.is_complex:
+        base_new = _write_across_dtypes(base_old, positions, new_value)
+    else:
+        flat = index_put(base_old.reshape(-1), (positions,), new_value.reshape(-1))
+        base_new = flat.reshape(tuple(base.shape))
     _write(t, new_value._data, op)
     _write(base, base_new._data, op)  # a no-op where t shares memory with base
     base._bump_version()  # one counter for the base and all its views
@@ -203,12 +206,30 @@ def _write_view(t: Tensor, new_value: Tensor, base_old: Tensor, op: str) -> Tens
     return t
 
 
+def _write_across_dtypes(base_old: Tensor, positions: Tensor, new_value: Tensor) -> Tensor:
+    """The new base when a view of the other kind (complex of a real base, real of a complex
+    one: ``view_as_complex``, ``view_as_real``, ``.real``) was written: ``positions`` are in
+    the view's units (the replay of those views maps positions, ``complex_views``), so the
+    write happens in the base seen as the view's kind, then goes back (differentiably)."""
+    from arraygrad.ops.complex_views import view_as_complex, view_as_real
+    from arraygrad.ops.indexing import index_put
+
+    shape = tuple(base_old.shape)
+    if base_old.dtype.is_complex:  # a real view: write into the parts
+        parts = view_as_real(base_old).reshape(-1)
+        written = index_put(parts, (positions,), new_value.reshape(-1))
+        return view_as_complex(written.reshape(shape + (2,)))
+    values = view_as_complex(base_old.reshape(-1, 2))  # a complex view of a real base
+    written = index_put(values, (positions,), new_value.reshape(-1))
+    return view_as_real(written).reshape(shape)
+
+
 # The old value is overwritten: its gradient is zero; a tensor source gets ``g`` back (the
 # recorder sums it to the source's shape and casts it to its dtype).
 FILL = defop("FillBackward0", jvp=ELEMENTWISE, inputs=("self", "value"),
-             vjp=(lambda g, n: g * 0, lambda g, n: g))
+             vjp=(lambda g, n: g * 0, lambda g, n: g), complex=True)
 COPY = defop("CopyBackwards", jvp=ELEMENTWISE, inputs=("self", "src"),
-             vjp=(lambda g, n: g * 0, lambda g, n: g))
+             vjp=(lambda g, n: g * 0, lambda g, n: g), complex=True)
 
 
 def overwritten(old: Tensor, value: Any, op: str) -> Tensor:

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from arraygrad.amp import state as _amp
 from arraygrad.ops.broadcast import broadcast_shapes
+from arraygrad.ops.conjugate import conj_of
 from arraygrad.ops.promotion import same_backend
 from arraygrad.ops.rule import defop
 from arraygrad.tensor import Tensor
@@ -20,11 +21,14 @@ __all__ = ["matmul", "mm", "bmm", "dot", "outer", "mv"]
 def _matmul_vjp(g: Tensor, n: RuleNode) -> tuple[Any, ...]:
     """Both operands' gradients (joint: they share the copy of an expanded ``g``).
 
-    Each is the product with the other operand on NumPy's 1-D rules; the recorder sums
-    broadcast batch dimensions back to the operand's shape.
+    Each is the product with the other operand's conjugate (a complex product's gradient:
+    ``g @ b^H``, ``a^H @ g``) on NumPy's 1-D rules; the recorder sums broadcast batch
+    dimensions back to the operand's shape.
     """
-    a, b = n.self, n.other
     want_a, want_b = n.needs_input_grad
+    # ``a`` is read by b's gradient only, and the other way round: conjugate what is read
+    a = conj_of(n.self) if want_b else n.self
+    b = conj_of(n.other) if want_a else n.other
     if g._strides is not None and 0 in g._strides:
         # an expanded gradient (e.g. from sum()): BLAS cannot read stride-0 rows, so the
         # library would copy it for each product below (~10% of a 1024^2 matmul each time);
@@ -62,7 +66,7 @@ def _matmul_jvp(ta: Tensor | None, tb: Tensor | None, n: RuleNode) -> Tensor | N
 def _product_rule(name: str) -> Any:
     # one formula; PyTorch names the node after the operands' ranks
     return defop(name, jvp=_matmul_jvp, inputs=("self", "other"), saves=("self", "other"),
-                 vjp=_matmul_vjp)
+                 vjp=_matmul_vjp, complex=True)
 
 
 _RULE_BY_NDIM = {(1, 1): _product_rule("DotBackward0"), (2, 1): _product_rule("MvBackward0"),

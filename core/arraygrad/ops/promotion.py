@@ -19,7 +19,7 @@ from arraygrad.tensor import Tensor
 
 __all__ = ["operands", "same_backend", "scalar_in_opmath", "mixed_devices_message"]
 
-_scalar_types = (int, float, bool)
+_scalar_types = (int, float, bool, complex)
 _INT64 = 1 << 63
 
 
@@ -92,7 +92,7 @@ def operands(op: str, a: Tensor, b: Tensor, floating: bool = False) -> Any:
                     a = number
         backend = (ta if ta is not None else tb)._backend
     d = _dt.result_type(a, b)
-    if floating and not d.is_floating_point:
+    if floating and not (d.is_floating_point or d.is_complex):
         d = _dt.get_default_dtype()
     ad = cast_data(ta, d) if ta is not None else _scalar_as(a, d, backend)
     bd = cast_data(tb, d) if tb is not None else _scalar_as(b, d, backend)
@@ -101,6 +101,8 @@ def operands(op: str, a: Tensor, b: Tensor, floating: bool = False) -> Any:
 
 def _scalar_as(value: Any, d: Any, backend: Any) -> Any:
     """A Python scalar converted to the kind of ``d`` (the standard wants matching kinds)."""
+    if d.is_complex:
+        return value if value.__class__ is LiveScalar else complex(value)
     if d.is_floating_point:
         # a live scalar (only while arraygrad.compile records) stays one, so the recorder
         # sees it as an operand and reads it afresh at replay

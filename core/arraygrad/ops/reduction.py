@@ -19,6 +19,8 @@ from arraygrad import dtypes as _dt
 from arraygrad.ops.arguments import normalize_dims
 from arraygrad.ops import elementwise as ew
 from arraygrad.ops.casting import in_opmath, to_dtype, to_float_data, to_native
+from arraygrad.ops.complex_checks import refuse_complex_forward
+from arraygrad.ops.conjugate import conj_of
 from arraygrad.ops.rule import VIA_VJP, defop
 from arraygrad.ops.value_checks import any_true
 from arraygrad.tensor import Tensor
@@ -74,16 +76,18 @@ _DIM_PARAMS = ("dim", "keepdim")
 
 
 def _pair(name0: str, name1: str, grad: Callable[..., Any], saves: Any = (),
-          sizes: bool = False, jvp: Callable[..., Any] | None = None) -> tuple[Any, ...]:
+          sizes: bool = False, jvp: Callable[..., Any] | None = None,
+          complex: bool = False) -> tuple[Any, ...]:
     """The rules of a reduction over all dims (``name0``: PyTorch saves no ``dim``/``keepdim``)
     and over given dims (``name1``), sharing ``grad(g, node, dims, keepdim)``. ``sizes``: the
     input's shape is a param (``self_sym_sizes``), for rules that save no input. ``jvp``:
-    ``jvp(t, node, dims, keepdim)``, the forward-mode rule (default: derived, ``VIA_VJP``)."""
+    ``jvp(t, node, dims, keepdim)``, the forward-mode rule (default: derived, ``VIA_VJP``).
+    ``complex``: ``grad`` holds for complex tensors."""
     extra = ("self_sym_sizes",) if sizes else ()
-    return (defop(name0, saves=saves, params=extra,
+    return (defop(name0, saves=saves, params=extra, complex=complex,
                   vjp=(lambda g, n: grad(g, n, None, False),),
                   jvp=VIA_VJP if jvp is None else (lambda t, n: jvp(t, n, None, False))),
-            defop(name1, saves=saves, params=_DIM_PARAMS + extra,
+            defop(name1, saves=saves, params=_DIM_PARAMS + extra, complex=complex,
                   vjp=(lambda g, n: grad(g, n, n.dim, n.keepdim),),
                   jvp=VIA_VJP if jvp is None else (lambda t, n: jvp(t, n, n.dim, n.keepdim))))
 
@@ -105,7 +109,8 @@ def _record_pair(pair: Any, data: Any, input: Tensor, dims: Any, keepdim: bool,
 # -- sum / mean / prod --------------------------------------------------------
 
 SUM = _pair("SumBackward0", "SumBackward1", sizes=True, jvp=_linear_jvp(lambda *a: sum(*a)),
-            grad=lambda g, n, dims, keepdim: _unreduce(g, n.self_sym_sizes, dims, keepdim))
+            grad=lambda g, n, dims, keepdim: _unreduce(g, n.self_sym_sizes, dims, keepdim),
+            complex=True)
 
 
 def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
@@ -116,7 +121,7 @@ def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
     dims = _dims(input, dim, axis, "sum")
     backend = input._backend
     d = dtype if dtype is not None else input.dtype
-    if not d.is_floating_point and d is not _dt.int64 and dtype is None:
+    if not (d.is_floating_point or d.is_complex) and d is not _dt.int64 and dtype is None:
         d = _dt.int64
     native = backend.native_dtype(d)
     data = backend.xp.sum(input._data, axis=dims, keepdims=keepdim, dtype=native)
@@ -130,7 +135,7 @@ def _mean_grad(g: Tensor, n: RuleNode, dims: Any, keepdim: bool) -> Tensor:
 
 
 MEAN = _pair("MeanBackward0", "MeanBackward1", _mean_grad, sizes=True,
-             jvp=_linear_jvp(lambda *a: mean(*a)))
+             jvp=_linear_jvp(lambda *a: mean(*a)), complex=True)
 
 
 def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
@@ -139,7 +144,7 @@ def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
     dims = _dims(input, dim, axis, "mean")
     if dtype is not None:
         input = to_dtype(input, dtype)
-    if not input.dtype.is_floating_point:
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
         raise RuntimeError(
             f"mean(): could not infer output dtype. Input dtype must be either a floating point "
             f"or complex dtype. Got: {input.dtype.name}")
@@ -186,11 +191,11 @@ def _prod_grad(g: Tensor, n: RuleNode, dims: Any, keepdim: bool) -> Tensor:
     if not any_true(x._backend, x._data == 0):  # (meta: no values, no zeros to care for)
         # no zeros: the product of the others is prod / x
         out = prod(x, dim=dims, keepdim=True)
-        return g_full * (out / x)
-    return g_full * _prod_of_others(x, dims)
+        return g_full * conj_of(out / x)
+    return g_full * conj_of(_prod_of_others(x, dims))
 
 
-PROD = _pair("ProdBackward0", "ProdBackward1", _prod_grad, saves=("self",))
+PROD = _pair("ProdBackward0", "ProdBackward1", _prod_grad, saves=("self",), complex=True)
 
 
 def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
@@ -201,7 +206,7 @@ def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
     dims = _dims(input, dim, axis, "prod")
     backend = input._backend
     d = dtype if dtype is not None else input.dtype
-    if not d.is_floating_point and dtype is None:
+    if not (d.is_floating_point or d.is_complex) and dtype is None:
         d = _dt.int64
     data = backend.xp.prod(input._data, axis=dims, keepdims=keepdim, dtype=backend.native_dtype(d))
     return _record_pair(PROD, data, input, dims, keepdim)
@@ -249,6 +254,7 @@ def _extreme(op: str, input: Tensor, dim: Any, keepdim: bool, other: Any, is_max
         dim, other = None, dim
     if other is not None:
         return ew.maximum(input, other) if is_max else ew.minimum(input, other)
+    refuse_complex_forward(f"{op}_all" if dim is None else f"{op}_values", input)
     backend = input._backend
     xp = backend.xp
     _check_nonempty(op, input, dim, RuntimeError)
@@ -325,6 +331,7 @@ AMAX, AMIN = (defop(name, jvp=VIA_VJP, saves=("self", "result"), params=_DIM_PAR
 
 
 def _amaxmin(input: Tensor, dim: Any, keepdim: bool, is_max: Any) -> Tensor:
+    refuse_complex_forward("max_values" if is_max else "min_values", input)
     _check_nonempty("amax" if is_max else "amin", input, dim, RuntimeError)
     dims = normalize_dims(dim, input._data.ndim, "amax" if is_max else "amin")
     xp = input._backend.xp
@@ -344,6 +351,9 @@ def argmin(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
 
 
 def _arg(input: Tensor, dim: Any, keepdim: bool, is_max: Any) -> Tensor:
+    name = "argmax" if is_max else "argmin"
+    refuse_complex_forward(name, input, error=RuntimeError,
+                           message=f"{name}(): does not support complex input")
     _check_nonempty("argmax" if is_max else "argmin", input, dim, IndexError)
     xp = input._backend.xp
     fn = xp.argmax if is_max else xp.argmin
@@ -393,9 +403,22 @@ def _std_grad(g: Tensor, n: RuleNode) -> Tensor:
     return scale * _centered(n) / (_count(shape, dims) - n.correction)
 
 
+# complex inputs (a real result, the mean of |x - mean|^2): the same formulas, the centred
+# values complex (the real gradient of |d|^2 is 2d)
 _VAR_PARAMS = _DIM_PARAMS + ("correction",)
-VAR = defop("VarBackward0", jvp=VIA_VJP, saves=("self",), params=_VAR_PARAMS, vjp=(_var_grad,))
-STD = defop("StdBackward0", jvp=VIA_VJP, saves=("self", "result"), params=_VAR_PARAMS, vjp=(_std_grad,))
+VAR = defop("VarBackward0", jvp=VIA_VJP, saves=("self",), params=_VAR_PARAMS, vjp=(_var_grad,),
+            complex=True)
+STD = defop("StdBackward0", jvp=VIA_VJP, saves=("self", "result"), params=_VAR_PARAMS,
+            vjp=(_std_grad,), complex=True)
+
+
+def _complex_var(xp: Any, x: Any, dims: Any, corr: Any, keepdim: bool) -> Any:
+    """The variance of complex values: ``sum |x - mean|^2 / (n - correction)`` (real)."""
+    centered = x - xp.mean(x, axis=dims, keepdims=True)
+    squares = xp.real(centered) ** 2 + xp.imag(centered) ** 2
+    count = math.prod(x.shape) if dims is None else math.prod(x.shape[d] for d in dims)
+    dof = count - corr
+    return xp.sum(squares, axis=dims, keepdims=keepdim) / (dof if dof > 0 else 0.0)
 
 
 def _var_std(op: str, rule: Any, input: Tensor, dim: Any, unbiased: Any, keepdim: bool,
@@ -405,7 +428,13 @@ def _var_std(op: str, rule: Any, input: Tensor, dim: Any, unbiased: Any, keepdim
     dims = _dims(input, dim, axis, op)
     corr = _correction(unbiased, correction)
     xp = input._backend.xp
-    data = getattr(xp, op)(to_float_data(input), axis=dims, correction=corr, keepdims=keepdim)
+    if input._data.dtype in input._backend.complex_natives:
+        data = _complex_var(xp, input._data, dims, corr, keepdim)
+        if op == "std":
+            data = xp.sqrt(data)
+    else:
+        data = getattr(xp, op)(to_float_data(input), axis=dims, correction=corr,
+                               keepdims=keepdim)
     return rule.record(data, input._backend, (input,), dim=dims, keepdim=keepdim, correction=corr)
 
 
@@ -423,12 +452,12 @@ def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
 
 def _logsumexp_grad(g: Tensor, n: RuleNode) -> Tensor:
     shape, dims, keepdim = _shape(n), n.dim, n.keepdim
-    return _unreduce(g, shape, dims, keepdim) * ew.exp(
-        n.self - _unreduce(n.result, shape, dims, keepdim))
+    return _unreduce(g, shape, dims, keepdim) * conj_of(ew.exp(
+        n.self - _unreduce(n.result, shape, dims, keepdim)))
 
 
 LOGSUMEXP = defop("LogsumexpBackward0", jvp=VIA_VJP, saves=("self", "result"), params=_DIM_PARAMS,
-                  vjp=(_logsumexp_grad,))
+                  vjp=(_logsumexp_grad,), complex=True)
 
 
 def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
@@ -437,8 +466,12 @@ def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
     xp = input._backend.xp
     x = to_float_data(input)
     if math.prod(x.shape):
-        m = xp.max(x, axis=dims, keepdims=True)
+        # the shift: the largest (real part), which complex values have no order for
+        complex_x = x.dtype in input._backend.complex_natives
+        m = xp.max(xp.real(x) if complex_x else x, axis=dims, keepdims=True)
         m = xp.where(xp.isfinite(m), m, xp.zeros_like(m))
+        if complex_x:
+            m = xp.astype(m, x.dtype)
     else:  # an empty slice has no max; its sum of exp is 0, so the result is -inf
         m = xp.zeros(tuple(1 if dims is None or i in dims else n for i, n in enumerate(x.shape)),
                      dtype=x.dtype)
@@ -456,20 +489,22 @@ def _norm_grad(g: Tensor, n: RuleNode) -> Tensor:
     out_full = _unreduce(n.result, shape, dims, keepdim)
     if p == 2:
         return g_full * x / ew.where(out_full == 0, 1.0, out_full)
-    if p == 1:
-        return g_full * ew.sign(x)
+    if p == 1:  # (sgn: the complex sign z / |z|, the real one's sign)
+        return g_full * ew.sgn(x)
     if math.isinf(p):
-        mask = to_native(ew.abs(x) == out_full, x._data.dtype)
+        mask = to_native(ew.abs(x) == out_full, out_full._data.dtype)
         count = sum(mask, dim=dims, keepdim=True)
-        return g_full * ew.sign(x) * mask / count
+        return g_full * ew.sgn(x) * mask / count
     if p == 0:
         return g_full * 0
     safe = ew.where(out_full == 0, 1.0, out_full)
     return g_full * x * ew.abs(x) ** (p - 2) / safe ** (p - 1)
 
 
+# complex inputs: the norm of the magnitudes; the same formulas (x / |x| is the real gradient
+# of |x|)
 NORM = defop("NormBackward1", jvp=VIA_VJP, saves=("self", "result"), params=("p",) + _DIM_PARAMS,
-             vjp=(_norm_grad,))
+             vjp=(_norm_grad,), complex=True)
 
 
 def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
@@ -487,6 +522,8 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
     x = to_float_data(input)
     ax = dims
     a = xp.abs(x)
+    if x.dtype in input._backend.complex_natives:
+        x = a  # the norm of the magnitudes (real)
     if p == 2:
         data = xp.sqrt(xp.sum(x * x, axis=ax, keepdims=keepdim))
     elif p == 1:
@@ -507,7 +544,7 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
 
 # the reversed running sum; the recorder casts it back to the input's dtype
 CUMSUM = defop("CumsumBackward0", jvp=lambda t, n: cumsum(t, n.dim), params=("dim",),
-               vjp=(lambda g, n: cumsum(g.flip(n.dim), n.dim).flip(n.dim),))
+               vjp=(lambda g, n: cumsum(g.flip(n.dim), n.dim).flip(n.dim),), complex=True)
 
 
 def cumsum(input: Tensor, dim: Any, *, dtype: Any = None) -> Tensor:
@@ -515,7 +552,8 @@ def cumsum(input: Tensor, dim: Any, *, dtype: Any = None) -> Tensor:
     dims = normalize_dims(dim, input._data.ndim, "cumsum")
     d = dims[0] if dims else 0
     backend = input._backend
-    out_dtype = dtype or (input.dtype if input.dtype.is_floating_point else _dt.int64)
+    out_dtype = dtype or (input.dtype if input.dtype.is_floating_point or input.dtype.is_complex
+                          else _dt.int64)
     x = input._data
     if x.ndim == 0:
         data = backend.xp.astype(x, backend.native_dtype(out_dtype))

@@ -21,6 +21,8 @@ from typing import Any
 
 from arraygrad import dtypes as _dt
 from arraygrad.ops import elementwise as ew
+from arraygrad.ops.complex_checks import refuse_complex_forward
+from arraygrad.ops.conjugate import conj_of
 from arraygrad.ops.promotion import operands
 from arraygrad.ops.rule import ELEMENTWISE, defop
 from arraygrad.tensor import Tensor
@@ -30,14 +32,16 @@ __all__ = ["radd", "rmul", "rsub", "rtruediv", "rpow", "rfloordiv", "rmod"]
 
 RSUB_SCALAR = defop("RsubBackward1", jvp=ELEMENTWISE, inputs=("self",), params={"alpha": 1},
                     key="rsub/scalar",
-                    vjp=(lambda g, n: -g if n.alpha == 1 else g * (-n.alpha),))
+                    vjp=(lambda g, n: -g if n.alpha == 1 else g * conj_of(-n.alpha),),
+                    complex=True)
 
 
 # The number is a param named ``base`` (PyTorch's ``_saved_self``: ``record`` cannot take a
 # keyword named ``self``).
 POW_SCALAR = defop("PowBackward2", jvp=ELEMENTWISE, inputs=("exponent",),
                    saves=("exponent", "result"), params=("base",), key="pow/scalar-base",
-                   vjp=(lambda g, n: ew.pow_exponent_grad(g, n.base, n.exponent, n.result),))
+                   vjp=(lambda g, n: ew.pow_exponent_grad(g, n.base, n.exponent, n.result),),
+                   complex=True)
 FLOOR_DIVIDE_SCALAR = defop("FloorDivideBackward0", jvp=ELEMENTWISE, inputs=("other",),
                             key="floor_divide/scalar-dividend", vjp=(lambda g, n: g * 0,))
 REMAINDER_SCALAR = defop("RemainderBackward0", jvp=ELEMENTWISE, inputs=("other",),
@@ -79,7 +83,7 @@ def rpow(tensor: Tensor, number: Any) -> Tensor:
     if isinstance(number, Tensor):
         return ew.pow(number, tensor)
     backend, nd, td, _, _ = operands("pow", number, tensor)
-    if td.dtype not in backend.floating_natives:
+    if td.dtype not in backend.differentiable_natives:
         if bool(backend.xp.any(td < 0)):
             raise RuntimeError("pow: Integers to negative integer powers are not allowed.")
     return POW_SCALAR.record(nd ** td, backend, (tensor,), base=number)
@@ -91,6 +95,7 @@ def rfloordiv(tensor: Tensor, number: Any) -> Tensor:
         return ew.floor_divide(number, tensor)
     backend, nd, td, _, _ = operands("floor_divide", number, tensor)
     ew._no_bool("floor_divide", backend, nd, td)
+    refuse_complex_forward("div_floor", Tensor._wrap(td, backend))
     return FLOOR_DIVIDE_SCALAR.record(nd // td, backend, (tensor,))
 
 
@@ -100,6 +105,7 @@ def rmod(tensor: Tensor, number: Any) -> Tensor:
         return ew.remainder(number, tensor)
     backend, nd, td, _, _ = operands("remainder", number, tensor)
     ew._no_bool("remainder", backend, nd, td)
+    refuse_complex_forward("remainder", Tensor._wrap(td, backend))
     return REMAINDER_SCALAR.record(nd % td, backend, (tensor,), dividend=number)
 
 

@@ -28,6 +28,14 @@ values and params by name. ``vjp`` may also be one *joint* function returning a 
 gradients (for ops whose input gradients share work); ``node.needs_input_grad`` then says
 which are wanted.
 
+``complex``: whether the op takes complex tensors, its formulas holding for them with
+PyTorch's convention (docs/complex.md): a gradient is the conjugate Wirtinger derivative, so
+the vjp of a holomorphic ``f`` is ``g * conj(f'(z))``. Every rule says so or not (the default
+is not). The recorder refuses a rule that does not declare it a complex result, and, when it
+would record a gradient, any complex input, with PyTorch's NotImplementedError naming the op
+and the dtype (PyTorch has no complex kernel for such ops): no gradient is silently wrong.
+Forward mode (below) is real only: a complex tangent raises NotImplementedError.
+
 ``jvp`` is the forward-mode rule (``autograd.forward_ad``): ``jvp(t_1, ..., t_k, node)``
 gets one tangent per input (None for an input without one) and a node view like the vjp's
 (saved values and params by name, ``needs_input_grad`` saying which inputs have tangents)
@@ -74,7 +82,7 @@ if TYPE_CHECKING:
     T = TypeVar("T", bound=Tensor)
 
 __all__ = ["Rule", "RuleNode", "defop", "identity", "rules", "OUTPUT", "edge_of", "new_node", "finish_grad",
-           "fast_paths", "reference_mode", "ELEMENTWISE", "VIA_VJP"]
+           "fast_paths", "reference_mode", "ELEMENTWISE", "VIA_VJP", "refuse_complex"]
 
 
 class _FastPaths:
@@ -369,8 +377,8 @@ class Rule:
     """
 
     __slots__ = ("name", "inputs", "saves", "params", "uses", "vjp", "first_order", "jvp",
-                 "outputs", "joint", "exact", "node", "save_index", "_input_slot", "_extra_saves",
-                 "_plans", "_no_meta")
+                 "outputs", "joint", "exact", "complex", "node", "save_index", "_input_slot",
+                 "_extra_saves", "_plans", "_no_meta")
 
     name: str
     inputs: tuple[str, ...]
@@ -383,6 +391,7 @@ class Rule:
     outputs: int
     joint: bool
     exact: bool
+    complex: bool
     node: type[RuleNode]
     save_index: dict[str, int]
     _input_slot: tuple[int | None, ...]
@@ -396,7 +405,8 @@ class Rule:
                  uses: Sequence[Sequence[str]] | None = None,
                  first_order: JointFirstOrder | Sequence[FirstOrder | None] | None = None,
                  jvp: "Callable[..., Any] | _Marker | None" = None, outputs: int = 1,
-                 exact: bool = False, base: type[RuleNode] | None = None) -> None:
+                 exact: bool = False, complex: bool = False,
+                 base: type[RuleNode] | None = None) -> None:
         self.name = name
         self.inputs = tuple(inputs)
         self.saves = tuple(saves)
@@ -416,6 +426,9 @@ class Rule:
         # paths on the recorder keeps no input metadata (reference mode checks the claim:
         # there finish_grad sees the real shapes)
         self.exact = exact
+        # complex: the formulas hold for complex tensors (PyTorch's convention); a rule that
+        # does not say so is refused complex operands when recorded (``refuse_complex``)
+        self.complex = bool(complex)
         self._no_meta = (None,) * len(self.inputs)
         self.uses = None if uses is None else tuple(
             frozenset(self.saves.index(n) for n in names) for names in uses)
@@ -453,6 +466,8 @@ class Rule:
         extra saved values by name.
         """
         out = wrap(data, backend)
+        if not self.complex and data.dtype in backend.complex_natives:
+            refuse_complex(self, inputs, (data,), backend)
         fw = _fw.on
         if fw:
             out._fw_grads = {}  # now, so that a ``SavedOutput`` made by ``_link`` shares it
@@ -461,10 +476,12 @@ class Rule:
                 if isinstance(t, Tensor) and t._requires_grad:
                     # an integer or bool result has no gradient (PyTorch: ``x.int()`` of a
                     # tensor that requires grad does not)
-                    if data.dtype in backend.floating_natives:
+                    if data.dtype in backend.differentiable_natives:
+                        if not self.complex:
+                            refuse_complex(self, inputs, (data,), backend)
                         self._link(inputs, named, out)
                     break
-        if fw and data.dtype in backend.floating_natives:
+        if fw and data.dtype in backend.differentiable_natives:
             # after ``_link``: a tangent computed from the output (exp's ``t * out``) then
             # depends on the inputs through it, for reverse-over-forward (grad of a jvp)
             self._forward(inputs, named, (out,))
@@ -489,7 +506,9 @@ class Rule:
 
         ``differentiable``: which outputs carry gradients (default all)."""
         outs = tuple(wrap(d, backend) for d in datas)
-        floating = backend.floating_natives
+        if not self.complex:
+            refuse_complex(self, (), datas, backend)
+        floating = backend.differentiable_natives
         if not all(d.dtype in floating for d in datas):  # integer outputs carry no gradient
             differentiable = tuple((differentiable is None or differentiable[i])
                                    and d.dtype in floating for i, d in enumerate(datas))
@@ -498,6 +517,8 @@ class Rule:
             for o in outs:
                 o._fw_grads = {}  # as in ``record``
         if _state.enabled and any(isinstance(t, Tensor) and t._requires_grad for t in inputs):
+            if not self.complex:
+                refuse_complex(self, inputs, datas, backend)
             node = self._link(inputs, named, None)
             node._out_meta = tuple((o._data.shape, o._data.dtype, backend) for o in outs)
             node._n_outputs = len(outs)
@@ -589,6 +610,11 @@ class Rule:
             tangents.append(tan)
         if not found:
             return
+        if any(t is not None and t._data.dtype in t._backend.complex_natives for t in tangents) \
+                or any(o._data.dtype in o._backend.complex_natives for o in outs):
+            raise NotImplementedError(
+                f"{op_name(self.name)}: forward-mode AD of complex tensors is not supported "
+                "(arraygrad's complex autograd is reverse mode: docs/complex.md)")
         jvp = self.jvp
         if jvp is None:
             raise NotImplementedError(
@@ -610,7 +636,7 @@ class Rule:
         finally:
             _fw.on = True
         for o, r in zip(outs, finished):
-            if r is not None and o.dtype.is_floating_point:
+            if r is not None and o._data.dtype in o._backend.differentiable_natives:
                 set_tangent(o, r, level)
 
     def _jvp_node(self, inputs: Sequence[Any], named: dict[str, Any], outs: tuple[Tensor, ...],
@@ -654,7 +680,8 @@ def defop(name: str, *, inputs: Sequence[str] = ("self",),
           uses: Sequence[Sequence[str]] | None = None,
           first_order: JointFirstOrder | Sequence[FirstOrder | None] | None = None,
           jvp: "Callable[..., Any] | _Marker | None" = None,
-          outputs: int = 1, exact: bool = False, key: str | None = None) -> Rule:
+          outputs: int = 1, exact: bool = False, complex: bool = False,
+          key: str | None = None) -> Rule:
     """Define an op's rule and add it to the table (see the module docstring).
 
     ``vjp``: one function ``(g, node) -> Tensor`` per input (None for an input that never
@@ -664,7 +691,9 @@ def defop(name: str, *, inputs: Sequence[str] = ("self",),
     only those are kept. ``jvp``: the forward-mode rule, a function or the
     marker ``ELEMENTWISE`` or ``VIA_VJP``. ``exact``: the rule
     promises gradients in their inputs' shapes and dtypes (the recorder then keeps no input
-    metadata while fast paths are on). ``key``: the rule's
+    metadata while fast paths are on). ``complex``: the rule's formulas (vjp and
+    first_order) hold for complex tensors with PyTorch's convention (a rule that does not
+    declare it is refused complex operands when recorded). ``key``: the rule's
     entry in the table, default ``name``; two rules whose nodes PyTorch names alike (``mm``
     and a bias-free ``linear`` both show ``MmBackward0``) need distinct keys. A key defined
     twice is a ValueError: one op, one rule.
@@ -675,7 +704,7 @@ def defop(name: str, *, inputs: Sequence[str] = ("self",),
                          "one another key")
     vjp = vjp if callable(vjp) else tuple(_never if f is None else f for f in vjp)
     rule = Rule(name, inputs=inputs, vjp=vjp, saves=saves, params=params, uses=uses,
-                first_order=first_order, jvp=jvp, outputs=outputs, exact=exact)
+                first_order=first_order, jvp=jvp, outputs=outputs, exact=exact, complex=complex)
     _table[key] = rule
     return rule
 
@@ -749,7 +778,7 @@ def _transpose_jvp(rule: Rule, node: RuleNode, tangents: list[Any], outs: tuple[
     from arraygrad.autograd.grad_mode import enable_grad
     from arraygrad.creation import zeros_like
 
-    us = [zeros_like(o).requires_grad_() if o.dtype.is_floating_point and
+    us = [zeros_like(o).requires_grad_() if o._data.dtype in o._backend.differentiable_natives and
           (differentiable is None or differentiable[i]) else zeros_like(o)
           for i, o in enumerate(outs)]
     with enable_grad():
@@ -777,6 +806,30 @@ def _transpose_jvp(rule: Rule, node: RuleNode, tangents: list[Any], outs: tuple[
     result = [zeros_like(o) if r is None and u._requires_grad else r
               for r, u, o in zip(result, us, outs)]
     return result[0] if len(outs) == 1 else tuple(result)
+
+
+def refuse_complex(rule: Rule, inputs: Sequence[Any], datas: Sequence[Any],
+                   backend: Backend) -> None:
+    """PyTorch's NotImplementedError when a rule that does not declare complex support meets a
+    complex input or output (nothing when none is complex)."""
+    natives = backend.complex_natives
+    for t in inputs:
+        if isinstance(t, Tensor) and t._data.dtype in natives:
+            found = t._data.dtype
+            break
+    else:
+        for d in datas:
+            if d.dtype in natives:
+                found = d.dtype
+                break
+        else:
+            return
+    from arraygrad.dtypes import scalar_type_name
+
+    raise NotImplementedError(
+        f"\"{op_name(rule.name)}\" not implemented for "
+        f"'{scalar_type_name(backend.arraygrad_dtype(found))}': its rule {rule.name} does not "
+        "declare complex support (docs/complex.md)")
 
 
 def _never(g: Any, node: RuleNode) -> None:

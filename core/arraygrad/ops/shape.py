@@ -70,12 +70,12 @@ def _infer_shape(shape: tuple, numel: int, op: str, src_shape: Any) -> tuple:
 def _reshape_rule(name: str) -> Rule:
     """A rule whose gradient is ``g`` back in the input's shape (PyTorch's ``self_sym_sizes``)."""
     return defop(name, jvp=VIA_VJP, params=("self_sym_sizes",),
-                 vjp=(lambda g, n: g.reshape(n.self_sym_sizes),))
+                 vjp=(lambda g, n: g.reshape(n.self_sym_sizes),), complex=True)
 
 
 VIEW = _reshape_rule("ViewBackward0")
 SQUEEZE = _reshape_rule("SqueezeBackward0")
-UNSQUEEZE = defop("UnsqueezeBackward0", jvp=lambda t, n: t.unsqueeze(n.dim), params=("dim",), vjp=(lambda g, n: g.squeeze(n.dim),))
+UNSQUEEZE = defop("UnsqueezeBackward0", jvp=lambda t, n: t.unsqueeze(n.dim), params=("dim",), vjp=(lambda g, n: g.squeeze(n.dim),), complex=True)
 
 
 def _reshape_as(input: Tensor, shape: tuple, rule: Rule, op: str = "reshape",
@@ -173,10 +173,10 @@ def _inverse_permute(g: Tensor, n: RuleNode) -> Tensor:
     return g.permute(tuple(inverse))
 
 
-PERMUTE = defop("PermuteBackward0", jvp=lambda t, n: t.permute(n.dims), params=("dims",), vjp=(_inverse_permute,))
+PERMUTE = defop("PermuteBackward0", jvp=lambda t, n: t.permute(n.dims), params=("dims",), vjp=(_inverse_permute,), complex=True)
 # PyTorch's dim0/dim1 as given (wrapped); a transposition is its own inverse
 TRANSPOSE = defop("TransposeBackward0", jvp=lambda t, n: t.transpose(n.dim0, n.dim1), params=("dim0", "dim1"),
-                  vjp=(lambda g, n: g.transpose(n.dim0, n.dim1),))
+                  vjp=(lambda g, n: g.transpose(n.dim0, n.dim1),), complex=True)
 
 
 def _permuted(input: Tensor, order: tuple, rule: Rule, **params: Any) -> Tensor:
@@ -245,7 +245,7 @@ def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
 
 # jvp: the tangent as is (the recorder expands it to the output's shape)
 EXPAND = defop("ExpandBackward0", jvp=lambda t, n: t, params=("self_sym_sizes",),
-               vjp=(lambda g, n: sum_to(g, n.self_sym_sizes),))
+               vjp=(lambda g, n: sum_to(g, n.self_sym_sizes),), complex=True)
 
 
 def expand(input: Tensor, *sizes: Any, size: Any = None, implicit: bool = False) -> Tensor:
@@ -301,7 +301,7 @@ def _unrepeat(g: Tensor, n: RuleNode) -> Tensor:
     return summed.reshape(shape)
 
 
-REPEAT = defop("RepeatBackward0", jvp=VIA_VJP, params=("repeats", "self_sym_sizes"), vjp=(_unrepeat,))
+REPEAT = defop("RepeatBackward0", jvp=VIA_VJP, params=("repeats", "self_sym_sizes"), vjp=(_unrepeat,), complex=True)
 
 
 def repeat(input: Tensor, *sizes: Any, repeats: Any = None) -> Tensor:
@@ -316,7 +316,7 @@ def repeat(input: Tensor, *sizes: Any, repeats: Any = None) -> Tensor:
     return REPEAT.record(data, input._backend, (input,), repeats=reps, self_sym_sizes=shape)
 
 
-FLIP = defop("FlipBackward0", jvp=lambda t, n: t.flip(n.dims), params=("dims",), vjp=(lambda g, n: g.flip(n.dims),))
+FLIP = defop("FlipBackward0", jvp=lambda t, n: t.flip(n.dims), params=("dims",), vjp=(lambda g, n: g.flip(n.dims),), complex=True)
 
 
 def flip(input: Tensor, *dims: Any, **kwargs: Any) -> Tensor:
@@ -340,7 +340,7 @@ def flip(input: Tensor, *dims: Any, **kwargs: Any) -> Tensor:
 # one input name for any number of tensors: the vjp is joint, one gradient per tensor (the
 # recorder casts each back to its tensor's dtype)
 CAT = defop("CatBackward0", jvp=VIA_VJP, inputs=("tensors",), params=("dim", "sizes"),
-            vjp=lambda g, n: split(g, list(n.sizes), n.dim))
+            vjp=lambda g, n: split(g, list(n.sizes), n.dim), complex=True)
 
 
 def _joinable(op: str, tensors: Any) -> list:
@@ -389,7 +389,7 @@ concat = concatenate = cat
 
 
 STACK = defop("StackBackward0", jvp=VIA_VJP, inputs=("tensors",), params=("dim",),
-              vjp=lambda g, n: unbind(g, n.dim))
+              vjp=lambda g, n: unbind(g, n.dim), complex=True)
 
 
 def stack(tensors: Any, dim: int = 0) -> Tensor:
@@ -417,10 +417,10 @@ def stack(tensors: Any, dim: int = 0) -> Tensor:
 # several outputs, as many as the call makes: ``outputs`` only needs to say "more than one";
 # ``g`` is the list of the outputs' gradients (zeros where none arrived)
 SPLIT = defop("SplitBackward0", jvp=VIA_VJP, params=("dim", "self_sym_sizes", "split_size"), outputs=2,
-              vjp=(lambda g, n: cat(g, n.dim),))
+              vjp=(lambda g, n: cat(g, n.dim),), complex=True)
 SPLIT_WITH_SIZES = defop("SplitWithSizesBackward0", jvp=VIA_VJP,
                          params=("dim", "self_sym_sizes", "split_sizes"), outputs=2,
-                         vjp=(lambda g, n: cat(g, n.dim),))
+                         vjp=(lambda g, n: cat(g, n.dim),), complex=True)
 
 
 def _views_of_parts(outs: Any, input: Tensor, keys: Any) -> tuple:
@@ -488,7 +488,7 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
 
 
 UNBIND = defop("UnbindBackward0", jvp=VIA_VJP, params=("dim",), outputs=2,
-               vjp=(lambda g, n: stack(g, n.dim),))
+               vjp=(lambda g, n: stack(g, n.dim),), complex=True)
 
 
 def unbind(input: Tensor, dim: int = 0) -> tuple:

@@ -51,7 +51,7 @@ def _move_back(g: Tensor, n: RuleNode) -> Tensor:
 
 # PyTorch records a device move as ``_to_copy``, the node of a dtype cast too
 TO_COPY_DEVICE = defop("ToCopyBackward0", jvp=VIA_VJP, key="ToCopyDeviceBackward0", params=("self_backend",),
-                       vjp=(_move_back,))
+                       vjp=(_move_back,), complex=True)
 
 
 def _vmap_level_over(have: Backend, backend: Backend) -> bool:
@@ -131,7 +131,7 @@ def to(t: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     return out
 
 
-CLONE = defop("CloneBackward0", jvp=ELEMENTWISE, vjp=(lambda g, n: g,))
+CLONE = defop("CloneBackward0", jvp=ELEMENTWISE, vjp=(lambda g, n: g,), complex=True)
 
 
 def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:

@@ -160,6 +160,8 @@ class _Storages:
         from arraygrad.autograd.grad_mode import no_grad
         from arraygrad.ops.views import strides_of
 
+        if t.dtype is not root.dtype:  # view_as_real/complex: its parts, stored on its own
+            return None
         xp = root._backend.xp
         ref = self._ref(root)
         try:

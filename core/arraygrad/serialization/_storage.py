@@ -29,7 +29,8 @@ __all__ = ["StorageType", "Storage", "STORAGE_TYPES", "STORAGE_NAME", "TORCH_DTY
 STORAGE_NAME = {_dt.float16: "HalfStorage", _dt.bfloat16: "BFloat16Storage",
                 _dt.float32: "FloatStorage", _dt.float64: "DoubleStorage",
                 _dt.uint8: "ByteStorage", _dt.int8: "CharStorage", _dt.int16: "ShortStorage",
-                _dt.int32: "IntStorage", _dt.int64: "LongStorage", _dt.bool: "BoolStorage"}
+                _dt.int32: "IntStorage", _dt.int64: "LongStorage", _dt.bool: "BoolStorage",
+                _dt.complex64: "ComplexFloatStorage", _dt.complex128: "ComplexDoubleStorage"}
 
 # dtypes without a legacy storage class: PyTorch writes their bytes as a
 # ``torch.storage.UntypedStorage`` (numel in bytes) rebuilt by ``_rebuild_tensor_v3``
@@ -37,8 +38,7 @@ UNTYPED_DTYPES = (_dt.uint16, _dt.uint32, _dt.uint64)
 
 # Storage classes PyTorch writes for dtypes arraygrad does not have: recognised (so the error
 # names the dtype), never loadable.
-_FOREIGN_STORAGES = {"ComplexFloatStorage": "complex64", "ComplexDoubleStorage": "complex128",
-                     "QUInt8Storage": "quint8", "QInt8Storage": "qint8",
+_FOREIGN_STORAGES = {"QUInt8Storage": "quint8", "QInt8Storage": "qint8",
                      "QInt32Storage": "qint32", "QUInt4x2Storage": "quint4x2",
                      "QUInt2x4Storage": "quint2x4"}
 
@@ -66,7 +66,7 @@ class StorageType:
         """Bytes per element (1 for the byte storages of dtypes arraygrad lacks)."""
         if self.dtype is not None:
             return self.dtype.itemsize
-        return {"complex64": 8, "complex128": 16, "qint32": 4}.get(self.dtype_name, 1)
+        return {"qint32": 4}.get(self.dtype_name, 1)
 
     def __repr__(self) -> str:
         return f"torch.{self.name}"

@@ -161,9 +161,9 @@ def allowed_globals() -> dict[str, Any]:
 
 
 # PyTorch dtypes arraygrad lacks: a named error rather than "unsupported global"
-_MISSING_DTYPES = ("complex32", "complex64", "complex128", "float8_e4m3fn", "float8_e5m2",
+_MISSING_DTYPES = ("complex32", "float8_e4m3fn", "float8_e5m2",
                    "float8_e4m3fnuz", "float8_e5m2fnuz", "qint8", "quint8", "qint32",
-                   "quint4x2", "quint2x4", "cfloat", "cdouble", "chalf")
+                   "quint4x2", "quint2x4", "chalf")
 
 
 def _fixed_name(proto: int, module: str, name: str) -> tuple[str, str]:

@@ -15,7 +15,8 @@ reads them here, so checkpoints written by earlier arraygrad versions keep loadi
                                    "structure": "<JSON string, see below>"}}
     rest       the tensors' raw little-endian bytes; offsets are relative to here
 
-dtypes: ``F16 BF16 F32 F64 U8 I8 I16 U16 I32 U32 I64 U64 BOOL``. A plain safetensors file (no
+dtypes: ``F16 BF16 F32 F64 U8 I8 I16 U16 I32 U32 I64 U64 BOOL C64 C128`` (a complex element
+is its real then its imaginary part, as NumPy and PyTorch lay it out). A plain safetensors file (no
 ``structure``) loads as a dict of name -> tensor.
 
 A tensor's name is its place in the saved object: a state dict's key (``fc.weight``), nested
@@ -74,7 +75,7 @@ _VERSION = "1"
 _CODES = {_dt.float16: "F16", _dt.bfloat16: "BF16", _dt.float32: "F32", _dt.float64: "F64",
           _dt.uint8: "U8", _dt.int8: "I8", _dt.int16: "I16", _dt.uint16: "U16",
           _dt.int32: "I32", _dt.uint32: "U32", _dt.int64: "I64", _dt.uint64: "U64",
-          _dt.bool: "BOOL"}
+          _dt.bool: "BOOL", _dt.complex64: "C64", _dt.complex128: "C128"}
 _DTYPES = {code: d for d, code in _CODES.items()}
 _RESERVED_METADATA = ("format", "version", "structure")  # arraygrad's keys in __metadata__
 _ITEMSIZE = {code: d.itemsize for d, code in _CODES.items()}

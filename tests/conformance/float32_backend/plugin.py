@@ -32,7 +32,8 @@ def arraygrad_register_backends(register):
 def arraygrad_conformance(register):
     """No float64: the suite must use float32 tolerances."""
     lacks = {name: "the float32-only test backend" for name in (
-        "float16", "bfloat16", "float64", "uint8", "int8", "int16", "uint16", "uint32", "uint64")}
+        "float16", "bfloat16", "float64", "uint8", "int8", "int16", "uint16", "uint32", "uint64",
+        "complex64", "complex128")}
     register.backend("f32only", capabilities={"dtypes": ("float32", "int32", "int64", "bool"),
                                               "float64": False, "device_types": ("f32only",),
                                               "lacks": lacks})

@@ -216,6 +216,8 @@ class BatchingBackend(Backend):
         # the base's (a cached property there): read on every op's fast path
         self.__dict__["floating_natives"] = base.floating_natives
         self.holds_data = base.holds_data  # a level over the meta device has no values either
+        self.__dict__["complex_natives"] = base.complex_natives
+        self.__dict__["differentiable_natives"] = base.differentiable_natives
 
     def is_available(self) -> Any:
         return self.base.is_available()

@@ -63,10 +63,11 @@ def from_batched(t: Tensor, level: Level, dim: int) -> Tensor:
     return FROM_BATCHED.record(data, _backend_of(data, level), (t,), level=level, dim=dim)
 
 
-TO_BATCHED = defop("ToBatchedBackward0", params=("level", "dim"),
+# moving data between vmap levels: linear, for complex tensors too
+TO_BATCHED = defop("ToBatchedBackward0", params=("level", "dim"), complex=True,
                    vjp=(lambda g, n: from_batched(g, n.level, n.dim),),
                    jvp=lambda t, n: to_batched(t, n.level, n.dim))
-FROM_BATCHED = defop("FromBatchedBackward0", params=("level", "dim"),
+FROM_BATCHED = defop("FromBatchedBackward0", params=("level", "dim"), complex=True,
                      vjp=(lambda g, n: _gradient_to_batched(g, n.level, n.dim),),
                      jvp=lambda t, n: from_batched(t, n.level, n.dim))
 

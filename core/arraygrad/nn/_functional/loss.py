@@ -12,6 +12,7 @@ from arraygrad.nn import _ops
 from arraygrad.ops import activation as _act, elementwise as ew
 from arraygrad.ops import fast as _fast
 from arraygrad.ops.casting import in_opmath
+from arraygrad.ops.complex_checks import refuse_complex_forward
 from arraygrad.ops.promotion import same_backend
 from arraygrad.ops.rule import VIA_VJP, defop
 from arraygrad.ops.transfer import lifted
@@ -94,6 +95,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: An
         input, target = _amp.cast("mse_loss", input, target)
     reduction = _reduction(size_average, reduce, reduction)
     _check_same_size(input, target)
+    refuse_complex_forward("mse", input, target)
     diff = input - target
     return _weighted(diff * diff, input, weight, reduction)
 
@@ -152,6 +154,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, redu
         input, target = _amp.cast("smooth_l1_loss", input, target)
     reduction = _reduction(size_average, reduce, reduction)
     _check_same_size(input, target)
+    refuse_complex_forward("smooth_l1", input, target)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     if beta == 0:  # PyTorch's l1 loss (``abs``: a zero gradient at a NaN difference)
@@ -165,6 +168,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     if _amp.on:  # autocast (arraygrad.amp.state)
         input, target = _amp.cast("huber_loss", input, target)
     _check_same_size(input, target)
+    refuse_complex_forward("huber", input, target)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     loss = _huber_type(HUBER, input, target, delta, False, delta=delta)

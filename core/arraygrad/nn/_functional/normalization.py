@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from arraygrad import dtypes as _dt
 from arraygrad.amp import state as _amp
 from arraygrad.autograd.grad_mode import no_grad
 from arraygrad.ops import elementwise as ew
+from arraygrad.ops.complex_checks import refuse_complex_forward
 
 if TYPE_CHECKING:
     from arraygrad.tensor import Tensor
@@ -116,6 +118,8 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
     if _amp.on:  # autocast (arraygrad.amp.state)
         input, weight, bias = _amp.cast("layer_norm", input, weight, bias)
     dims = _trailing_dims(input, normalized_shape, {"weight": weight, "bias": bias})
+    refuse_complex_forward("LayerNormKernelImpl", input, message=(
+        f"\"LayerNormKernelImpl\" not implemented for '{_dt.scalar_type_name(input.dtype)}'"))
     # float16/bfloat16 in float32, rounded once, as PyTorch's kernel
     return ew.computed_in_float32(input, lambda x, w, b: _layer_norm(x, dims, w, b, eps),
                                   weight, bias)

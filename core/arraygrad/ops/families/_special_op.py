@@ -14,6 +14,7 @@ from numbers import Number
 from typing import Any, Callable
 
 from arraygrad.ops.casting import in_opmath, unary_float_data
+from arraygrad.ops.complex_checks import refuse_complex_forward
 from arraygrad.ops.promotion import operands
 from arraygrad.plugins.registry import dispatch_kernel
 from arraygrad.tensor import Tensor, wrap
@@ -34,6 +35,8 @@ def unary_op(name: str, rule: Any, data_fn: Callable[[Any, Any], Any],
     ``name``), recorded by ``rule`` (None: not differentiable)."""
     def op(input: Tensor) -> Tensor:
         check_tensor(name, input)
+        # no special function takes complex numbers in PyTorch (nor do the kernels here)
+        refuse_complex_forward(name, input)
         backend = input._backend
 
         def forward(xp: Any, a: Any) -> Any:
@@ -92,6 +95,8 @@ def binary_op(name: str, rules: Any, data_fn: Callable[[Any, Any, Any], Any], do
 
     def compute(input: Any, other: Any) -> Tensor:
         backend, a, b = binary_operands(shown, input, other, tensors_only)
+        if a.dtype in backend.complex_natives:
+            refuse_complex_forward(name, wrap(a, backend))
         xp = backend.xp
 
         def forward(p: Any, q: Any) -> Any:

@@ -26,7 +26,8 @@ def _short(value: float) -> str:
 
 
 class finfo:
-    """Machine limits of a floating dtype, as ``torch.finfo`` (the default dtype when none):
+    """Machine limits of a floating dtype (a complex one's parts), as ``torch.finfo`` (the
+    default dtype when none):
     ``bits``, ``eps``, ``max``, ``min``, ``tiny`` (= ``smallest_normal``), ``resolution`` and
     ``dtype`` (its name, as PyTorch gives it)."""
 
@@ -41,6 +42,8 @@ class finfo:
 
     def __init__(self, type: _dt.dtype | None = None) -> None:
         d = _dt.get_default_dtype() if type is None else type
+        if isinstance(d, _dt.dtype):
+            d = d.to_real()  # complex64's limits are float32's, as PyTorch gives them
         if not isinstance(d, _dt.dtype) or d.name not in _FLOAT_LAYOUT:
             raise TypeError("finfo() requires a floating point input type. Use iinfo to "
                             "handle 'finfo'")
@@ -76,7 +79,7 @@ class iinfo:
     def __init__(self, type: _dt.dtype) -> None:
         if isinstance(type, _dt.dtype) and type is _dt.bool:
             raise TypeError("arraygrad.bool is not supported by iinfo")
-        if not isinstance(type, _dt.dtype) or type.is_floating_point:
+        if not isinstance(type, _dt.dtype) or type.is_floating_point or type.is_complex:
             raise TypeError("iinfo() requires an integer input type. Use finfo to handle "
                             "'iinfo'")
         self.bits = 8 * type.itemsize
@@ -107,7 +110,7 @@ def result_type(tensor: Any = None, other: Any = None, *, scalar: Any = None,
     elif scalar is not None:
         tensor, other = scalar, tensor
     for arg in (tensor, other):
-        if not isinstance(arg, (Tensor, bool, int, float)):
+        if not isinstance(arg, (Tensor, bool, int, float, complex)):
             raise TypeError(f"result_type(): expected a Tensor or a number, got "
                             f"{type(arg).__name__}")
     return _dt.result_type(tensor, other)
@@ -115,7 +118,8 @@ def result_type(tensor: Any = None, other: Any = None, *, scalar: Any = None,
 
 def can_cast(from_: _dt.dtype, to: _dt.dtype) -> bool:
     """Whether PyTorch's casting rule allows ``from_`` -> ``to`` in type promotion: never to a
-    lower category (float -> integer, integer -> bool); any width within a category."""
+    lower category (complex -> float, float -> integer, integer -> bool); any width within a
+    category."""
     for arg in (from_, to):
         if not isinstance(arg, _dt.dtype):
             raise TypeError(f"can_cast(): argument must be a dtype, not {type(arg).__name__}")
@@ -129,9 +133,9 @@ def is_floating_point(input: Tensor) -> bool:
 
 
 def is_complex(input: Tensor) -> bool:
-    """Whether ``input``'s dtype is complex (never: arraygrad has no complex dtypes)."""
+    """Whether ``input``'s dtype is complex (``complex64``, ``complex128``)."""
     _check_tensor("is_complex", input)
-    return False
+    return input.dtype.is_complex
 
 
 def is_nonzero(input: Tensor) -> bool:

@@ -13,6 +13,7 @@ import warnings
 from collections import namedtuple
 from typing import Any, Sequence
 
+from arraygrad.ops.conjugate import conj
 from arraygrad.ops.families.linalg_lu import factor_data
 from arraygrad.ops.families.linalg_ops import (
     LinAlgError, _call, _floating, _matrices, cholesky, inv, matrix_norm, multi_dot, solve,
@@ -229,12 +230,12 @@ def chain_matmul(*matrices: Tensor, out: Tensor | None = None) -> Tensor:
 
 
 def adjoint(input: Tensor) -> Tensor:
-    """The conjugate transpose of the last two dimensions (a transposed view: arraygrad's
-    tensors are real, so no conjugation happens)."""
+    """The conjugate transpose of the last two dimensions (of a real tensor, a transposed view;
+    of a complex one, its conjugate: no lazy bit, docs/complex.md)."""
     if input.ndim < 2:
         raise RuntimeError(f"adjoint(): tensor.adjoint() is only supported on matrices or "
                            f"batches of matrices. Got {input.ndim}-D tensor.")
-    return input.transpose(-2, -1)
+    return conj(input.transpose(-2, -1))
 
 
 def nuclear_norm(input: Tensor, dim: Any = None, keepdim: bool = False, *,
@@ -460,16 +461,16 @@ def _matrix_H(self: Tensor) -> Tensor:
     if self.ndim not in (0, 2):
         raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got "
                            f"{self.ndim}-D tensor.")
-    return self if self.ndim == 0 else self.transpose(0, 1)
+    return self if self.ndim == 0 else conj(self.transpose(0, 1))
 
 
 def _batch_mH(self: Tensor) -> Tensor:
     if self.ndim < 2:
         raise RuntimeError(f"tensor.mH is only supported on matrices or batches of matrices. "
                            f"Got {self.ndim}-D tensor.")
-    return self.transpose(-2, -1)
+    return conj(self.transpose(-2, -1))
 
 
-METHODS["H"] = property(_matrix_H, doc="The conjugate transpose of a matrix (a transpose: "
-                                       "arraygrad's tensors are real).")
+METHODS["H"] = property(_matrix_H, doc="The conjugate transpose of a matrix (a transposed view "
+                                       "of a real one).")
 METHODS["mH"] = property(_batch_mH, doc="The conjugate transpose of the last two dimensions.")

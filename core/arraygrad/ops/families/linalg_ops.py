@@ -7,7 +7,12 @@ in Tensor ops, so double backward works; ops PyTorch differentiates through othe
 (``logdet``, ``matrix_norm``, ``cross``, ``multi_dot``, ``matrix_power``, ``matrix_exp``,
 ``lstsq``, ...) are composites of the ruled ones here. As in PyTorch, gradients of
 ``eigh``/``svd`` eigenvectors and singular vectors are inf/nan where eigenvalues or
-singular values repeat, and ``det``'s gradient needs an invertible matrix. Real dtypes only.
+singular values repeat, and ``det``'s gradient needs an invertible matrix.
+
+Complex matrices (PyTorch's convention, docs/complex.md: transposes in the real formulas
+become conjugate transposes ``mH``): ``inv``, ``det``, ``slogdet``, ``solve``, the norms, and
+``eig``/``eigvals`` (``linalg_eig``, for any square matrix: complex results). The other ops
+are real only and refuse complex tensors with NotImplementedError.
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ from arraygrad.autograd.graph import SavedOutput
 from arraygrad.autograd.grad_mode import is_grad_enabled
 from arraygrad.ops.arguments import renamed_keywords
 from arraygrad.ops.casting import in_opmath
+from arraygrad.ops.conjugate import conj_of
+from arraygrad.ops.extensions import extension
 from arraygrad.ops.promotion import same_backend
 from arraygrad.ops.rule import VIA_VJP, defop
 from arraygrad.tensor import Tensor, wrap
@@ -52,11 +59,7 @@ LstsqResult = namedtuple("LstsqResult", ["solution", "residuals", "rank", "singu
 
 def _linalg(op: str, backend: Backend) -> Any:
     """The backend's ``xp.linalg``, or a RuntimeError naming the op and the backend."""
-    ext = getattr(backend.xp, "linalg", None)
-    if ext is None:
-        raise RuntimeError(f"{op}: the {backend.name!r} backend's array namespace has no "
-                           "Array API linalg extension")
-    return ext
+    return extension(op, backend, "linalg")
 
 
 def _call(op: str, backend: Backend, name: str, *args: Any, **kw: Any) -> Any:
@@ -72,11 +75,21 @@ def _call(op: str, backend: Backend, name: str, *args: Any, **kw: Any) -> Any:
         raise
 
 
-def _floating(op: str, *ts: Any) -> Backend:
+_COMPLEX_OPS = ("inv", "det", "slogdet", "solve", "vector_norm", "matrix_norm", "norm", "eig",
+                "eigvals")
+
+
+def _floating(op: str, *ts: Any, complex: bool = False) -> Backend:
+    """The tensors' backend after PyTorch's dtype check: floating tensors, and complex ones
+    where ``complex`` (the ops of ``_COMPLEX_OPS``; NotImplementedError for the others)."""
     for t in ts:
         if not isinstance(t, Tensor):
             raise TypeError(f"{op}: expected a Tensor, got {type(t).__name__}")
-        if not t.dtype.is_floating_point:
+        if t.dtype.is_complex and not complex:
+            raise NotImplementedError(
+                f"{op}: complex tensors are not supported here (arraygrad's complex linear "
+                f"algebra: {', '.join('linalg.' + name for name in _COMPLEX_OPS)})")
+        if not (t.dtype.is_floating_point or t.dtype.is_complex):
             raise RuntimeError(f"{op}: Expected a floating point tensor as input. Got {t.dtype}")
     backend: Backend = same_backend(op, *ts)
     return backend
@@ -90,8 +103,8 @@ def _matrices(op: str, A: Tensor, square: bool = False, name: str = "A") -> None
                            f"{A.shape[-2]} by {A.shape[-1]} matrices")
 
 
-def _square(op: str, A: Tensor) -> Backend:
-    backend = _floating(op, A)
+def _square(op: str, A: Tensor, complex: bool = False) -> Backend:
+    backend = _floating(op, A, complex=complex)
     _matrices(op, A, square=True)
     return backend
 
@@ -146,13 +159,18 @@ def _col(t: Tensor) -> Tensor:
 
 # -- inv, det, slogdet --------------------------------------------------------------------
 
+def _mH(t: Tensor) -> Tensor:
+    """The conjugate transpose of the last two dimensions (the transpose of a real tensor)."""
+    return conj_of(t.mT)
+
+
 INV = defop("LinalgInvExBackward0", jvp=VIA_VJP, inputs=("A",), saves=("result",),
-            vjp=(lambda g, n: -(n.result.mT @ g @ n.result.mT),))
+            vjp=(lambda g, n: -(_mH(n.result) @ g @ _mH(n.result)),), complex=True)
 
 
 def inv(A: Tensor) -> Tensor:
     """The inverse of square matrices ``A`` (batched); LinAlgError if one is singular."""
-    backend = _square("linalg.inv", A)
+    backend = _square("linalg.inv", A, complex=True)
     return INV.record(_call("linalg.inv", backend, "inv", A._data), backend, (A,))
 
 
@@ -161,9 +179,11 @@ def _det_vjp(g: Tensor, n: RuleNode) -> Tensor:
     # A = U S Vh: det(U) det(Vh) U diag(prod_{j != i} s_j) Vh (PyTorch's singular path)
     A = n.A
     try:
-        return _col(g * n.result) * inv(A).mT
+        return _col(g * conj_of(n.result)) * _mH(inv(A))
     except LinAlgError:
-        pass
+        if A.dtype.is_complex:
+            raise NotImplementedError("linalg.det: the gradient at a singular complex matrix "
+                                      "needs a complex SVD, which arraygrad does not have")
     import arraygrad as ag
 
     U, S, Vh = svd(A)
@@ -173,29 +193,40 @@ def _det_vjp(g: Tensor, n: RuleNode) -> Tensor:
     return (U * scale.unsqueeze(-2)) @ Vh
 
 
-DET = defop("LinalgDetBackward0", jvp=VIA_VJP, inputs=("A",), saves=("A", "result"), vjp=(_det_vjp,))
+DET = defop("LinalgDetBackward0", jvp=VIA_VJP, inputs=("A",), saves=("A", "result"),
+            vjp=(_det_vjp,), complex=True)
 
 
 def det(A: Tensor) -> Tensor:
     """The determinant of square matrices ``A`` (batched)."""
-    backend = _square("linalg.det", A)
+    backend = _square("linalg.det", A, complex=True)
     return DET.record(_call("linalg.det", backend, "det", A._data), backend, (A,))
 
 
 def _slogdet_vjp(g: Sequence[Tensor], n: RuleNode) -> Tensor:
-    return _col(g[1]) * inv(n.A).mT  # the sign is piecewise constant: no gradient
+    A = n.A
+    if not A.dtype.is_complex:
+        return _col(g[1]) * inv(A).mT  # the sign is piecewise constant: no gradient
+    # a complex sign e^{i arg} moves with the phase of det: (g_log + i Im(g_sign conj(sign)))
+    # times A^{-H}
+    from arraygrad.ops.complex_views import imag
+
+    scale = g[1] + imag(g[0] * conj_of(n.sign)) * 1j
+    return _col(scale) * _mH(inv(A))
 
 
-SLOGDET = defop("LinalgSlogdetBackward0", jvp=VIA_VJP, inputs=("A",), saves=("A",), vjp=(_slogdet_vjp,),
-                outputs=2)
+SLOGDET = defop("LinalgSlogdetBackward0", jvp=VIA_VJP, inputs=("A",), saves=("A", "sign"),
+                vjp=(_slogdet_vjp,), outputs=2, complex=True)
 
 
 def slogdet(A: Tensor) -> Any:
-    """``(sign, logabsdet)`` of square matrices ``A``: ``det = sign * exp(logabsdet)``."""
-    backend = _square("linalg.slogdet", A)
+    """``(sign, logabsdet)`` of square matrices ``A``: ``det = sign * exp(logabsdet)`` (the
+    sign of a complex determinant is ``det / |det|``)."""
+    backend = _square("linalg.slogdet", A, complex=True)
     res = _call("linalg.slogdet", backend, "slogdet", A._data)
     # the sign's gradient is zero, but it stays in the graph (requires grad) as in PyTorch
-    sign, logabs = SLOGDET.record_many((res[0], res[1]), backend, (A,))
+    sign, logabs = SLOGDET.record_many((res[0], res[1]), backend, (A,), sign=_PENDING)
+    _save_outputs(SLOGDET, (sign,), ("sign",))  # in the graph: double backward reaches it
     return SlogdetResult(sign, logabs)
 
 
@@ -210,20 +241,20 @@ def logdet(input: Tensor) -> Tensor:
 # -- solve --------------------------------------------------------------------------------
 
 def _solve_vjp(g: Tensor, n: RuleNode) -> tuple[Tensor | None, Tensor | None]:
-    gB = solve(n.A.mT, g)
-    gA = -(gB @ n.result.mT) if n.needs_input_grad[0] else None
+    gB = solve(_mH(n.A), g)
+    gA = -(gB @ _mH(n.result)) if n.needs_input_grad[0] else None
     return gA, gB
 
 
 SOLVE = defop("LinalgSolveExBackward0", jvp=VIA_VJP, inputs=("A", "B"), saves=("A", "result"),
-              vjp=_solve_vjp)
+              vjp=_solve_vjp, complex=True)
 
 
 def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
     """``X`` with ``A @ X = B`` (``X @ A = B`` when ``left=False``); ``B`` may be a batch of
     vectors ``(..., n)``. Batch dimensions broadcast."""
     op = "linalg.solve"
-    backend = _floating(op, A, B)
+    backend = _floating(op, A, B, complex=True)
     _matrices(op, A, square=True)
     if A.dtype != B.dtype:
         raise RuntimeError(f"{op}: Expected A and B to have the same dtype, but found "
@@ -545,7 +576,8 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | Non
 # -- norms ---------------------------------------------------------------------------------
 
 def _norm_vjp(g: Tensor, n: RuleNode) -> Tensor:
-    # PyTorch's norm_backward, with safe denominators so double backward sees no 0/0
+    # PyTorch's norm_backward, with safe denominators so double backward sees no 0/0 (sgn:
+    # the sign of a complex x is x / |x|, so the formulas hold for complex inputs too)
     import arraygrad as ag
 
     x, norm, p = n.self, n.result, n.ord
@@ -556,24 +588,24 @@ def _norm_vjp(g: Tensor, n: RuleNode) -> Tensor:
     if p == 0:
         return x * 0
     if p == 1:
-        return x.sign() * g
+        return x.sgn() * g
     zero = norm == 0
     safe = ag.where(zero, 1.0, norm)
     if p == 2:
         return ag.where(zero, 0.0, x * (g / safe))
     if math.isinf(p):
-        hit = (x.abs() == norm).to(x.dtype)
-        return x.sign() * hit * (g / hit.sum(dims, keepdim=True))
+        hit = (x.abs() == norm).to(norm.dtype)
+        return x.sgn() * hit * (g / hit.sum(dims, keepdim=True))
     if p < 1:
         xz = x == 0
         xs = ag.where(xz, 1.0, x.abs())
-        return ag.where(xz, 0.0, x.sign() * xs.pow(p - 1)) * (g * norm.pow(1 - p))
-    scaled = x.sign() * x.abs().pow(p - 1) if p < 2 else x * x.abs().pow(p - 2)
+        return ag.where(xz, 0.0, x.sgn() * xs.pow(p - 1)) * (g * norm.pow(1 - p))
+    scaled = x.sgn() * x.abs().pow(p - 1) if p < 2 else x * x.abs().pow(p - 2)
     return ag.where(zero, 0.0, scaled * (g / safe.pow(p - 1)))
 
 
 VECTOR_NORM = defop("LinalgVectorNormBackward0", jvp=VIA_VJP, inputs=("self",), saves=("self", "result"),
-                    params=("ord", "dims", "keepdim"), vjp=(_norm_vjp,))
+                    params=("ord", "dims", "keepdim"), vjp=(_norm_vjp,), complex=True)
 
 
 def _dims(dim: Any, ndim: int) -> tuple[int, ...]:
@@ -590,7 +622,7 @@ def vector_norm(x: Tensor, ord: float = 2, dim: Any = None, keepdim: bool = Fals
                 dtype: Any = None) -> Tensor:
     """``(sum |x|^ord)^(1/ord)`` over ``dim`` (all by default); ``ord`` may be inf, -inf, 0."""
     op = "linalg.vector_norm"
-    backend = _floating(op, x)
+    backend = _floating(op, x, complex=True)
     if dtype is not None:
         x = x.to(dtype)
     if isinstance(ord, bool) or not isinstance(ord, (int, float)):
@@ -612,7 +644,7 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: tuple[int, int] = (-2, -1),
     import arraygrad as ag
 
     op = "linalg.matrix_norm"
-    _floating(op, A)
+    _floating(op, A, complex=True)
     if dtype is not None:
         A = A.to(dtype)
     if A.ndim < 2:

@@ -16,6 +16,8 @@ from arraygrad import dtypes as _dt
 from arraygrad.ops import elementwise as ew
 from arraygrad.ops.broadcast import broadcast_shapes
 from arraygrad.ops.casting import cast_data, in_opmath
+from arraygrad.ops.complex_checks import refuse_complex_forward
+from arraygrad.ops.conjugate import conj_of
 from arraygrad.ops.promotion import operands as _operands, same_backend
 from arraygrad.ops.rule import ELEMENTWISE, defop, identity
 from arraygrad.ops.value_checks import require_values
@@ -47,7 +49,11 @@ def _pair(ad: Any, bd: Any, xp: Any) -> tuple[Any, Any]:
 def _floating(name: str, input: Tensor, other: Tensor) -> Any:
     """Operands promoted as PyTorch does for a float-only op: integer tensors raise."""
     backend, ad, bd, ta, tb = _operands(name, input, other)
-    if (ad if hasattr(ad, "dtype") else bd).dtype not in backend.floating_natives:
+    native = (ad if hasattr(ad, "dtype") else bd).dtype
+    if native in backend.complex_natives:  # (PyTorch has logaddexp's: docs/complex.md)
+        raise NotImplementedError(f"{name}: complex tensors are not supported here "
+                                  "(docs/complex.md)")
+    if native not in backend.floating_natives:
         raise NotImplementedError(f'{name}: "{name}_cpu" not implemented for '
                                   f"'{_dt.result_type(input, other)}'")
     return backend, ad, bd, ta, tb
@@ -72,6 +78,7 @@ def atan2(input: Tensor, other: Tensor) -> Tensor:
     """The angle of the point ``(other, input)``: ``atan(input / other)`` in the right
     quadrant (integers compute in the default float dtype)."""
     _tensors("atan2", input, other)
+    refuse_complex_forward("atan2", input, other)
     backend, ad, bd, ta, tb = _operands("atan2", input, other, floating=True)
     return ATAN2.record(backend.xp.atan2(ad, bd), backend, (input, other))
 
@@ -104,6 +111,7 @@ COPYSIGN_SCALAR = defop("CopysignBackward1", jvp=ELEMENTWISE, saves=("self", "re
 
 def copysign(input: Tensor, other: Any) -> Tensor:
     """``|input|`` with the sign of ``other`` (a tensor or a number); always floating."""
+    refuse_complex_forward("copysign", input, other)
     backend, ad, bd, ta, tb = _operands("copysign", input, other, floating=True)
     xp = backend.xp
     a, b = _pair(ad, bd, xp)
@@ -121,6 +129,7 @@ FMOD_SCALAR = defop("FmodBackward0", jvp=ELEMENTWISE, vjp=(identity,))
 
 def fmod(input: Tensor, other: Any) -> Tensor:
     """C's ``fmod``: the remainder of ``input / other`` with the sign of ``input``."""
+    refuse_complex_forward("fmod", input, other)
     backend, ad, bd, ta, tb = _operands("fmod", input, other)
     xp = backend.xp
     a, b = _pair(ad, bd, xp)
@@ -207,13 +216,17 @@ fmin = _fmaxmin("fmin", "FminBackward0", lambda a, b: a <= b)
 # -- float_power, heaviside -------------------------------------------------------------------
 
 def float_power(input: Any, exponent: Any) -> Tensor:
-    """``input ** exponent`` computed in float64 (both operands cast first), as PyTorch."""
+    """``input ** exponent`` computed in float64 (both operands cast first), as PyTorch;
+    complex128 when either is complex."""
+    wide = _dt.complex128 if any(
+        isinstance(v, complex) or (isinstance(v, Tensor) and v.dtype.is_complex)
+        for v in (input, exponent)) else _dt.float64
     if isinstance(input, Tensor):
-        input = ew.to_dtype(input, _dt.float64)
+        input = ew.to_dtype(input, wide)
     elif isinstance(exponent, Tensor):
-        input = float(input)
+        input = complex(input) if wide is _dt.complex128 else float(input)
     if isinstance(exponent, Tensor):
-        exponent = ew.to_dtype(exponent, _dt.float64)
+        exponent = ew.to_dtype(exponent, wide)
     elif not isinstance(input, Tensor):
         raise TypeError("float_power(): expected at least one Tensor operand")
     return ew.pow(input, exponent)
@@ -263,12 +276,14 @@ def _three(name: str, *values: Any) -> tuple[Any, list[Any], _dt.dtype]:
     return backend, datas, d
 
 
+# linear in self and end (conjugated coefficients for complex ones), and in weight
 LERP = defop("LerpBackward0", jvp=ELEMENTWISE, inputs=("self", "end"), params=("weight",),
-             vjp=(lambda g, n: g * (1 - n.weight), lambda g, n: g * n.weight))
+             complex=True,
+             vjp=(lambda g, n: g * conj_of(1 - n.weight), lambda g, n: g * conj_of(n.weight)))
 LERP_TENSOR = defop("LerpBackward1", jvp=ELEMENTWISE, inputs=("self", "end", "weight"),
-                    saves=("self", "end", "weight"),
-                    vjp=(lambda g, n: g * (1 - n.weight), lambda g, n: g * n.weight,
-                         lambda g, n: g * (n.end - n.self)))
+                    saves=("self", "end", "weight"), complex=True,
+                    vjp=(lambda g, n: g * conj_of(1 - n.weight), lambda g, n: g * conj_of(n.weight),
+                         lambda g, n: g * conj_of(n.end - n.self)))
 
 
 def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
@@ -281,7 +296,7 @@ def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
         raise RuntimeError(f"expected dtype {input.dtype} for `weight` but got dtype "
                            f"{weight.dtype}")
     backend, (a, e, w), d = _three("lerp", input, end, weight)
-    if not d.is_floating_point:
+    if not (d.is_floating_point or d.is_complex):
         raise NotImplementedError(f"lerp: \"lerp_kernel_scalar\" not implemented for '{d}'")
     xp = backend.xp
 
@@ -299,9 +314,9 @@ def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
 
 ADDCMUL = defop("AddcmulBackward0", jvp=ELEMENTWISE, inputs=("self", "tensor1", "tensor2"),
                 saves=("tensor1", "tensor2"), params=("value",),
-                uses=((), ("tensor2",), ("tensor1",)),
-                vjp=(identity, lambda g, n: g * n.tensor2 * n.value,
-                     lambda g, n: g * n.tensor1 * n.value))
+                uses=((), ("tensor2",), ("tensor1",)), complex=True,
+                vjp=(identity, lambda g, n: g * conj_of(n.tensor2) * conj_of(n.value),
+                     lambda g, n: g * conj_of(n.tensor1) * conj_of(n.value)))
 
 
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
@@ -316,9 +331,10 @@ def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) 
 
 ADDCDIV = defop("AddcdivBackward0", jvp=ELEMENTWISE, inputs=("self", "tensor1", "tensor2"),
                 saves=("tensor1", "tensor2"), params=("value",),
-                uses=((), ("tensor2",), ("tensor1", "tensor2")),
-                vjp=(identity, lambda g, n: g * n.value / n.tensor2,
-                     lambda g, n: -g * n.value * n.tensor1 / (n.tensor2 * n.tensor2)))
+                uses=((), ("tensor2",), ("tensor1", "tensor2")), complex=True,
+                vjp=(identity, lambda g, n: g * conj_of(n.value) / conj_of(n.tensor2),
+                     lambda g, n: -g * conj_of(n.value) * conj_of(n.tensor1)
+                     / conj_of(n.tensor2 * n.tensor2)))
 
 
 def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
@@ -326,7 +342,7 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) 
     PyTorch)."""
     for t in (input, tensor1, tensor2):
         _tensors("addcdiv", t, t)
-    if not tensor1.dtype.is_floating_point and not tensor2.dtype.is_floating_point:
+    if not any(t.dtype.is_floating_point or t.dtype.is_complex for t in (tensor1, tensor2)):
         raise RuntimeError(
             "Integer division with addcdiv is no longer supported, and in a future  release "
             "addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv "
@@ -368,11 +384,13 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
     a, b = input._data, other._data
     broadcast_shapes("isclose", a.shape, b.shape)
     close = a == b
-    if input.dtype.is_floating_point:
+    if input.dtype.is_floating_point or input.dtype.is_complex:  # |a - b|: a complex modulus
         if equal_nan:
             close = close | (xp.isnan(a) & xp.isnan(b))
         finite = xp.isfinite(a) & xp.isfinite(b)
-        diff = xp.abs(xp.where(finite, a - b, xp.zeros_like(a - b)))
+        # the non-finite entries zeroed before subtracting (inf - inf warns)
+        zero = xp.zeros_like(a)
+        diff = xp.abs(xp.where(finite, a, zero) - xp.where(finite, b, zero))
         close = close | (finite & (diff <= atol + rtol * xp.abs(b)))
     elif input.dtype is not _dt.bool:
         f = backend.native_dtype(_dt.get_default_dtype())

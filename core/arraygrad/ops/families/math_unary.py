@@ -15,6 +15,8 @@ from arraygrad import dtypes as _dt
 from arraygrad.autograd.grad_mode import no_grad as _no_grad
 from arraygrad.ops import elementwise as ew, fast as _fast
 from arraygrad.ops.casting import unary_float_data
+from arraygrad.ops.complex_checks import refuse_complex_forward
+from arraygrad.ops.conjugate import conj_of
 from arraygrad.ops.rule import ELEMENTWISE, defop, identity
 from arraygrad.tensor import Tensor
 
@@ -31,10 +33,12 @@ def _require_tensor(name: str, input: Any) -> None:
 
 
 def _float_op(name: str, node: str, saves: str, vjp: Callable[[Any, Any], Any],
-              forward: Callable[[Any, Any], Any]) -> Callable[[Tensor], Tensor]:
+              forward: Callable[[Any, Any], Any], complex: bool = False
+              ) -> Callable[[Tensor], Tensor]:
     """The float unary op ``name`` (integer and bool inputs compute in the default float
-    dtype, as PyTorch): ``forward(xp, array)``, recorded by one rule ``node``."""
-    rule = defop(node, jvp=ELEMENTWISE, saves=(saves,), vjp=(vjp,))
+    dtype, as PyTorch): ``forward(xp, array)``, recorded by one rule ``node``. ``complex``:
+    ``vjp`` holds for complex tensors (``g * conj(f'(z))``: ``conj_of``)."""
+    rule = defop(node, jvp=ELEMENTWISE, saves=(saves,), vjp=(vjp,), complex=complex)
 
     def op(input: Tensor) -> Tensor:
         _require_tensor(name, input)
@@ -45,28 +49,35 @@ def _float_op(name: str, node: str, saves: str, vjp: Callable[[Any, Any], Any],
     return op
 
 
-exp2 = _float_op("exp2", "Exp2Backward0", "result", lambda g, n: g * n.result * _LN2,
-                 lambda xp, a: 2.0 ** a)
-log2 = _float_op("log2", "Log2Backward0", "self", lambda g, n: g / (n.self * _LN2),
-                 lambda xp, a: xp.log2(a))
-log10 = _float_op("log10", "Log10Backward0", "self", lambda g, n: g / (n.self * _LN10),
-                  lambda xp, a: xp.log10(a))
+# holomorphic: the vjp is g * conj(f'(z)) (g * f'(x) for a real x)
+exp2 = _float_op("exp2", "Exp2Backward0", "result", lambda g, n: g * conj_of(n.result) * _LN2,
+                 lambda xp, a: 2.0 ** a, True)
+log2 = _float_op("log2", "Log2Backward0", "self", lambda g, n: g / conj_of(n.self * _LN2),
+                 lambda xp, a: xp.log2(a), True)
+log10 = _float_op("log10", "Log10Backward0", "self", lambda g, n: g / conj_of(n.self * _LN10),
+                  lambda xp, a: xp.log10(a), True)
 sinh: Callable[[Tensor], Tensor] = _float_op(
-    "sinh", "SinhBackward0", "self", lambda g, n: g * cosh(n.self), lambda xp, a: xp.sinh(a))
+    "sinh", "SinhBackward0", "self", lambda g, n: g * conj_of(cosh(n.self)),
+    lambda xp, a: xp.sinh(a), True)
 cosh: Callable[[Tensor], Tensor] = _float_op(
-    "cosh", "CoshBackward0", "self", lambda g, n: g * sinh(n.self), lambda xp, a: xp.cosh(a))
+    "cosh", "CoshBackward0", "self", lambda g, n: g * conj_of(sinh(n.self)),
+    lambda xp, a: xp.cosh(a), True)
 asinh = _float_op("asinh", "AsinhBackward0", "self",
-                  lambda g, n: g * ew.rsqrt(n.self * n.self + 1), lambda xp, a: xp.asinh(a))
+                  lambda g, n: g * conj_of(ew.rsqrt(n.self * n.self + 1)),
+                  lambda xp, a: xp.asinh(a), True)
+# real only: for complex z, rsqrt(z*z - 1) is not acosh's derivative's branch
 acosh = _float_op("acosh", "AcoshBackward0", "self",
                   lambda g, n: g * ew.rsqrt(n.self * n.self - 1), lambda xp, a: xp.acosh(a))
 atanh = _float_op("atanh", "AtanhBackward0", "self",
-                  lambda g, n: g / (1 - n.self * n.self), lambda xp, a: xp.atanh(a))
+                  lambda g, n: g / conj_of(1 - n.self * n.self), lambda xp, a: xp.atanh(a), True)
 asin = _float_op("asin", "AsinBackward0", "self",
-                 lambda g, n: g * ew.rsqrt(1 - n.self * n.self), lambda xp, a: xp.asin(a))
+                 lambda g, n: g * conj_of(ew.rsqrt(1 - n.self * n.self)),
+                 lambda xp, a: xp.asin(a), True)
 acos = _float_op("acos", "AcosBackward0", "self",
-                 lambda g, n: -g * ew.rsqrt(1 - n.self * n.self), lambda xp, a: xp.acos(a))
+                 lambda g, n: -g * conj_of(ew.rsqrt(1 - n.self * n.self)),
+                 lambda xp, a: xp.acos(a), True)
 atan = _float_op("atan", "AtanBackward0", "self",
-                 lambda g, n: g / (1 + n.self * n.self), lambda xp, a: xp.atan(a))
+                 lambda g, n: g / conj_of(1 + n.self * n.self), lambda xp, a: xp.atan(a), True)
 
 
 def _sinc_forward(xp: Any, a: Any) -> Any:
@@ -132,21 +143,18 @@ def _angle_op(name: str, node: str, factor: float) -> Callable[[Tensor], Tensor]
 
 deg2rad = _angle_op("deg2rad", "Deg2RadBackward0", math.pi / 180.0)
 rad2deg = _angle_op("rad2deg", "Rad2DegBackward0", 180.0 / math.pi)
-SGN = defop("SgnBackward0", jvp=ELEMENTWISE, vjp=(lambda g, n: g * 0,))
-
-
 def sgn(input: Tensor) -> Tensor:
-    """``sign`` for real tensors, NaN giving 0 (PyTorch's ``sgn`` extends it to complex
-    ones); gradient 0."""
+    """``sign`` for real tensors, NaN giving 0; ``z / |z|`` for complex ones (0 at 0), as
+    ``torch.sgn`` (``ops.elementwise``, beside ``sign``)."""
     _require_tensor("sgn", input)
-    with _no_grad():
-        data = ew.sign(input)._data
-    return _fast.record_unary(SGN, data, input._backend, input)
+    return ew.sgn(input)
 
 
 def signbit(input: Tensor) -> Tensor:
     """Where the sign bit is set (``-0.0`` included), as a bool tensor."""
     _require_tensor("signbit", input)
+    refuse_complex_forward("signbit", input,
+                           message="signbit is not implemented for complex tensors.")
     backend = input._backend
     data = input._data
     if input.dtype is _dt.bool:
@@ -165,6 +173,10 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None,
     """NaN replaced by ``nan``, +-inf by ``posinf``/``neginf`` (default: the dtype's largest
     and smallest finite values); gradient 1 at finite elements, 0 elsewhere."""
     _require_tensor("nan_to_num", input)
+    if input.dtype.is_complex:  # each part on its own, as PyTorch
+        from arraygrad.ops.complex_views import view_as_complex, view_as_real
+
+        return view_as_complex(nan_to_num(view_as_real(input), nan, posinf, neginf))
     backend = input._backend
     xp = backend.xp
     data = input._data

@@ -14,6 +14,7 @@ from arraygrad import dtypes as _dt
 from arraygrad.ops import elementwise as ew
 from arraygrad.ops import reduction as red
 from arraygrad.ops.arguments import normalize_dims
+from arraygrad.ops.complex_checks import refuse_complex_forward
 from arraygrad.ops.families._select import named
 from arraygrad.tensor import Tensor
 
@@ -55,6 +56,8 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *,
            dtype: Any = None) -> Tensor:
     """``sum`` reading NaN as zero."""
     _tensor(input, "nansum")
+    refuse_complex_forward("nansum", input, error=RuntimeError,
+                           message="nansum on CPU does not support complex inputs")
     return red.sum(_zero_nan(input), dim, keepdim, dtype=dtype)
 
 
@@ -62,6 +65,8 @@ def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *,
             dtype: Any = None) -> Tensor:
     """``mean`` of the non-NaN elements (NaN where there are none)."""
     _tensor(input, "nanmean")
+    refuse_complex_forward("nanmean", input, error=RuntimeError,
+                           message="nansum on CPU does not support complex inputs")
     if dtype is None and not input.dtype.is_floating_point:
         raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype "
                            f"but got {input.dtype.name}")

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from arraygrad import dtypes as _dt
 from arraygrad.ops import elementwise as ew
+from arraygrad.ops.conjugate import conj_of
 from arraygrad.ops.families._select import (
     int64, moved_last, named, pick, pick_rule, restore_last, wrap_dim,
 )
@@ -67,13 +68,13 @@ def _cumprod_grad(g: Tensor, n: RuleNode) -> Tensor:
         return g
     # without values (meta) both formulas give the gradient's shape: the cheaper one
     if not any_true(x._backend, x._data == 0):
-        # the reversed running sum of g * out, over x
-        return cumsum((g * n.result).flip(d), d).flip(d) / x
-    return _cumprod_with_zeros(g, x, d)
+        # the reversed running sum of g * out, over x (conjugated for complex values)
+        return cumsum((g * conj_of(n.result)).flip(d), d).flip(d) / conj_of(x)
+    return _cumprod_with_zeros(g, conj_of(x), d)
 
 
 CUMPROD = defop("CumprodBackward0", jvp=VIA_VJP, saves=("self", "result"), params=("dim",),
-                vjp=(_cumprod_grad,))
+                vjp=(_cumprod_grad,), complex=True)
 
 
 def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
@@ -81,7 +82,8 @@ def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     _tensor(input, "cumprod")
     d = wrap_dim(dim, input, "cumprod")
     backend = input._backend
-    out_dtype = dtype or (input.dtype if input.dtype.is_floating_point else _dt.int64)
+    out_dtype = dtype or (input.dtype if input.dtype.is_floating_point or input.dtype.is_complex
+                          else _dt.int64)
     x = input._data
     native = backend.native_dtype(out_dtype)
     if x.ndim == 0:
@@ -178,6 +180,9 @@ def logcumsumexp(input: Tensor, dim: int) -> Tensor:
     """``log(cumsum(exp(input)))`` along ``dim``, computed without overflow."""
     _tensor(input, "logcumsumexp")
     d = wrap_dim(dim, input, "logcumsumexp")
+    if input.dtype.is_complex:
+        raise NotImplementedError("logcumsumexp(): complex tensors are not supported here "
+                                  "(docs/complex.md)")
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"logcumsumexp(): not implemented for '{input.dtype.name}'")
     backend = input._backend

@@ -44,12 +44,12 @@ def _const(g: Tensor, data: Any) -> Tensor:
 
 # the values written replace the old ones: the old values' gradient is zero there
 SCATTER = defop("ScatterBackward0", jvp=VIA_VJP, inputs=("self", "src"), params=("key",),
-                vjp=(lambda g, n: _take_zeroed(g, n.key), _gathered))
+                vjp=(lambda g, n: _take_zeroed(g, n.key), _gathered), complex=True)
 SCATTER_VALUE = defop("ScatterBackward1", jvp=VIA_VJP, params=("key",),
-                      vjp=(lambda g, n: _take_zeroed(g, n.key),))
+                      vjp=(lambda g, n: _take_zeroed(g, n.key),), complex=True)
 # the values written add to the old ones (``base`` already zeroed where include_self=False)
 SCATTER_ADD = defop("ScatterAddBackward0", jvp=VIA_VJP, inputs=("self", "src"), params=("key",),
-                    vjp=(lambda g, n: g, _gathered))
+                    vjp=(lambda g, n: g, _gathered), complex=True)
 # mean: each target divided by how many values (``count``) reduced into it
 SCATTER_MEAN = defop("ScatterReduceBackward0", jvp=VIA_VJP, key="ScatterReduceBackward0/mean",
                      inputs=("self", "src"), params=("key", "count"),
@@ -190,7 +190,9 @@ def _fill(input: Tensor, key: LinearKey, value: Any) -> Tensor:
     """``input`` with the number ``value`` written at ``key``."""
     backend = input._backend
     xp = backend.xp
-    hit = xp.reshape(key.hits(xp, backend, input._data.dtype) > 0, tuple(input._data.shape))
+    # counted in the default integer type: a complex count has no order for ``> 0``
+    hit = xp.reshape(key.hits(xp, backend, backend.native_dtype(_dt.int64)) > 0,
+                     tuple(input._data.shape))
     fill = xp.asarray(value, dtype=input._data.dtype)
     data = xp.where(hit, fill, input._data)
     return SCATTER_VALUE.record(data, backend, (input,), key=key)

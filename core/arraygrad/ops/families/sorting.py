@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from arraygrad.ops import elementwise as ew
 from arraygrad.ops.casting import to_native
+from arraygrad.ops.complex_checks import refuse_complex_forward
 from arraygrad.ops.families._select import int64, moved_last, named, pick, pick_rule, wrap_dim
 from arraygrad.ops.indexing import gather
 from arraygrad.ops.reduction import sum as _sum
@@ -50,10 +51,14 @@ def _order(input: Tensor, d: int, descending: bool) -> Any:
                      int64(input))
 
 
+_NO_COMPLEX_SORT = " Sort does not support complex dtypes on CPU"  # PyTorch's words
+
+
 def sort(input: Tensor, dim: int = -1, descending: bool = False, *,
          stable: bool | None = False) -> Any:
     """``(values, indices)`` of ``input`` sorted along ``dim`` (NaN counts as largest)."""
     _tensor(input, "sort")
+    refuse_complex_forward("sort", input, error=RuntimeError, message=_NO_COMPLEX_SORT)
     d = wrap_dim(dim, input, "sort")
     return pick(SORT, input, _order(input, d, descending), d, True, named("sort"))
 
@@ -62,6 +67,7 @@ def argsort(input: Tensor, dim: int = -1, descending: bool = False, *,
             stable: bool = False) -> Tensor:
     """The indices that sort ``input`` along ``dim``."""
     _tensor(input, "argsort")
+    refuse_complex_forward("argsort", input, error=RuntimeError, message=_NO_COMPLEX_SORT)
     d = wrap_dim(dim, input, "argsort")
     idx = _order(input, d, descending)
     xp = input._backend.xp

@@ -56,7 +56,7 @@ def _added_back(g: Tensor, n: Any) -> Tensor:
 
 
 def _reading_rule(name: str) -> Any:
-    return defop(name, jvp=VIA_VJP, params=("index", "numel", "self_sizes"), vjp=(_added_back,))
+    return defop(name, jvp=VIA_VJP, params=("index", "numel", "self_sizes"), vjp=(_added_back,), complex=True)
 
 
 AS_STRIDED = _reading_rule("AsStridedBackward0")
@@ -298,7 +298,7 @@ SLICE_INVERSE = defop(
     params=("dim", "start", "end", "step"),
     vjp=(lambda g, n: g[_slice_key(n)],
          lambda g, n: _slice_scatter(g, g[_slice_key(n)].new_zeros(()).expand(
-             *g[_slice_key(n)].shape), n.dim, n.start, n.end, n.step)))
+             *g[_slice_key(n)].shape), n.dim, n.start, n.end, n.step)), complex=True)
 
 
 def _slice_scatter(*args: Any) -> Tensor:
