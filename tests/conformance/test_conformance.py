@@ -88,7 +88,7 @@ def run_suite(backend, tmp_path, *pytest_args, env=None, plugins=()):
                                                os.environ.get("PYTHONPATH", "")]),
                 **(env or {})}
     proc = subprocess.run(cmd, capture_output=True, text=True, env=full_env, cwd=tmp_path,
-                          timeout=300)
+                          timeout=900)  # a hang guard, not a time budget (loaded CI)
     data = json.loads(report.read_text()) if report.exists() else None
     return proc.returncode, data, proc.stdout + proc.stderr
 

@@ -76,7 +76,7 @@ def _run(code: str, tmp_path: pathlib.Path, name: str, tool: pathlib.Path | None
     script.write_text(code)
     runner = [] if tool is None else [str(tool)]
     done = subprocess.run([sys.executable, *runner, str(script)], capture_output=True, text=True,
-                          timeout=300, cwd=tmp_path)
+                          timeout=900, cwd=tmp_path)  # a hang guard (loaded CI)
     assert done.returncode == 0, f"{name} failed:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
     return done.stdout
 
