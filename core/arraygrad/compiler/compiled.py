@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 from arraygrad.compiler import (capture as _capture, controls as _controls, program as _program,
                                 training as _training, unit_expand as _unit_expand)
+from arraygrad.compiler.python_values import fingerprint
 from arraygrad.compiler.scalars import recording_flag
 from arraygrad.compiler.state import (
     Found, Layout, Snapshot, discover, layout_of, roots_of, state_after,
@@ -228,8 +229,11 @@ class CompiledFunction:
             if not isinstance(exc, Exception):
                 raise  # KeyboardInterrupt, SystemExit: the state as eager would leave it
 
-            if rec.broken is not None:
-                raise  # eager from the break on: this is the user's own error
+            if rec.broken is not None or not _recorder_failed(exc):
+                # eager from the break on, or the user's own error, which the recording call
+                # (running eager's operations on the real arrays) raised as eager raises it:
+                # the body ran once, as eager's did
+                raise
             snapshot.restore()
             result = self._fn(*args, **kwargs)  # eager; its error, if any, is the user's
             self._go_eager(f"recording failed ({type(exc).__name__}: {exc})", warn=True)
@@ -241,7 +245,11 @@ class CompiledFunction:
         layout = found.layout
         # containers and variables the step reaches, changed by it (a list it appends to, a
         # counter it rebinds, optimizer state it creates): a replay would not change them
-        python_changed = layout is not None and not layout.current(layout.cells)
+        python_changed = layout is not None and (
+            not layout.current(layout.cells)
+            # a Python value the step may read, changed by it (a counter on a plain object)
+            or fingerprint(layout.cells, layout.modules, layout.optimizers, args, kwargs)
+            != found.values)
         if layout is not None and not python_changed and layout.unwatched_same():
             # the walk would find the same objects: with no container among the arguments
             # (one the call may have filled), the state after the call is the state found,
@@ -310,6 +318,25 @@ class CompiledFunction:
         warnings.warn(f"arraygrad.compile: graph break in {self._region}: {reason}; it runs "
                       "eagerly from now on", UserWarning, stacklevel=3)
         return self._fn(*args, **kwargs)
+
+
+_COMPILER_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def _recorder_failed(exc: BaseException) -> bool:
+    """Whether ``exc`` may come from the recorder rather than from the step: it passed
+    through a frame of ``arraygrad.compiler`` below the recording call's own (a traced
+    array's operator, the recording backend), or it is about a traced array. An error of
+    the step's Python or of an op's own checks is eager's error: the recording call runs
+    eager's operations on the real arrays, so eager would raise it too, the body once."""
+    tb = exc.__traceback__
+    tb = None if tb is None else tb.tb_next  # (the recording call's own frame)
+    while tb is not None:
+        if os.path.dirname(os.path.abspath(tb.tb_frame.f_code.co_filename)) == _COMPILER_DIR:
+            return True
+        tb = tb.tb_next
+    text = f"{type(exc).__name__}: {exc}"
+    return "TracedArray" in text or "RecordingBackend" in text
 
 
 def _walk_and_discover(cells: list[Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Found:

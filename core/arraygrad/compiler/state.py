@@ -14,6 +14,7 @@ import types
 from typing import Any, Callable
 
 from arraygrad.autograd.grad_mode import _state as _grad_state
+from arraygrad.compiler.python_values import fingerprint
 from arraygrad.tensor import Tensor
 
 __all__ = ["Found", "Layout", "discover", "layout_of", "roots_of", "Snapshot", "state_after"]
@@ -32,7 +33,7 @@ class Found:
     ``hyper`` (optimizers' group hyperparameters)."""
 
     __slots__ = ("tensors", "modules", "optimizers", "schedulers", "key", "hyper", "nargs",
-                 "layout", "_ids")
+                 "layout", "values", "_ids")
 
     def __init__(self) -> None:
         self.tensors: list[Tensor] = []
@@ -43,6 +44,7 @@ class Found:
         self.hyper: Any = None
         self.nargs = 0  # the first ``nargs`` tensors come from the call's arguments
         self.layout: Layout | None = None
+        self.values: Any = None  # the Python values the step may read (``python_values``)
         self._ids: dict[int, int] = {}  # the arguments' tensors' places in ``tensors``
 
 
@@ -77,6 +79,9 @@ def _collect(fn: Any, cells: list[Any], seen: set[int], depth: int) -> None:
             cells.append(_Const(fn))  # a callable object (a Module): itself
         return
     new: list[Any] = list(func.__closure__ or ())
+    # default arguments are state the body reads as its own (``def step(x, model=model)``)
+    new.extend(_Const(v) for v in (func.__defaults__ or ()))
+    new.extend(_Const(v) for v in (getattr(func, "__kwdefaults__", None) or {}).values())
     glob = getattr(func, "__globals__", {})
     # the names the code reads that are globals (the others are attributes and builtins)
     new.extend(_Global(glob, n) for n in _names(code) if n in glob)
@@ -223,6 +228,9 @@ def _watch(layout: Layout, roots: list[Any]) -> None:
     for m in layout.modules:
         watch += (m._parameters, m._buffers, m._modules)
     for o in layout.optimizers:
+        # ``load_state_dict`` rebinds ``state`` and ``param_groups``; a user's step may
+        # rebind an attribute of its own
+        watch.append(o.__dict__)
         watch.append(o.param_groups)  # groups added or replaced
         watch.extend(group["params"] for group in o.param_groups)
         watch.append(o.state)
@@ -421,6 +429,8 @@ def discover(layout: Layout, args: tuple[Any, ...], kwargs: dict[str, Any]) -> F
                     if not isinstance(v, Tensor):
                         key.append(v if isinstance(v, _SCALARS) else type(v))
         found.hyper = tuple(hyper)
+    found.values = fingerprint(layout.cells, layout.modules, layout.optimizers, args, kwargs)
+    key.append(found.values)
     found.layout = layout
     found.modules = layout.modules
     found.optimizers = layout.optimizers

@@ -1,0 +1,207 @@
+"""The Python values a compiled step may read, as one hashable fingerprint (a guard).
+
+A recording bakes every Python value the step reads into the program: a plain object's
+attribute (``cfg.scale``), a value two containers deep (``cfg[0]["mul"]``), a module's
+non-tensor attribute (``Dropout.p``, ``LeakyReLU.negative_slope``, ``BatchNorm.momentum``),
+a user optimizer's ``group["lr"]`` or its Python counters, the default dtype. Which of them
+the step actually reads is not known (a read of ``cfg.scale`` leaves no trace), so the guard
+is a fingerprint of all of them that the step can reach, compared by value:
+
+- the global switches (the default dtype);
+- every module's attributes (scalars by value, other objects walked);
+- the roots' (closure cells, globals the code names, default arguments, a bound method's
+  ``self``) and the arguments' plain objects and containers, walked to any depth;
+- an optimizer whose update is not arraygrad's own (a user's, written as PyTorch's are):
+  its groups' hyperparameters, its per-parameter state's Python values and its attributes.
+  arraygrad's own optimizers read their scalars live (``compiler.scalars.live``) and name
+  what decides their operations in ``_compile_key``, which the key holds already.
+
+A changed value is a guard miss (the call records again); a step that changes one of them
+itself (a counter it increments) is seen by comparing the fingerprint after the recording
+with the one before, and that recording is not replayed. Walks are bounded (``_BUDGET``
+values per call, containers of at most ``_ITEMS`` items walked item by item): past the
+bound an object counts by identity only.
+"""
+
+from __future__ import annotations
+
+import types
+from typing import Any
+
+from arraygrad import dtypes as _dtypes
+from arraygrad.tensor import Tensor
+
+__all__ = ["fingerprint", "trusted"]
+
+# values compared by value (hashable, immutable, no items of their own to walk)
+_VALUE = frozenset({bool, int, float, complex, str, bytes, type(None)})
+# objects compared by identity and never walked: code, classes, Python modules, builtins
+_OPAQUE = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.ModuleType,
+           type, types.CodeType)
+_LIBRARIES = ("arraygrad", "numpy", "array_api_compat", "cupy", "torch", "builtins",
+              "functools", "collections", "logging", "threading", "typing")
+_BUDGET = 4096  # values one fingerprint walks (beyond it: identities only)
+_ITEMS = 256  # a bigger container (a dataset) counts by identity and length
+_trusted: dict[type, bool] = {}
+
+
+def trusted(optimizer: Any) -> bool:
+    """Whether ``optimizer``'s update is arraygrad's own (its ``step`` and ``_update_group``
+    are defined in ``arraygrad.optim``): it reads its scalars live and its ``_compile_key``
+    covers its branches. A user's optimizer (one overriding ``step``) is guarded by value."""
+    cls = type(optimizer)
+    known = _trusted.get(cls)
+    if known is None:
+        known = True
+        for name in ("step", "_update_group", "_compile_key", "_state_key"):
+            fn = getattr(cls, name, None)
+            fn = getattr(fn, "__wrapped__", fn)  # ``step`` is wrapped with the step hooks
+            module = getattr(fn, "__module__", None) or ""
+            if not module.startswith("arraygrad.optim"):
+                known = False
+        _trusted[cls] = known
+    return known
+
+
+def _is_state(v: Any) -> bool:
+    """A module, an optimizer or a scheduler (by their attributes: the compiler sits below
+    ``nn`` and ``optim``)."""
+    d = getattr(v, "__dict__", None)
+    return d is not None and ("_parameters" in d or "param_groups" in d or "optimizer" in d
+                              and "last_epoch" in d)
+
+
+class _Walk:
+    """One fingerprint: ``out`` collects the values in walk order."""
+
+    __slots__ = ("out", "seen", "budget")
+
+    def __init__(self) -> None:
+        self.out: list[Any] = []
+        self.seen: set[int] = set()
+        self.budget = _BUDGET
+
+    def value(self, v: Any) -> None:
+        cls = v.__class__
+        out = self.out
+        if cls in _VALUE:
+            # with its type: ``2 == 2.0 == True`` in a key, not in an op (and ``-0.0``'s sign)
+            out.append((cls, v, str(v)) if cls is float and not v else (cls, v))
+            return
+        if id(v) in self.seen:
+            out.append(("seen", id(v)))
+            return
+        self.seen.add(id(v))
+        self.budget -= 1
+        if self.budget < 0 or isinstance(v, (Tensor, _OPAQUE)) or _is_state(v):
+            # tensors, modules and optimizers are state (``discover``): by identity here
+            out.append((cls, id(v)))
+            return
+        if cls is tuple or cls is list or cls is set or cls is frozenset:
+            out.append((cls, len(v)))
+            if len(v) > _ITEMS:
+                out.append(id(v))
+                return
+            for item in v:
+                self.value(item)
+            return
+        if isinstance(v, dict):
+            out.append((cls, len(v)))
+            if len(v) > _ITEMS:
+                out.append(id(v))
+                return
+            for k, item in v.items():
+                self.value(k)
+                self.value(item)
+            return
+        if isinstance(v, _dtypes.dtype):
+            out.append(v)
+            return
+        attrs = getattr(v, "__dict__", None)
+        module = getattr(cls, "__module__", "") or ""
+        if attrs is None or module.split(".")[0] in _LIBRARIES:
+            out.append((cls, id(v)))  # a library object (a device, a dtype): its identity
+            return
+        out.append(cls)  # a plain object: its attributes, by name
+        self.value(attrs)
+
+    def argument(self, v: Any) -> None:
+        """An argument: its tensors, and those of a list, tuple or dict it is, are guarded by
+        their metadata (``discover``), not their identity; anything else is walked."""
+        if isinstance(v, Tensor):
+            return
+        cls = v.__class__
+        if cls is tuple or cls is list:
+            self.out.append((cls, len(v)))
+            for item in v:
+                if not isinstance(item, Tensor):
+                    self.value(item)
+        elif cls is dict:
+            self.out.append((cls, len(v)))
+            for k, item in v.items():
+                self.value(k)
+                if not isinstance(item, Tensor):
+                    self.value(item)
+        else:
+            self.value(v)
+
+    def module(self, m: Any) -> None:
+        """A module's attributes besides its bookkeeping (its ``_parameters``, ``_modules``,
+        hook dicts...: private containers, which the key and the hook checks cover)."""
+        out = self.out
+        value = self.value
+        for k, v in m.__dict__.items():
+            cls = v.__class__
+            if cls in _VALUE:
+                value(v)
+            elif not (k[:1] == "_" and isinstance(v, (dict, set))) and not isinstance(v, Tensor):
+                out.append(k)
+                value(v)
+
+    def optimizer(self, o: Any) -> None:
+        """A user optimizer: its groups' hyperparameters, its state's Python values and its
+        attributes, by value (tensors by identity)."""
+        for group in o.param_groups:
+            for k, v in group.items():
+                if k != "params":
+                    self.value(k)
+                    self.value(v)
+        for st in o.state.values():
+            for k, v in st.items():
+                if not isinstance(v, Tensor):
+                    self.value(k)
+                    self.value(v)
+        for k, v in o.__dict__.items():
+            if k not in ("state", "param_groups"):
+                self.value(k)
+                self.value(v)
+
+
+def fingerprint(roots: list[Any], modules: list[Any], optimizers: list[Any],
+                args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+    """The values of the Python state a step reaching ``roots`` (cell-like holders),
+    ``modules`` and ``optimizers`` and called with ``args`` may read (see the module
+    docstring)."""
+    walk = _Walk()
+    out = walk.out
+    out.append(_dtypes.get_default_dtype())
+    for m in modules:
+        walk.module(m)
+    for o in optimizers:
+        if not trusted(o):
+            walk.optimizer(o)
+    for cell in roots:
+        try:
+            v = cell.cell_contents
+        except ValueError:  # an empty cell
+            continue
+        walk.value(v)
+    for a in args:
+        walk.argument(a)
+    if kwargs:
+        for k in sorted(kwargs):
+            walk.argument(kwargs[k])
+    try:
+        return tuple(out)
+    finally:
+        walk.seen.clear()
