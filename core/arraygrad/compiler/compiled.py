@@ -248,8 +248,7 @@ class CompiledFunction:
         python_changed = layout is not None and (
             not layout.current(layout.cells)
             # a Python value the step may read, changed by it (a counter on a plain object)
-            or fingerprint(layout.cells, layout.modules, layout.optimizers, args, kwargs)
-            != found.values)
+            or fingerprint(layout, args, kwargs) != found.values)
         if layout is not None and not python_changed and layout.unwatched_same():
             # the walk would find the same objects: with no container among the arguments
             # (one the call may have filled), the state after the call is the state found,

@@ -30,6 +30,7 @@ from typing import Any
 
 from arraygrad import dtypes as _dtypes
 from arraygrad.tensor import Tensor
+from arraygrad.transform_state import compile_epochs
 
 __all__ = ["fingerprint", "trusted"]
 
@@ -74,12 +75,13 @@ def _is_state(v: Any) -> bool:
 class _Walk:
     """One fingerprint: ``out`` collects the values in walk order."""
 
-    __slots__ = ("out", "seen", "budget")
+    __slots__ = ("out", "seen", "budget", "deep")
 
     def __init__(self) -> None:
         self.out: list[Any] = []
         self.seen: set[int] = set()
         self.budget = _BUDGET
+        self.deep = False  # walked a container or an object (it may change in place)
 
     def value(self, v: Any) -> None:
         cls = v.__class__
@@ -97,6 +99,7 @@ class _Walk:
             # tensors, modules and optimizers are state (``discover``): by identity here
             out.append((cls, id(v)))
             return
+        self.deep = True
         if cls is tuple or cls is list or cls is set or cls is frozenset:
             out.append((cls, len(v)))
             if len(v) > _ITEMS:
@@ -177,20 +180,29 @@ class _Walk:
                 self.value(v)
 
 
-def fingerprint(roots: list[Any], modules: list[Any], optimizers: list[Any],
-                args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
-    """The values of the Python state a step reaching ``roots`` (cell-like holders),
-    ``modules`` and ``optimizers`` and called with ``args`` may read (see the module
-    docstring)."""
+def fingerprint(layout: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+    """The values of the Python state a step may read (see the module docstring): the
+    layout's (``state.Layout``: its roots, modules and optimizers) and the arguments'.
+
+    The modules' part is kept on the layout (``module_values``) while no module attribute
+    was assigned since (``transform_state.compile_epochs``) and it walked no object that
+    could change behind the modules' backs."""
     walk = _Walk()
     out = walk.out
     out.append(_dtypes.get_default_dtype())
-    for m in modules:
-        walk.module(m)
-    for o in optimizers:
+    epoch = compile_epochs.module_attrs
+    kept = layout.module_values
+    if kept is not None and kept[0] == epoch:
+        out.extend(kept[1])
+    else:
+        for m in layout.modules:
+            walk.module(m)
+        if not walk.deep:
+            layout.module_values = (epoch, tuple(out[1:]))
+    for o in layout.optimizers:
         if not trusted(o):
             walk.optimizer(o)
-    for cell in roots:
+    for cell in layout.cells:
         try:
             v = cell.cell_contents
         except ValueError:  # an empty cell
@@ -201,7 +213,4 @@ def fingerprint(roots: list[Any], modules: list[Any], optimizers: list[Any],
     if kwargs:
         for k in sorted(kwargs):
             walk.argument(kwargs[k])
-    try:
-        return tuple(out)
-    finally:
-        walk.seen.clear()
+    return tuple(out)

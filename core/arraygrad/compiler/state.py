@@ -164,7 +164,7 @@ class Layout:
     everything the walk went through) that says when it must be walked again."""
 
     __slots__ = ("base", "modules", "optimizers", "schedulers", "roots", "stamp", "watch",
-                 "empty", "cells", "unwatched", "optimizer_ids")
+                 "empty", "cells", "unwatched", "optimizer_ids", "module_values")
 
     def __init__(self) -> None:
         self.base: list[Tensor] = []
@@ -182,6 +182,8 @@ class Layout:
         # plain tensor attributes and of the schedulers' optimizers, in walk order
         self.unwatched: list[int] = []
         self.optimizer_ids: list[int] = []
+        # the modules' part of ``python_values.fingerprint`` and the epoch it was read at
+        self.module_values: Any = None
 
     def current(self, cells: list[Any]) -> bool:
         """Whether the walk would find the same objects now (the roots, and the contents of
@@ -429,7 +431,7 @@ def discover(layout: Layout, args: tuple[Any, ...], kwargs: dict[str, Any]) -> F
                     if not isinstance(v, Tensor):
                         key.append(v if isinstance(v, _SCALARS) else type(v))
         found.hyper = tuple(hyper)
-    found.values = fingerprint(layout.cells, layout.modules, layout.optimizers, args, kwargs)
+    found.values = fingerprint(layout, args, kwargs)
     key.append(found.values)
     found.layout = layout
     found.modules = layout.modules
