@@ -15,7 +15,8 @@ from typing import Any, Callable
 
 from arraygrad.compiler import (capture as _capture, controls as _controls, program as _program,
                                 training as _training, unit_expand as _unit_expand)
-from arraygrad.compiler.python_values import fingerprint
+from arraygrad.compiler.group_reads import reads_hold, track, untrack
+from arraygrad.compiler.python_values import fingerprint, trusted
 from arraygrad.compiler.scalars import recording_flag
 from arraygrad.compiler.state import (
     Found, Layout, Snapshot, discover, layout_of, roots_of, state_after,
@@ -41,14 +42,16 @@ class _Entry:
     """A cached key: its program (None: this key runs eagerly) and the optimizers'
     hyperparameters it baked in (None: it reads them live)."""
 
-    __slots__ = ("program", "hyper", "source", "reason")
+    __slots__ = ("program", "hyper", "source", "reason", "reads")
 
     def __init__(self, program: Callable[..., Any] | None, hyper: Any, source: str = "",
-                 reason: str = "") -> None:
+                 reason: str = "", reads: tuple[Any, ...] = ()) -> None:
         self.program = program
         self.hyper = hyper
         self.source = source
         self.reason = reason
+        # the user optimizers' hyperparameters the recorded step read (``group_reads``)
+        self.reads = reads
 
 
 class _Pending:
@@ -138,7 +141,8 @@ class CompiledFunction:
         entries = self._cache.get(found.key) if self._cache else None
         if entries:
             for e in entries:
-                if e.hyper is None or e.hyper == found.hyper:
+                if (e.hyper is None or e.hyper == found.hyper) and \
+                        (not e.reads or reads_hold(e.reads)):
                     if e.program is None:
                         self.stats["eager"] += 1
                         return self._fn(*args, **kwargs)
@@ -214,12 +218,14 @@ class CompiledFunction:
         if _capture.may_capture(real):
             rec.hints = []  # live scalars learn what a captured replay needs of them
         session = Session(rec, real, found, snapshot.tensors)
+        tracked = track([o for o in found.optimizers if not trusted(o)])
         try:
             session.start()
             try:
                 result = self._fn(*args, **kwargs)
             finally:
                 session.stop()
+                rec.group_reads = untrack(tracked)
         except Unsupported:
             session.restore_all(None)
             snapshot.restore()
@@ -281,7 +287,7 @@ class CompiledFunction:
             if _recompiles_logged():
                 log.debug("%s: not cached: %s", self._region, reason)
             if reason == TRAINING_FORWARD:  # this key runs eagerly from now on, silently
-                self._store(found.key, _Entry(None, hyper, reason=reason))
+                self._store(found.key, _Entry(None, hyper, reason=reason, reads=rec.group_reads))
                 return
             # not replayable: a state change the program cannot redo (optimizer state being
             # created on a first step is the usual one; the next key records again)
@@ -290,7 +296,7 @@ class CompiledFunction:
                 self._go_eager(reason, warn=True)
             return
         self._unreplayable = 0
-        entry = _Entry(None, hyper)
+        entry = _Entry(None, hyper, reads=rec.group_reads)
         if isinstance(bindings, _training.TrainingProgram):
             bindings.entry = entry
             entry.program = bindings

@@ -12,7 +12,8 @@ is a fingerprint of all of them that the step can reach, compared by value:
 - the roots' (closure cells, globals the code names, default arguments, a bound method's
   ``self``) and the arguments' plain objects and containers, walked to any depth;
 - an optimizer whose update is not arraygrad's own (a user's, written as PyTorch's are):
-  its groups' hyperparameters, its per-parameter state's Python values and its attributes.
+  its per-parameter state's Python values and its attributes (its groups' hyperparameters
+  are guarded by the reads its step makes: ``group_reads``).
   arraygrad's own optimizers read their scalars live (``compiler.scalars.live``) and name
   what decides their operations in ``_compile_key``, which the key holds already.
 
@@ -32,7 +33,7 @@ from arraygrad import dtypes as _dtypes
 from arraygrad.tensor import Tensor
 from arraygrad.transform_state import compile_epochs
 
-__all__ = ["fingerprint", "trusted"]
+__all__ = ["fingerprint", "trusted", "value_guard"]
 
 # values compared by value (hashable, immutable, no items of their own to walk)
 _VALUE = frozenset({bool, int, float, complex, str, bytes, type(None)})
@@ -70,6 +71,16 @@ def _is_state(v: Any) -> bool:
     d = getattr(v, "__dict__", None)
     return d is not None and ("_parameters" in d or "param_groups" in d or "optimizer" in d
                               and "last_epoch" in d)
+
+
+def _identity_only(cell: Any) -> bool:
+    """Whether a root holds what the walk would record by identity alone (a module, an
+    optimizer, a function, a Python module): the layout's stamp guards that identity."""
+    try:
+        v = cell.cell_contents
+    except ValueError:
+        return False
+    return isinstance(v, (Tensor, _OPAQUE)) or _is_state(v)
 
 
 class _Walk:
@@ -162,13 +173,9 @@ class _Walk:
                 value(v)
 
     def optimizer(self, o: Any) -> None:
-        """A user optimizer: its groups' hyperparameters, its state's Python values and its
-        attributes, by value (tensors by identity)."""
-        for group in o.param_groups:
-            for k, v in group.items():
-                if k != "params":
-                    self.value(k)
-                    self.value(v)
+        """A user optimizer: its state's Python values and its attributes, by value (tensors by
+        identity). Its groups' hyperparameters are guarded by the reads its step makes
+        (``group_reads``)."""
         for st in o.state.values():
             for k, v in st.items():
                 if not isinstance(v, Tensor):
@@ -178,6 +185,14 @@ class _Walk:
             if k not in ("state", "param_groups"):
                 self.value(k)
                 self.value(v)
+
+
+def value_guard(v: Any) -> tuple[Any, ...]:
+    """One value's fingerprint (a number with its type, a container by its items, an object
+    by its attributes or identity), as ``fingerprint`` walks it."""
+    walk = _Walk()
+    walk.value(v)
+    return tuple(walk.out)
 
 
 def fingerprint(layout: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
@@ -202,7 +217,10 @@ def fingerprint(layout: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> t
     for o in layout.optimizers:
         if not trusted(o):
             walk.optimizer(o)
-    for cell in layout.cells:
+    roots = layout.value_roots
+    if roots is None:  # (once per layout: a root rebound is a new layout)
+        roots = layout.value_roots = [c for c in layout.cells if not _identity_only(c)]
+    for cell in roots:
         try:
             v = cell.cell_contents
         except ValueError:  # an empty cell

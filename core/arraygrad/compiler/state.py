@@ -164,7 +164,7 @@ class Layout:
     everything the walk went through) that says when it must be walked again."""
 
     __slots__ = ("base", "modules", "optimizers", "schedulers", "roots", "stamp", "watch",
-                 "empty", "cells", "unwatched", "optimizer_ids", "module_values")
+                 "empty", "cells", "unwatched", "optimizer_ids", "module_values", "value_roots")
 
     def __init__(self) -> None:
         self.base: list[Tensor] = []
@@ -184,6 +184,7 @@ class Layout:
         self.optimizer_ids: list[int] = []
         # the modules' part of ``python_values.fingerprint`` and the epoch it was read at
         self.module_values: Any = None
+        self.value_roots: list[Any] | None = None  # the roots that fingerprint walks
 
     def current(self, cells: list[Any]) -> bool:
         """Whether the walk would find the same objects now (the roots, and the contents of
