@@ -209,3 +209,59 @@ def test_state_reached_through_a_default_argument_is_recorded_and_replayed():
         got.append(host(g(ag.ones(2))))
     assert same(got, [host(ag.tensor(2.0))] * 3 + [host(ag.tensor(4.0))])
     assert g.stats["records"] == 1 and g.stats["replays"] == 3
+
+
+class CountingSGD(ag.optim.Optimizer):
+    """A user optimizer keeping a Python step count in its state (PyTorch's docs style)."""
+
+    def __init__(self, params, lr=0.1):
+        super().__init__(params, dict(lr=lr, unused=1.0))
+
+    @ag.no_grad()
+    def step(self, closure=None):
+        for group in self.param_groups:
+            for p in group["params"]:
+                state = self.state[p]
+                state["t"] = state.get("t", 0) + 1
+                p.add_(p.grad, alpha=-group["lr"] / state["t"])
+
+
+def test_a_user_optimizers_python_state_counter_is_never_replayed_stale():
+    def run(compiled):
+        p = nn.Parameter(ag.tensor([1.0, 2.0]))
+        opt = CountingSGD([p])
+
+        def step():
+            opt.zero_grad()
+            (p * p).sum().backward()
+            opt.step()
+        s = ag.compile(step) if compiled else step
+        out = []
+        for _ in range(6):
+            s()
+            out.append(host(p))
+        return out, opt.state[p]["t"]
+    eager, compiled = _both(run)
+    assert same(list(eager[0]), list(compiled[0])) and eager[1] == compiled[1] == 6
+
+
+def test_a_hyperparameter_the_user_step_does_not_read_guards_nothing():
+    p = nn.Parameter(ag.tensor([1.0]))
+    opt = UserSGD([p], lr=0.1)
+    opt.param_groups[0]["unused"] = 0.0
+
+    def step():
+        opt.zero_grad()
+        (p * p).sum().backward()
+        opt.step()
+    s = ag.compile(step)
+    for i in range(5):
+        s()
+        opt.param_groups[0]["unused"] = float(i)  # never read by the step: no new recording
+    # (two recordings: the first call finds no .grad, the second finds one, as zero_grad sets
+    # it to None)
+    assert s.stats["records"] == 2 and s.stats["replays"] == 3
+    opt.param_groups[0]["lr"] = 0.2  # read by the step: recorded again, then replayed
+    s()
+    s()
+    assert s.stats["records"] == 3 and s.stats["replays"] == 4

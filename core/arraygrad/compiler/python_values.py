@@ -33,7 +33,7 @@ from arraygrad import dtypes as _dtypes
 from arraygrad.tensor import Tensor
 from arraygrad.transform_state import compile_epochs
 
-__all__ = ["fingerprint", "trusted", "value_guard"]
+__all__ = ["declares_key", "fingerprint", "trusted", "value_guard"]
 
 # values compared by value (hashable, immutable, no items of their own to walk)
 _VALUE = frozenset({bool, int, float, complex, str, bytes, type(None)})
@@ -47,6 +47,21 @@ _ITEMS = 256  # a bigger container (a dataset) counts by identity and length
 _trusted: dict[type, bool] = {}
 
 
+def _own(cls: type, name: str) -> bool:
+    """Whether ``cls.<name>`` is arraygrad's (defined in ``arraygrad.optim``)."""
+    fn = getattr(cls, name, None)
+    fn = getattr(fn, "__wrapped__", fn)  # ``step`` is wrapped with the step hooks
+    return (getattr(fn, "__module__", None) or "").startswith("arraygrad.optim")
+
+
+def declares_key(optimizer: Any) -> bool:
+    """Whether a user's optimizer says itself what decides its step's operations (it
+    overrides ``_compile_key`` or ``_state_key``, reading state with ``read_guarded``): its
+    ``_compile_key()`` is then part of the guard key, as an arraygrad optimizer's is."""
+    cls = type(optimizer)
+    return not (_own(cls, "_compile_key") and _own(cls, "_state_key"))
+
+
 def trusted(optimizer: Any) -> bool:
     """Whether ``optimizer``'s update is arraygrad's own (its ``step`` and ``_update_group``
     are defined in ``arraygrad.optim``): it reads its scalars live and its ``_compile_key``
@@ -54,14 +69,8 @@ def trusted(optimizer: Any) -> bool:
     cls = type(optimizer)
     known = _trusted.get(cls)
     if known is None:
-        known = True
-        for name in ("step", "_update_group", "_compile_key", "_state_key"):
-            fn = getattr(cls, name, None)
-            fn = getattr(fn, "__wrapped__", fn)  # ``step`` is wrapped with the step hooks
-            module = getattr(fn, "__module__", None) or ""
-            if not module.startswith("arraygrad.optim"):
-                known = False
-        _trusted[cls] = known
+        known = _trusted[cls] = all(_own(cls, name) for name in (
+            "step", "_update_group", "_compile_key", "_state_key"))
     return known
 
 

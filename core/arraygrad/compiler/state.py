@@ -14,7 +14,7 @@ import types
 from typing import Any, Callable
 
 from arraygrad.autograd.grad_mode import _state as _grad_state
-from arraygrad.compiler.python_values import fingerprint
+from arraygrad.compiler.python_values import declares_key, fingerprint, trusted
 from arraygrad.tensor import Tensor
 
 __all__ = ["Found", "Layout", "discover", "layout_of", "roots_of", "Snapshot", "state_after"]
@@ -419,6 +419,10 @@ def discover(layout: Layout, args: tuple[Any, ...], kwargs: dict[str, Any]) -> F
     if layout.optimizers:
         hyper: list[Any] = []
         for opt in layout.optimizers:
+            if not trusted(opt) and not declares_key(opt):
+                # a user's step: the hyperparameters it reads guard its program
+                # (``group_reads``), its Python state is in ``values``
+                continue
             compile_key = getattr(opt, "_compile_key", None)
             if compile_key is not None:
                 # the optimizer says what decides its step's operations (its scalar operands
