@@ -48,26 +48,12 @@ import functools
 import operator
 from typing import Any, Callable
 
+from arraygrad.transform_state import RecordingFlag, compile_hooks, recording_flag
+
 __all__ = ["LiveScalar", "live", "read_guarded", "is_recording", "recording_flag",
            "RecordingFlag", "host_effect"]
 
-class RecordingFlag:
-    """Whether a recording is in progress, and the recorder's hooks (see the module docstring).
-
-    ``on``: True while a recording call runs (set by the recorder). ``host_call``: the
-    recorder's ``(thunk) -> None`` that appends "run ``thunk()``" to the program, or None.
-    ``graph_break``: the recorder's ``(reason) -> None`` that stops the recording, or None.
-    """
-
-    __slots__ = ("on", "host_call", "graph_break")
-
-    def __init__(self) -> None:
-        self.on = False
-        self.host_call: Callable[[Callable[[], Any]], None] | None = None
-        self.graph_break: Callable[[str], None] | None = None
-
-
-recording_flag = RecordingFlag()
+# (the flag lives in the leaf ``transform_state``: the layers below read it)
 
 
 class LiveScalar(float):
@@ -204,3 +190,6 @@ def host_effect(method: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     if host_call is not None:
         host_call(functools.partial(method, *args, **kwargs))
     return out
+
+
+compile_hooks.live_type = LiveScalar  # (``ops.promotion`` tells live scalars by it)

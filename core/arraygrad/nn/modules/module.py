@@ -30,6 +30,7 @@ from arraygrad.nn.modules._state_dict import (EXTRA_STATE_KEY_SUFFIX, Incompatib
 from arraygrad.nn.parameter import Buffer, Parameter, is_lazy
 from arraygrad.tensor import Tensor
 from arraygrad.transform_state import compile_epochs as _epochs
+from arraygrad.transform_state import compile_hooks as _compile_hooks
 
 if TYPE_CHECKING:
     from arraygrad import dtypes as _dt
@@ -1037,7 +1038,7 @@ class Module:
         ``arraygrad.compile``'s. The module's own hooks run around the compiled forward,
         eagerly (PyTorch compiles them with it; in a recording a hook with Python side
         effects could only be a graph break)."""
-        from arraygrad.compiler import compile as compile_fn
+        compile_fn = _compile_hooks.compile  # ``arraygrad.compile`` (the package registers it)
 
         # an instance attribute that ``_call_impl`` calls as ``self.forward``: a module's call
         # costs no more than before, compiled or not
