@@ -18,7 +18,7 @@ __all__ = ["RecordingFlag", "recording_flag", "compile_hooks", "compile_epochs",
 # -- compile ------------------------------------------------------------------------------
 class RecordingFlag:
     """Whether ``arraygrad.compile`` is recording a call, and the recorder's hooks (see
-    ``arraygrad.compiler.scalars``).
+    ``arraygrad.live_scalars``).
 
     ``on``: True while a recording call runs (set by the recorder). ``host_call``: the
     recorder's ``(thunk) -> None`` that appends "run ``thunk()``" to the program, or None.
@@ -36,10 +36,6 @@ class RecordingFlag:
 recording_flag = RecordingFlag()
 
 
-class _NotLoaded:
-    """The type of no value: ``compile_hooks.live_type`` until the compiler loads."""
-
-
 class _CompileHooks:
     """What the layers below call into while a recording runs, registered by the compiler
     when it loads (it sits above them; they never import it).
@@ -48,20 +44,18 @@ class _CompileHooks:
     recording views creation and random draws use (``compiler.recording_backend``);
     ``recorded_kernel(kernel)``: a plugin kernel's recorded call (``compiler.traced``);
     ``record_unit(fn, args, writes)``: a replay unit's call (``compiler.unit_record``);
-    ``live_type``: ``compiler.scalars.LiveScalar`` (a placeholder type before);
     ``compile``: ``arraygrad.compile``, for ``nn.Module.compile`` (registered by the
     package, loading the compiler at its first call).
     """
 
     __slots__ = ("recorded_backend", "recorded_generator", "recorded_kernel", "record_unit",
-                 "live_type", "compile")
+                 "compile")
 
     def __init__(self) -> None:
         self.recorded_backend: Callable[[Any], Any] | None = None
         self.recorded_generator: Callable[[Any, Any], Any] | None = None
         self.recorded_kernel: Callable[[Any], Any] | None = None
         self.record_unit: Callable[[Callable[..., Any], tuple[Any, ...], bool], Any] | None = None
-        self.live_type: type = _NotLoaded
         self.compile: Callable[..., Any] | None = None
 
 

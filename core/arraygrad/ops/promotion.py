@@ -7,7 +7,7 @@ from numbers import Integral, Number
 from typing import Any
 
 from arraygrad import dtypes as _dt
-from arraygrad.transform_state import compile_hooks as _compile_hooks
+from arraygrad.live_scalars import LiveScalar
 from arraygrad.ops import fast as _fast
 from arraygrad.ops.broadcast import broadcast_shapes
 from arraygrad.backends.scalar_operands import scalar_operand
@@ -102,11 +102,11 @@ def operands(op: str, a: Tensor, b: Tensor, floating: bool = False) -> Any:
 def _scalar_as(value: Any, d: Any, backend: Any) -> Any:
     """A Python scalar converted to the kind of ``d`` (the standard wants matching kinds)."""
     if d.is_complex:
-        return value if value.__class__ is _compile_hooks.live_type else complex(value)
+        return value if value.__class__ is LiveScalar else complex(value)
     if d.is_floating_point:
         # a live scalar (only while arraygrad.compile records) stays one, so the recorder
         # sees it as an operand and reads it afresh at replay
-        if value.__class__ is _compile_hooks.live_type:
+        if value.__class__ is LiveScalar:
             return value
         if d is _dt.bfloat16:  # a 0-d bfloat16: the number rounded, as PyTorch casts it
             return scalar_operand(backend, float(value), backend.native_dtype(d))
