@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import arraygrad as ag
 from arraygrad import nn
 
-from .helpers import host, same
+from .helpers import UserSGD, host, same
 
 STEPS = 8
 EDITS = ["lr", "momentum", "train", "eval", "cfg", "nested", "hyper", "dtype", "load", "batch",
@@ -34,30 +34,6 @@ OPTIMIZERS = ["SGD", "SGD_momentum", "Adam", "AdamW", "RMSprop", "UserSGD", "Use
 
 class Plain:
     """A plain config object the step reads."""
-
-
-class UserSGD(ag.optim.Optimizer):
-    """SGD with momentum written as PyTorch's documentation writes an optimizer."""
-
-    def __init__(self, params, lr=0.05, momentum=0.0):
-        super().__init__(params, dict(lr=lr, momentum=momentum))
-
-    @ag.no_grad()
-    def step(self, closure=None):
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                d_p = p.grad
-                if group["momentum"] != 0:
-                    state = self.state[p]
-                    if "momentum_buffer" not in state:
-                        buf = state["momentum_buffer"] = d_p.clone().detach()
-                    else:
-                        buf = state["momentum_buffer"]
-                        buf.mul_(group["momentum"]).add_(d_p)
-                    d_p = buf
-                p.add_(d_p, alpha=-group["lr"])
 
 
 def _optimizer(name, params):

@@ -12,35 +12,20 @@ import pytest
 import arraygrad as ag
 from arraygrad import nn
 
-from .helpers import host, same
+from .helpers import UserSGD, host, same
 
 
 class _Plain:
     """A plain config object."""
 
 
-class UserSGD(ag.optim.Optimizer):
-    """SGD written as PyTorch's documentation writes an optimizer (no ``live``)."""
-
-    def __init__(self, params, lr=0.1, momentum=0.0):
-        super().__init__(params, dict(lr=lr, momentum=momentum))
-
-    @ag.no_grad()
-    def step(self, closure=None):
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                d_p = p.grad
-                if group["momentum"] != 0:
-                    state = self.state[p]
-                    buf = state.get("momentum_buffer")
-                    if buf is None:
-                        buf = state["momentum_buffer"] = d_p.clone().detach()
-                    else:
-                        buf.mul_(group["momentum"]).add_(d_p)
-                    d_p = buf
-                p.add_(d_p, alpha=-group["lr"])
+def _square_step(p, opt, compiled):
+    """A step minimising ``sum(p * p)`` with ``opt``: compiled or not."""
+    def step():
+        opt.zero_grad()
+        (p * p).sum().backward()
+        opt.step()
+    return ag.compile(step) if compiled else step
 
 
 def _both(run):
@@ -55,11 +40,7 @@ def test_a_user_optimizers_lr_changed_between_steps_is_read_anew():
         p = nn.Parameter(ag.tensor([1.0]))
         opt = UserSGD([p], lr=0.1)
 
-        def step():
-            opt.zero_grad()
-            (p * p).sum().backward()
-            opt.step()
-        s = ag.compile(step) if compiled else step
+        s = _square_step(p, opt, compiled)
         out = []
         for i in range(4):
             s()
@@ -144,11 +125,7 @@ def test_load_state_dict_between_calls_is_seen():
         p = nn.Parameter(ag.tensor([1.0, -0.5]))
         opt = ag.optim.SGD([p], lr=0.1, momentum=0.9)
 
-        def step():
-            opt.zero_grad()
-            (p * p).sum().backward()
-            opt.step()
-        s = ag.compile(step) if compiled else step
+        s = _square_step(p, opt, compiled)
         out = []
         for _ in range(3):
             s()
@@ -231,11 +208,7 @@ def test_a_user_optimizers_python_state_counter_is_never_replayed_stale():
         p = nn.Parameter(ag.tensor([1.0, 2.0]))
         opt = CountingSGD([p])
 
-        def step():
-            opt.zero_grad()
-            (p * p).sum().backward()
-            opt.step()
-        s = ag.compile(step) if compiled else step
+        s = _square_step(p, opt, compiled)
         out = []
         for _ in range(6):
             s()
@@ -250,11 +223,7 @@ def test_a_hyperparameter_the_user_step_does_not_read_guards_nothing():
     opt = UserSGD([p], lr=0.1)
     opt.param_groups[0]["unused"] = 0.0
 
-    def step():
-        opt.zero_grad()
-        (p * p).sum().backward()
-        opt.step()
-    s = ag.compile(step)
+    s = _square_step(p, opt, True)
     for i in range(5):
         s()
         opt.param_groups[0]["unused"] = float(i)  # never read by the step: no new recording
