@@ -234,3 +234,17 @@ def test_a_hyperparameter_the_user_step_does_not_read_guards_nothing():
     s()
     s()
     assert s.stats["records"] == 3 and s.stats["replays"] == 4
+
+
+def test_the_warning_of_a_step_that_changes_python_state_names_the_users_line():
+    c = _Plain()
+    c.n = 0
+
+    def f(x):
+        c.n += 1
+        return x * 2
+    g = ag.compile(f)
+    with pytest.warns(UserWarning, match="changed Python state") as got:
+        for _ in range(4):
+            g(ag.ones(1))
+    assert [w.filename for w in got if "changed Python state" in str(w.message)] == [__file__]

@@ -197,9 +197,8 @@ class CompiledFunction:
 
     def _go_eager(self, reason: str, warn: bool) -> None:
         self._eager = reason
-        if warn:
-            warnings.warn(f"arraygrad.compile: {self._region} runs eagerly from now on: {reason}",
-                          UserWarning, stacklevel=3)
+        if warn:  # (at the user's line: this is reached from several depths)
+            _warn_at(f"arraygrad.compile: {self._region} runs eagerly from now on: {reason}")
 
     # -- recording ------------------------------------------------------------------
     def _record(self, found: Found, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
