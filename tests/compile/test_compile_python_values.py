@@ -248,3 +248,20 @@ def test_the_warning_of_a_step_that_changes_python_state_names_the_users_line():
         for _ in range(4):
             g(ag.ones(1))
     assert [w.filename for w in got if "changed Python state" in str(w.message)] == [__file__]
+
+
+def test_the_default_device_is_a_guard():
+    def run(compiled):
+        def f(x):
+            return ag.ones(2) * 2
+        g = ag.compile(f) if compiled else f
+        out = []
+        try:
+            for i in range(4):
+                ag.set_default_device("strict" if i % 2 else "cpu")
+                out.append(str(g(ag.ones(1, device="cpu")).device))
+        finally:
+            ag.set_default_device("cpu")
+        return out
+    eager, compiled = _both(run)
+    assert eager == compiled == ["cpu", "strict", "cpu", "strict"]

@@ -328,19 +328,24 @@ _COMPILER_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
 def _recorder_failed(exc: BaseException) -> bool:
-    """Whether ``exc`` may come from the recorder rather than from the step: it passed
-    through a frame of ``arraygrad.compiler`` below the recording call's own (a traced
-    array's operator, the recording backend), or it is about a traced array. An error of
-    the step's Python or of an op's own checks is eager's error: the recording call runs
-    eager's operations on the real arrays, so eager would raise it too, the body once."""
+    """Whether ``exc`` may come from the recorder rather than from the step. Only an error
+    the step's own Python raised (the innermost frame is the user's, and no frame of
+    ``arraygrad.compiler`` is on its way) is surely eager's: eager would raise it too, the
+    body having run once. One raised inside arraygrad or a library it calls may be the
+    recorder's doing (a traced array, a recording backend, surfacing in an op's code)."""
     tb = exc.__traceback__
     tb = None if tb is None else tb.tb_next  # (the recording call's own frame)
+    last = None
     while tb is not None:
-        if os.path.dirname(os.path.abspath(tb.tb_frame.f_code.co_filename)) == _COMPILER_DIR:
+        frame = tb.tb_frame
+        if os.path.dirname(os.path.abspath(frame.f_code.co_filename)) == _COMPILER_DIR:
             return True
+        last = frame
         tb = tb.tb_next
-    text = f"{type(exc).__name__}: {exc}"
-    return "TracedArray" in text or "RecordingBackend" in text
+    if last is None:
+        return True
+    name = last.f_globals.get("__name__", "") or ""
+    return name.split(".")[0].startswith(_PACKAGES)
 
 
 def _walk_and_discover(cells: list[Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Found:

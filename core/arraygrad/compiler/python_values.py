@@ -7,7 +7,7 @@ a user optimizer's ``group["lr"]`` or its Python counters, the default dtype. Wh
 the step actually reads is not known (a read of ``cfg.scale`` leaves no trace), so the guard
 is a fingerprint of all of them that the step can reach, compared by value:
 
-- the global switches (the default dtype);
+- the global switches (the default dtype, the default device);
 - every module's attributes (scalars by value, other objects walked);
 - the roots' (closure cells, globals the code names, default arguments, a bound method's
   ``self``) and the arguments' plain objects and containers, walked to any depth;
@@ -30,6 +30,7 @@ import types
 from typing import Any
 
 from arraygrad import dtypes as _dtypes
+from arraygrad.device import explicit_default_device
 from arraygrad.tensor import Tensor
 from arraygrad.transform_state import compile_epochs
 
@@ -214,15 +215,17 @@ def fingerprint(layout: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> t
     walk = _Walk()
     out = walk.out
     out.append(_dtypes.get_default_dtype())
+    out.append(explicit_default_device())  # (factories in the step allocate there)
     epoch = compile_epochs.module_attrs
     kept = layout.module_values
     if kept is not None and kept[0] == epoch:
         out.extend(kept[1])
     else:
+        start = len(out)
         for m in layout.modules:
             walk.module(m)
         if not walk.deep:
-            layout.module_values = (epoch, tuple(out[1:]))
+            layout.module_values = (epoch, tuple(out[start:]))
     for o in layout.optimizers:
         if not trusted(o):
             walk.optimizer(o)
