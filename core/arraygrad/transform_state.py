@@ -52,11 +52,17 @@ class _CompileHooks:
                  "compile")
 
     def __init__(self) -> None:
-        self.recorded_backend: Callable[[Any], Any] | None = None
-        self.recorded_generator: Callable[[Any, Any], Any] | None = None
-        self.recorded_kernel: Callable[[Any], Any] | None = None
-        self.record_unit: Callable[[Callable[..., Any], tuple[Any, ...], bool], Any] | None = None
-        self.compile: Callable[..., Any] | None = None
+        self.recorded_backend: Callable[..., Any] = _unregistered
+        self.recorded_generator: Callable[..., Any] = _unregistered
+        self.recorded_kernel: Callable[..., Any] = _unregistered
+        self.record_unit: Callable[..., Any] = _unregistered
+        self.compile: Callable[..., Any] = _unregistered
+
+
+def _unregistered(*args: Any, **kwargs: Any) -> Any:
+    """A hook nothing registered yet: the recording flag was set without the compiler."""
+    raise RuntimeError("arraygrad.compile's recorder is not loaded (the recording flag is set "
+                       "by arraygrad.compiler, which registers its hooks when it loads)")
 
 
 compile_hooks = _CompileHooks()
@@ -96,7 +102,7 @@ def replay_unit(fn: F | None = None, *, writes: bool = False) -> Any:
         if kwargs:
             return unit_fn(*args, **kwargs)
         if recording_flag.on:
-            return compile_hooks.record_unit(unit_fn, args, writes)  # type: ignore[misc]
+            return compile_hooks.record_unit(unit_fn, args, writes)
         return unit_fn(*args)
 
     functools.update_wrapper(unit, fn)

@@ -26,7 +26,7 @@ _MISSING = object()
 _STRUCTURE = frozenset({"params", "param_names"})  # guarded by identity (``state.discover``)
 
 
-class TrackedGroup(dict):  # type: ignore[type-arg]
+class TrackedGroup(dict[str, Any]):
     """A parameter group during a recording: reads it through ``real`` (so a ``live``
     getter made now reads the real group at replay) and notes the keys the step read."""
 
@@ -112,7 +112,7 @@ def track(optimizers: list[Any]) -> list[tuple[Any, list[dict[str, Any]]]]:
 
 def untrack(swapped: list[tuple[Any, list[dict[str, Any]]]]) -> tuple[Any, ...]:
     """Put the real groups back; the reads, as ``(group, key, guard)`` for ``reads_hold``."""
-    reads = []
+    reads: list[tuple[dict[str, Any], str, Any]] = []
     for o, real in swapped:
         tracked = o.param_groups
         for t in tracked:

@@ -99,6 +99,5 @@ class OptimizedModule(Module):
 def _rebuild(mod: Module, fullgraph: bool, dynamic: bool | None) -> OptimizedModule:
     """An unpickled or copied ``OptimizedModule``: ``mod`` compiled afresh."""
     # (``arraygrad.compile`` through its registered entry: the package imports this module)
-    result: OptimizedModule = compile_hooks.compile(  # type: ignore[misc]
-        mod, fullgraph=fullgraph, dynamic=dynamic)
+    result: OptimizedModule = compile_hooks.compile(mod, fullgraph=fullgraph, dynamic=dynamic)
     return result
