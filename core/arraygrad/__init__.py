@@ -127,6 +127,7 @@ _accept_out()
 
 
 # the tensor as an object: layouts, memory formats, storages, factories over memory
+from arraygrad import transform_state as _transform_state  # noqa: E402
 from arraygrad import layouts as _layouts, storage, tensor_protocol as _protocol  # noqa: E402
 from arraygrad.layouts import (  # noqa: E402
     channels_last, channels_last_3d, contiguous_format, jagged, layout, legacy_contiguous_format,
@@ -225,6 +226,17 @@ _LAZY_FUNCTIONS = {"compile": "arraygrad.compiler", "save": "arraygrad.serializa
                    "GradScaler": "arraygrad.amp.grad_scaler",
                    **{name: "arraygrad.nn._functional.distance"
                       for name in ("cdist", "cosine_similarity", "pairwise_distance")}}
+
+
+def _compile_entry(*args: Any, **kwargs: Any) -> Any:
+    """``arraygrad.compile``, loading the compiler at the first call: ``nn.Module.compile``
+    reaches it through ``transform_state.compile_hooks`` (nn sits below the compiler)."""
+    from arraygrad.compiler import compile as compile_fn
+
+    return compile_fn(*args, **kwargs)
+
+
+_transform_state.compile_hooks.compile = _compile_entry
 
 
 def __getattr__(name: str) -> Any:

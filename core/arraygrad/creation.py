@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any, Callable
 from arraygrad import dtypes as _dt
 from arraygrad.device import explicit_default_device
 from arraygrad.backends.registry import backend_for_device, default_backend
-from arraygrad.compiler.scalars import recording_flag as _recording
+from arraygrad.transform_state import compile_hooks as _compile_hooks
+from arraygrad.transform_state import recording_flag as _recording
 from arraygrad import determinism as _determinism
 from arraygrad.layouts import check_layout, check_memory_format, check_pin_memory, sparse_coo
 from arraygrad.random import generator_for
@@ -37,8 +38,7 @@ def _backend(device: DeviceLike | None) -> Backend:
     else:
         found = backend_for_device(device)
     if _recording.on:  # inside ``arraygrad.compile``'s recording: made arrays are recorded
-        from arraygrad.compiler.recording_backend import recorded_backend
-        return recorded_backend(found)
+        return _compile_hooks.recorded_backend(found)  # (registered by the recorder)
     return found
 
 

@@ -7,7 +7,8 @@ import threading
 import warnings
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
-from arraygrad.compiler.scalars import recording_flag as _recording
+from arraygrad.transform_state import compile_hooks as _compile_hooks
+from arraygrad.transform_state import recording_flag as _recording
 from arraygrad.device import DeviceLike, as_device, device
 
 if TYPE_CHECKING:
@@ -248,8 +249,7 @@ def generator_for(backend: Backend, generator: Generator | None = None) -> Nativ
     if vmap_levels:
         return vmap_levels[-1].batching_generator(generator)
     if _recording.on:  # inside ``arraygrad.compile``'s recording: draws are instructions
-        from arraygrad.compiler.recording_backend import recorded_generator
-        return recorded_generator(backend, generator)
+        return _compile_hooks.recorded_generator(backend, generator)  # (the recorder's)
     return generator.native(backend)
 
 

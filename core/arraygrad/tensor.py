@@ -16,7 +16,7 @@ from arraygrad import dtypes as _dt
 from arraygrad.autograd.grad_mode import _inference_open, _state as _grad_state
 from arraygrad.autograd.graph import AccumulateGrad
 from arraygrad.autograd.hooks import HookDict, RemovableHandle
-from arraygrad.compiler.scalars import recording_flag as _recording
+from arraygrad.transform_state import recording_flag as _recording
 
 if TYPE_CHECKING:
     from arraygrad.backends.contract import Backend

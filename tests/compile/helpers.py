@@ -141,3 +141,27 @@ def scaled_sgd_step(seed: int = 0) -> tuple[Callable[..., Any], Any]:
         opt.step()
         return [p.grad for p in model.parameters()]
     return step, model
+
+
+class UserSGD(ag.optim.Optimizer):
+    """SGD written as PyTorch's documentation writes an optimizer (no ``live``)."""
+
+    def __init__(self, params, lr=0.1, momentum=0.0):
+        super().__init__(params, dict(lr=lr, momentum=momentum))
+
+    @ag.no_grad()
+    def step(self, closure=None):
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                d_p = p.grad
+                if group["momentum"] != 0:
+                    state = self.state[p]
+                    buf = state.get("momentum_buffer")
+                    if buf is None:
+                        buf = state["momentum_buffer"] = d_p.clone().detach()
+                    else:
+                        buf.mul_(group["momentum"]).add_(d_p)
+                    d_p = buf
+                p.add_(d_p, alpha=-group["lr"])

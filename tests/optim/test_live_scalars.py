@@ -16,7 +16,9 @@ from arraygrad.compiler.scalars import (LiveScalar, host_effect, is_recording, l
 
 @contextmanager
 def recording(host_calls=None, breaks=None):
-    """What the recorder does around a recording call: the flag on, its hooks installed."""
+    """What the recorder does around a recording call: the flag on, its hooks installed
+    (the recorder's views of creation and draws registered: its modules loaded)."""
+    import arraygrad.compiler.recording_backend  # noqa: F401
     recording_flag.on = True
     recording_flag.host_call = None if host_calls is None else host_calls.append
     recording_flag.graph_break = None if breaks is None else breaks.append

@@ -15,6 +15,8 @@ from typing import Any, Callable
 
 from arraygrad.compiler import (capture as _capture, controls as _controls, program as _program,
                                 training as _training, unit_expand as _unit_expand)
+from arraygrad.compiler.group_reads import reads_hold, track, untrack
+from arraygrad.compiler.python_values import fingerprint, trusted
 from arraygrad.compiler.scalars import recording_flag
 from arraygrad.compiler.state import (
     Found, Layout, Snapshot, discover, layout_of, roots_of, state_after,
@@ -40,14 +42,16 @@ class _Entry:
     """A cached key: its program (None: this key runs eagerly) and the optimizers'
     hyperparameters it baked in (None: it reads them live)."""
 
-    __slots__ = ("program", "hyper", "source", "reason")
+    __slots__ = ("program", "hyper", "source", "reason", "reads")
 
     def __init__(self, program: Callable[..., Any] | None, hyper: Any, source: str = "",
-                 reason: str = "") -> None:
+                 reason: str = "", reads: tuple[Any, ...] = ()) -> None:
         self.program = program
         self.hyper = hyper
         self.source = source
         self.reason = reason
+        # the user optimizers' hyperparameters the recorded step read (``group_reads``)
+        self.reads = reads
 
 
 class _Pending:
@@ -137,7 +141,8 @@ class CompiledFunction:
         entries = self._cache.get(found.key) if self._cache else None
         if entries:
             for e in entries:
-                if e.hyper is None or e.hyper == found.hyper:
+                if (e.hyper is None or e.hyper == found.hyper) and \
+                        (not e.reads or reads_hold(e.reads)):
                     if e.program is None:
                         self.stats["eager"] += 1
                         return self._fn(*args, **kwargs)
@@ -192,9 +197,8 @@ class CompiledFunction:
 
     def _go_eager(self, reason: str, warn: bool) -> None:
         self._eager = reason
-        if warn:
-            warnings.warn(f"arraygrad.compile: {self._region} runs eagerly from now on: {reason}",
-                          UserWarning, stacklevel=3)
+        if warn:  # (at the user's line: this is reached from several depths)
+            _warn_at(f"arraygrad.compile: {self._region} runs eagerly from now on: {reason}")
 
     # -- recording ------------------------------------------------------------------
     def _record(self, found: Found, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -213,12 +217,14 @@ class CompiledFunction:
         if _capture.may_capture(real):
             rec.hints = []  # live scalars learn what a captured replay needs of them
         session = Session(rec, real, found, snapshot.tensors)
+        tracked = track([o for o in found.optimizers if not trusted(o)])
         try:
             session.start()
             try:
                 result = self._fn(*args, **kwargs)
             finally:
                 session.stop()
+                rec.group_reads = untrack(tracked)
         except Unsupported:
             session.restore_all(None)
             snapshot.restore()
@@ -228,8 +234,11 @@ class CompiledFunction:
             if not isinstance(exc, Exception):
                 raise  # KeyboardInterrupt, SystemExit: the state as eager would leave it
 
-            if rec.broken is not None:
-                raise  # eager from the break on: this is the user's own error
+            if rec.broken is not None or not _recorder_failed(exc):
+                # eager from the break on, or the user's own error, which the recording call
+                # (running eager's operations on the real arrays) raised as eager raises it:
+                # the body ran once, as eager's did
+                raise
             snapshot.restore()
             result = self._fn(*args, **kwargs)  # eager; its error, if any, is the user's
             self._go_eager(f"recording failed ({type(exc).__name__}: {exc})", warn=True)
@@ -241,7 +250,10 @@ class CompiledFunction:
         layout = found.layout
         # containers and variables the step reaches, changed by it (a list it appends to, a
         # counter it rebinds, optimizer state it creates): a replay would not change them
-        python_changed = layout is not None and not layout.current(layout.cells)
+        python_changed = layout is not None and (
+            not layout.current(layout.cells)
+            # a Python value the step may read, changed by it (a counter on a plain object)
+            or fingerprint(layout, args, kwargs) != found.values)
         if layout is not None and not python_changed and layout.unwatched_same():
             # the walk would find the same objects: with no container among the arguments
             # (one the call may have filled), the state after the call is the state found,
@@ -274,7 +286,7 @@ class CompiledFunction:
             if _recompiles_logged():
                 log.debug("%s: not cached: %s", self._region, reason)
             if reason == TRAINING_FORWARD:  # this key runs eagerly from now on, silently
-                self._store(found.key, _Entry(None, hyper, reason=reason))
+                self._store(found.key, _Entry(None, hyper, reason=reason, reads=rec.group_reads))
                 return
             # not replayable: a state change the program cannot redo (optimizer state being
             # created on a first step is the usual one; the next key records again)
@@ -283,7 +295,7 @@ class CompiledFunction:
                 self._go_eager(reason, warn=True)
             return
         self._unreplayable = 0
-        entry = _Entry(None, hyper)
+        entry = _Entry(None, hyper, reads=rec.group_reads)
         if isinstance(bindings, _training.TrainingProgram):
             bindings.entry = entry
             entry.program = bindings
@@ -310,6 +322,30 @@ class CompiledFunction:
         warnings.warn(f"arraygrad.compile: graph break in {self._region}: {reason}; it runs "
                       "eagerly from now on", UserWarning, stacklevel=3)
         return self._fn(*args, **kwargs)
+
+
+_COMPILER_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def _recorder_failed(exc: BaseException) -> bool:
+    """Whether ``exc`` may come from the recorder rather than from the step. Only an error
+    the step's own Python raised (the innermost frame is the user's, and no frame of
+    ``arraygrad.compiler`` is on its way) is surely eager's: eager would raise it too, the
+    body having run once. One raised inside arraygrad or a library it calls may be the
+    recorder's doing (a traced array, a recording backend, surfacing in an op's code)."""
+    tb = exc.__traceback__
+    tb = None if tb is None else tb.tb_next  # (the recording call's own frame)
+    last = None
+    while tb is not None:
+        frame = tb.tb_frame
+        if os.path.dirname(os.path.abspath(frame.f_code.co_filename)) == _COMPILER_DIR:
+            return True
+        last = frame
+        tb = tb.tb_next
+    if last is None:
+        return True
+    name = last.f_globals.get("__name__", "") or ""
+    return name.split(".")[0].startswith(_PACKAGES)
 
 
 def _walk_and_discover(cells: list[Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Found:

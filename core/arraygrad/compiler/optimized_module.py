@@ -17,6 +17,7 @@ from typing import Any
 from arraygrad.compiler.compiled import CompiledFunction
 from arraygrad.nn.modules import _global_hooks as _g
 from arraygrad.nn.modules.module import Module
+from arraygrad.transform_state import compile_hooks
 
 __all__ = ["OptimizedModule"]
 
@@ -97,7 +98,6 @@ class OptimizedModule(Module):
 
 def _rebuild(mod: Module, fullgraph: bool, dynamic: bool | None) -> OptimizedModule:
     """An unpickled or copied ``OptimizedModule``: ``mod`` compiled afresh."""
-    from arraygrad.compiler import compile
-
-    result: OptimizedModule = compile(mod, fullgraph=fullgraph, dynamic=dynamic)
+    # (``arraygrad.compile`` through its registered entry: the package imports this module)
+    result: OptimizedModule = compile_hooks.compile(mod, fullgraph=fullgraph, dynamic=dynamic)
     return result

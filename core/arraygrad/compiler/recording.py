@@ -148,6 +148,9 @@ class Recording:
         # False: replay units are recorded op by op, as any function (the ONNX exporter reads
         # every array call)
         self.whole_units = True
+        # the user optimizers' hyperparameters the step read (``group_reads``): the program's
+        # guards besides its key
+        self.group_reads: tuple[Any, ...] = ()
 
     @property
     def broken(self) -> str | None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from arraygrad.compiler import program as _program
+from arraygrad.compiler import unit_record as _unit_record  # noqa: F401  (registers units' recorder)
 from arraygrad.compiler.recording import instr
 from arraygrad.compiler.recording_backend import RecordingBackend, recording_backend
 from arraygrad.compiler.scalars import recording_flag

@@ -14,6 +14,7 @@ import types
 from typing import Any, Callable
 
 from arraygrad.autograd.grad_mode import _state as _grad_state
+from arraygrad.compiler.python_values import declares_key, fingerprint, trusted
 from arraygrad.tensor import Tensor
 
 __all__ = ["Found", "Layout", "discover", "layout_of", "roots_of", "Snapshot", "state_after"]
@@ -32,7 +33,7 @@ class Found:
     ``hyper`` (optimizers' group hyperparameters)."""
 
     __slots__ = ("tensors", "modules", "optimizers", "schedulers", "key", "hyper", "nargs",
-                 "layout", "_ids")
+                 "layout", "values", "_ids")
 
     def __init__(self) -> None:
         self.tensors: list[Tensor] = []
@@ -43,6 +44,7 @@ class Found:
         self.hyper: Any = None
         self.nargs = 0  # the first ``nargs`` tensors come from the call's arguments
         self.layout: Layout | None = None
+        self.values: Any = None  # the Python values the step may read (``python_values``)
         self._ids: dict[int, int] = {}  # the arguments' tensors' places in ``tensors``
 
 
@@ -77,6 +79,9 @@ def _collect(fn: Any, cells: list[Any], seen: set[int], depth: int) -> None:
             cells.append(_Const(fn))  # a callable object (a Module): itself
         return
     new: list[Any] = list(func.__closure__ or ())
+    # default arguments are state the body reads as its own (``def step(x, model=model)``)
+    new.extend(_Const(v) for v in (func.__defaults__ or ()))
+    new.extend(_Const(v) for v in (getattr(func, "__kwdefaults__", None) or {}).values())
     glob = getattr(func, "__globals__", {})
     # the names the code reads that are globals (the others are attributes and builtins)
     new.extend(_Global(glob, n) for n in _names(code) if n in glob)
@@ -159,7 +164,7 @@ class Layout:
     everything the walk went through) that says when it must be walked again."""
 
     __slots__ = ("base", "modules", "optimizers", "schedulers", "roots", "stamp", "watch",
-                 "empty", "cells", "unwatched", "optimizer_ids")
+                 "empty", "cells", "unwatched", "optimizer_ids", "module_values", "value_roots")
 
     def __init__(self) -> None:
         self.base: list[Tensor] = []
@@ -177,6 +182,9 @@ class Layout:
         # plain tensor attributes and of the schedulers' optimizers, in walk order
         self.unwatched: list[int] = []
         self.optimizer_ids: list[int] = []
+        # the modules' part of ``python_values.fingerprint`` and the epoch it was read at
+        self.module_values: Any = None
+        self.value_roots: list[Any] | None = None  # the roots that fingerprint walks
 
     def current(self, cells: list[Any]) -> bool:
         """Whether the walk would find the same objects now (the roots, and the contents of
@@ -223,6 +231,9 @@ def _watch(layout: Layout, roots: list[Any]) -> None:
     for m in layout.modules:
         watch += (m._parameters, m._buffers, m._modules)
     for o in layout.optimizers:
+        # ``load_state_dict`` rebinds ``state`` and ``param_groups``; a user's step may
+        # rebind an attribute of its own
+        watch.append(o.__dict__)
         watch.append(o.param_groups)  # groups added or replaced
         watch.extend(group["params"] for group in o.param_groups)
         watch.append(o.state)
@@ -408,6 +419,10 @@ def discover(layout: Layout, args: tuple[Any, ...], kwargs: dict[str, Any]) -> F
     if layout.optimizers:
         hyper: list[Any] = []
         for opt in layout.optimizers:
+            if not trusted(opt) and not declares_key(opt):
+                # a user's step: the hyperparameters it reads guard its program
+                # (``group_reads``), its Python state is in ``values``
+                continue
             compile_key = getattr(opt, "_compile_key", None)
             if compile_key is not None:
                 # the optimizer says what decides its step's operations (its scalar operands
@@ -421,6 +436,8 @@ def discover(layout: Layout, args: tuple[Any, ...], kwargs: dict[str, Any]) -> F
                     if not isinstance(v, Tensor):
                         key.append(v if isinstance(v, _SCALARS) else type(v))
         found.hyper = tuple(hyper)
+    found.values = fingerprint(layout, args, kwargs)
+    key.append(found.values)
     found.layout = layout
     found.modules = layout.modules
     found.optimizers = layout.optimizers

@@ -13,6 +13,7 @@ from typing import Any, Callable
 from arraygrad.compiler.recording import Instr
 from arraygrad.compiler.recording_backend import RecordingBackend, RecordingNamespace
 from arraygrad.compiler.scalars import LiveScalar
+from arraygrad.transform_state import compile_hooks
 from arraygrad.compiler.traced import (
     Recording, TracedArray, _live_entry, _record_result, current,
 )
@@ -154,3 +155,6 @@ def _none_of(result: Any, real: list[Any], traced_at: tuple[int, ...]) -> bool:
         if real[i] is result:
             return False
     return True
+
+
+compile_hooks.record_unit = record_unit  # (``transform_state.replay_unit`` calls it)

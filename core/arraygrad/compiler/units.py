@@ -26,52 +26,8 @@ Outside a recording a unit costs one flag test and one call more than the functi
 
 from __future__ import annotations
 
-import functools
-from typing import Any, Callable, TypeVar
-
-from arraygrad.compiler.scalars import recording_flag
+# the marker lives in the leaf ``transform_state`` (the ops below the compiler use it); the
+# recorder's side registers itself there (``unit_record``)
+from arraygrad.transform_state import replay_unit, unit_function
 
 __all__ = ["replay_unit", "unit_function"]
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-class _Recorder:
-    """The recorder's side, imported at the first recorded call (this module sits below
-    the ops, which import it; the recorder imports the tensor layer)."""
-
-    record: Callable[[Callable[..., Any], tuple[Any, ...], bool], Any] | None = None
-
-
-def _record(fn: Callable[..., Any], args: tuple[Any, ...], writes: bool) -> Any:
-    record = _Recorder.record
-    if record is None:
-        from arraygrad.compiler.unit_record import record_unit
-        record = _Recorder.record = record_unit
-    return record(fn, args, writes)
-
-
-def replay_unit(fn: F | None = None, *, writes: bool = False) -> Any:
-    """Mark ``fn`` a replay unit (see the module docstring): while a recording is live, a
-    call of it with positional arguments is recorded as one instruction. ``writes=True``:
-    the unit writes its second argument in place and answers it (an optimizer's update);
-    its instruction is then an effect, never dropped."""
-    if fn is None:
-        return lambda f: replay_unit(f, writes=writes)
-    unit_fn = fn
-
-    def unit(*args: Any, **kwargs: Any) -> Any:
-        if kwargs:
-            return unit_fn(*args, **kwargs)
-        if recording_flag.on:
-            return _record(unit_fn, args, writes)
-        return unit_fn(*args)
-
-    functools.update_wrapper(unit, fn)
-    unit.__replay_unit__ = fn  # type: ignore[attr-defined]
-    return unit
-
-
-def unit_function(unit: Callable[..., Any]) -> Callable[..., Any]:
-    """The function a replay unit wraps (``unit`` itself when it is no unit)."""
-    return getattr(unit, "__replay_unit__", unit)

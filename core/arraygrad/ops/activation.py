@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from arraygrad import dtypes as _dt
 from arraygrad.amp import state as _amp
-from arraygrad.compiler.units import replay_unit
+from arraygrad.transform_state import replay_unit
 from arraygrad.ops import elementwise as ew
 from arraygrad.ops.casting import opmath_apply, to_float_data
 from arraygrad.ops.rule import defop

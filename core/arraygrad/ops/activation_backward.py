@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from arraygrad.backends.scalar_operands import scalar_operand
-from arraygrad.compiler.units import replay_unit
+from arraygrad.transform_state import replay_unit
 from arraygrad.ops.conjugate import conj_of
 from arraygrad.ops.rule import ELEMENTWISE, defop
 

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from arraygrad.autograd.grad_mode import _state
 from arraygrad.autograd.graph import SavedOutput, SavedTensor
 from arraygrad.backends.scalar_operands import scalar_operand
-from arraygrad.compiler.units import replay_unit
+from arraygrad.transform_state import replay_unit
 from arraygrad.ops.rule import OUTPUT, Rule, edge_of, fast_paths, new_node, refuse_complex
 from arraygrad.tensor import Tensor, wrap
 from arraygrad.tensor_sparse import SparseTensor

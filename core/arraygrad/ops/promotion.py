@@ -7,7 +7,7 @@ from numbers import Integral, Number
 from typing import Any
 
 from arraygrad import dtypes as _dt
-from arraygrad.compiler.scalars import LiveScalar
+from arraygrad.live_scalars import LiveScalar
 from arraygrad.ops import fast as _fast
 from arraygrad.ops.broadcast import broadcast_shapes
 from arraygrad.backends.scalar_operands import scalar_operand

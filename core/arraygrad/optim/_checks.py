@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from arraygrad import dtypes as _dt
-from arraygrad.compiler.scalars import live
+from arraygrad.live_scalars import live
 from arraygrad.creation import tensor
 from arraygrad.tensor import Tensor
 

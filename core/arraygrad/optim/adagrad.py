@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from arraygrad.compiler.scalars import live
+from arraygrad.live_scalars import live
 from arraygrad.creation import full_like
 from arraygrad.optim._checks import check_fused, check_lr, check_non_negative, scalar, step_tensor
 from arraygrad.optim.optimizer import Optimizer

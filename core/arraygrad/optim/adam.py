@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import math
 
-from arraygrad.compiler.scalars import live
+from arraygrad.live_scalars import live
 from arraygrad.creation import zeros_like
 from arraygrad.ops.elementwise import maximum
 from arraygrad.optim._checks import (

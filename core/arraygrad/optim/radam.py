@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from arraygrad.compiler.scalars import live, read_guarded
+from arraygrad.live_scalars import live, read_guarded
 from arraygrad.creation import zeros_like
 from arraygrad.optim._checks import (
     check_betas, check_lr, check_non_negative, scalar, step_tensor, weight_decay,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from arraygrad.compiler.scalars import live
+from arraygrad.live_scalars import live
 from arraygrad.creation import full_like, ones_like, zeros_like
 from arraygrad.ops.elementwise import where
 from arraygrad.optim._checks import check_lr, scalar, step_tensor

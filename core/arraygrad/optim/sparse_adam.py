@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from arraygrad.compiler.scalars import live
+from arraygrad.live_scalars import live
 from arraygrad.creation import ones_like, zeros_like
 from arraygrad.ops.elementwise import where
 from arraygrad.optim._checks import check_betas, scalar

@@ -25,7 +25,8 @@ import logging
 import threading
 from dataclasses import dataclass, field
 
-from arraygrad.compiler.scalars import recording_flag as _recording
+from arraygrad.transform_state import compile_hooks as _compile_hooks
+from arraygrad.transform_state import recording_flag as _recording
 from arraygrad.plugins import manager
 from arraygrad.tensor import Tensor
 
@@ -275,8 +276,7 @@ def dispatch_kernel(op_name: str, backend: Backend, portable: Callable, *args: A
     if kernel is None:
         return portable(*args, **kwargs)
     if _recording.on:  # inside ``arraygrad.compile``'s recording: the kernel call is recorded
-        from arraygrad.compiler.traced import recorded_kernel
-        kernel = recorded_kernel(kernel)
+        kernel = _compile_hooks.recorded_kernel(kernel)  # (registered by the recorder)
     try:
         out = kernel(*args, **kwargs)
     except Exception as exc:

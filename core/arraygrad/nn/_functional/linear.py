@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from arraygrad.amp import state as _amp
 from arraygrad import dtypes as _dt
 from arraygrad.autograd.grad_mode import no_grad
-from arraygrad.compiler.units import replay_unit
+from arraygrad.transform_state import replay_unit
 from arraygrad.ops import elementwise as ew, linalg
 from arraygrad.ops.casting import opmath_apply
 from arraygrad.nn._functional.linear_backward import linear_backward, linear_grad_data

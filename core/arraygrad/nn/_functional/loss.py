@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from arraygrad.amp import state as _amp
 from arraygrad import dtypes as _dt
-from arraygrad.compiler.units import replay_unit
+from arraygrad.transform_state import replay_unit
 from arraygrad.nn import _ops
 from arraygrad.ops import activation as _act, elementwise as ew
 from arraygrad.ops import fast as _fast

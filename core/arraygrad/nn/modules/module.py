@@ -29,6 +29,8 @@ from arraygrad.nn.modules._state_dict import (EXTRA_STATE_KEY_SUFFIX, Incompatib
                                               LoadTransaction, plan_write)
 from arraygrad.nn.parameter import Buffer, Parameter, is_lazy
 from arraygrad.tensor import Tensor
+from arraygrad.transform_state import compile_epochs as _epochs
+from arraygrad.transform_state import compile_hooks as _compile_hooks
 
 if TYPE_CHECKING:
     from arraygrad import dtypes as _dt
@@ -339,6 +341,7 @@ class Module:
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __setattr__(self, name: str, value: Any) -> None:
+        _epochs.module_attrs += 1  # (compile's guards re-read the modules' attributes)
         def remove_from(*dicts_or_sets: dict[str, Any] | set[str]) -> None:
             for d in dicts_or_sets:
                 if name in d:
@@ -402,6 +405,7 @@ class Module:
             register(name, value)
 
     def __delattr__(self, name: str) -> None:
+        _epochs.module_attrs += 1
         if name in self._parameters:
             del self._parameters[name]
         elif name in self._buffers:
@@ -1034,7 +1038,7 @@ class Module:
         ``arraygrad.compile``'s. The module's own hooks run around the compiled forward,
         eagerly (PyTorch compiles them with it; in a recording a hook with Python side
         effects could only be a graph break)."""
-        from arraygrad.compiler import compile as compile_fn
+        compile_fn = _compile_hooks.compile  # ``arraygrad.compile`` (the package registers it)
 
         # an instance attribute that ``_call_impl`` calls as ``self.forward``: a module's call
         # costs no more than before, compiled or not

@@ -13,7 +13,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from arraygrad import dtypes as _dt
-from arraygrad.compiler.scalars import recording_flag
+from arraygrad.transform_state import recording_flag
 from arraygrad.ops._linear_index import LinearKey, linear_key
 from arraygrad.ops.indexing import (GATHER, _along_dim_key, _normalize_key, _put_linear, _take,
                                     _take_zeroed, getitem, index_put)

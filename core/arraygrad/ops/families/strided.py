@@ -22,7 +22,7 @@ from typing import Any, Callable, Sequence
 from arraygrad import dtypes as _dt
 from arraygrad.autograd.forward_ad import state as _fw
 from arraygrad.autograd.grad_mode import is_grad_enabled, no_grad
-from arraygrad.compiler.scalars import recording_flag as _compiling
+from arraygrad.transform_state import recording_flag as _compiling
 from arraygrad.ops.families.inplace_variants import _view_inplace
 from arraygrad.ops.rule import VIA_VJP, defop
 from arraygrad.ops.views import is_contiguous, make_view, strides_of

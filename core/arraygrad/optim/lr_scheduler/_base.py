@@ -19,7 +19,7 @@ from typing import Any, Iterator
 
 from contextlib import contextmanager
 
-from arraygrad.compiler.scalars import host_effect, recording_flag
+from arraygrad.live_scalars import host_effect, recording_flag
 from arraygrad.optim._checks import scalar
 from arraygrad.optim.optimizer import Optimizer
 from arraygrad.tensor import Tensor

@@ -6,7 +6,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from typing import Any, Sequence
 
-from arraygrad.compiler.scalars import host_effect, recording_flag
+from arraygrad.live_scalars import host_effect, recording_flag
 from arraygrad.optim.lr_scheduler._base import LRScheduler, group_values, set_group_value
 from arraygrad.optim.lr_scheduler._plateau import ReduceLROnPlateau
 from arraygrad.optim.optimizer import Optimizer

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from arraygrad.compiler.scalars import host_effect, recording_flag
+from arraygrad.live_scalars import host_effect, recording_flag
 from arraygrad.optim.lr_scheduler._base import LRScheduler, group_values, set_group_value
 from arraygrad.optim.optimizer import Optimizer
 

@@ -6,7 +6,7 @@ import math
 import warnings
 from typing import Any, Sequence
 
-from arraygrad.compiler.scalars import host_effect, recording_flag
+from arraygrad.live_scalars import host_effect, recording_flag
 from arraygrad.optim.lr_scheduler._base import (EPOCH_DEPRECATION_WARNING, LRScheduler,
                                                 check_optimizer, group_values, set_group_value)
 from arraygrad.optim.optimizer import Optimizer
