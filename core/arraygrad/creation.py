@@ -7,6 +7,7 @@ from numbers import Number
 from typing import TYPE_CHECKING, Any, Callable
 
 from arraygrad import dtypes as _dt
+from arraygrad.allocation_errors import check_storage_size, out_of_memory
 from arraygrad.device import explicit_default_device
 from arraygrad.backends.registry import backend_for_device, default_backend
 from arraygrad.compiler.scalars import recording_flag as _recording
@@ -28,6 +29,8 @@ __all__ = [
     "ones_like", "full_like", "empty_like", "rand_like", "randn_like", "randint_like",
     "scalar_tensor", "backend_of",
 ]
+
+_INT64_MAX = (1 << 63) - 1
 
 
 def _backend(device: DeviceLike | None) -> Backend:
@@ -271,11 +274,14 @@ def _size(size: tuple[Any, ...], op: str) -> tuple[int, ...]:
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
     out = []
-    for s in size:
+    for pos, s in enumerate(size, start=1):
         if isinstance(s, Tensor):
             s = int(s.item())
         if not isinstance(s, int) or isinstance(s, bool):
             raise TypeError(f"{op}(): size must be a tuple of ints, got {type(s).__name__}")
+        if s > _INT64_MAX:  # PyTorch unpacks each size into an int64
+            raise TypeError(f"{op}(): argument 'size' failed to unpack the object at pos {pos} "
+                            "with error \"Overflow when unpacking long long\"")
         if s < 0:
             raise RuntimeError(f"{op}(): Trying to create tensor with negative dimension {s}: {list(size)}")
         out.append(s)
@@ -287,8 +293,10 @@ def _filled(op: str, size: tuple[Any, ...], fill: Any, dtype: _dt.dtype | None,
     backend = _backend(device)
     shape = _size(size, op)
     d = dtype or _dt.get_default_dtype()
+    check_storage_size(shape, d.itemsize)
     native = backend.native_dtype(d)
     xp = backend.xp
+    _dt.unpacked_int(fill)
     if isinstance(fill, int) and not (d.is_floating_point or d.is_complex) and d is not _dt.bool:
         fill = _dt.checked_integer(int(fill), d)
     if fill is None and _determinism.fills_uninitialized_memory():  # PyTorch's NaN fill
@@ -305,12 +313,10 @@ def _filled(op: str, size: tuple[Any, ...], fill: Any, dtype: _dt.dtype | None,
         else:
             data = xp.full(shape, fill, dtype=native)
     except MemoryError as exc:  # the library refused before allocating: PyTorch's class
-        n = 1
+        n = d.itemsize
         for s in shape:
             n *= s
-        raise RuntimeError(f"{op}: can't allocate memory: you tried to allocate "
-                           f"{n * d.itemsize} bytes for a tensor of shape {list(shape)} and "
-                           f"dtype {d}") from exc
+        raise out_of_memory(exc, op, n) from exc
     return _finish(data, backend, requires_grad)
 
 
@@ -435,6 +441,7 @@ def _random(op: str, size: tuple[Any, ...], dtype: _dt.dtype | None, device: Dev
     d = dtype or _dt.get_default_dtype()
     if not (d.is_floating_point or d.is_complex):
         raise RuntimeError(f"{op}: expected a floating point dtype, got {d}")
+    check_storage_size(shape, d.itemsize)
     gen = generator_for(backend, generator)
     if d.is_complex:  # the two parts drawn as one real tensor of twice the elements
         parts = draw(gen, shape + (2,), backend.native_dtype(d.to_real()))
@@ -485,6 +492,9 @@ def randint(low: Any = None, high: Any = None, size: Any = None, *,
         low, high, size = 0, low, high
     elif high is None:
         low, high = 0, low
+    for bound in (low, high):  # PyTorch unpacks both into int64
+        if isinstance(bound, int) and not -_INT64_MAX - 1 <= bound <= _INT64_MAX:
+            raise ValueError("Overflow when unpacking long long")
     if high <= low:
         raise RuntimeError(f"randint: expected low < high, got low={low}, high={high}")
     backend = _backend(device)
@@ -526,9 +536,14 @@ def randperm(n: int, *, generator: Generator | None = None, dtype: _dt.dtype | N
     if requires_grad and not (d.is_floating_point or d.is_complex):  # checked first, as PyTorch
         raise RuntimeError("Only Tensors of floating point and complex dtype can require "
                            "gradients")
+    n = int(n)
+    if n > _INT64_MAX:
+        raise ValueError("Overflow when unpacking long long")
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     backend = _backend(device)
     gen = generator_for(backend, generator)
-    data = gen.permutation(int(n))
+    data = gen.permutation(n)
     return _finish(backend.xp.astype(data, backend.native_dtype(d)), backend, requires_grad)
 
 

@@ -31,6 +31,7 @@ import heapq
 import threading
 from collections.abc import Callable, Container
 
+from arraygrad.allocation_errors import allocating
 from arraygrad.autograd import anomaly_mode, multi_grad_hook
 from arraygrad.autograd.anomaly_mode import state as _anomaly
 from arraygrad.autograd.grad_mode import _state
@@ -282,6 +283,7 @@ def _commit(task: GraphTask) -> None:
             tensor._grad = g if tensor._grad is None else tensor._grad + g
 
 
+@allocating("backward")
 def run_backward(roots: Any, root_grads: Any, *, retain_graph: bool, create_graph: bool,
                  inputs: Any = None, accumulate: bool = True, allow_unused: bool = False,
                  input_tensors: Any = None) -> Any:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from arraygrad.allocation_errors import allocating
 from arraygrad.amp import state as _amp
 from arraygrad.ops.broadcast import broadcast_shapes
 from arraygrad.ops.conjugate import conj_of
@@ -103,6 +104,7 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     return _matmul("matmul", input, other)
 
 
+@allocating("matmul")
 def _matmul(op: str, input: Tensor, other: Tensor) -> Tensor:
     _check(op, input, other)
     backend = input._backend

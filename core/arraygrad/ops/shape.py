@@ -13,6 +13,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from arraygrad import dtypes as _dt
+from arraygrad.allocation_errors import allocating
 from arraygrad.ops.arguments import normalize_dims
 from arraygrad.ops.broadcast import sum_to
 from arraygrad.ops.casting import cast_data
@@ -304,6 +305,7 @@ def _unrepeat(g: Tensor, n: RuleNode) -> Tensor:
 REPEAT = defop("RepeatBackward0", jvp=VIA_VJP, params=("repeats", "self_sym_sizes"), vjp=(_unrepeat,), complex=True)
 
 
+@allocating("repeat")
 def repeat(input: Tensor, *sizes: Any, repeats: Any = None) -> Tensor:
     """Tile the tensor ``sizes[i]`` times along each dimension (``repeats=`` as PyTorch)."""
     reps = _sizes(_keyword("repeat", "repeats", sizes, repeats), "repeat")

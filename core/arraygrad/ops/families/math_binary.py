@@ -69,9 +69,17 @@ def _sq_sum(n: Any) -> Tensor:
     return n.self * n.self + n.other * n.other
 
 
+def _recip_sq_sum(n: Any) -> Tensor:
+    """``1 / (self**2 + other**2)``, taken as 0 where the sum is 0 (PyTorch's atan2
+    gradient at the origin is 0, not NaN)."""
+    sq = _sq_sum(n)
+    zero = sq == 0
+    return ew.where(zero, sq * 0, 1 / ew.where(zero, ew.full_like_scalar(sq, 1.0), sq))
+
+
 ATAN2 = defop("Atan2Backward0", jvp=ELEMENTWISE, inputs=("self", "other"), saves=("self", "other"),
-              vjp=(lambda g, n: g * n.other / _sq_sum(n),
-                   lambda g, n: -g * n.self / _sq_sum(n)))
+              vjp=(lambda g, n: g * n.other * _recip_sq_sum(n),
+                   lambda g, n: -g * n.self * _recip_sq_sum(n)))
 
 
 def atan2(input: Tensor, other: Tensor) -> Tensor:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 import arraygrad as ag
+from arraygrad.allocation_errors import allocating
 from arraygrad.tensor import Tensor, _wrap_dim
 
 __all__ = ["fliplr", "flipud", "roll", "rot90", "tile", "repeat_interleave", "tensor_split",
@@ -91,6 +92,7 @@ def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
     return input.clone()
 
 
+@allocating("tile")
 def tile(input: Tensor, *reps_: Any, dims: Any = None) -> Tensor:
     """Repeat the tensor ``dims[i]`` times along each dimension; missing leading reps count as 1
     (``dims`` positional, as varargs, or ``dims=``)."""
