@@ -7,7 +7,8 @@ from numbers import Number
 from typing import TYPE_CHECKING, Any, Callable
 
 from arraygrad import dtypes as _dt
-from arraygrad.allocation_errors import check_storage_size, out_of_memory
+from arraygrad.allocation_errors import allocating, check_storage_size, out_of_memory
+from arraygrad.ops.kernel_dtypes import check_kernel_dtype
 from arraygrad.device import explicit_default_device
 from arraygrad.backends.registry import backend_for_device, default_backend
 from arraygrad.compiler.scalars import recording_flag as _recording
@@ -372,6 +373,7 @@ def full(size: Any, fill_value: Any, *, dtype: _dt.dtype | None = None, layout: 
                    fill_value, dtype, device, requires_grad)
 
 
+@allocating("arange")
 def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: _dt.dtype | None = None,
            layout: Any = None, device: DeviceLike | None = None, requires_grad: bool = False,
            pin_memory: bool = False) -> Tensor:
@@ -405,6 +407,7 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: _dt.dtype | Non
     return _finish(data, backend, requires_grad)
 
 
+@allocating("linspace")
 def linspace(start: Any, end: Any, steps: int, *, dtype: _dt.dtype | None = None,
              layout: Any = None, device: DeviceLike | None = None, requires_grad: bool = False,
              pin_memory: bool = False) -> Tensor:
@@ -420,6 +423,7 @@ def linspace(start: Any, end: Any, steps: int, *, dtype: _dt.dtype | None = None
     return _finish(backend.xp.astype(data, backend.native_dtype(d)), backend, requires_grad)
 
 
+@allocating("eye")
 def eye(n: int, m: int | None = None, *, dtype: _dt.dtype | None = None, layout: Any = None,
         device: DeviceLike | None = None, requires_grad: bool = False,
         pin_memory: bool = False) -> Tensor:
@@ -439,8 +443,7 @@ def _random(op: str, size: tuple[Any, ...], dtype: _dt.dtype | None, device: Dev
     backend = _backend(device)
     shape = _size(size, op)
     d = dtype or _dt.get_default_dtype()
-    if not (d.is_floating_point or d.is_complex):
-        raise RuntimeError(f"{op}: expected a floating point dtype, got {d}")
+    check_kernel_dtype("randn" if op.startswith("randn") else "rand", d)
     check_storage_size(shape, d.itemsize)
     gen = generator_for(backend, generator)
     if d.is_complex:  # the two parts drawn as one real tensor of twice the elements

@@ -12,6 +12,7 @@ import math
 import warnings
 from typing import TYPE_CHECKING, Any
 
+from arraygrad.ops.arguments import tensor_arg
 from arraygrad import dtypes as _dt
 from arraygrad.ops._linear_index import LinearKey, linear_key
 from arraygrad.ops.broadcast import sum_to
@@ -341,6 +342,7 @@ def along_dim_key(xp: Any, idx: Any, d: int, dtype: Any = None) -> tuple[Any, ..
 
 def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
     """``out[i][j] = input[index[i][j]][j]`` (for ``dim=0``), as ``torch.gather``."""
+    tensor_arg("gather", input)
     if not isinstance(index, Tensor) or index.dtype not in (_dt.int64, _dt.int32):
         raise RuntimeError("gather(): Expected dtype int64 for index")
     if vmap_levels:
@@ -424,6 +426,7 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
 
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     """The entries of ``input`` at ``index`` (1-D, repeats allowed) along ``dim``."""
+    tensor_arg("index_select", input)
     if not isinstance(index, Tensor) or index.dtype not in (_dt.int64, _dt.int32):
         raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
     if vmap_levels:

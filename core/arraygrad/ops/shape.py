@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from arraygrad import dtypes as _dt
 from arraygrad.allocation_errors import allocating
-from arraygrad.ops.arguments import normalize_dims
+from arraygrad.ops.arguments import normalize_dims, tensor_arg
 from arraygrad.ops.broadcast import sum_to
 from arraygrad.ops.casting import cast_data
 from arraygrad.ops.promotion import same_backend
@@ -112,6 +112,7 @@ def _keyword(op: str, name: str, positional: tuple, value: Any) -> tuple:
 
 def reshape(input: Tensor, *sizes: Any, shape: Any = None) -> Tensor:
     """The same elements in a new shape (one dimension may be -1)."""
+    tensor_arg("reshape", input)
     new = _sizes(_keyword("reshape", "shape", sizes, shape), "reshape")
     new = _infer_shape(new, input.numel(), "reshape", input._data.shape)
     return _reshape_as(input, new, VIEW)
@@ -120,6 +121,7 @@ def reshape(input: Tensor, *sizes: Any, shape: Any = None) -> Tensor:
 def view(input: Tensor, *sizes: Any, size: Any = None, dtype: Any = None) -> Tensor:
     """The same memory in a new shape (raises where only a copy could do it, as PyTorch),
     or, given a dtype, read as that dtype (``Tensor.view(dtype)``)."""
+    tensor_arg("view", input)
     if dtype is None and len(sizes) == 1 and isinstance(sizes[0], _dt.dtype):
         dtype = sizes[0]
         sizes = ()
@@ -136,6 +138,7 @@ def view(input: Tensor, *sizes: Any, size: Any = None, dtype: Any = None) -> Ten
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     """Merge dimensions ``start_dim..end_dim`` into one."""
+    tensor_arg("flatten", input)
     shape = input._data.shape
     if not shape:
         return reshape(input, (1,))
@@ -149,6 +152,7 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 def squeeze(input: Tensor, dim: Any = None) -> Tensor:
     """Remove dimensions of size 1 (all, or those in ``dim``)."""
+    tensor_arg("squeeze", input)
     shape = input._data.shape
     if dim is None:
         new = tuple(n for n in shape if n != 1)
@@ -160,6 +164,7 @@ def squeeze(input: Tensor, dim: Any = None) -> Tensor:
 
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
     """Insert a dimension of size 1 at ``dim``."""
+    tensor_arg("unsqueeze", input)
     shape = input._data.shape
     d = _wrap_dim(dim, len(shape) + 1, "unsqueeze")
     return _reshape_as(input, shape[:d] + (1,) + shape[d:], UNSQUEEZE, dim=d)
@@ -193,6 +198,7 @@ def _permuted(input: Tensor, order: tuple, rule: Rule, **params: Any) -> Tensor:
 
 def permute(input: Tensor, *order: Any, dims: Any = None) -> Tensor:
     """Reorder dimensions (``dims`` positional, as varargs, or ``dims=``)."""
+    tensor_arg("permute", input)
     dims = _sizes(_keyword("permute", "dims", order, dims), "permute")
     n = input._data.ndim
     if len(dims) != n:
@@ -208,6 +214,7 @@ def permute(input: Tensor, *order: Any, dims: Any = None) -> Tensor:
 
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     """Swap two dimensions."""
+    tensor_arg("transpose", input)
     n = input._data.ndim
     if n == 0:
         return _permuted(input, (), TRANSPOSE, dim0=0, dim1=0)
@@ -224,6 +231,7 @@ def swapaxes(input: Tensor, axis0: int, axis1: int) -> Tensor:
 
 def t(input: Tensor) -> Tensor:
     """Transpose of a tensor of at most 2 dimensions."""
+    tensor_arg("t", input)
     if input.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
     return transpose(input, 0, 1) if input.ndim == 2 else input
@@ -231,6 +239,7 @@ def t(input: Tensor) -> Tensor:
 
 def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
     """Move dimension(s) ``source`` to ``destination``."""
+    tensor_arg("movedim", input)
     n = input._data.ndim
     src = [source] if isinstance(source, int) else list(source)
     dst = [destination] if isinstance(destination, int) else list(destination)
@@ -252,6 +261,7 @@ EXPAND = defop("ExpandBackward0", jvp=lambda t, n: t, params=("self_sym_sizes",)
 def expand(input: Tensor, *sizes: Any, size: Any = None, implicit: bool = False) -> Tensor:
     """Broadcast to a larger shape without copying (-1 keeps a dimension); ``size=`` as
     PyTorch (``implicit`` is PyTorch's internal flag, without effect)."""
+    tensor_arg("expand", input)
     sizes = _sizes(_keyword("expand", "size", sizes, size), "expand")
     shape = input._data.shape
     if len(sizes) < len(shape):
@@ -308,6 +318,7 @@ REPEAT = defop("RepeatBackward0", jvp=VIA_VJP, params=("repeats", "self_sym_size
 @allocating("repeat")
 def repeat(input: Tensor, *sizes: Any, repeats: Any = None) -> Tensor:
     """Tile the tensor ``sizes[i]`` times along each dimension (``repeats=`` as PyTorch)."""
+    tensor_arg("repeat", input)
     reps = _sizes(_keyword("repeat", "repeats", sizes, repeats), "repeat")
     shape = input._data.shape
     if len(reps) < len(shape):
@@ -323,6 +334,7 @@ FLIP = defop("FlipBackward0", jvp=lambda t, n: t.flip(n.dims), params=("dims",),
 
 def flip(input: Tensor, *dims: Any, **kwargs: Any) -> Tensor:
     """Reverse the order of elements along ``dims`` (positional, or ``dims=`` as PyTorch)."""
+    tensor_arg("flip", input)
     if kwargs:
         if set(kwargs) != {"dims"} or dims:
             raise TypeError(f"flip() got an unexpected keyword argument "
@@ -479,6 +491,7 @@ def split(input: Tensor | None = None, split_size_or_sections: Any = None, dim: 
 
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     """Split into ``chunks`` pieces (the last may be smaller; fewer if the size is small)."""
+    tensor_arg("chunk", input)
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     d = _wrap_dim(dim, input._data.ndim, "chunk")
@@ -508,6 +521,7 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     Out-of-range arguments raise (IndexError for ``start``, RuntimeError for ``length``) rather
     than being clipped as a Python slice would: ``narrow`` promises exactly ``length`` elements.
     """
+    tensor_arg("narrow", input)
     d = _wrap_dim(dim, input._data.ndim, "narrow")
     size = input._data.shape[d] if input._data.ndim else 1
     if not -size <= start <= size:

@@ -39,6 +39,7 @@ import itertools
 import math
 from typing import TYPE_CHECKING, Any
 
+from arraygrad.ops.arguments import tensor_arg
 from arraygrad.amp import state as _amp
 from arraygrad.ops.rule import VIA_VJP, defop
 from arraygrad.plugins.registry import dispatch_kernel
@@ -184,6 +185,7 @@ def col2im(cols: Tensor, in_hw: Any, geom: Any) -> Tensor:
 
 def _batched(input: Tensor, spatial: int, op: str) -> tuple[Any, ...]:
     """``input`` with a batch dimension, and whether one was added (unbatched input)."""
+    tensor_arg(op, input)
     if input.ndim == spatial + 1:
         return input.unsqueeze(0), True
     if input.ndim != spatial + 2:

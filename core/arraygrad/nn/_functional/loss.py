@@ -5,6 +5,8 @@ from __future__ import annotations
 import warnings
 from typing import TYPE_CHECKING, Any
 
+from arraygrad.ops.kernel_dtypes import check_kernel_dtype
+from arraygrad.ops.arguments import tensor_arg
 from arraygrad.amp import state as _amp
 from arraygrad import dtypes as _dt
 from arraygrad.compiler.units import replay_unit
@@ -91,6 +93,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: An
              reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     """Mean squared error ``(x - y)^2`` (each term times ``weight``, and the mean over
     ``weight``'s sum, when given)."""
+    check_kernel_dtype("mse_loss", input)
     if _amp.on:  # autocast (arraygrad.amp.state)
         input, target = _amp.cast("mse_loss", input, target)
     reduction = _reduction(size_average, reduce, reduction)
@@ -150,6 +153,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, redu
                    reduction: str = "mean",
                    beta: float = 1.0) -> Tensor:
     """``0.5 d^2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta``."""
+    check_kernel_dtype("smooth_l1_loss", input)
     if _amp.on:  # autocast (arraygrad.amp.state)
         input, target = _amp.cast("smooth_l1_loss", input, target)
     reduction = _reduction(size_average, reduce, reduction)
@@ -165,6 +169,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, redu
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
                weight: Tensor | None = None) -> Tensor:
     """``0.5 d^2`` where ``|d| < delta``, else ``delta (|d| - 0.5 delta)``."""
+    check_kernel_dtype("huber_loss", input)
     if _amp.on:  # autocast (arraygrad.amp.state)
         input, target = _amp.cast("huber_loss", input, target)
     _check_same_size(input, target)
@@ -311,6 +316,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
 
     ``'mean'`` divides by the summed weights of the non-ignored targets.
     """
+    tensor_arg("nll_loss", input)
     if _amp.on:  # autocast (arraygrad.amp.state)
         input, target = _amp.cast("nll_loss", input, target)
     reduction = _reduction(size_average, reduce, reduction)
@@ -440,6 +446,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
                                      size_average: Any = None, reduce: Any = None,
                                      reduction: str = "mean", pos_weight: Any = None) -> Tensor:
     """BCE of ``sigmoid(input)`` computed stably from the logits; ``pos_weight`` scales positives."""
+    check_kernel_dtype("binary_cross_entropy_with_logits", input)
     if _amp.on:  # autocast (arraygrad.amp.state)
         input, target = _amp.cast("binary_cross_entropy_with_logits", input, target)
     reduction = _reduction(size_average, reduce, reduction)

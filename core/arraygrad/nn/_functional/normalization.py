@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from arraygrad.ops.arguments import tensor_arg
+from arraygrad.ops.kernel_dtypes import check_kernel_dtype
 from arraygrad import dtypes as _dt
 from arraygrad.amp import state as _amp
 from arraygrad.autograd.grad_mode import no_grad
@@ -115,6 +117,8 @@ def _trailing_dims(input: Tensor, normalized_shape: Any,
 def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     """Normalise over the last ``len(normalized_shape)`` dimensions, then scale and shift."""
+    tensor_arg("layer_norm", input)
+    check_kernel_dtype("layer_norm", input)
     if _amp.on:  # autocast (arraygrad.amp.state)
         input, weight, bias = _amp.cast("layer_norm", input, weight, bias)
     dims = _trailing_dims(input, normalized_shape, {"weight": weight, "bias": bias})

@@ -19,6 +19,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from arraygrad.ops.arguments import tensor_arg
+from arraygrad.ops.kernel_dtypes import check_kernel_dtype
 from arraygrad import dtypes as _dt
 from arraygrad.nn._functional.conv import _out_size, _pair, im2col
 from arraygrad.ops.transfer import lifted
@@ -53,6 +55,8 @@ def _arg(value: Any, name: str, n: int, op: str) -> tuple:
 
 def _pool_input(input: Tensor, n: int, op: str) -> tuple[Tensor, bool]:
     """``input`` with a batch dimension (and whether one was added), PyTorch's shape checks."""
+    tensor_arg(op, input)
+    check_kernel_dtype("max_pool1d" if op.startswith("max_pool1d") else "max_pool" if op.startswith("max") else "avg_pool", input)
     if input.ndim not in (n + 1, n + 2) or 0 in tuple(input.shape[-n - 1:]):
         raise RuntimeError(f"{op}: Expected {n + 1}D or {n + 2}D (batch mode) tensor with "
                            f"optional 0 dim batch size for input, but got:{list(input.shape)}")
@@ -260,6 +264,8 @@ def _bins(size: int, out: int) -> list:
 
 def _adaptive_input(input: Tensor, output_size: Any, n: int, op: str) -> tuple:
     """PyTorch's checks of an adaptive pooling; the output sizes (``None`` keeps a size)."""
+    tensor_arg(op, input)
+    check_kernel_dtype("adaptive_avg_pool" if "avg" in op else "adaptive_max_pool", input)
     if input.ndim not in (n + 1, n + 2):
         if n == 1:
             raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional "

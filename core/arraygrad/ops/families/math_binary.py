@@ -18,6 +18,7 @@ from arraygrad.ops.broadcast import broadcast_shapes
 from arraygrad.ops.casting import cast_data, in_opmath
 from arraygrad.ops.complex_checks import refuse_complex_forward
 from arraygrad.ops.conjugate import conj_of
+from arraygrad.ops.kernel_dtypes import check_kernel_dtype
 from arraygrad.ops.promotion import operands as _operands, same_backend
 from arraygrad.ops.rule import ELEMENTWISE, defop, identity
 from arraygrad.ops.value_checks import require_values
@@ -303,9 +304,8 @@ def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
     if isinstance(weight, Tensor) and weight.dtype is not input.dtype:
         raise RuntimeError(f"expected dtype {input.dtype} for `weight` but got dtype "
                            f"{weight.dtype}")
+    check_kernel_dtype("lerp", input)
     backend, (a, e, w), d = _three("lerp", input, end, weight)
-    if not (d.is_floating_point or d.is_complex):
-        raise NotImplementedError(f"lerp: \"lerp_kernel_scalar\" not implemented for '{d}'")
     xp = backend.xp
 
     def formula(a: Any, e: Any, w: Any) -> Any:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from arraygrad.ops.arguments import tensor_arg
 import arraygrad as ag
 from arraygrad.allocation_errors import allocating
 from arraygrad.tensor import Tensor, _wrap_dim
@@ -318,6 +319,7 @@ def atleast_3d(*tensors: Any) -> Any:
 
 def _triangle(op: str, input: Tensor, diagonal: int, lower: bool) -> Tensor:
     """Zero the elements above (``lower``) or below the ``diagonal``-th diagonal of the last two dims."""
+    tensor_arg(op, input)
     if input.dim() < 2:
         raise RuntimeError(f"{op}: input tensor must have at least 2 dimensions")
     rows, cols = input.shape[-2:]
