@@ -434,6 +434,7 @@ def eye(n: int, m: int | None = None, *, dtype: _dt.dtype | None = None, layout:
         raise RuntimeError(f"eye: n and m must be non-negative, got {n} and {m}")
     backend = _backend(device)
     d = dtype or _dt.get_default_dtype()
+    check_storage_size((n, n if m is None else m), d.itemsize)
     return _finish(backend.xp.eye(n, m, dtype=backend.native_dtype(d)), backend, requires_grad)
 
 
@@ -443,7 +444,8 @@ def _random(op: str, size: tuple[Any, ...], dtype: _dt.dtype | None, device: Dev
     backend = _backend(device)
     shape = _size(size, op)
     d = dtype or _dt.get_default_dtype()
-    check_kernel_dtype("randn" if op.startswith("randn") else "rand", d)
+    if 0 not in shape:  # (nothing drawn, no kernel run: PyTorch returns the empty tensor)
+        check_kernel_dtype("randn" if op.startswith("randn") else "rand", d)
     check_storage_size(shape, d.itemsize)
     gen = generator_for(backend, generator)
     if d.is_complex:  # the two parts drawn as one real tensor of twice the elements
@@ -457,6 +459,7 @@ def _random(op: str, size: tuple[Any, ...], dtype: _dt.dtype | None, device: Dev
     return _finish(data, getattr(gen, "batched_backend", backend), requires_grad)
 
 
+@allocating("rand")
 def rand(*args: Any, size: Any = None, generator: Generator | None = None,
          dtype: _dt.dtype | None = None, layout: Any = None, device: DeviceLike | None = None,
          requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
@@ -467,6 +470,7 @@ def rand(*args: Any, size: Any = None, generator: Generator | None = None,
                    lambda g, s, n: g.uniform(s, n))
 
 
+@allocating("randn")
 def randn(*args: Any, size: Any = None, generator: Generator | None = None,
           dtype: _dt.dtype | None = None, layout: Any = None, device: DeviceLike | None = None,
           requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
@@ -477,6 +481,7 @@ def randn(*args: Any, size: Any = None, generator: Generator | None = None,
                    generator, lambda g, s, n: g.normal(s, n))
 
 
+@allocating("randint")
 def randint(low: Any = None, high: Any = None, size: Any = None, *,
             generator: Generator | None = None, dtype: _dt.dtype | None = None,
             layout: Any = None, device: DeviceLike | None = None, requires_grad: bool = False,
@@ -529,6 +534,7 @@ def _randint_bounds(low: int, high: int, d: _dt.dtype) -> None:
             raise RuntimeError(f"{what} is out of bounds for {_RANDINT_TYPE_NAMES[d.name]}")
 
 
+@allocating("randperm")
 def randperm(n: int, *, generator: Generator | None = None, dtype: _dt.dtype | None = None,
              layout: Any = None, device: DeviceLike | None = None, requires_grad: bool = False,
              pin_memory: bool = False) -> Tensor:

@@ -564,6 +564,7 @@ CLAMP = defop("ClampBackward1", jvp=ELEMENTWISE, saves=("self",), params=("min",
 
 def clamp(input: Tensor, min: Any = None, max: Any = None) -> Any:  # noqa: A002
     """Limit values to ``[min, max]``; gradient 1 inside the range (ends included)."""
+    tensor_arg("clamp", input)
     if min is None and max is None:
         raise RuntimeError("clamp: At least one of 'min' or 'max' must not be None")
     refuse_complex_forward("clamp", input, min, max,
@@ -625,9 +626,11 @@ def minimum(input: Tensor, other: Any) -> Tensor:
 
 WHERE = defop("WhereBackward0", jvp=ELEMENTWISE, inputs=("condition", "self", "other"), saves=("condition",),
               complex=True,
+              # zeros where not chosen, not ``g * 0``: an inf or NaN gradient must not reach the
+              # branch that was not taken (PyTorch's masked_fill)
               vjp=(None,
-                   lambda g, n: where(n.condition, g, g * 0),
-                   lambda g, n: where(n.condition, g * 0, g)))
+                   lambda g, n: where(n.condition, g, 0.0),
+                   lambda g, n: where(n.condition, 0.0, g)))
 
 
 _NOT_GIVEN: Any = object()
@@ -668,6 +671,11 @@ def where(condition: Tensor, input: Any = _NOT_GIVEN, other: Any = _NOT_GIVEN) -
 
 def _compare(name: str, fwd: Callable[..., Any], ordering: bool = False) -> Any:
     def op(input: Tensor, other: Any) -> Tensor:
+        if input.__class__ is not Tensor and not isinstance(input, Tensor):
+            raise TypeError(  # PyTorch's words: a number compares only as ``other``
+                f"{name}() received an invalid combination of arguments - got "
+                f"({type(input).__name__}, {type(other).__name__}), but expected one of: "
+                "(Tensor input, Tensor other) or (Tensor input, Number other)")
         backend, ad, bd, ta, tb = _operands(name, input, other)
         if ordering:  # complex numbers have no order (PyTorch refuses them)
             native = (ad if hasattr(ad, "dtype") else bd).dtype

@@ -349,6 +349,9 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
         input = lifted(input, index)
     same_backend("gather", input, index)
     d = _wrap_dim(dim, input._data.ndim, "gather")
+    if input._data.ndim == 0 and index._data.ndim <= 1:  # a scalar as a vector of one entry
+        out = gather(input.reshape(1), 0, index.reshape(-1))
+        return out if index._data.ndim else out.reshape(())
     if index._data.ndim != input._data.ndim:
         raise RuntimeError(
             f"gather(): Index tensor must have the same number of dimensions as input tensor "
@@ -434,7 +437,13 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     if index._data.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
     d = _wrap_dim(dim, input._data.ndim, "index_select")
-    size = input._data.shape[d] if input._data.ndim else 1
+    if input._data.ndim == 0:  # a scalar is a vector of one entry, as PyTorch takes it
+        count = index.numel()
+        if count != 1:
+            raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got "
+                               f"{count} value(s)")
+        return index_select(input.reshape(1), 0, index.reshape(1)).reshape(())
+    size = input._data.shape[d]
     xp = input._backend.xp
     found = index_range(index._backend, index._data)
     if found is not None:

@@ -39,7 +39,7 @@ _table(_INTEGRAL, NotImplementedError, _DEFAULT,
        max_pool1d="max_pool1d_impl", bernoulli="bernoulli_tensor_cpu_p_",
        layer_norm="LayerNormKernelImpl", rand="check_uniform_bounds",
        randn="normal_kernel_cpu", lerp="lerp_kernel_scalar", softmax="softmax_kernel_impl",
-       log_softmax="log_softmax_kernel_impl")
+       log_softmax="log_softmax_kernel_impl", nll_loss="nll_loss_out_frame")
 _table(_NOT_INT64, NotImplementedError, _DEFAULT, avg_pool="avg_pool2d")
 _table(_BOOL, NotImplementedError, _DEFAULT,
        max_pool="max_pool2d", ceil="ceil_vml_cpu", floor="floor_vml_cpu",

@@ -245,6 +245,8 @@ def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
     dst = [destination] if isinstance(destination, int) else list(destination)
     src = [_wrap_dim(d, n, "movedim") for d in src]
     dst = [_wrap_dim(d, n, "movedim") for d in dst]
+    if n == 0:  # dim 0 and -1 of a scalar name the scalar itself
+        return permute(input, ())
     order = [d for d in range(n) if d not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
@@ -325,6 +327,10 @@ def repeat(input: Tensor, *sizes: Any, repeats: Any = None) -> Tensor:
         raise RuntimeError(
             "repeat: Number of dimensions of repeat dims can not be smaller than number of "
             "dimensions of tensor")
+    padded = (1,) * (len(reps) - len(shape)) + tuple(shape)
+    sizes = [s * r for s, r in zip(padded, reps)]
+    if min(sizes, default=0) < 0:  # (a negative count of an empty dim is an empty dim)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(sizes)}: {sizes}")
     data = input._backend.xp.tile(input._data, reps)
     return REPEAT.record(data, input._backend, (input,), repeats=reps, self_sym_sizes=shape)
 
@@ -473,6 +479,8 @@ def split(input: Tensor | None = None, split_size_or_sections: Any = None, dim: 
     if input is None or split_size_or_sections is None:
         raise TypeError("split() missing required arguments 'tensor' and 'split_size_or_sections'")
     n = input._data.ndim
+    if n == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = _wrap_dim(dim, n, "split")
     length = input._data.shape[d]
     if isinstance(split_size_or_sections, int):
@@ -494,6 +502,8 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     tensor_arg("chunk", input)
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    if input._data.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     d = _wrap_dim(dim, input._data.ndim, "chunk")
     length = input._data.shape[d]
     if length == 0:  # PyTorch: ``chunks`` empty pieces
@@ -522,8 +532,10 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     than being clipped as a Python slice would: ``narrow`` promises exactly ``length`` elements.
     """
     tensor_arg("narrow", input)
+    if input._data.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = _wrap_dim(dim, input._data.ndim, "narrow")
-    size = input._data.shape[d] if input._data.ndim else 1
+    size = input._data.shape[d]
     if not -size <= start <= size:
         raise IndexError(f"narrow: start out of range (expected to be in range of [{-size}, {size}], "
                          f"but got {start})")

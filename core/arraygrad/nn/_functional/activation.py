@@ -142,6 +142,8 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
     tensor_arg("hardtanh", input)
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        min_val, max_val = int(min_val), int(max_val)  # an integer tensor stays integer
     # scalars on the outer branches: the gradient at (and past) either bound is 0, as PyTorch's
     x = _operand(input, inplace)
     out = ew.where(x <= min_val, min_val, ew.where(x >= max_val, max_val, x))
@@ -180,6 +182,7 @@ SELU_SCALE = 1.0507009873554804934193349852946
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """``scale * elu(x, alpha)`` with the self-normalising constants of Klambauer et al."""
+    tensor_arg("selu", input)
     check_kernel_dtype("elu", input)
     x = _operand(input, inplace)
     out = elu(x, SELU_ALPHA) * SELU_SCALE

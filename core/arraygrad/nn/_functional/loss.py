@@ -230,7 +230,7 @@ def _nll_parts(input: Tensor, target: Tensor, weight: Tensor | None,
     picked = input.gather(1, safe.unsqueeze(1)).squeeze(1)
     mask = valid.to(input.dtype)
     w = mask if weight is None else weight[safe] * mask
-    loss = -picked * w
+    loss = ew.where(valid, -picked * w, 0.0)  # an ignored target's pick may be inf or NaN
     if unbatched:
         loss, w = loss.squeeze(0), w.squeeze(0)
     return loss, w
@@ -266,10 +266,13 @@ def _quiet_division(xp: Any) -> Any:
 def _nll_data(xp: Any, x: Any, onehot: Any, denom: Any, reduction: str) -> Any:
     """NLL's value from the log-probabilities ``x`` and the targets' ``onehot`` rows:
     per row (``reduction="none"``), else summed and divided by ``denom``."""
+    # each row's pick, not a product with the one-hot row: an inf or NaN of another class
+    # must not reach the loss (PyTorch reads only the target's entry)
+    picked = xp.where(onehot != 0, x, xp.zeros_like(x))
     if reduction == "none":
-        return -xp.sum(x * onehot, axis=1)
+        return -xp.sum(picked, axis=1)
     with _quiet_division(xp):  # every target ignored: 0/0, a NaN loss as in PyTorch
-        return -xp.sum(x * onehot) / denom
+        return -xp.sum(picked) / denom
 
 
 def _nll_2d(input: Tensor, target: Tensor, ignore_index: int, reduction: str) -> Tensor:
@@ -317,6 +320,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     ``'mean'`` divides by the summed weights of the non-ignored targets.
     """
     tensor_arg("nll_loss", input)
+    check_kernel_dtype("nll_loss", input, "nll_loss2d_forward_out_frame" if input.ndim > 2 else None)
     if _amp.on:  # autocast (arraygrad.amp.state)
         input, target = _amp.cast("nll_loss", input, target)
     reduction = _reduction(size_average, reduce, reduction)
@@ -344,6 +348,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
     """``nll_loss(log_softmax(input, 1), target)`` for class indices, or ``-sum(p log q)`` for
     class probabilities (``target`` floating, same shape as ``input``); optional label smoothing.
     """
+    tensor_arg("cross_entropy", input)
     if _amp.on:  # autocast (arraygrad.amp.state)
         input, target = _amp.cast("cross_entropy", input, target)
     reduction = _reduction(size_average, reduce, reduction)

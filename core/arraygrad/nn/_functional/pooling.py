@@ -56,7 +56,9 @@ def _arg(value: Any, name: str, n: int, op: str) -> tuple:
 def _pool_input(input: Tensor, n: int, op: str) -> tuple[Tensor, bool]:
     """``input`` with a batch dimension (and whether one was added), PyTorch's shape checks."""
     tensor_arg(op, input)
-    check_kernel_dtype("max_pool1d" if op.startswith("max_pool1d") else "max_pool" if op.startswith("max") else "avg_pool", input)
+    kind = "max_pool1d" if op.startswith("max_pool1d") else (
+        "max_pool" if op.startswith("max") else "avg_pool")
+    check_kernel_dtype(kind, input)
     if input.ndim not in (n + 1, n + 2) or 0 in tuple(input.shape[-n - 1:]):
         raise RuntimeError(f"{op}: Expected {n + 1}D or {n + 2}D (batch mode) tensor with "
                            f"optional 0 dim batch size for input, but got:{list(input.shape)}")
@@ -264,7 +266,8 @@ def _bins(size: int, out: int) -> list:
 
 def _adaptive_input(input: Tensor, output_size: Any, n: int, op: str) -> tuple:
     """PyTorch's checks of an adaptive pooling; the output sizes (``None`` keeps a size)."""
-    tensor_arg(op, input)
+    if n == 1:  # (PyTorch's 2-D and 3-D forms are Python code that fails on .size())
+        tensor_arg(op, input)
     check_kernel_dtype("adaptive_avg_pool" if "avg" in op else "adaptive_max_pool", input)
     if input.ndim not in (n + 1, n + 2):
         if n == 1:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any, Callable
 
+from arraygrad.allocation_errors import allocating
 from arraygrad.ops.kernel_dtypes import check_kernel_dtype
 from arraygrad import dtypes as _dt
 from arraygrad.ops.value_checks import any_true
@@ -385,6 +386,7 @@ def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
     return _like(input, result)
 
 
+@allocating("multinomial")
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
                 generator: Generator | None = None) -> Tensor:
     """Category indices (int64) drawn from the rows of ``input`` (non-negative weights, 1-D

@@ -55,6 +55,7 @@ def flipud(input: Tensor) -> Tensor:
 
 def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
     """Roll the tensor by ``shifts`` along ``dims`` (flattened, then restored, when ``dims`` is None)."""
+    tensor_arg("roll", input)
     s = _ints(shifts, "roll")
     if dims is None:
         if len(s) != 1:
