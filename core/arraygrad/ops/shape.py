@@ -328,9 +328,10 @@ def repeat(input: Tensor, *sizes: Any, repeats: Any = None) -> Tensor:
             "repeat: Number of dimensions of repeat dims can not be smaller than number of "
             "dimensions of tensor")
     padded = (1,) * (len(reps) - len(shape)) + tuple(shape)
-    sizes = [s * r for s, r in zip(padded, reps)]
-    if min(sizes, default=0) < 0:  # (a negative count of an empty dim is an empty dim)
-        raise RuntimeError(f"Trying to create tensor with negative dimension {min(sizes)}: {sizes}")
+    out_sizes = [s * r for s, r in zip(padded, reps)]
+    if min(out_sizes, default=0) < 0:  # (a negative count of an empty dim is an empty dim)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(out_sizes)}: "
+                           f"{out_sizes}")
     data = input._backend.xp.tile(input._data, reps)
     return REPEAT.record(data, input._backend, (input,), repeats=reps, self_sym_sizes=shape)
 

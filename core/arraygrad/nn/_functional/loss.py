@@ -320,7 +320,8 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     ``'mean'`` divides by the summed weights of the non-ignored targets.
     """
     tensor_arg("nll_loss", input)
-    check_kernel_dtype("nll_loss", input, "nll_loss2d_forward_out_frame" if input.ndim > 2 else None)
+    check_kernel_dtype("nll_loss", input,
+                       "nll_loss2d_forward_out_frame" if input.ndim > 2 else None)
     if _amp.on:  # autocast (arraygrad.amp.state)
         input, target = _amp.cast("nll_loss", input, target)
     reduction = _reduction(size_average, reduce, reduction)
