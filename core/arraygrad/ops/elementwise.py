@@ -19,13 +19,16 @@ from arraygrad import dtypes as _dt
 from arraygrad.autograd.graph import SavedTensor
 from arraygrad.backends.scalar_operands import scalar_operand
 from arraygrad.ops import activation_backward as _act_bw, fast as _fast
-from arraygrad.ops.broadcast import broadcast_shapes, mul_sum_to
+from arraygrad.ops.broadcast import broadcast_shapes as broadcast_shapes, mul_sum_to
 from arraygrad.ops.deprecated_forms import alpha_first
 from arraygrad.ops.complex_checks import refuse_complex_forward
 from arraygrad.ops.conjugate import conj_of
-from arraygrad.ops.casting import (  # noqa: F401 - re-exported: ops import casts from here
-    cast_data, computed_in_float32, full_like_scalar, in_opmath, opmath_apply, to_dtype,
-    to_float_data, to_native, unary_float_data,
+# re-exported (the ``as`` form, which type checkers take as one): ops import casts from here
+from arraygrad.ops.casting import (  # noqa: F401
+    cast_data as cast_data, computed_in_float32 as computed_in_float32,
+    full_like_scalar as full_like_scalar, in_opmath as in_opmath, opmath_apply as opmath_apply,
+    to_dtype as to_dtype, to_float_data as to_float_data, to_native as to_native,
+    unary_float_data as unary_float_data,
 )
 from arraygrad.ops.promotion import operands as _operands, same_backend, scalar_in_opmath
 from arraygrad.ops.rule import ELEMENTWISE, defop, identity

@@ -246,7 +246,7 @@ def _take(input: Tensor, key: Any, rule: Any, advanced: bool) -> Tensor:
                        advanced=advanced)
 
 
-def index_add_into(g: Tensor, shape: tuple, key: Any, advanced: bool) -> Tensor:
+def index_add_into(g: Tensor, shape: tuple[Any, ...], key: Any, advanced: bool) -> Tensor:
     """Zeros of ``shape`` with ``g`` added at ``key`` (repeated indices accumulate)."""
     if advanced and vmap_levels:
         g = _on_key_level(g, key)

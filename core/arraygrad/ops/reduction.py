@@ -51,7 +51,7 @@ def _dims(input: Tensor, dim: Any, axis: Any, op: str) -> Tensor:
     return normalize_dims(dim, input._data.ndim, op)
 
 
-def _unreduce(g: Tensor, shape: tuple, dims: Any, keepdim: bool) -> Tensor:
+def _unreduce(g: Tensor, shape: tuple[Any, ...], dims: Any, keepdim: bool) -> Tensor:
     """``g`` (the gradient of a reduction) broadcast back to the input's ``shape``."""
     if dims is None:
         dims = tuple(range(len(shape)))
@@ -60,13 +60,13 @@ def _unreduce(g: Tensor, shape: tuple, dims: Any, keepdim: bool) -> Tensor:
     return g.expand(shape)
 
 
-def _count(shape: tuple, dims: Any) -> int:
+def _count(shape: tuple[Any, ...], dims: Any) -> int:
     if dims is None:
         return math.prod(shape)
     return math.prod(shape[d] for d in dims)
 
 
-def _shape(n: RuleNode) -> tuple:
+def _shape(n: RuleNode) -> tuple[Any, ...]:
     """The reduced input's shape, read from the node's saved ``self``."""
     return tuple(n.self._data.shape)
 

@@ -34,7 +34,7 @@ __all__ = [
 ]
 
 
-def _sizes(args: Any, op: str) -> tuple:
+def _sizes(args: Any, op: str) -> tuple[Any, ...]:
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
         args = tuple(args[0])
     out = []
@@ -47,7 +47,7 @@ def _sizes(args: Any, op: str) -> tuple:
     return tuple(out)
 
 
-def _infer_shape(shape: tuple, numel: int, op: str, src_shape: Any) -> tuple:
+def _infer_shape(shape: tuple[Any, ...], numel: int, op: str, src_shape: Any) -> tuple[Any, ...]:
     if shape.count(-1) > 1:
         raise RuntimeError(f"{op}: only one dimension can be inferred")
     for s in shape:
@@ -79,7 +79,7 @@ SQUEEZE = _reshape_rule("SqueezeBackward0")
 UNSQUEEZE = defop("UnsqueezeBackward0", jvp=lambda t, n: t.unsqueeze(n.dim), params=("dim",), vjp=(lambda g, n: g.squeeze(n.dim),), complex=True)
 
 
-def _reshape_as(input: Tensor, shape: tuple, rule: Rule, op: str = "reshape",
+def _reshape_as(input: Tensor, shape: tuple[Any, ...], rule: Rule, op: str = "reshape",
                 **params: Any) -> Tensor:
     """``input`` in ``shape``: a view when the logical strides allow it, else a copy
     (``view`` raises instead, as PyTorch does). ``params``: the rule's, when not the
@@ -101,7 +101,7 @@ def _reshape_as(input: Tensor, shape: tuple, rule: Rule, op: str = "reshape",
                      strides)
 
 
-def _keyword(op: str, name: str, positional: tuple, value: Any) -> tuple:
+def _keyword(op: str, name: str, positional: tuple[Any, ...], value: Any) -> tuple[Any, ...]:
     """The sizes given as PyTorch's keyword ``name=`` (``x.reshape(shape=(2, 3))``)."""
     if value is None:
         return positional
@@ -185,7 +185,7 @@ TRANSPOSE = defop("TransposeBackward0", jvp=lambda t, n: t.transpose(n.dim0, n.d
                   vjp=(lambda g, n: g.transpose(n.dim0, n.dim1),), complex=True)
 
 
-def _permuted(input: Tensor, order: tuple, rule: Rule, **params: Any) -> Tensor:
+def _permuted(input: Tensor, order: tuple[Any, ...], rule: Rule, **params: Any) -> Tensor:
     """``input`` with its dimensions in the order ``order``, recorded as ``rule``."""
     if order == tuple(range(len(order))):
         data = input._data
@@ -364,7 +364,7 @@ CAT = defop("CatBackward0", jvp=VIA_VJP, inputs=("tensors",), params=("dim", "si
             vjp=lambda g, n: split(g, list(n.sizes), n.dim), complex=True)
 
 
-def _joinable(op: str, tensors: Any) -> list:
+def _joinable(op: str, tensors: Any) -> list[Any]:
     if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
         raise TypeError(f"{op}(): argument 'tensors' must be a sequence of Tensors")
     tensors = list(tensors)
@@ -444,7 +444,7 @@ SPLIT_WITH_SIZES = defop("SplitWithSizesBackward0", jvp=VIA_VJP,
                          vjp=(lambda g, n: cat(g, n.dim),), complex=True)
 
 
-def _views_of_parts(outs: Any, input: Tensor, keys: Any) -> tuple:
+def _views_of_parts(outs: Any, input: Tensor, keys: Any) -> tuple[Any, ...]:
     """Mark the outputs of a multi-output op as views picked from ``input`` by ``keys``."""
     from arraygrad.ops.indexing import getitem
 
@@ -454,7 +454,7 @@ def _views_of_parts(outs: Any, input: Tensor, keys: Any) -> tuple:
     return outs
 
 
-def _split_at(input: Tensor, sizes: list, d: int, rule: Rule, **params: Any) -> tuple:
+def _split_at(input: Tensor, sizes: list[Any], d: int, rule: Rule, **params: Any) -> tuple[Any, ...]:
     data = input._data
     keys, start = [], 0
     for size in sizes:
@@ -466,7 +466,7 @@ def _split_at(input: Tensor, sizes: list, d: int, rule: Rule, **params: Any) -> 
 
 
 def split(input: Tensor | None = None, split_size_or_sections: Any = None, dim: int = 0, *,
-          tensor: Tensor | None = None, split_size: Any = None) -> tuple:
+          tensor: Tensor | None = None, split_size: Any = None) -> tuple[Any, ...]:
     """Split into chunks of a given size, or of the given list of sizes (PyTorch's keyword
     names: ``torch.split(tensor=...)``, ``Tensor.split(split_size=...)``)."""
     if tensor is not None:
@@ -498,7 +498,7 @@ def split(input: Tensor | None = None, split_size_or_sections: Any = None, dim: 
     return _split_at(input, sizes, d, SPLIT_WITH_SIZES, split_sizes=tuple(sizes))
 
 
-def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Any, ...]:
     """Split into ``chunks`` pieces (the last may be smaller; fewer if the size is small)."""
     tensor_arg("chunk", input)
     if chunks <= 0:
@@ -517,7 +517,7 @@ UNBIND = defop("UnbindBackward0", jvp=VIA_VJP, params=("dim",), outputs=2,
                vjp=(lambda g, n: stack(g, n.dim),), complex=True)
 
 
-def unbind(input: Tensor, dim: int = 0) -> tuple:
+def unbind(input: Tensor, dim: int = 0) -> tuple[Any, ...]:
     """The slices along ``dim``, each without that dimension."""
     d = _wrap_dim(dim, input._data.ndim, "unbind")
     data = input._data

@@ -32,7 +32,7 @@ def _normalize(x: Tensor, dims: Any, eps: Any) -> tuple[Any, ...]:
     return (x - mean) * ew.rsqrt(var + eps), mean, var
 
 
-def _channel_shape(ndim: int, channels: int) -> tuple:
+def _channel_shape(ndim: int, channels: int) -> tuple[Any, ...]:
     """The shape ``(1, C, 1, ...)`` a per-channel vector broadcasts with."""
     return (1, channels) + (1,) * (ndim - 2)
 
@@ -50,12 +50,12 @@ def _update_running(running_mean: Any, running_var: Any, mean: Tensor, var: Tens
 
 
 def _normalize_with(input: Tensor, running_mean: Tensor, running_var: Tensor, eps: float,
-                    cshape: tuple) -> Tensor:
+                    cshape: tuple[Any, ...]) -> Tensor:
     """``input`` normalised per channel by the given statistics."""
     return (input - running_mean.reshape(cshape)) * ew.rsqrt(running_var.reshape(cshape) + eps)
 
 
-def _affine(out: Tensor, weight: Tensor | None, bias: Tensor | None, cshape: tuple) -> Tensor:
+def _affine(out: Tensor, weight: Tensor | None, bias: Tensor | None, cshape: tuple[Any, ...]) -> Tensor:
     """``out * weight + bias`` with per-channel ``weight``/``bias`` (either may be None)."""
     if weight is not None:
         out = out * weight.reshape(cshape)

@@ -432,7 +432,7 @@ def _mask(op: str, input: Tensor, mask: Any) -> Tensor:
     return mask
 
 
-def _broadcast_shape(op: str, a: tuple, b: tuple) -> tuple:
+def _broadcast_shape(op: str, a: tuple[Any, ...], b: tuple[Any, ...]) -> tuple[Any, ...]:
     out = []
     for i in range(1, max(len(a), len(b)) + 1):
         x = a[-i] if i <= len(a) else 1
