@@ -59,7 +59,7 @@ def test_the_typed_usage_runs():
         import usage
     finally:
         sys.path.pop(0)
-    assert usage.gradients() == [1.0, 3.0, 5.0]
+    assert usage.gradients() == [3.0, 7.0, 11.0]  # 2 * (2 w) - 1
     assert usage.shapes() == (6, 2)
     assert usage.train(3) > 0.0
 

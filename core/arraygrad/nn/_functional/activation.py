@@ -143,6 +143,8 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        if not input.dtype.is_signed and min_val < 0:
+            raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
         min_val, max_val = int(min_val), int(max_val)  # an integer tensor stays integer
     # scalars on the outer branches: the gradient at (and past) either bound is 0, as PyTorch's
     x = _operand(input, inplace)
