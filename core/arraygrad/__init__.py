@@ -67,6 +67,7 @@ from arraygrad.random import (  # noqa: E402
 )
 from arraygrad.tensor_methods import with_axis_alias as _axis  # noqa: E402
 # torch's runtime names: autocast, devices, determinism, threads, print options (issue 23)
+from arraygrad import runtime_exports as _runtime_exports  # noqa: E402
 from arraygrad.runtime_exports import *  # noqa: E402,F401,F403
 
 # dim-taking functions also accept NumPy's axis= spelling
@@ -254,3 +255,52 @@ def __getattr__(name: str) -> Any:
         return getattr(importlib.import_module(_nn_home), name)  # submodules are (lazily)
     from arraygrad.absences import missing_attribute
     raise missing_attribute("torch", name, "arraygrad")  # with the census's reason when listed
+
+
+# The names above, for ``from arraygrad import *`` and for type checkers (``mypy --strict``
+# re-exports only what ``__all__`` lists); the names bound at run time (the op families,
+# the tensor protocol's functions, ``runtime_exports``) are added below.
+__all__ = [
+    "bfloat16", "bool", "cdouble", "cfloat", "complex64", "complex128", "double", "dtype",
+    "float", "float16", "float32", "float64", "get_default_dtype", "half", "int", "int8", "int16",
+    "int32", "int64", "long", "promote_types", "set_default_dtype", "short", "uint8", "uint16",
+    "uint32", "uint64", "device", "get_default_device", "set_default_device", "Size", "Tensor",
+    "autograd", "backends", "plugins", "BFloat16Tensor", "BoolTensor", "ByteTensor", "CharTensor",
+    "DoubleTensor", "FloatTensor", "HalfTensor", "IntTensor", "LongTensor", "ShortTensor",
+    "enable_grad", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "no_grad",
+    "set_grad_enabled", "is_inference", "arange", "as_tensor", "empty", "empty_like", "eye",
+    "from_dlpack", "from_numpy", "full", "full_like", "linspace", "ones", "ones_like", "rand",
+    "rand_like", "randint", "randint_like", "randn", "randn_like", "randperm", "scalar_tensor",
+    "tensor", "zeros", "zeros_like", "abs", "absolute", "add", "bitwise_and", "bitwise_not",
+    "bitwise_or", "bitwise_xor", "ceil", "clamp", "clip", "cos", "div", "eq", "exp", "expm1",
+    "floor", "floor_divide", "ge", "greater", "greater_equal", "gt", "isfinite", "isinf", "isnan",
+    "le", "less", "less_equal", "log", "log1p", "logical_and", "logical_not", "logical_or",
+    "logical_xor", "lt", "maximum", "minimum", "mul", "ne", "neg", "negative", "not_equal", "pow",
+    "reciprocal", "relu", "remainder", "round", "rsqrt", "sigmoid", "sign", "sin", "sqrt", "sub",
+    "tan", "tanh", "trunc", "where", "take_along_dim", "bmm", "dot", "matmul", "mm", "mv",
+    "outer", "return_types", "broadcast_to", "expand_as", "flatten", "flip", "movedim", "narrow",
+    "permute", "repeat", "reshape", "swapaxes", "t", "transpose", "view", "clone", "Generator",
+    "get_rng_state", "initial_seed", "manual_seed", "seed", "set_rng_state", "max", "min", "amax",
+    "amin", "argmax", "argmin", "logsumexp", "norm", "cumsum", "sum", "mean", "prod", "std",
+    "var", "all", "any", "cat", "concat", "concatenate", "stack", "split", "chunk", "unbind",
+    "squeeze", "unsqueeze", "gather", "index_select", "softmax", "log_softmax", "true_divide",
+    "divide", "multiply", "subtract", "storage", "channels_last", "channels_last_3d",
+    "contiguous_format", "jagged", "layout", "legacy_contiguous_format", "memory_format",
+    "preserve_format", "sparse_bsc", "sparse_bsr", "sparse_coo", "sparse_csc", "sparse_csr",
+    "strided", "BFloat16Storage", "BoolStorage", "ByteStorage", "CharStorage",
+    "ComplexDoubleStorage", "ComplexFloatStorage", "DoubleStorage", "FloatStorage", "HalfStorage",
+    "IntStorage", "LongStorage", "ShortStorage", "TypedStorage", "UntypedStorage", "is_storage",
+    "asarray", "from_file", "frombuffer", "empty_permuted", "empty_strided", "Storage",
+    "StorageBase", "e", "inf", "nan", "pi", "newaxis", "is_tensor", "numel",
+]
+__all__ += _runtime_exports.__all__
+
+
+def _runtime_names() -> list[str]:
+    """The public names bound without a static import (op families, protocol functions)."""
+    listed = set(__all__)
+    return [n for n in globals() if not n.startswith("_") and n not in listed
+            and n not in ("annotations", "Any")]
+
+
+__all__ += _runtime_names()

@@ -7,6 +7,8 @@ from numbers import Number
 from typing import TYPE_CHECKING, Any, Callable
 
 from arraygrad import dtypes as _dt
+from arraygrad.allocation_errors import allocating, check_storage_size, out_of_memory
+from arraygrad.ops.kernel_dtypes import check_kernel_dtype
 from arraygrad.device import explicit_default_device
 from arraygrad.backends.registry import backend_for_device, default_backend
 from arraygrad.transform_state import compile_hooks as _compile_hooks
@@ -29,6 +31,8 @@ __all__ = [
     "ones_like", "full_like", "empty_like", "rand_like", "randn_like", "randint_like",
     "scalar_tensor", "backend_of",
 ]
+
+_INT64_MAX = (1 << 63) - 1
 
 
 def _backend(device: DeviceLike | None) -> Backend:
@@ -271,11 +275,14 @@ def _size(size: tuple[Any, ...], op: str) -> tuple[int, ...]:
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
     out = []
-    for s in size:
+    for pos, s in enumerate(size, start=1):
         if isinstance(s, Tensor):
             s = int(s.item())
         if not isinstance(s, int) or isinstance(s, bool):
             raise TypeError(f"{op}(): size must be a tuple of ints, got {type(s).__name__}")
+        if s > _INT64_MAX:  # PyTorch unpacks each size into an int64
+            raise TypeError(f"{op}(): argument 'size' failed to unpack the object at pos {pos} "
+                            "with error \"Overflow when unpacking long long\"")
         if s < 0:
             raise RuntimeError(f"{op}(): Trying to create tensor with negative dimension {s}: {list(size)}")
         out.append(s)
@@ -287,8 +294,10 @@ def _filled(op: str, size: tuple[Any, ...], fill: Any, dtype: _dt.dtype | None,
     backend = _backend(device)
     shape = _size(size, op)
     d = dtype or _dt.get_default_dtype()
+    check_storage_size(shape, d.itemsize)
     native = backend.native_dtype(d)
     xp = backend.xp
+    _dt.unpacked_int(fill)
     if isinstance(fill, int) and not (d.is_floating_point or d.is_complex) and d is not _dt.bool:
         fill = _dt.checked_integer(int(fill), d)
     if fill is None and _determinism.fills_uninitialized_memory():  # PyTorch's NaN fill
@@ -305,12 +314,10 @@ def _filled(op: str, size: tuple[Any, ...], fill: Any, dtype: _dt.dtype | None,
         else:
             data = xp.full(shape, fill, dtype=native)
     except MemoryError as exc:  # the library refused before allocating: PyTorch's class
-        n = 1
+        n = d.itemsize
         for s in shape:
             n *= s
-        raise RuntimeError(f"{op}: can't allocate memory: you tried to allocate "
-                           f"{n * d.itemsize} bytes for a tensor of shape {list(shape)} and "
-                           f"dtype {d}") from exc
+        raise out_of_memory(exc, op, n) from exc
     return _finish(data, backend, requires_grad)
 
 
@@ -366,6 +373,7 @@ def full(size: Any, fill_value: Any, *, dtype: _dt.dtype | None = None, layout: 
                    fill_value, dtype, device, requires_grad)
 
 
+@allocating("arange")
 def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: _dt.dtype | None = None,
            layout: Any = None, device: DeviceLike | None = None, requires_grad: bool = False,
            pin_memory: bool = False) -> Tensor:
@@ -399,6 +407,7 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: _dt.dtype | Non
     return _finish(data, backend, requires_grad)
 
 
+@allocating("linspace")
 def linspace(start: Any, end: Any, steps: int, *, dtype: _dt.dtype | None = None,
              layout: Any = None, device: DeviceLike | None = None, requires_grad: bool = False,
              pin_memory: bool = False) -> Tensor:
@@ -414,6 +423,7 @@ def linspace(start: Any, end: Any, steps: int, *, dtype: _dt.dtype | None = None
     return _finish(backend.xp.astype(data, backend.native_dtype(d)), backend, requires_grad)
 
 
+@allocating("eye")
 def eye(n: int, m: int | None = None, *, dtype: _dt.dtype | None = None, layout: Any = None,
         device: DeviceLike | None = None, requires_grad: bool = False,
         pin_memory: bool = False) -> Tensor:
@@ -424,6 +434,7 @@ def eye(n: int, m: int | None = None, *, dtype: _dt.dtype | None = None, layout:
         raise RuntimeError(f"eye: n and m must be non-negative, got {n} and {m}")
     backend = _backend(device)
     d = dtype or _dt.get_default_dtype()
+    check_storage_size((n, n if m is None else m), d.itemsize)
     return _finish(backend.xp.eye(n, m, dtype=backend.native_dtype(d)), backend, requires_grad)
 
 
@@ -433,8 +444,9 @@ def _random(op: str, size: tuple[Any, ...], dtype: _dt.dtype | None, device: Dev
     backend = _backend(device)
     shape = _size(size, op)
     d = dtype or _dt.get_default_dtype()
-    if not (d.is_floating_point or d.is_complex):
-        raise RuntimeError(f"{op}: expected a floating point dtype, got {d}")
+    if 0 not in shape:  # (nothing drawn, no kernel run: PyTorch returns the empty tensor)
+        check_kernel_dtype("randn" if op.startswith("randn") else "rand", d)
+    check_storage_size(shape, d.itemsize)
     gen = generator_for(backend, generator)
     if d.is_complex:  # the two parts drawn as one real tensor of twice the elements
         parts = draw(gen, shape + (2,), backend.native_dtype(d.to_real()))
@@ -447,6 +459,7 @@ def _random(op: str, size: tuple[Any, ...], dtype: _dt.dtype | None, device: Dev
     return _finish(data, getattr(gen, "batched_backend", backend), requires_grad)
 
 
+@allocating("rand")
 def rand(*args: Any, size: Any = None, generator: Generator | None = None,
          dtype: _dt.dtype | None = None, layout: Any = None, device: DeviceLike | None = None,
          requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
@@ -457,6 +470,7 @@ def rand(*args: Any, size: Any = None, generator: Generator | None = None,
                    lambda g, s, n: g.uniform(s, n))
 
 
+@allocating("randn")
 def randn(*args: Any, size: Any = None, generator: Generator | None = None,
           dtype: _dt.dtype | None = None, layout: Any = None, device: DeviceLike | None = None,
           requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
@@ -467,6 +481,7 @@ def randn(*args: Any, size: Any = None, generator: Generator | None = None,
                    generator, lambda g, s, n: g.normal(s, n))
 
 
+@allocating("randint")
 def randint(low: Any = None, high: Any = None, size: Any = None, *,
             generator: Generator | None = None, dtype: _dt.dtype | None = None,
             layout: Any = None, device: DeviceLike | None = None, requires_grad: bool = False,
@@ -485,6 +500,9 @@ def randint(low: Any = None, high: Any = None, size: Any = None, *,
         low, high, size = 0, low, high
     elif high is None:
         low, high = 0, low
+    for bound in (low, high):  # PyTorch unpacks both into int64
+        if isinstance(bound, int) and not -_INT64_MAX - 1 <= bound <= _INT64_MAX:
+            raise ValueError("Overflow when unpacking long long")
     if high <= low:
         raise RuntimeError(f"randint: expected low < high, got low={low}, high={high}")
     backend = _backend(device)
@@ -516,6 +534,7 @@ def _randint_bounds(low: int, high: int, d: _dt.dtype) -> None:
             raise RuntimeError(f"{what} is out of bounds for {_RANDINT_TYPE_NAMES[d.name]}")
 
 
+@allocating("randperm")
 def randperm(n: int, *, generator: Generator | None = None, dtype: _dt.dtype | None = None,
              layout: Any = None, device: DeviceLike | None = None, requires_grad: bool = False,
              pin_memory: bool = False) -> Tensor:
@@ -526,9 +545,14 @@ def randperm(n: int, *, generator: Generator | None = None, dtype: _dt.dtype | N
     if requires_grad and not (d.is_floating_point or d.is_complex):  # checked first, as PyTorch
         raise RuntimeError("Only Tensors of floating point and complex dtype can require "
                            "gradients")
+    n = int(n)
+    if n > _INT64_MAX:
+        raise ValueError("Overflow when unpacking long long")
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     backend = _backend(device)
     gen = generator_for(backend, generator)
-    data = gen.permutation(int(n))
+    data = gen.permutation(n)
     return _finish(backend.xp.astype(data, backend.native_dtype(d)), backend, requires_grad)
 
 

@@ -294,6 +294,16 @@ _C_TYPE_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int3
                  "uint64": "uint64_t"}
 
 
+def unpacked_int(value: Any) -> None:
+    """PyTorch's ``OverflowError`` for a Python int fill value (``full``, ``fill_``) that no
+    64-bit integer holds: it unpacks one as int64, or as uint64 when positive."""
+    if type(value) is builtins.int:
+        if value > (1 << 64) - 1:
+            raise OverflowError("int too big to convert")
+        if value < -(1 << 63):
+            raise OverflowError("can't convert negative int to unsigned")
+
+
 def checked_integer(value: builtins.int, d: dtype, c_name: builtins.bool = True) -> builtins.int:
     """A Python int stored into integer dtype ``d`` (``full``, ``fill_``, ``tensor([...])``):
     PyTorch's overflow check, which lets an unsigned type take negatives down to ``-max``

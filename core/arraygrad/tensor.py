@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 __all__ = ["Tensor", "Size"]
 
 
-class Size(tuple):
+class Size(tuple[Any, ...]):
     """A tensor's shape: a tuple that prints like ``torch.Size``."""
 
     __slots__ = ()
@@ -320,7 +320,7 @@ class Tensor:
         fn._retains_grad[self._output_nr] = weakref.ref(self)
         fn._install_hooks()  # the engine retains it through the node's hook wrapper
 
-    def _version_counter(self) -> list:
+    def _version_counter(self) -> list[Any]:
         """The one-element version list shared by this tensor, its views and detached aliases."""
         vc = self._vc
         if vc is None:

@@ -111,7 +111,7 @@ def make_dot(var: Tensor | Sequence[Tensor], params: dict[str, Tensor] | None = 
     names = {id(t): name for name, t in (params or {}).items()}
     outputs = [var] if isinstance(var, Tensor) else list(var)
     dot = Digraph()
-    seen: set = set()
+    seen: set[Any] = set()
     stack = []
     for i, out in enumerate(outputs):
         key = f"out{i}:{id(out)}"

@@ -195,6 +195,13 @@ def test_cli_skips_an_unavailable_backend_in_one_line():
     assert _cli("cupy", "--strict").returncode != 0
 
 
+def test_cli_refuses_an_unknown_backend_naming_the_installed_ones():
+    proc = _cli("nosuch")
+    assert proc.returncode == 2
+    assert "no backend named 'nosuch'; installed backends:" in proc.stderr
+    assert "numpy" in proc.stderr.split("installed backends:")[1]
+
+
 def test_plugin_is_inert_without_the_option(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "pytest", "--pyargs", "arraygrad.conformance",
                            "-q", "-p", "no:cacheprovider"],

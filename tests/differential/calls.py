@@ -25,10 +25,12 @@ class Spec:
     arity: int = 1                 # tensor inputs
     domain: str = "real"           # real | positive | unit | int | bool
     args: Args = lambda r, s: {}   # keyword (and "_pos" positional) extra arguments
-    shapes: str = "same"           # same | broadcast | matmul | square
+    shapes: Any = "same"           # same | broadcast | matmul | square, or a sampler
     grad: bool = True              # compare gradients too
     specials: bool = True          # may inputs hold 0, inf and NaN? (not for LAPACK-backed ops:
                                    # what they return for non-finite input is the library's)
+    dtype: str | None = None       # the inputs' dtype whatever the run's (bitwise: int64)
+    values: bool = True            # compare values (not for random results: shape and dtype)
 
     def __post_init__(self) -> None:
         if self.name.startswith("linalg."):
@@ -131,6 +133,10 @@ def shapes_for(spec: Spec, r: random.Random) -> list[tuple[int, ...]]:
         return tuple(r.choice([1, 2, 3, 4, 0] if r.random() < 0.1 else [1, 2, 3, 4])
                      for _ in range(nd))
 
+    if spec.arity == 0:
+        return []
+    if callable(spec.shapes):
+        return spec.shapes(r)
     nd = r.randrange(0, 4)
     if spec.shapes == "matrix":
         return [shape(2)]
@@ -173,6 +179,15 @@ def values_for(domain: str, shape: tuple[int, ...], rng: np.random.Generator,
         for _ in range(max(1, flat.size // 4)):
             flat[rng.integers(flat.size)] = rng.choice([0.0, np.inf, -np.inf, np.nan])
     return x
+
+
+def all_specs() -> list[Spec]:
+    """The elementwise, reduction, linalg and activation specs here and the families of
+    ``families`` (creation, random, indexing, shape, scatter/gather, bitwise, pooling,
+    convolution, losses)."""
+    from tests.differential.families import FAMILY_SPECS
+
+    return SPECS + FAMILY_SPECS
 
 
 def lookup(module: Any, name: str) -> Any:

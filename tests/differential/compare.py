@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from tests.differential.bad_calls import mutate
 from tests.differential.calls import SPECS, Spec, lookup, shapes_for, values_for
 
 
@@ -54,37 +55,77 @@ def _typed(lib: Any, a: np.ndarray, dtype: str, needs_grad: bool) -> Any:
         return lib.tensor(z.astype(dtype), dtype=getattr(lib, dtype), requires_grad=needs_grad)
     if dtype in ("bfloat16", "float32"):
         return lib.tensor(a.astype(np.float32)).to(getattr(lib, dtype))
+    if dtype == "bool":
+        return lib.tensor((a > 0).reshape(-1).tolist(), dtype=lib.bool).reshape(a.shape)
     info = np.iinfo(dtype)
     ints = np.round(np.nan_to_num(a * 20, nan=0.0, posinf=info.max, neginf=info.min))
     ints = np.clip(ints, max(info.min, -2 ** 62), min(info.max, 2 ** 62)).astype(np.int64)
     return lib.tensor(ints.tolist(), dtype=getattr(lib, dtype)).reshape(a.shape)
 
 
+_NATIVE_NAMES = {np.dtype(np.int64): "int64", np.dtype(bool): "bool",
+                 np.dtype(np.float64): "float64"}
+
+
+def _argument(lib: Any, v: Any) -> Any:
+    """An argument in ``lib``'s terms: NumPy arrays (indices, masks, targets) as tensors of
+    their dtype, dtype names as ``lib``'s dtypes, tuples and lists element by element."""
+    if isinstance(v, np.ndarray):
+        flat = lib.tensor(v.reshape(-1).tolist(), dtype=getattr(lib, _NATIVE_NAMES[v.dtype]))
+        return flat.reshape(v.shape)
+    if isinstance(v, tuple):
+        return tuple(_argument(lib, e) for e in v)
+    if isinstance(v, list):
+        return [_argument(lib, e) for e in v]
+    return v
+
+
 def _call(lib: Any, spec: Spec, arrays: list[np.ndarray], cond: Any, kwargs: dict[str, Any],
           needs_grad: bool, dtype: str = "float64") -> tuple[list[Any], Any]:
+    kwargs = dict(kwargs)
+    pos = [_argument(lib, v) for v in kwargs.pop("_pos", [])]
+    as_list, inplace = kwargs.pop("_as_list", False), kwargs.pop("_inplace", False)
+    together = kwargs.pop("_list", False)
+    kwargs = {k: getattr(lib, v) if k == "dtype" and isinstance(v, str) else _argument(lib, v)
+              for k, v in kwargs.items() if not (k == "dtype" and v is None)}
     inputs = [_typed(lib, a, dtype, needs_grad) for a in arrays]
     args: list[Any] = list(inputs)
+    if as_list and args:  # the "type" mutation: a Python list where a tensor belongs
+        args[0] = args[0].tolist()
+    if together:
+        args = [args]
     if cond is not None:
         args = [lib.tensor(cond)] + args
-    return inputs, lookup(lib, spec.name)(*args, **kwargs)
+    out = lookup(lib, spec.name)(*args, *pos, **kwargs)
+    return inputs, (inputs[0] if inplace else out)
 
 
-def run_one(spec: Spec, seed: int, torch: Any, ag: Any, dtype: str = "float64") -> tuple[bool, str]:
+def run_one(spec: Spec, seed: int, torch: Any, ag: Any, dtype: str = "float64",
+            bad: float = 0.0) -> tuple[bool, str]:
     """Whether PyTorch and arraygrad agree on one random call of ``spec`` with inputs of
     ``dtype`` (gradients compared for float64 and complex128 only; a complex output's
-    gradient through a real weighted sum of its parts)."""
+    gradient through a real weighted sum of its parts). With probability ``bad`` the call
+    is mutated into a (probably) bad one first (``bad_calls``)."""
     r = random.Random(seed)
     rng = np.random.default_rng(seed)
     shapes = shapes_for(spec, r)
+    dtype = spec.dtype or dtype
     # (complex infinities and NaN: NumPy follows C99's complex arithmetic, PyTorch its own
     # formulas, docs/complex.md; complex draws hold none)
     specials = spec.specials and r.random() < 0.15 and not dtype.startswith("complex")
-    arrays = [values_for(spec.domain, s, rng, specials) for s in shapes]
     kwargs = spec.args(r, shapes)
+    kind = "good"
+    mutator = random.Random(seed + 1)  # its own stream: the good calls stay as they were
+    if bad and mutator.random() < bad:
+        shapes, kwargs, dtype, kind = mutate(mutator, spec, shapes, kwargs, dtype)
+    arrays = [values_for(spec.domain, s, rng, specials) for s in shapes]
     cond = None
     if kwargs.pop("_cond", False):
-        cond = rng.random(np.broadcast_shapes(*shapes)) < 0.5
-    where = f"{spec.name}{[tuple(s) for s in shapes]} {kwargs} specials={specials} {dtype}"
+        try:
+            cond = rng.random(np.broadcast_shapes(*shapes)) < 0.5
+        except ValueError:  # a mutated shape: the condition takes the first input's
+            cond = rng.random(shapes[0]) < 0.5
+    where = f"{spec.name}{[tuple(s) for s in shapes]} {kwargs} specials={specials} {dtype} {kind}"
     grad = spec.grad and dtype in ("float64", "complex128")
     results = []
     for lib in (torch, ag):
@@ -108,7 +149,9 @@ def run_one(spec: Spec, seed: int, torch: Any, ag: Any, dtype: str = "float64") 
             continue
         if str(t.dtype).replace("torch.", "") != str(a.dtype).replace("arraygrad.", ""):
             return False, f"{where}: dtype {t.dtype} vs {a.dtype}"
-        if not _close(_numpy(t), _numpy(a), dtype):
+        if not spec.values and tuple(t.shape) != tuple(a.shape):
+            return False, f"{where}: shape {tuple(t.shape)} vs {tuple(a.shape)}"
+        if spec.values and not _close(_numpy(t), _numpy(a), dtype):
             return False, f"{where}: values\n{_numpy(t)}\nvs\n{_numpy(a)}"
     if not grad:
         return True, where
@@ -145,17 +188,19 @@ def run_one(spec: Spec, seed: int, torch: Any, ag: Any, dtype: str = "float64") 
     return True, where
 
 
-def run(n: int, seed: int, torch: Any, ag: Any,
-        dtypes: tuple[str, ...] = ("float64",)) -> tuple[int, list[str]]:
-    """``n`` random calls, each with inputs of one of ``dtypes``; the number that agree and
-    the descriptions of the others."""
+def run(n: int, seed: int, torch: Any, ag: Any, dtypes: tuple[str, ...] = ("float64",),
+        specs: list[Spec] | None = None, bad: float = 0.0) -> tuple[int, list[str]]:
+    """``n`` random calls of ``specs`` (default ``calls.SPECS``), each with inputs of one of
+    ``dtypes`` and, with probability ``bad``, mutated into a bad call; the number that
+    agree and the descriptions of the others."""
+    specs = SPECS if specs is None else specs
     r = random.Random(seed)
     failures = []
     agree = 0
     for i in range(n):
-        spec = SPECS[r.randrange(len(SPECS))]
+        spec = specs[r.randrange(len(specs))]
         dtype = dtypes[r.randrange(len(dtypes))] if len(dtypes) > 1 else dtypes[0]
-        ok, detail = run_one(spec, seed * 100003 + i, torch, ag, dtype)
+        ok, detail = run_one(spec, seed * 100003 + i, torch, ag, dtype, bad)
         if ok:
             agree += 1
         else:

@@ -92,6 +92,7 @@ def test_init_checks_world_size_and_rank(loopback):
         dist.init_process_group(backend="nope")
 
 
+@pytest.mark.cuda
 def test_nccl_on_two_gpus():
     cupy = pytest.importorskip("cupy", reason="the nccl backend needs CuPy")
     try:

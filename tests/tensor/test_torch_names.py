@@ -103,6 +103,7 @@ def test_set_default_device_factories_honour_it():
     assert ag.zeros(1).device == ag.device("cpu")
 
 
+@pytest.mark.cuda
 @needs_torch
 def test_default_device_cuda_gets_index_as_pytorch():
     if not ag.cuda.is_available():

@@ -177,8 +177,10 @@ def grad(outputs: _TensorOrTensors, inputs: _TensorOrTensors,
          grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
          retain_graph: bool | None = None, create_graph: bool = False, only_inputs: bool = True,
          allow_unused: bool | None = None, is_grads_batched: bool = False,
-         materialize_grads: bool = False) -> tuple[Tensor | None, ...]:
+         materialize_grads: bool = False) -> tuple[Tensor, ...]:
     """The gradients of ``outputs`` with respect to ``inputs``, returned (not accumulated).
+    (Typed as PyTorch types it: an unused input's ``None``, with ``allow_unused``, is left
+    out of the type so that typed code can use the gradients.)
 
     With ``is_grads_batched`` the first dimension of each grad_output is a batch of
     vectors, and each result holds the batch of VJPs (computed with ``vmap``).
@@ -210,7 +212,7 @@ def grad(outputs: _TensorOrTensors, inputs: _TensorOrTensors,
     captured = run_backward(roots, root_grads, retain_graph=retain_graph,
                             create_graph=create_graph, inputs=edges, accumulate=False,
                             allow_unused=allow_unused)
-    result = []
+    result: list[Any] = []
     for t, g in zip(ins, captured):
         if g is not None and not isinstance(t, GradientEdge) and g._backend is not t._backend:
             # batched by a vmap call that ended

@@ -31,6 +31,7 @@ import heapq
 import threading
 from collections.abc import Callable, Container
 
+from arraygrad.allocation_errors import allocating
 from arraygrad.autograd import anomaly_mode, multi_grad_hook
 from arraygrad.autograd.anomaly_mode import state as _anomaly
 from arraygrad.autograd.grad_mode import _state
@@ -44,14 +45,14 @@ if TYPE_CHECKING:
 __all__ = ["run_backward", "queue_callback", "ExecutionEngine", "execution_engine", "GraphTask"]
 
 
-def _add_grad(buffer: list, index: int, grad: Tensor) -> None:
+def _add_grad(buffer: list[Any], index: int, grad: Tensor) -> None:
     old = buffer[index]
     buffer[index] = grad if old is None else old + grad
 
 
-def _dependencies(roots: Any) -> dict:
+def _dependencies(roots: Any) -> dict[Any, Any]:
     """How many edges lead into each node below ``roots`` (roots start at 0)."""
-    deps: dict = dict.fromkeys(roots, 0)
+    deps: dict[Any, Any] = dict.fromkeys(roots, 0)
     stack = list(roots)
     get = deps.get
     while stack:
@@ -69,14 +70,14 @@ def _dependencies(roots: Any) -> dict:
     return deps
 
 
-def _nodes_leading_to(roots: Any, targets: set) -> set:
+def _nodes_leading_to(roots: Any, targets: set[Any]) -> set[Any]:
     """Nodes with an edge into a target or into such a node (iterative post-order).
 
     Only these must run for ``autograd.grad``: a target itself runs only if
     another target lies below it.
     """
-    needed: set = set()
-    done: set = set()
+    needed: set[Any] = set()
+    done: set[Any] = set()
     stack = [(n, False) for n in roots]
     while stack:
         node, expanded = stack.pop()
@@ -107,7 +108,7 @@ node_runner: Callable[..., Any] | None = None
 (``apply(node, grads)`` runs the node and returns the gradients for its edges)."""
 
 
-def _anomaly_checked(node: Node, grads: list, apply: Any) -> Any:
+def _anomaly_checked(node: Node, grads: list[Any], apply: Any) -> Any:
     """Anomaly mode's wrapper of a node's run: an error carries the node's forward
     traceback, and NaN in the gradients it returns raises."""
     try:
@@ -132,7 +133,7 @@ def _instrument() -> Any:
         node, grads, lambda n, g: _anomaly_checked(n, g, apply))
 
 
-def _accumulate(node: Node, grads: list) -> Any:
+def _accumulate(node: Node, grads: list[Any]) -> Any:
     """A deferred leaf's accumulation (its node's ``_apply``, hooks included)."""
     return node._apply(grads)
 
@@ -150,27 +151,27 @@ class GraphTask:
     __slots__ = ("accumulations", "retained", "callbacks", "instrument", "captures", "captured",
                  "needed", "targets", "accumulate", "reachable")
 
-    def __init__(self, root_nodes: list, inputs: Any, accumulate: bool) -> None:
-        self.accumulations: list = []
-        self.retained: list = []
-        self.callbacks: list = []
+    def __init__(self, root_nodes: list[Any], inputs: Any, accumulate: bool) -> None:
+        self.accumulations: list[Any] = []
+        self.retained: list[Any] = []
+        self.callbacks: list[Any] = []
         # tested here first so that a plain pass makes no call for it
         self.instrument = None if node_runner is None and not _anomaly.enabled else _instrument()
         self.accumulate = accumulate
-        self.captures: dict | None = None  # {(node, output_nr): indices into captured}
+        self.captures: dict[Any, Any] | None = None  # {(node, output_nr): indices into captured}
         self.targets: Container = ()  # the inputs' nodes
         self.needed: Container = ()  # the nodes that lead to a target: only these run
         self.reachable: Container = ()  # every node below the roots (``will_execute``)
-        self.captured: list = [None] * (len(inputs) if inputs is not None else 0)
+        self.captured: list[Any] = [None] * (len(inputs) if inputs is not None else 0)
         if inputs is not None:
             self.targets = targets = {edge[0] for edge in inputs}
             self.needed = _nodes_leading_to(root_nodes, targets)
-            captures: dict = {}
+            captures: dict[Any, Any] = {}
             for i, edge in enumerate(inputs):
                 captures.setdefault(edge, []).append(i)
             self.captures = captures
 
-    def run_node(self, node: Node, grads: list) -> Any:
+    def run_node(self, node: Node, grads: list[Any]) -> Any:
         """Run ``node`` in a pass that captures gradients or is instrumented; a plain pass
         calls ``node._run`` itself. The capture sees the gradient after the tensor hooks
         and ``retain_grad`` of a hooked node, and before the node runs."""
@@ -189,8 +190,8 @@ class GraphTask:
             return run(grads, self)
         return instrument(node, grads, lambda _node, g: run(g, self))
 
-    def _capture(self, node: Node, grads: list) -> None:
-        captures: dict = self.captures or {}
+    def _capture(self, node: Node, grads: list[Any]) -> None:
+        captures: dict[Any, Any] = self.captures or {}
         for nr, g in enumerate(grads):
             slots = captures.get((node, nr))
             if slots:
@@ -202,7 +203,7 @@ class _Local(threading.local):
     """Per thread: ``tasks``, the running passes, innermost last (a hook may run a backward)."""
 
     def __init__(self) -> None:
-        self.tasks: list = []
+        self.tasks: list[Any] = []
 
 
 _local = _Local()
@@ -282,6 +283,7 @@ def _commit(task: GraphTask) -> None:
             tensor._grad = g if tensor._grad is None else tensor._grad + g
 
 
+@allocating("backward")
 def run_backward(roots: Any, root_grads: Any, *, retain_graph: bool, create_graph: bool,
                  inputs: Any = None, accumulate: bool = True, allow_unused: bool = False,
                  input_tensors: Any = None) -> Any:
@@ -336,7 +338,7 @@ def run_backward(roots: Any, root_grads: Any, *, retain_graph: bool, create_grap
     return task.captured
 
 
-def _walk(task: GraphTask, roots: Any, root_grads: Any, root_nodes: list, deps: dict) -> list:
+def _walk(task: GraphTask, roots: Any, root_grads: Any, root_nodes: list[Any], deps: dict[Any, Any]) -> list[Any]:
     """Run every node below ``roots`` in dependency order; the nodes that ran, in order.
 
     ``buffers`` holds the summed gradients of the nodes still waiting for an input; a
@@ -344,7 +346,7 @@ def _walk(task: GraphTask, roots: Any, root_grads: Any, root_nodes: list, deps: 
     one input never enters ``buffers``. Its locals die with it, so none of them keeps
     a gradient alive into the commit.
     """
-    buffers: dict = {}
+    buffers: dict[Any, Any] = {}
     for (node, nr), grad in zip(roots, root_grads):
         buf = buffers.get(node)
         if buf is None:
@@ -364,7 +366,7 @@ def _walk(task: GraphTask, roots: Any, root_grads: Any, root_nodes: list, deps: 
     intercept = None
     if task.captures is not None or task.instrument is not None:
         intercept = task.run_node
-    executed: list = []
+    executed: list[Any] = []
     heappop, heappush = heapq.heappop, heapq.heappush  # locals: this loop is the hot path
     pop_buffer, get_buffer = buffers.pop, buffers.get
     record_executed = executed.append

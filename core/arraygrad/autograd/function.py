@@ -77,7 +77,7 @@ class BackwardCFunction(FunctionCtx, Node):
         self._input_meta: tuple[Any, ...] = ()
 
     @property
-    def saved_tensors(self) -> tuple:
+    def saved_tensors(self) -> tuple[Any, ...]:
         """The tensors given to ``save_for_backward`` (version-checked)."""
         if self._freed:
             raise RuntimeError(FREED_MESSAGE)
@@ -93,7 +93,7 @@ class BackwardCFunction(FunctionCtx, Node):
         if self._saved:
             self._saved = FREED
 
-    def _apply(self, grads: list) -> tuple:
+    def _apply(self, grads: list[Any]) -> tuple[Any, ...]:
         from arraygrad.ops.rule import finish_grad
         from arraygrad.tensor import Tensor
 
@@ -133,7 +133,7 @@ class BackwardCFunction(FunctionCtx, Node):
         return tuple(out)
 
 
-def _expands_to(shape: tuple, target: tuple) -> bool:
+def _expands_to(shape: tuple[Any, ...], target: tuple[Any, ...]) -> bool:
     """Whether ``shape`` broadcasts to ``target``."""
     if len(shape) > len(target):
         return False
@@ -275,7 +275,7 @@ def _no_tangents() -> Iterator[None]:
         state.on = before
 
 
-def _forward_mode(cls: Any, ctx: Any, args: tuple, tangents: list[Any], outputs: Any) -> None:
+def _forward_mode(cls: Any, ctx: Any, args: tuple[Any, ...], tangents: list[Any], outputs: Any) -> None:
     """Run ``jvp`` and attach its tangents to the (floating) outputs."""
     from arraygrad.autograd.forward_ad import set_tangent, state
     from arraygrad.tensor import Tensor

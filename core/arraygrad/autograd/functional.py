@@ -185,6 +185,7 @@ def _loop_jacobian(outputs: Sequence[Tensor], inputs: Sequence[Tensor], create_g
         per_input: list[list[Tensor]] = [[] for _ in inputs]
         flat = out.reshape(-1)
         for e in range(flat.numel()):
+            g: tuple[Tensor | None, ...]  # (allow_unused: None for an unused input)
             if out.requires_grad:
                 g = _grad(flat[e], inputs, retain_graph=True, create_graph=create_graph,
                           allow_unused=True)

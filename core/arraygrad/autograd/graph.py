@@ -172,7 +172,7 @@ _SAVED_KINDS: frozenset[Any] = frozenset((SavedTensor, SavedOutput, PackedSavedT
                                           PackedSavedOutput))
 
 
-class _Freed(tuple):
+class _Freed(tuple[Any, ...]):
     """The ``_saved`` of a node whose saved values were released: empty, and recognisable."""
 
     __slots__ = ()
@@ -181,7 +181,7 @@ class _Freed(tuple):
 FREED: tuple[Any, ...] = _Freed()
 
 
-def _materialize(node: Node, grads: list) -> list:
+def _materialize(node: Node, grads: list[Any]) -> list[Any]:
     """A copy of ``grads`` with zeros for the missing output gradients of a node that has
     several outputs (a copy: its post-hooks get the gradients that arrived, as in PyTorch)."""
     from arraygrad.tensor import Tensor
@@ -226,11 +226,11 @@ class Node:
             remember_forward(self)
 
     # -- what a node computes ----------------------------------------------
-    def _apply(self, grads: list) -> tuple:
+    def _apply(self, grads: list[Any]) -> tuple[Any, ...]:
         """Gradients of the inputs (one per edge) from the gradients of the outputs."""
         raise NotImplementedError
 
-    def _run(self, grads: list, task: Any) -> tuple | None:
+    def _run(self, grads: list[Any], task: Any) -> tuple[Any, ...] | None:
         """Run this node in a backward pass: the gradients for its edges (None: nothing to
         pass on).
 
@@ -250,7 +250,7 @@ class Node:
         return type(self).__name__
 
     @property
-    def next_functions(self) -> tuple:
+    def next_functions(self) -> tuple[Any, ...]:
         """``((node, output_nr) | (None, 0), ...)``: the edges to the inputs' nodes."""
         return tuple((None, 0) if e is None else (e if type(e) is tuple else (e, 0))
                      for e in self._next)
@@ -261,7 +261,7 @@ class Node:
         return self._saved is FREED
 
     @property
-    def saved_tensors(self) -> tuple:
+    def saved_tensors(self) -> tuple[Any, ...]:
         """The values saved for backward (raises once the graph was freed)."""
         if self._saved is FREED:
             raise RuntimeError(FREED_MESSAGE)
@@ -332,13 +332,13 @@ class AccumulateGrad(Node):
         hooks = self.variable._hooks
         return {0: hooks} if hooks else None
 
-    def _run(self, grads: list, task: Any) -> None:
+    def _run(self, grads: list[Any], task: Any) -> None:
         """Defer the gradient to the engine's commit (``_apply`` there): ``.grad`` is written
         only once every node of the pass ran. Passes nothing on (a leaf has no edges)."""
         task.accumulations.append((self, grads))
         return None
 
-    def _apply(self, grads: list) -> tuple:
+    def _apply(self, grads: list[Any]) -> tuple[Any, ...]:
         """Accumulate into the leaf's ``.grad``: the engine's commit calls it (``LeafHooks``
         wraps it with the node's hooks and the leaf's post-accumulate-grad hooks)."""
         var = self.variable

@@ -15,7 +15,7 @@ __all__ = ["RemovableHandle", "HookDict"]
 _next_id = itertools.count()
 
 
-class HookDict(dict):
+class HookDict(dict[Any, Any]):
     """An insertion-ordered ``{id: hook}`` dict that handles can refer to weakly."""
 
     __slots__ = ("__weakref__",)

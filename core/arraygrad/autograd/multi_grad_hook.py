@@ -77,7 +77,7 @@ def register_multi_grad_hook(tensors: Sequence["Tensor"],
                     "cannot register a hook on a tensor that doesn't require gradient")
         # the tensors' nodes now (a leaf's AccumulateGrad is kept alive by this list, so
         # it is the one its graphs use)
-        nodes = [cast(tuple, t._gradient_edge())[0] for t in tensors]  # all require grad
+        nodes = [cast(tuple[Any, ...], t._gradient_edge())[0] for t in tensors]  # all require grad
         n = len(tensors)
         # per pass (keyed by its task; the entry is dropped when fn runs or the pass ends):
         # [task, gradients so far, how many arrived, how many will]

@@ -50,7 +50,7 @@ def _checked(node: Node, old: Any, new: Any, what: str, hook: Any = None) -> Any
     return new
 
 
-def _pre_hooks(node: Node, grads: list) -> list:
+def _pre_hooks(node: Node, grads: list[Any]) -> list[Any]:
     """``grads`` after the node's pre-hooks (each may return new gradients)."""
     hooks = node._pre_hooks
     if hooks:
@@ -61,7 +61,7 @@ def _pre_hooks(node: Node, grads: list) -> list:
     return grads
 
 
-def _post_hooks(node: Node, outs: tuple, grads: list) -> tuple:
+def _post_hooks(node: Node, outs: tuple[Any, ...], grads: list[Any]) -> tuple[Any, ...]:
     """``outs`` after the node's post-hooks (each may return new input gradients)."""
     hooks = node._post_hooks
     if hooks:
@@ -102,7 +102,7 @@ class NodeHooks:
         return bool(node._pre_hooks or node._post_hooks or node._retains_grad
                     or (tensor_hooks and any(tensor_hooks.values())))
 
-    def __call__(self, grads: list, task: Any) -> Any:
+    def __call__(self, grads: list[Any], task: Any) -> Any:
         """The node's run: ``arrive`` then ``execute``."""
         node = self._node()
         if not self.has_hooks(node):
@@ -116,7 +116,7 @@ class NodeHooks:
                 return type(node)._run(node, grads, task)
         return self.execute(self.arrive(grads, task), task)
 
-    def arrive(self, grads: list, task: Any) -> list:
+    def arrive(self, grads: list[Any], task: Any) -> list[Any]:
         """The summed gradient arrives: the outputs' tensor hooks, then ``retain_grad``."""
         node = self._node()
         tensor_hooks = node._tensor_pre_hooks
@@ -134,7 +134,7 @@ class NodeHooks:
                     task.retained.append((tensor, g if _state.enabled else g.detach()))
         return grads
 
-    def execute(self, grads: list, task: Any) -> Any:
+    def execute(self, grads: list[Any], task: Any) -> Any:
         """Pre-hooks, the node's plain run, post-hooks."""
         node = self._node()
         grads = _pre_hooks(node, grads)
@@ -169,11 +169,11 @@ class LeafHooks(NodeHooks):
         var = node.variable  # type: ignore[attr-defined]  # a LeafHooks wraps an AccumulateGrad
         return bool(node._pre_hooks or node._post_hooks or var._hooks or var._post_acc_hooks)
 
-    def execute(self, grads: list, task: Any) -> Any:
+    def execute(self, grads: list[Any], task: Any) -> Any:
         node = self._node()
         return type(node)._run(node, grads, task)
 
-    def apply(self, grads: list) -> tuple:
+    def apply(self, grads: list[Any]) -> tuple[Any, ...]:
         """The accumulation into ``.grad`` with the node's and the leaf's hooks around it."""
         node = self._node()
         grads = _pre_hooks(node, grads)

@@ -248,7 +248,7 @@ class profile:
         self.trace_id: str | None = None
         self.function_events = self._new_events()
         self._lock = threading.Lock()
-        self._patches: list = []
+        self._patches: list[Any] = []
         self._t0 = 0.0
         self._device_backend: Any = None  # the backend of use_device, when usable
         self._timer: Any = None      # the same backend, when it has timing events

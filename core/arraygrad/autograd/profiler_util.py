@@ -282,7 +282,7 @@ _EXPORT_METRICS = ("self_cpu_time_total", "self_cuda_time_total", "self_xpu_time
                    "self_privateuse1_time_total")
 
 
-class EventList(list):
+class EventList(list[Any]):
     """A list of events or averages that averages itself by key and prints PyTorch's table.
 
     ``use_device``: the device whose time was asked for (``"cuda"``), or None;

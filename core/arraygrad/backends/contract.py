@@ -309,7 +309,7 @@ class Backend(abc.ABC):
         return to_native, from_native
 
     @functools.cached_property
-    def reduced_floating_natives(self) -> frozenset:
+    def reduced_floating_natives(self) -> frozenset[Any]:
         """The native dtypes of float16 and bfloat16 (those this backend has): PyTorch computes
         them in float32 (its ``opmath`` type), which ``mul``/``div`` by a number follow."""
         from arraygrad import dtypes
@@ -319,28 +319,28 @@ class Backend(abc.ABC):
                          if d is dtypes.float16 or d is dtypes.bfloat16)
 
     @functools.cached_property
-    def wide_floating_natives(self) -> frozenset:
+    def wide_floating_natives(self) -> frozenset[Any]:
         """The floating native dtypes computed as they are (float32, float64): every floating
         one but ``reduced_floating_natives``."""
         return self.floating_natives - self.reduced_floating_natives
 
     @functools.cached_property
-    def weak_scalar_natives(self) -> frozenset:
+    def weak_scalar_natives(self) -> frozenset[Any]:
         """The floating native dtypes next to which a raw Python number keeps the array's
         dtype (the standard's rule): all but those the ``scalar_operands`` cache lists as
         widening (NumPy's bfloat16), whose numbers go as 0-d arrays."""
-        widening: frozenset = getattr(self.scalar_operands, "widening", frozenset())
+        widening: frozenset[Any] = getattr(self.scalar_operands, "widening", frozenset())
         return frozenset(n for n in self.floating_natives if n not in widening)
 
     @functools.cached_property
-    def floating_natives(self) -> frozenset:
+    def floating_natives(self) -> frozenset[Any]:
         """The native dtypes that are floating point (cached: a cheap test on hot paths)."""
         if "_floating_natives" not in self.__dict__:
             self._build_dtype_tables()
         return self._floating_natives
 
     @functools.cached_property
-    def complex_natives(self) -> frozenset:
+    def complex_natives(self) -> frozenset[Any]:
         """The native dtypes that are complex (those of complex64 and complex128 this backend
         has)."""
         if "_complex_natives" not in self.__dict__:
@@ -348,7 +348,7 @@ class Backend(abc.ABC):
         return self._complex_natives
 
     @functools.cached_property
-    def differentiable_natives(self) -> frozenset:
+    def differentiable_natives(self) -> frozenset[Any]:
         """The native dtypes a gradient flows through: the floating and the complex ones (an
         integer or bool result has no gradient)."""
         return self.floating_natives | self.complex_natives

@@ -30,7 +30,7 @@ def scalar_operand(backend: Backend, value: Any, native: Any) -> Any:
     return value
 
 
-class ScalarOperands(dict):
+class ScalarOperands(dict[Any, Any]):
     """A bounded cache ``(value, native_dtype) -> 0-d array of that dtype``.
 
     Zeros are never looked up (``-0.0 == 0.0`` would share an entry), and the

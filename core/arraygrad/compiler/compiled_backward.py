@@ -54,7 +54,7 @@ class CompiledFunctionBackward(Node):
         if program.nout > 1:
             self._n_outputs = program.nout
 
-    def _apply(self, grads: list) -> tuple:
+    def _apply(self, grads: list[Any]) -> tuple[Any, ...]:
         if _state.enabled:  # create_graph: the program records no graph to differentiate
             raise RuntimeError(DOUBLE_BACKWARD)
         program = self._program

@@ -28,7 +28,7 @@ class GraphBreak(Exception):
     """Internal: unwinds a recording that must stop (never reaches the user)."""
 
 
-class Slot(tuple):
+class Slot(tuple[Any, ...]):
     """Template entry: the array in slot ``k`` of the program, made as ``Slot((k,))`` (a
     tuple: made without running Python code, one per slot of a recording)."""
 
@@ -74,7 +74,7 @@ class Live:
         self.meets: tuple[Any, ...] | None = None
 
 
-class Instr(tuple):
+class Instr(tuple[Any, ...]):
     """One recorded call: ``out = fn(*args, **kwargs)``, made as
     ``Instr((fn, args, kwargs, out, pure, kind, coerce, reads))`` (a tuple: the recorder makes
     one per op, and a tuple is made without running Python code; ``instr`` fills the usual

@@ -14,7 +14,7 @@ import pytest
 __all__ = ["suite_test"]
 
 
-def suite_test(checks: dict) -> Any:
+def suite_test(checks: dict[Any, Any]) -> Any:
     """A test function running ``checks[name](ctx)`` for each name."""
     @pytest.mark.parametrize("check", list(checks))
     def test(conformance: Any, check: Callable[..., Any]) -> None:

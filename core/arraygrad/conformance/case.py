@@ -153,15 +153,15 @@ class OpCase:
 
     op: str
     name: str
-    fn: Callable
-    inputs: Callable
-    checks: tuple = ("forward", "grad", "double_grad", "dtypes", "devices")
+    fn: Callable[..., Any]
+    inputs: Callable[..., Any]
+    checks: tuple[Any, ...] = ("forward", "grad", "double_grad", "dtypes", "devices")
     rtol: float = 1e-7
     atol: float = 1e-9
     grad_rtol: float = 1e-3
     grad_atol: float = 1e-5
-    dtypes: tuple = ("float32", "float64")
-    tags: tuple = field(default_factory=tuple)
+    dtypes: tuple[Any, ...] = ("float32", "float64")
+    tags: tuple[Any, ...] = field(default_factory=tuple)
 
     def check_ids(self) -> list[str]:
         """The ids of every check this case contributes."""

@@ -2,7 +2,8 @@
 
 Equivalent to ``pytest --pyargs arraygrad.conformance --arraygrad-backend=BACKEND``,
 except that a backend that cannot run here (e.g. ``cupy`` without a device)
-prints one line saying why and exits 0, or 1 with ``--strict``.
+prints one line saying why and exits 0, or 1 with ``--strict``. A name no installed backend
+has (a mistyped one) is an error: exit 2, listing the installed backends.
 """
 
 from __future__ import annotations
@@ -28,10 +29,12 @@ def main(argv: Any = None) -> int:
 
     known = {info.name: info for info in registry.available()}
     info = known.get(name)
-    if info is None or not info.available:
-        why = (f"no backend named {name!r} (found: {', '.join(sorted(known)) or 'none'})"
-               if info is None else info.reason)
-        print(f"arraygrad-conformance: skipped {name}: {why}")
+    if info is None:  # a typo must not pass as a skipped run
+        print(f"arraygrad-conformance: no backend named {name!r}; installed backends: "
+              f"{', '.join(sorted(known)) or 'none'}", file=sys.stderr)
+        return 2
+    if not info.available:
+        print(f"arraygrad-conformance: skipped {name}: {info.reason}")
         return 1 if strict else 0
     import pytest
 

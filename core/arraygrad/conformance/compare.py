@@ -27,7 +27,7 @@ def tolerances(dtype: Any, rtol: float = 1e-7, atol: float = 1e-9) -> tuple[floa
     return max(rtol, 1e-2), atol * 1e6
 
 
-def flat_outputs(out: Tensor) -> list:
+def flat_outputs(out: Tensor) -> list[Any]:
     """A case's result as a flat list of tensors (tuples, named tuples and lists flattened)."""
     from arraygrad.tensor import Tensor
 

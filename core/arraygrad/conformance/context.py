@@ -18,12 +18,12 @@ class Context:
     name: str
     backend: Backend
     device: Any  # an arraygrad.device
-    dtypes: tuple
+    dtypes: tuple[Any, ...]
     float64: bool
-    device_types: tuple
-    lacks: dict  # {dtype name: reason}: the arraygrad dtypes the backend declares it lacks
-    xfail: dict
-    cases: tuple
+    device_types: tuple[Any, ...]
+    lacks: dict[Any, Any]  # {dtype name: reason}: the arraygrad dtypes the backend declares it lacks
+    xfail: dict[Any, Any]
+    cases: tuple[Any, ...]
     values: bool = True  # False: arrays are shapes and dtypes only (meta): no value checks
 
     @property
@@ -48,7 +48,7 @@ class Context:
                         "(capabilities['values'] is False)")
 
 
-def all_cases(declarations: Any) -> tuple:
+def all_cases(declarations: Any) -> tuple[Any, ...]:
     """Built-in cases, plus plugin ops' ``cases`` and ``register.cases(...)`` contributions."""
     from arraygrad.conformance.cases import BUILTIN_CASES
     from arraygrad.plugins import registry

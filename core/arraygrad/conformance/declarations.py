@@ -26,8 +26,8 @@ class BackendDeclaration:
     """One backend's declared capabilities and expected failures ``{check_id: reason}``."""
 
     name: str
-    capabilities: dict = field(default_factory=dict)
-    xfail: dict = field(default_factory=dict)
+    capabilities: dict[Any, Any] = field(default_factory=dict)
+    xfail: dict[Any, Any] = field(default_factory=dict)
     plugin: str = ""
 
 
@@ -35,8 +35,8 @@ class BackendDeclaration:
 class Declarations:
     """Everything every plugin declared: backends by name, and extra op cases."""
 
-    backends: dict = field(default_factory=dict)
-    cases: list = field(default_factory=list)
+    backends: dict[Any, Any] = field(default_factory=dict)
+    cases: list[Any] = field(default_factory=list)
 
 
 class ConformanceRegistrar:
@@ -46,8 +46,8 @@ class ConformanceRegistrar:
         self.plugin = plugin
         self._into = into
 
-    def backend(self, name: str, *, capabilities: dict | None = None,
-                xfail: dict | None = None) -> None:
+    def backend(self, name: str, *, capabilities: dict[Any, Any] | None = None,
+                xfail: dict[Any, Any] | None = None) -> None:
         """Declare backend ``name``'s capabilities and its expected failures.
 
         ``capabilities`` keys: ``dtypes`` (the floating dtype names the ``dtypes`` checks run

@@ -66,13 +66,13 @@ def forward(ctx: Context, case: Any) -> None:
     assert_close(out, _reference(case), *_tolerances(case, ctx.float), what="forward output")
 
 
-def _real_sum(tensors: list) -> Any:
+def _real_sum(tensors: list[Any]) -> Any:
     """The sum of every element of ``tensors``, a complex one's real and imaginary parts
     counted apart (backward needs a real loss)."""
     return sum((ag.view_as_real(t) if t.dtype.is_complex else t).sum() for t in tensors)
 
 
-def _gradients(case: Any, device: Any, dtype: Any, seed: int, order: int) -> list:
+def _gradients(case: Any, device: Any, dtype: Any, seed: int, order: int) -> list[Any]:
     """The gradients (``order`` 1 or 2) of the sum of the case's differentiable outputs with
     respect to its inputs that require grad (None where unused)."""
     inputs = _inputs(case, device, dtype, seed)

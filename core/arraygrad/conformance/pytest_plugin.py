@@ -114,7 +114,7 @@ def pytest_collection_modifyitems(config: Any, items: Any) -> None:
     config.stash[_ALL_IDS] = {m[0] for m in meta.values()}
 
 
-def all_check_ids(config: Any) -> set:
+def all_check_ids(config: Any) -> set[Any]:
     """Every check id collected this session (ignoring ``-k``)."""
     return config.stash.get(_ALL_IDS, set())
 

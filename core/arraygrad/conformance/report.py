@@ -9,6 +9,8 @@ reasons of every non-passing check.
 
 from __future__ import annotations
 
+from typing import Any
+
 import json
 from dataclasses import dataclass, field
 
@@ -35,7 +37,7 @@ class Report:
     """Outcomes of one conformance session on one backend."""
 
     backend: str
-    outcomes: dict = field(default_factory=dict)
+    outcomes: dict[Any, Any] = field(default_factory=dict)
 
     def add(self, outcome: Outcome) -> None:
         """Record an outcome; a later phase's failure (e.g. teardown) overrides a pass."""
@@ -43,9 +45,9 @@ class Report:
         if old is None or _RANK[outcome.status] >= _RANK[old.status]:
             self.outcomes[outcome.check_id] = outcome
 
-    def cells(self) -> dict:
+    def cells(self) -> dict[Any, Any]:
         """``{op: {kind: status}}`` for the per-op checks."""
-        table: dict = {}
+        table: dict[Any, Any] = {}
         for o in self.outcomes.values():
             if o.kind is None:
                 continue
@@ -55,7 +57,7 @@ class Report:
                 row[o.kind] = o.status
         return table
 
-    def counts(self) -> dict:
+    def counts(self) -> dict[Any, Any]:
         """How many checks ended in each status."""
         counts = {s: 0 for s in _RANK}
         for o in self.outcomes.values():
@@ -77,7 +79,7 @@ class Report:
             out.append("")
             out.append("suite checks:")
             out += [f"  {o.status:<5}  {o.check_id}" for o in other]
-        groups: dict = {}  # one line per distinct (status, reason), naming its checks
+        groups: dict[Any, Any] = {}  # one line per distinct (status, reason), naming its checks
         for o in self.outcomes.values():
             if o.status != "pass":
                 groups.setdefault((o.status, o.reason), []).append(o.check_id)

@@ -137,6 +137,7 @@ def _transpose_twice(flat_out: Sequence[Tensor], diff: Sequence[Tensor]) -> Call
     ``J^T u`` is built once and kept."""
     dummies = [o.new_zeros(o.shape).requires_grad_() for o in flat_out]
     pairs = [(o, u) for o, u in zip(flat_out, dummies) if o.requires_grad]
+    vjps: tuple[Tensor | None, ...]  # (allow_unused: None for an unused input)
     if pairs:
         vjps = _autograd_grad([o for o, _ in pairs], list(diff), [u for _, u in pairs],
                               create_graph=True, allow_unused=True)

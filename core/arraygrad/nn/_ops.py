@@ -12,6 +12,8 @@ Backwards are Tensor ops, so double backward works.
 
 from __future__ import annotations
 
+from arraygrad.ops.kernel_dtypes import check_kernel_dtype
+from arraygrad.ops.arguments import tensor_arg
 from arraygrad.ops import elementwise as ew
 from arraygrad.ops.casting import to_float_data
 from arraygrad.ops.families.math_special import erf
@@ -28,6 +30,8 @@ LOG_SIGMOID = defop("LogSigmoidBackward0", jvp=ELEMENTWISE, saves=("self",),
 
 def log_sigmoid(input: Tensor) -> Tensor:
     """``log(sigmoid(x))`` computed without overflow."""
+    check_kernel_dtype("log_sigmoid", input)
+    tensor_arg("log_sigmoid", input)
     backend = input._backend
     xp = backend.xp
     x = to_float_data(input)

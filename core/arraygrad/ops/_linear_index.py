@@ -27,7 +27,7 @@ class LinearKey:
 
     __slots__ = ("lin", "shape")
 
-    def __init__(self, lin: Any, shape: tuple) -> None:
+    def __init__(self, lin: Any, shape: tuple[Any, ...]) -> None:
         self.lin = lin
         self.shape = tuple(shape)
 
@@ -52,7 +52,7 @@ class LinearKey:
         return backend.scatter_add(out_flat, self.flat(xp), xp.reshape(values, (-1,)))
 
 
-def linear_key(xp: Any, shape: tuple, key: tuple) -> LinearKey:
+def linear_key(xp: Any, shape: tuple[Any, ...], key: tuple[Any, ...]) -> LinearKey:
     """Lower a normalised key (ints, slices, None, Ellipsis, integer arrays) to a ``LinearKey``."""
     ndim = len(shape)
     consumed = sum(1 for k in key if k is not None and k is not Ellipsis)

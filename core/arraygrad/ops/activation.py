@@ -5,6 +5,8 @@ from __future__ import annotations
 import warnings
 from typing import TYPE_CHECKING, Any
 
+from arraygrad.ops.kernel_dtypes import check_kernel_dtype
+from arraygrad.ops.arguments import tensor_arg
 from arraygrad import dtypes as _dt
 from arraygrad.amp import state as _amp
 from arraygrad.transform_state import replay_unit
@@ -20,7 +22,13 @@ if TYPE_CHECKING:
 __all__ = ["softmax", "log_softmax"]
 
 
+def _softmax_kernel(op: str, input: Tensor, d: int) -> str:
+    """The name of PyTorch's (log_)softmax CPU kernel for dim ``d`` (its dtype errors say it)."""
+    return f"{op}_lastdim_kernel_impl" if d == input.ndim - 1 or input.ndim == 0 else f"{op}_kernel_impl"
+
+
 def _dim(input: Tensor, dim: int | None, op: str) -> int:
+    tensor_arg(op, input)
     if dim is None:
         warnings.warn(f"Implicit dimension choice for {op} has been deprecated. Change the call "
                       "to include dim=X as an argument.", UserWarning, stacklevel=3)
@@ -41,6 +49,7 @@ def softmax(input: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
     if dtype is not None:
         input = ew.to_dtype(input, dtype)
     d = _dim(input, dim, "softmax")
+    check_kernel_dtype("softmax", input, _softmax_kernel("softmax", input, d))
     xp = input._backend.xp
     x = to_float_data(input)
     if x.ndim == 0:
@@ -89,6 +98,7 @@ def log_softmax(input: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
     if dtype is not None:
         input = ew.to_dtype(input, dtype)
     d = _dim(input, dim, "log_softmax")
+    check_kernel_dtype("log_softmax", input, _softmax_kernel("log_softmax", input, d))
     backend = input._backend
     x = to_float_data(input)
     if x.dtype in backend.reduced_floating_natives:

@@ -14,7 +14,7 @@ from arraygrad.tensor import Tensor
 __all__ = ["broadcast_shapes", "sum_to", "mul_sum_to"]
 
 
-def broadcast_shapes(op: str, *shapes: Any) -> tuple:
+def broadcast_shapes(op: str, *shapes: Any) -> tuple[Any, ...]:
     """The broadcast of ``shapes``; RuntimeError naming the op and shapes if incompatible."""
     ndim = max(len(s) for s in shapes)
     out = [1] * ndim
@@ -34,7 +34,7 @@ def broadcast_shapes(op: str, *shapes: Any) -> tuple:
 SUM_TO_SIZE = defop("SumToSizeBackward0", jvp=VIA_VJP, params=("size",), vjp=(lambda g, n: g.expand(n.size),), complex=True)
 
 
-def sum_to(g: Tensor, shape: tuple) -> Tensor:
+def sum_to(g: Tensor, shape: tuple[Any, ...]) -> Tensor:
     """Sum ``g`` over the dimensions broadcasting added, so it has ``shape``.
 
     The single place where broadcasting is undone in every backward.
@@ -66,7 +66,7 @@ def _compact(g: Tensor) -> Tensor:
     return g[key] if any(k != slice(None) for k in key) else g
 
 
-def mul_sum_to(g: Tensor, other: Any, shape: tuple) -> Tensor:
+def mul_sum_to(g: Tensor, other: Any, shape: tuple[Any, ...]) -> Tensor:
     """``sum_to(g * other, shape)`` without materialising the broadcast product.
 
     The gradient of one factor of a broadcasting product is a contraction: dimensions

@@ -13,17 +13,22 @@ import math
 import operator
 from typing import TYPE_CHECKING, Any, Callable
 
+from arraygrad.ops.kernel_dtypes import check_kernel_dtype
+from arraygrad.ops.arguments import tensor_arg
 from arraygrad import dtypes as _dt
 from arraygrad.autograd.graph import SavedTensor
 from arraygrad.backends.scalar_operands import scalar_operand
 from arraygrad.ops import activation_backward as _act_bw, fast as _fast
-from arraygrad.ops.broadcast import broadcast_shapes, mul_sum_to
+from arraygrad.ops.broadcast import broadcast_shapes as broadcast_shapes, mul_sum_to
 from arraygrad.ops.deprecated_forms import alpha_first
 from arraygrad.ops.complex_checks import refuse_complex_forward
 from arraygrad.ops.conjugate import conj_of
-from arraygrad.ops.casting import (  # noqa: F401 - re-exported: ops import casts from here
-    cast_data, computed_in_float32, full_like_scalar, in_opmath, opmath_apply, to_dtype,
-    to_float_data, to_native, unary_float_data,
+# re-exported (the ``as`` form, which type checkers take as one): ops import casts from here
+from arraygrad.ops.casting import (  # noqa: F401
+    cast_data as cast_data, computed_in_float32 as computed_in_float32,
+    full_like_scalar as full_like_scalar, in_opmath as in_opmath, opmath_apply as opmath_apply,
+    to_dtype as to_dtype, to_float_data as to_float_data, to_native as to_native,
+    unary_float_data as unary_float_data,
 )
 from arraygrad.ops.promotion import operands as _operands, same_backend, scalar_in_opmath
 from arraygrad.ops.rule import ELEMENTWISE, defop, identity
@@ -185,7 +190,7 @@ DIV_TRUNC = defop("DivBackward2", jvp=ELEMENTWISE, inputs=("self", "other"), key
 def _div_trunc(input: Any, other: Any) -> Tensor:
     """Division rounded toward zero; integer operands keep their integer dtype (PyTorch)."""
     backend, ad, bd, ta, tb = _operands("div", input, other)
-    _no_bool("div", backend, ad, bd)
+    _no_bool("div_trunc", backend, ad, bd)
     refuse_complex_forward("div_trunc", ta, tb)
     native = (ad if hasattr(ad, "dtype") else bd).dtype
     xp = backend.xp
@@ -222,7 +227,7 @@ def integer_divisor_check(backend: Backend, bd: Any) -> None:
 def _no_bool(op: str, backend: Backend, ad: Any, bd: Any) -> None:
     native = (ad if hasattr(ad, "dtype") else bd).dtype
     if native == backend.native_dtype(_dt.bool):
-        raise RuntimeError(f'{op}: "{op}_cpu" not implemented for \'Bool\'')
+        check_kernel_dtype(op, _dt.bool)
 
 
 REMAINDER = defop("RemainderBackward0", jvp=ELEMENTWISE, inputs=("self", "other"), saves=("self", "other"),
@@ -304,6 +309,7 @@ NEG = defop("NegBackward0", jvp=ELEMENTWISE, vjp=(lambda g, n: -g,), complex=Tru
 
 def neg(input: Tensor) -> Tensor:
     """``-input``."""
+    tensor_arg("neg", input)
     if input._data.dtype == input._backend.native_dtype(_dt.bool):
         raise RuntimeError("neg: Negation, the `-` operator, on a bool tensor is not supported. "
                            "If you are trying to invert a mask, use the `~` or `logical_not()` "
@@ -328,7 +334,11 @@ def _float_unary(name: str, forward: Callable[[Any, Any], Any], rule: Rule,
     ``reduced`` as the forward there when given: ``casting.unary_float_data``)."""
 
     def op(input: Tensor) -> Tensor:
-        backend = input._backend
+        try:  # (a try costs nothing when nothing is raised: the check only on failure)
+            backend = input._backend
+        except AttributeError:
+            tensor_arg(name, input)  # PyTorch's TypeError for a non-tensor
+            raise
         data = input._data
         if data.dtype in backend.wide_floating_natives:  # the common case, inline
             return _fast.record_unary(rule, forward(backend.xp, data), backend, input)
@@ -403,6 +413,8 @@ ABS = _unary_rule("AbsBackward0", "self", _abs_grad, True)
 
 def abs(input: Tensor) -> Tensor:  # noqa: A001
     """Elementwise absolute value (gradient ``sign(x)``, 0 at 0)."""
+    check_kernel_dtype("abs", input)
+    tensor_arg("abs", input)
     return _fast.record_unary(ABS, input._backend.xp.abs(input._data), input._backend, input)
 
 
@@ -415,7 +427,13 @@ def _rounding(name: str, node_name: str, doc: str) -> Callable[[Tensor], Tensor]
     refusal = (None if name == "round" else f"{name} is not supported for complex inputs")
 
     def op(input: Tensor) -> Tensor:
-        backend = input._backend
+        try:  # (as the float unary ops')
+            backend = input._backend
+        except AttributeError:
+            tensor_arg(name, input)
+            raise
+        if input._data.dtype not in backend.floating_natives:
+            check_kernel_dtype(name, input)
         if input._data.dtype in backend.complex_natives:
             refuse_complex_forward("round_vml", input, message=refusal)
         return _fast.record_unary(rule, getattr(backend.xp, name)(input._data), backend, input)
@@ -431,16 +449,27 @@ SIGN = defop("SignBackward0", jvp=ELEMENTWISE, vjp=(_zero_grad,))
 def sign(input: Tensor) -> Tensor:
     """-1, 0 or 1 by the sign of each element; 0 for NaN, as PyTorch (gradient 0). Complex
     tensors are refused, as PyTorch does: ``sgn`` is theirs."""
+    tensor_arg("sign", input)
     refuse_complex_forward("sign", input, message=(
         "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use "
         "torch.sgn instead."))
     backend = input._backend
     xp = backend.xp
     data = input._data
+    out = _sign_data(backend, data)
+    return _fast.record_unary(SIGN, out, backend, input)
+
+
+def _sign_data(backend: Backend, data: Any) -> Any:
+    """The sign of a real array, 0 for NaN; a bool array's own values (NumPy has no bool
+    sign, PyTorch gives the input back)."""
+    xp = backend.xp
+    if data.dtype == backend.native_dtype(_dt.bool):
+        return xp.asarray(data, copy=True)
     out = xp.sign(data)
     if data.dtype in backend.floating_natives:
         out = xp.where(xp.isnan(data), xp.zeros_like(data), out)
-    return _fast.record_unary(SIGN, out, backend, input)
+    return out
 
 
 def _sgn_grad(g: Tensor, n: RuleNode) -> Tensor:
@@ -470,9 +499,7 @@ def sgn(input: Tensor) -> Tensor:
         a = xp.astype(xp.abs(data), data.dtype)
         out = xp.where(a == 0, xp.zeros_like(data), data / xp.where(a == 0, xp.ones_like(a), a))
     else:
-        out = xp.sign(data)
-        if data.dtype in backend.floating_natives:
-            out = xp.where(xp.isnan(data), xp.zeros_like(data), out)
+        out = _sign_data(backend, data)
     return SGN.record(out, backend, (input,))
 
 
@@ -508,6 +535,8 @@ RELU = defop("ReluBackward0", jvp=ELEMENTWISE, saves=("result",),
 
 def relu(input: Tensor) -> Tensor:
     """``max(input, 0)``; gradient 1 where the output is positive."""
+    check_kernel_dtype("relu", input)
+    tensor_arg("relu", input)
     backend = input._backend
     data = input._data
     if data.dtype in backend.complex_natives:
@@ -538,6 +567,7 @@ CLAMP = defop("ClampBackward1", jvp=ELEMENTWISE, saves=("self",), params=("min",
 
 def clamp(input: Tensor, min: Any = None, max: Any = None) -> Any:  # noqa: A002
     """Limit values to ``[min, max]``; gradient 1 inside the range (ends included)."""
+    tensor_arg("clamp", input)
     if min is None and max is None:
         raise RuntimeError("clamp: At least one of 'min' or 'max' must not be None")
     refuse_complex_forward("clamp", input, min, max,
@@ -599,9 +629,11 @@ def minimum(input: Tensor, other: Any) -> Tensor:
 
 WHERE = defop("WhereBackward0", jvp=ELEMENTWISE, inputs=("condition", "self", "other"), saves=("condition",),
               complex=True,
+              # zeros where not chosen, not ``g * 0``: an inf or NaN gradient must not reach the
+              # branch that was not taken (PyTorch's masked_fill)
               vjp=(None,
-                   lambda g, n: where(n.condition, g, g * 0),
-                   lambda g, n: where(n.condition, g * 0, g)))
+                   lambda g, n: where(n.condition, g, 0.0),
+                   lambda g, n: where(n.condition, 0.0, g)))
 
 
 _NOT_GIVEN: Any = object()
@@ -642,6 +674,11 @@ def where(condition: Tensor, input: Any = _NOT_GIVEN, other: Any = _NOT_GIVEN) -
 
 def _compare(name: str, fwd: Callable[..., Any], ordering: bool = False) -> Any:
     def op(input: Tensor, other: Any) -> Tensor:
+        if input.__class__ is not Tensor and not isinstance(input, Tensor):
+            raise TypeError(  # PyTorch's words: a number compares only as ``other``
+                f"{name}() received an invalid combination of arguments - got "
+                f"({type(input).__name__}, {type(other).__name__}), but expected one of: "
+                "(Tensor input, Tensor other) or (Tensor input, Number other)")
         backend, ad, bd, ta, tb = _operands(name, input, other)
         if ordering:  # complex numbers have no order (PyTorch refuses them)
             native = (ad if hasattr(ad, "dtype") else bd).dtype
@@ -685,6 +722,7 @@ logical_xor = _logical("logical_xor", "logical_xor")
 
 def logical_not(input: Tensor) -> Tensor:
     """Elementwise ``not`` as a bool tensor."""
+    tensor_arg("logical_not", input)
     xp = input._backend.xp
     data = input._data
     if data.dtype != input._backend.native_dtype(_dt.bool):
@@ -713,6 +751,7 @@ bitwise_xor = _bitwise("bitwise_xor", lambda a, b: a ^ b)
 
 def bitwise_not(input: Tensor) -> Tensor:
     """``~input``: logical not for bool tensors, bitwise not for integers."""
+    tensor_arg("bitwise_not", input)
     if input.dtype.is_floating_point or input.dtype.is_complex:
         raise NotImplementedError(
             f'"bitwise_not_cpu" not implemented for {_dt.scalar_type_name(input.dtype)!r}')
@@ -721,14 +760,17 @@ def bitwise_not(input: Tensor) -> Tensor:
 
 def isnan(input: Tensor) -> Tensor:
     """Where elements are NaN."""
+    tensor_arg("isnan", input)
     return Tensor._wrap(input._backend.xp.isnan(input._data), input._backend)
 
 
 def isinf(input: Tensor) -> Tensor:
     """Where elements are infinite."""
+    tensor_arg("isinf", input)
     return Tensor._wrap(input._backend.xp.isinf(input._data), input._backend)
 
 
 def isfinite(input: Tensor) -> Tensor:
     """Where elements are finite."""
+    tensor_arg("isfinite", input)
     return Tensor._wrap(input._backend.xp.isfinite(input._data), input._backend)

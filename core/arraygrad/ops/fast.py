@@ -130,10 +130,10 @@ def binary(a: Tensor, b: Tensor, spec: BinarySpec) -> Tensor | None:
     return out
 
 
-_NO_ARGS: dict = {}
+_NO_ARGS: dict[Any, Any] = {}
 
 
-def _kept(keep: tuple, a: Tensor, b: Tensor) -> tuple:
+def _kept(keep: tuple[Any, ...], a: Tensor, b: Tensor) -> tuple[Any, ...]:
     """The saved ``(self, other)`` of a node one input of which needs a gradient: the operands
     its vjp reads (``keep``), tensors version-checked, the rest None."""
     return ((SavedTensor(a) if isinstance(a, Tensor) else a) if keep[0] else None,

@@ -12,6 +12,7 @@ import math
 import warnings
 from typing import TYPE_CHECKING, Any
 
+from arraygrad.ops.arguments import tensor_arg
 from arraygrad import dtypes as _dt
 from arraygrad.ops._linear_index import LinearKey, linear_key
 from arraygrad.ops.broadcast import sum_to
@@ -245,7 +246,7 @@ def _take(input: Tensor, key: Any, rule: Any, advanced: bool) -> Tensor:
                        advanced=advanced)
 
 
-def index_add_into(g: Tensor, shape: tuple, key: Any, advanced: bool) -> Tensor:
+def index_add_into(g: Tensor, shape: tuple[Any, ...], key: Any, advanced: bool) -> Tensor:
     """Zeros of ``shape`` with ``g`` added at ``key`` (repeated indices accumulate)."""
     if advanced and vmap_levels:
         g = _on_key_level(g, key)
@@ -341,12 +342,16 @@ def along_dim_key(xp: Any, idx: Any, d: int, dtype: Any = None) -> tuple[Any, ..
 
 def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
     """``out[i][j] = input[index[i][j]][j]`` (for ``dim=0``), as ``torch.gather``."""
+    tensor_arg("gather", input)
     if not isinstance(index, Tensor) or index.dtype not in (_dt.int64, _dt.int32):
         raise RuntimeError("gather(): Expected dtype int64 for index")
     if vmap_levels:
         input = lifted(input, index)
     same_backend("gather", input, index)
     d = _wrap_dim(dim, input._data.ndim, "gather")
+    if input._data.ndim == 0 and index._data.ndim <= 1:  # a scalar as a vector of one entry
+        out = gather(input.reshape(1), 0, index.reshape(-1))
+        return out if index._data.ndim else out.reshape(())
     if index._data.ndim != input._data.ndim:
         raise RuntimeError(
             f"gather(): Index tensor must have the same number of dimensions as input tensor "
@@ -424,6 +429,7 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
 
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     """The entries of ``input`` at ``index`` (1-D, repeats allowed) along ``dim``."""
+    tensor_arg("index_select", input)
     if not isinstance(index, Tensor) or index.dtype not in (_dt.int64, _dt.int32):
         raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
     if vmap_levels:
@@ -431,7 +437,13 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     if index._data.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
     d = _wrap_dim(dim, input._data.ndim, "index_select")
-    size = input._data.shape[d] if input._data.ndim else 1
+    if input._data.ndim == 0:  # a scalar is a vector of one entry, as PyTorch takes it
+        count = index.numel()
+        if count != 1:
+            raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got "
+                               f"{count} value(s)")
+        return index_select(input.reshape(1), 0, index.reshape(1)).reshape(())
+    size = input._data.shape[d]
     xp = input._backend.xp
     found = index_range(index._backend, index._data)
     if found is not None:

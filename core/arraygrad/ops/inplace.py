@@ -257,6 +257,7 @@ def overwritten(old: Tensor, value: Any, op: str) -> Tensor:
                 f"{op}: source of shape {list(value.shape)} cannot be broadcast to "
                 f"{list(old.shape)}") from None
         return (COPY if op == "copy_" else FILL).record(data, backend, (old, value))
+    _dt.unpacked_int(value)
     if isinstance(value, int) and not old.dtype.is_floating_point and old.dtype is not _dt.bool:
         value = _dt.checked_integer(int(value), old.dtype)  # PyTorch's overflow check
     data = xp.full(old._data.shape, value, dtype=old._data.dtype)

@@ -36,7 +36,7 @@ class LegacyNode(RuleNode):
         return self._next[i] is not None
 
 
-def backward_node(name: str, backward: Callable) -> Rule:
+def backward_node(name: str, backward: Callable[..., Any]) -> Rule:
     """A rule named ``name`` whose backward is ``backward(node, grad) -> grads``.
 
     Deprecated: define the op with ``arraygrad.extend.defop``."""

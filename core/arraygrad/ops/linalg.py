@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from arraygrad.ops.arguments import tensor_arg
+from arraygrad.ops.kernel_dtypes import check_kernel_dtype
+from arraygrad.allocation_errors import allocating
 from arraygrad.amp import state as _amp
 from arraygrad.ops.broadcast import broadcast_shapes
 from arraygrad.ops.conjugate import conj_of
@@ -103,8 +106,10 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     return _matmul("matmul", input, other)
 
 
+@allocating("matmul")
 def _matmul(op: str, input: Tensor, other: Tensor) -> Tensor:
     _check(op, input, other)
+    check_kernel_dtype("matmul", input)
     backend = input._backend
     if other._backend is not backend:  # distinct devices raise; inside vmap: the batched one's
         backend = same_backend(op, input, other)
@@ -184,6 +189,7 @@ def dot(input: Tensor, other: Tensor | None = None, *, tensor: Tensor | None = N
 
 def outer(input: Tensor, vec2: Tensor) -> Tensor:
     """Outer product of two 1-D tensors."""
+    tensor_arg("outer", input)
     if input.ndim != 1 or vec2.ndim != 1:
         raise RuntimeError(f"outer: expected 1-D tensors, got {input.ndim}-D and {vec2.ndim}-D")
     return input.unsqueeze(1) * vec2.unsqueeze(0)

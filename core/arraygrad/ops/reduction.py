@@ -14,9 +14,10 @@ import collections
 import math
 from typing import TYPE_CHECKING, Any, Callable
 
+from arraygrad.ops.kernel_dtypes import check_kernel_dtype
 from arraygrad.amp import state as _amp
 from arraygrad import dtypes as _dt
-from arraygrad.ops.arguments import normalize_dims
+from arraygrad.ops.arguments import normalize_dims, tensor_arg
 from arraygrad.ops import elementwise as ew
 from arraygrad.ops.casting import in_opmath, to_dtype, to_float_data, to_native
 from arraygrad.ops.complex_checks import refuse_complex_forward
@@ -50,7 +51,7 @@ def _dims(input: Tensor, dim: Any, axis: Any, op: str) -> Tensor:
     return normalize_dims(dim, input._data.ndim, op)
 
 
-def _unreduce(g: Tensor, shape: tuple, dims: Any, keepdim: bool) -> Tensor:
+def _unreduce(g: Tensor, shape: tuple[Any, ...], dims: Any, keepdim: bool) -> Tensor:
     """``g`` (the gradient of a reduction) broadcast back to the input's ``shape``."""
     if dims is None:
         dims = tuple(range(len(shape)))
@@ -59,13 +60,13 @@ def _unreduce(g: Tensor, shape: tuple, dims: Any, keepdim: bool) -> Tensor:
     return g.expand(shape)
 
 
-def _count(shape: tuple, dims: Any) -> int:
+def _count(shape: tuple[Any, ...], dims: Any) -> int:
     if dims is None:
         return math.prod(shape)
     return math.prod(shape[d] for d in dims)
 
 
-def _shape(n: RuleNode) -> tuple:
+def _shape(n: RuleNode) -> tuple[Any, ...]:
     """The reduced input's shape, read from the node's saved ``self``."""
     return tuple(n.self._data.shape)
 
@@ -116,6 +117,7 @@ SUM = _pair("SumBackward0", "SumBackward1", sizes=True, jvp=_linear_jvp(lambda *
 def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
         axis: Any = None) -> Tensor:  # noqa: A001
     """Sum over ``dim`` (all dims by default); integer and bool sums are int64."""
+    tensor_arg("sum", input)
     if input.__class__ is SparseTensor:
         return sparse_ops.sum(input, dim if axis is None else axis, keepdim, dtype=dtype)
     dims = _dims(input, dim, axis, "sum")
@@ -141,6 +143,7 @@ MEAN = _pair("MeanBackward0", "MeanBackward1", _mean_grad, sizes=True,
 def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
          axis: Any = None) -> Tensor:
     """Mean over ``dim`` (all dims by default); floating dtypes only, as in PyTorch."""
+    tensor_arg("mean", input)
     dims = _dims(input, dim, axis, "mean")
     if dtype is not None:
         input = to_dtype(input, dtype)
@@ -201,6 +204,7 @@ PROD = _pair("ProdBackward0", "ProdBackward1", _prod_grad, saves=("self",), comp
 def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
          axis: Any = None) -> Tensor:
     """Product over ``dim`` (all dims by default)."""
+    tensor_arg("prod", input)
     if _amp.on and dtype is None:  # autocast (arraygrad.amp.state)
         input, = _amp.cast("prod", input)
     dims = _dims(input, dim, axis, "prod")
@@ -298,22 +302,26 @@ def _check_nonempty(op: str, input: Tensor, dim: Any, unspecified: type[Exceptio
 def max(input: Tensor, dim: Any = None, keepdim: bool = False, *,
         other: Any = None) -> Tensor:  # noqa: A001
     """``max(x)``: the largest element; ``max(x, dim)``: ``(values, indices)``; ``max(x, y)``: elementwise."""
+    tensor_arg("max", input)
     return _extreme("max", input, dim, keepdim, other, True)
 
 
 def min(input: Tensor, dim: Any = None, keepdim: bool = False, *,
         other: Any = None) -> Tensor:  # noqa: A001
     """``min(x)``: the smallest element; ``min(x, dim)``: ``(values, indices)``; ``min(x, y)``: elementwise."""
+    tensor_arg("min", input)
     return _extreme("min", input, dim, keepdim, other, False)
 
 
 def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     """Maximum over ``dim`` (ties share the gradient evenly)."""
+    tensor_arg("amax", input)
     return _amaxmin(input, dim, keepdim, True)
 
 
 def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     """Minimum over ``dim`` (ties share the gradient evenly)."""
+    tensor_arg("amin", input)
     return _amaxmin(input, dim, keepdim, False)
 
 
@@ -342,11 +350,15 @@ def _amaxmin(input: Tensor, dim: Any, keepdim: bool, is_max: Any) -> Tensor:
 
 def argmax(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     """Index of the largest element (flattened when ``dim`` is None)."""
+    check_kernel_dtype("argmax", input)
+    tensor_arg("argmax", input)
     return _arg(input, dim, keepdim, True)
 
 
 def argmin(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     """Index of the smallest element (flattened when ``dim`` is None)."""
+    check_kernel_dtype("argmin", input)
+    tensor_arg("argmin", input)
     return _arg(input, dim, keepdim, False)
 
 
@@ -441,12 +453,16 @@ def _var_std(op: str, rule: Any, input: Tensor, dim: Any, unbiased: Any, keepdim
 def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
         correction: Any = None, axis: Any = None) -> Tensor:
     """Variance over ``dim`` with Bessel's ``correction`` (1 by default)."""
+    check_kernel_dtype("var", input)
+    tensor_arg("var", input)
     return _var_std("var", VAR, input, dim, unbiased, keepdim, correction, axis)
 
 
 def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
         correction: Any = None, axis: Any = None) -> Tensor:
     """Standard deviation over ``dim`` with Bessel's ``correction`` (1 by default)."""
+    check_kernel_dtype("std", input)
+    tensor_arg("std", input)
     return _var_std("std", STD, input, dim, unbiased, keepdim, correction, axis)
 
 
@@ -462,6 +478,7 @@ LOGSUMEXP = defop("LogsumexpBackward0", jvp=VIA_VJP, saves=("self", "result"), p
 
 def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
     """``log(sum(exp(x)))`` over ``dim``, computed without overflow."""
+    tensor_arg("logsumexp", input)
     dims = normalize_dims(dim, input._data.ndim, "logsumexp")
     xp = input._backend.xp
     x = to_float_data(input)
@@ -518,6 +535,7 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
     dims = normalize_dims(dim, input._data.ndim, "norm")
     if dtype is not None:
         input = to_dtype(input, dtype)
+    check_kernel_dtype("norm", input)
     xp = input._backend.xp
     x = to_float_data(input)
     ax = dims
@@ -549,6 +567,7 @@ CUMSUM = defop("CumsumBackward0", jvp=lambda t, n: cumsum(t, n.dim), params=("di
 
 def cumsum(input: Tensor, dim: Any, *, dtype: Any = None) -> Tensor:
     """Running sum along ``dim``; integer sums are int64."""
+    tensor_arg("cumsum", input)
     dims = normalize_dims(dim, input._data.ndim, "cumsum")
     d = dims[0] if dims else 0
     backend = input._backend

@@ -351,7 +351,7 @@ def _raw_saved_property(index: int, name: str) -> property:
 
 
 _REQUIRED = object()
-_NO_ARGS: dict = {}  # the args of a node recorded without params (shared: never written)
+_NO_ARGS: dict[Any, Any] = {}  # the args of a node recorded without params (shared: never written)
 
 
 def _param_property(name: str, default: Any = _REQUIRED) -> property:

@@ -13,7 +13,8 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from arraygrad import dtypes as _dt
-from arraygrad.ops.arguments import normalize_dims
+from arraygrad.allocation_errors import allocating
+from arraygrad.ops.arguments import normalize_dims, tensor_arg
 from arraygrad.ops.broadcast import sum_to
 from arraygrad.ops.casting import cast_data
 from arraygrad.ops.promotion import same_backend
@@ -33,7 +34,7 @@ __all__ = [
 ]
 
 
-def _sizes(args: Any, op: str) -> tuple:
+def _sizes(args: Any, op: str) -> tuple[Any, ...]:
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
         args = tuple(args[0])
     out = []
@@ -46,7 +47,7 @@ def _sizes(args: Any, op: str) -> tuple:
     return tuple(out)
 
 
-def _infer_shape(shape: tuple, numel: int, op: str, src_shape: Any) -> tuple:
+def _infer_shape(shape: tuple[Any, ...], numel: int, op: str, src_shape: Any) -> tuple[Any, ...]:
     if shape.count(-1) > 1:
         raise RuntimeError(f"{op}: only one dimension can be inferred")
     for s in shape:
@@ -78,7 +79,7 @@ SQUEEZE = _reshape_rule("SqueezeBackward0")
 UNSQUEEZE = defop("UnsqueezeBackward0", jvp=lambda t, n: t.unsqueeze(n.dim), params=("dim",), vjp=(lambda g, n: g.squeeze(n.dim),), complex=True)
 
 
-def _reshape_as(input: Tensor, shape: tuple, rule: Rule, op: str = "reshape",
+def _reshape_as(input: Tensor, shape: tuple[Any, ...], rule: Rule, op: str = "reshape",
                 **params: Any) -> Tensor:
     """``input`` in ``shape``: a view when the logical strides allow it, else a copy
     (``view`` raises instead, as PyTorch does). ``params``: the rule's, when not the
@@ -100,7 +101,7 @@ def _reshape_as(input: Tensor, shape: tuple, rule: Rule, op: str = "reshape",
                      strides)
 
 
-def _keyword(op: str, name: str, positional: tuple, value: Any) -> tuple:
+def _keyword(op: str, name: str, positional: tuple[Any, ...], value: Any) -> tuple[Any, ...]:
     """The sizes given as PyTorch's keyword ``name=`` (``x.reshape(shape=(2, 3))``)."""
     if value is None:
         return positional
@@ -111,6 +112,7 @@ def _keyword(op: str, name: str, positional: tuple, value: Any) -> tuple:
 
 def reshape(input: Tensor, *sizes: Any, shape: Any = None) -> Tensor:
     """The same elements in a new shape (one dimension may be -1)."""
+    tensor_arg("reshape", input)
     new = _sizes(_keyword("reshape", "shape", sizes, shape), "reshape")
     new = _infer_shape(new, input.numel(), "reshape", input._data.shape)
     return _reshape_as(input, new, VIEW)
@@ -119,6 +121,7 @@ def reshape(input: Tensor, *sizes: Any, shape: Any = None) -> Tensor:
 def view(input: Tensor, *sizes: Any, size: Any = None, dtype: Any = None) -> Tensor:
     """The same memory in a new shape (raises where only a copy could do it, as PyTorch),
     or, given a dtype, read as that dtype (``Tensor.view(dtype)``)."""
+    tensor_arg("view", input)
     if dtype is None and len(sizes) == 1 and isinstance(sizes[0], _dt.dtype):
         dtype = sizes[0]
         sizes = ()
@@ -135,6 +138,7 @@ def view(input: Tensor, *sizes: Any, size: Any = None, dtype: Any = None) -> Ten
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     """Merge dimensions ``start_dim..end_dim`` into one."""
+    tensor_arg("flatten", input)
     shape = input._data.shape
     if not shape:
         return reshape(input, (1,))
@@ -148,6 +152,7 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 def squeeze(input: Tensor, dim: Any = None) -> Tensor:
     """Remove dimensions of size 1 (all, or those in ``dim``)."""
+    tensor_arg("squeeze", input)
     shape = input._data.shape
     if dim is None:
         new = tuple(n for n in shape if n != 1)
@@ -159,6 +164,7 @@ def squeeze(input: Tensor, dim: Any = None) -> Tensor:
 
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
     """Insert a dimension of size 1 at ``dim``."""
+    tensor_arg("unsqueeze", input)
     shape = input._data.shape
     d = _wrap_dim(dim, len(shape) + 1, "unsqueeze")
     return _reshape_as(input, shape[:d] + (1,) + shape[d:], UNSQUEEZE, dim=d)
@@ -179,7 +185,7 @@ TRANSPOSE = defop("TransposeBackward0", jvp=lambda t, n: t.transpose(n.dim0, n.d
                   vjp=(lambda g, n: g.transpose(n.dim0, n.dim1),), complex=True)
 
 
-def _permuted(input: Tensor, order: tuple, rule: Rule, **params: Any) -> Tensor:
+def _permuted(input: Tensor, order: tuple[Any, ...], rule: Rule, **params: Any) -> Tensor:
     """``input`` with its dimensions in the order ``order``, recorded as ``rule``."""
     if order == tuple(range(len(order))):
         data = input._data
@@ -192,6 +198,7 @@ def _permuted(input: Tensor, order: tuple, rule: Rule, **params: Any) -> Tensor:
 
 def permute(input: Tensor, *order: Any, dims: Any = None) -> Tensor:
     """Reorder dimensions (``dims`` positional, as varargs, or ``dims=``)."""
+    tensor_arg("permute", input)
     dims = _sizes(_keyword("permute", "dims", order, dims), "permute")
     n = input._data.ndim
     if len(dims) != n:
@@ -207,6 +214,7 @@ def permute(input: Tensor, *order: Any, dims: Any = None) -> Tensor:
 
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     """Swap two dimensions."""
+    tensor_arg("transpose", input)
     n = input._data.ndim
     if n == 0:
         return _permuted(input, (), TRANSPOSE, dim0=0, dim1=0)
@@ -223,6 +231,7 @@ def swapaxes(input: Tensor, axis0: int, axis1: int) -> Tensor:
 
 def t(input: Tensor) -> Tensor:
     """Transpose of a tensor of at most 2 dimensions."""
+    tensor_arg("t", input)
     if input.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
     return transpose(input, 0, 1) if input.ndim == 2 else input
@@ -230,11 +239,14 @@ def t(input: Tensor) -> Tensor:
 
 def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
     """Move dimension(s) ``source`` to ``destination``."""
+    tensor_arg("movedim", input)
     n = input._data.ndim
     src = [source] if isinstance(source, int) else list(source)
     dst = [destination] if isinstance(destination, int) else list(destination)
     src = [_wrap_dim(d, n, "movedim") for d in src]
     dst = [_wrap_dim(d, n, "movedim") for d in dst]
+    if n == 0:  # dim 0 and -1 of a scalar name the scalar itself
+        return permute(input, ())
     order = [d for d in range(n) if d not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
@@ -251,6 +263,7 @@ EXPAND = defop("ExpandBackward0", jvp=lambda t, n: t, params=("self_sym_sizes",)
 def expand(input: Tensor, *sizes: Any, size: Any = None, implicit: bool = False) -> Tensor:
     """Broadcast to a larger shape without copying (-1 keeps a dimension); ``size=`` as
     PyTorch (``implicit`` is PyTorch's internal flag, without effect)."""
+    tensor_arg("expand", input)
     sizes = _sizes(_keyword("expand", "size", sizes, size), "expand")
     shape = input._data.shape
     if len(sizes) < len(shape):
@@ -304,14 +317,21 @@ def _unrepeat(g: Tensor, n: RuleNode) -> Tensor:
 REPEAT = defop("RepeatBackward0", jvp=VIA_VJP, params=("repeats", "self_sym_sizes"), vjp=(_unrepeat,), complex=True)
 
 
+@allocating("repeat")
 def repeat(input: Tensor, *sizes: Any, repeats: Any = None) -> Tensor:
     """Tile the tensor ``sizes[i]`` times along each dimension (``repeats=`` as PyTorch)."""
+    tensor_arg("repeat", input)
     reps = _sizes(_keyword("repeat", "repeats", sizes, repeats), "repeat")
     shape = input._data.shape
     if len(reps) < len(shape):
         raise RuntimeError(
             "repeat: Number of dimensions of repeat dims can not be smaller than number of "
             "dimensions of tensor")
+    padded = (1,) * (len(reps) - len(shape)) + tuple(shape)
+    out_sizes = [s * r for s, r in zip(padded, reps)]
+    if min(out_sizes, default=0) < 0:  # (a negative count of an empty dim is an empty dim)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(out_sizes)}: "
+                           f"{out_sizes}")
     data = input._backend.xp.tile(input._data, reps)
     return REPEAT.record(data, input._backend, (input,), repeats=reps, self_sym_sizes=shape)
 
@@ -321,6 +341,7 @@ FLIP = defop("FlipBackward0", jvp=lambda t, n: t.flip(n.dims), params=("dims",),
 
 def flip(input: Tensor, *dims: Any, **kwargs: Any) -> Tensor:
     """Reverse the order of elements along ``dims`` (positional, or ``dims=`` as PyTorch)."""
+    tensor_arg("flip", input)
     if kwargs:
         if set(kwargs) != {"dims"} or dims:
             raise TypeError(f"flip() got an unexpected keyword argument "
@@ -343,7 +364,7 @@ CAT = defop("CatBackward0", jvp=VIA_VJP, inputs=("tensors",), params=("dim", "si
             vjp=lambda g, n: split(g, list(n.sizes), n.dim), complex=True)
 
 
-def _joinable(op: str, tensors: Any) -> list:
+def _joinable(op: str, tensors: Any) -> list[Any]:
     if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
         raise TypeError(f"{op}(): argument 'tensors' must be a sequence of Tensors")
     tensors = list(tensors)
@@ -423,7 +444,7 @@ SPLIT_WITH_SIZES = defop("SplitWithSizesBackward0", jvp=VIA_VJP,
                          vjp=(lambda g, n: cat(g, n.dim),), complex=True)
 
 
-def _views_of_parts(outs: Any, input: Tensor, keys: Any) -> tuple:
+def _views_of_parts(outs: Any, input: Tensor, keys: Any) -> tuple[Any, ...]:
     """Mark the outputs of a multi-output op as views picked from ``input`` by ``keys``."""
     from arraygrad.ops.indexing import getitem
 
@@ -433,7 +454,7 @@ def _views_of_parts(outs: Any, input: Tensor, keys: Any) -> tuple:
     return outs
 
 
-def _split_at(input: Tensor, sizes: list, d: int, rule: Rule, **params: Any) -> tuple:
+def _split_at(input: Tensor, sizes: list[Any], d: int, rule: Rule, **params: Any) -> tuple[Any, ...]:
     data = input._data
     keys, start = [], 0
     for size in sizes:
@@ -445,7 +466,7 @@ def _split_at(input: Tensor, sizes: list, d: int, rule: Rule, **params: Any) -> 
 
 
 def split(input: Tensor | None = None, split_size_or_sections: Any = None, dim: int = 0, *,
-          tensor: Tensor | None = None, split_size: Any = None) -> tuple:
+          tensor: Tensor | None = None, split_size: Any = None) -> tuple[Any, ...]:
     """Split into chunks of a given size, or of the given list of sizes (PyTorch's keyword
     names: ``torch.split(tensor=...)``, ``Tensor.split(split_size=...)``)."""
     if tensor is not None:
@@ -459,6 +480,8 @@ def split(input: Tensor | None = None, split_size_or_sections: Any = None, dim: 
     if input is None or split_size_or_sections is None:
         raise TypeError("split() missing required arguments 'tensor' and 'split_size_or_sections'")
     n = input._data.ndim
+    if n == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = _wrap_dim(dim, n, "split")
     length = input._data.shape[d]
     if isinstance(split_size_or_sections, int):
@@ -475,10 +498,13 @@ def split(input: Tensor | None = None, split_size_or_sections: Any = None, dim: 
     return _split_at(input, sizes, d, SPLIT_WITH_SIZES, split_sizes=tuple(sizes))
 
 
-def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Any, ...]:
     """Split into ``chunks`` pieces (the last may be smaller; fewer if the size is small)."""
+    tensor_arg("chunk", input)
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    if input._data.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     d = _wrap_dim(dim, input._data.ndim, "chunk")
     length = input._data.shape[d]
     if length == 0:  # PyTorch: ``chunks`` empty pieces
@@ -491,7 +517,7 @@ UNBIND = defop("UnbindBackward0", jvp=VIA_VJP, params=("dim",), outputs=2,
                vjp=(lambda g, n: stack(g, n.dim),), complex=True)
 
 
-def unbind(input: Tensor, dim: int = 0) -> tuple:
+def unbind(input: Tensor, dim: int = 0) -> tuple[Any, ...]:
     """The slices along ``dim``, each without that dimension."""
     d = _wrap_dim(dim, input._data.ndim, "unbind")
     data = input._data
@@ -506,8 +532,11 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     Out-of-range arguments raise (IndexError for ``start``, RuntimeError for ``length``) rather
     than being clipped as a Python slice would: ``narrow`` promises exactly ``length`` elements.
     """
+    tensor_arg("narrow", input)
+    if input._data.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = _wrap_dim(dim, input._data.ndim, "narrow")
-    size = input._data.shape[d] if input._data.ndim else 1
+    size = input._data.shape[d]
     if not -size <= start <= size:
         raise IndexError(f"narrow: start out of range (expected to be in range of [{-size}, {size}], "
                          f"but got {start})")

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from arraygrad import dtypes as _dt
+from arraygrad.allocation_errors import allocating
 from arraygrad.backends.registry import backend_for_device
 from arraygrad.device import as_device, device as _device
 from arraygrad.layouts import check_memory_format
@@ -134,6 +135,7 @@ def to(t: Tensor, *args: Any, **kwargs: Any) -> Tensor:
 CLONE = defop("CloneBackward0", jvp=ELEMENTWISE, vjp=(lambda g, n: g,), complex=True)
 
 
+@allocating("clone")
 def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
     """A copy of ``input`` with its own memory, still in the graph (row-major whatever the
     ``memory_format``: ``arraygrad.layouts``)."""

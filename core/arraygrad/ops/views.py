@@ -53,7 +53,7 @@ def make_view(out: Tensor, input: Tensor, replay: Any, strides: Any = None,
     return out
 
 
-def contiguous_strides(shape: Any) -> tuple:
+def contiguous_strides(shape: Any) -> tuple[Any, ...]:
     """Row-major strides, in elements."""
     strides = []
     step = 1
@@ -63,7 +63,7 @@ def contiguous_strides(shape: Any) -> tuple:
     return tuple(reversed(strides))
 
 
-def strides_of(t: Tensor) -> tuple:
+def strides_of(t: Tensor) -> tuple[Any, ...]:
     """``t``'s logical strides."""
     s = t._strides
     return s if s is not None else contiguous_strides(t._data.shape)
@@ -125,14 +125,14 @@ def view_strides(old_shape: Any, old_strides: Any, new_shape: Any) -> tuple[Any,
     return True, _normalized(new_shape, new_strides)
 
 
-def permuted_strides(t: Tensor, dims: Any) -> tuple | None:
+def permuted_strides(t: Tensor, dims: Any) -> tuple[Any, ...] | None:
     """Strides after ``permute(dims)``."""
     s = strides_of(t)
     shape = t._data.shape
     return _normalized(tuple(shape[d] for d in dims), tuple(s[d] for d in dims))
 
 
-def expanded_strides(t: Tensor, target: Tensor) -> tuple | None:
+def expanded_strides(t: Tensor, target: Tensor) -> tuple[Any, ...] | None:
     """Strides after ``expand(target)``: broadcast dimensions get stride 0."""
     s = strides_of(t)
     shape = t._data.shape
@@ -143,7 +143,7 @@ def expanded_strides(t: Tensor, target: Tensor) -> tuple | None:
     return _normalized(target, out)
 
 
-def indexed_strides(t: Tensor, key: str, out_shape: Any) -> tuple | None:
+def indexed_strides(t: Tensor, key: str, out_shape: Any) -> tuple[Any, ...] | None:
     """Strides after basic indexing with a normalised key (ints, slices, None, Ellipsis)."""
     shape = t._data.shape
     s = strides_of(t)

@@ -47,7 +47,7 @@ class PluginInfo:
     name: str
     distribution: str
     version: str
-    registered: list = field(default_factory=list)
+    registered: list[Any] = field(default_factory=list)
     error: str = ""
 
 
@@ -56,7 +56,7 @@ _loaded = False
 _lock = threading.RLock()
 _errors: dict[str, str] = {}
 _origins: dict[str, tuple[str, str]] = {}  # plugin name -> (distribution, version)
-_registered: dict[str, list] = {}  # plugin name -> ["backend numpy", "op erf", ...]
+_registered: dict[str, list[Any]] = {}  # plugin name -> ["backend numpy", "op erf", ...]
 
 
 def get_plugin_manager() -> pluggy.PluginManager:

@@ -48,21 +48,21 @@ class OpDef:
     """One registered op: its callable, where it is exposed, and its conformance cases."""
 
     name: str
-    fn: Callable
+    fn: Callable[..., Any]
     plugin: str
     namespace: str | None = None
     method: str | None = None
-    cases: tuple = ()
+    cases: tuple[Any, ...] = ()
     doc: str = ""
 
 
 @dataclass
 class _State:
-    ops: dict = field(default_factory=dict)
-    kernels: dict = field(default_factory=dict)  # (op, backend name) -> (kernel, plugin)
-    methods: dict = field(default_factory=dict)  # Tensor method name -> op name
-    displaced: dict = field(default_factory=dict)  # Tensor's own attributes an override replaced
-    dropped: set = field(default_factory=set)  # (op, backend name) whose kernel raised
+    ops: dict[Any, Any] = field(default_factory=dict)
+    kernels: dict[Any, Any] = field(default_factory=dict)  # (op, backend name) -> (kernel, plugin)
+    methods: dict[Any, Any] = field(default_factory=dict)  # Tensor method name -> op name
+    displaced: dict[Any, Any] = field(default_factory=dict)  # Tensor's own attributes an override replaced
+    dropped: set[Any] = field(default_factory=set)  # (op, backend name) whose kernel raised
     loaded: bool = False
 
 
@@ -82,7 +82,7 @@ class OpRegistrar:
             raise OpRegistrationError(refusal)
         log.warning("%s from plugin %r overrides the one from %r", what, self.plugin, owner)
 
-    def op(self, name: str, fn: Callable, *, namespace: str | None = None,
+    def op(self, name: str, fn: Callable[..., Any], *, namespace: str | None = None,
            method: str | None = None, cases: Any = (), override: bool = False,
            doc: str = "") -> None:
         """Register op ``name`` implemented by ``fn`` (a function of tensors).
@@ -120,7 +120,7 @@ class OpRegistrar:
                         f"plugin {self.plugin!r}: Tensor.{method} already exists; pass "
                         "override=True")
 
-    def kernel(self, op_name: str, backend_name: str, fn: Callable, *,
+    def kernel(self, op_name: str, backend_name: str, fn: Callable[..., Any], *,
                override: bool = False) -> None:
         """Register a fast kernel for ``op_name`` on ``backend_name`` (native arrays in and out)."""
         key = (op_name, backend_name)
@@ -160,7 +160,7 @@ def load_ops() -> None:
 
 # -- Tensor methods --------------------------------------------------------------------------
 
-def _as_method(fn: Callable) -> Callable:
+def _as_method(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``fn`` as something that binds to the tensor (other callables get a function around)."""
     if inspect.isfunction(fn):
         return fn
@@ -173,7 +173,7 @@ def _as_method(fn: Callable) -> Callable:
     return method
 
 
-def _bind(method: str, op_name: str, fn: Callable) -> None:
+def _bind(method: str, op_name: str, fn: Callable[..., Any]) -> None:
     """Make ``fn`` ``Tensor.<method>``, remembering a Tensor attribute it replaces."""
     if method not in _state.methods and method in Tensor.__dict__:
         _state.displaced[method] = Tensor.__dict__[method]
@@ -238,7 +238,7 @@ def get_op(name: str) -> OpDef | None:
     return _state.ops.get(name)
 
 
-def get_kernel(op_name: str, backend: Backend) -> Callable | None:
+def get_kernel(op_name: str, backend: Backend) -> Callable[..., Any] | None:
     """The kernel ``dispatch_kernel`` would try for ``op_name`` on ``backend``, or None.
 
     A plugin's kernel for the backend, else the backend's own ``kernel(op_name)``;
@@ -247,7 +247,7 @@ def get_kernel(op_name: str, backend: Backend) -> Callable | None:
     return _lookup(op_name, backend)[0]
 
 
-def _lookup(op_name: str, backend: Backend) -> tuple[Callable | None, str | None]:
+def _lookup(op_name: str, backend: Backend) -> tuple[Callable[..., Any] | None, str | None]:
     """``(kernel, plugin)`` for ``op_name`` on ``backend`` (``plugin`` None: the backend's own)."""
     if not _state.loaded:
         load_ops()
@@ -260,7 +260,7 @@ def _lookup(op_name: str, backend: Backend) -> tuple[Callable | None, str | None
     return backend.kernel(op_name), None
 
 
-def dispatch_kernel(op_name: str, backend: Backend, portable: Callable, *args: Any,
+def dispatch_kernel(op_name: str, backend: Backend, portable: Callable[..., Any], *args: Any,
                     **kwargs: Any) -> Any:
     """``op_name``'s kernel for ``backend`` on ``args``, else ``portable(*args, **kwargs)``.
 

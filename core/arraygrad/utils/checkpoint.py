@@ -127,7 +127,7 @@ class _Holder:
 class _Frame:
     """One checkpoint call: how to rerun it and the holders of what it saved, in order."""
 
-    def __init__(self, fn: Callable[..., Any], args: tuple, kwargs: dict,
+    def __init__(self, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[Any, Any],
                  rng: list[tuple[Any, Any]] | None, recompute_context: ContextManager[Any],
                  check: bool, early_stop: bool = True,
                  debug: tuple[Any, Any] | None = None) -> None:
@@ -313,8 +313,8 @@ def _unpack(holder: _Holder) -> Tensor:
 
 def _checkpoint_without_reentrant(function: Callable[..., Any], preserve: bool,
                                   context_fn: Callable[[], tuple[Any, Any]],
-                                  determinism_check: str, debug: bool, args: tuple,
-                                  kwargs: dict) -> Any:
+                                  determinism_check: str, debug: bool, args: tuple[Any, ...],
+                                  kwargs: dict[Any, Any]) -> Any:
     if determinism_check not in _CHECKS:
         raise ValueError(f"determinism_check should be one of {list(_CHECKS)}, but got "
                          f"{determinism_check}")

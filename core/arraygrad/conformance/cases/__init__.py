@@ -1,3 +1,5 @@
+
+from typing import Any
 """The built-in ops' conformance cases, as data, one module per op family.
 
 ``BUILTIN_CASES`` is the table every backend is checked against (and the one
@@ -11,14 +13,14 @@ from arraygrad.conformance.cases import (activation, arithmetic, indexing, linal
 _CORE = (arithmetic, linalg, unary, reduction, shape, indexing, activation)
 
 
-def _family_cases() -> tuple:
+def _family_cases() -> tuple[Any, ...]:
     """The ``CASES`` of every other module in this package (one per op family, found by
     name: adding a family's cases is adding a file)."""
     import importlib
     import pkgutil
 
     core = {m.__name__ for m in _CORE}
-    cases: tuple = ()
+    cases: tuple[Any, ...] = ()
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
         name = f"{__name__}.{info.name}"
         if info.name.startswith("_") or name in core:

@@ -11,6 +11,8 @@ import math
 import warnings
 from typing import TYPE_CHECKING, Any
 
+from arraygrad.ops.kernel_dtypes import check_kernel_dtype
+from arraygrad.ops.arguments import tensor_arg
 from arraygrad.amp import state as _amp
 from arraygrad.ops import activation as _act, elementwise as ew
 from arraygrad.ops.families.nn_methods import hardshrink, prelu  # noqa: F401  (nn.functional's)
@@ -49,6 +51,7 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """``x`` where positive, else ``negative_slope * x``."""
+    check_kernel_dtype("leaky_relu", input)
     x = _operand(input, inplace)
     out = ew.where(x > 0, x, x * negative_slope)
     return _inplace_result(input, out) if inplace else out
@@ -57,6 +60,8 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """``x * Phi(x)`` with the exact normal CDF, or its tanh approximation with ``approximate='tanh'``
     (float16/bfloat16 computed in float32, rounded once, as PyTorch's kernel)."""
+    check_kernel_dtype("gelu", input)
+    tensor_arg("gelu", input)
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
     return ew.computed_in_float32(input, lambda x: _gelu(x, approximate))
@@ -73,6 +78,8 @@ def _gelu(input: Tensor, approximate: str) -> Tensor:
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * sigmoid(x)`` (swish)."""
+    check_kernel_dtype("silu", input)
+    tensor_arg("silu", input)
     x = _operand(input, inplace)
     # float16/bfloat16 in float32, rounded once, as PyTorch's kernel
     out = ew.computed_in_float32(x, lambda v: v * ew.sigmoid(v))
@@ -81,6 +88,7 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``x`` where positive, else ``alpha * (exp(x) - 1)``."""
+    check_kernel_dtype("elu", input)
     x = _operand(input, inplace)
     # PyTorch's test is x <= 0, so NaN takes the linear branch; the exp branch sees 0 elsewhere
     # (so neither inf nor NaN reaches its gradient)
@@ -92,6 +100,7 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """``log(1 + exp(beta * x)) / beta``, linear where ``beta * x > threshold``."""
+    check_kernel_dtype("softplus", input)
     scaled = input * beta
     smooth = -_ops.log_sigmoid(-scaled)  # log1p(exp(z)) without overflow
     if beta != 1:
@@ -129,8 +138,14 @@ def log_softmax(input: Tensor, dim: Any = None, _stacklevel: int = 3, dtype: Any
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
              inplace: bool = False) -> Tensor:
     """``x`` clamped to ``[min_val, max_val]``; the gradient is 1 strictly inside, else 0."""
+    check_kernel_dtype("hardtanh", input)
+    tensor_arg("hardtanh", input)
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        if not input.dtype.is_signed and min_val < 0:
+            raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
+        min_val, max_val = int(min_val), int(max_val)  # an integer tensor stays integer
     # scalars on the outer branches: the gradient at (and past) either bound is 0, as PyTorch's
     x = _operand(input, inplace)
     out = ew.where(x <= min_val, min_val, ew.where(x >= max_val, max_val, x))
@@ -144,6 +159,7 @@ def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Ten
 
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
     """``min(max(x, 0), 6)`` (``hardtanh(x, 0, 6)``: gradient 0 at 0 and at 6)."""
+    check_kernel_dtype("relu6", input)
     return hardtanh(input, 0.0, 6.0, inplace)
 
 
@@ -168,6 +184,8 @@ SELU_SCALE = 1.0507009873554804934193349852946
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """``scale * elu(x, alpha)`` with the self-normalising constants of Klambauer et al."""
+    tensor_arg("selu", input)
+    check_kernel_dtype("elu", input)
     x = _operand(input, inplace)
     out = elu(x, SELU_ALPHA) * SELU_SCALE
     return _inplace_result(input, out) if inplace else out
@@ -197,6 +215,7 @@ def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * tanh(softplus(x))`` (softplus without a threshold, computed stably)."""
+    check_kernel_dtype("mish", input)
     x = _operand(input, inplace)
     out = x * ew.tanh(-_ops.log_sigmoid(-x))
     return _inplace_result(input, out) if inplace else out
@@ -204,6 +223,8 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * relu6(x + 3) / 6``: gradient 0 at and below -3, 1 at and above 3."""
+    check_kernel_dtype("hardswish", input)
+    tensor_arg("hardswish", input)
     x = _operand(input, inplace)
     # PyTorch's branches: x * 0 up to -3 (NaN at -inf, as its forward), x(x+3)/6 below 3, else
     # x (NaN too); the middle formula sees 0 outside its range, so its gradient stays finite
@@ -222,6 +243,7 @@ def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
 
 def softsign(input: Tensor) -> Tensor:
     """``x / (1 + |x|)``."""
+    check_kernel_dtype("softsign", input)
     return input / (ew.abs(input) + 1.0)
 
 

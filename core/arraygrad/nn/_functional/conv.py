@@ -39,6 +39,7 @@ import itertools
 import math
 from typing import TYPE_CHECKING, Any
 
+from arraygrad.ops.arguments import tensor_arg
 from arraygrad.amp import state as _amp
 from arraygrad.ops.rule import VIA_VJP, defop
 from arraygrad.plugins.registry import dispatch_kernel
@@ -55,7 +56,7 @@ __all__ = [
 
 # -- argument normalisation ---------------------------------------------------------
 
-def _pair(value: Any, name: str, n: int = 2) -> tuple:
+def _pair(value: Any, name: str, n: int = 2) -> tuple[Any, ...]:
     """``value`` (int or sequence of ``n`` ints) as a tuple of ``n`` ints."""
     if isinstance(value, Tensor):
         value = value.tolist()
@@ -68,7 +69,7 @@ def _pair(value: Any, name: str, n: int = 2) -> tuple:
     return (int(value),) * n
 
 
-def _conv_arg(value: Any, name: str, n: int) -> tuple:
+def _conv_arg(value: Any, name: str, n: int) -> tuple[Any, ...]:
     """A convolution argument as ``n`` ints, with PyTorch's RuntimeError for a wrong length."""
     if isinstance(value, (list, tuple)) and len(value) not in (1, n):
         raise RuntimeError(f"expected {name} to be a single integer value or a list of {n} "
@@ -77,7 +78,7 @@ def _conv_arg(value: Any, name: str, n: int) -> tuple:
     return _pair(value, name, n)
 
 
-def _check_positive(op: str, stride: tuple, dilation: tuple) -> None:
+def _check_positive(op: str, stride: tuple[Any, ...], dilation: tuple[Any, ...]) -> None:
     """PyTorch's checks of a convolution's stride and dilation (before any arithmetic)."""
     if min(stride) <= 0:
         raise RuntimeError(f"{op}: non-positive stride is not supported")
@@ -104,29 +105,29 @@ def _out_size(size: int, k: int, s: int, p_lo: int, p_hi: int, d: int,
 # A geometry is ``(kernel, dilation, stride, pad_lo, out)``, each a tuple with one entry per
 # spatial axis; the padding after the input is whatever the windows reach.
 
-def _window_key(offset: tuple, geom: Any) -> tuple:
+def _window_key(offset: tuple[Any, ...], geom: Any) -> tuple[Any, ...]:
     """The strided slice picking kernel offset ``offset`` (one index per axis) of every window."""
     _, dilation, stride, _, out = geom
-    key: list = [slice(None), slice(None)]
+    key: list[Any] = [slice(None), slice(None)]
     for i, d, s, o in zip(offset, dilation, stride, out):
         start = i * d
         key.append(slice(start, start + s * (o - 1) + 1, s))
     return tuple(key)
 
 
-def _offsets(kernel: tuple) -> Any:
+def _offsets(kernel: tuple[Any, ...]) -> Any:
     """Every kernel offset, row-major (the order of a weight's flattened window)."""
     return itertools.product(*(range(k) for k in kernel))
 
 
-def _padded_extent(in_sizes: Any, geom: Any) -> tuple:
+def _padded_extent(in_sizes: Any, geom: Any) -> tuple[Any, ...]:
     """The padded buffer's spatial sizes: the input plus what the windows reach."""
     kernel, dilation, stride, pad_lo, out = geom
     return tuple(max(n + p, (o - 1) * s + d * (k - 1) + 1)
                  for n, k, d, s, p, o in zip(in_sizes, kernel, dilation, stride, pad_lo, out))
 
 
-def _interior(in_sizes: Any, pad_lo: Any) -> tuple:
+def _interior(in_sizes: Any, pad_lo: Any) -> tuple[Any, ...]:
     """The slice of the padded buffer that holds the input."""
     return (slice(None), slice(None)) + tuple(slice(p, p + n) for n, p in zip(in_sizes, pad_lo))
 
@@ -184,6 +185,7 @@ def col2im(cols: Tensor, in_hw: Any, geom: Any) -> Tensor:
 
 def _batched(input: Tensor, spatial: int, op: str) -> tuple[Any, ...]:
     """``input`` with a batch dimension, and whether one was added (unbatched input)."""
+    tensor_arg(op, input)
     if input.ndim == spatial + 1:
         return input.unsqueeze(0), True
     if input.ndim != spatial + 2:
@@ -334,7 +336,7 @@ def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
 
 
 def _transposed_size(in_sizes: Any, stride: Any, padding: Any, dilation: Any, kernel: Any,
-                     output_padding: Any) -> list:
+                     output_padding: Any) -> list[Any]:
     """PyTorch's transposed-convolution output size along each axis."""
     return [(i - 1) * s - 2 * p + d * (k - 1) + op_ + 1
             for i, s, p, d, k, op_ in zip(in_sizes, stride, padding, dilation, kernel,
@@ -426,14 +428,14 @@ def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
 
 # -- public im2col / col2im ---------------------------------------------------------------
 
-def _block_arg(value: Any, name: str) -> tuple:
+def _block_arg(value: Any, name: str) -> tuple[Any, ...]:
     """An ``unfold``/``fold`` argument as a pair, with PyTorch's RuntimeError for a wrong length."""
     if isinstance(value, (list, tuple)) and len(value) != 2:
         raise RuntimeError(f"It is expected {name} equals to 2, but got size {len(value)}")
     return _pair(value, name)
 
 
-def _block_geometry(kernel_size: Any, dilation: Any, padding: Any, stride: Any) -> tuple:
+def _block_geometry(kernel_size: Any, dilation: Any, padding: Any, stride: Any) -> tuple[Any, ...]:
     """``unfold``/``fold``'s arguments as pairs, checked as PyTorch does (before any arithmetic)."""
     kernel, dilation = _block_arg(kernel_size, "kernel_size"), _block_arg(dilation, "dilation")
     padding, stride = _block_arg(padding, "padding"), _block_arg(stride, "stride")
@@ -449,7 +451,7 @@ def _block_geometry(kernel_size: Any, dilation: Any, padding: Any, stride: Any) 
     return kernel, dilation, padding, stride
 
 
-def _blocks(size: Any, kernel: Any, dilation: Any, padding: Any, stride: Any) -> tuple:
+def _blocks(size: Any, kernel: Any, dilation: Any, padding: Any, stride: Any) -> tuple[Any, ...]:
     """The number of sliding blocks along each of the two axes."""
     return tuple(_out_size(s_, k, st, p, p, d)
                  for s_, k, st, p, d in zip(size, kernel, stride, padding, dilation))

@@ -6,6 +6,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from arraygrad.ops.kernel_dtypes import check_kernel_dtype
+from arraygrad.ops.arguments import tensor_arg
 from arraygrad.amp import state as _amp
 from arraygrad import dtypes as _dt
 from arraygrad.autograd.grad_mode import is_grad_enabled
@@ -34,6 +36,7 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     Each input is divided by its own (clamped) norm first, as PyTorch does, which keeps the
     result in [-1, 1]; integer inputs are promoted to the other's floating dtype.
     """
+    tensor_arg("cosine_similarity", x1, "x1"), tensor_arg("cosine_similarity", x2, "x2", 2)
     if _amp.on:  # autocast (arraygrad.amp.state)
         x1, x2 = _amp.cast("cosine_similarity", x1, x2)
     from arraygrad.linalg import vector_norm
@@ -61,6 +64,7 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
               out: Tensor | None = None) -> Tensor:
     """``input / max(||input||_p, eps)`` along ``dim`` (``out=``: written into ``out``)."""
+    check_kernel_dtype("normalize", input)
     if _amp.on:  # autocast (arraygrad.amp.state)
         input, = _amp.cast("normalize", input)
     denom = ew.clamp(input.norm(p, dim, keepdim=True), min=eps).expand_as(input)
@@ -76,6 +80,7 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
                       keepdim: bool = False) -> Tensor:
     """``||x1 - x2 + eps||_p`` over the last dimension of the broadcast inputs (PyTorch adds
     ``eps`` to the difference, so equal rows still have a gradient)."""
+    tensor_arg("pairwise_distance", x1, "x1"), tensor_arg("pairwise_distance", x2, "x2", 2)
     last = max(x1.ndim, x2.ndim) - 1
     return ((x1 - x2) + eps).norm(p, last, keepdim=keepdim)
 

@@ -23,13 +23,13 @@ if TYPE_CHECKING:
 __all__ = ["linear", "bilinear", "dropout", "embedding", "one_hot"]
 
 
-def _linear_vjp(g: Tensor, n: RuleNode) -> tuple:
+def _linear_vjp(g: Tensor, n: RuleNode) -> tuple[Any, ...]:
     """The gradients of ``(input, weight, bias)``: one ``LinearBackwardBackward0`` node."""
     need = n.needs_input_grad
     return linear_backward(g, n.input, n.weight, need[0], need[1], len(need) > 2 and need[2])
 
 
-def _linear_grad_data(gd: Any, n: RuleNode, backend: Backend) -> tuple:
+def _linear_grad_data(gd: Any, n: RuleNode, backend: Backend) -> tuple[Any, ...]:
     """``_linear_vjp`` on arrays (first order): three products, nothing recorded."""
     nxt = n._next  # which inputs need a gradient (``needs_input_grad``, without the tuple)
     need_w = nxt[1] is not None

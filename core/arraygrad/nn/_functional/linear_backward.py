@@ -24,7 +24,7 @@ __all__ = ["linear_backward", "linear_grad_data"]
 
 @replay_unit
 def linear_grad_data(backend: Backend, gd: Any, xd: Any, wd: Any, need_x: bool, need_w: bool,
-                     need_b: bool) -> tuple:
+                     need_b: bool) -> tuple[Any, ...]:
     """``(g @ w, g^T x, sum(g))`` on arrays (each None unless needed) for ``y = x @ w.T + b``."""
     xp = backend.xp
     out_f, in_f = wd.shape
@@ -41,7 +41,7 @@ def linear_grad_data(backend: Backend, gd: Any, xd: Any, wd: Any, need_x: bool, 
     return gx, gw, gb
 
 
-def _linear_backward_backward(grads: Any, n: RuleNode) -> tuple:
+def _linear_backward_backward(grads: Any, n: RuleNode) -> tuple[Any, ...]:
     """The gradients of ``(g, x, w)`` from those of the outputs ``(gx, gw, gb)`` that were
     made (``n.made``); the others are placeholders, and get nothing."""
     need_g, need_x, need_w = n.needs_input_grad
@@ -78,7 +78,7 @@ LINEAR_BACKWARD = defop("LinearBackwardBackward0", jvp=VIA_VJP, inputs=("grad_ou
 
 
 def linear_backward(g: Tensor, x: Tensor, w: Any, need_x: bool, need_w: bool,
-                    need_b: bool) -> tuple:
+                    need_b: bool) -> tuple[Any, ...]:
     """``(g @ w, g^T x, sum(g))`` (each None unless needed) for ``y = x @ w.T + b``, recorded
     as one node when grad mode is on and ``g``, ``x`` or ``w`` requires grad."""
     backend = g._backend

@@ -5,6 +5,8 @@ from __future__ import annotations
 import warnings
 from typing import TYPE_CHECKING, Any
 
+from arraygrad.ops.kernel_dtypes import check_kernel_dtype
+from arraygrad.ops.arguments import tensor_arg
 from arraygrad.amp import state as _amp
 from arraygrad import dtypes as _dt
 from arraygrad.transform_state import replay_unit
@@ -91,6 +93,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: An
              reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     """Mean squared error ``(x - y)^2`` (each term times ``weight``, and the mean over
     ``weight``'s sum, when given)."""
+    check_kernel_dtype("mse_loss", input)
     if _amp.on:  # autocast (arraygrad.amp.state)
         input, target = _amp.cast("mse_loss", input, target)
     reduction = _reduction(size_average, reduce, reduction)
@@ -150,6 +153,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, redu
                    reduction: str = "mean",
                    beta: float = 1.0) -> Tensor:
     """``0.5 d^2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta``."""
+    check_kernel_dtype("smooth_l1_loss", input)
     if _amp.on:  # autocast (arraygrad.amp.state)
         input, target = _amp.cast("smooth_l1_loss", input, target)
     reduction = _reduction(size_average, reduce, reduction)
@@ -165,6 +169,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, redu
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
                weight: Tensor | None = None) -> Tensor:
     """``0.5 d^2`` where ``|d| < delta``, else ``delta (|d| - 0.5 delta)``."""
+    check_kernel_dtype("huber_loss", input)
     if _amp.on:  # autocast (arraygrad.amp.state)
         input, target = _amp.cast("huber_loss", input, target)
     _check_same_size(input, target)
@@ -225,7 +230,7 @@ def _nll_parts(input: Tensor, target: Tensor, weight: Tensor | None,
     picked = input.gather(1, safe.unsqueeze(1)).squeeze(1)
     mask = valid.to(input.dtype)
     w = mask if weight is None else weight[safe] * mask
-    loss = -picked * w
+    loss = ew.where(valid, -picked * w, 0.0)  # an ignored target's pick may be inf or NaN
     if unbatched:
         loss, w = loss.squeeze(0), w.squeeze(0)
     return loss, w
@@ -261,10 +266,13 @@ def _quiet_division(xp: Any) -> Any:
 def _nll_data(xp: Any, x: Any, onehot: Any, denom: Any, reduction: str) -> Any:
     """NLL's value from the log-probabilities ``x`` and the targets' ``onehot`` rows:
     per row (``reduction="none"``), else summed and divided by ``denom``."""
+    # each row's pick, not a product with the one-hot row: an inf or NaN of another class
+    # must not reach the loss (PyTorch reads only the target's entry)
+    picked = xp.where(onehot != 0, x, xp.zeros_like(x))
     if reduction == "none":
-        return -xp.sum(x * onehot, axis=1)
+        return -xp.sum(picked, axis=1)
     with _quiet_division(xp):  # every target ignored: 0/0, a NaN loss as in PyTorch
-        return -xp.sum(x * onehot) / denom
+        return -xp.sum(picked) / denom
 
 
 def _nll_2d(input: Tensor, target: Tensor, ignore_index: int, reduction: str) -> Tensor:
@@ -311,6 +319,9 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
 
     ``'mean'`` divides by the summed weights of the non-ignored targets.
     """
+    tensor_arg("nll_loss", input)
+    check_kernel_dtype("nll_loss", input,
+                       "nll_loss2d_forward_out_frame" if input.ndim > 2 else None)
     if _amp.on:  # autocast (arraygrad.amp.state)
         input, target = _amp.cast("nll_loss", input, target)
     reduction = _reduction(size_average, reduce, reduction)
@@ -338,6 +349,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
     """``nll_loss(log_softmax(input, 1), target)`` for class indices, or ``-sum(p log q)`` for
     class probabilities (``target`` floating, same shape as ``input``); optional label smoothing.
     """
+    tensor_arg("cross_entropy", input)
     if _amp.on:  # autocast (arraygrad.amp.state)
         input, target = _amp.cast("cross_entropy", input, target)
     reduction = _reduction(size_average, reduce, reduction)
@@ -440,6 +452,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
                                      size_average: Any = None, reduce: Any = None,
                                      reduction: str = "mean", pos_weight: Any = None) -> Tensor:
     """BCE of ``sigmoid(input)`` computed stably from the logits; ``pos_weight`` scales positives."""
+    check_kernel_dtype("binary_cross_entropy_with_logits", input)
     if _amp.on:  # autocast (arraygrad.amp.state)
         input, target = _amp.cast("binary_cross_entropy_with_logits", input, target)
     reduction = _reduction(size_average, reduce, reduction)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from arraygrad.ops.arguments import tensor_arg
+from arraygrad.ops.kernel_dtypes import check_kernel_dtype
 from arraygrad import dtypes as _dt
 from arraygrad.amp import state as _amp
 from arraygrad.autograd.grad_mode import no_grad
@@ -30,7 +32,7 @@ def _normalize(x: Tensor, dims: Any, eps: Any) -> tuple[Any, ...]:
     return (x - mean) * ew.rsqrt(var + eps), mean, var
 
 
-def _channel_shape(ndim: int, channels: int) -> tuple:
+def _channel_shape(ndim: int, channels: int) -> tuple[Any, ...]:
     """The shape ``(1, C, 1, ...)`` a per-channel vector broadcasts with."""
     return (1, channels) + (1,) * (ndim - 2)
 
@@ -48,12 +50,12 @@ def _update_running(running_mean: Any, running_var: Any, mean: Tensor, var: Tens
 
 
 def _normalize_with(input: Tensor, running_mean: Tensor, running_var: Tensor, eps: float,
-                    cshape: tuple) -> Tensor:
+                    cshape: tuple[Any, ...]) -> Tensor:
     """``input`` normalised per channel by the given statistics."""
     return (input - running_mean.reshape(cshape)) * ew.rsqrt(running_var.reshape(cshape) + eps)
 
 
-def _affine(out: Tensor, weight: Tensor | None, bias: Tensor | None, cshape: tuple) -> Tensor:
+def _affine(out: Tensor, weight: Tensor | None, bias: Tensor | None, cshape: tuple[Any, ...]) -> Tensor:
     """``out * weight + bias`` with per-channel ``weight``/``bias`` (either may be None)."""
     if weight is not None:
         out = out * weight.reshape(cshape)
@@ -115,6 +117,8 @@ def _trailing_dims(input: Tensor, normalized_shape: Any,
 def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     """Normalise over the last ``len(normalized_shape)`` dimensions, then scale and shift."""
+    tensor_arg("layer_norm", input)
+    check_kernel_dtype("layer_norm", input)
     if _amp.on:  # autocast (arraygrad.amp.state)
         input, weight, bias = _amp.cast("layer_norm", input, weight, bias)
     dims = _trailing_dims(input, normalized_shape, {"weight": weight, "bias": bias})

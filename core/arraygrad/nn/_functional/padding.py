@@ -20,7 +20,7 @@ __all__ = ["pad"]
 _MODES = ("constant", "reflect", "replicate", "circular")
 
 
-def _pad_index(size: int, left: int, right: int, mode: str) -> list:
+def _pad_index(size: int, left: int, right: int, mode: str) -> list[Any]:
     """Source positions of each output position for the non-constant modes."""
     if mode == "circular":
         # PyTorch crops first (negative amounts), then wraps around what is left
@@ -39,7 +39,7 @@ def _pad_index(size: int, left: int, right: int, mode: str) -> list:
     return out
 
 
-def _amounts(pad: Any) -> tuple:
+def _amounts(pad: Any) -> tuple[Any, ...]:
     """``pad`` as a tuple of ints (PyTorch's TypeError for anything else)."""
     if isinstance(pad, Tensor):
         pad = pad.tolist()
@@ -57,7 +57,7 @@ def _amounts(pad: Any) -> tuple:
     return tuple(out)
 
 
-def _check_non_constant(input: Tensor, pairs: list, mode: str) -> None:
+def _check_non_constant(input: Tensor, pairs: list[Any], mode: str) -> None:
     """PyTorch's rules for reflect/replicate/circular (all checked before any work)."""
     k = len(pairs)
     if k not in (1, 2, 3) or input.ndim not in (k + 1, k + 2):

@@ -19,6 +19,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from arraygrad.ops.arguments import tensor_arg
+from arraygrad.ops.kernel_dtypes import check_kernel_dtype
 from arraygrad import dtypes as _dt
 from arraygrad.nn._functional.conv import _out_size, _pair, im2col
 from arraygrad.ops.transfer import lifted
@@ -41,7 +43,7 @@ _WORDS = {1: "one", 2: "two", 3: "three"}
 
 # -- arguments ----------------------------------------------------------------------------
 
-def _arg(value: Any, name: str, n: int, op: str) -> tuple:
+def _arg(value: Any, name: str, n: int, op: str) -> tuple[Any, ...]:
     """A pooling argument as ``n`` ints (PyTorch's RuntimeError for a wrong length)."""
     if isinstance(value, Tensor):
         value = value.tolist()
@@ -53,6 +55,10 @@ def _arg(value: Any, name: str, n: int, op: str) -> tuple:
 
 def _pool_input(input: Tensor, n: int, op: str) -> tuple[Tensor, bool]:
     """``input`` with a batch dimension (and whether one was added), PyTorch's shape checks."""
+    tensor_arg(op, input)
+    kind = "max_pool1d" if op.startswith("max_pool1d") else (
+        "max_pool" if op.startswith("max") else "avg_pool")
+    check_kernel_dtype(kind, input)
     if input.ndim not in (n + 1, n + 2) or 0 in tuple(input.shape[-n - 1:]):
         raise RuntimeError(f"{op}: Expected {n + 1}D or {n + 2}D (batch mode) tensor with "
                            f"optional 0 dim batch size for input, but got:{list(input.shape)}")
@@ -62,7 +68,7 @@ def _pool_input(input: Tensor, n: int, op: str) -> tuple[Tensor, bool]:
 
 
 def _pool_geom(x: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation: Any,
-               ceil_mode: bool, n: int, op: str) -> tuple:
+               ceil_mode: bool, n: int, op: str) -> tuple[Any, ...]:
     """``(kernel, dilation, stride, padding, out)`` of a pooling, checked as PyTorch does."""
     kernel = _arg(kernel_size, "kernel_size", n, op)
     no_stride = stride is None or (isinstance(stride, (list, tuple)) and len(stride) == 0)
@@ -106,7 +112,7 @@ def _grid(xp: Any, length: int, axis: int, n: int, dtype: Any) -> Any:
     return xp.reshape(xp.arange(length, dtype=dtype), tuple(shape))
 
 
-def _unravel(xp: Any, flat: Any, sizes: tuple) -> list:
+def _unravel(xp: Any, flat: Any, sizes: tuple[Any, ...]) -> list[Any]:
     """Row-major ``flat`` offsets into one index per axis of ``sizes``."""
     out = []
     for size in reversed(sizes):
@@ -117,7 +123,7 @@ def _unravel(xp: Any, flat: Any, sizes: tuple) -> list:
 
 # -- max pooling ----------------------------------------------------------------------------
 
-def _window_to_flat(arg: Tensor, in_sizes: tuple, geom: tuple) -> Tensor:
+def _window_to_flat(arg: Tensor, in_sizes: tuple[Any, ...], geom: tuple[Any, ...]) -> Tensor:
     """Window offsets -> PyTorch's flat input index per plane (``(d * H + h) * W + w``)."""
     kernel, dilation, stride, padding, out = geom
     backend = arg._backend
@@ -188,7 +194,7 @@ def max_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
 
 # -- average pooling ------------------------------------------------------------------------
 
-def _avg_divisor(in_sizes: Any, geom: Any, count_include_pad: bool) -> list:
+def _avg_divisor(in_sizes: Any, geom: Any, count_include_pad: bool) -> list[Any]:
     """Per-axis window sizes (PyTorch's: clipped to input + padding, or to the input)."""
     kernel, _, stride, padding, out = geom
     per_axis = []
@@ -253,13 +259,16 @@ def avg_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
 
 # -- adaptive pooling ----------------------------------------------------------------------
 
-def _bins(size: int, out: int) -> list:
+def _bins(size: int, out: int) -> list[Any]:
     """PyTorch's adaptive bins ``[floor(i*s/o), ceil((i+1)*s/o))`` along one axis."""
     return [((i * size) // out, -(-((i + 1) * size) // out)) for i in range(out)]
 
 
-def _adaptive_input(input: Tensor, output_size: Any, n: int, op: str) -> tuple:
+def _adaptive_input(input: Tensor, output_size: Any, n: int, op: str) -> tuple[Any, ...]:
     """PyTorch's checks of an adaptive pooling; the output sizes (``None`` keeps a size)."""
+    if n == 1:  # (PyTorch's 2-D and 3-D forms are Python code that fails on .size())
+        tensor_arg(op, input)
+    check_kernel_dtype("adaptive_avg_pool" if "avg" in op else "adaptive_max_pool", input)
     if input.ndim not in (n + 1, n + 2):
         if n == 1:
             raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional "
@@ -424,8 +433,8 @@ def lp_pool3d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = N
 
 # -- max-unpooling --------------------------------------------------------------------------
 
-def _unpool_size(input: Tensor, kernel: tuple, stride: tuple, padding: tuple,
-                 output_size: Any) -> tuple:
+def _unpool_size(input: Tensor, kernel: tuple[Any, ...], stride: tuple[Any, ...], padding: tuple[Any, ...],
+                 output_size: Any) -> tuple[Any, ...]:
     """PyTorch's ``_unpool_output_size``: the default, or a checked explicit ``output_size``."""
     n = len(kernel)
     default = [(input.shape[input.ndim - n + d] - 1) * stride[d] + kernel[d] - 2 * padding[d]

@@ -54,7 +54,7 @@ def _is_integer(value: Any) -> bool:
     return type(value).__name__.startswith(("int", "uint"))  # NumPy integer scalars
 
 
-def _spatial_list(value: Any, dim: int) -> list:
+def _spatial_list(value: Any, dim: int) -> list[Any]:
     """A size/scale argument as a Python list (a Tensor argument becomes its values)."""
     from arraygrad.tensor import Tensor
 
@@ -64,14 +64,14 @@ def _spatial_list(value: Any, dim: int) -> list:
 
 
 def _output_size(input: Tensor, size: Any, scale_factor: Any, mode: str,
-                 recompute_scale_factor: bool | None) -> tuple[list, list]:
+                 recompute_scale_factor: bool | None) -> tuple[list[Any], list[Any]]:
     """``(output sizes, scales)``: PyTorch's validation and its rule for each (scales may be
     ``None`` per axis, meaning "from the sizes")."""
     dim = input.ndim - 2
     spatial = list(input.shape[2:])
     if size is not None and scale_factor is not None:
         raise ValueError("only one of size or scale_factor should be defined")
-    scales: list = [None] * max(dim, 0)
+    scales: list[Any] = [None] * max(dim, 0)
     if size is not None:
         if isinstance(size, (list, tuple)):
             if len(size) != dim:
@@ -270,7 +270,7 @@ def _cubic(t: Any, a: float = -0.75) -> list[Any]:
     return [far(t + 1.0), near(t), near(1.0 - t), far(2.0 - t)]
 
 
-def _linear_rows(n: int, o: int, align_corners: bool, scale: float | None) -> list[dict]:
+def _linear_rows(n: int, o: int, align_corners: bool, scale: float | None) -> list[dict[Any, Any]]:
     ratio = _source_scale(n, o, align_corners, scale)
     rows = []
     for i in range(o):
@@ -278,21 +278,21 @@ def _linear_rows(n: int, o: int, align_corners: bool, scale: float | None) -> li
         i0 = min(int(math.floor(real)), n - 1)
         lam = min(max(real - i0, 0.0), 1.0)
         i1 = i0 + (1 if i0 < n - 1 else 0)
-        row: dict = {}
+        row: dict[Any, Any] = {}
         row[i0] = row.get(i0, 0.0) + 1.0 - lam
         row[i1] = row.get(i1, 0.0) + lam
         rows.append(row)
     return rows
 
 
-def _cubic_rows(n: int, o: int, align_corners: bool, scale: float | None) -> list[dict]:
+def _cubic_rows(n: int, o: int, align_corners: bool, scale: float | None) -> list[dict[Any, Any]]:
     ratio = _source_scale(n, o, align_corners, scale)
     rows = []
     for i in range(o):
         real = _source_index(ratio, i, align_corners, cubic=True)
         i0 = min(int(math.floor(real)), n - 1)
         t = min(max(real - i0, 0.0), 1.0)
-        row: dict = {}
+        row: dict[Any, Any] = {}
         for k, w in enumerate(_cubic(t)):
             j = max(min(i0 - 1 + k, n - 1), 0)  # taps past the border read the edge pixel
             row[j] = row.get(j, 0.0) + w
@@ -300,7 +300,7 @@ def _cubic_rows(n: int, o: int, align_corners: bool, scale: float | None) -> lis
     return rows
 
 
-def _area_rows(n: int, o: int) -> list[dict]:
+def _area_rows(n: int, o: int) -> list[dict[Any, Any]]:
     """Adaptive average pooling bins ``[floor(i n / o), ceil((i + 1) n / o))``."""
     rows = []
     for i in range(o):
@@ -338,7 +338,7 @@ _AA_FILTERS: dict[str, tuple[Callable[[float], float], int]] = {
 }
 
 
-def _aa_rows(mode: str, n: int, o: int, align_corners: bool, scale: float | None) -> list[dict]:
+def _aa_rows(mode: str, n: int, o: int, align_corners: bool, scale: float | None) -> list[dict[Any, Any]]:
     """PyTorch's (and PIL's) anti-aliased weights: the filter stretched by the downscale
     factor, truncated to the input and normalised to sum 1 per output."""
     filt, interp_size = _AA_FILTERS[mode]
@@ -357,7 +357,7 @@ def _aa_rows(mode: str, n: int, o: int, align_corners: bool, scale: float | None
 
 
 def _sparse_rows(mode: str, n: int, o: int, align_corners: bool, scale: float | None,
-                 antialias: bool) -> list[dict] | None:
+                 antialias: bool) -> list[dict[Any, Any]] | None:
     """The ``(o, n)`` map of one axis as sparse rows, or ``None`` where it is the identity."""
     if antialias:
         return _aa_rows(mode, n, o, align_corners, scale)
@@ -373,7 +373,7 @@ def _sparse_rows(mode: str, n: int, o: int, align_corners: bool, scale: float | 
 _Taps = tuple[tuple[tuple[int, ...], ...], tuple[tuple[float, ...], ...]]
 
 
-def _pack(rows: Sequence[dict]) -> _Taps:
+def _pack(rows: Sequence[dict[Any, Any]]) -> _Taps:
     """Sparse rows as ``K`` taps ``(indices[k][i], weights[k][i])``, short rows padded with
     weight 0 (``K`` = the widest row)."""
     width = max(1, max(len(row) for row in rows))
@@ -384,7 +384,7 @@ def _pack(rows: Sequence[dict]) -> _Taps:
 
 def _transpose(taps: _Taps, n: int) -> _Taps:
     """The taps of the adjoint map (input ``j`` collects from every output that reads it)."""
-    rows: list[dict] = [{} for _ in range(n)]
+    rows: list[dict[Any, Any]] = [{} for _ in range(n)]
     for idx_k, w_k in zip(*taps):
         for i, (j, w) in enumerate(zip(idx_k, w_k)):
             if w != 0.0:

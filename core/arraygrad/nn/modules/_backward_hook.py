@@ -63,14 +63,14 @@ class BackwardHook:
         self.input_tensors_index: Any = None
 
     @staticmethod
-    def _pack_with_none(indices: Any, values: Any, size: Any) -> tuple:
+    def _pack_with_none(indices: Any, values: Any, size: Any) -> tuple[Any, ...]:
         res = [None] * size
         for idx, val in zip(indices, values):
             res[idx] = val
         return tuple(res)
 
     @staticmethod
-    def _unpack_none(indices: Any, values: Any) -> tuple:
+    def _unpack_none(indices: Any, values: Any) -> tuple[Any, ...]:
         return tuple(values[idx] for idx in indices)
 
     def _apply_on_tensors(self, register: Any, args: Any) -> tuple[Any, ...]:
@@ -87,7 +87,7 @@ class BackwardHook:
             out[idx] = val
         return tuple(out), tensors_idx
 
-    def setup_input_hook(self, args: tuple) -> tuple:
+    def setup_input_hook(self, args: tuple[Any, ...]) -> tuple[Any, ...]:
         """Wrap the positional inputs; the full hooks fire when their gradients are computed."""
         def register(node: Node) -> None:
             node.register_hook(self._input_hook)

@@ -18,6 +18,7 @@ from arraygrad.ops.broadcast import broadcast_shapes
 from arraygrad.ops.casting import cast_data, in_opmath
 from arraygrad.ops.complex_checks import refuse_complex_forward
 from arraygrad.ops.conjugate import conj_of
+from arraygrad.ops.kernel_dtypes import check_kernel_dtype
 from arraygrad.ops.promotion import operands as _operands, same_backend
 from arraygrad.ops.rule import ELEMENTWISE, defop, identity
 from arraygrad.ops.value_checks import require_values
@@ -69,9 +70,17 @@ def _sq_sum(n: Any) -> Tensor:
     return n.self * n.self + n.other * n.other
 
 
+def _recip_sq_sum(n: Any) -> Tensor:
+    """``1 / (self**2 + other**2)``, taken as 0 where the sum is 0 (PyTorch's atan2
+    gradient at the origin is 0, not NaN)."""
+    sq = _sq_sum(n)
+    zero = sq == 0
+    return ew.where(zero, sq * 0, 1 / ew.where(zero, ew.full_like_scalar(sq, 1.0), sq))
+
+
 ATAN2 = defop("Atan2Backward0", jvp=ELEMENTWISE, inputs=("self", "other"), saves=("self", "other"),
-              vjp=(lambda g, n: g * n.other / _sq_sum(n),
-                   lambda g, n: -g * n.self / _sq_sum(n)))
+              vjp=(lambda g, n: g * n.other * _recip_sq_sum(n),
+                   lambda g, n: -g * n.self * _recip_sq_sum(n)))
 
 
 def atan2(input: Tensor, other: Tensor) -> Tensor:
@@ -295,9 +304,8 @@ def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
     if isinstance(weight, Tensor) and weight.dtype is not input.dtype:
         raise RuntimeError(f"expected dtype {input.dtype} for `weight` but got dtype "
                            f"{weight.dtype}")
+    check_kernel_dtype("lerp", input)
     backend, (a, e, w), d = _three("lerp", input, end, weight)
-    if not (d.is_floating_point or d.is_complex):
-        raise NotImplementedError(f"lerp: \"lerp_kernel_scalar\" not implemented for '{d}'")
     xp = backend.xp
 
     def formula(a: Any, e: Any, w: Any) -> Any:

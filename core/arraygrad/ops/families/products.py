@@ -11,6 +11,8 @@ from __future__ import annotations
 import itertools
 from typing import Any, Sequence
 
+from arraygrad.ops.kernel_dtypes import check_kernel_dtype
+from arraygrad.ops.arguments import tensor_arg
 from arraygrad.amp import state as _amp
 import arraygrad as ag
 from arraygrad.tensor import Tensor, _wrap_dim
@@ -91,6 +93,8 @@ def diagflat(input: Tensor, offset: int = 0) -> Tensor:
 
 def trace(input: Tensor) -> Tensor:
     """The sum of a matrix's main diagonal."""
+    check_kernel_dtype("trace", input)
+    tensor_arg("trace", input)
     if input.dim() != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.dim()}")
     return diagonal(input).sum()
@@ -176,6 +180,7 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
 
 def kron(input: Tensor, other: Tensor) -> Tensor:
     """The Kronecker product: blocks ``input[i] * other`` (shapes padded with leading ones)."""
+    tensor_arg("kron", input)
     n = max(input.dim(), other.dim())
     a_shape = [1] * (n - input.dim()) + list(input.shape)
     b_shape = [1] * (n - other.dim()) + list(other.shape)
@@ -219,6 +224,7 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Any = None) -> Tensor:
 
 def inner(input: Tensor, other: Tensor) -> Tensor:
     """The inner product over the last dimension (a plain product when either is a scalar)."""
+    tensor_arg("inner", input)
     if input.dim() == 0 or other.dim() == 0:
         return input * other
     if input.shape[-1] != other.shape[-1]:

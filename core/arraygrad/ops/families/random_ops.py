@@ -18,6 +18,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any, Callable
 
+from arraygrad.allocation_errors import allocating
+from arraygrad.ops.kernel_dtypes import check_kernel_dtype
 from arraygrad import dtypes as _dt
 from arraygrad.ops.value_checks import any_true
 from arraygrad.random import generator_for
@@ -288,6 +290,7 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Generator 
 def bernoulli(input: Tensor, p: Any = None, *, generator: Generator | None = None) -> Tensor:
     """0/1 draws with success probabilities ``input`` (or the number ``p``), in ``input``'s
     dtype and shape; not differentiable."""
+    check_kernel_dtype("bernoulli", input)
     if not isinstance(input, Tensor):
         raise TypeError(f"bernoulli(): argument 'input' must be Tensor, not "
                         f"{type(input).__name__}")
@@ -383,6 +386,7 @@ def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
     return _like(input, result)
 
 
+@allocating("multinomial")
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
                 generator: Generator | None = None) -> Tensor:
     """Category indices (int64) drawn from the rows of ``input`` (non-negative weights, 1-D

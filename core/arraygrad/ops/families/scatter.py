@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from arraygrad.ops.arguments import tensor_arg
 from arraygrad import dtypes as _dt
 from arraygrad.transform_state import recording_flag
 from arraygrad.ops._linear_index import LinearKey, linear_key
@@ -214,6 +215,7 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, value: Any 
     ``src`` may be a number (PyTorch's ``value`` overload). ``reduce="add"``/``"multiply"``
     is the deprecated form of ``scatter_reduce``.
     """
+    tensor_arg("scatter", input)
     if vmap_levels:  # inside vmap: batched indices or sources batch an outside input
         input = lifted(input, index, src, value)
     if src is None:
@@ -241,6 +243,7 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, value: Any 
 
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     """``out[index[i][j]][j] += src[i][j]`` (for ``dim=0``), repeats accumulating."""
+    tensor_arg("scatter_add", input)
     if vmap_levels:  # inside vmap: batched indices or sources batch an outside input
         input = lifted(input, index, src)
     if not isinstance(src, Tensor):
@@ -429,7 +432,7 @@ def _mask(op: str, input: Tensor, mask: Any) -> Tensor:
     return mask
 
 
-def _broadcast_shape(op: str, a: tuple, b: tuple) -> tuple:
+def _broadcast_shape(op: str, a: tuple[Any, ...], b: tuple[Any, ...]) -> tuple[Any, ...]:
     out = []
     for i in range(1, max(len(a), len(b)) + 1):
         x = a[-i] if i <= len(a) else 1

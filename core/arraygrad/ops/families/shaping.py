@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from arraygrad.ops.arguments import tensor_arg
 import arraygrad as ag
+from arraygrad.allocation_errors import allocating
 from arraygrad.tensor import Tensor, _wrap_dim
 
 __all__ = ["fliplr", "flipud", "roll", "rot90", "tile", "repeat_interleave", "tensor_split",
@@ -53,6 +55,7 @@ def flipud(input: Tensor) -> Tensor:
 
 def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
     """Roll the tensor by ``shifts`` along ``dims`` (flattened, then restored, when ``dims`` is None)."""
+    tensor_arg("roll", input)
     s = _ints(shifts, "roll")
     if dims is None:
         if len(s) != 1:
@@ -91,6 +94,7 @@ def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
     return input.clone()
 
 
+@allocating("tile")
 def tile(input: Tensor, *reps_: Any, dims: Any = None) -> Tensor:
     """Repeat the tensor ``dims[i]`` times along each dimension; missing leading reps count as 1
     (``dims`` positional, as varargs, or ``dims=``)."""
@@ -316,6 +320,7 @@ def atleast_3d(*tensors: Any) -> Any:
 
 def _triangle(op: str, input: Tensor, diagonal: int, lower: bool) -> Tensor:
     """Zero the elements above (``lower``) or below the ``diagonal``-th diagonal of the last two dims."""
+    tensor_arg(op, input)
     if input.dim() < 2:
         raise RuntimeError(f"{op}: input tensor must have at least 2 dimensions")
     rows, cols = input.shape[-2:]

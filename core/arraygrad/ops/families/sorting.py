@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from arraygrad.ops.kernel_dtypes import check_kernel_dtype
 from arraygrad.ops import elementwise as ew
 from arraygrad.ops.casting import to_native
 from arraygrad.ops.complex_checks import refuse_complex_forward
@@ -87,6 +88,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True,
          sorted: bool = True) -> Any:
     """The ``k`` largest (``largest=False``: smallest) elements along ``dim``, as
     ``(values, indices)``; always in sorted order (a valid order for ``sorted=False``)."""
+    check_kernel_dtype("topk", input)
     _tensor(input, "topk")
     d = wrap_dim(dim, input, "topk")
     if isinstance(k, bool) or not isinstance(k, int):
@@ -106,6 +108,7 @@ def _at(idx: Any, d: int, position: int) -> Any:
 
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
     """The ``k``-th smallest element (1-based) along ``dim``, as ``(values, indices)``."""
+    check_kernel_dtype("kthvalue", input)
     _tensor(input, "kthvalue")
     d = wrap_dim(dim, input, "kthvalue")
     if isinstance(k, bool) or not isinstance(k, int):
@@ -178,6 +181,7 @@ def _median_all(input: Tensor, ignore_nan: bool) -> Tensor:
 def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """The lower median: of all elements (a tensor) or along ``dim`` (``(values, indices)``).
     NaN where a slice holds NaN."""
+    check_kernel_dtype("median", input)
     _tensor(input, "median")
     if dim is None:
         return _median_all(input, False)
