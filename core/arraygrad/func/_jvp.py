@@ -73,10 +73,10 @@ def _split_aux(out: Any, has_aux: bool) -> tuple[Any, Any]:
 def _differentiable(level: Level, x: Tensor) -> Tensor:
     """``level.differentiable(x)``, keeping a tangent ``x`` carries at the open forward level
     (a private leaf is a ``detach``, which drops it)."""
-    tangent = fwad.tangent_of(x) if fwad.state.level >= 0 else None
+    tangent = fwad.tangent_of(x) if fwad.state.dual_level >= 0 else None
     inner = level.differentiable(x)
     if tangent is not None and fwad.tangent_of(inner) is None:
-        fwad.set_tangent(inner, tangent, fwad.state.level)
+        fwad.set_tangent(inner, tangent, fwad.state.dual_level)
     return inner
 
 
@@ -181,7 +181,7 @@ def jvp_with_argnums(func: Callable[..., Any], primals: Any, tangents: Any,
     level = Level(is_grad_enabled())
     with enable_grad():  # the transform runs under an outer no_grad too
         diff = [_differentiable(level, p) for p in flat_primals]
-        run = _reverse_mode if fwad.state.level >= 0 else _forward_mode
+        run = _reverse_mode if fwad.state.dual_level >= 0 else _forward_mode
         outs, tans, out_spec, aux = run(func, primals, diff, flat_tangents, spec, argnums,
                                         strict, has_aux)
         result = (level.unwrap_tree(tree_unflatten(outs, out_spec)),

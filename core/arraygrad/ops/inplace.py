@@ -90,9 +90,9 @@ def _carry_tangent(t: Tensor, result: Tensor) -> None:
     """Forward AD: ``t`` takes the tangent of the value written into it (or loses its own)."""
     found = tangent_of(result)
     if found is not None:
-        set_tangent(t, found, _fw.level)
+        set_tangent(t, found, _fw.dual_level)
     elif t._fw_grads is not None:
-        t._fw_grads.pop(_fw.level, None)
+        t._fw_grads.pop(_fw.dual_level, None)
 
 
 def _conform(result: Tensor, t: Tensor, op: str) -> Tensor:
