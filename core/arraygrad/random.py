@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from arraygrad.compiler.scalars import recording_flag as _recording
 from arraygrad.device import DeviceLike, as_device, device
+from arraygrad import transform_state as _transforms
 
 if TYPE_CHECKING:
     from arraygrad.backends.contract import Backend, Generator as NativeGenerator
@@ -235,18 +236,13 @@ def set_rng_state(new_state: Any, device: DeviceLike = "cpu") -> None:
     device_generator(device).set_state(new_state)
 
 
-vmap_levels: list[Any] = []
-"""The ``BatchingBackend``s of the ``vmap`` calls running now, outermost first (kept by
-``arraygrad.func._vmap``): inside one, draws follow the innermost call's ``randomness``."""
-
-
 def generator_for(backend: Backend, generator: Generator | None = None) -> NativeGenerator:
     """The native generator to sample from on ``backend`` (inside ``vmap``: the innermost
     call's generator, which draws per sample, once for all, or refuses)."""
     if generator is None:
         generator = _default.get(backend.device) or device_generator(backend.device)
-    if vmap_levels:
-        return vmap_levels[-1].batching_generator(generator)
+    if _transforms.vmap_levels:  # the innermost vmap call's generator (``transform_state``)
+        return _transforms.vmap_levels[-1].batching_generator(generator)
     if _recording.on:  # inside ``arraygrad.compile``'s recording: draws are instructions
         from arraygrad.compiler.recording_backend import recorded_generator
         return recorded_generator(backend, generator)

@@ -240,9 +240,9 @@ def overwritten(old: Tensor, value: Any, op: str) -> Tensor:
         if value._backend is not backend:
             from arraygrad.backends.stacking import outer_backend
 
-            lifted = outer_backend(backend, value._backend)  # inside vmap
-            if lifted is not None:
-                backend, xp = lifted, lifted.xp
+            outer = outer_backend(backend, value._backend)  # inside vmap
+            if outer is not None:
+                backend, xp = outer, outer.xp
             else:
                 from arraygrad.ops.transfer import to_backend
 

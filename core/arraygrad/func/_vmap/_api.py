@@ -14,15 +14,16 @@ import functools
 from typing import Any, Callable
 
 from arraygrad.func._pytree import TreeSpec, tree_flatten, tree_unflatten
-from arraygrad.random import vmap_levels
+from arraygrad import transform_state as _transforms
 from arraygrad.func._vmap._namespace import BatchingBackend
 from arraygrad.func._vmap._wrap import from_batched, is_batched_tensor, to_batched
+from arraygrad.func._vmap.rules_indexing import lift_indexed
 from arraygrad.tensor import Tensor
 
 __all__ = ["vmap"]
 
 _RANDOMNESS = ("error", "different", "same")
-active = vmap_levels  # the levels of the vmap calls running now, outermost first
+active = _transforms.vmap_levels  # the levels of the vmap calls running now, outermost first
 
 
 def vmap(func: Callable[..., Any], in_dims: Any = 0, out_dims: Any = 0,
@@ -176,12 +177,16 @@ def _run(func: Callable[..., Any], out_dims: Any, randomness: str, leaves: list[
     level = backend.level
     inner = [leaf if d is None else to_batched(leaf, level, d) for leaf, d in zip(leaves, dims)]
     active.append(backend)
+    # the ops of the indexing family hand their operands to the batching rules while we run
+    _transforms.indexed_input = lift_indexed
     level.active = True
     try:
         outputs = func(*tree_unflatten(inner, spec), **kwargs)
     finally:
         level.active = False
         active.pop()
+        if not active:
+            _transforms.indexed_input = None
     return _unwrap_outputs(func, out_dims, outputs, level)
 
 
