@@ -238,11 +238,12 @@ def set_rng_state(new_state: Any, device: DeviceLike = "cpu") -> None:
 
 def generator_for(backend: Backend, generator: Generator | None = None) -> NativeGenerator:
     """The native generator to sample from on ``backend`` (inside ``vmap``: the innermost
-    call's generator, which draws per sample, once for all, or refuses)."""
+    call's generator, which draws per sample, once for all, or refuses; ``transform_state``)."""
     if generator is None:
         generator = _default.get(backend.device) or device_generator(backend.device)
-    if _transforms.vmap_levels:  # the innermost vmap call's generator (``transform_state``)
-        return _transforms.vmap_levels[-1].batching_generator(generator)
+    draws = _transforms.draws  # a running transform's generator (``transform_state``)
+    if draws is not None:
+        return draws(generator)
     if _recording.on:  # inside ``arraygrad.compile``'s recording: draws are instructions
         from arraygrad.compiler.recording_backend import recorded_generator
         return recorded_generator(backend, generator)

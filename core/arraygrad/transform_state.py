@@ -18,15 +18,19 @@ from __future__ import annotations
 import weakref
 from typing import Any, Callable
 
-__all__ = ["vmap_levels", "indexed_input", "DualState", "dual"]
+__all__ = ["vmap_levels", "indexed_input", "draws", "DualState", "dual"]
 
 
 # -- vmap levels -------------------------------------------------------------------------------
 
 vmap_levels: list[Any] = []
 """The ``BatchingBackend``s of the ``vmap`` calls running now, outermost first (pushed and
-popped by ``arraygrad.func._vmap``): inside one, random draws follow the innermost call's
-``randomness`` (``arraygrad.random.generator_for``)."""
+popped by ``arraygrad.func._vmap``, which installs the hooks below while any runs)."""
+
+draws: Callable[[Any], Any] | None = None
+"""While a ``vmap`` call runs: the native generator random ops draw from, given the
+``arraygrad.Generator`` they would use (``arraygrad.random.generator_for`` asks): the
+innermost call's, which draws per sample, once for all, or refuses (its ``randomness``)."""
 
 indexed_input: Callable[[Any, tuple[Any, ...]], Any] | None = None
 """While a ``vmap`` call runs: the hook an op of the indexing family (``ops.indexed_operands``)

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from arraygrad.autograd.engine import run_backward
 from arraygrad.autograd.gradient_edge import GradientEdge, edge_tuple
+from arraygrad.backends.stacking import gradient_for
 
 if TYPE_CHECKING:
     from arraygrad.tensor import Tensor
@@ -213,10 +214,7 @@ def grad(outputs: _TensorOrTensors, inputs: _TensorOrTensors,
     result = []
     for t, g in zip(ins, captured):
         if g is not None and not isinstance(t, GradientEdge) and g._backend is not t._backend:
-            # batched by a vmap call that ended
-            leave = getattr(g._backend, "leave_levels", None)
-            if leave is not None:
-                g = leave(g, t._backend, ended_only=True)
+            g = gradient_for(g, t._backend, ended_only=True)  # batched by a vmap call that ended
         if g is None and materialize_grads:
             if isinstance(t, GradientEdge):
                 raise RuntimeError("materialize_grads cannot be used when the given input is "

@@ -110,9 +110,9 @@ def _conform(result: Tensor, t: Tensor, op: str) -> Tensor:
 
 
 def _write(t: Tensor, data: Any, op: str) -> None:
-    level = getattr(data, "level", None)  # a vmap BatchedArray: it must land in a batched t
-    if level is not None:
-        level.check_write(t._data)
+    check = getattr(data, "check_write_into", None)  # vmap's batched arrays: only into batched t
+    if check is not None:
+        check(t._data)
     try:
         t._data[...] = data
     except ValueError as exc:  # e.g. NumPy's read-only broadcast views

@@ -171,14 +171,21 @@ def _vmap_call(func: Callable[..., Any], in_dims: Any, out_dims: Any, randomness
     return _run(func, out_dims, randomness, leaves, dims, spec, kwargs, size)
 
 
+def _innermost_generator(generator: Any) -> Any:
+    """The innermost running level's generator over ``generator`` (an ``arraygrad.Generator``)."""
+    return active[-1].batching_generator(generator)
+
+
 def _run(func: Callable[..., Any], out_dims: Any, randomness: str, leaves: list[Any],
          dims: list[Any], spec: TreeSpec, kwargs: dict[str, Any], size: int) -> Any:
     backend = BatchingBackend(_base_backend(leaves, dims), size, randomness)
     level = backend.level
     inner = [leaf if d is None else to_batched(leaf, level, d) for leaf, d in zip(leaves, dims)]
     active.append(backend)
-    # the ops of the indexing family hand their operands to the batching rules while we run
+    # while we run: the ops of the indexing family hand their operands to the batching
+    # rules, and random ops draw from the innermost call's generator
     _transforms.indexed_input = lift_indexed
+    _transforms.draws = _innermost_generator
     level.active = True
     try:
         outputs = func(*tree_unflatten(inner, spec), **kwargs)
@@ -186,7 +193,7 @@ def _run(func: Callable[..., Any], out_dims: Any, randomness: str, leaves: list[
         level.active = False
         active.pop()
         if not active:
-            _transforms.indexed_input = None
+            _transforms.indexed_input = _transforms.draws = None
     return _unwrap_outputs(func, out_dims, outputs, level)
 
 
