@@ -2,7 +2,7 @@
 
 The first dimension of each grad_output is a batch of vectors; the result's first
 dimension is the batch of VJPs. As PyTorch, the backward is mapped with ``vmap``
-(``func._vmap_entry``) rather than run once per row by hand, so that a batched
+(``arraygrad.vmap``, the public transform) rather than run once per row by hand, so that a batched
 ``vmap`` computes every row in one pass. ``autograd.api`` sits below ``func``, so this
 module hands ``batched_grad`` to it (``set_batched_grad``) when imported.
 """
@@ -42,7 +42,7 @@ def batched_grad(outputs: tuple[Tensor, ...], inputs: tuple[Tensor, ...], grads:
     """``autograd.grad`` of ``outputs`` w.r.t. ``inputs`` for each row of ``grads`` (their
     first dimension), stacked: an input's result is ``(batch, *input.shape)``, or None where
     it is unused (with ``allow_unused``)."""
-    from arraygrad.func._vmap_entry import vmap  # lazily: func sits above autograd
+    from arraygrad import vmap  # the public transform (a lazy attribute): func sits above autograd
 
     check_batched_shapes(outputs, grads)
     unused: list[bool] = []

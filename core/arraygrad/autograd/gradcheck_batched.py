@@ -52,7 +52,7 @@ Expected:
 
 
 def _vmapped(fn: Callable[..., Any], stacked: Tensor, forward_ad: bool) -> Any:
-    from arraygrad.func._vmap_entry import vmap  # lazily: func sits above autograd
+    from arraygrad import vmap  # the public transform (a lazy attribute): func sits above autograd
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -27,7 +27,7 @@ from arraygrad.autograd.api import grad as _autograd_grad
 from arraygrad.autograd.grad_mode import enable_grad, is_grad_enabled
 from arraygrad.func._argnums import Argnums, replace_args, slice_argnums, wrap_argnums
 from arraygrad.func._levels import Level
-from arraygrad.func._pytree import TreeSpec, tree_flatten, tree_unflatten
+from arraygrad._pytree import TreeSpec, tree_flatten, tree_unflatten
 from arraygrad.tensor import Tensor
 
 __all__ = ["jvp", "jvp_with_argnums", "linearize", "check_tensors"]

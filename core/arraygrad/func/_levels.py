@@ -24,7 +24,7 @@ from typing import Any
 
 from arraygrad.autograd.api import grad as _autograd_grad
 from arraygrad.autograd.graph import AccumulateGrad
-from arraygrad.func._pytree import tree_map
+from arraygrad._pytree import tree_map
 from arraygrad.tensor import Tensor
 
 __all__ = ["Level", "vjps_or_zeros"]

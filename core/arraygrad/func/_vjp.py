@@ -14,7 +14,7 @@ from typing import Any, Callable
 from arraygrad.autograd.grad_mode import enable_grad, is_grad_enabled
 from arraygrad.func._argnums import Argnums, replace_args, slice_argnums, wrap_argnums
 from arraygrad.func._levels import Level, vjps_or_zeros
-from arraygrad.func._pytree import tree_flatten, tree_unflatten
+from arraygrad._pytree import tree_flatten, tree_unflatten
 from arraygrad.tensor import Tensor
 
 __all__ = ["vjp", "vjp_with_argnums"]

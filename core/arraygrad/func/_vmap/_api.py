@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable
 
-from arraygrad.func._pytree import TreeSpec, tree_flatten, tree_unflatten
+from arraygrad._pytree import TreeSpec, tree_flatten, tree_unflatten
 from arraygrad import transform_state as _transforms
 from arraygrad.func._vmap._namespace import BatchingBackend
 from arraygrad.func._vmap._wrap import from_batched, is_batched_tensor, to_batched
