@@ -8,7 +8,9 @@ Three figures, read statically from the source (nothing is imported):
   levels' home) that touch vmap's level machinery: a name or a (non-docstring) string
   literal matching ``VMAP_WORDS``; comments and docstrings are prose and not counted;
 - *import cycles*: the strongly connected components of the module import graph of
-  ``arraygrad`` (every import statement, lazy ones included), each with its members.
+  ``arraygrad`` (every import statement, lazy ones included), each with its members; and
+  those of the graph of the imports run at import time (module level, not under
+  ``TYPE_CHECKING``).
 
 ``python tools/imports/transform_leaks.py`` prints them; ``--json`` prints one JSON object;
 ``--lines`` also lists the vmap lines. ``tests/tools/test_transform_leaks.py`` holds the
@@ -66,12 +68,36 @@ def _resolve(mod: str, is_package: bool, node: ast.ImportFrom) -> str:
     return ".".join(base + ([node.module] if node.module else []))
 
 
-def imports_of(mod: str, path: Path, known: set[str]) -> list[tuple[str, int]]:
-    """``(imported module, line)`` for every import statement of a file: a ``from X import
-    y`` names ``X.y`` when that is a module, else ``X``."""
+def _import_time(tree: ast.Module) -> list[ast.stmt]:
+    """The import statements a module runs when it is imported: at module level (inside
+    ``if``/``try``/``with`` blocks too), not in functions, not under ``if TYPE_CHECKING``."""
+    found: list[ast.stmt] = []
+    todo: list[ast.stmt] = list(tree.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            found.append(node)
+        elif isinstance(node, ast.If):
+            test = ast.unparse(node.test)
+            if "TYPE_CHECKING" not in test:
+                todo.extend(node.body)
+            todo.extend(node.orelse)
+        elif isinstance(node, ast.Try):
+            for block in (node.body, node.orelse, node.finalbody, *[h.body for h in node.handlers]):
+                todo.extend(block)
+        elif isinstance(node, ast.With):
+            todo.extend(node.body)
+    return found
+
+
+def imports_of(mod: str, path: Path, known: set[str],
+               import_time: bool = False) -> list[tuple[str, int]]:
+    """``(imported module, line)`` for every import statement of a file (``import_time``:
+    those run on import only): a ``from X import y`` names ``X.y`` when that is a module,
+    else ``X``."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     found = []
-    for node in ast.walk(tree):
+    for node in (_import_time(tree) if import_time else ast.walk(tree)):
         if isinstance(node, ast.Import):
             found.extend((a.name, node.lineno) for a in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -187,17 +213,23 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return sorted(comps, key=lambda c: (-len(c), c))
 
 
+def _graph(lines: dict[str, list[tuple[str, int]]], known: set[str]) -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {m: set() for m in lines}
+    for m, edges in lines.items():
+        for target, _ in edges:
+            owner = _owner(target, known) if target.startswith("arraygrad") else None
+            if owner is not None and owner != m:
+                graph[m].add(owner)
+    return graph
+
+
 def measure() -> dict[str, Any]:
     """The three figures (see the module doc) as one dict."""
     mods = sources()
     known = set(mods)
     graph_lines = {m: imports_of(m, p, known) for m, p in mods.items()}
-    graph: dict[str, set[str]] = {m: set() for m in mods}
-    for m, edges in graph_lines.items():
-        for target, _ in edges:
-            owner = _owner(target, known) if target.startswith("arraygrad") else None
-            if owner is not None and owner != m:
-                graph[m].add(owner)
+    graph = _graph(graph_lines, known)
+    at_import = _graph({m: imports_of(m, p, known, True) for m, p in mods.items()}, known)
     vmap: dict[str, list[tuple[int, str]]] = {}
     for m, p in mods.items():
         if in_func(m) or m == HOME:
@@ -210,7 +242,7 @@ def measure() -> dict[str, Any]:
             "vmap_lines": sum(len(v) for v in vmap.values()), "vmap_files": len(vmap),
             "vmap_by_file": {f: [f"{n}: {s}" for n, s in v] for f, v in vmap.items()},
             "home_lines": [f"{n}: {s}" for n, s in vmap_lines(mods[HOME])] if HOME in mods else [],
-            "cycles": comps}
+            "cycles": comps, "import_time_cycles": cycles(at_import)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -235,6 +267,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  (not counted: {len(found['home_lines'])} in {HOME}, their home)")
     print(f"import cycles (strongly connected components): {len(found['cycles'])}")
     for comp in found["cycles"]:
+        print(f"  {len(comp)} modules: {', '.join(comp)}")
+    print(f"import cycles at import time (module-level imports only): "
+          f"{len(found['import_time_cycles'])}")
+    for comp in found["import_time_cycles"]:
         print(f"  {len(comp)} modules: {', '.join(comp)}")
     return 0
 
