@@ -242,3 +242,16 @@ def __getattr__(name: str) -> Any:
         return getattr(importlib.import_module(_nn_home), name)  # submodules are (lazily)
     from arraygrad.absences import missing_attribute
     raise missing_attribute("torch", name, "arraygrad")  # with the census's reason when listed
+
+
+def _find_transform(name: str) -> Any:
+    """``arraygrad.func``'s transform ``name`` for the layers below it that map with one
+    (``autograd.grad(is_grads_batched=True)``, ``jacobian(vectorize=True)``, ``gradcheck``):
+    the lazy attribute ``func``, imported on first use. Handed to them through
+    ``transform_state`` so that they import neither ``func`` nor this package."""
+    return getattr(__getattr__("func"), name)
+
+
+from arraygrad import transform_state as _transform_state  # noqa: E402
+
+_transform_state.find_transform = _find_transform

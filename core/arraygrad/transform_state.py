@@ -18,7 +18,16 @@ from __future__ import annotations
 import weakref
 from typing import Any, Callable
 
-__all__ = ["vmap_levels", "indexed_input", "draws", "DualState", "dual"]
+__all__ = ["find_transform", "vmap_levels", "indexed_input", "draws", "DualState", "dual"]
+
+
+# -- the transforms themselves, for the layers below them ------------------------------------
+
+find_transform: Callable[[str], Callable[..., Any]] | None = None
+"""``arraygrad.func``'s transform of a name (``"vmap"``, ``"jacfwd"``), for the layers below it
+that map with one (``autograd.grad(is_grads_batched=True)``, ``jacobian(vectorize=True)``,
+``gradcheck``'s batched checks): the package root installs it when imported (its lazy
+attribute ``func``: the transforms are imported on first use)."""
 
 
 # -- vmap levels -------------------------------------------------------------------------------

@@ -36,7 +36,8 @@ def test_vmap_machinery_stays_in_func(found):
     assert found["vmap_lines"] <= 5, found["vmap_by_file"]
 
 
-def test_func_is_in_no_import_cycle(found):
+def test_the_only_cycles_left_are_not_the_transforms(found):
+    """(``tests/plugins/test_import_layers.py`` holds the cycles to its allowed list.)"""
     members = [m for comp in found["cycles"] for m in comp]
     assert [m for m in members if m.startswith("arraygrad.func")] == []
     assert "arraygrad.transform_state" not in members
@@ -55,12 +56,13 @@ def test_transform_state_is_a_leaf():
 
 
 def test_the_tool_sees_what_it_counts(leaks, tmp_path):
-    """A leak of each kind in a scratch file is counted; prose is not."""
+    """A leak of each kind is counted; prose and the package root's re-export are not."""
     src = tmp_path / "probe.py"
     src.write_text('"""Inside vmap, lifted."""\n'
                    "from arraygrad.random import vmap_levels  # inside vmap\n"
                    "x = 1  # vmap_levels lifted\n"
                    "y = getattr(x, 'leave_levels', None)\n")
     assert [n for n, _ in leaks.vmap_lines(src)] == [2, 4]
-    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
-    assert leaks.cycles(graph) == [["a", "b", "c"]]
+    graph = {"arraygrad.autograd.x": {"arraygrad.func._vmap"}, "arraygrad": {"arraygrad.func"},
+             "arraygrad.func._vmap": {"arraygrad.ops"}}
+    assert leaks.upward_imports(graph) == ["arraygrad.autograd.x -> arraygrad.func._vmap"]

@@ -2,15 +2,16 @@
 
 Three figures, read statically from the source (nothing is imported):
 
-- *upward imports*: ``import``/``from`` statements (at any depth, lazy ones inside functions
-  too) outside ``arraygrad/func/`` that name ``arraygrad.func`` or a module below it;
+- *upward imports*: imports (at any depth, lazy ones inside functions too, and
+  ``import_module`` of a constant name) outside ``arraygrad/func/`` of ``arraygrad.func`` or a
+  module below it (the package root, which may re-export the transforms lazily, aside);
 - *vmap lines*: code lines outside ``arraygrad/func/`` (and outside ``transform_state``, the
   levels' home) that touch vmap's level machinery: a name or a (non-docstring) string
   literal matching ``VMAP_WORDS``; comments and docstrings are prose and not counted;
 - *import cycles*: the strongly connected components of the module import graph of
-  ``arraygrad`` (every import statement, lazy ones included), each with its members; and
-  those of the graph of the imports run at import time (module level, not under
-  ``TYPE_CHECKING``).
+  ``arraygrad`` (every import, lazy ones included), each with its members; and those of the
+  graph of the imports run at import time. The graph is ``tests/plugins/import_graph.py``'s,
+  the one ``tests/plugins/test_import_layers.py`` holds to its allowed cycles.
 
 ``python tools/imports/transform_leaks.py`` prints them; ``--json`` prints one JSON object;
 ``--lines`` also lists the vmap lines. ``tests/tools/test_transform_leaks.py`` holds the
@@ -30,7 +31,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGE = ROOT / "core" / "arraygrad"
+sys.path.insert(0, str(ROOT / "tests" / "plugins"))
+import import_graph  # noqa: E402  (the package's import graph: tests/plugins/test_import_layers.py)
+
 FUNC = "arraygrad.func"
 # The designated home of the transforms' state (vmap's level stack among it): its own lines
 # are where the levels belong, so they are listed apart and not counted as leaks.
@@ -46,93 +49,16 @@ VMAP_WORDS = re.compile(r"vmap_level|lifted|^lift$|leave_levels|_on_key_level|ch
 VMAP_STRINGS = re.compile(r"^level$")
 
 
-def module_name(path: Path) -> str:
-    """The dotted name of a source file of the package."""
-    rel = path.relative_to(PACKAGE.parent).with_suffix("")
-    parts = list(rel.parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
-
-
-def sources() -> dict[str, Path]:
-    """Every module of ``arraygrad``: dotted name -> file."""
-    return {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
-
-
-def _resolve(mod: str, is_package: bool, node: ast.ImportFrom) -> str:
-    if not node.level:
-        return node.module or ""
-    base = mod.split(".") if is_package else mod.split(".")[:-1]
-    base = base[: len(base) - (node.level - 1)]
-    return ".".join(base + ([node.module] if node.module else []))
-
-
-def _import_time(tree: ast.Module) -> list[ast.stmt]:
-    """The import statements a module runs when it is imported: at module level (inside
-    ``if``/``try``/``with`` blocks too), not in functions, not under ``if TYPE_CHECKING``."""
-    found: list[ast.stmt] = []
-    todo: list[ast.stmt] = list(tree.body)
-    while todo:
-        node = todo.pop()
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            found.append(node)
-        elif isinstance(node, ast.If):
-            test = ast.unparse(node.test)
-            if "TYPE_CHECKING" not in test:
-                todo.extend(node.body)
-            todo.extend(node.orelse)
-        elif isinstance(node, ast.Try):
-            for block in (node.body, node.orelse, node.finalbody, *[h.body for h in node.handlers]):
-                todo.extend(block)
-        elif isinstance(node, ast.With):
-            todo.extend(node.body)
-    return found
-
-
-def imports_of(mod: str, path: Path, known: set[str],
-               import_time: bool = False) -> list[tuple[str, int]]:
-    """``(imported module, line)`` for every import statement of a file (``import_time``:
-    those run on import only): a ``from X import y`` names ``X.y`` when that is a module,
-    else ``X``."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    found = []
-    for node in (_import_time(tree) if import_time else ast.walk(tree)):
-        if isinstance(node, ast.Import):
-            found.extend((a.name, node.lineno) for a in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            target = _resolve(mod, path.name == "__init__.py", node)
-            for a in node.names:
-                sub = f"{target}.{a.name}"
-                found.append((sub if sub in known else target, node.lineno))
-    return found
-
-
-def _owner(name: str, known: set[str]) -> str | None:
-    """The module of ``arraygrad`` an imported name belongs to (its longest known prefix)."""
-    parts = name.split(".")
-    while parts:
-        cand = ".".join(parts)
-        if cand in known:
-            return cand
-        parts.pop()
-    return None
-
-
 def in_func(mod: str) -> bool:
     return mod == FUNC or mod.startswith(FUNC + ".")
 
 
-def upward_imports(graph_lines: dict[str, list[tuple[str, int]]]) -> list[str]:
-    """``file:line -> module`` for each import of ``arraygrad.func`` from outside it."""
-    out = []
-    for mod, edges in graph_lines.items():
-        if in_func(mod):
-            continue
-        for target, line in edges:
-            if in_func(target):
-                out.append(f"{mod}:{line} -> {target}")
-    return out
+def upward_imports(graph: dict[str, set[str]]) -> list[str]:
+    """``module -> module of func`` for each import of ``arraygrad.func`` from outside it (the
+    package root, which may re-export the transforms lazily, aside)."""
+    return sorted(f"{mod} -> {target}" for mod, targets in graph.items()
+                  if not in_func(mod) and mod != "arraygrad"
+                  for target in targets if in_func(target))
 
 
 def _docstring_lines(tree: ast.AST) -> set[int]:
@@ -165,71 +91,10 @@ def vmap_lines(path: Path) -> list[tuple[int, str]]:
     return [(n, lines[n - 1].strip()) for n in sorted(hits)]
 
 
-def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """The strongly connected components of more than one module (Tarjan, iterative)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    on_stack: set[str] = set()
-    stack: list[str] = []
-    comps: list[list[str]] = []
-    counter = 0
-    for root in sorted(graph):
-        if root in index:
-            continue
-        work = [(root, iter(sorted(graph[root])))]
-        index[root] = low[root] = counter
-        counter += 1
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            node, it = work[-1]
-            advanced = False
-            for nxt in it:
-                if nxt not in index:
-                    index[nxt] = low[nxt] = counter
-                    counter += 1
-                    stack.append(nxt)
-                    on_stack.add(nxt)
-                    work.append((nxt, iter(sorted(graph[nxt]))))
-                    advanced = True
-                    break
-                if nxt in on_stack:
-                    low[node] = min(low[node], index[nxt])
-            if advanced:
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[node])
-            if low[node] == index[node]:
-                comp = []
-                while True:
-                    w = stack.pop()
-                    on_stack.discard(w)
-                    comp.append(w)
-                    if w == node:
-                        break
-                if len(comp) > 1:
-                    comps.append(sorted(comp))
-    return sorted(comps, key=lambda c: (-len(c), c))
-
-
-def _graph(lines: dict[str, list[tuple[str, int]]], known: set[str]) -> dict[str, set[str]]:
-    graph: dict[str, set[str]] = {m: set() for m in lines}
-    for m, edges in lines.items():
-        for target, _ in edges:
-            owner = _owner(target, known) if target.startswith("arraygrad") else None
-            if owner is not None and owner != m:
-                graph[m].add(owner)
-    return graph
-
-
 def measure() -> dict[str, Any]:
     """The three figures (see the module doc) as one dict."""
-    mods = sources()
-    known = set(mods)
-    graph_lines = {m: imports_of(m, p, known) for m, p in mods.items()}
-    graph = _graph(graph_lines, known)
-    at_import = _graph({m: imports_of(m, p, known, True) for m, p in mods.items()}, known)
+    mods = import_graph.modules()
+    graph = import_graph.graph(lazy=True)
     vmap: dict[str, list[tuple[int, str]]] = {}
     for m, p in mods.items():
         if in_func(m) or m == HOME:
@@ -237,12 +102,12 @@ def measure() -> dict[str, Any]:
         found = vmap_lines(p)
         if found:
             vmap[str(p.relative_to(ROOT))] = found
-    comps = cycles(graph)
-    return {"upward_imports": upward_imports(graph_lines),
+    return {"upward_imports": upward_imports(graph),
             "vmap_lines": sum(len(v) for v in vmap.values()), "vmap_files": len(vmap),
             "vmap_by_file": {f: [f"{n}: {s}" for n, s in v] for f, v in vmap.items()},
             "home_lines": [f"{n}: {s}" for n, s in vmap_lines(mods[HOME])] if HOME in mods else [],
-            "cycles": comps, "import_time_cycles": cycles(at_import)}
+            "cycles": import_graph.cycles(graph),
+            "import_time_cycles": import_graph.cycles(import_graph.graph(lazy=False))}
 
 
 def main(argv: list[str] | None = None) -> int:

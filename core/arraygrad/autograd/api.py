@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from arraygrad.autograd.engine import run_backward
 from arraygrad.autograd.gradient_edge import GradientEdge, edge_tuple
-from arraygrad.backends.stacking import gradient_for
 
 if TYPE_CHECKING:
     from arraygrad.tensor import Tensor
@@ -214,6 +213,8 @@ def grad(outputs: _TensorOrTensors, inputs: _TensorOrTensors,
     result = []
     for t, g in zip(ins, captured):
         if g is not None and not isinstance(t, GradientEdge) and g._backend is not t._backend:
+            from arraygrad.backends.stacking import gradient_for  # (not at import: tensor's layer)
+
             g = gradient_for(g, t._backend, ended_only=True)  # batched by a vmap call that ended
         if g is None and materialize_grads:
             if isinstance(t, GradientEdge):

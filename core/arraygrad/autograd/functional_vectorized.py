@@ -3,8 +3,8 @@
 Reverse mode (PyTorch's): one ``autograd.grad(..., is_grads_batched=True)`` whose batch
 of grad_outputs is the standard basis of the outputs' joint space: row ``k`` of the
 result is the VJP with basis vector ``k``. Forward mode: the JVPs with the standard
-basis of the inputs, mapped with ``vmap`` (``func.jacfwd``, reached through the package's
-public attribute: ``arraygrad.func`` sits above autograd). Both then cut the batch
+basis of the inputs, mapped with ``vmap`` (``func.jacfwd``, which the package root hands in
+through ``transform_state.find_transform``: ``arraygrad.func`` sits above autograd). Both then cut the batch
 per output and input, into blocks shaped ``output.shape + input.shape``.
 """
 
@@ -52,7 +52,7 @@ def forward_jacobian(outputs_of: Callable[..., tuple[Tensor, ...]], inputs: tupl
     """``blocks[output][input]`` by forward mode (``jacfwd``) of ``outputs_of`` (the user's
     function, its outputs checked and made a tuple), with PyTorch's errors for what forward
     mode does not do."""
-    import arraygrad  # func sits above autograd: its public attribute, resolved on first use
+    from arraygrad import transform_state  # func sits above autograd: handed in from above
 
     if create_graph:
         raise NotImplementedError(_FWD.format("create_graph", "create_graph"))
@@ -61,5 +61,5 @@ def forward_jacobian(outputs_of: Callable[..., tuple[Tensor, ...]], inputs: tupl
     if not vectorize:
         raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse "
                                   "Hessian isonly implemented for `vectorize=True`.")
-    jac = arraygrad.func.jacfwd(outputs_of, argnums=tuple(range(len(inputs))))(*inputs)
+    jac = transform_state.find_transform("jacfwd")(outputs_of, argnums=tuple(range(len(inputs))))(*inputs)
     return [[b.detach() for b in row] for row in jac]

@@ -25,7 +25,6 @@ from arraygrad.autograd.stream_flags import (
 from arraygrad.autograd.hooks import HookDict, RemovableHandle
 from arraygrad.autograd.multi_grad_hook import register_multi_grad_hook
 from arraygrad.autograd.node_hooks import LeafHooks, NodeHooks
-from arraygrad.backends.stacking import gradient_for
 from arraygrad.autograd.saved_hooks import (
     INFERENCE_MESSAGE, _open as _hooks_open, current_hooks, disable_saved_tensors_hooks,
     save_on_cpu, saved_tensors_hooks,
@@ -347,6 +346,8 @@ class AccumulateGrad(Node):
         if g is None:
             return ()
         if g._backend is not var._backend:  # batched by a vmap call the leaf is outside of
+            from arraygrad.backends.stacking import gradient_for  # (not at import: tensor's layer)
+
             g = gradient_for(g, var._backend)
         wanted = var._grad_dtype  # ``grad_dtype`` set on the leaf: its gradients are cast
         if wanted is not False and wanted is not None and g.dtype is not wanted:
