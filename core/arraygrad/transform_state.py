@@ -18,7 +18,8 @@ from __future__ import annotations
 import weakref
 from typing import Any, Callable
 
-__all__ = ["find_transform", "vmap_levels", "indexed_input", "draws", "DualState", "dual"]
+__all__ = ["find_transform", "transform", "vmap_levels", "indexed_input", "draws", "DualState",
+           "dual"]
 
 
 # -- the transforms themselves, for the layers below them ------------------------------------
@@ -28,6 +29,13 @@ find_transform: Callable[[str], Callable[..., Any]] | None = None
 that map with one (``autograd.grad(is_grads_batched=True)``, ``jacobian(vectorize=True)``,
 ``gradcheck``'s batched checks): the package root installs it when imported (its lazy
 attribute ``func``: the transforms are imported on first use)."""
+
+
+def transform(name: str) -> Callable[..., Any]:
+    """``arraygrad.func``'s transform ``name`` (``find_transform``'s answer)."""
+    if find_transform is None:  # only a module loaded without its package root gets here
+        raise RuntimeError(f"arraygrad.func.{name} is not available before `import arraygrad`")
+    return find_transform(name)
 
 
 # -- vmap levels -------------------------------------------------------------------------------

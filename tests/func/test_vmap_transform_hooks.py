@@ -138,3 +138,21 @@ def test_random_draws_follow_the_innermost_call():
     with pytest.raises(RuntimeError, match="randomness"):
         vmap(lambda r: r + ag.rand(3))(x)
     assert transform_state.draws is None
+
+
+def test_the_layers_below_get_the_transforms_from_the_package_root(monkeypatch):
+    """``autograd.grad(is_grads_batched=True)`` & co. ask ``transform_state.transform``, which
+    the package root answers with its lazy ``arraygrad.func``."""
+    assert transform_state.transform("vmap") is ag.func.vmap
+    assert transform_state.transform("jacfwd") is ag.func.jacfwd
+    monkeypatch.setattr(transform_state, "find_transform", None)
+    with pytest.raises(RuntimeError, match="arraygrad.func.vmap is not available"):
+        transform_state.transform("vmap")
+
+
+def test_is_grads_batched_through_the_handed_in_vmap():
+    x = _t(rng.standard_normal(3), requires_grad=True)
+    y = x ** 2
+    rows = ag.eye(3, dtype=x.dtype)
+    (g,) = ag.autograd.grad(y, x, rows, is_grads_batched=True)
+    assert np.allclose(g.numpy(), np.diag(2 * x.detach().numpy()))

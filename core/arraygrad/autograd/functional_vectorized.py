@@ -4,8 +4,8 @@ Reverse mode (PyTorch's): one ``autograd.grad(..., is_grads_batched=True)`` whos
 of grad_outputs is the standard basis of the outputs' joint space: row ``k`` of the
 result is the VJP with basis vector ``k``. Forward mode: the JVPs with the standard
 basis of the inputs, mapped with ``vmap`` (``func.jacfwd``, which the package root hands in
-through ``transform_state.find_transform``: ``arraygrad.func`` sits above autograd). Both then cut the batch
-per output and input, into blocks shaped ``output.shape + input.shape``.
+through ``transform_state.find_transform``: ``arraygrad.func`` sits above autograd). Both
+then cut the batch per output and input, into blocks shaped ``output.shape + input.shape``.
 """
 
 from __future__ import annotations
@@ -61,5 +61,6 @@ def forward_jacobian(outputs_of: Callable[..., tuple[Tensor, ...]], inputs: tupl
     if not vectorize:
         raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse "
                                   "Hessian isonly implemented for `vectorize=True`.")
-    jac = transform_state.find_transform("jacfwd")(outputs_of, argnums=tuple(range(len(inputs))))(*inputs)
+    jacfwd = transform_state.transform("jacfwd")
+    jac = jacfwd(outputs_of, argnums=tuple(range(len(inputs))))(*inputs)
     return [[b.detach() for b in row] for row in jac]

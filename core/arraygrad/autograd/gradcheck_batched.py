@@ -53,7 +53,7 @@ Expected:
 
 
 def _vmapped(fn: Callable[..., Any], stacked: Tensor, forward_ad: bool) -> Any:
-    vmap = _transforms.find_transform("vmap")  # func sits above autograd: handed in from above
+    vmap = _transforms.transform("vmap")  # func sits above autograd: handed in from above
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -599,7 +599,8 @@ class Rule:
 
     def _forward(self, inputs: Sequence[Any], named: dict[str, Any], outs: tuple[Tensor, ...],
                  differentiable: Sequence[bool] | None = None) -> None:
-        """Forward mode: give ``outs`` their tangents when an input has one at the open dual level."""
+        """Forward mode: give ``outs`` their tangents when an input has one at the open dual
+        level."""
         dual_level = _fw.dual_level
         tangents: list[Any] = []
         found = False
