@@ -257,6 +257,19 @@ def __getattr__(name: str) -> Any:
     raise missing_attribute("torch", name, "arraygrad")  # with the census's reason when listed
 
 
+def _find_transform(name: str) -> Any:
+    """``arraygrad.func``'s transform ``name`` for the layers below it that map with one
+    (``autograd.grad(is_grads_batched=True)``, ``jacobian(vectorize=True)``, ``gradcheck``):
+    the lazy attribute ``func``, imported on first use. Handed to them through
+    ``transform_state`` so that they import neither ``func`` nor this package."""
+    return getattr(__getattr__("func"), name)
+
+
+from arraygrad import transform_state as _transform_state  # noqa: E402
+
+_transform_state.find_transform = _find_transform
+
+
 # The names above, for ``from arraygrad import *`` and for type checkers (``mypy --strict``
 # re-exports only what ``__all__`` lists); the names bound at run time (the op families,
 # the tensor protocol's functions, ``runtime_exports``) are added below.

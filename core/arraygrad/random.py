@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator
 from arraygrad.transform_state import compile_hooks as _compile_hooks
 from arraygrad.transform_state import recording_flag as _recording
 from arraygrad.device import DeviceLike, as_device, device
+from arraygrad import transform_state as _transforms
 
 if TYPE_CHECKING:
     from arraygrad.backends.contract import Backend, Generator as NativeGenerator
@@ -236,18 +237,14 @@ def set_rng_state(new_state: Any, device: DeviceLike = "cpu") -> None:
     device_generator(device).set_state(new_state)
 
 
-vmap_levels: list[Any] = []
-"""The ``BatchingBackend``s of the ``vmap`` calls running now, outermost first (kept by
-``arraygrad.func._vmap``): inside one, draws follow the innermost call's ``randomness``."""
-
-
 def generator_for(backend: Backend, generator: Generator | None = None) -> NativeGenerator:
     """The native generator to sample from on ``backend`` (inside ``vmap``: the innermost
-    call's generator, which draws per sample, once for all, or refuses)."""
+    call's generator, which draws per sample, once for all, or refuses; ``transform_state``)."""
     if generator is None:
         generator = _default.get(backend.device) or device_generator(backend.device)
-    if vmap_levels:
-        return vmap_levels[-1].batching_generator(generator)
+    draws = _transforms.draws  # a running transform's generator (``transform_state``)
+    if draws is not None:
+        return draws(generator)
     if _recording.on:  # inside ``arraygrad.compile``'s recording: draws are instructions
         return _compile_hooks.recorded_generator(backend, generator)  # (the recorder's)
     return generator.native(backend)

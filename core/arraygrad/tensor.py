@@ -491,8 +491,10 @@ class Tensor:
         if self.numel() != 1:
             raise RuntimeError(
                 "Boolean value of Tensor with more than one value is ambiguous")
-        if getattr(self._data, "_arraygrad_batched", False):  # inside vmap: PyTorch's message
-            self._data.refuse_control_flow()
+        # an array that stands for several values (vmap's batched ones) refuses with its message
+        refuse = getattr(self._data, "refuse_control_flow", None)
+        if refuse is not None:
+            refuse()
         return bool(self.item())
 
     def _scalar(self) -> Any:

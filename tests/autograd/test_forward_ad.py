@@ -283,7 +283,7 @@ def test_module_with_full_backward_hook_and_level_cleanup():
         assert _close(fwad.unpack_dual(out).tangent, v @ lin.weight.detach().t())
     from arraygrad.autograd.forward_ad import state
 
-    assert not state.on and state.level == -1 and not state.tracked
+    assert not state.on and state.dual_level == -1 and not state.tracked
     # fast paths are back on after the level
     from arraygrad.ops.rule import fast_paths
 

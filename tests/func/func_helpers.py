@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import arraygrad as ag
-from arraygrad.func._pytree import tree_flatten
+from arraygrad._pytree import tree_flatten
 
 try:
     import torch

@@ -8,7 +8,7 @@ import pytest
 from func_helpers import arr, t64
 
 from arraygrad.func import grad, vjp
-from arraygrad.func._pytree import tree_flatten, tree_map, tree_unflatten
+from arraygrad._pytree import tree_flatten, tree_map, tree_unflatten
 
 Pair = collections.namedtuple("Pair", "first second")
 

@@ -78,7 +78,7 @@ def test_errors_as_pytorch():
         jvp(lambda a: 3, (x,), (v,))
     with pytest.raises(RuntimeError, match="output of function f should be a tuple"):
         jvp(ag.sin, (x,), (v,), has_aux=True)
-    assert fwad.state.level == -1  # the level was closed on every error
+    assert fwad.state.dual_level == -1  # the level was closed on every error
 
 
 def test_forward_over_reverse_is_the_hessian_vector_product():

@@ -215,10 +215,9 @@ def grad(outputs: _TensorOrTensors, inputs: _TensorOrTensors,
     result: list[Any] = []
     for t, g in zip(ins, captured):
         if g is not None and not isinstance(t, GradientEdge) and g._backend is not t._backend:
-            # batched by a vmap call that ended
-            leave = getattr(g._backend, "leave_levels", None)
-            if leave is not None:
-                g = leave(g, t._backend, ended_only=True)
+            from arraygrad.backends.stacking import gradient_for  # (not at import: tensor's layer)
+
+            g = gradient_for(g, t._backend, ended_only=True)  # batched by a vmap call that ended
         if g is None and materialize_grads:
             if isinstance(t, GradientEdge):
                 raise RuntimeError("materialize_grads cannot be used when the given input is "

@@ -1,10 +1,10 @@
 """``autograd.grad(..., is_grads_batched=True)``: one VJP per row of the grad_outputs, by vmap.
 
 The first dimension of each grad_output is a batch of vectors; the result's first
-dimension is the batch of VJPs. As PyTorch, the backward is mapped with ``vmap``
-(``func._vmap_entry``) rather than run once per row by hand, so that a batched
-``vmap`` computes every row in one pass. ``autograd.api`` sits below ``func``, so this
-module hands ``batched_grad`` to it (``set_batched_grad``) when imported.
+dimension is the batch of VJPs. As PyTorch, the backward is mapped with ``vmap`` (``func``'s,
+handed in through ``transform_state.find_transform``) rather than run once per row by hand,
+so that a batched ``vmap`` computes every row in one pass. ``autograd.api`` sits below
+``func``, so this module hands ``batched_grad`` to it (``set_batched_grad``) when imported.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Sequence
 
 from arraygrad.autograd.api import grad, set_batched_grad
+from arraygrad import transform_state as _transforms
 
 if TYPE_CHECKING:
     from arraygrad.tensor import Tensor
@@ -42,7 +43,7 @@ def batched_grad(outputs: tuple[Tensor, ...], inputs: tuple[Tensor, ...], grads:
     """``autograd.grad`` of ``outputs`` w.r.t. ``inputs`` for each row of ``grads`` (their
     first dimension), stacked: an input's result is ``(batch, *input.shape)``, or None where
     it is unused (with ``allow_unused``)."""
-    from arraygrad.func._vmap_entry import vmap  # lazily: func sits above autograd
+    vmap = _transforms.transform("vmap")  # func sits above autograd: handed in from above
 
     check_batched_shapes(outputs, grads)
     unused: list[bool] = []

@@ -8,9 +8,11 @@ result the tangent ``J v``, and ``unpack_dual(y)`` reads it back::
         y = f(forward_ad.make_dual(x, v))
         jvp = forward_ad.unpack_dual(y).tangent
 
-Tangents live on the tensor, in a small dict keyed by level (``Tensor._fw_grads``), and are
-dropped when their level exits. As in PyTorch 2.13 only one level can be open at a time.
-While no level is open the recorder pays one attribute test per op (``state.on``).
+Tangents live on the tensor, in a small dict keyed by dual level (``Tensor._fw_grads``), and
+are dropped when their dual level exits. As in PyTorch 2.13 only one dual level can be open at
+a time. While none is open the recorder pays one attribute test per op (``state.on``). The
+state lives in ``arraygrad.transform_state`` (the layers below read it from there); the public
+functions keep PyTorch's keyword ``level`` for a dual level.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ import weakref
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Iterator, NamedTuple
 
+from arraygrad import transform_state as _transform_state
+
 if TYPE_CHECKING:
     from arraygrad.tensor import Tensor
 
@@ -26,29 +30,8 @@ __all__ = ["dual_level", "enter_dual_level", "exit_dual_level", "make_dual", "un
            "UnpackedDualTensor"]
 
 
-class _DualState:
-    """The process-wide forward-AD state the recorder reads.
-
-    ``on``: a level is open and tangents propagate (False while a forward rule itself runs,
-    so computing a tangent does not compute tangents of tangents). ``level``: the open
-    level, -1 when none. ``tracked``: the tensors holding a tangent at that level, so that
-    exiting it drops them. ``fast_paths``: the fast-path switch (``ops.rule.fast_paths``,
-    handed in by ``ops.rule`` so this module sits below it): fast paths skip the recorder,
-    so they are off while a level is open; ``fast_before`` is its value on entry.
-    """
-
-    __slots__ = ("on", "level", "tracked", "fast_paths", "fast_before")
-
-    def __init__(self) -> None:
-        self.on = False
-        self.level = -1
-        # by id, weakly: a WeakSet would compare tensors with ``==`` (elementwise)
-        self.tracked: dict[int, weakref.ref[Any]] = {}
-        self.fast_paths: Any = None
-        self.fast_before = True
-
-
-state = _DualState()
+state = _transform_state.dual
+"""The forward-AD state the recorder reads (``transform_state.DualState``)."""
 
 
 class UnpackedDualTensor(NamedTuple):
@@ -62,9 +45,9 @@ def enter_dual_level() -> int:
     """Open a forward-AD level and make it the current one; returns it.
 
     Nested levels are not supported (PyTorch 2.13's RuntimeError)."""
-    if state.level >= 0:
+    if state.dual_level >= 0:
         raise RuntimeError("Nested forward mode AD is not supported at the moment")
-    state.level = 0
+    state.dual_level = 0
     fast = state.fast_paths
     if fast is not None:
         state.fast_before = fast.on
@@ -77,10 +60,10 @@ def exit_dual_level(*, level: int | None = None) -> None:
     """Close the current level (``level``, when given, must be it), dropping every tangent
     recorded at it."""
     if level is None:
-        level = state.level
+        level = state.dual_level
     if level < 0:
         raise RuntimeError("Dual level must be a positive number.")
-    if level != state.level:
+    if level != state.dual_level:
         raise RuntimeError("Trying to exit a forward AD level that was not the last one that was "
                            "created. This is not supported.")
     for ref in list(state.tracked.values()):
@@ -94,7 +77,7 @@ def exit_dual_level(*, level: int | None = None) -> None:
                 t._fw_grads = None
     state.tracked = {}
     state.on = False
-    state.level = -1
+    state.dual_level = -1
     if state.fast_paths is not None:
         state.fast_paths.on = state.fast_before
 
@@ -109,21 +92,13 @@ def dual_level() -> Iterator[int]:
         exit_dual_level(level=level)
 
 
-def _check_level(level: int | None, what: str) -> int:
-    if level is None:
-        level = state.level
-    elif level != state.level or level < 0:
-        raise RuntimeError(f"Invalid level given to {what}")
-    return level
-
-
-def set_tangent(t: Tensor, tangent: Tensor, level: int) -> None:
-    """Attach ``tangent`` to ``t`` at ``level`` (the recorder's and ``make_dual``'s write)."""
+def set_tangent(t: Tensor, tangent: Tensor, dual_level: int) -> None:
+    """Attach ``tangent`` to ``t`` at ``dual_level`` (the recorder's and ``make_dual``'s write)."""
     grads = t._fw_grads
     if grads is None:
-        t._fw_grads = {level: tangent}
+        t._fw_grads = {dual_level: tangent}
     else:
-        grads[level] = tangent
+        grads[dual_level] = tangent
     key = id(t)
     tracked = state.tracked
     if key not in tracked:
@@ -133,12 +108,12 @@ def set_tangent(t: Tensor, tangent: Tensor, level: int) -> None:
         tracked[key] = weakref.ref(t, forget)
 
 
-def tangent_of(t: Any, level: int | None = None) -> Any:
-    """``t``'s tangent at ``level`` (default: the open one), or None."""
+def tangent_of(t: Any, dual_level: int | None = None) -> Any:
+    """``t``'s tangent at ``dual_level`` (default: the open one), or None."""
     grads = getattr(t, "_fw_grads", None)
     if grads is None:
         return None
-    return grads.get(state.level if level is None else level)
+    return grads.get(state.dual_level if dual_level is None else dual_level)
 
 
 def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> Tensor:
@@ -147,11 +122,11 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
 
     The tangent must have ``tensor``'s shape; it is cast to ``tensor``'s dtype."""
     if level is None:
-        level = state.level
+        level = state.dual_level
     if level < 0:
         raise RuntimeError("Trying to create a dual Tensor for forward AD but no level exists, make "
                            "sure to enter_dual_level() first.")
-    if level != state.level:
+    if level != state.dual_level:
         raise RuntimeError("Invalid level given to _make_dual")
     if not (tensor.is_floating_point() or tensor.is_complex()):
         raise ValueError(f"Expected primal to be floating point or complex, but got: {tensor.dtype}")
@@ -180,10 +155,10 @@ def unpack_dual(tensor: Tensor, *, level: int | None = None) -> UnpackedDualTens
     """``(primal, tangent)`` of ``tensor`` at ``level``: the primal a view without the tangent,
     the tangent as stored (None when the tensor has none)."""
     if level is None:
-        level = state.level
+        level = state.dual_level
     if level < 0:
         return UnpackedDualTensor(tensor, None)
-    if level != state.level:
+    if level != state.dual_level:
         raise RuntimeError("Invalid level given to _fw_primal")
     found = tangent_of(tensor, level)
     if found is None:

@@ -295,7 +295,7 @@ def _forward_mode(cls: Any, ctx: Any, args: tuple[Any, ...], tangents: list[Any]
                 raise RuntimeError(
                     f"Function {cls.__name__}Backward returned an invalid tangent: expected "
                     f"shape {list(out.shape)} but got {list(tan.shape)}")
-            set_tangent(out, tan if tan.dtype == out.dtype else tan.to(out.dtype), state.level)
+            set_tangent(out, tan if tan.dtype == out.dtype else tan.to(out.dtype), state.dual_level)
 
 
 def once_differentiable(fn: Callable[..., Any]) -> Any:

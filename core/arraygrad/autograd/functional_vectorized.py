@@ -3,8 +3,9 @@
 Reverse mode (PyTorch's): one ``autograd.grad(..., is_grads_batched=True)`` whose batch
 of grad_outputs is the standard basis of the outputs' joint space: row ``k`` of the
 result is the VJP with basis vector ``k``. Forward mode: the JVPs with the standard
-basis of the inputs, mapped with ``vmap`` (``func.jacfwd``). Both then cut the batch
-per output and input, into blocks shaped ``output.shape + input.shape``.
+basis of the inputs, mapped with ``vmap`` (``func.jacfwd``, which the package root hands in
+through ``transform_state.find_transform``: ``arraygrad.func`` sits above autograd). Both
+then cut the batch per output and input, into blocks shaped ``output.shape + input.shape``.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ def reverse_jacobian_vectorized(outputs: Sequence[Tensor], inputs: Sequence[Tens
     """``blocks[output][input]`` of the Jacobian of ``outputs`` (computed from ``inputs``,
     which require grad) by one batched backward over the outputs' standard basis."""
     from arraygrad.autograd.api import grad
-    from arraygrad.func._jacobian import standard_basis
+    from arraygrad.autograd.basis import standard_basis
 
     numels = [o.numel() for o in outputs]
     total = sum(numels)
@@ -51,7 +52,7 @@ def forward_jacobian(outputs_of: Callable[..., tuple[Tensor, ...]], inputs: tupl
     """``blocks[output][input]`` by forward mode (``jacfwd``) of ``outputs_of`` (the user's
     function, its outputs checked and made a tuple), with PyTorch's errors for what forward
     mode does not do."""
-    from arraygrad.func._jacobian import jacfwd
+    from arraygrad import transform_state  # func sits above autograd: handed in from above
 
     if create_graph:
         raise NotImplementedError(_FWD.format("create_graph", "create_graph"))
@@ -60,5 +61,6 @@ def forward_jacobian(outputs_of: Callable[..., tuple[Tensor, ...]], inputs: tupl
     if not vectorize:
         raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse "
                                   "Hessian isonly implemented for `vectorize=True`.")
+    jacfwd = transform_state.transform("jacfwd")
     jac = jacfwd(outputs_of, argnums=tuple(range(len(inputs))))(*inputs)
     return [[b.detach() for b in row] for row in jac]

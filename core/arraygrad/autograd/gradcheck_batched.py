@@ -8,6 +8,7 @@ import warnings
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from arraygrad.autograd.gradcheck_jacobians import as_tuple
+from arraygrad import transform_state as _transforms
 
 if TYPE_CHECKING:
     from arraygrad.tensor import Tensor
@@ -52,7 +53,7 @@ Expected:
 
 
 def _vmapped(fn: Callable[..., Any], stacked: Tensor, forward_ad: bool) -> Any:
-    from arraygrad.func._vmap_entry import vmap  # lazily: func sits above autograd
+    vmap = _transforms.transform("vmap")  # func sits above autograd: handed in from above
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

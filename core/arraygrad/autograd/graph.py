@@ -346,9 +346,9 @@ class AccumulateGrad(Node):
         if g is None:
             return ()
         if g._backend is not var._backend:  # batched by a vmap call the leaf is outside of
-            leave = getattr(g._backend, "leave_levels", None)
-            if leave is not None:
-                g = leave(g, var._backend)
+            from arraygrad.backends.stacking import gradient_for  # (not at import: tensor's layer)
+
+            g = gradient_for(g, var._backend)
         wanted = var._grad_dtype  # ``grad_dtype`` set on the leaf: its gradients are cast
         if wanted is not False and wanted is not None and g.dtype is not wanted:
             g = g.to(wanted)

@@ -7,7 +7,7 @@ its derivatives; they nest (``grad(grad(f))``, ``jacrev(jacrev(f))``) and compos
 with ``functional_call``, which runs a module as a function of its parameters.
 ``f`` sees its differentiated inputs track gradients inside the transform only:
 the caller's tensors get no ``.grad``, and a tensor ``f`` captures from outside
-is a constant with respect to them (``_levels`` says how).
+is a constant with respect to them (``_scope`` says how).
 
 ``vmap`` batches a function over a dimension of its inputs (batching rules per
 array function, ``func/_vmap``). ``jvp`` runs on forward-mode AD (``autograd.forward_ad``);

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable
 
-from arraygrad.func._pytree import tree_flatten, tree_map, tree_unflatten
+from arraygrad._pytree import tree_flatten, tree_map, tree_unflatten
 from arraygrad.tensor import Tensor
 
 __all__ = ["functionalize"]

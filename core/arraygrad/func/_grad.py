@@ -3,7 +3,7 @@
 As ``torch.func.grad``: ``grad(f)(*args)`` is the gradient of ``f(*args)`` with
 respect to the argument(s) at ``argnums`` (pytrees of tensors: the gradient has
 the same structure), computed with ``autograd.grad(create_graph=True)`` on
-inputs that track gradients inside the call only (``_levels``). That makes it
+inputs that track gradients inside the call only (``_scope``). That makes it
 compose: ``grad(grad(f))`` is the second derivative, and the result is
 differentiable outside when the inputs or captured tensors require grad there.
 An outer ``no_grad`` does not stop the transform (``f``'s own ``no_grad`` does),
@@ -17,8 +17,8 @@ from typing import Any, Callable
 
 from arraygrad.autograd.grad_mode import enable_grad, is_grad_enabled
 from arraygrad.func._argnums import Argnums, replace_args, slice_argnums, wrap_argnums
-from arraygrad.func._levels import Level, vjps_or_zeros
-from arraygrad.func._pytree import tree_flatten, tree_unflatten
+from arraygrad.func._scope import Scope, vjps_or_zeros
+from arraygrad._pytree import tree_flatten, tree_unflatten
 from arraygrad.tensor import Tensor
 
 __all__ = ["grad", "grad_and_value"]
@@ -47,20 +47,20 @@ def _call_and_check(func: Callable[..., Any], args: tuple[Any, ...], kwargs: dic
 
 def _grad_and_value_impl(func: Callable[..., Any], argnums: Argnums, has_aux: bool,
                          args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any]:
-    level = Level(is_grad_enabled())
+    scope = Scope(is_grad_enabled())
     with enable_grad():  # an outer no_grad does not stop the transform
         argnums = wrap_argnums(argnums, len(args))
-        diff_args = level.differentiable_tree(slice_argnums(args, argnums))
+        diff_args = scope.differentiable_tree(slice_argnums(args, argnums))
         output, aux = _call_and_check(func, replace_args(args, argnums, diff_args), kwargs,
                                       has_aux)
         flat_diff, spec = tree_flatten(diff_args)
         # create_graph: the gradient is itself differentiable (nesting, outer graph)
         flat_grads = vjps_or_zeros([output], flat_diff, None, retain_graph=True,
                                    create_graph=True)
-        grads = level.unwrap_tree(tree_unflatten(flat_grads, spec))
-        value = level.unwrap(output)
+        grads = scope.unwrap_tree(tree_unflatten(flat_grads, spec))
+        value = scope.unwrap(output)
         if has_aux:
-            return grads, (value, level.unwrap_tree(aux))
+            return grads, (value, scope.unwrap_tree(aux))
         return grads, value
 
 

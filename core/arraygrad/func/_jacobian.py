@@ -15,29 +15,13 @@ from typing import Any, Callable, Sequence
 
 from arraygrad.func._argnums import Argnums, slice_argnums, wrap_argnums
 from arraygrad.func._jvp import check_tensors, jvp_with_argnums
-from arraygrad.func._pytree import tree_flatten, tree_map, tree_unflatten
+from arraygrad._pytree import tree_flatten, tree_map, tree_unflatten
+from arraygrad.autograd.basis import standard_basis
 from arraygrad.func._vjp import vjp_with_argnums
 from arraygrad.func._vmap_entry import vmap
 from arraygrad.tensor import Tensor
 
-__all__ = ["jacrev", "jacfwd", "hessian", "standard_basis"]
-
-
-def standard_basis(tensors: Sequence[Tensor]) -> list[Tensor]:
-    """The standard basis of the tensors' joint space as one batch: for each tensor, a
-    tensor shaped ``(N, *tensor.shape)`` (``N`` the total number of elements), where basis
-    vector ``k`` is one at the ``k``-th element of the joint space and zero elsewhere."""
-    from arraygrad.creation import eye
-    from arraygrad.ops.shape import split
-
-    numels = [t.numel() for t in tensors]
-    total = sum(numels)
-    out = []
-    # one identity, split by columns: tensor i's block sits at its offset in the joint space
-    columns = split(eye(total, dtype=tensors[0].dtype, device=tensors[0].device), numels, 1)
-    for t, col in zip(tensors, columns):
-        out.append(col.to(t.dtype).reshape((total, *t.shape)))
-    return out
+__all__ = ["jacrev", "jacfwd", "hessian"]
 
 
 def _split_batch(batched: Tensor, sizes: Sequence[int], shapes: Sequence[tuple[int, ...]],

@@ -2,16 +2,16 @@
 
 ``jvp(f, primals, tangents)`` runs ``f`` once on dual tensors (``autograd.forward_ad``):
 every op carries the tangent forward, no backward pass. The primals become tensors
-that track gradients inside the call (a ``Level``, as ``grad``'s inputs), so a
+that track gradients inside the call (a ``Scope``, as ``grad``'s inputs), so a
 ``grad``/``vjp``/``jacrev`` inside ``f`` differentiates tensors that still carry their
 tangent: ``jvp`` of a gradient is forward-over-reverse (Hessian-vector products,
 ``jacfwd(jacrev(f))``).
 
-arraygrad has one forward-AD level (as ``forward_ad`` in PyTorch 2.13); a ``jvp``
+arraygrad has one forward-AD dual level (as ``forward_ad`` in PyTorch 2.13); a ``jvp``
 called while one is open (``jvp`` inside ``jvp``, ``jacfwd(jacfwd(f))``, or inside
 the user's ``dual_level``) computes ``J v`` by reverse mode instead, with the
 double-vjp trick ``J v = d/du <J^T u, v>``: the same values, and its ops carry the
-outer level's tangents, so the nesting composes.
+outer dual level's tangents, so the nesting composes.
 
 ``linearize(f, *primals)`` runs ``f`` once and returns ``jvp_fn``: ``J v`` for any
 ``v`` from the kept graph of ``u -> J^T u`` (one backward per call, ``f`` is not run
@@ -26,8 +26,8 @@ from arraygrad.autograd import forward_ad as fwad
 from arraygrad.autograd.api import grad as _autograd_grad
 from arraygrad.autograd.grad_mode import enable_grad, is_grad_enabled
 from arraygrad.func._argnums import Argnums, replace_args, slice_argnums, wrap_argnums
-from arraygrad.func._levels import Level
-from arraygrad.func._pytree import TreeSpec, tree_flatten, tree_unflatten
+from arraygrad.func._scope import Scope
+from arraygrad._pytree import TreeSpec, tree_flatten, tree_unflatten
 from arraygrad.tensor import Tensor
 
 __all__ = ["jvp", "jvp_with_argnums", "linearize", "check_tensors"]
@@ -70,13 +70,13 @@ def _split_aux(out: Any, has_aux: bool) -> tuple[Any, Any]:
     return out
 
 
-def _differentiable(level: Level, x: Tensor) -> Tensor:
-    """``level.differentiable(x)``, keeping a tangent ``x`` carries at the open forward level
+def _differentiable(scope: Scope, x: Tensor) -> Tensor:
+    """``scope.differentiable(x)``, keeping a tangent ``x`` carries at the open dual level
     (a private leaf is a ``detach``, which drops it)."""
-    tangent = fwad.tangent_of(x) if fwad.state.level >= 0 else None
-    inner = level.differentiable(x)
+    tangent = fwad.tangent_of(x) if fwad.state.dual_level >= 0 else None
+    inner = scope.differentiable(x)
     if tangent is not None and fwad.tangent_of(inner) is None:
-        fwad.set_tangent(inner, tangent, fwad.state.level)
+        fwad.set_tangent(inner, tangent, fwad.state.dual_level)
     return inner
 
 
@@ -157,7 +157,7 @@ def _transpose_twice(flat_out: Sequence[Tensor], diff: Sequence[Tensor]) -> Call
 def _reverse_mode(func: Callable[..., Any], primals: tuple[Any, ...], diff: list[Tensor],
                   flat_tangents: list[Tensor], spec: TreeSpec, argnums: Argnums | None,
                   strict: bool, has_aux: bool) -> tuple[list[Tensor], list[Tensor], TreeSpec, Any]:
-    """``_forward_mode``'s results by the double-vjp trick (a forward level is already open)."""
+    """``_forward_mode``'s results by the double-vjp trick (a dual level is already open)."""
     args_diff = tree_unflatten(diff, spec)
     args = args_diff if argnums is None else replace_args(primals, argnums, args_diff)
     out, aux = _split_aux(func(*args), has_aux)
@@ -179,16 +179,16 @@ def jvp_with_argnums(func: Callable[..., Any], primals: Any, tangents: Any,
     """``jvp`` with tangents for the primals at ``argnums`` only (None: all of them);
     ``jacfwd`` uses it. The errors are ``jvp``'s."""
     flat_primals, flat_tangents, spec, argnums = _prepare(primals, tangents, argnums)
-    level = Level(is_grad_enabled())
+    scope = Scope(is_grad_enabled())
     with enable_grad():  # the transform runs under an outer no_grad too
-        diff = [_differentiable(level, p) for p in flat_primals]
-        run = _reverse_mode if fwad.state.level >= 0 else _forward_mode
+        diff = [_differentiable(scope, p) for p in flat_primals]
+        run = _reverse_mode if fwad.state.dual_level >= 0 else _forward_mode
         outs, tans, out_spec, aux = run(func, primals, diff, flat_tangents, spec, argnums,
                                         strict, has_aux)
-        result = (level.unwrap_tree(tree_unflatten(outs, out_spec)),
-                  level.unwrap_tree(tree_unflatten(tans, out_spec)))
+        result = (scope.unwrap_tree(tree_unflatten(outs, out_spec)),
+                  scope.unwrap_tree(tree_unflatten(tans, out_spec)))
         if has_aux:
-            return (*result, level.unwrap_tree(aux))
+            return (*result, scope.unwrap_tree(aux))
     return result
 
 
@@ -219,13 +219,13 @@ def linearize(func: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[..
     tensor([1.0000, 0.5403])
     """
     flat_primals, primals_spec = tree_flatten(primals)
-    level = Level(is_grad_enabled())
+    scope = Scope(is_grad_enabled())
     with enable_grad():
-        diff = [_differentiable(level, p) for p in flat_primals]
+        diff = [_differentiable(scope, p) for p in flat_primals]
         out = func(*tree_unflatten(diff, primals_spec))
         flat_out, out_spec = tree_flatten(out)
         apply = _transpose_twice(flat_out, diff)
-        output = level.unwrap_tree(out)
+        output = scope.unwrap_tree(out)
     meta = [(tuple(p.shape), p.device, p.dtype) for p in flat_primals]
 
     def jvp_fn(*tangents: Any) -> Any:
@@ -244,6 +244,6 @@ def linearize(func: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[..
         with enable_grad():
             jv = apply(flat_tangents)
             result = [o.new_zeros(o.shape) if t is None else t for o, t in zip(flat_out, jv)]
-            return level.unwrap_tree(tree_unflatten(result, out_spec))
+            return scope.unwrap_tree(tree_unflatten(result, out_spec))
 
     return output, jvp_fn

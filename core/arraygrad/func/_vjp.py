@@ -13,8 +13,8 @@ from typing import Any, Callable
 
 from arraygrad.autograd.grad_mode import enable_grad, is_grad_enabled
 from arraygrad.func._argnums import Argnums, replace_args, slice_argnums, wrap_argnums
-from arraygrad.func._levels import Level, vjps_or_zeros
-from arraygrad.func._pytree import tree_flatten, tree_unflatten
+from arraygrad.func._scope import Scope, vjps_or_zeros
+from arraygrad._pytree import tree_flatten, tree_unflatten
 from arraygrad.tensor import Tensor
 
 __all__ = ["vjp", "vjp_with_argnums"]
@@ -39,14 +39,14 @@ def vjp_with_argnums(func: Callable[..., Any], *primals: Any, argnums: Argnums |
                      has_aux: bool = False) -> tuple[Any, ...]:
     """``vjp`` differentiating only the primals at ``argnums`` (None: all of them, as a
     tuple); ``jacrev`` uses it. Returns ``(output, vjp_fn)`` or ``(output, vjp_fn, aux)``."""
-    level = Level(is_grad_enabled())
+    scope = Scope(is_grad_enabled())
     with enable_grad():  # an outer no_grad does not stop the transform
         if argnums is None:
-            diff = level.differentiable_tree(primals)
+            diff = scope.differentiable_tree(primals)
             args = diff
         else:
             argnums = wrap_argnums(argnums, len(primals))
-            diff = level.differentiable_tree(slice_argnums(primals, argnums))
+            diff = scope.differentiable_tree(slice_argnums(primals, argnums))
             args = replace_args(primals, argnums, diff)
         out = func(*args)
         aux = None
@@ -55,11 +55,11 @@ def vjp_with_argnums(func: Callable[..., Any], *primals: Any, argnums: Argnums |
                 raise RuntimeError("vjp(f, *primals): output of function f should be a tuple: "
                                    "(output, aux) if has_aux is True")
             out, aux = out
-            aux = level.unwrap_tree(aux)
+            aux = scope.unwrap_tree(aux)
         flat_out, out_spec = tree_flatten(out)
         _check_outputs(flat_out)
         flat_diff, diff_spec = tree_flatten(diff)
-        result = level.unwrap_tree(out)
+        result = scope.unwrap_tree(out)
 
     def vjp_fn(cotangents: Any, retain_graph: bool = True,
                create_graph: bool | None = None) -> Any:
@@ -74,7 +74,7 @@ def vjp_with_argnums(func: Callable[..., Any], *primals: Any, argnums: Argnums |
                                f"cotangents: {ct_spec}, primal output: {out_spec}")
         grads = vjps_or_zeros(flat_out, flat_diff, flat_ct, retain_graph=retain_graph,
                               create_graph=create_graph)
-        return level.unwrap_tree(tree_unflatten(grads, diff_spec))
+        return scope.unwrap_tree(tree_unflatten(grads, diff_spec))
 
     if has_aux:
         return result, vjp_fn, aux

@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable
 
-from arraygrad.func._pytree import TreeSpec, tree_flatten, tree_unflatten
+from arraygrad._pytree import TreeSpec, tree_flatten, tree_unflatten
 from arraygrad.tensor import Tensor
 
 __all__ = ["loop_vmap", "check_vmap_args", "broadcast_prefix"]

@@ -16,11 +16,10 @@ from arraygrad.ops.arguments import tensor_arg
 from arraygrad import dtypes as _dt
 from arraygrad.ops._linear_index import LinearKey, linear_key
 from arraygrad.ops.broadcast import sum_to
+from arraygrad.ops.indexed_operands import indexed_by
 from arraygrad.ops.promotion import same_backend
 from arraygrad.ops.rule import VIA_VJP, defop
-from arraygrad.ops.transfer import lifted
 from arraygrad.ops.value_checks import index_range
-from arraygrad.random import vmap_levels
 from arraygrad.ops.views import indexed_strides, make_view
 from arraygrad.tensor import Tensor, _wrap_dim
 
@@ -226,30 +225,18 @@ INDEX_PUT = defop("IndexPutBackward0", jvp=VIA_VJP, inputs=("self", "values"), p
                   vjp=(lambda g, n: _take_zeroed(g, n.key), _picked), complex=True)
 
 
-def _on_key_level(t: Tensor, key: Any) -> Tensor:
-    """``t`` on the vmap level an advanced key is batched by (per-sample indices), when ``t``
-    is not: the gradients of a read at that key may come unbatched (the zeros a transposed
-    JVP differentiates), and the key's arrays only mix with that level's."""
-    level = getattr(getattr(key, "lin", None), "level", None)
-    if level is None or level.backend is t._backend:
-        return t
-    from arraygrad.ops.transfer import to_backend
-
-    return to_backend(t, level.backend)
-
-
+# (the key: the gradients of a read at a batched key may come unbatched, the zeros a
+# transposed JVP differentiates, and the key's arrays only mix with its level's)
+@indexed_by("key")
 def _take(input: Tensor, key: Any, rule: Any, advanced: bool) -> Tensor:
-    if advanced and vmap_levels:
-        input = _on_key_level(input, key)
     data = key.take(input._backend.xp, input._data) if advanced else input._data[key]
     return rule.record(data, input._backend, (input,), shape=input._data.shape, key=key,
                        advanced=advanced)
 
 
+@indexed_by("key")
 def index_add_into(g: Tensor, shape: tuple[Any, ...], key: Any, advanced: bool) -> Tensor:
     """Zeros of ``shape`` with ``g`` added at ``key`` (repeated indices accumulate)."""
-    if advanced and vmap_levels:
-        g = _on_key_level(g, key)
     backend = g._backend
     xp = backend.xp
     dtype = g._data.dtype
@@ -297,13 +284,12 @@ def _is_bool_scalar(k: Any) -> bool:
     return isinstance(k, Tensor) and k.dtype is _dt.bool and k._data.ndim == 0
 
 
+@indexed_by("key")
 def getitem(input: Tensor, key: Any) -> Tensor:
     """``input[key]``: basic slicing, integer arrays (repeats allowed) and boolean masks."""
     key, empty = _bool_scalars(input, key)
     if empty is not None:  # a False: the new axis is empty
         return getitem(getitem(input, key), (slice(None),) * empty + (slice(0, 0),))
-    if vmap_levels:  # inside vmap: batched index tensors batch the read of an outside input
-        input = lifted(input, *key)
     norm, advanced = _normalize_key(input, key)
     if advanced:
         rule = INDEX
@@ -340,13 +326,12 @@ def along_dim_key(xp: Any, idx: Any, d: int, dtype: Any = None) -> tuple[Any, ..
     return tuple(key)
 
 
+@indexed_by("index")
 def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
     """``out[i][j] = input[index[i][j]][j]`` (for ``dim=0``), as ``torch.gather``."""
     tensor_arg("gather", input)
     if not isinstance(index, Tensor) or index.dtype not in (_dt.int64, _dt.int32):
         raise RuntimeError("gather(): Expected dtype int64 for index")
-    if vmap_levels:
-        input = lifted(input, index)
     same_backend("gather", input, index)
     d = _wrap_dim(dim, input._data.ndim, "gather")
     if input._data.ndim == 0 and index._data.ndim <= 1:  # a scalar as a vector of one entry
@@ -375,6 +360,7 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
     return _take(input, key, GATHER, True)
 
 
+@indexed_by("indices")
 def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
     """The entries of ``input`` at ``indices`` along ``dim``, as ``torch.take_along_dim``:
     ``input`` and ``indices`` broadcast against each other in every other dimension;
@@ -383,8 +369,6 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
     if not isinstance(indices, Tensor) or indices.dtype not in (_dt.int64, _dt.int32):
         got = indices.dtype if isinstance(indices, Tensor) else type(indices).__name__
         raise RuntimeError(f"{op}(): dtype of indices should be Long but got {got}")
-    if vmap_levels:
-        input = lifted(input, indices)
     same_backend(op, input, indices)
     low = None  # as PyTorch: negative indices count from the end, except with dim=None
     if dim is None:
@@ -427,13 +411,12 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
     return _take(input, key, GATHER, True)
 
 
+@indexed_by("index")
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     """The entries of ``input`` at ``index`` (1-D, repeats allowed) along ``dim``."""
     tensor_arg("index_select", input)
     if not isinstance(index, Tensor) or index.dtype not in (_dt.int64, _dt.int32):
         raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
-    if vmap_levels:
-        input = lifted(input, index)
     if index._data.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
     d = _wrap_dim(dim, input._data.ndim, "index_select")
@@ -474,13 +457,12 @@ MASKED_KEY = defop("MaskedKeyBackward0", jvp=VIA_VJP, params=("key",),
                    vjp=(lambda g, n: _take_zeroed(g, n.key),), complex=True)
 
 
+@indexed_by("key", "value")
 def index_put(input: Tensor, key: Any, value: Any) -> Tensor:
     """A copy of ``input`` with ``input[key] = value`` (out of place; ``t[key] = v`` uses it)."""
     key, empty = _bool_scalars(input, key)
     if empty is not None:  # a False selects nothing: nothing is written
         return input.clone()
-    if vmap_levels:
-        input = lifted(input, *key, value)
     norm, advanced = _normalize_key(input, key)
     backend = input._backend
     if not isinstance(value, Tensor):

@@ -90,9 +90,9 @@ def _carry_tangent(t: Tensor, result: Tensor) -> None:
     """Forward AD: ``t`` takes the tangent of the value written into it (or loses its own)."""
     found = tangent_of(result)
     if found is not None:
-        set_tangent(t, found, _fw.level)
+        set_tangent(t, found, _fw.dual_level)
     elif t._fw_grads is not None:
-        t._fw_grads.pop(_fw.level, None)
+        t._fw_grads.pop(_fw.dual_level, None)
 
 
 def _conform(result: Tensor, t: Tensor, op: str) -> Tensor:
@@ -110,9 +110,9 @@ def _conform(result: Tensor, t: Tensor, op: str) -> Tensor:
 
 
 def _write(t: Tensor, data: Any, op: str) -> None:
-    level = getattr(data, "level", None)  # a vmap BatchedArray: it must land in a batched t
-    if level is not None:
-        level.check_write(t._data)
+    check = getattr(data, "check_write_into", None)  # vmap's batched arrays: only into batched t
+    if check is not None:
+        check(t._data)
     try:
         t._data[...] = data
     except ValueError as exc:  # e.g. NumPy's read-only broadcast views
@@ -240,9 +240,9 @@ def overwritten(old: Tensor, value: Any, op: str) -> Tensor:
         if value._backend is not backend:
             from arraygrad.backends.stacking import outer_backend
 
-            lifted = outer_backend(backend, value._backend)  # inside vmap
-            if lifted is not None:
-                backend, xp = lifted, lifted.xp
+            outer = outer_backend(backend, value._backend)  # inside vmap
+            if outer is not None:
+                backend, xp = outer, outer.xp
             else:
                 from arraygrad.ops.transfer import to_backend
 

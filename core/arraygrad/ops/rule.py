@@ -599,13 +599,14 @@ class Rule:
 
     def _forward(self, inputs: Sequence[Any], named: dict[str, Any], outs: tuple[Tensor, ...],
                  differentiable: Sequence[bool] | None = None) -> None:
-        """Forward mode: give ``outs`` their tangents when an input has one at the open level."""
-        level = _fw.level
+        """Forward mode: give ``outs`` their tangents when an input has one at the open dual
+        level."""
+        dual_level = _fw.dual_level
         tangents: list[Any] = []
         found = False
         for t in inputs:
             grads = t._fw_grads if isinstance(t, Tensor) else None
-            tan = None if grads is None else grads.get(level)
+            tan = None if grads is None else grads.get(dual_level)
             found = found or tan is not None
             tangents.append(tan)
         if not found:
@@ -637,7 +638,7 @@ class Rule:
             _fw.on = True
         for o, r in zip(outs, finished):
             if r is not None and o._data.dtype in o._backend.differentiable_natives:
-                set_tangent(o, r, level)
+                set_tangent(o, r, dual_level)
 
     def _jvp_node(self, inputs: Sequence[Any], named: dict[str, Any], outs: tuple[Tensor, ...],
                   tangents: list[Any]) -> RuleNode:

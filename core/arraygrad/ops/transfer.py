@@ -23,13 +23,13 @@ if TYPE_CHECKING:
 
 _CPU = _device("cpu")
 
-__all__ = ["to", "to_backend", "clone", "lifted"]
+__all__ = ["to", "to_backend", "clone"]
 
 
 def _move(data: Any, src: Backend, dst: Backend) -> Any:
     """``data`` from backend ``src`` to ``dst``: DLPack when possible, else through the host
-    (to a vmap level over ``src``: the level's broadcast view of it, ``lift``)."""
-    if _vmap_level_over(dst, src):
+    (to a backend stacked over ``src``, a vmap level: its view of it, ``lift``)."""
+    if _stacked_over(dst, src):
         return dst.lift(data)  # type: ignore[attr-defined]
     if src.device_type == dst.device_type and src.device_type != "cpu":
         try:
@@ -55,30 +55,19 @@ TO_COPY_DEVICE = defop("ToCopyBackward0", jvp=VIA_VJP, key="ToCopyDeviceBackward
                        vjp=(_move_back,), complex=True)
 
 
-def _vmap_level_over(have: Backend, backend: Backend) -> bool:
-    """Whether ``have`` is a vmap level's backend over ``backend``: a batched tensor is on
-    that device already (``x.to(x.device)`` inside vmap keeps it as it is)."""
+def _stacked_over(have: Backend, backend: Backend) -> bool:
+    """Whether ``have`` is a backend stacked over ``backend`` (``backends.stacking``: a vmap
+    level's): its tensors are on that device already (``x.to(x.device)`` inside vmap keeps
+    a batched ``x`` as it is)."""
     from arraygrad.backends.stacking import outer_backend
 
     return outer_backend(have, backend) is have
 
 
-def lifted(input: Tensor, *others: Any) -> Tensor:
-    """``input`` on the backend of a vmap level that one of the tensors ``others`` (an index,
-    a source) is batched by while ``input`` comes from outside it, else ``input`` itself: ops
-    that compute on their input's backend (indexing, scatter) then batch. One identity test
-    per other tensor when nothing is batched."""
-    backend = input._backend
-    for o in others:
-        if isinstance(o, Tensor) and o._backend is not backend and _vmap_level_over(o._backend, backend):
-            backend = o._backend
-    return input if backend is input._backend else to_backend(input, backend)
-
-
 def to_backend(t: Tensor, backend: Backend, dtype: _dt.dtype | None = None) -> Tensor:
     """``t`` on another backend, in ``dtype`` if given (differentiable: the gradient moves
     back, and is cast back to ``t``'s dtype)."""
-    if (t._backend is backend or _vmap_level_over(t._backend, backend)
+    if (t._backend is backend or _stacked_over(t._backend, backend)
             or getattr(t._backend, "_real", None) is backend):
         # (the last: ``arraygrad.compile``'s recording view of this very backend)
         return t if dtype is None else to_dtype(t, dtype)

@@ -26,7 +26,7 @@ from arraygrad.autograd.function import Function
 from arraygrad.autograd.grad_mode import enable_grad, no_grad
 from arraygrad.autograd.graph import RawSavedTensor as SavedTensor
 from arraygrad.autograd.saved_hooks import saved_tensors_hooks
-from arraygrad.func._pytree import tree_map
+from arraygrad._pytree import tree_map
 from arraygrad.random import device_generator
 from arraygrad.tensor import Tensor, wrap
 from arraygrad.utils.checkpoint_selective import (

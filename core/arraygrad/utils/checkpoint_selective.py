@@ -22,7 +22,7 @@ import threading
 from collections import defaultdict
 from typing import Any, Callable, Self
 
-from arraygrad.func._pytree import tree_map
+from arraygrad._pytree import tree_map
 from arraygrad.tensor import Tensor
 from arraygrad.utils.checkpoint_switches import current_frame
 

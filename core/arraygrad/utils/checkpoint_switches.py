@@ -9,7 +9,7 @@ import contextlib
 import threading
 from typing import Any, Iterator
 
-from arraygrad.func._pytree import tree_leaves
+from arraygrad._pytree import tree_leaves
 from arraygrad.random import device_generator
 from arraygrad.tensor import Tensor
 

@@ -13,16 +13,17 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable
 
-from arraygrad.func._pytree import TreeSpec, tree_flatten, tree_unflatten
-from arraygrad.random import vmap_levels
+from arraygrad._pytree import TreeSpec, tree_flatten, tree_unflatten
+from arraygrad import transform_state as _transforms
 from arraygrad.func._vmap._namespace import BatchingBackend
 from arraygrad.func._vmap._wrap import from_batched, is_batched_tensor, to_batched
+from arraygrad.func._vmap.rules_indexing import lift_indexed
 from arraygrad.tensor import Tensor
 
 __all__ = ["vmap"]
 
 _RANDOMNESS = ("error", "different", "same")
-active = vmap_levels  # the levels of the vmap calls running now, outermost first
+active = _transforms.vmap_levels  # the levels of the vmap calls running now, outermost first
 
 
 def vmap(func: Callable[..., Any], in_dims: Any = 0, out_dims: Any = 0,
@@ -170,18 +171,29 @@ def _vmap_call(func: Callable[..., Any], in_dims: Any, out_dims: Any, randomness
     return _run(func, out_dims, randomness, leaves, dims, spec, kwargs, size)
 
 
+def _innermost_generator(generator: Any) -> Any:
+    """The innermost running level's generator over ``generator`` (an ``arraygrad.Generator``)."""
+    return active[-1].batching_generator(generator)
+
+
 def _run(func: Callable[..., Any], out_dims: Any, randomness: str, leaves: list[Any],
          dims: list[Any], spec: TreeSpec, kwargs: dict[str, Any], size: int) -> Any:
     backend = BatchingBackend(_base_backend(leaves, dims), size, randomness)
     level = backend.level
     inner = [leaf if d is None else to_batched(leaf, level, d) for leaf, d in zip(leaves, dims)]
     active.append(backend)
+    # while we run: the ops of the indexing family hand their operands to the batching
+    # rules, and random ops draw from the innermost call's generator
+    _transforms.indexed_input = lift_indexed
+    _transforms.draws = _innermost_generator
     level.active = True
     try:
         outputs = func(*tree_unflatten(inner, spec), **kwargs)
     finally:
         level.active = False
         active.pop()
+        if not active:
+            _transforms.indexed_input = _transforms.draws = None
     return _unwrap_outputs(func, out_dims, outputs, level)
 
 

@@ -120,8 +120,6 @@ class BatchedArray:
     __slots__ = ("value", "level", "reduced", "fresh")
     __array_ufunc__ = None  # NumPy: ``ndarray op BatchedArray`` defers to our reflected operator
     __array_priority__ = 1000
-    _arraygrad_batched = True  # what ``Tensor.__bool__`` looks for (data-dependent control flow)
-
     def __init__(self, value: Any, level: Level, reduced: str | None = None) -> None:
         self.value = value
         self.level = level
@@ -206,8 +204,14 @@ class BatchedArray:
         return first
 
     def refuse_control_flow(self) -> None:
-        """PyTorch's error for ``if tensor:`` inside vmap."""
+        """PyTorch's error for ``if tensor:`` inside vmap (``Tensor.__bool__`` asks any array
+        for this method: an array standing for several values refuses)."""
         raise RuntimeError(CONTROL_FLOW_MESSAGE)
+
+    def check_write_into(self, target: Any) -> None:
+        """Refuse to be written into ``target`` unless it is batched at our level too (an
+        in-place write cannot make a tensor batched); ``ops.inplace`` asks any array it writes."""
+        self.level.check_write(target)
 
     def __bool__(self) -> bool:
         return bool(self._python_value(CONTROL_FLOW_MESSAGE))

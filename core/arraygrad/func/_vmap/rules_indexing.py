@@ -7,12 +7,21 @@ arrays are not adjacent NumPy-style indexing moves their dimensions first, and t
 dimension is moved back). A key with *batched* index arrays is rewritten as pure advanced
 indexing with a batch index ``arange(B)`` in front, each sample then reading its own
 indices; the few keys that mix batched index arrays with slices go per sample.
+
+An op of the indexing family (``ops.indexed_operands``) computes on its input's backend; when
+its indices or sources are batched but its input comes from outside the vmap call,
+``lift_indexed`` (the hook ``transform_state.indexed_input`` while vmap runs) first moves the
+input onto their level (``BatchingBackend.lift``: a broadcast view, recorded as a device move
+so that its gradient leaves the level again).
 """
 
 from __future__ import annotations
 
 from typing import Any, Callable
 
+from arraygrad.backends.stacking import outer_backend
+from arraygrad.ops.transfer import to_backend
+from arraygrad.tensor import Tensor
 from arraygrad.func._vmap._batched import BatchedArray, Level
 from arraygrad.func._vmap.rules_creation import widen
 from arraygrad.func._vmap._table import (
@@ -20,7 +29,41 @@ from arraygrad.func._vmap._table import (
 )
 
 
-__all__ = ["getitem", "setitem", "scatter_add"]
+__all__ = ["getitem", "setitem", "scatter_add", "lift_indexed"]
+
+
+def _backend_of(operand: Any) -> Any:
+    """The backend an indexing operand lives on: a tensor's, or for a key an op built
+    (``ops._linear_index.LinearKey``) its linear index's level, when batched; else None."""
+    backend = getattr(operand, "_backend", None)
+    if backend is not None:
+        return backend
+    lin = getattr(operand, "lin", None)
+    return lin.level.backend if type(lin) is BatchedArray else None
+
+
+def _operands(items: Any) -> Any:
+    """The operands in ``items``, tuples and lists (a key, ``index_put``'s indices) opened."""
+    for item in items:
+        if type(item) in (tuple, list):
+            yield from _operands(item)
+        else:
+            yield item
+
+
+def lift_indexed(input: Any, others: tuple[Any, ...]) -> Any:
+    """``input`` on the backend of a vmap level one of its indexing operands ``others`` (index
+    tensors, sources, grids, keys) is batched by while ``input`` comes from outside it, else
+    ``input`` itself: the op, which computes on its input's backend, then batches. The
+    innermost such level when several are."""
+    if not isinstance(input, Tensor):
+        return input
+    backend = input._backend
+    for o in _operands(others):
+        found = _backend_of(o)
+        if found is not None and found is not backend and outer_backend(found, backend) is found:
+            backend = found
+    return input if backend is input._backend else to_backend(input, backend)
 
 
 def _is_array(k: Any) -> bool:

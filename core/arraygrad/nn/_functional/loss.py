@@ -17,9 +17,7 @@ from arraygrad.ops.casting import in_opmath
 from arraygrad.ops.complex_checks import refuse_complex_forward
 from arraygrad.ops.promotion import same_backend
 from arraygrad.ops.rule import VIA_VJP, defop
-from arraygrad.ops.transfer import lifted
 from arraygrad.ops.value_checks import any_true, index_range
-from arraygrad.random import vmap_levels
 from arraygrad.tensor import Tensor
 
 if TYPE_CHECKING:
@@ -409,10 +407,9 @@ BCE = defop("BinaryCrossEntropyBackward0", jvp=VIA_VJP, inputs=("self", "target"
 
 
 def _bce_elements(input: Tensor, target: Tensor) -> Tensor:
-    """``-(t max(log x, -100) + (1 - t) max(log(1 - x), -100))`` elementwise, one node."""
-    if vmap_levels:  # inside vmap: batched targets for an outside input
-        input = lifted(input, target)
-    backend = input._backend
+    """``-(t max(log x, -100) + (1 - t) max(log(1 - x), -100))`` elementwise, one node, on
+    the operands' one backend (inside vmap: the batched one's, as every elementwise op)."""
+    backend = same_backend("binary_cross_entropy", input, target)
     xp = backend.xp
     x, t = input._data, (target.detach().to(input.dtype))._data
     with _quiet_division(xp):  # log(0) = -inf, clamped

@@ -23,9 +23,8 @@ from arraygrad.ops.arguments import tensor_arg
 from arraygrad.ops.kernel_dtypes import check_kernel_dtype
 from arraygrad import dtypes as _dt
 from arraygrad.nn._functional.conv import _out_size, _pair, im2col
-from arraygrad.ops.transfer import lifted
+from arraygrad.ops.indexed_operands import indexed_by
 from arraygrad.ops.value_checks import index_range
-from arraygrad.random import vmap_levels
 from arraygrad.tensor import Tensor
 
 __all__ = [
@@ -455,11 +454,10 @@ def _unpool_size(input: Tensor, kernel: tuple[Any, ...], stride: tuple[Any, ...]
     return tuple(output_size)
 
 
+@indexed_by("indices")
 def _max_unpool(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any, padding: Any,
                 output_size: Any, n: int) -> Tensor:
     op = f"max_unpool{n}d"
-    if vmap_levels:  # inside vmap: batched indices place an outside input per sample
-        input = lifted(input, indices)
     kernel = _arg(kernel_size, "kernel_size", n, op)
     stride = kernel if stride is None else _arg(stride, "stride", n, op)
     padding = _arg(padding, "padding", n, op)

@@ -23,8 +23,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 from arraygrad import dtypes as _dt
 from arraygrad.ops import elementwise as ew
 from arraygrad.ops.rule import VIA_VJP, defop
-from arraygrad.ops.transfer import lifted
-from arraygrad.random import vmap_levels
+from arraygrad.ops.indexed_operands import indexed_by
 
 if TYPE_CHECKING:
     from arraygrad.backends.contract import Backend
@@ -618,6 +617,7 @@ def _bicubic_sample(read: _Reader, coords: Sequence[Tensor], padding_mode: str,
     return out
 
 
+@indexed_by("grid")
 def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
                 padding_mode: str = "zeros", align_corners: bool | None = None) -> Tensor:
     """Sample ``input`` ``(N, C, [D,] H, W)`` at the ``[-1, 1]`` locations of ``grid``
@@ -627,8 +627,6 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
     ``padding_mode``: ``'zeros'``, ``'border'``, ``'reflection'``. Differentiable w.r.t.
     ``input`` and ``grid`` (``grid`` gets zeros in ``'nearest'`` mode, as PyTorch).
     """
-    if vmap_levels:  # inside vmap: a batched grid samples an outside input per sample
-        input = lifted(input, grid)
     if mode not in ("bilinear", "nearest", "bicubic"):
         raise ValueError("nn.functional.grid_sample(): expected mode to be 'bilinear', "
                          f"'nearest' or 'bicubic', but got: '{mode}'")

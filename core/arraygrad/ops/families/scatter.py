@@ -18,11 +18,11 @@ from arraygrad.transform_state import recording_flag
 from arraygrad.ops._linear_index import LinearKey, linear_key
 from arraygrad.ops.indexing import (GATHER, _along_dim_key, _normalize_key, _put_linear, _take,
                                     _take_zeroed, getitem, index_put)
+from arraygrad.ops.indexed_operands import indexed_by
 from arraygrad.ops.promotion import same_backend
 from arraygrad.ops.rule import VIA_VJP, defop
-from arraygrad.ops.transfer import lifted
 from arraygrad.ops.value_checks import index_range
-from arraygrad.random import vmap_levels
+from arraygrad.transform_state import vmap_levels
 from arraygrad.tensor import Tensor, _wrap_dim, wrap
 
 if TYPE_CHECKING:
@@ -208,6 +208,7 @@ def _number(op: str, value: Any) -> Any:
     return value
 
 
+@indexed_by("index", "src", "value")
 def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, value: Any = None, *,
             reduce: str | None = None) -> Tensor:
     """``out[index[i][j]][j] = src[i][j]`` (for ``dim=0``), as ``torch.scatter``.
@@ -216,8 +217,6 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, value: Any 
     is the deprecated form of ``scatter_reduce``.
     """
     tensor_arg("scatter", input)
-    if vmap_levels:  # inside vmap: batched indices or sources batch an outside input
-        input = lifted(input, index, src, value)
     if src is None:
         src = value
     if src is None:
@@ -241,11 +240,10 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, value: Any 
     return _put(input, _scatter_key(input, d, index), _src_part(src, index))
 
 
+@indexed_by("index", "src")
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     """``out[index[i][j]][j] += src[i][j]`` (for ``dim=0``), repeats accumulating."""
     tensor_arg("scatter_add", input)
-    if vmap_levels:  # inside vmap: batched indices or sources batch an outside input
-        input = lifted(input, index, src)
     if not isinstance(src, Tensor):
         raise TypeError(f"scatter_add(): argument 'src' must be Tensor, not {type(src).__name__}")
     same_backend("scatter_add", input, src)
@@ -334,13 +332,12 @@ def _reduce_into(input: Tensor, key: LinearKey, src: Tensor, reduce: str,
                                    src_mask=src_mask, count=count)
 
 
+@indexed_by("index", "src")
 def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
                    include_self: bool = True) -> Tensor:
     """``src`` reduced into ``input`` at ``index`` along ``dim`` with ``reduce`` ("sum",
     "prod", "mean", "amax", "amin"); ``include_self=False`` leaves the old values of the
     positions written out of the reduction."""
-    if vmap_levels:  # inside vmap: batched indices or sources batch an outside input
-        input = lifted(input, index, src)
     if reduce not in _REDUCES:
         raise RuntimeError(f"scatter_reduce(): reduce argument must be either sum, prod, mean, "
                            f"amax or amin, got {reduce}")
@@ -395,10 +392,9 @@ def _check_source(op: str, input: Tensor, key: LinearKey, source: Tensor) -> Non
                            f"(expected {list(key.lin.shape)})")
 
 
+@indexed_by("index", "source")
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
     """``input`` with ``alpha * source`` added at ``index`` along ``dim`` (repeats accumulate)."""
-    if vmap_levels:  # inside vmap: batched indices or sources batch an outside input
-        input = lifted(input, index, source)
     _, key = _index_key("index_add", input, dim, index)
     _check_source("index_add", input, key, source)
     src = source.reshape(tuple(key.lin.shape))
@@ -407,19 +403,17 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
     return _add(input, key, src)
 
 
+@indexed_by("index", "source")
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     """``input`` with ``source`` written at ``index`` along ``dim``."""
-    if vmap_levels:  # inside vmap: batched indices or sources batch an outside input
-        input = lifted(input, index, source)
     _, key = _index_key("index_copy", input, dim, index)
     _check_source("index_copy", input, key, source)
     return _put(input, key, source.reshape(tuple(key.lin.shape)))
 
 
+@indexed_by("index", "value")
 def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     """``input`` with the number ``value`` written at ``index`` along ``dim``."""
-    if vmap_levels:  # inside vmap: batched indices or sources batch an outside input
-        input = lifted(input, index, value)
     _, key = _index_key("index_fill", input, dim, index)
     return _fill(input, key, _number("index_fill", value))
 
@@ -524,20 +518,18 @@ def _flat_key(op: str, input: Tensor, index: Any) -> LinearKey:
     return LinearKey(xp.where(lin < 0, lin + n, lin), tuple(input._data.shape))
 
 
+@indexed_by("index")
 def take(input: Tensor, index: Tensor) -> Tensor:
     """``input`` read as 1-D at ``index`` (negative indices count from the end)."""
-    if vmap_levels:  # inside vmap: batched indices or sources batch an outside input
-        input = lifted(input, index)
     if isinstance(index, Tensor) and index.numel() == 0 and index.dtype is _dt.int64:
         return getitem(input.reshape(-1), index)
     key = _flat_key("take", input, index)
     return _take(input, key, GATHER, True)
 
 
+@indexed_by("index", "source")
 def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
     """``input`` with ``source`` written (or added, ``accumulate=True``) at the flat ``index``."""
-    if vmap_levels:  # inside vmap: batched indices or sources batch an outside input
-        input = lifted(input, index, source)
     if not isinstance(source, Tensor):
         raise TypeError(f"put(): argument 'source' must be Tensor, not {type(source).__name__}")
     same_backend("put", input, source)
@@ -553,11 +545,10 @@ def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
     return _add(input, key, src) if accumulate else _put(input, key, src)
 
 
+@indexed_by("indices", "values")
 def index_put_(input: Tensor, indices: Any, values: Any, accumulate: bool = False) -> Tensor:
     """``input`` with ``values`` written (or added, ``accumulate=True``) at ``indices`` (a tuple
     of index tensors, as ``input[indices] = values``)."""
-    if vmap_levels:  # inside vmap: batched indices or sources batch an outside input
-        input = lifted(input, *(indices if isinstance(indices, (tuple, list)) else ()), values)
     if not isinstance(indices, (tuple, list)):
         raise TypeError(f"index_put(): argument 'indices' must be tuple of Tensors, "
                         f"not {type(indices).__name__}")

@@ -1,4 +1,5 @@
-"""Pytrees for the ``arraygrad.func`` transforms: nested tuples, lists, dicts (and None).
+"""Pytrees: nested tuples, lists, dicts (and None), for the ``arraygrad.func`` transforms and
+``utils.checkpoint`` (it sits below both, importing nothing of arraygrad).
 
 The transforms take and return arbitrary nestings of these containers with tensors
 at the leaves, as ``torch.utils._pytree`` does: a container is a node, ``None`` is

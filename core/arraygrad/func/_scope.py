@@ -1,11 +1,13 @@
-"""The "levels" of the transforms, emulated on arraygrad's one autograd graph.
+"""The *scope* of one call of a gradient transform (``grad``, ``vjp``, ``jvp``), emulated on
+arraygrad's one autograd graph.
 
 PyTorch's functorch wraps the tensors of each transform call in a new level, so
 that (a) ``f`` sees its differentiated inputs track gradients inside the
 transform only, (b) a tensor captured from outside is a constant with respect
 to those inputs, and (c) the results are "unwrapped": differentiable outside
 exactly when they depend on something that requires grad outside. arraygrad has
-one graph, so a ``Level`` gets the same three effects:
+one graph, so a ``Scope`` gets the same three effects (arraygrad keeps the word "level"
+for vmap's, and "dual level" for forward AD's: ``transform_state``):
 
 (a) an input that does not require grad outside becomes a private leaf
     (``detach().requires_grad_()``), one that does becomes a differentiable
@@ -13,7 +15,7 @@ one graph, so a ``Level`` gets the same three effects:
 (b) the gradients are taken with ``autograd.grad`` with respect to those
     tensors only, so paths through a captured tensor are never counted;
 (c) a result is detached unless its graph reaches a leaf that requires grad and
-    is not one of the level's private leaves (or the outer grad mode was off).
+    is not one of the scope's private leaves (or the outer grad mode was off).
     Nested transforms compose: an inner transform sees the outer one's private
     leaf as an outer tensor that requires grad, and keeps its results attached.
 """
@@ -24,18 +26,18 @@ from typing import Any
 
 from arraygrad.autograd.api import grad as _autograd_grad
 from arraygrad.autograd.graph import AccumulateGrad
-from arraygrad.func._pytree import tree_map
+from arraygrad._pytree import tree_map
 from arraygrad.tensor import Tensor
 
-__all__ = ["Level", "vjps_or_zeros"]
+__all__ = ["Scope", "vjps_or_zeros"]
 
 
-class Level:
+class Scope:
     """One call of a transform: the private leaves it made and the outer grad mode."""
 
     def __init__(self, outer_grad_enabled: bool) -> None:
         self.outer_grad_enabled = outer_grad_enabled
-        # id -> tensor: holding the tensor keeps the id from being reused while the level lives
+        # id -> tensor: holding the tensor keeps the id from being reused while the scope lives
         self._private: dict[int, Tensor] = {}
 
     def differentiable(self, x: Any) -> Tensor:
@@ -53,7 +55,7 @@ class Level:
         return tree_map(self.differentiable, tree)
 
     def _reaches_outer(self, t: Tensor, inner: set[int]) -> bool:
-        """Whether ``t``'s graph reaches a leaf that requires grad outside this level.
+        """Whether ``t``'s graph reaches a leaf that requires grad outside this scope.
 
         ``inner`` holds the ids of nodes already found not to reach one (the results of
         one call share most of their graph, so each node is walked once per call); a
