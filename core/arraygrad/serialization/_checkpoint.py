@@ -27,9 +27,11 @@ from typing import IO, TYPE_CHECKING, Any, Callable, Union
 
 from arraygrad.device import device as _device
 from arraygrad.serialization import _rebuild
+from arraygrad.serialization._limits import LoadBudget, load_limits
+from arraygrad.serialization._rebuild import short_repr
 from arraygrad.serialization._storage import STORAGE_TYPES, Storage, StorageType, swap_bytes
-from arraygrad.serialization._unpickler import (FullUnpickler, WeightsUnpickler, UNSAFE_MESSAGE,
-                                                weights_only_message)
+from arraygrad.serialization._unpickler import (FullUnpickler, Passthrough, WeightsUnpickler,
+                                                UNSAFE_MESSAGE, weights_only_message)
 from arraygrad.serialization._zipio import ZipReader, ZipWriter
 
 if TYPE_CHECKING:
@@ -183,11 +185,6 @@ def _decode(value: Any) -> Any:
     return value.decode("ascii") if isinstance(value, bytes) else value
 
 
-class _Passthrough(Exception):
-    """Carries an error raised outside the pickle (map_location) through the unpickler, whose
-    own failures become ``UnpicklingError``."""
-
-
 class _StorageLoader:
     """``persistent_load`` of one archive: each ``data/<key>`` read once, checked, placed."""
 
@@ -201,14 +198,14 @@ class _StorageLoader:
     def __call__(self, pid: Any) -> Storage:
         if not isinstance(pid, tuple) or len(pid) != 5 or _decode(pid[0]) != "storage":
             raise pickle.UnpicklingError(f"Only persistent_load of storage is allowed, but got "
-                                         f"{str(pid)[:80]}")
+                                         f"{short_repr(pid)}")
         _, stype, key, location, numel = pid
         key, location = _decode(key), _decode(location)
         if not isinstance(stype, StorageType) or stype is not STORAGE_TYPES.get(stype.name):
-            raise pickle.UnpicklingError(f"invalid storage type {stype!r} in a persistent id")
+            raise pickle.UnpicklingError(f"invalid storage type {short_repr(stype)} in a persistent id")
         if not isinstance(key, str) or not isinstance(location, str) or not isinstance(
                 numel, int) or isinstance(numel, bool) or numel < 0:
-            raise pickle.UnpicklingError(f"invalid storage persistent id {str(pid)[:120]}")
+            raise pickle.UnpicklingError(f"invalid storage persistent id {short_repr(pid)}")
         if key in self._loaded:
             return self._loaded[key]
         nbytes = numel * stype.itemsize
@@ -226,7 +223,7 @@ class _StorageLoader:
             storage = self._restore(Storage(data, stype.dtype, "cpu"), location)
             _rebuild.backend_for_location(storage.device)  # fail here, naming the device
         except Exception as exc:
-            raise _Passthrough(exc) from None
+            raise Passthrough(exc) from None
         self._loaded[key] = storage
         return storage
 
@@ -310,7 +307,8 @@ def load(f: FileLike, map_location: MapLocation = None, pickle_module: Any = Non
 
 def _load_zip(fh: IO[bytes], size: int, restore: Callable[[Storage, str], Storage],
               weights_only: bool, pickle_load_args: dict[str, Any]) -> Any:
-    reader = ZipReader(fh, size)
+    limits = load_limits()
+    reader = ZipReader(fh, size, limits.max_deflate_ratio)
     try:
         if reader.has_record("constants.pkl"):  # PyTorch's test for a TorchScript archive
             if weights_only:
@@ -337,13 +335,15 @@ def _load_zip(fh: IO[bytes], size: int, restore: Callable[[Storage, str], Storag
 
         outer = _rebuild.device_mapper_or_none()  # a load nested in a full unpickle
         _rebuild.set_device_mapper(mapper)
+        outer_budget = _rebuild.set_load_budget(LoadBudget(limits))
         try:
             if weights_only:
                 unpickler = WeightsUnpickler(io.BytesIO(data_pkl), persistent_load,
-                                             encoding=pickle_load_args.get("encoding", "utf-8"))
+                                             encoding=pickle_load_args.get("encoding", "utf-8"),
+                                             limits=limits)
                 try:
                     return unpickler.load()
-                except _Passthrough as exc:
+                except Passthrough as exc:
                     raise exc.args[0] from None
                 except pickle.UnpicklingError as exc:
                     raise pickle.UnpicklingError(weights_only_message(str(exc))) from None
@@ -358,9 +358,10 @@ def _load_zip(fh: IO[bytes], size: int, restore: Callable[[Storage, str], Storag
             kwargs.setdefault("encoding", "utf-8")
             try:
                 return FullUnpickler(io.BytesIO(data_pkl), persistent_load, **kwargs).load()
-            except _Passthrough as exc:
+            except Passthrough as exc:
                 raise exc.args[0] from None
         finally:
             _rebuild.set_device_mapper(outer)
+            _rebuild.set_load_budget(outer_budget)
     finally:
         reader.close()
