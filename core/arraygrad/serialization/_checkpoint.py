@@ -16,6 +16,7 @@ Layout of the archive (folder ``<archive>/``, the file's name without extension 
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import hashlib
 import io
@@ -23,8 +24,9 @@ import os
 import pickle
 import sys
 import warnings
-from typing import IO, TYPE_CHECKING, Any, Callable, Union
+from typing import IO, TYPE_CHECKING, Any, Callable, Iterator, Union
 
+from arraygrad._atomic_file import atomic_write
 from arraygrad.device import device as _device
 from arraygrad.serialization import _rebuild
 from arraygrad.serialization._limits import LoadBudget, load_limits
@@ -134,13 +136,32 @@ def save(obj: Any, f: FileLike, pickle_module: Any = pickle,
     records.append((".data/serialization_id", _serialization_id(records)))
     if isinstance(f, (str, os.PathLike)):
         archive = os.path.splitext(os.path.basename(os.fspath(f)))[0] or "archive"
-        with open(f, "wb") as fh:
+        with _opened_for_save(f) as fh:
             _write(fh, archive, records)
     else:
         if not hasattr(f, "write"):
             raise AttributeError(f"arraygrad.save: f must be a path or a binary file object with "
                                  f"write(), got {type(f).__name__}")
         _write(f, "archive", records)
+
+
+@contextlib.contextmanager
+def _opened_for_save(f: str | os.PathLike[str]) -> Iterator[IO[bytes]]:
+    """``atomic_write(f)``: the old file stays whole until the new one is; the errors of a
+    path that cannot be written are PyTorch's (``RuntimeError``)."""
+    parent = os.path.dirname(os.path.abspath(os.fspath(f)))
+    if not os.path.isdir(parent):
+        raise RuntimeError(f"Parent directory {parent} does not exist.")
+    if os.path.isdir(f):
+        raise RuntimeError("open file failed with strerror: Is a directory")
+    try:
+        opened = atomic_write(f)
+        fh = opened.__enter__()
+    except OSError as exc:
+        raise RuntimeError(f"open file failed with strerror: {exc.strerror}") from exc
+    with contextlib.ExitStack() as stack:
+        stack.push(opened)
+        yield fh
 
 
 def _write(out: IO[bytes], archive: str, records: list[tuple[str, bytes]]) -> None:
