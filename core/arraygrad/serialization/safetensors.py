@@ -366,12 +366,19 @@ def _parsed(blob: bytes) -> tuple[dict[str, Any] | None, dict[str, Any], memoryv
     return meta, entries, data
 
 
-def _read_tensor(entry: Any, data: memoryview, device: Any) -> Tensor:
+def _read_tensor(name: str, entry: Any, data: memoryview, device: Any) -> Tensor:
     from arraygrad.backends import backend_for_device
 
     code, shape, begin, end = entry
     backend = backend_for_device(device)
-    return wrap(_to_array(backend, bytes(data[begin:end]), code, shape), backend)
+    try:
+        array = _to_array(backend, bytes(data[begin:end]), code, shape)
+    except (ValueError, TypeError, OverflowError, MemoryError) as exc:
+        # a shape the header's checks allow but no array can have (too many dimensions, a
+        # dimension past the array library's index type)
+        raise _bad(f"tensor {name!r}: field 'shape' {_short(list(shape))} is impossible on backend {backend.name!r} "
+                   f"({type(exc).__name__}: {exc})") from None
+    return wrap(array, backend)
 
 
 def load_safetensors(f: FileLike, map_location: MapLocation = None) -> Any:
@@ -394,7 +401,8 @@ def _load_structured(f: FileLike, map_location: MapLocation) -> Any:
         if key not in cache:
             if name not in entries:
                 raise _bad(f"structure refers to a missing tensor {name!r}")
-            cache[key] = _read_tensor(entries[name], data, _target_device(device, map_location))
+            cache[key] = _read_tensor(name, entries[name], data,
+                                      _target_device(device, map_location))
         return cache[key]
 
     if meta is None or "structure" not in meta:  # a plain safetensors file
@@ -446,7 +454,7 @@ def load(data: bytes) -> dict[str, Tensor]:
     with _reading(data):
         _reject_foreign(bytes(data[:8]))
         _, entries, body = _parsed(bytes(data))
-        return {name: _read_tensor(entry, body, "cpu") for name, entry in entries.items()}
+        return {name: _read_tensor(name, entry, body, "cpu") for name, entry in entries.items()}
 
 
 def load_file(filename: str | os.PathLike[str], device: Any = "cpu") -> dict[str, Tensor]:
@@ -454,7 +462,7 @@ def load_file(filename: str | os.PathLike[str], device: Any = "cpu") -> dict[str
     ``safetensors.torch.load_file``; any safetensors file (an arraygrad one too: its names)."""
     with _reading(filename):
         _, entries, data = _parsed(_read_all(filename))
-        return {name: _read_tensor(entry, data, _device_of(device))
+        return {name: _read_tensor(name, entry, data, _device_of(device))
                 for name, entry in entries.items()}
 
 
