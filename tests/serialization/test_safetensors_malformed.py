@@ -94,3 +94,14 @@ def test_well_formed_files_still_load(tmp_path):
                 b"\0" * 4)
     assert sorted(st.load(raw)) == ["a", "z"]
     assert st.load(_file({})) == {}
+
+
+@pytest.mark.parametrize("case", ["tensors share their bytes", "a gap between tensors",
+                                  "bytes after the last tensor"])
+def test_the_safetensors_library_refuses_the_same_layouts(case):
+    safetensors = pytest.importorskip("safetensors")
+    header, data, _ = CASES[case]
+    with pytest.raises(safetensors.SafetensorError, match="offset|not fully covered"):
+        safetensors.deserialize(_file(header, data))
+    with pytest.raises(RuntimeError, match="'data_offsets'"):
+        st.load(_file(header, data))
