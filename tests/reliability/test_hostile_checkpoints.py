@@ -227,7 +227,8 @@ def test_ordinary_tuple_keys_and_modest_sharing_still_load(monkeypatch):
         out = _load(zip_records({"data.pkl": pkl}))
         assert out, name
     monkeypatch.setenv("ARRAYGRAD_LOAD_MAX_KEY_ELEMENTS", "1000")
-    with pytest.raises(pickle.UnpicklingError, match="more than ARRAYGRAD_LOAD_MAX_KEY_ELEMENTS=1000"):
+    with pytest.raises(pickle.UnpicklingError,
+                       match="more than ARRAYGRAD_LOAD_MAX_KEY_ELEMENTS=1000"):
         _load(zip_records({"data.pkl": cases["set"]}))
     monkeypatch.setenv("ARRAYGRAD_LOAD_MAX_NESTING", "20")
     with pytest.raises(pickle.UnpicklingError, match="ARRAYGRAD_LOAD_MAX_NESTING=20"):
@@ -238,7 +239,8 @@ def test_ordinary_tuple_keys_and_modest_sharing_still_load(monkeypatch):
 
 _LOOSE = {
     "Size of strings": (global_op("torch", "Size") + val((("a", "b"),)) + b"R",
-                        TypeError, r"torch.Size\(\) takes an iterable of 'int' \(item 0 is 'str'\)"),
+                        TypeError,
+                        r"torch.Size\(\) takes an iterable of 'int' \(item 0 is 'str'\)"),
     "unknown device type": (global_op("torch", "device") + val(("nonsense:99",)) + b"R",
                             RuntimeError, "device type at start of device string: nonsense"),
     "device index of text": (global_op("torch", "device") + val(("cpu", "x")) + b"R",

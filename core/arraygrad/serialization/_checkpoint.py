@@ -223,7 +223,8 @@ class _StorageLoader:
         _, stype, key, location, numel = pid
         key, location = _decode(key), _decode(location)
         if not isinstance(stype, StorageType) or stype is not STORAGE_TYPES.get(stype.name):
-            raise pickle.UnpicklingError(f"invalid storage type {short_repr(stype)} in a persistent id")
+            raise pickle.UnpicklingError(f"invalid storage type {short_repr(stype)} in a "
+                                         "persistent id")
         if not isinstance(key, str) or not isinstance(location, str) or not isinstance(
                 numel, int) or isinstance(numel, bool) or numel < 0:
             raise pickle.UnpicklingError(f"invalid storage persistent id {short_repr(pid)}")

@@ -304,7 +304,8 @@ def _check_entry(name: str, entry: Any, data_len: int) -> tuple[str, tuple[int, 
         raise _bad(f"tensor {name!r}: field 'shape' is an invalid shape {_short(shape)}")
     if (not isinstance(offsets, list) or len(offsets) != 2
             or not all(_is_int(o) for o in offsets)):
-        raise _bad(f"tensor {name!r}: field 'data_offsets' holds invalid data_offsets {_short(offsets)}")
+        raise _bad(f"tensor {name!r}: field 'data_offsets' holds invalid data_offsets "
+                   f"{_short(offsets)}")
     begin, end = offsets
     if not 0 <= begin <= end <= data_len:
         raise _bad(f"tensor {name!r}: field 'data_offsets' {offsets} falls outside the {data_len} "
@@ -376,8 +377,8 @@ def _read_tensor(name: str, entry: Any, data: memoryview, device: Any) -> Tensor
     except (ValueError, TypeError, OverflowError, MemoryError) as exc:
         # a shape the header's checks allow but no array can have (too many dimensions, a
         # dimension past the array library's index type)
-        raise _bad(f"tensor {name!r}: field 'shape' {_short(list(shape))} is impossible on backend {backend.name!r} "
-                   f"({type(exc).__name__}: {exc})") from None
+        raise _bad(f"tensor {name!r}: field 'shape' {_short(list(shape))} is impossible on "
+                   f"backend {backend.name!r} ({type(exc).__name__}: {exc})") from None
     return wrap(array, backend)
 
 
