@@ -131,8 +131,37 @@ def test_overlapping_views_share_one_array():
     assert len(out) == views and out[5][0].item() == 5.0 and out[5].shape == (numel - 5,)
     out[0][10] = -1.0  # one storage: a write through one view is seen by the others
     assert out[3][7].item() == -1.0 and out[10][0].item() == -1.0
+    assert out[0]._version == 1 and out[3]._version == 0  # separate tensors, as PyTorch's
+    assert out[3]._base is None
     # 64 copies would be ~16 MB; views of one array hold the storage once (plus the record)
     assert _peak_bytes(lambda: _load(raw)) < 4 * 1024 * 1024
+
+
+def test_loaded_views_behave_as_pytorchs():
+    torch = pytest.importorskip("torch")
+    results = []
+    for lib in (torch, ag):
+        w = lib.arange(12.0).reshape(3, 4)
+        buf = io.BytesIO()
+        lib.save({"w": w, "t": w.t(), "row": w[1]}, buf)
+        buf.seek(0)
+        out = lib.load(buf)
+        start = {k: v._version for k, v in out.items()}
+        out["w"].add_(1)
+        results.append((out["t"].tolist(), out["row"].tolist(), out["t"].stride(),
+                        {k: v._version - start[k] for k, v in out.items()}))
+    assert results[0] == results[1]
+
+
+def test_strided_copies_are_charged_where_the_backend_cannot_view(monkeypatch):
+    n = 8
+    raw = pkl_archive(tensor_pkl((n, n), (1, n), 0, n * n),
+                      {"0": struct.pack(f"<{n * n}f", *range(n * n))})
+    assert _load(raw, map_location="strict")[1, 0].item() == 1.0  # a copy, within the budget
+    monkeypatch.setenv("ARRAYGRAD_LOAD_MAX_EXPANDED_BYTES", "100")
+    with pytest.raises(RuntimeError, match="a copy of a strided tensor of size"):
+        _load(raw, map_location="strict")
+    assert _load(raw).stride() == (1, n)  # NumPy views it: nothing charged
 
 
 def test_strided_float16_tensors_are_views_too():

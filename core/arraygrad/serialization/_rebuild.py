@@ -156,19 +156,25 @@ def _tensor_from(storage: Any, offset: Any, size: Any, stride: Any) -> Tensor:
 
 def _view_of(storage: Storage, backend: Backend, offset: int, size: tuple[int, ...],
              stride: tuple[int, ...]) -> Tensor:
+    """The tensor at one place of ``storage``: a view of its memory, but not an arraygrad view
+    (no ``_base``) and with a version counter of its own, as PyTorch's loader makes separate
+    tensors over one storage (tensors at the same place share this one: ``_tensor_from``)."""
     from arraygrad.autograd.grad_mode import no_grad
     from arraygrad.ops.families.strided import as_strided
 
     root = storage.root(backend)
     numel = math.prod(size)
-    if offset == 0 and numel == root.numel() and _contiguous(size, stride):
-        return root.reshape(size) if size != (numel,) else root  # the whole storage
     with no_grad():
-        out = as_strided(root, size, stride, offset)
-    if out._base is None:  # the backend cannot view memory: a copy was made
-        assert storage.dtype is not None
-        current_budget().charge(numel * storage.dtype.itemsize,
-                                f"a copy of a strided tensor of size {list(size)}")
+        if offset == 0 and numel == root.numel() and _contiguous(size, stride):
+            out = root.reshape(size)  # the whole storage
+        else:
+            out = as_strided(root, size, stride, offset)
+            if out._base is None:  # the backend cannot view memory: a copy was made
+                assert storage.dtype is not None
+                current_budget().charge(numel * storage.dtype.itemsize,
+                                        f"a copy of a strided tensor of size {list(size)}")
+    out = out.detach()
+    out._vc = None  # its own counter, made on first use
     if not _contiguous(size, stride):  # report PyTorch's strides (stride(), is_contiguous)
         out._strides = stride
     return out
