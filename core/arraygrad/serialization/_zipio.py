@@ -184,7 +184,10 @@ class ZipReader:
             del info.CRC
         try:
             with self._zip.open(info) as fh:
-                data = _read_at_most(fh, info.file_size)
+                if info.compress_type == zipfile.ZIP_STORED:  # bounded by the file: one read
+                    data = fh.read(info.file_size)
+                else:
+                    data = _inflated(fh, info.file_size)
         except (zipfile.BadZipFile, OSError, EOFError, ValueError, struct.error,
                 NotImplementedError) as exc:
             raise _bad(f"invalid record {name} ({exc})") from None
@@ -201,14 +204,16 @@ class ZipReader:
         self._zip.close()
 
 
-def _read_at_most(fh: IO[bytes], claimed: int) -> bytes:
-    """The record's bytes, inflated a chunk at a time. ``zipfile`` stops at the size a record
-    claims (and then checks its CRC), but its ``read()`` first inflates everything compressed:
-    a record claiming 4 KB could take gigabytes on the way."""
-    out = bytearray()
-    while len(out) < claimed:
-        chunk = fh.read(min(_CHUNK, claimed - len(out)))
+def _inflated(fh: IO[bytes], claimed: int) -> bytes:
+    """A deflated record's bytes, inflated a chunk at a time. ``zipfile`` stops at the size a
+    record claims (and then checks its CRC), but its ``read()`` first inflates everything
+    compressed: a record claiming 4 KB could take gigabytes on the way."""
+    chunks: list[bytes] = []
+    got = 0
+    while got < claimed:
+        chunk = fh.read(min(_CHUNK, claimed - got))
         if not chunk:
             break
-        out += chunk
-    return bytes(out)
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
