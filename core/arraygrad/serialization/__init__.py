@@ -16,7 +16,9 @@ files too. See docs/serialization.md.
 Package layout: ``_checkpoint`` (save/load of the zip format), ``_pickler`` and
 ``_unpickler`` (the two directions of the pickle), ``_rebuild`` (arraygrad's
 ``torch._utils._rebuild_*``), ``_storage`` (storages and bytes), ``_zipio``
-(the aligned zip writer and bounded reader), ``safetensors``.
+(the aligned zip writer and bounded reader), ``_limits`` (what one load may allocate beyond
+its file, ``ARRAYGRAD_LOAD_*``), ``_hashed_keys`` (bounds on the keys a weights-only load
+hashes), ``safetensors``. Saving to a path goes through ``arraygrad._atomic_file``.
 """
 
 from __future__ import annotations
