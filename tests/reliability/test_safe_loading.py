@@ -19,42 +19,14 @@ import zipfile
 import pytest
 
 import arraygrad as ag
+from hostile_files import global_op as _global
+from hostile_files import pkl_archive as _pkl_archive
+from hostile_files import tensor_pkl as _tensor_pkl
+from hostile_files import val as _val
+from hostile_files import zip_records as _zip
 from reliability_helpers import report
 
 CLEAN_ERRORS = (RuntimeError, ValueError, pickle.UnpicklingError)
-
-
-# -- building hostile checkpoints without PyTorch -----------------------------------------------
-
-def _zip(records: dict, compression=zipfile.ZIP_STORED) -> bytes:
-    """A checkpoint archive holding ``records`` (name -> bytes) under ``archive/``."""
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", compression=compression) as zf:
-        for name, data in records.items():
-            zf.writestr(f"archive/{name}", data)
-    return buf.getvalue()
-
-
-def _val(value) -> bytes:
-    """The protocol-2 opcodes pushing ``value`` (PROTO and STOP stripped)."""
-    return pickle.dumps(value, protocol=2)[2:-1]
-
-
-def _global(module: str, name: str) -> bytes:
-    return b"c" + f"{module}\n{name}\n".encode()
-
-
-def _storage_pid(numel, key="0", stype="FloatStorage") -> bytes:
-    return (b"(" + _val("storage") + _global("torch", stype) + _val(key) + _val("cpu")
-            + _val(numel) + b"t" + b"Q")  # MARK ... TUPLE BINPERSID
-
-
-def _tensor_pkl(size, stride, offset=0, numel=4, key="0", stype="FloatStorage") -> bytes:
-    """data.pkl of one tensor: _rebuild_tensor_v2(storage, offset, size, stride, False, {})."""
-    return (b"\x80\x02" + _global("torch._utils", "_rebuild_tensor_v2") + b"("
-            + _storage_pid(numel, key, stype) + _val(offset) + _val(tuple(size))
-            + _val(tuple(stride)) + b"\x89" + _global("collections", "OrderedDict") + b")R"
-            + b"tR.")
 
 
 def _load_bytes(raw: bytes, **kwargs):
@@ -136,10 +108,6 @@ def test_blocked_modules_stay_blocked_even_when_allow_listed(tmp_path):
         with pytest.raises(pickle.UnpicklingError, match="is blocked"):
             ag.load(path)
     assert not marker.exists()
-
-
-def _pkl_archive(pkl: bytes, storages=None) -> bytes:
-    return _zip({"data.pkl": pkl, **{f"data/{k}": v for k, v in (storages or {}).items()}})
 
 
 @pytest.mark.parametrize("pkl, match", [

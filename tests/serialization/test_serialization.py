@@ -210,10 +210,10 @@ def test_offsets_and_sizes_are_validated(tmp_path):
     write({"a": {"dtype": "F32", "shape": [-2], "data_offsets": [0, 8]}})
     with pytest.raises(RuntimeError, match="invalid shape"):
         ag.load(tmp_path / "h.ag")
-    write({"__metadata__": {"format": "arraygrad", "structure": json.dumps({"T": "zz"})}})
+    write({"__metadata__": {"format": "arraygrad", "structure": json.dumps({"T": "zz"})}}, b"")
     with pytest.raises(RuntimeError, match="missing tensor"):
         ag.load(tmp_path / "h.ag")
-    write({"__metadata__": {"format": "arraygrad", "structure": json.dumps({"eval": "1"})}})
+    write({"__metadata__": {"format": "arraygrad", "structure": json.dumps({"eval": "1"})}}, b"")
     with pytest.raises(RuntimeError, match="malformed"):
         ag.load(tmp_path / "h.ag")
 

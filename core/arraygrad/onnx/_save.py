@@ -2,15 +2,15 @@
 it) or to a binary file object.
 
 Everything is serialized in memory first; a path is then written through temporary files
-in the same folder, renamed over the targets only when both are whole, so an export that
-fails (or a full disk) leaves no half-written model and no other file changed.
+in the same folder, flushed to disk and renamed over the targets only when both are whole, so
+an export that fails (or a full disk, or a killed process) leaves no half-written model and no
+other file changed.
 """
 
 from __future__ import annotations
 
 import copy
 import os
-import uuid
 from typing import Any
 
 __all__ = ["save_model", "LARGE_MODEL_BYTES"]
@@ -90,20 +90,8 @@ def _externalized(onnx: Any, proto: Any, location: str) -> tuple[Any, bytes]:
 
 
 def _write_all(files: list[tuple[str, bytes]]) -> None:
-    """Write each ``(path, bytes)`` through a temporary file, then rename them all."""
-    temps: list[tuple[str, str]] = []
-    try:
-        for path, data in files:
-            # (a name of our own, opened "x": the file gets the umask's permissions, as
-            # a plain open would give it)
-            tmp = f"{path}.{os.getpid()}-{uuid.uuid4().hex[:8]}.tmp"
-            with open(tmp, "xb") as fh:
-                temps.append((tmp, path))
-                fh.write(data)
-        for tmp, path in temps:
-            os.replace(tmp, path)
-    except BaseException:
-        for tmp, _ in temps:
-            if os.path.exists(tmp):
-                os.remove(tmp)
-        raise
+    """Write each ``(path, bytes)`` through a temporary file flushed to disk, then rename them
+    all (``arraygrad._atomic_file``)."""
+    from arraygrad._atomic_file import write_files_atomically
+
+    write_files_atomically(files)

@@ -16,7 +16,9 @@ files too. See docs/serialization.md.
 Package layout: ``_checkpoint`` (save/load of the zip format), ``_pickler`` and
 ``_unpickler`` (the two directions of the pickle), ``_rebuild`` (arraygrad's
 ``torch._utils._rebuild_*``), ``_storage`` (storages and bytes), ``_zipio``
-(the aligned zip writer and bounded reader), ``safetensors``.
+(the aligned zip writer and bounded reader), ``_limits`` (what one load may allocate beyond
+its file, ``ARRAYGRAD_LOAD_*``), ``_hashed_keys`` (bounds on the keys a weights-only load
+hashes), ``safetensors``. Saving to a path goes through ``arraygrad._atomic_file``.
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ from typing import Any
 from arraygrad.serialization._checkpoint import (DEFAULT_PROTOCOL, FileLike, LoadEndianness,
                                                  MapLocation, get_default_load_endianness, load,
                                                  save, set_default_load_endianness)
-from arraygrad.serialization._rebuild import MAX_EXPANDED_BYTES
+from arraygrad.serialization._limits import (MAX_DEFLATE_RATIO, MAX_EXPANDED_BYTES,
+                                             MAX_KEY_ELEMENTS, MAX_NESTING)
 from arraygrad.serialization._options import (INT_SIZE, IS_WINDOWS, LONG_SIZE, MAGIC_NUMBER,
                                               MAP_PRIVATE, MAP_SHARED, PROTOCOL_VERSION,
                                               SHORT_SIZE, STORAGE_KEY_SEPARATOR,
@@ -54,7 +57,8 @@ __all__ = ["save", "load", "save_safetensors", "load_safetensors", "add_safe_glo
            "get_safe_globals", "clear_safe_globals", "safe_globals",
            "get_unsafe_globals_in_checkpoint", "Storage", "DEFAULT_PROTOCOL", "FileLike",
            "LoadEndianness", "get_default_load_endianness", "set_default_load_endianness",
-           "MapLocation", "MAX_HEADER_BYTES", "MAX_EXPANDED_BYTES", "register_package",
+           "MapLocation", "MAX_HEADER_BYTES", "MAX_EXPANDED_BYTES", "MAX_DEFLATE_RATIO",
+           "MAX_KEY_ELEMENTS", "MAX_NESTING", "register_package",
            "location_tag", "default_restore_location", "skip_data", "get_crc32_options",
            "set_crc32_options", "get_default_mmap_options", "set_default_mmap_options",
            "SourceChangeWarning", "StorageType", "check_module_version_greater_or_equal",

@@ -16,6 +16,7 @@ Layout of the archive (folder ``<archive>/``, the file's name without extension 
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import hashlib
 import io
@@ -23,13 +24,16 @@ import os
 import pickle
 import sys
 import warnings
-from typing import IO, TYPE_CHECKING, Any, Callable, Union
+from typing import IO, TYPE_CHECKING, Any, Callable, Iterator, Union
 
+from arraygrad._atomic_file import atomic_write
 from arraygrad.device import device as _device
 from arraygrad.serialization import _rebuild
+from arraygrad.serialization._limits import LoadBudget, load_limits
+from arraygrad.serialization._rebuild import short_repr
 from arraygrad.serialization._storage import STORAGE_TYPES, Storage, StorageType, swap_bytes
-from arraygrad.serialization._unpickler import (FullUnpickler, WeightsUnpickler, UNSAFE_MESSAGE,
-                                                weights_only_message)
+from arraygrad.serialization._unpickler import (FullUnpickler, Passthrough, WeightsUnpickler,
+                                                UNSAFE_MESSAGE, weights_only_message)
 from arraygrad.serialization._zipio import ZipReader, ZipWriter
 
 if TYPE_CHECKING:
@@ -132,13 +136,32 @@ def save(obj: Any, f: FileLike, pickle_module: Any = pickle,
     records.append((".data/serialization_id", _serialization_id(records)))
     if isinstance(f, (str, os.PathLike)):
         archive = os.path.splitext(os.path.basename(os.fspath(f)))[0] or "archive"
-        with open(f, "wb") as fh:
+        with _opened_for_save(f) as fh:
             _write(fh, archive, records)
     else:
         if not hasattr(f, "write"):
             raise AttributeError(f"arraygrad.save: f must be a path or a binary file object with "
                                  f"write(), got {type(f).__name__}")
         _write(f, "archive", records)
+
+
+@contextlib.contextmanager
+def _opened_for_save(f: str | os.PathLike[str]) -> Iterator[IO[bytes]]:
+    """``atomic_write(f)``: the old file stays whole until the new one is; the errors of a
+    path that cannot be written are PyTorch's (``RuntimeError``)."""
+    parent = os.path.dirname(os.path.abspath(os.fspath(f)))
+    if not os.path.isdir(parent):
+        raise RuntimeError(f"Parent directory {parent} does not exist.")
+    if os.path.isdir(f):
+        raise RuntimeError("open file failed with strerror: Is a directory")
+    try:
+        opened = atomic_write(f)
+        fh = opened.__enter__()
+    except OSError as exc:
+        raise RuntimeError(f"open file failed with strerror: {exc.strerror}") from exc
+    with contextlib.ExitStack() as stack:
+        stack.push(opened)
+        yield fh
 
 
 def _write(out: IO[bytes], archive: str, records: list[tuple[str, bytes]]) -> None:
@@ -183,11 +206,6 @@ def _decode(value: Any) -> Any:
     return value.decode("ascii") if isinstance(value, bytes) else value
 
 
-class _Passthrough(Exception):
-    """Carries an error raised outside the pickle (map_location) through the unpickler, whose
-    own failures become ``UnpicklingError``."""
-
-
 class _StorageLoader:
     """``persistent_load`` of one archive: each ``data/<key>`` read once, checked, placed."""
 
@@ -201,14 +219,15 @@ class _StorageLoader:
     def __call__(self, pid: Any) -> Storage:
         if not isinstance(pid, tuple) or len(pid) != 5 or _decode(pid[0]) != "storage":
             raise pickle.UnpicklingError(f"Only persistent_load of storage is allowed, but got "
-                                         f"{str(pid)[:80]}")
+                                         f"{short_repr(pid)}")
         _, stype, key, location, numel = pid
         key, location = _decode(key), _decode(location)
         if not isinstance(stype, StorageType) or stype is not STORAGE_TYPES.get(stype.name):
-            raise pickle.UnpicklingError(f"invalid storage type {stype!r} in a persistent id")
+            raise pickle.UnpicklingError(f"invalid storage type {short_repr(stype)} in a "
+                                         "persistent id")
         if not isinstance(key, str) or not isinstance(location, str) or not isinstance(
                 numel, int) or isinstance(numel, bool) or numel < 0:
-            raise pickle.UnpicklingError(f"invalid storage persistent id {str(pid)[:120]}")
+            raise pickle.UnpicklingError(f"invalid storage persistent id {short_repr(pid)}")
         if key in self._loaded:
             return self._loaded[key]
         nbytes = numel * stype.itemsize
@@ -226,7 +245,7 @@ class _StorageLoader:
             storage = self._restore(Storage(data, stype.dtype, "cpu"), location)
             _rebuild.backend_for_location(storage.device)  # fail here, naming the device
         except Exception as exc:
-            raise _Passthrough(exc) from None
+            raise Passthrough(exc) from None
         self._loaded[key] = storage
         return storage
 
@@ -310,7 +329,8 @@ def load(f: FileLike, map_location: MapLocation = None, pickle_module: Any = Non
 
 def _load_zip(fh: IO[bytes], size: int, restore: Callable[[Storage, str], Storage],
               weights_only: bool, pickle_load_args: dict[str, Any]) -> Any:
-    reader = ZipReader(fh, size)
+    limits = load_limits()
+    reader = ZipReader(fh, size, limits.max_deflate_ratio)
     try:
         if reader.has_record("constants.pkl"):  # PyTorch's test for a TorchScript archive
             if weights_only:
@@ -337,13 +357,15 @@ def _load_zip(fh: IO[bytes], size: int, restore: Callable[[Storage, str], Storag
 
         outer = _rebuild.device_mapper_or_none()  # a load nested in a full unpickle
         _rebuild.set_device_mapper(mapper)
+        outer_budget = _rebuild.set_load_budget(LoadBudget(limits))
         try:
             if weights_only:
                 unpickler = WeightsUnpickler(io.BytesIO(data_pkl), persistent_load,
-                                             encoding=pickle_load_args.get("encoding", "utf-8"))
+                                             encoding=pickle_load_args.get("encoding", "utf-8"),
+                                             limits=limits)
                 try:
                     return unpickler.load()
-                except _Passthrough as exc:
+                except Passthrough as exc:
                     raise exc.args[0] from None
                 except pickle.UnpicklingError as exc:
                     raise pickle.UnpicklingError(weights_only_message(str(exc))) from None
@@ -358,9 +380,10 @@ def _load_zip(fh: IO[bytes], size: int, restore: Callable[[Storage, str], Storag
             kwargs.setdefault("encoding", "utf-8")
             try:
                 return FullUnpickler(io.BytesIO(data_pkl), persistent_load, **kwargs).load()
-            except _Passthrough as exc:
+            except Passthrough as exc:
                 raise exc.args[0] from None
         finally:
             _rebuild.set_device_mapper(outer)
+            _rebuild.set_load_budget(outer_budget)
     finally:
         reader.close()

@@ -11,26 +11,23 @@ the names must stay PyTorch's.
 from __future__ import annotations
 
 import math
+import reprlib
 import threading
 from typing import TYPE_CHECKING, Any, Callable
 
 from arraygrad import dtypes as _dt
-from arraygrad.serialization._storage import Storage, array_from_bytes
-from arraygrad.tensor import Tensor, wrap
+from arraygrad.serialization._limits import MAX_EXPANDED_BYTES, LoadBudget, load_limits
+from arraygrad.serialization._storage import Storage
+from arraygrad.tensor import Tensor
 
 if TYPE_CHECKING:
     from arraygrad.backends.contract import Backend
 
 __all__ = ["MAX_EXPANDED_BYTES", "REBUILD_FUNCTIONS", "UNSUPPORTED_REBUILDS", "device_mapper",
+           "current_budget", "set_load_budget", "short_repr",
            "_rebuild_tensor", "_rebuild_tensor_v2", "_rebuild_tensor_v3", "_rebuild_parameter",
            "_rebuild_parameter_with_state", "_rebuild_from_type_v2",
            "_rebuild_device_tensor_from_cpu_tensor", "_rebuild_sparse_tensor", "_get_layout"]
-
-MAX_EXPANDED_BYTES = 256 * 1024 * 1024
-"""A tensor whose strides overlap (``expand``: stride 0) describes more elements than its
-storage holds; arraygrad has no overlapping memory, so loading makes them real. A file that
-claims more than this many bytes that way is refused (it would allocate more than it holds)."""
-
 
 def _bad(msg: str) -> RuntimeError:
     return RuntimeError(f"arraygrad.load: {msg}")
@@ -62,6 +59,20 @@ def set_device_mapper(mapper: Callable[[str], str] | None) -> None:
     _tls.mapper = mapper
 
 
+def current_budget() -> LoadBudget:
+    """The running load's budget (a fresh one for a rebuild called outside a load)."""
+    budget: LoadBudget | None = getattr(_tls, "budget", None)
+    return budget if budget is not None else LoadBudget(load_limits())
+
+
+def set_load_budget(budget: LoadBudget | None) -> LoadBudget | None:
+    """Install (or, with None, remove) the running load's budget; returns the one it replaces
+    (a load nested in a full unpickle puts the outer one back)."""
+    outer: LoadBudget | None = getattr(_tls, "budget", None)
+    _tls.budget = budget
+    return outer
+
+
 def backend_for_location(device: Any) -> Backend:
     """The backend serving ``device``, with PyTorch's hint when it is not available."""
     from arraygrad.backends import backend_for_device
@@ -84,26 +95,33 @@ def _check_geometry(storage: Any, offset: Any, size: Any, stride: Any) -> tuple[
         raise _bad(f"the checkpoint holds a tensor of a dtype arraygrad does not have (its "
                    f"dtypes are {', '.join(d.name for d in _dt.ALL_DTYPES)})")
     if not _is_int(offset) or offset < 0:
-        raise _bad(f"invalid storage offset {offset!r}")
+        raise _bad(f"invalid storage offset {short_repr(offset)}")
     if (not isinstance(size, tuple) or not isinstance(stride, tuple) or len(size) != len(stride)
             or not all(_is_int(n) and n >= 0 for n in size)
             or not all(_is_int(s) and s >= 0 for s in stride)):
-        raise _bad(f"invalid tensor geometry: size {size!r}, stride {stride!r}")
+        raise _bad(f"invalid tensor geometry: size {short_repr(size)}, stride {short_repr(stride)}")
     numel = math.prod(size)
     itemsize = storage.dtype.itemsize
     if numel:
-        needed = offset + sum((n - 1) * s for n, s in zip(size, stride)) + 1
-        if needed > storage.size():
+        span = sum((n - 1) * s for n, s in zip(size, stride)) + 1
+        if offset + span > storage.size():
             raise RuntimeError(
                 f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset "
                 f"{offset}, and itemsize {itemsize} requiring a storage size of "
-                f"{needed * itemsize} are out of bounds for storage of size "
+                f"{(offset + span) * itemsize} are out of bounds for storage of size "
                 f"{storage.nbytes()}")
-        if numel > storage.size() and numel * itemsize > MAX_EXPANDED_BYTES:
-            raise _bad(f"a tensor of size {list(size)} and strides {list(stride)} overlaps its "
-                       f"{storage.nbytes()}-byte storage and would take {numel * itemsize} "
-                       f"bytes (more than MAX_EXPANDED_BYTES={MAX_EXPANDED_BYTES})")
+        if numel > span:  # more elements than positions: expanded (stride 0), overlapping
+            # most operations on it make it real, so it counts whether or not it stays a view
+            current_budget().charge(numel * itemsize, f"an expanded tensor of size {list(size)} "
+                                                      f"and strides {list(stride)}")
     return storage, offset, size, stride
+
+
+def short_repr(value: Any) -> str:
+    """``repr`` of a value from a file, cut short in bounded time (a pickle's memo can make a
+    value whose full repr would never finish)."""
+    text = reprlib.repr(value)
+    return text if len(text) <= 120 else text[:117] + "..."
 
 
 def _contiguous(size: tuple[int, ...], stride: tuple[int, ...]) -> bool:
@@ -113,7 +131,12 @@ def _contiguous(size: tuple[int, ...], stride: tuple[int, ...]) -> bool:
 
 
 def _tensor_from(storage: Any, offset: Any, size: Any, stride: Any) -> Tensor:
-    """A tensor with the elements ``storage[offset + sum(i * stride)]`` for each index ``i``."""
+    """A tensor with the elements ``storage[offset + sum(i * stride)]`` for each index ``i``.
+
+    Every tensor of one storage is made from one array of the whole storage, as a view of it
+    where the backend can view memory with strides (NumPy, CuPy): ``w`` and ``w.t()`` share
+    memory after loading, as in PyTorch. Elsewhere a non-contiguous tensor is a copy, charged
+    to the load's budget."""
     if isinstance(size, list):  # torch.Size pickles as a tuple; be lenient with lists
         size = tuple(size)
     if isinstance(stride, list):
@@ -127,24 +150,34 @@ def _tensor_from(storage: Any, offset: Any, size: Any, stride: Any) -> Tensor:
     key = (backend, offset, size, stride)
     cached = storage._views.get(key)
     if cached is None:  # tensors with the same place in one storage share memory, as in PyTorch
-        assert storage.dtype is not None
-        numel = math.prod(size)
-        if numel <= 1 or _contiguous(size, stride):
-            arr = array_from_bytes(backend, storage.slice_bytes(offset, numel), storage.dtype,
-                                   size)
-        else:  # gather the strided elements out of the whole storage
-            xp = backend.xp
-            flat = storage.array(backend)
-            index = xp.full(size, offset, dtype=xp.int64)
-            for d, (n, s) in enumerate(zip(size, stride)):
-                shape = [1] * len(size)
-                shape[d] = n
-                index = index + xp.reshape(xp.arange(n, dtype=xp.int64) * s, tuple(shape))
-            arr = xp.reshape(xp.take(flat, xp.reshape(index, (-1,))), size)
-        cached = storage._views[key] = wrap(arr, backend)
-        if not _contiguous(size, stride):  # report PyTorch's strides (stride(), is_contiguous)
-            cached._strides = stride
+        cached = storage._views[key] = _view_of(storage, backend, offset, size, stride)
     return cached.detach()
+
+
+def _view_of(storage: Storage, backend: Backend, offset: int, size: tuple[int, ...],
+             stride: tuple[int, ...]) -> Tensor:
+    """The tensor at one place of ``storage``: a view of its memory, but not an arraygrad view
+    (no ``_base``) and with a version counter of its own, as PyTorch's loader makes separate
+    tensors over one storage (tensors at the same place share this one: ``_tensor_from``)."""
+    from arraygrad.autograd.grad_mode import no_grad
+    from arraygrad.ops.families.strided import as_strided
+
+    root = storage.root(backend)
+    numel = math.prod(size)
+    with no_grad():
+        if offset == 0 and numel == root.numel() and _contiguous(size, stride):
+            out = root.reshape(size)  # the whole storage
+        else:
+            out = as_strided(root, size, stride, offset)
+            if out._base is None:  # the backend cannot view memory: a copy was made
+                assert storage.dtype is not None
+                current_budget().charge(numel * storage.dtype.itemsize,
+                                        f"a copy of a strided tensor of size {list(size)}")
+    out = out.detach()
+    out._vc = None  # its own counter, made on first use
+    if not _contiguous(size, stride):  # report PyTorch's strides (stride(), is_contiguous)
+        out._strides = stride
+    return out
 
 
 def _set_requires_grad(t: Tensor, requires_grad: Any) -> Tensor:
@@ -184,7 +217,7 @@ def _rebuild_tensor_v3(storage: Any, storage_offset: Any, size: Any, stride: Any
     if not isinstance(storage, Storage):
         raise _bad(f"a tensor's storage is a {type(storage).__name__}, not a storage")
     if not isinstance(dtype, _dt.dtype):
-        raise _bad(f"_rebuild_tensor_v3: dtype must be a dtype, got {dtype!r}")
+        raise _bad(f"_rebuild_tensor_v3: dtype must be a dtype, got {short_repr(dtype)}")
     if storage.dtype is not dtype:
         if storage.nbytes() % dtype.itemsize:
             raise _bad(f"a storage of {storage.nbytes()} bytes does not hold whole {dtype} "
@@ -246,12 +279,12 @@ def _rebuild_parameter_with_state(data: Any, requires_grad: Any, backward_hooks:
 def _rebuild_from_type_v2(func: Any, new_type: Any, args: Any, state: Any) -> Tensor:
     """``torch._tensor._rebuild_from_type_v2``: a tensor (subclass) with Python attributes."""
     if not any(func is f for f in REBUILD_FUNCTIONS.values()):
-        raise _bad(f"_rebuild_from_type_v2: {func!r} is not a rebuild function")
+        raise _bad(f"_rebuild_from_type_v2: {short_repr(func)} is not a rebuild function")
     if not isinstance(args, tuple):
         raise _bad("_rebuild_from_type_v2: args must be a tuple")
     ret = func(*args)
     if not (isinstance(new_type, type) and issubclass(new_type, Tensor)):
-        raise _bad(f"_rebuild_from_type_v2: {new_type!r} is not a tensor class")
+        raise _bad(f"_rebuild_from_type_v2: {short_repr(new_type)} is not a tensor class")
     if type(ret) is not new_type:  # PyTorch's ret.as_subclass(new_type): the same data
         sub = object.__new__(new_type)
         sub._init_from(ret._data, ret._backend)
@@ -271,7 +304,7 @@ def _rebuild_device_tensor_from_cpu_tensor(data: Any, dtype: Any, device: Any,
     if not isinstance(data, Tensor) or not isinstance(dtype, _dt.dtype):
         raise _bad("_rebuild_device_tensor_from_cpu_tensor: invalid arguments")
     if not isinstance(device, (str, device_cls)):
-        raise _bad(f"invalid device {device!r}")
+        raise _bad(f"invalid device {short_repr(device)}")
     target = device_mapper()(str(device))
     backend_for_location(target)
     t = data.to(dtype=dtype).to(device=target)
@@ -285,7 +318,7 @@ def _get_layout(name: Any) -> Any:
     found = getattr(layouts, name[len("torch."):], None) if isinstance(name, str) and \
         name.startswith("torch.") else None
     if not isinstance(found, layouts.layout):
-        raise _bad(f"invalid layout {name!r}")
+        raise _bad(f"invalid layout {short_repr(name)}")
     return found
 
 
@@ -295,7 +328,7 @@ def _rebuild_sparse_tensor(layout: Any, data: Any) -> Tensor:
     from arraygrad.layouts import layout as layout_cls, sparse_coo
 
     if not isinstance(layout, layout_cls):
-        raise _bad(f"_rebuild_sparse_tensor: invalid layout {layout!r}")
+        raise _bad(f"_rebuild_sparse_tensor: invalid layout {short_repr(layout)}")
     if layout is not sparse_coo:
         raise _bad(f"the checkpoint holds a sparse tensor of layout torch.{layout.name} "
                    "(torch._utils._rebuild_sparse_tensor); arraygrad's sparse tensors are COO "

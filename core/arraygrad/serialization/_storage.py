@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from arraygrad import dtypes as _dt
 from arraygrad.device import as_device
+from arraygrad.tensor import Tensor, wrap
 
 if TYPE_CHECKING:
     from arraygrad.backends.contract import Backend
@@ -86,15 +87,15 @@ class Storage:
     bound for that device) or None to keep the default placement.
     """
 
-    __slots__ = ("_data", "dtype", "device", "_arrays", "_views")
+    __slots__ = ("_data", "dtype", "device", "_roots", "_views")
 
     def __init__(self, data: bytes | memoryview, dtype: _dt.dtype | None,
                  device: DeviceLike = "cpu") -> None:
         self._data = data
         self.dtype = dtype  # None: bytes of a dtype arraygrad has not (only v3 can retype them)
         self.device = as_device(device)
-        self._arrays: dict[Any, Any] = {}  # backend -> the whole storage as a 1-d array
-        self._views: dict[Any, Any] = {}  # (backend, offset, size, stride) -> a loaded tensor
+        self._roots: dict[Any, Tensor] = {}  # backend -> the whole storage as a 1-d tensor
+        self._views: dict[Any, Tensor] = {}  # (backend, offset, size, stride) -> a loaded tensor
 
     def nbytes(self) -> int:
         """The storage's size in bytes."""
@@ -128,20 +129,15 @@ class Storage:
         name = self.dtype.name if self.dtype is not None else "bytes"
         return f"arraygrad.serialization.Storage({name}, {self.size()} elements, {self.device})"
 
-    def array(self, backend: Backend) -> Any:
-        """The whole storage as a 1-d array on ``backend`` (made once per backend)."""
-        arr = self._arrays.get(backend)
-        if arr is None:
+    def root(self, backend: Backend) -> Tensor:
+        """The whole storage as a 1-d tensor on ``backend`` (made once per backend: the loaded
+        tensors of this storage are views of it)."""
+        root = self._roots.get(backend)
+        if root is None:
             assert self.dtype is not None
-            arr = self._arrays[backend] = array_from_bytes(backend, self._data, self.dtype,
-                                                           (self.size(),))
-        return arr
-
-    def slice_bytes(self, start: int, count: int) -> bytes | memoryview:
-        """The bytes of elements ``start .. start + count``."""
-        assert self.dtype is not None
-        n = self.dtype.itemsize
-        return self._data[start * n:(start + count) * n]
+            root = self._roots[backend] = wrap(
+                array_from_bytes(backend, self._data, self.dtype, (self.size(),)), backend)
+        return root
 
 
 # -- bytes <-> arrays ----------------------------------------------------------------------

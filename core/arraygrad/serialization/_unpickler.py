@@ -25,12 +25,15 @@ from arraygrad import dtypes as _dt
 from arraygrad.autograd.hooks import HookDict
 from arraygrad.device import device as _device
 from arraygrad.serialization import _rebuild
+from arraygrad.serialization._rebuild import short_repr
+from arraygrad.serialization._hashed_keys import KeyChecker
+from arraygrad.serialization._limits import LoadLimits, load_limits
 from arraygrad.serialization._storage import STORAGE_TYPES, TORCH_DTYPES
 from arraygrad.tensor import Size, Tensor
 
 __all__ = ["add_safe_globals", "get_safe_globals", "clear_safe_globals", "safe_globals",
            "allowed_globals", "WeightsUnpickler", "FullUnpickler", "weights_only_message",
-           "UNSAFE_MESSAGE"]
+           "UNSAFE_MESSAGE", "Passthrough"]
 
 _BLOCKED_MODULES = ("sys", "os", "posix", "nt")  # never allowed, even when allow-listed
 
@@ -126,13 +129,65 @@ def _bytearray(*args: Any) -> bytearray:
     raise pickle.UnpicklingError("bytearray is allowed only from bytes or encoded text")
 
 
+class Passthrough(Exception):
+    """Carries an error the loader raises as it is (PyTorch's class: a bad ``torch.Size`` is a
+    ``TypeError``, a ``map_location`` failure the user's own) through the weights-only
+    unpickler, whose other failures become ``UnpicklingError``."""
+
+
+def _size(*args: Any) -> Size:
+    """``torch.Size(sizes)`` from a file: an iterable of ints only, as PyTorch checks it."""
+    if len(args) > 1:
+        raise Passthrough(TypeError(f"Size() takes at most 1 argument ({len(args)} given)"))
+    items = args[0] if args else ()
+    if not isinstance(items, (tuple, list)):
+        raise Passthrough(TypeError(f"'{type(items).__name__}' object is not iterable"))
+    for i, n in enumerate(items):
+        if not isinstance(n, int):
+            raise Passthrough(TypeError(f"torch.Size() takes an iterable of 'int' (item {i} is "
+                                        f"'{type(n).__name__}')"))
+    return Size(int(n) for n in items)
+
+
+def _device_types() -> set[str]:
+    """PyTorch's device types and those of arraygrad's registered backends."""
+    from arraygrad.backends.registry import _registry
+    from arraygrad.runtime_info import _DEVICE_TYPES
+
+    return {*_DEVICE_TYPES.split(", "), *(b.device_type for b in _registry().values())}
+
+
+def _checked_device(*args: Any) -> _device:
+    """``torch.device(type[, index])`` from a file: a device type PyTorch (or an arraygrad
+    backend) knows, and an int index, as ``torch.device`` checks them."""
+    if not 1 <= len(args) <= 2:
+        raise Passthrough(TypeError(f"device() takes 1 or 2 arguments ({len(args)} given)"))
+    if not isinstance(args[0], str):
+        raise Passthrough(TypeError(f"device(): argument 'type' (position 1) must be str, not "
+                                    f"{type(args[0]).__name__}"))
+    if len(args) == 2 and args[1] is not None and (not isinstance(args[1], int)
+                                                    or isinstance(args[1], bool)):
+        raise Passthrough(TypeError(f"device(): argument 'index' (position 2) must be int, not "
+                                    f"{type(args[1]).__name__}"))
+    try:
+        dev = _device(*args)
+    except (RuntimeError, ValueError) as exc:
+        raise Passthrough(RuntimeError(str(exc))) from None
+    if dev.type not in _device_types():
+        from arraygrad.runtime_info import _DEVICE_TYPES
+
+        raise Passthrough(RuntimeError(f"Expected one of {_DEVICE_TYPES} device type at start of "
+                                       f"device string: {dev.type}"))
+    return dev
+
+
 def _torch_table() -> dict[str, Any]:
     """``torch.*`` names a checkpoint uses -> arraygrad's objects (both unpicklers)."""
     from arraygrad.nn.parameter import Parameter
 
     rc: dict[str, Any] = {
-        "torch.nn.parameter.Parameter": Parameter, "torch.Size": Size, "torch.Tensor": Tensor,
-        "torch.device": _device,
+        "torch.nn.parameter.Parameter": Parameter, "torch.Size": _size, "torch.Tensor": Tensor,
+        "torch.device": _checked_device,
         "torch._tensor._rebuild_from_type_v2": _rebuild._rebuild_from_type_v2}
     for name, d in TORCH_DTYPES.items():
         if name == d.name:
@@ -209,9 +264,11 @@ class WeightsUnpickler(_PyUnpickler):
 
     dispatch: dict[int, Callable[[Any], None]] = dict(_PyUnpickler.dispatch)
 
-    def __init__(self, file: Any, persistent_load: PersistentLoad, encoding: str = "utf-8") -> None:
+    def __init__(self, file: Any, persistent_load: PersistentLoad, encoding: str = "utf-8",
+                 limits: LoadLimits | None = None) -> None:
         super().__init__(file, encoding=encoding)
         self._persistent_load = persistent_load
+        self._keys = KeyChecker(limits if limits is not None else load_limits())
         self._allowed = allowed_globals()
         self._user = _user_allowed_globals()
         # what REDUCE/NEWOBJ may call: not the Tensor class, whose legacy constructor
@@ -248,9 +305,10 @@ class WeightsUnpickler(_PyUnpickler):
         func = self.stack[-1]
         if not self._is_allowed(func):
             raise pickle.UnpicklingError(
-                f"Trying to call reduce for unrecognized function {func!r}")
+                f"Trying to call reduce for unrecognized function {short_repr(func)}")
         if not isinstance(args, tuple):
             raise pickle.UnpicklingError("REDUCE arguments must be a tuple")
+        self._keys.check_call(func, args)
         self.stack[-1] = func(*args)
 
     def _newobj(self) -> None:
@@ -272,9 +330,11 @@ class WeightsUnpickler(_PyUnpickler):
         if cls is Parameter:
             return Parameter(*args, **kwargs)
         if isinstance(cls, type) and self._is_allowed(cls) and not issubclass(cls, Tensor):
+            self._keys.check_call(cls, args)
             return cls.__new__(cls, *args, **kwargs)
         raise pickle.UnpicklingError("Can only create new object for nn.Parameter or classes "
-                                     f"allowlisted via `add_safe_globals` but got {cls!r}")
+                                     f"allowlisted via `add_safe_globals` but got "
+                                     f"{short_repr(cls)}")
 
     def _build(self) -> None:
         state = self.stack.pop()
@@ -316,17 +376,32 @@ class WeightsUnpickler(_PyUnpickler):
     def _setitem(self) -> None:
         value = self.stack.pop()
         key = self.stack.pop()
-        self._target(_DICT_TYPES, "SETITEM for dict")[key] = value
+        target = self._target(_DICT_TYPES, "SETITEM for dict")
+        self._keys.check(key)
+        target[key] = value
 
     def _setitems(self) -> None:
         items = self.pop_mark()
         target = self._target(_DICT_TYPES, "SETITEMS for dict")
+        self._keys.check_all(items[0::2])
         for i in range(0, len(items), 2):  # an odd count is an IndexError: malformed
             target[items[i]] = items[i + 1]
 
+    def _dict(self) -> None:
+        items = self.pop_mark()
+        self._keys.check_all(items[0::2])
+        self.append({items[i]: items[i + 1] for i in range(0, len(items), 2)})
+
     def _additems(self) -> None:
         items = self.pop_mark()
-        self._target(set, "add to sets").update(items)
+        target = self._target(set, "add to sets")
+        self._keys.check_all(items)
+        target.update(items)
+
+    def _frozenset(self) -> None:
+        items = self.pop_mark()
+        self._keys.check_all(items)
+        self.append(frozenset(items))
 
     def _bytearray8(self) -> None:
         # pickle's own version allocates the claimed length before reading it
@@ -339,7 +414,7 @@ class WeightsUnpickler(_PyUnpickler):
     def _target(self, kinds: Any, what: str) -> Any:
         target = self.stack[-1]
         if type(target) not in (kinds if isinstance(kinds, tuple) else (kinds,)):
-            raise pickle.UnpicklingError(f"Can only {what}, but got {type(target)}")
+            raise pickle.UnpicklingError(f"Can only {what}, but got {short_repr(type(target))}")
         return target
 
     dispatch[pickle.REDUCE[0]] = _reduce
@@ -353,6 +428,8 @@ class WeightsUnpickler(_PyUnpickler):
     dispatch[pickle.SETITEM[0]] = _setitem
     dispatch[pickle.SETITEMS[0]] = _setitems
     dispatch[pickle.ADDITEMS[0]] = _additems
+    dispatch[pickle.DICT[0]] = _dict
+    dispatch[pickle.FROZENSET[0]] = _frozenset
     dispatch[pickle.BYTEARRAY8[0]] = _bytearray8
 
 

@@ -18,16 +18,20 @@ import struct
 import zipfile
 from typing import IO
 
+from arraygrad.serialization._limits import MAX_DEFLATE_RATIO, load_limits
+
 __all__ = ["ZipWriter", "ZipReader", "ALIGNMENT", "MAX_DEFLATE_RATIO"]
 
 ALIGNMENT = 64
 """Record data starts at a multiple of this many bytes, as PyTorch's writer pads it."""
 
-MAX_DEFLATE_RATIO = 32
-"""PyTorch never compresses records, but a checkpoint re-zipped by another tool may be
-deflated, which PyTorch still reads. Weights barely compress, so a deflated record that claims
-more than this many times its compressed size is refused as a zip bomb (DEFLATE itself allows
-about 1032 times: a 50 KB record could claim 50 MB)."""
+# PyTorch never compresses records, but a checkpoint re-zipped by another tool may be deflated,
+# which PyTorch still reads. Weights barely compress, so a deflated record that claims more than
+# ``max_deflate_ratio`` (``_limits``) times its compressed size is refused as a zip bomb
+# (DEFLATE itself allows about 1032 times: a 50 KB record could claim 50 MB). A record is
+# inflated in chunks of this many bytes, so one that lies about its size costs no more than it
+# claims.
+_CHUNK = 1 << 20
 
 _U32 = 0xFFFFFFFF
 _U16 = 0xFFFF
@@ -108,12 +112,15 @@ class ZipReader:
     """The records of a PyTorch checkpoint archive, each read only after its size is checked.
 
     ``size`` is the archive's length in bytes: no record may claim more (stored) or more than
-    ``MAX_DEFLATE_RATIO`` times its compressed size (deflated), and records read together
-    may not overlap to count the same bytes twice.
+    ``max_deflate_ratio`` times its compressed size (deflated, ``_limits``), none may inflate
+    past what it claims, and records read together may not overlap to count the same bytes
+    twice.
     """
 
-    def __init__(self, fileobj: IO[bytes], size: int) -> None:
+    def __init__(self, fileobj: IO[bytes], size: int, max_deflate_ratio: int | None = None) -> None:
         self._size = size
+        self._ratio = load_limits().max_deflate_ratio if max_deflate_ratio is None \
+            else max_deflate_ratio
         self._budget = size  # compressed bytes left to read: overlapping records exhaust it
         try:
             self._zip = zipfile.ZipFile(fileobj)
@@ -160,9 +167,10 @@ class ZipReader:
                 raise _bad(f"record {name} claims {info.file_size} bytes, more than the "
                            f"{self._size}-byte file holds")
         elif info.compress_type == zipfile.ZIP_DEFLATED:
-            if info.file_size > MAX_DEFLATE_RATIO * info.compress_size + 4096:
+            if info.file_size > self._ratio * info.compress_size + 4096:
                 raise _bad(f"record {name} claims {info.file_size} bytes from "
-                           f"{info.compress_size} compressed ones (a zip bomb?)")
+                           f"{info.compress_size} compressed ones, more than "
+                           f"ARRAYGRAD_LOAD_MAX_DEFLATE_RATIO={self._ratio} times (a zip bomb?)")
         else:
             raise _bad(f"record {name} uses unsupported compression method "
                        f"{info.compress_type}")
@@ -176,7 +184,10 @@ class ZipReader:
             del info.CRC
         try:
             with self._zip.open(info) as fh:
-                data = fh.read()
+                if info.compress_type == zipfile.ZIP_STORED:  # bounded by the file: one read
+                    data = fh.read(info.file_size)
+                else:
+                    data = _inflated(fh, info.file_size)
         except (zipfile.BadZipFile, OSError, EOFError, ValueError, struct.error,
                 NotImplementedError) as exc:
             raise _bad(f"invalid record {name} ({exc})") from None
@@ -191,3 +202,18 @@ class ZipReader:
     def close(self) -> None:
         """Release the zipfile handle (the caller closes the underlying file)."""
         self._zip.close()
+
+
+def _inflated(fh: IO[bytes], claimed: int) -> bytes:
+    """A deflated record's bytes, inflated a chunk at a time. ``zipfile`` stops at the size a
+    record claims (and then checks its CRC), but its ``read()`` first inflates everything
+    compressed: a record claiming 4 KB could take gigabytes on the way."""
+    chunks: list[bytes] = []
+    got = 0
+    while got < claimed:
+        chunk = fh.read(min(_CHUNK, claimed - got))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)

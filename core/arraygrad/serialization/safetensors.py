@@ -41,15 +41,17 @@ Reading bytes into an array uses the backend's ``from_bytes(data, native_dtype, 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
 import struct
 import sys
 from collections import OrderedDict
-from typing import IO, TYPE_CHECKING, Any, Callable, Union
+from typing import IO, TYPE_CHECKING, Any, Callable, Iterator, Union
 
 from arraygrad import dtypes as _dt
+from arraygrad._atomic_file import atomic_write
 from arraygrad.serialization._shared import (duplicate_names, shared_groups,
                                               shared_memory_error)
 from arraygrad.tensor import Tensor, wrap
@@ -175,7 +177,7 @@ def _encoded(tensors: dict[str, Tensor], metadata: dict[str, str] | None) -> lis
 
 def _write(payload: list[bytes], f: FileLike) -> None:
     if isinstance(f, (str, os.PathLike)):
-        with open(f, "wb") as fh:
+        with atomic_write(f) as fh:  # the old file stays whole until the new one is
             for part in payload:
                 fh.write(part)
     else:
@@ -209,8 +211,31 @@ def save_safetensors(obj: Any, f: FileLike) -> None:
 
 # -- loading ----------------------------------------------------------------------------
 
+class _Malformed(RuntimeError):
+    """A malformed file; the loading functions re-raise it naming the file (``_reading``)."""
+
+
 def _bad(msg: str) -> RuntimeError:
-    return RuntimeError(f"arraygrad.load_safetensors: {msg}")
+    return _Malformed(msg)
+
+
+def _source(f: Any) -> str:
+    """How errors name the file being read."""
+    if isinstance(f, (str, os.PathLike)):
+        return repr(os.fspath(f))
+    if isinstance(f, (bytes, bytearray, memoryview)):
+        return "<bytes>"
+    name = getattr(f, "name", None)
+    return repr(name) if isinstance(name, str) else f"<{type(f).__name__}>"
+
+
+@contextlib.contextmanager
+def _reading(f: Any) -> Iterator[None]:
+    """Re-raise a malformed file's error as ``RuntimeError`` naming the file."""
+    try:
+        yield
+    except _Malformed as exc:
+        raise RuntimeError(f"arraygrad.load_safetensors: {_source(f)}: {exc}") from None
 
 
 def _read_all(f: FileLike) -> bytes:
@@ -249,34 +274,65 @@ def _parse_header(blob: bytes) -> tuple[dict[str, Any], memoryview]:
     if 8 + n > len(blob):
         raise _bad(f"file is truncated: header of {n} bytes announced, only "
                    f"{len(blob) - 8} bytes follow")
-    try:
-        header = json.loads(blob[8:8 + n].decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise _bad(f"header is not valid UTF-8 JSON ({exc})") from None
+    header = _json(blob[8:8 + n], "the header")
     if not isinstance(header, dict):
-        raise _bad("header is not a JSON object")
+        raise _bad("the header is not a JSON object")
     return header, memoryview(blob)[8 + n:]
+
+
+def _json(raw: bytes | str, what: str) -> Any:
+    """``raw`` parsed as JSON; a file nesting it too deeply for the parser is malformed too."""
+    try:
+        return json.loads(raw.decode("utf-8") if isinstance(raw, bytes) else raw)
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise _bad(f"{what} is not valid UTF-8 JSON ({exc})") from None
+    except RecursionError:
+        raise _bad(f"{what} nests JSON too deeply") from None
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
 
 
 def _check_entry(name: str, entry: Any, data_len: int) -> tuple[str, tuple[int, ...], int, int]:
     if not isinstance(entry, dict):
         raise _bad(f"header entry {name!r} is not an object")
     code, shape, offsets = entry.get("dtype"), entry.get("shape"), entry.get("data_offsets")
-    if code not in _DTYPES:
-        raise _bad(f"tensor {name!r} has unsupported dtype {code!r}")
-    if (not isinstance(shape, list)
-            or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in shape)):
-        raise _bad(f"tensor {name!r} has an invalid shape {shape!r}")
+    if not isinstance(code, str) or code not in _DTYPES:
+        raise _bad(f"tensor {name!r}: field 'dtype' is an unsupported dtype {_short(code)}")
+    if not isinstance(shape, list) or not all(_is_int(s) and s >= 0 for s in shape):
+        raise _bad(f"tensor {name!r}: field 'shape' is an invalid shape {_short(shape)}")
     if (not isinstance(offsets, list) or len(offsets) != 2
-            or not all(isinstance(o, int) and not isinstance(o, bool) for o in offsets)):
-        raise _bad(f"tensor {name!r} has invalid data_offsets {offsets!r}")
+            or not all(_is_int(o) for o in offsets)):
+        raise _bad(f"tensor {name!r}: field 'data_offsets' holds invalid data_offsets "
+                   f"{_short(offsets)}")
     begin, end = offsets
     if not 0 <= begin <= end <= data_len:
-        raise _bad(f"tensor {name!r}: data_offsets {offsets} fall outside the {data_len} data "
-                   "bytes (truncated or corrupt file)")
+        raise _bad(f"tensor {name!r}: field 'data_offsets' {offsets} falls outside the {data_len} "
+                   "data bytes (truncated or corrupt file)")
     if end - begin != math.prod(shape) * _ITEMSIZE[code]:
-        raise _bad(f"tensor {name!r}: {end - begin} bytes do not match shape {shape} of {code}")
+        raise _bad(f"tensor {name!r}: {end - begin} bytes (field 'data_offsets') do not match "
+                   f"field 'shape' {_short(shape)} of {code}")
     return code, tuple(shape), begin, end
+
+
+def _check_layout(entries: dict[str, tuple[str, tuple[int, ...], int, int]], data_len: int) -> None:
+    """The tensors tile the data bytes exactly, as the safetensors library requires: each
+    byte belongs to one tensor, so a file cannot make many tensors out of the same bytes."""
+    at = 0
+    for name, (_, _, begin, end) in sorted(entries.items(), key=lambda item: item[1][2:]):
+        if begin != at:
+            raise _bad(f"tensor {name!r}: field 'data_offsets' [{begin}, {end}] "
+                       f"{'overlaps another tensor' if begin < at else 'leaves a gap'} (the "
+                       f"tensors must tile the data: this one should start at {at})")
+        at = end
+    if at != data_len:
+        raise _bad(f"the tensors cover {at} of the {data_len} data bytes (field 'data_offsets')")
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _to_array(backend: Backend, data: bytes, code: str, shape: tuple[int, ...]) -> Any:
@@ -303,18 +359,27 @@ def _parsed(blob: bytes) -> tuple[dict[str, Any] | None, dict[str, Any], memoryv
     """A file's ``__metadata__``, its checked tensor entries and its data bytes."""
     header, data = _parse_header(blob)
     meta = header.pop("__metadata__", None)
-    if meta is not None and not isinstance(meta, dict):
-        raise _bad("__metadata__ is not an object")
+    if meta is not None and not (isinstance(meta, dict) and all(
+            isinstance(v, str) for v in meta.values())):
+        raise _bad("field '__metadata__' is not an object of strings")
     entries = {name: _check_entry(name, entry, len(data)) for name, entry in header.items()}
+    _check_layout(entries, len(data))
     return meta, entries, data
 
 
-def _read_tensor(entry: Any, data: memoryview, device: Any) -> Tensor:
+def _read_tensor(name: str, entry: Any, data: memoryview, device: Any) -> Tensor:
     from arraygrad.backends import backend_for_device
 
     code, shape, begin, end = entry
     backend = backend_for_device(device)
-    return wrap(_to_array(backend, bytes(data[begin:end]), code, shape), backend)
+    try:
+        array = _to_array(backend, bytes(data[begin:end]), code, shape)
+    except (ValueError, TypeError, OverflowError, MemoryError) as exc:
+        # a shape the header's checks allow but no array can have (too many dimensions, a
+        # dimension past the array library's index type)
+        raise _bad(f"tensor {name!r}: field 'shape' {_short(list(shape))} is impossible on "
+                   f"backend {backend.name!r} ({type(exc).__name__}: {exc})") from None
+    return wrap(array, backend)
 
 
 def load_safetensors(f: FileLike, map_location: MapLocation = None) -> Any:
@@ -324,6 +389,11 @@ def load_safetensors(f: FileLike, map_location: MapLocation = None) -> Any:
     ``{"cuda:0": "cpu"}`` remapping stored devices. Malformed, truncated or
     pickle files raise ``RuntimeError``; nothing in a file is ever executed.
     """
+    with _reading(f):
+        return _load_structured(f, map_location)
+
+
+def _load_structured(f: FileLike, map_location: MapLocation) -> Any:
     meta, entries, data = _parsed(_read_all(f))
     cache: dict[tuple[str, str], Tensor] = {}
 
@@ -332,18 +402,15 @@ def load_safetensors(f: FileLike, map_location: MapLocation = None) -> Any:
         if key not in cache:
             if name not in entries:
                 raise _bad(f"structure refers to a missing tensor {name!r}")
-            cache[key] = _read_tensor(entries[name], data, _target_device(device, map_location))
+            cache[key] = _read_tensor(name, entries[name], data,
+                                      _target_device(device, map_location))
         return cache[key]
 
     if meta is None or "structure" not in meta:  # a plain safetensors file
         return {name: tensor(name, "cpu") for name in entries}
     if meta.get("format") != _FORMAT:
-        raise _bad(f"unknown format {meta.get('format')!r} in __metadata__")
-    try:
-        structure = json.loads(meta["structure"])
-    except (TypeError, ValueError) as exc:
-        raise _bad(f"structure metadata is not valid JSON ({exc})") from None
-    return _decode(structure, tensor, 0)
+        raise _bad(f"unknown format {_short(meta.get('format'))} in field '__metadata__'")
+    return _decode(_json(meta["structure"], "field 'structure' of '__metadata__'"), tensor, 0)
 
 
 # -- safetensors.torch's functions, on arraygrad tensors ------------------------------------
@@ -385,16 +452,19 @@ def _device_of(device: Any) -> Any:
 
 def load(data: bytes) -> dict[str, Tensor]:
     """The tensors of a safetensors file's bytes, on the CPU (``safetensors.torch.load``)."""
-    _reject_foreign(bytes(data[:8]))
-    _, entries, body = _parsed(bytes(data))
-    return {name: _read_tensor(entry, body, "cpu") for name, entry in entries.items()}
+    with _reading(data):
+        _reject_foreign(bytes(data[:8]))
+        _, entries, body = _parsed(bytes(data))
+        return {name: _read_tensor(name, entry, body, "cpu") for name, entry in entries.items()}
 
 
 def load_file(filename: str | os.PathLike[str], device: Any = "cpu") -> dict[str, Tensor]:
     """The tensors of a safetensors file by name, on ``device`` (a device, or a CUDA index), as
     ``safetensors.torch.load_file``; any safetensors file (an arraygrad one too: its names)."""
-    _, entries, data = _parsed(_read_all(filename))
-    return {name: _read_tensor(entry, data, _device_of(device)) for name, entry in entries.items()}
+    with _reading(filename):
+        _, entries, data = _parsed(_read_all(filename))
+        return {name: _read_tensor(name, entry, data, _device_of(device))
+                for name, entry in entries.items()}
 
 
 def save_model(model: Any, filename: str | os.PathLike[str],
@@ -446,11 +516,16 @@ _MAX_DEPTH = 200
 
 def _decode(node: Any, tensor: Callable[[str, str], Tensor], depth: int) -> Any:
     if depth > _MAX_DEPTH:
-        raise _bad("structure is nested too deeply")
+        raise _bad("field 'structure' is nested too deeply")
     if not isinstance(node, dict) or len(node) not in (1, 2, 3, 4):
-        raise _bad(f"malformed structure node {str(node)[:80]!r}")
+        raise _bad(f"malformed node {_short(node)} in field 'structure'")
     if "T" in node:
-        t = tensor(node["T"], node.get("dev", "cpu"))
+        name, dev = node["T"], node.get("dev", "cpu")
+        if not isinstance(name, str) or not isinstance(dev, str) or not all(
+                isinstance(node.get(flag, False), bool) for flag in ("p", "rg")) or not set(
+                node) <= {"T", "dev", "p", "rg"}:
+            raise _bad(f"malformed tensor node {_short(node)} in field 'structure'")
+        t = tensor(name, dev)
         if node.get("p"):
             try:
                 from arraygrad.nn import Parameter
@@ -462,7 +537,7 @@ def _decode(node: Any, tensor: Callable[[str, str], Tensor], depth: int) -> Any:
             t = t.detach().requires_grad_(True)
         return t
     if len(node) != 1:
-        raise _bad(f"malformed structure node {str(node)[:80]!r}")
+        raise _bad(f"malformed node {_short(node)} in field 'structure'")
     ((tag, value),) = node.items()
     if tag == "n":
         return None
@@ -491,4 +566,4 @@ def _decode(node: Any, tensor: Callable[[str, str], Tensor], depth: int) -> Any:
             except TypeError:
                 raise _bad("unhashable dict key in structure") from None
         return out
-    raise _bad(f"malformed structure node {str(node)[:80]!r}")
+    raise _bad(f"malformed node {_short(node)} in field 'structure'")
