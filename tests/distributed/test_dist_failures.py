@@ -2,9 +2,12 @@
 backward passes that do not pair up across ranks (DDP), a rank that leaves the job early.
 Every job runs under a timeout that kills it whole (``run_bounded``): a hang fails the test."""
 
+import os
+import sys
+
 import pytest
 
-from _mpi_launch import run_ranks
+from _mpi_launch import RANKS, mpiexec, run_bounded, run_ranks
 
 
 @pytest.mark.parametrize("mode", ["twice_forward", "retain"])
@@ -16,3 +19,37 @@ def test_ddp_passes_that_do_not_pair_up_raise_on_every_rank(mode):
         assert "backward passes do not pair up" in line
         assert "rank 0 at backward 1 since parameter update 1" in line
         assert "rank 1 at backward 2 since parameter update 0" in line
+
+
+def _ended_naming_the_rank(proc, n, how):
+    assert proc.returncode != 0, proc.stdout + proc.stderr
+    left = f"rank {n - 1} left the job early ({how}"
+    for r in range(n - 1 if how.startswith("it ended") else n):  # os._exit: the leaver is silent
+        assert f"arraygrad.distributed: rank {r}: ending the job: {left}" in proc.stderr, \
+            proc.stderr
+    assert "done" not in proc.stdout
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_a_rank_that_exits_mid_training_ends_the_job_on_every_rank(n):
+    proc = run_ranks("leave_early_ranks.py", n, "exit", timeout=90, check=False)
+    _ended_naming_the_rank(proc, n, "it exited")
+
+
+def _launch(n, *args):
+    mpiexec()  # skips without MPI
+    cmd = [sys.executable, "-m", "arraygrad.distributed.run", "--nproc-per-node", str(n),
+           str(RANKS / "leave_early_ranks.py"), *args]
+    return run_bounded(cmd, 90, dict(os.environ, PYTHONWARNINGS="ignore"))
+
+
+def test_a_rank_that_calls_os_exit_ends_the_launched_job_on_every_rank():
+    proc = _launch(2, "_exit")
+    _ended_naming_the_rank(proc, 2, "it ended without shutting down")
+
+
+def test_ranks_that_finish_before_the_others_are_no_error():
+    for proc in (run_ranks("leave_early_ranks.py", 3, "finish", timeout=90), _launch(2, "finish")):
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.count("done") == (3 if proc.args[1] != "-m" else 2), proc.stdout
+        assert "ending the job" not in proc.stderr
