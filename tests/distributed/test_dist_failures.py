@@ -53,3 +53,8 @@ def test_ranks_that_finish_before_the_others_are_no_error():
         assert proc.returncode == 0, proc.stderr
         assert proc.stdout.count("done") == (3 if proc.args[1] != "-m" else 2), proc.stdout
         assert "ending the job" not in proc.stderr
+
+
+def test_a_process_forked_from_a_rank_does_not_leave_for_it():
+    proc = run_ranks("fork_child_ranks.py", 2, timeout=60)
+    assert proc.stdout.count("done [8.0, 8.0, 8.0]") == 2, proc.stdout

@@ -12,6 +12,9 @@ rank needs the departed one: it is waiting in an MPI call now, or enters one lat
 (``blocking``); then that rank prints what happened and tells the coordinator, which ends
 every rank with exit status 1. When every rank has departed cleanly, each goes on to
 ``MPI_Finalize``.
+
+``ARRAYGRAD_DIST_LIVENESS=0`` (on every rank) turns this off, for hosts where rank 0 cannot
+accept the other ranks' TCP connections.
 """
 
 from __future__ import annotations
@@ -203,11 +206,26 @@ def _read_line(conn: socket.socket) -> bytes:
     return line
 
 
+def _forget_in_child() -> None:
+    """A process forked from a rank (a DataLoader worker) is no rank: it must neither say
+    goodbye for it nor keep its connections open (which would hide the rank's death)."""
+    global _watch
+    if _watch is not None:
+        atexit.unregister(_watch._depart)
+        for s in _watch.peers.values():
+            s.close()
+        _watch = None
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_in_child)
+
+
 def start(comm: Any) -> None:
     """Connect this rank to the coordinator (rank 0 of ``comm``, MPI's world), once."""
     global _watch
     size, rank = comm.Get_size(), comm.Get_rank()
-    if _watch is not None or size == 1:
+    if _watch is not None or size == 1 or os.environ.get("ARRAYGRAD_DIST_LIVENESS") == "0":
         return
     if rank == 0:
         server = socket.create_server(("", 0))
