@@ -16,7 +16,8 @@ from _mpi_launch import RANKS, mpiexec
 def test_command_one_host_and_several():
     cmd = build_command(["--nproc-per-node", "3", "--mpiexec", "mpx", "train.py", "--lr", "1",
                          "--dry-run"])
-    assert cmd == ["mpx", "-disable-auto-cleanup", "-n", "3", sys.executable, "-m", "mpi4py", "train.py", "--lr", "1",
+    assert cmd == ["mpx", "-disable-auto-cleanup", "-n", "3", sys.executable, "-m",
+                   "arraygrad.distributed._rank", "train.py", "--lr", "1",
                    "--dry-run"]
     cmd = build_command(["--nproc_per_node", "2", "--hosts", "a,b", "--mpiexec", "mpx", "t.py"])
     assert cmd[:8] == ["mpx", "-disable-auto-cleanup", "-n", "4", "-ppn", "2", "-hosts", "a,b"]

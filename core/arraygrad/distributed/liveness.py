@@ -158,14 +158,18 @@ class _Watch:
                 waiting.remove(s)
 
     def _depart(self) -> None:
-        """atexit: say goodbye, then wait until every rank is done (or the job fails)."""
+        """atexit: say goodbye, then wait until every rank is done (or the job fails).
+
+        Not after an uncaught exception: ``python -m mpi4py`` aborts the job right after
+        this, with the exception's status, and must not be kept waiting."""
         if self.rank == 0:
             self._left(0, "it exited")
         else:
             with self.lock:
                 self.departed[self.rank] = "it exited"
             self._send(0, "BYE")
-        self.finished.wait()
+        if getattr(sys, "last_value", None) is None:
+            self.finished.wait()
 
     # -- the MPI calls ----------------------------------------------------------------------
 

@@ -209,4 +209,5 @@ def make_world(timeout: Any = None) -> MPIBackend:
     """The world: a duplicate of ``COMM_WORLD`` (a world of one under plain ``python``)."""
     world = _mpi().COMM_WORLD
     liveness.start(world)
-    return MPIBackend(world.Dup())
+    with liveness.blocking():  # a rank gone before it would leave the others waiting here
+        return MPIBackend(world.Dup())
