@@ -9,11 +9,19 @@ so it is the ranks that see a rank die, at any point of the script: one that die
 
 from __future__ import annotations
 
-from mpi4py import MPI
-from mpi4py.run import main
+__all__ = ["main"]
 
-from arraygrad.distributed import liveness
+
+def main() -> None:
+    """Open the liveness connections, then run the script as ``python -m mpi4py`` does."""
+    from mpi4py import MPI  # here, not at import: importing this module starts nothing
+    from mpi4py.run import main as run_script
+
+    from arraygrad.distributed import liveness
+
+    liveness.start(MPI.COMM_WORLD, launched=True)
+    run_script()
+
 
 if __name__ == "__main__":
-    liveness.start(MPI.COMM_WORLD)
     main()

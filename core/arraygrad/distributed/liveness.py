@@ -41,8 +41,12 @@ _watch: _Watch | None = None
 class _Watch:
     """This rank's end of the connections, and what it knows of the others' departures."""
 
-    def __init__(self, rank: int, size: int, peers: dict[int, socket.socket]) -> None:
+    def __init__(self, rank: int, size: int, peers: dict[int, socket.socket],
+                 launched: bool) -> None:
         self.rank, self.size = rank, size
+        # Under plain mpiexec, Hydra kills every rank the moment one dies without finalizing,
+        # and may report success: a rank that sees such a death first fails at once, loudly.
+        self.hydra_kills = not launched
         self.peers = peers  # the coordinator: every other rank; the others: {0: coordinator}
         self.departed: dict[int, str] = {}
         self.busy = 0  # MPI calls of this process in progress
@@ -93,7 +97,11 @@ class _Watch:
     def _closed(self, peer: int) -> None:
         if self.finished.is_set():
             return
-        self._left(peer, "it ended without shutting down: os._exit, a signal or a crash")
+        how = "it ended without shutting down: os._exit, a signal or a crash"
+        if self.hydra_kills and peer not in self.departed:
+            self.departed[peer] = how
+            self._fail(f"rank {peer} left the job early ({how}); mpiexec is ending every rank")
+        self._left(peer, how)
         if self.rank != 0:  # no coordinator any more: nothing to wait for at exit
             self.finished.set()
 
@@ -225,8 +233,9 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_in_child)
 
 
-def start(comm: Any) -> None:
-    """Connect this rank to the coordinator (rank 0 of ``comm``, MPI's world), once."""
+def start(comm: Any, launched: bool = False) -> None:
+    """Connect this rank to the coordinator (rank 0 of ``comm``, MPI's world), once.
+    ``launched``: by ``arraygrad.distributed.run`` (Hydra's clean-up is off)."""
     global _watch
     size, rank = comm.Get_size(), comm.Get_rank()
     if _watch is not None or size == 1 or os.environ.get("ARRAYGRAD_DIST_LIVENESS") == "0":
@@ -253,4 +262,4 @@ def start(comm: Any) -> None:
         conn.settimeout(None)
         conn.sendall(f"{rank}\n".encode())
         peers[0] = conn
-    _watch = _Watch(rank, size, peers)
+    _watch = _Watch(rank, size, peers, launched)
