@@ -37,6 +37,25 @@ class Unpicklable(Dataset):
         return {"value": i, "reader": (x for x in range(3))}  # a generator cannot be pickled
 
 
+def _rebuild_refused():
+    raise ValueError("this object cannot be rebuilt here")
+
+
+class RefusedInMain:
+    """Pickles in the worker; unpickling it (in the main process) raises."""
+
+    def __reduce__(self):
+        return _rebuild_refused, ()
+
+
+class SendsRefused(Dataset):
+    def __len__(self):
+        return 2
+
+    def __getitem__(self, i):
+        return RefusedInMain()
+
+
 def raise_local_exception(i):
     class LocalError(Exception):  # its class cannot be pickled: it lives in a function
         pass
@@ -83,6 +102,10 @@ def orphans():
 
 def unpicklable_batch():
     list(DataLoader(Unpicklable(), batch_size=None, num_workers=1))
+
+
+def unpicklable_in_main():
+    list(DataLoader(SendsRefused(), batch_size=None, num_workers=1))
 
 
 def local_exception():

@@ -38,6 +38,11 @@ def test_an_unpicklable_batch_is_an_error_naming_the_worker():
     assert "cannot pickle 'generator' object" in out, out
 
 
+def test_a_batch_the_main_process_cannot_unpickle_raises_its_error():
+    # As in PyTorch, the unpickling error itself (read in pieces now, it must still surface).
+    assert "RAISED ValueError: this object cannot be rebuilt here" in _run("unpicklable_in_main")
+
+
 def test_an_exception_class_defined_in_a_function_still_reaches_the_main_process():
     out = _run("local_exception")
     assert "RAISED RuntimeError: Caught LocalError in DataLoader worker process 0" in out, out

@@ -109,11 +109,7 @@ class _Source:
         if self._filled < len(self._frame):
             return
         frame, self._frame = self._frame, None
-        try:
-            into.append(ForkingPickler.loads(frame))
-        except Exception as exc:
-            raise RuntimeError(f"DataLoader worker (pid {self.process.pid}) sent a batch that "
-                               f"cannot be unpickled in the main process: {exc!r}") from exc
+        into.append(ForkingPickler.loads(frame))  # its error is raised as it is, as in PyTorch
 
 
 class ResultReader:
