@@ -16,17 +16,18 @@ from _mpi_launch import RANKS, mpiexec
 def test_command_one_host_and_several():
     cmd = build_command(["--nproc-per-node", "3", "--mpiexec", "mpx", "train.py", "--lr", "1",
                          "--dry-run"])
-    assert cmd == ["mpx", "-n", "3", sys.executable, "-m", "mpi4py", "train.py", "--lr", "1",
+    assert cmd == ["mpx", "-disable-auto-cleanup", "-n", "3", sys.executable, "-m",
+                   "arraygrad.distributed._rank", "train.py", "--lr", "1",
                    "--dry-run"]
     cmd = build_command(["--nproc_per_node", "2", "--hosts", "a,b", "--mpiexec", "mpx", "t.py"])
-    assert cmd[:7] == ["mpx", "-n", "4", "-ppn", "2", "-hosts", "a,b"]
+    assert cmd[:8] == ["mpx", "-disable-auto-cleanup", "-n", "4", "-ppn", "2", "-hosts", "a,b"]
     with pytest.raises(SystemExit):
         build_command(["--nproc-per-node", "0", "t.py"])
 
 
 def test_dry_run_prints(capsys):
     assert main(["--nproc-per-node", "2", "--mpiexec", "mpx", "--dry-run", "t.py", "x"]) == 0
-    assert capsys.readouterr().out.split()[:3] == ["mpx", "-n", "2"]
+    assert capsys.readouterr().out.split()[:4] == ["mpx", "-disable-auto-cleanup", "-n", "2"]
 
 
 @pytest.mark.timeout(60)

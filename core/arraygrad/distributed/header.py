@@ -10,7 +10,7 @@ from typing import Any
 from arraygrad.distributed.backend import ProcessGroupBackend
 from arraygrad.distributed.errors import DistBackendError
 
-__all__ = ["agree", "encode", "describe"]
+__all__ = ["agree", "encode", "describe", "exchange"]
 
 _MAX_DIM = 16
 _LEN = 4 + _MAX_DIM  # [failed, root, dtype code, ndim, *shape]
@@ -44,14 +44,19 @@ def describe(h: Any, start: int = 0) -> str:
     return f"{list(h[start + 4:start + 4 + min(ndim, _MAX_DIM)])} {dtype}"
 
 
+def exchange(comm: ProcessGroupBackend, mine: array) -> list[array]:
+    """Every rank's header (``mine`` on this rank), one per rank, in rank order."""
+    every = comm.allgather_header(mine)
+    return [every[i * _LEN:(i + 1) * _LEN] for i in range(comm.size)]
+
+
 def agree(comm: ProcessGroupBackend, call: str, mine: array, error: str | Exception | None,
           what: str = "tensor") -> None:
     """Exchange headers; raise on every rank if one failed its checks or the headers differ.
 
     This rank's own ``error`` is raised (a message: as a RuntimeError); what it learns of the others is a
     ``DistBackendError`` (a RuntimeError too)."""
-    every = comm.allgather_header(mine)
-    rows = [every[i * _LEN:(i + 1) * _LEN] for i in range(comm.size)]
+    rows = exchange(comm, mine)
     if isinstance(error, Exception):
         raise error
     if error is not None:

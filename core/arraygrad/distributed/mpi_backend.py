@@ -7,8 +7,10 @@ on a duplicate of the communicator, so they never match a tensor message.
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+from typing import Any, Callable, TypeVar
 
+from arraygrad.distributed import liveness
 from arraygrad.distributed.backend import ProcessGroupBackend
 
 __all__ = ["MPIBackend", "make_world"]
@@ -20,6 +22,18 @@ def _mpi() -> Any:
     return MPI
 
 
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _watched(method: _F) -> _F:
+    """An MPI call that needs the other ranks: a rank that left ends the job (``liveness``)."""
+    @functools.wraps(method)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        with liveness.blocking():
+            return method(*args, **kwargs)
+    return call  # type: ignore[return-value]
+
+
 class _Request:
     """An ``MPI.Request`` with the contract's ``wait()`` / ``test()`` (mpi4py's lower-case
     ones are the pickling variants: ``test()`` returns a tuple, always true)."""
@@ -27,6 +41,7 @@ class _Request:
     def __init__(self, request: Any) -> None:
         self.request = request
 
+    @_watched
     def wait(self) -> None:
         self.request.Wait()
 
@@ -56,6 +71,7 @@ class MPIBackend(ProcessGroupBackend):
             return False
         return view.c_contiguous and not view.readonly
 
+    @_watched
     def split(self, ranks: list[int]) -> "MPIBackend | None":
         """``MPI_Comm_split``: members keep the order of ``ranks``."""
         MPI = _mpi()
@@ -64,12 +80,14 @@ class MPIBackend(ProcessGroupBackend):
         sub = self.comm.Split(color, ranks.index(self.rank) if member else 0)
         return MPIBackend(sub) if member else None
 
+    @_watched
     def allgather_header(self, header: Any) -> Any:
         """``MPI_Allgather`` of the headers on the control communicator."""
         out = type(header)(header.typecode, bytes(len(header) * header.itemsize * self.size))
         self.ctl.Allgather(header, out)
         return out
 
+    @_watched
     def allreduce(self, buf: Any, op: str, async_op: bool) -> Any:
         """``MPI_Allreduce`` / ``MPI_Iallreduce`` in place."""
         if async_op:
@@ -77,10 +95,12 @@ class MPIBackend(ProcessGroupBackend):
         self.comm.Allreduce(self._in_place, buf, self._ops[op])
         return None
 
+    @_watched
     def broadcast(self, buf: Any, root: int) -> None:
         """``MPI_Bcast``."""
         self.comm.Bcast(buf, root)
 
+    @_watched
     def reduce(self, buf: Any, root: int, op: str) -> None:
         """``MPI_Reduce``, in place on the root."""
         if self.rank == root:
@@ -88,22 +108,27 @@ class MPIBackend(ProcessGroupBackend):
         else:
             self.comm.Reduce(buf, None, self._ops[op], root)
 
+    @_watched
     def allgather(self, send: Any, recv: Any) -> None:
         """``MPI_Allgather``."""
         self.comm.Allgather(send, recv)
 
+    @_watched
     def reduce_scatter(self, send: Any, recv: Any, op: str) -> None:
         """``MPI_Reduce_scatter_block``."""
         self.comm.Reduce_scatter_block(send, recv, self._ops[op])
 
+    @_watched
     def gather(self, send: Any, recv: Any, root: int) -> None:
         """``MPI_Gather``."""
         self.comm.Gather(send, recv if self.rank == root else None, root)
 
+    @_watched
     def scatter(self, send: Any, recv: Any, root: int) -> None:
         """``MPI_Scatter``."""
         self.comm.Scatter(send if self.rank == root else None, recv, root)
 
+    @_watched
     def send(self, buf: Any, dst: int, tag: int, async_op: bool) -> Any:
         """``MPI_Send`` / ``MPI_Isend``."""
         if async_op:
@@ -111,6 +136,7 @@ class MPIBackend(ProcessGroupBackend):
         self.comm.Send(buf, dst, tag)
         return None
 
+    @_watched
     def recv(self, buf: Any, src: int, tag: int, async_op: bool) -> Any:
         """``MPI_Recv`` / ``MPI_Irecv``; the blocking form returns the source."""
         MPI = _mpi()
@@ -121,10 +147,12 @@ class MPIBackend(ProcessGroupBackend):
         self.comm.Recv(buf, source, tag, status)
         return int(status.Get_source())
 
+    @_watched
     def send_header(self, header: Any, dst: int, tag: int) -> None:
         """The header on the control communicator (small: sent eagerly)."""
         self.ctl.Send(header, dst, tag)
 
+    @_watched
     def recv_header(self, header: Any, src: int, tag: int) -> int:
         """Receive a header; the sender's rank."""
         MPI = _mpi()
@@ -132,18 +160,22 @@ class MPIBackend(ProcessGroupBackend):
         self.ctl.Recv(header, MPI.ANY_SOURCE if src < 0 else src, tag, status)
         return int(status.Get_source())
 
+    @_watched
     def barrier(self) -> None:
         """``MPI_Barrier``."""
         self.comm.Barrier()
 
+    @_watched
     def allgather_object(self, obj: Any) -> list[Any]:
         """mpi4py's pickling ``allgather``."""
         return list(self.comm.allgather(obj))
 
+    @_watched
     def broadcast_object(self, obj: Any, root: int) -> Any:
         """mpi4py's pickling ``bcast``."""
         return self.comm.bcast(obj, root)
 
+    @_watched
     def alltoall(self, send: Any, send_counts: list[int], recv: Any,
                  recv_counts: list[int]) -> None:
         """``MPI_Alltoallv`` (counts in elements; blocks packed in rank order)."""
@@ -157,10 +189,12 @@ class MPIBackend(ProcessGroupBackend):
         self.comm.Alltoallv([send, (send_counts, displacements(send_counts))],
                             [recv, (recv_counts, displacements(recv_counts))])
 
+    @_watched
     def gather_object(self, obj: Any, root: int) -> list[Any] | None:
         """mpi4py's pickling ``gather``."""
         return self.comm.gather(obj, root)
 
+    @_watched
     def scatter_object(self, objs: list[Any] | None, root: int) -> Any:
         """mpi4py's pickling ``scatter``."""
         return self.comm.scatter(objs, root)
@@ -173,4 +207,7 @@ class MPIBackend(ProcessGroupBackend):
 
 def make_world(timeout: Any = None) -> MPIBackend:
     """The world: a duplicate of ``COMM_WORLD`` (a world of one under plain ``python``)."""
-    return MPIBackend(_mpi().COMM_WORLD.Dup())
+    world = _mpi().COMM_WORLD
+    liveness.start(world)
+    with liveness.blocking():  # a rank gone before it would leave the others waiting here
+        return MPIBackend(world.Dup())

@@ -1,15 +1,22 @@
 """The launcher: ``python -m arraygrad.distributed.run --nproc-per-node N [--hosts ...] train.py args``.
 
 A thin wrapper over ``mpiexec`` (the one next to this Python, from the ``mpich``
-wheel, else the first on PATH). It runs every rank as ``python -m mpi4py train.py``,
-so an uncaught exception on one rank aborts the whole job instead of leaving the
-others waiting, and gives each rank one BLAS/OpenMP thread (N ranks on N cores),
-unless those variables are set already. ``--hosts a,b`` starts ``N`` ranks on
+wheel, else the first on PATH). It runs every rank as
+``python -m arraygrad.distributed._rank train.py`` (``python -m mpi4py``, with the ranks'
+liveness connections opened first), so an uncaught exception on one rank aborts the whole
+job instead of leaving the others waiting, and gives each rank one BLAS/OpenMP thread
+(N ranks on N cores), unless those variables are set already. It passes
+``-disable-auto-cleanup``: Hydra would otherwise kill every other rank, silently, the
+moment one exits without ``MPI_Finalize`` (``os._exit``, a crash), and report success when
+that rank's status was 0; instead the ranks see the departure themselves (``liveness``)
+and end the job, status 1, naming the rank.
+``--hosts a,b`` starts ``N`` ranks on
 each host (MPICH's ``-hosts``/``-ppn``; the hosts need the same Python environment
 and password-less ssh). ``--dry-run`` prints the command. The exit status is the job's.
 
 ``mpiexec -n N python -m mpi4py train.py`` (or plain ``python train.py`` under
-``mpiexec``) works just as well: this only spells it out.
+``mpiexec``) works too, but there Hydra's clean-up races the ranks when one dies without
+``MPI_Finalize`` (docs/distributed.md).
 """
 
 from __future__ import annotations
@@ -62,14 +69,14 @@ def build_command(argv: list[str]) -> list[str]:
 def _command(args: argparse.Namespace) -> list[str]:
     if args.nproc_per_node < 1:
         raise SystemExit(f"--nproc-per-node must be at least 1, got {args.nproc_per_node}")
-    cmd = [_find_mpiexec(args.mpiexec)]
+    cmd = [_find_mpiexec(args.mpiexec), "-disable-auto-cleanup"]
     if args.hosts:
         hosts = [h for h in args.hosts.split(",") if h]
         cmd += ["-n", str(args.nproc_per_node * len(hosts)), "-ppn", str(args.nproc_per_node),
                 "-hosts", ",".join(hosts)]
     else:
         cmd += ["-n", str(args.nproc_per_node)]
-    return cmd + [sys.executable, "-m", "mpi4py", args.script, *args.args]
+    return cmd + [sys.executable, "-m", "arraygrad.distributed._rank", args.script, *args.args]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -9,6 +9,12 @@ another order. The end-of-backward callback (``queue_callback``) launches what i
 (zeros for unused parameters), waits for all of them, and writes the averages into
 ``.grad``; in arraygrad hooks run at the end of the pass, so communication overlaps
 only the other buckets' copies, not the computation.
+
+Each synchronised backward first exchanges a small header (``_check_pairing``): how many times
+this rank's parameters changed (optimizer steps) and how many synchronised backward passes it
+ran since. A rank that runs backward more often per step than the others would pair its
+buckets with another step's, averaging unrelated gradients and later hanging; the header
+makes every rank raise at the first pass that does not pair up.
 """
 
 from __future__ import annotations
@@ -17,10 +23,16 @@ from typing import Any
 
 from arraygrad.autograd.engine import queue_callback
 from arraygrad.distributed.buffers import Buffer, host_empty
+from arraygrad.distributed.errors import DistBackendError
+from arraygrad.distributed.header import encode, exchange
 from arraygrad.distributed.groups import ProcessGroup
 from arraygrad.tensor import Tensor
 
 __all__ = ["Reducer"]
+
+# The pairing header is a collective header of the usual length whose root field holds this
+# mark: met by another collective's header (a rank that went on to a broadcast), it differs.
+_PASS_MARK = -2
 
 
 class _Bucket:
@@ -45,6 +57,10 @@ class Reducer:
                  bucket_bytes: int, find_unused_parameters: bool) -> None:
         assert group.backend is not None
         self.params, self.names, self.comm = params, names, group.backend
+        self.ranks = list(group.ranks)
+        self._versions: int | None = None  # the parameters' versions at the last pass
+        self._updates = 0  # how many times they changed between synchronised passes
+        self._passes = 0   # synchronised passes since they last changed
         self.find_unused = find_unused_parameters
         self.buckets: list[_Bucket] = []
         self.where: dict[int, tuple[_Bucket, int]] = {}  # param index -> (bucket, offset)
@@ -85,6 +101,7 @@ class Reducer:
 
     def _mark_ready(self, index: int, param: Tensor) -> None:
         if not self._running:
+            self._check_pairing()
             self._running = True
             queue_callback(self._finish)
         bucket, off = self.where[index]
@@ -96,6 +113,30 @@ class Reducer:
         bucket.pending.discard(index)
         self._launch_ready()
         self._progress()
+
+    def _check_pairing(self) -> None:
+        """Exchange ``[updates, passes]`` with the other ranks; raise on every rank if they
+        differ (a pass of one rank would be averaged with a pass of another step)."""
+        versions = sum(p._version for p in self.params)
+        if versions != self._versions:
+            self._versions, self._updates, self._passes = versions, self._updates + 1, 0
+        else:
+            self._passes += 1
+        rows = exchange(self.comm, encode((self._updates, self._passes), None, _PASS_MARK))
+        if all(row == rows[0] for row in rows):
+            return
+
+        def position(row: Any) -> str:
+            if row[1] != _PASS_MARK:
+                return "in another collective"
+            return f"at backward {row[5] + 1} since parameter update {row[4] - 1}"
+
+        shown = "; ".join(f"rank {self.ranks[r]} {position(row)}" for r, row in enumerate(rows))
+        raise DistBackendError(
+            "DistributedDataParallel: the ranks' backward passes do not pair up, so their "
+            f"gradients would be averaged with another step's ({shown}). Every rank must run "
+            "the same number of synchronised backward passes between optimizer steps (use "
+            "no_sync() for local accumulation).")
 
     def _launch_ready(self) -> None:
         """Start every full bucket from ``_next`` on, in order."""

@@ -1,10 +1,12 @@
 """The main-process side of ``DataLoader(num_workers > 0)``: worker processes, task dispatch,
 in-order delivery, failure detection and shutdown.
 
-Each worker has an index queue; all share one result queue. Up to ``prefetch_factor`` tasks per
-worker are outstanding; results that arrive early wait in ``_pending`` so batches come back in
-sampler order. The result queue is read with a short poll so that a worker that died (killed,
-segfault) is noticed and reported instead of hanging, and ``timeout`` is honoured. Every task is
+Each worker has an index queue and a result pipe of its own (``_channel``). Up to
+``prefetch_factor`` tasks per worker are outstanding; results that arrive early wait in
+``_pending`` so batches come back in sampler order. The main process waits on the result pipes
+and the worker processes together, so a worker that died (killed, segfault, even halfway
+through sending a batch) is reported at once instead of hanging, and ``timeout`` is honoured.
+Every task is
 tagged with the epoch that sent it: persistent workers carry over to the next epoch, and a stale
 result (an epoch left early) is dropped.
 """
@@ -13,12 +15,12 @@ from __future__ import annotations
 
 import itertools
 import multiprocessing
-import os
 import queue
 import time
 import weakref
 from typing import TYPE_CHECKING, Any, Iterator
 
+from arraygrad.utils.data._channel import ResultReader, WorkerExited
 from arraygrad.utils.data._worker import ExceptionWrapper, IterableStop, worker_loop
 
 if TYPE_CHECKING:
@@ -26,7 +28,6 @@ if TYPE_CHECKING:
 
 __all__ = ["MultiProcessIterator"]
 
-_POLL_S = 0.5  # how often a waiting main process checks that its workers are alive
 _JOIN_S = 1.0  # then terminate: a worker stuck in user code must not delay an error
 
 
@@ -39,30 +40,33 @@ class _Pool:
             ctx = multiprocessing.get_context()
         elif isinstance(ctx, str):
             ctx = multiprocessing.get_context(ctx)
-        self.result_queue = ctx.Queue()
+        self.results = ResultReader()
         self.index_queues = []
         self.workers = []
         for worker_id in range(loader.num_workers):
             index_queue = ctx.Queue()
             index_queue.cancel_join_thread()
+            reader, writer = ctx.Pipe(duplex=False)
             worker = ctx.Process(
                 target=worker_loop, daemon=True, name=f"DataLoader worker {worker_id}",
-                args=(loader.dataset, loader._iterable, index_queue, self.result_queue,
+                args=(loader.dataset, loader._iterable, index_queue, writer,
                       loader.collate_fn, loader._auto_collation, loader.batch_size,
                       loader.drop_last, base_seed + worker_id, loader.worker_init_fn,
-                      worker_id, loader.num_workers, os.getpid()))
+                      worker_id, loader.num_workers))
             worker.start()
+            writer.close()  # the worker has its own copy; this one would only hide its death
+            self.results.add(reader, worker)
             self.index_queues.append(index_queue)
             self.workers.append(worker)
         self._finalizer = weakref.finalize(self, _shutdown, self.workers, self.index_queues,
-                                           self.result_queue)
+                                           self.results)
 
     def shutdown(self) -> None:
         """Stop the workers (politely, then by force) and close the queues."""
         self._finalizer()
 
 
-def _shutdown(workers: list[Any], index_queues: list[Any], result_queue: Any) -> None:
+def _shutdown(workers: list[Any], index_queues: list[Any], results: ResultReader) -> None:
     for q in index_queues:
         try:
             q.put(None)
@@ -75,9 +79,10 @@ def _shutdown(workers: list[Any], index_queues: list[Any], result_queue: Any) ->
         if w.is_alive():
             w.terminate()
             w.join(timeout=1.0)
-    for q in (*index_queues, result_queue):
+    for q in index_queues:
         q.cancel_join_thread()
         q.close()
+    results.close()
 
 
 class MultiProcessIterator:
@@ -188,25 +193,24 @@ class MultiProcessIterator:
         return data  # pin_memory: page-locked memory means nothing here (docs/differences.md)
 
     def _receive(self) -> tuple[int, Any]:
-        """The next result of this epoch, checking the workers while waiting."""
+        """The next result of this epoch; a dead worker or the ``timeout`` raises."""
         assert self._pool is not None
         timeout = self._loader.timeout
-        start = time.monotonic()
+        deadline = time.monotonic() + timeout if timeout else None
         while True:
-            wait = _POLL_S if not timeout else min(_POLL_S, max(0.0, start + timeout - time.monotonic()))
             try:
-                epoch, task_id, data = self._pool.result_queue.get(timeout=wait)
+                epoch, task_id, data = self._pool.results.get(deadline)
             except queue.Empty:
-                dead = [w for w in self._pool.workers if not w.is_alive()]
-                if dead:
-                    pids = ", ".join(str(w.pid) for w in dead)
-                    self._shutdown()
-                    raise RuntimeError(f"DataLoader worker (pid(s) {pids}) exited "
-                                       "unexpectedly") from None
-                if timeout and time.monotonic() - start >= timeout:
-                    self._shutdown()
-                    raise RuntimeError(f"DataLoader timed out after {timeout} seconds") from None
-                continue
+                self._shutdown()
+                raise RuntimeError(f"DataLoader timed out after {timeout} seconds") from None
+            except WorkerExited as exc:
+                self._shutdown()
+                pids = ", ".join(str(pid) for pid in exc.pids)
+                raise RuntimeError(f"DataLoader worker (pid(s) {pids}) exited "
+                                   "unexpectedly") from None
+            except BaseException:
+                self._shutdown()
+                raise
             if epoch == self._epoch:
                 return task_id, data
 

@@ -1,31 +1,36 @@
 """What runs inside a DataLoader worker process, and how batches travel back.
 
 A worker takes tasks ``(epoch, task_id, indices)`` from its own index queue, loads and collates
-the batch, and puts ``(epoch, task_id, batch)`` on the shared result queue. An exception becomes
-an ``ExceptionWrapper`` (its class, message and traceback text, and the worker id), re-raised by
-the main process. Tensors cross the process boundary through multiprocessing's own pickler, to
-which a reducer for ``Tensor`` is registered here: the host copy of the data goes over the pipe
-and is rebuilt on the same device (plain ``pickle`` still refuses tensors: files go through
-``arraygrad.save``).
+the batch, and sends ``(epoch, task_id, batch)`` through its result pipe (``_channel``). An
+exception becomes an ``ExceptionWrapper`` (its class, message and traceback text, and the worker
+id), re-raised by the main process; so does a batch that cannot be pickled. Tensors cross the
+process boundary through multiprocessing's own pickler, to which a reducer for ``Tensor`` is
+registered here: the host copy of the data goes over the pipe and is rebuilt on the same device
+(plain ``pickle`` still refuses tensors: files go through ``arraygrad.save``).
+
+A worker watches its parent: when the main process is gone (killed, even while the worker is
+blocked writing a large batch that nobody will read), the worker exits instead of living on.
 """
 
 from __future__ import annotations
 
 import os
-import queue
 import random
 import sys
+import threading
+import time
 import traceback
 from dataclasses import dataclass
 from multiprocessing.reduction import ForkingPickler
 from typing import Any, Callable
 
 from arraygrad.tensor import Tensor
+from arraygrad.utils.data._channel import ResultSender
 
 __all__ = ["WorkerInfo", "get_worker_info", "ExceptionWrapper", "IterableStop", "worker_loop"]
 
-# How long a worker waits for a task before checking that its parent is still alive.
-_PARENT_CHECK_S = 2.0
+# How often a worker checks that its parent is still alive.
+_PARENT_CHECK_S = 0.5
 
 
 @dataclass(frozen=True)
@@ -51,17 +56,28 @@ class ExceptionWrapper:
     """An exception raised in a worker, carried to the main process and raised there."""
 
     def __init__(self, exc: BaseException, where: str) -> None:
-        self.exc_type = type(exc)
+        self.exc_type: type[BaseException] | None = type(exc)
+        self.type_name = type(exc).__name__
         self.exc_msg = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
         self.where = where
 
+    def __getstate__(self) -> dict[str, Any]:
+        # A class that cannot be pickled (one defined inside a function) travels by name only,
+        # and comes back as a RuntimeError: the error must reach the main process regardless.
+        state = dict(self.__dict__)
+        try:
+            ForkingPickler.dumps(self.exc_type)
+        except Exception:
+            state["exc_type"] = None
+        return state
+
     def reraise(self) -> None:
         """Raise the exception again (its class when it takes a message, else RuntimeError)."""
-        msg = f"Caught {self.exc_type.__name__} {self.where}.\nOriginal {self.exc_msg}"
+        msg = f"Caught {self.type_name} {self.where}.\nOriginal {self.exc_msg}"
         if self.exc_type is KeyError:  # KeyError prints repr(message): keep it readable
             raise KeyError(_KeyErrorMessage(msg))
         try:
-            exc = self.exc_type(msg)
+            exc = self.exc_type(msg) if self.exc_type is not None else RuntimeError(msg)
         except Exception:
             raise RuntimeError(msg) from None
         raise exc
@@ -102,19 +118,35 @@ def _register_reducers() -> None:
 _register_reducers()
 
 
-def _parent_alive(parent_pid: int) -> bool:
-    return os.getppid() == parent_pid
+def _exit_when_orphaned() -> None:
+    """Exit this process as soon as its parent is gone (checked every ``_PARENT_CHECK_S``).
+
+    A thread, because the worker's own thread may be anywhere (loading, or blocked sending a
+    batch), and ``os._exit`` because nothing the worker holds matters once its parent is gone.
+    The parent is the one this process started under: a main process killed by SIGKILL makes
+    the worker an orphan, adopted by another process."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(_PARENT_CHECK_S)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="DataLoader parent watchdog").start()
 
 
-def worker_loop(dataset: Any, iterable: bool, index_queue: Any, result_queue: Any,
+def worker_loop(dataset: Any, iterable: bool, index_queue: Any, result_pipe: Any,
                 collate_fn: Callable[[Any], Any], auto_collation: bool, batch_size: int | None,
                 drop_last: bool, seed: int, init_fn: Callable[[int], None] | None,
-                worker_id: int, num_workers: int, parent_pid: int) -> None:
-    """The body of worker ``worker_id``: serve tasks until told to stop (``None``) or the
-    parent process is gone."""
+                worker_id: int, num_workers: int) -> None:
+    """The body of worker ``worker_id``: serve tasks until told to stop (``None``); exit when
+    the parent process is gone."""
     global _worker_info
     import arraygrad
 
+    _exit_when_orphaned()
+    results = ResultSender(result_pipe)
+    where = f"in DataLoader worker process {worker_id}"
     try:
         random.seed(seed)
         arraygrad.manual_seed(seed)
@@ -124,22 +156,17 @@ def worker_loop(dataset: Any, iterable: bool, index_queue: Any, result_queue: An
             if init_fn is not None:
                 init_fn(worker_id)
         except Exception as exc:  # reported with the first task, as PyTorch does
-            init_error = ExceptionWrapper(exc, f"in DataLoader worker process {worker_id}")
+            init_error = ExceptionWrapper(exc, where)
         stream: Any = None
         stream_epoch = -1
         exhausted = False
         while True:
-            try:
-                task = index_queue.get(timeout=_PARENT_CHECK_S)
-            except queue.Empty:
-                if not _parent_alive(parent_pid):
-                    return
-                continue
+            task = index_queue.get()
             if task is None:
                 return
             epoch, task_id, indices = task
             if init_error is not None:
-                result_queue.put((epoch, task_id, init_error))
+                results.put((epoch, task_id, init_error))
                 init_error = None
                 continue
             try:
@@ -156,8 +183,11 @@ def worker_loop(dataset: Any, iterable: bool, index_queue: Any, result_queue: An
                 else:
                     data = collate_fn(dataset[indices])
             except Exception as exc:
-                data = ExceptionWrapper(exc, f"in DataLoader worker process {worker_id}")
-            result_queue.put((epoch, task_id, data))
+                data = ExceptionWrapper(exc, where)
+            try:
+                results.put((epoch, task_id, data))
+            except Exception as exc:  # the batch cannot be pickled: say so instead
+                results.put((epoch, task_id, ExceptionWrapper(exc, where)))
             del data
     except KeyboardInterrupt:  # the main process handles Ctrl-C
         pass
