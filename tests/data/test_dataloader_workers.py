@@ -118,6 +118,7 @@ def test_a_worker_exception_is_reraised_naming_the_worker():
 
 
 @workers
+@pytest.mark.timeout(60)  # a hang guard: waiting for the dead worker would never end
 def test_a_dead_worker_is_reported_not_waited_for():
     class Dies(TensorDataset):
         def __getitem__(self, i):
@@ -125,10 +126,8 @@ def test_a_dead_worker_is_reported_not_waited_for():
                 os._exit(3)
             return super().__getitem__(i)
 
-    start = time.monotonic()
     with pytest.raises(RuntimeError, match=r"DataLoader worker \(pid\(s\) \d+\) exited unexpectedly"):
         list(DataLoader(Dies(ag.arange(10.0)), batch_size=2, num_workers=2))
-    assert time.monotonic() - start < 30
 
 
 @workers
@@ -138,10 +137,9 @@ def test_timeout_raises():
             time.sleep(5)
             return super().__getitem__(i)
 
-    start = time.monotonic()
+    # (waiting out the worker's 5 s would return the item instead of raising)
     with pytest.raises(RuntimeError, match="DataLoader timed out after 0.5 seconds"):
         next(iter(DataLoader(Slow(ag.arange(4.0)), num_workers=1, timeout=0.5)))
-    assert time.monotonic() - start < 4
 
 
 @workers
