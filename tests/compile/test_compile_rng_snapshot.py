@@ -80,3 +80,33 @@ def test_compile_after_a_draw_on_the_strict_backend():
     ag.randn(2, device="strict")
     f = ag.compile(lambda t: t * 2)
     assert f(ag.ones(2)).tolist() == [2.0, 2.0]
+
+
+class _Uncopyable:
+    """A third-party native generator without the contract's ``copy``, which a deep copy
+    cannot copy either."""
+
+    def __deepcopy__(self, memo):
+        raise TypeError("cannot pickle 'module' object")
+
+
+def test_a_state_that_cannot_be_snapshotted_runs_eagerly_not_raises(monkeypatch):
+    # compile is safe to leave on: a snapshot failing before the recording is a graph break
+    # (the call runs eagerly, with its warning), never an error the eager call would not raise
+    from arraygrad.random import Generator, _default
+    from arraygrad.device import device
+
+    odd = Generator(device("cpu"))
+    odd._native = (None, _Uncopyable())
+    monkeypatch.setitem(_default, device("meta"), odd)
+    calls = []
+
+    def step(t):
+        calls.append(1)
+        return t * 2
+
+    f = ag.compile(step)
+    with pytest.warns(UserWarning, match="cannot be snapshotted.*TypeError"):
+        out = f(ag.ones(2))
+    assert out.tolist() == [2.0, 2.0] and len(calls) == 1  # the body ran once
+    assert f(ag.ones(2)).tolist() == [2.0, 2.0] and len(calls) == 2

@@ -210,8 +210,13 @@ class CompiledFunction:
             "" if real is not None else "the call touches tensors of several devices")
         if reason:
             return self._break_before(reason, args, kwargs)
+        try:
+            snapshot = Snapshot(found)
+        except Exception as exc:  # (a third-party generator that cannot be copied...)
+            # without a snapshot a failed recording could not be undone: eager, never a raise
+            return self._break_before(f"its state cannot be snapshotted before recording "
+                                      f"({type(exc).__name__}: {exc})", args, kwargs)
         self.stats["records"] += 1
-        snapshot = Snapshot(found)
         seq0 = _training.mark()  # the call's own autograd nodes are made after this
         rec = Recording(real, self._on_break)
         if _capture.may_capture(real):
