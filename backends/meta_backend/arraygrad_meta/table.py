@@ -14,6 +14,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from arraygrad.name_tables import registrar
+
 from arraygrad_meta.array import MetaArray
 from arraygrad_meta.standins import replaced, tiny
 
@@ -24,13 +26,8 @@ RULES: dict[str, Rule] = {}
 """Function name -> shape rule (``"linalg.<name>"`` for the linalg extension)."""
 
 
-def shape_rule(*names: str) -> Callable[[Rule], Rule]:
-    """Register the decorated function as the shape rule of each of ``names``."""
-    def register(fn: Rule) -> Rule:
-        for name in names:
-            RULES[name] = fn
-        return fn
-    return register
+shape_rule = registrar(RULES, "Register the decorated function as the shape rule of each of "
+                              "``names``.")
 
 
 def probe(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:

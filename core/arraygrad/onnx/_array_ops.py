@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from arraygrad.compiler.recording import Instr
 from arraygrad.onnx._dims import SymInt
 from arraygrad.onnx._interpret import outs_of
+from arraygrad.name_tables import registrar
 
 if TYPE_CHECKING:
     from arraygrad.onnx._translate import Translator
@@ -41,13 +42,7 @@ _SYMBOLS = {"+": "add", "-": "subtract", "*": "multiply", "/": "divide", "//": "
             "u+": "positive", "u~": "bitwise_invert"}
 
 
-def op(*names: str) -> Callable[[Entry], Entry]:
-    """Register an entry under ``names``."""
-    def register(fn: Entry) -> Entry:
-        for n in names:
-            TABLE[n] = fn
-        return fn
-    return register
+op = registrar(TABLE, "Register an entry under ``names``.")
 
 
 def call_name(t: "Translator", ins: Instr) -> str:

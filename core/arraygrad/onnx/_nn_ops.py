@@ -13,6 +13,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any, Callable
 
+from arraygrad.name_tables import registrar
+
 if TYPE_CHECKING:
     from arraygrad.onnx._translate import Translator
 
@@ -22,13 +24,7 @@ Entry = Callable[["Translator", dict[str, Any]], Any]
 REGIONS: dict[str, Entry] = {}
 
 
-def region(*keys: str) -> Callable[[Entry], Entry]:
-    """Register an entry for the functions ``module:name`` in ``keys``."""
-    def register(fn: Entry) -> Entry:
-        for k in keys:
-            REGIONS[k] = fn
-        return fn
-    return register
+region = registrar(REGIONS, "Register an entry for the functions ``module:name`` given.")
 
 
 def codes() -> dict[Any, list[tuple[tuple[str, ...], tuple[Any, ...], str]]]:

@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from arraygrad.func._vmap._batched import BatchedArray, Level
+from arraygrad.name_tables import registrar
 
 __all__ = ["RULES", "batching_rule", "bval", "is_batched", "aligned", "batched", "shift",
            "materialize", "wrap_results", "logical_ndim", "is_array"]
@@ -28,13 +29,8 @@ RULES: dict[str, Rule] = {}
 """Function name -> batching rule (``"linalg.<name>"`` for the linalg extension)."""
 
 
-def batching_rule(*names: str) -> Callable[[Rule], Rule]:
-    """Register the decorated function as the batching rule of each of ``names``."""
-    def register(fn: Rule) -> Rule:
-        for name in names:
-            RULES[name] = fn
-        return fn
-    return register
+batching_rule = registrar(RULES, "Register the decorated function as the batching rule of "
+                                 "each of ``names``.")
 
 
 def is_batched(x: Any, level: Level) -> bool:
