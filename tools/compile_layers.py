@@ -10,11 +10,11 @@ Prints two numbers over ``core/arraygrad`` (``--json`` for a machine-readable re
   names for the compiler's controls) and ``arraygrad.onnx`` (the exporter records a call
   with the compiler's recorder).
 - *compile-aware lines*: lines of code outside those layers that use the compile
-  protocol: an import of ``arraygrad.compiler``, ``arraygrad.live_scalars`` or the
-  compile section of ``arraygrad.transform_state``, or a use of a name taken from them
-  (``live``, ``read_guarded``, ``host_effect``, ``recording_flag``, ``replay_unit``,
-  ``LiveScalar``, ``compile_hooks``, ``compile_epochs``...) or of an optimizer's
-  ``_compile_key``/``_state_key``.
+  protocol: an import of ``arraygrad.compiler`` or the compile section of
+  ``arraygrad.transform_state``, a use of a name taken from them (``recording_flag``,
+  ``replay_unit``, ``compile_hooks``, ``compile_epochs``...), or of a protocol attribute
+  (a live scalar's ``live_apply``, the flag's ``read_live``, an optimizer's
+  ``_compile_key``/``_state_key``), also as a string (``hasattr(x, "live_apply")``).
 
     python tools/compile_layers.py [--json] [--by-file]
 """
@@ -30,10 +30,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1] / "core" / "arraygrad"
 ABOVE = ("compiler", "_dynamo", "onnx")  # the compiler and the layers built on it
-PROTOCOL = ("arraygrad.compiler", "arraygrad.live_scalars")
+PROTOCOL = ("arraygrad.compiler",)
 COMPILE_NAMES = frozenset({"RecordingFlag", "recording_flag", "compile_hooks", "compile_epochs",
                            "replay_unit", "unit_function"})  # transform_state's compile section
-METHODS = frozenset({"_compile_key", "_state_key"})
+# attributes that belong to the protocol: an optimizer's old guard keys, a live scalar's method
+METHODS = frozenset({"_compile_key", "_state_key", "live_apply", "read_live", "live_operand"})
 
 
 def _below(path: Path) -> bool:
@@ -81,6 +82,8 @@ def scan(path: Path) -> tuple[int, set[int]]:
         elif isinstance(node, ast.Attribute) and node.attr in METHODS:
             lines.add(node.lineno)
         elif isinstance(node, ast.FunctionDef) and node.name in METHODS:
+            lines.add(node.lineno)
+        elif isinstance(node, ast.Constant) and node.value in METHODS:
             lines.add(node.lineno)
     return upward, lines
 

@@ -49,7 +49,9 @@ _OPERAND_TYPES = frozenset((float, int, bool))
 def _binary(fn: Callable[..., Any], reverse: bool = False, floating: bool = False) -> Any:
     # ``floating``: a true division, whose NumPy-array operands promote as NumPy's do
     def method(self: Tensor, other: Any) -> Any:
-        if type(other) not in _OPERAND_TYPES and not isinstance(other, Tensor):
+        # (a float subclass, NumPy's or a live scalar of ``arraygrad.compile``, is a number:
+        # no probe reads its value)
+        if type(other) not in _OPERAND_TYPES and not isinstance(other, (Tensor, float)):
             if not isinstance(other, Number) and host_array(other):  # NumPy's dtype, as PyTorch
                 self, other = promoted_pair(fn.__name__, self, other, floating)
             else:

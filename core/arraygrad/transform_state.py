@@ -91,19 +91,22 @@ dual = DualState()
 # -- compile ------------------------------------------------------------------------------
 class RecordingFlag:
     """Whether ``arraygrad.compile`` is recording a call, and the recorder's hooks (see
-    ``arraygrad.live_scalars``).
+    ``arraygrad.compiler.scalars``).
 
     ``on``: True while a recording call runs (set by the recorder). ``host_call``: the
     recorder's ``(thunk) -> None`` that appends "run ``thunk()``" to the program, or None.
     ``graph_break``: the recorder's ``(reason) -> None`` that stops the recording, or None.
+    ``read_live``: the recorder's ``(tensor) -> number`` reading a one-element state tensor
+    as a live scalar (``optim.optimizer._get_value``), or None.
     """
 
-    __slots__ = ("on", "host_call", "graph_break")
+    __slots__ = ("on", "host_call", "graph_break", "read_live")
 
     def __init__(self) -> None:
         self.on = False
         self.host_call: Callable[[Callable[[], Any]], None] | None = None
         self.graph_break: Callable[[str], None] | None = None
+        self.read_live: Callable[[Any], Any] | None = None
 
 
 recording_flag = RecordingFlag()

@@ -269,9 +269,9 @@ def test_a_step_appending_to_a_list_is_never_replayed_silently():
     assert any("runs eagerly" in str(w.message) and "list" in str(w.message) for w in caught)
 
 
-def test_a_step_setting_the_learning_rate_itself_is_not_replayed():
-    # the step's own Python halves the lr: no replay redoes that (an LR scheduler's step is
-    # a host call a replay makes again; this is not one)
+def test_a_step_setting_the_learning_rate_itself_is_replayed_with_it():
+    # the step's own Python halves the lr: the write into the group is a host call each
+    # replay makes again, with the value eager computes then
     def make():
         model, opt = _setup()
 
@@ -291,4 +291,4 @@ def test_a_step_setting_the_learning_rate_itself_is_not_replayed():
             eager(ag.tensor(X))
             compiled(ag.tensor(X))
             assert same(state_of(m1, o1), state_of(m2, o2)), i
-    assert compiled.stats["replays"] == 0
+    assert compiled.stats["replays"] >= 4

@@ -170,9 +170,9 @@ def test_a_tensor_attribute_rebound_by_the_call_is_seen_after_it():
     assert step.stats["replays"] == 0
 
 
-def test_a_call_that_changes_an_optimizer_s_hyperparameter_is_not_replayed():
-    # the hyperparameters are compared before and after the call (copies of the groups
-    # without their params): a replay would not halve the learning rate again
+def test_a_call_that_changes_an_optimizer_s_hyperparameter_is_replayed_with_the_change():
+    # the step's write into its group is made again at every replay (``group_reads``),
+    # with the value eager computes then: the learning rate halves at each call
     def make():
         ag.manual_seed(0)
         model = ag.nn.Linear(3, 2)
@@ -193,7 +193,7 @@ def test_a_call_that_changes_an_optimizer_s_hyperparameter_is_not_replayed():
         for _ in range(4):
             assert same(host(eager()), host(step()))
     assert co.param_groups[0]["lr"] == eo.param_groups[0]["lr"] == 0.5 ** 5
-    assert step.stats["replays"] == 0
+    assert step.stats["replays"] >= 2
 
 
 def test_the_layout_says_when_what_its_stamp_does_not_watch_was_rebound():

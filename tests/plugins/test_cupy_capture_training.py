@@ -71,13 +71,13 @@ def _captured(compiled):
 
 @pytest.mark.parametrize("optimizer, segments", [
     (lambda ps: ag.optim.SGD(ps, lr=0.1, momentum=0.9), 1),
-    (lambda ps: ag.optim.Adam(ps, lr=0.01), 2),
-    (lambda ps: ag.optim.AdamW(ps, lr=0.01, weight_decay=0.1), 2),
-    (lambda ps: ag.optim.AdamW(ps, lr=0.01, amsgrad=True), 2),
-    (lambda ps: ag.optim.Adamax(ps), 2),
-    (lambda ps: ag.optim.RAdam(ps), 2),
-    (lambda ps: ag.optim.Adagrad(ps, lr_decay=0.01), 2),
-    (lambda ps: ag.optim.ASGD(ps, t0=10), 2),
+    (lambda ps: ag.optim.Adam(ps, lr=0.01), 1),
+    (lambda ps: ag.optim.AdamW(ps, lr=0.01, weight_decay=0.1), 1),
+    (lambda ps: ag.optim.AdamW(ps, lr=0.01, amsgrad=True), 1),
+    (lambda ps: ag.optim.Adamax(ps), 1),
+    (lambda ps: ag.optim.RAdam(ps), 1),
+    (lambda ps: ag.optim.Adagrad(ps, lr_decay=0.01), 1),
+    (lambda ps: ag.optim.ASGD(ps, t0=10), 1),
     (lambda ps: ag.optim.RMSprop(ps, momentum=0.5, centered=True), 1),
     (lambda ps: ag.optim.Adadelta(ps, weight_decay=0.01), 1),
 ], ids=["sgd-momentum", "adam", "adamw", "adamw-amsgrad", "adamax", "radam", "adagrad", "asgd",
@@ -87,14 +87,16 @@ def test_training_steps_run_as_cuda_graphs_bit_for_bit(cupy_on_fake, optimizer, 
     compiled, _ = _train(fake, backend, optimizer)
     programs = _captured(compiled)
     assert programs and all(len(p.launches) == segments for p in programs)
-    # Adam's bias corrections read ``step``, which the program increments first: the
-    # increments are their own graph, launched before the getters read the new count
+    # Adam's bias corrections read ``step`` after the program increments it: the recorder
+    # computes that count from the state before the step (``compiler.pre_reads``), so the
+    # getters run before one launch of the whole step
     launches = [name for name, _ in fake.log].count("graph.launch")
     replays = compiled.stats["replays"]
     captures = [name for name, _ in fake.log].count("stream.end_capture")
     # each segment's first call is its warm-up (run as it is), every later call a launch
     assert launches == segments * replays - captures and launches >= segments * 40
-    assert compiled.stats["records"] <= 3
+    # (ASGD: the first call, then averaging starting, then ``max(1, step - t0)`` passing 1)
+    assert compiled.stats["records"] <= 4
 
 
 @pytest.mark.parametrize("order", ["after", "before"])
@@ -108,6 +110,12 @@ def test_a_scheduler_changing_lr_is_seen_by_the_launches(cupy_on_fake, order, op
         warnings.simplefilter("ignore", UserWarning)  # "before": PyTorch's order warning
         compiled, opt = _train(fake, backend, optimizer, order)
     assert opt.param_groups[0]["lr"] == 0.02 * 0.5 ** (STEPS // 7)  # host calls ran each step
+    if order == "before":
+        # (PyTorch warns this order is wrong.) The update reads an lr the scheduler's host
+        # call wrote in the same step: a branch on it cannot be checked before a replay, so
+        # no recording is kept, and after three the step runs eagerly: exact (``_train``)
+        assert compiled.stats["eager"] >= STEPS - 3 and not _captured(compiled)
+        return
     assert _captured(compiled)
     assert [name for name, _ in fake.log].count("graph.launch") >= 40
 
@@ -172,4 +180,6 @@ def test_a_fuller_training_step_runs_as_cuda_graphs_bit_for_bit(cupy_on_fake):
                         list(m2.parameters()) + list(m2.buffers())):
             assert np.array_equal(_host(backend, p), _host(backend, q)), i
     assert _captured(compiled)
-    assert [name for name, _ in fake.log].count("graph.launch") >= 40
+    # one graph per step; the cosine schedule reaching lr = 0 flips ops' own branches (an
+    # ``alpha`` of exactly 1): those calls record again
+    assert [name for name, _ in fake.log].count("graph.launch") >= 20

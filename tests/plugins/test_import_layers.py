@@ -25,10 +25,8 @@ ALLOWED_CYCLES = [
     # which make and hand back tensors.
     {"arraygrad.tensor", "arraygrad.autograd.graph", "arraygrad.autograd.engine",
      "arraygrad.autograd.api"},
-    # the profiler instruments the public namespace (``arraygrad.<op>``) while it runs (the
-    # legacy module is PyTorch's other name of the same profiler)
-    {"arraygrad", "arraygrad.autograd", "arraygrad.autograd.profiler",
-     "arraygrad.autograd.profiler_legacy"},
+    # (the profiler instruments the public namespace, ``arraygrad.<op>``, read from the
+    # loaded package root, not imported: no cycle)
     # (``nn.Module.compile`` reaches the compiler through ``transform_state.compile_hooks``,
     # which the package fills: no module below the compiler imports it, so no cycle)
     # (the recorder, ops.rule, sits below every op module: the two ops it finishes gradients

@@ -176,9 +176,12 @@ def op_entry_points() -> list[tuple[Any, str, str, Callable[..., Any]]]:
     of the ``arraygrad`` namespace, and those of ``arraygrad.nn.functional`` once it is
     loaded (a model's layers call them: ``F.linear``, ``F.relu``...). What the profiler times
     and a selective checkpoint's policy sees."""
-    import arraygrad
     from arraygrad import tensor_methods
     from arraygrad.tensor import Tensor
+
+    # the package root, read as loaded (it imports this module: an import here would make
+    # the two a cycle; a profile only ever runs after ``import arraygrad``)
+    arraygrad = sys.modules["arraygrad"]
 
     found: list[tuple[Any, str, str, Callable[..., Any]]] = []
 

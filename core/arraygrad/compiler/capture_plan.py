@@ -39,11 +39,11 @@ from typing import Any
 from arraygrad.compiler import program as _program
 from arraygrad.compiler.traced import Instr, Live, Recording, Slot
 
-__all__ = ["Plan", "plan"]
+__all__ = ["Plan", "plan", "written_by", "HIDDEN"]
 
 _OPERATORS = frozenset({"+", "-", "*", "/", "+=", "-=", "*=", "/="})
 _PLAIN = (int, float, bool, str, type(None))
-_HIDDEN = -1  # a pseudo-slot: state no slot names (a generator's), read and written by effects
+HIDDEN = -1  # a pseudo-slot: state no slot names (a generator's), read and written by effects
 
 
 class Plan:
@@ -93,10 +93,10 @@ def plan(rec: Recording, kept: list[Instr], needed: set[int], xp: Any) -> Plan |
             if e.reads is None or how is None:
                 return None
             uses.append((pos, e, how))
-        written = closed(_written(ins) | outs) if not ins.pure else set()
+        written = closed(written_by(ins) | outs) if not ins.pure else set()
         read = closed(ins.reads)
-        if _HIDDEN in written:
-            read.add(_HIDDEN)  # effects on unnamed state keep their order among themselves
+        if HIDDEN in written:
+            read.add(HIDDEN)  # effects on unnamed state keep their order among themselves
         reads.append(read)
         writes.append(written)
         defs.append(written | outs)
@@ -194,17 +194,17 @@ def _segment_a(kept: list[Instr], uses: list[tuple[int, Live, Any]], dependent: 
     return seg
 
 
-def _written(ins: Instr) -> set[int]:
+def written_by(ins: Instr) -> set[int]:
     """The slots an effectful instruction may write: the target of an in-place operator,
     ``__setitem__`` or method (``a += b`` writes ``a`` only); for anything else (an
-    ``out=``, a random draw, a plugin's kernel) every slot it reads and ``_HIDDEN``."""
+    ``out=``, a random draw, a plugin's kernel) every slot it reads and ``HIDDEN``."""
     kind = ins.kind
     target = ins.args[0] if ins.args else None
     if target.__class__ is Slot and (kind in ("setitem", "method") or (
             kind.endswith("=") and kind not in ("==", "!=", "<=", ">="))) and not ins.kwargs:
         if not any(a.__class__ is Slot for a in ins.args[1:]) or kind != "method":
             return {target.k}
-    return set(ins.reads) | {_HIDDEN}
+    return set(ins.reads) | {HIDDEN}
 
 
 def _live_entries(ins: Instr) -> list[Live] | None:

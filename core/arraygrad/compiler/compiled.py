@@ -15,13 +15,15 @@ from typing import Any, Callable
 
 from arraygrad.compiler import (capture as _capture, controls as _controls, program as _program,
                                 training as _training, unit_expand as _unit_expand)
-from arraygrad.compiler.group_reads import reads_hold, track, untrack
-from arraygrad.compiler.python_values import fingerprint, trusted
+from arraygrad.compiler import scalars as _scalars
+from arraygrad.compiler.group_reads import read_live, track, untrack
+from arraygrad.compiler.schedulers import replay_steps, restore_steps
+from arraygrad.compiler.python_values import fingerprint
 from arraygrad.compiler.scalars import recording_flag
 from arraygrad.compiler.state import (
     Found, Layout, Snapshot, discover, layout_of, roots_of, state_after,
 )
-from arraygrad.compiler.session import TRAINING_FORWARD, Session, used_live
+from arraygrad.compiler.session import TRAINING_FORWARD, Session
 from arraygrad.compiler.traced import Recording, Unsupported, current
 from arraygrad.tensor import Tensor, wrap
 
@@ -39,19 +41,19 @@ def _recompiles_logged() -> bool:
 
 
 class _Entry:
-    """A cached key: its program (None: this key runs eagerly) and the optimizers'
-    hyperparameters it baked in (None: it reads them live)."""
+    """A cached key: its program (None: this key runs eagerly) and the guards the recorded
+    step's Python reads left (``compiler.scalars.Guards``)."""
 
-    __slots__ = ("program", "hyper", "source", "reason", "reads")
+    __slots__ = ("program", "source", "reason", "reads", "pre")
 
-    def __init__(self, program: Callable[..., Any] | None, hyper: Any, source: str = "",
-                 reason: str = "", reads: tuple[Any, ...] = ()) -> None:
+    def __init__(self, program: Callable[..., Any] | None, source: str = "",
+                 reason: str = "", reads: tuple[Any, ...] = (),
+                 pre: tuple[Any, ...] = ()) -> None:
         self.program = program
-        self.hyper = hyper
         self.source = source
         self.reason = reason
-        # the user optimizers' hyperparameters the recorded step read (``group_reads``)
         self.reads = reads
+        self.pre = pre  # the live scalars read from the state before the step (``fill``)
 
 
 class _Pending:
@@ -141,8 +143,8 @@ class CompiledFunction:
         entries = self._cache.get(found.key) if self._cache else None
         if entries:
             for e in entries:
-                if (e.hyper is None or e.hyper == found.hyper) and \
-                        (not e.reads or reads_hold(e.reads)):
+                if (not e.pre or _scalars.fill(e.pre)) and \
+                        (not e.reads or _scalars.holds(e.reads)):
                     if e.program is None:
                         self.stats["eager"] += 1
                         return self._fn(*args, **kwargs)
@@ -183,8 +185,8 @@ class CompiledFunction:
             return "first call"
         last = next(reversed(self._cache))
         if found.key in self._cache:
-            return ("a value guard failed (a value an op read into Python changed), or the "
-                    "optimizers' hyperparameters the program uses as constants changed")
+            return ("a value guard failed (a value an op read into Python changed, or a "
+                    "hyperparameter, or the outcome of a branch on one)")
         for i, (a, b) in enumerate(zip(last, found.key)):
             if a != b:
                 what = {0: "grad mode", 1: "inference mode"}.get(i, "")
@@ -222,14 +224,22 @@ class CompiledFunction:
         if _capture.may_capture(real):
             rec.hints = []  # live scalars learn what a captured replay needs of them
         session = Session(rec, real, found, snapshot.tensors)
-        tracked = track([o for o in found.optimizers if not trusted(o)])
+        tracked = track(found.optimizers)
+        stepped = replay_steps(found.schedulers)
+        guards = _scalars.guards = _scalars.Guards()
         try:
             session.start()
+            recording_flag.read_live = read_live
             try:
                 result = self._fn(*args, **kwargs)
             finally:
+                recording_flag.read_live = None
                 session.stop()
-                rec.group_reads = untrack(tracked)
+                untrack(tracked)
+                restore_steps(stepped)
+                _scalars.guards = None
+                rec.group_reads = tuple(guards.checks)
+                rec.pre_reads = tuple(guards.reads)
         except Unsupported:
             session.restore_all(None)
             snapshot.restore()
@@ -272,6 +282,8 @@ class CompiledFunction:
                                                                     python_changed)
             if made is not None and made[1] == TRAINING_FORWARD:  # record its backward too
                 made = _training.record(session, result, made[0], seq0)
+            if made is not None and not made[1] and guards.unguardable:
+                made = (made[0], guards.unguardable)  # (the next call records again)
         except Exception as exc:  # the call ran eagerly and is done: only the program is lost
             made = None
             self._go_eager(f"recording failed ({type(exc).__name__}: {exc})", warn=True)
@@ -286,12 +298,11 @@ class CompiledFunction:
 
     def _finish(self, found: Found, made: Any, rec: Recording, after: Found) -> None:
         bindings, reason = made
-        hyper = None if used_live(rec) else found.hyper
         if reason:
             if _recompiles_logged():
                 log.debug("%s: not cached: %s", self._region, reason)
             if reason == TRAINING_FORWARD:  # this key runs eagerly from now on, silently
-                self._store(found.key, _Entry(None, hyper, reason=reason, reads=rec.group_reads))
+                self._store(found.key, _Entry(None, reason=reason, reads=rec.group_reads, pre=rec.pre_reads))
                 return
             # not replayable: a state change the program cannot redo (optimizer state being
             # created on a first step is the usual one; the next key records again)
@@ -300,7 +311,7 @@ class CompiledFunction:
                 self._go_eager(reason, warn=True)
             return
         self._unreplayable = 0
-        entry = _Entry(None, hyper, reads=rec.group_reads)
+        entry = _Entry(None, reads=rec.group_reads, pre=rec.pre_reads)
         if isinstance(bindings, _training.TrainingProgram):
             bindings.entry = entry
             entry.program = bindings

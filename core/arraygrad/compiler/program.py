@@ -80,10 +80,17 @@ class OutState:
 class _Source:
     """The generated function's text and the constants it binds as default arguments."""
 
-    def __init__(self) -> None:
+    def __init__(self, prologue: bool = False) -> None:
         self.lines: list[str] = []
         self.consts: dict[str, Any] = {}
         self._ids: dict[int, str] = {}
+        # ``pre`` live scalars: their getters, evaluated once at the start (``prologue``), in
+        # a whole replay function (a captured replay's phases read them before the launch)
+        self.pre: dict[str, str] | None = {} if prologue else None
+
+    def prologue(self) -> list[str]:
+        """The lines evaluating the ``pre`` live scalars, before anything is written."""
+        return [f"{local} = {getter}()" for getter, local in (self.pre or {}).items()]
 
     def const(self, value: Any, prefix: str = "C") -> str:
         if value.__class__ in _SIMPLE and (value.__class__ is not str or len(value) < 64):
@@ -100,7 +107,10 @@ class _Source:
         if cls is Slot:
             return f"s{t.k}"
         if cls is Live:
-            return f"{self.const(t.getter, 'L')}()"
+            getter = self.const(t.getter, 'L')
+            if t.pre and self.pre is not None:  # the value at the start of the step, read once (``Live.pre``)
+                return self.pre.setdefault(getter, f"P{getter}")
+            return f"{getter}()"
         if cls is tuple:
             if not _dynamic(t):
                 return self.const(t)
@@ -257,7 +267,7 @@ def build(rec: Recording, b: Bindings, wrap: Callable[[Any, Any], Any],
     source. ``b.output`` is a template of ``OutTensor``/``OutState``, tuples, lists, dicts
     and constants. Value guards are checked first: a failing one returns ``MISS`` before
     anything is written."""
-    src = _Source()
+    src = _Source(prologue=True)
     needed = needed_slots(b)
     body = src.lines
     read: set[int] = set()
@@ -276,6 +286,7 @@ def build(rec: Recording, b: Bindings, wrap: Callable[[Any, Any], Any],
             if line:
                 body.append(line)
     bindings_lines(src, b)
+    body[:0] = src.prologue()
     fn = define("replay", "T", body, dict(src.consts, W=wrap, B=backend, MISS=MISS))
     return fn, fn.__source__  # type: ignore[attr-defined]
 

@@ -11,11 +11,9 @@ is a fingerprint of all of them that the step can reach, compared by value:
 - every module's attributes (scalars by value, other objects walked);
 - the roots' (closure cells, globals the code names, default arguments, a bound method's
   ``self``) and the arguments' plain objects and containers, walked to any depth;
-- an optimizer whose update is not arraygrad's own (a user's, written as PyTorch's are):
-  its per-parameter state's Python values and its attributes (its groups' hyperparameters
-  are guarded by the reads its step makes: ``group_reads``).
-  arraygrad's own optimizers read their scalars live (``compiler.scalars.live``) and name
-  what decides their operations in ``_compile_key``, which the key holds already.
+- every optimizer's per-parameter state's Python values (a step count kept as an ``int``)
+  and its attributes (its groups' hyperparameters are guarded by the reads its step makes:
+  ``group_reads``).
 
 A changed value is a guard miss (the call records again); a step that changes one of them
 itself (a counter it increments) is seen by comparing the fingerprint after the recording
@@ -34,7 +32,7 @@ from arraygrad.device import explicit_default_device
 from arraygrad.tensor import Tensor
 from arraygrad.transform_state import compile_epochs
 
-__all__ = ["declares_key", "fingerprint", "trusted", "value_guard"]
+__all__ = ["fingerprint", "trusted", "value_guard"]
 
 # values compared by value (hashable, immutable, no items of their own to walk)
 _VALUE = frozenset({bool, int, float, complex, str, bytes, type(None)})
@@ -55,23 +53,15 @@ def _own(cls: type, name: str) -> bool:
     return (getattr(fn, "__module__", None) or "").startswith("arraygrad.optim")
 
 
-def declares_key(optimizer: Any) -> bool:
-    """Whether a user's optimizer says itself what decides its step's operations (it
-    overrides ``_compile_key`` or ``_state_key``, reading state with ``read_guarded``): its
-    ``_compile_key()`` is then part of the guard key, as an arraygrad optimizer's is."""
-    cls = type(optimizer)
-    return not (_own(cls, "_compile_key") and _own(cls, "_state_key"))
-
-
 def trusted(optimizer: Any) -> bool:
     """Whether ``optimizer``'s update is arraygrad's own (its ``step`` and ``_update_group``
-    are defined in ``arraygrad.optim``): it reads its scalars live and its ``_compile_key``
-    covers its branches. A user's optimizer (one overriding ``step``) is guarded by value."""
+    are defined in ``arraygrad.optim``): it hands its hyperparameters only to arithmetic and
+    ops, so the recorder reads them live (``group_reads``). A user's optimizer (one
+    overriding ``step``) is guarded by value."""
     cls = type(optimizer)
     known = _trusted.get(cls)
     if known is None:
-        known = _trusted[cls] = all(_own(cls, name) for name in (
-            "step", "_update_group", "_compile_key", "_state_key"))
+        known = _trusted[cls] = all(_own(cls, name) for name in ("step", "_update_group"))
     return known
 
 
@@ -183,7 +173,7 @@ class _Walk:
                 value(v)
 
     def optimizer(self, o: Any) -> None:
-        """A user optimizer: its state's Python values and its attributes, by value (tensors by
+        """An optimizer: its state's Python values and its attributes, by value (tensors by
         identity). Its groups' hyperparameters are guarded by the reads its step makes
         (``group_reads``)."""
         for st in o.state.values():
@@ -227,8 +217,7 @@ def fingerprint(layout: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> t
         if not walk.deep:
             layout.module_values = (epoch, tuple(out[start:]))
     for o in layout.optimizers:
-        if not trusted(o):
-            walk.optimizer(o)
+        walk.optimizer(o)
     roots = layout.value_roots
     if roots is None:  # (once per layout: a root rebound is a new layout)
         roots = layout.value_roots = [c for c in layout.cells if not _identity_only(c)]

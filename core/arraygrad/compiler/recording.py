@@ -13,6 +13,7 @@ from __future__ import annotations
 import operator
 from typing import Any, Callable
 
+from arraygrad.compiler import scalars as _scalars
 from arraygrad.compiler.scalars import recording_flag
 
 __all__ = ["Recording", "Instr", "instr", "Slot", "Live", "GraphBreak", "Unsupported", "current",
@@ -61,15 +62,17 @@ SLOTS = _Slots()
 class Live:
     """Template entry: a live scalar, evaluated again (``getter()``) at replay.
 
-    Filled only when the backend may capture (``Recording.hints``), for
-    ``compiler.capture_plan``: ``reads``, the slots the getter read (None: unknown);
+    ``pre``: the getter gives, before the replay writes anything, the value the recording
+    read (it is then evaluated once, in the replay's prologue). Filled only when the backend
+    may capture (``Recording.hints``), for ``compiler.capture_plan``: ``reads``, the slots the getter read (None: unknown);
     ``meets``, the dtypes of the arrays of the call the scalar is an operand of.
     """
 
-    __slots__ = ("getter", "reads", "meets")
+    __slots__ = ("getter", "pre", "reads", "meets")
 
-    def __init__(self, getter: Callable[[], Any]) -> None:
+    def __init__(self, getter: Callable[[], Any], pre: bool = False) -> None:
         self.getter = getter
+        self.pre = pre  # evaluated once at the start of a replay (``scalars.LiveScalar.pre``)
         self.reads: frozenset[int] | None = None
         self.meets: tuple[Any, ...] | None = None
 
@@ -148,9 +151,10 @@ class Recording:
         # False: replay units are recorded op by op, as any function (the ONNX exporter reads
         # every array call)
         self.whole_units = True
-        # the user optimizers' hyperparameters the step read (``group_reads``): the program's
-        # guards besides its key
+        # the guards the step's Python reads left (``scalars.Guards.checks``: hyperparameters,
+        # branches on live scalars): the program's guards besides its key
         self.group_reads: tuple[Any, ...] = ()
+        self.pre_reads: tuple[Any, ...] = ()  # ``scalars.Guards.reads``
 
     @property
     def broken(self) -> str | None:
@@ -295,6 +299,7 @@ def _refresh() -> None:
 
 
 current = _Current()
+_scalars.recording_live = lambda: current.live is not None  # (see ``scalars``)
 
 
 def graph_break(reason: str) -> None:

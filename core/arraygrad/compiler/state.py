@@ -14,14 +14,13 @@ import types
 from typing import Any, Callable
 
 from arraygrad.autograd.grad_mode import _state as _grad_state
-from arraygrad.compiler.python_values import declares_key, fingerprint, trusted
+from arraygrad.compiler.python_values import fingerprint
 from arraygrad.tensor import Tensor
 
 __all__ = ["Found", "Layout", "discover", "layout_of", "roots_of", "Snapshot", "state_after"]
 
 _SHALLOW_LIMIT = 256  # containers bigger than this are not walked (datasets)
 _SCALARS = (bool, int, float, complex, str, bytes, type(None))
-_HYPER = frozenset({bool, int, float, str, tuple, type(None)})  # a group's hyperparameters
 # ``isinstance(v, Tensor)`` as a builtin: ``filter`` runs it over a module's ``__dict__`` (some
 # twenty values per module, on every walk) without a Python-level call per value
 _is_tensor = Tensor.__instancecheck__
@@ -29,10 +28,9 @@ _is_tensor = Tensor.__instancecheck__
 
 class Found:
     """What ``discover`` found: ``tensors`` (ordered, unique, each followed by its ``.grad``),
-    ``modules``, ``optimizers``, ``schedulers``, ``key`` (hashable: the guard key) and
-    ``hyper`` (optimizers' group hyperparameters)."""
+    ``modules``, ``optimizers``, ``schedulers`` and ``key`` (hashable: the guard key)."""
 
-    __slots__ = ("tensors", "modules", "optimizers", "schedulers", "key", "hyper", "nargs",
+    __slots__ = ("tensors", "modules", "optimizers", "schedulers", "key", "nargs",
                  "layout", "values", "_ids")
 
     def __init__(self) -> None:
@@ -41,7 +39,6 @@ class Found:
         self.optimizers: list[Any] = []
         self.schedulers: list[Any] = []
         self.key: Any = None
-        self.hyper: Any = None
         self.nargs = 0  # the first ``nargs`` tensors come from the call's arguments
         self.layout: Layout | None = None
         self.values: Any = None  # the Python values the step may read (``python_values``)
@@ -385,7 +382,7 @@ def _modules_of(root: Any) -> list[Any]:
 def discover(layout: Layout, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Found:
     """The call's state and guard key: the arguments' tensors (metadata guarded, identity
     not) and the layout's (identity guarded through the stamp), each with its ``.grad``;
-    grad mode, modules' ``training``, optimizers' non-tensor state; ``hyper`` apart."""
+    grad mode, modules' ``training``, which state optimizers hold."""
     found = Found()
     key: list[Any] = [_grad_state.enabled, _grad_state.inference, layout.stamp]
     for a in args:
@@ -416,26 +413,14 @@ def discover(layout: Layout, args: tuple[Any, ...], kwargs: dict[str, Any]) -> F
                         gd.shape, gd.dtype))
     for m in layout.modules:
         key.append(m.training)
-    if layout.optimizers:
-        hyper: list[Any] = []
-        for opt in layout.optimizers:
-            if not trusted(opt) and not declares_key(opt):
-                # a user's step: the hyperparameters it reads guard its program
-                # (``group_reads``), its Python state is in ``values``
-                continue
-            compile_key = getattr(opt, "_compile_key", None)
-            if compile_key is not None:
-                # the optimizer says what decides its step's operations (its scalar operands
-                # are read live at replay): that is the guard, not the values
-                key.append(compile_key())
-                continue
-            for group in opt.param_groups:
-                hyper.append([v for v in group.values() if v.__class__ in _HYPER])
-            for st in opt.state.values():
-                for v in st.values():
-                    if not isinstance(v, Tensor):
-                        key.append(v if isinstance(v, _SCALARS) else type(v))
-        found.hyper = tuple(hyper)
+    for opt in layout.optimizers:
+        # which state each parameter holds (a first step creates it); the hyperparameters
+        # and the state's numbers the step reads guard its program (``group_reads``)
+        get = opt.state.get
+        for group in opt.param_groups:
+            for p in group["params"]:
+                st = get(p)
+                key.append(None if st is None else tuple(st))
     found.values = fingerprint(layout, args, kwargs)
     key.append(found.values)
     found.layout = layout
@@ -447,7 +432,7 @@ def discover(layout: Layout, args: tuple[Any, ...], kwargs: dict[str, Any]) -> F
 
 
 def state_after(layout: Layout, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Found:
-    """``discover``'s state without its guard key (``key`` and ``hyper`` stay None): the state
+    """``discover``'s state without its guard key (``key`` stays None): the state
     a recorded call left, which ``Session.bind`` compares with the state before and no guard
     looks up. (The key's entries are most of ``discover``'s work; ``discover`` itself, run
     at every replay, keeps no flag to test.)"""

@@ -21,7 +21,7 @@ from typing import Any, Callable
 from arraygrad.compiler.recording import (
     GraphBreak, Instr, Live, Recording, Slot, Unsupported, current, graph_break, is_live as _live,
 )
-from arraygrad.compiler.scalars import LiveScalar, recording_flag
+from arraygrad.compiler.scalars import LiveScalar, plain, recording_flag
 from arraygrad.transform_state import compile_hooks
 
 __all__ = ["TracedArray", "Recording", "Instr", "Slot", "Live", "GraphBreak", "Unsupported",
@@ -46,7 +46,7 @@ def unwrap(value: Any) -> Any:
         return value._a
     if cls is LiveScalar:
         # the plain number eager passes (NumPy takes a float subclass for a float64 array)
-        return float(value)
+        return plain(value)
     if cls is tuple or cls is list:
         if any(v.__class__ in _UNWRAP for v in value):
             return cls(unwrap(v) for v in value)
@@ -69,7 +69,7 @@ def _split(value: Any, rec: Recording, traced: list[Any]) -> tuple[Any, Any]:
             return value._a, rec.templates[value._s]
         return value._a, value._a
     if cls is LiveScalar:
-        return float(value), _live_entry(value, rec)
+        return plain(value), _live_entry(value, rec)
     if cls is tuple or cls is list:
         for v in value:
             if v.__class__ not in _PLAIN:
@@ -260,7 +260,7 @@ def _live_entry(value: LiveScalar, rec: Recording) -> Live:
     program's arrays it reads (``Live.reads``; a captured replay evaluates it before the
     launch, which is right only when nothing earlier in the program wrote them)."""
     rec.live = True
-    entry = Live(value.getter)
+    entry = Live(value.getter, value.pre)
     hints = rec.hints
     if hints is not None:
         found: set[int] = set()
@@ -685,7 +685,7 @@ def _binary(name: str, symbol: str) -> Callable[[TracedArray, Any], Any]:
                 # (a live scalar: its ``Live`` entry, and its float as eager passes it; the
                 # hints a capturing backend needs are the general path's)
                 entry = other if cls is not LiveScalar else _live_entry(other, rec)
-                result = fn(a, other if entry is other else float(other))
+                result = fn(a, other if entry is other else plain(other))
                 s = self._s
                 if result.__class__ is rec.array_type and result is not a:
                     return _fresh(rec, fn, (rec.templates[s], entry), symbol, (s,), result)
@@ -707,7 +707,7 @@ def _reflected(name: str, base: str) -> Callable[[TracedArray, Any], Any]:
                 and current.live is rec and recording_flag.on):
             entry = other if cls is not LiveScalar else _live_entry(other, rec)
             a = self._a
-            result = fn(other if entry is other else float(other), a)
+            result = fn(other if entry is other else plain(other), a)
             s = self._s
             if result.__class__ is rec.array_type and result is not a:
                 return _fresh(rec, fn, (entry, rec.templates[s]), symbol, (s,), result)
@@ -737,7 +737,7 @@ def _inplace(name: str) -> Callable[[TracedArray, Any], Any]:
             elif cls in _NUMBER or (cls is LiveScalar and rec.hints is None):
                 entry = other if cls is not LiveScalar else _live_entry(other, rec)
                 targs, reads = (rec.templates[s], entry), (s,)
-                result = fn(a, other if entry is other else float(other))
+                result = fn(a, other if entry is other else plain(other))
                 traced = (self,)
             else:
                 return record_call(fn, (self, other), {}, pure=False, kind=symbol, rec=rec)

@@ -68,7 +68,7 @@ def _body(rec: Recording, ins: Instr, meta: tuple[Any, ...]) -> list[Instr] | No
         elif t is xp:
             args.append(recording_namespace(t))
         elif t.__class__ is Live:  # read now as the recording call read it (no effect)
-            args.append(LiveScalar(t.getter(), t.getter))
+            args.append(LiveScalar(t.getter(), t.getter, t.pre))
         else:
             args.append(t)  # a constant
     was, flag = current.rec, recording_flag.on

@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 from arraygrad.compiler.recording import Instr
 from arraygrad.compiler.recording_backend import RecordingBackend, RecordingNamespace
-from arraygrad.compiler.scalars import LiveScalar
+from arraygrad.compiler.scalars import LiveScalar, plain
 from arraygrad.transform_state import compile_hooks
 from arraygrad.compiler.traced import (
     Recording, TracedArray, _live_entry, _record_result, current,
@@ -58,7 +58,7 @@ def record_unit(fn: Callable[..., Any], args: tuple[Any, ...], writes: bool = Fa
     for i in backends_at:
         real[i] = targs[i] = args[i]._real  # the replay calls ``fn`` with the real one
     for i in live_at:
-        real[i] = float(args[i])  # the number eager passes; read again at each replay
+        real[i] = plain(args[i])  # the number eager passes; read again at each replay
         targs[i] = _live_entry(args[i], rec)
     result = fn(*real)
     if writes:

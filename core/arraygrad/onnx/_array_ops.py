@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from arraygrad.compiler.recording import Instr
 from arraygrad.onnx._dims import SymInt
-from arraygrad.onnx._interpret import outs_of
+from arraygrad.compiler.interpret import outs_of
 from arraygrad.name_tables import registrar
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ from arraygrad.compiler.recording import Instr, Slot
 from arraygrad.onnx._array_ops import (Entry, arg, axes_of, call_name, op, out_elem, out_rank,
                                        typed)
 from arraygrad.onnx._dims import SymInt
-from arraygrad.onnx._interpret import outs_of
+from arraygrad.compiler.interpret import outs_of
 
 if TYPE_CHECKING:
     from arraygrad.onnx._translate import Translator

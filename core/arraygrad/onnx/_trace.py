@@ -18,7 +18,7 @@ from arraygrad.compiler.recording import Recording, Slot
 from arraygrad.compiler.session import Session
 from arraygrad.compiler.state import Snapshot, discover, layout_of, roots_of
 from arraygrad.compiler.traced import TracedArray
-from arraygrad.onnx import _interpret
+from arraygrad.compiler import interpret as _interpret
 from arraygrad.onnx._regions import CallObserver, Region, described
 from arraygrad.onnx.errors import OnnxExporterError
 from arraygrad.onnx.modes import exporting
@@ -194,7 +194,11 @@ def record(model: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
     written = {rec.base.get(k, k) for ins in trace.instrs if not ins.pure for k in ins.reads}
     start = {k: _copy(real, a) if k in written else a  # (the run writes these: copies)
              for k, a in trace.initial.items()}
-    trace.arrays = _interpret.run(trace.instrs, start)
+    try:
+        trace.arrays = _interpret.run(trace.instrs, start)
+    except _interpret.NotRunnable as exc:
+        raise OnnxExporterError(f"the exporter cannot run the recorded forward again: {exc}") \
+            from None
     _check_outputs(trace, result)
     return trace
 

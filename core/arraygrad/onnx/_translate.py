@@ -19,7 +19,7 @@ from typing import Any, Callable
 from arraygrad.compiler.recording import Instr, Live, Slot
 from arraygrad.onnx._dims import Axis, SymInt
 from arraygrad.onnx._graph import Graph
-from arraygrad.onnx._interpret import outs_of
+from arraygrad.compiler.interpret import outs_of
 from arraygrad.onnx._regions import Region
 from arraygrad.onnx.errors import OnnxExporterError, UnsupportedOperatorError
 

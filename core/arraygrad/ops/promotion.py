@@ -7,7 +7,6 @@ from numbers import Integral, Number
 from typing import Any
 
 from arraygrad import dtypes as _dt
-from arraygrad.live_scalars import LiveScalar
 from arraygrad.ops import fast as _fast
 from arraygrad.ops.broadcast import broadcast_shapes
 from arraygrad.backends.scalar_operands import scalar_operand
@@ -99,15 +98,22 @@ def operands(op: str, a: Tensor, b: Tensor, floating: bool = False) -> Any:
     return backend, ad, bd, ta, tb
 
 
+def _kept(value: Any) -> bool:
+    """Whether a Python scalar is passed on as it is: a live scalar of ``arraygrad.compile``
+    (a float that carries how to compute it again: converting it would read its value into
+    Python, a guard)."""
+    return value.__class__ is not float and getattr(value, "live_operand", False)
+
+
 def _scalar_as(value: Any, d: Any, backend: Any) -> Any:
     """A Python scalar converted to the kind of ``d`` (the standard wants matching kinds)."""
     if d.is_complex:
-        return value if value.__class__ is LiveScalar else complex(value)
+        return value if _kept(value) else complex(value)
     if d.is_floating_point:
-        # a live scalar (only while arraygrad.compile records) stays one, so the recorder
-        # sees it as an operand and reads it afresh at replay
-        if value.__class__ is LiveScalar:
+        if _kept(value):
             return value
+        if value.__class__ is not float and isinstance(value, float):
+            value = float.__float__(value)  # (a live scalar after a graph break: its number)
         if d is _dt.bfloat16:  # a 0-d bfloat16: the number rounded, as PyTorch casts it
             return scalar_operand(backend, float(value), backend.native_dtype(d))
         return float(value)

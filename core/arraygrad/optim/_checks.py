@@ -1,8 +1,6 @@
 """Hyper-parameter validation and helpers shared by the optimizers, with PyTorch's messages.
 
-The update helpers read hyper-parameters through ``compiler.scalars.live``: each scalar
-operand is one expression of the group's current values, so a compiled step reads them
-afresh at replay (see ``Optimizer`` for the rule).
+The update helpers are written as PyTorch's updates are (see ``Optimizer``).
 """
 
 from __future__ import annotations
@@ -10,12 +8,12 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from arraygrad import dtypes as _dt
-from arraygrad.live_scalars import live
 from arraygrad.creation import tensor
+from arraygrad.optim.optimizer import _get_value
 from arraygrad.tensor import Tensor
 
 __all__ = ["check_lr", "check_non_negative", "check_betas", "check_fused", "scalar",
-           "step_tensor", "weight_decay", "structure"]
+           "step_tensor", "weight_decay"]
 
 
 def check_lr(lr: float | Tensor) -> None:
@@ -67,24 +65,12 @@ def weight_decay(p: Tensor, g: Tensor, group: dict[str, Any]) -> Tensor:
     """Apply the group's ``weight_decay``: decoupled (AdamW-style, ``decoupled_weight_decay``)
     shrinks ``p`` in place by ``1 - lr * wd``; otherwise (L2) the returned gradient is
     ``g + wd * p``."""
-    if group["weight_decay"] == 0:
+    wd = group["weight_decay"]
+    if wd == 0:
         return g
     if group["decoupled_weight_decay"]:
-        p.mul_(live(lambda: 1 - scalar(group["lr"]) * group["weight_decay"]))
+        p.mul_(1 - _get_value(group["lr"]) * wd)
         return g
-    return g.add(p, alpha=live(lambda: group["weight_decay"]))
+    return g.add(p, alpha=wd)
 
 
-def structure(value: Any) -> Any:
-    """What of a hyper-parameter's value can change which array operations an update makes:
-    flags and names as they are, a tensor by being one, numbers by their sign (``wd != 0``,
-    ``momentum > 0``) and by whether they or their complement are exactly 1 (``add_``,
-    ``addcmul_`` skip the multiply by an ``alpha``/``value`` of 1: ``alpha=1 - dampening``);
-    the numbers themselves are read live."""
-    if value is None or isinstance(value, (bool, str)):
-        return value
-    if isinstance(value, (int, float)):
-        return (value > 0) - (value < 0), value == 1, 1 - value == 1
-    if isinstance(value, (tuple, list)):
-        return tuple(structure(v) for v in value)
-    return type(value).__name__

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from arraygrad.live_scalars import live
 from arraygrad.creation import zeros_like
-from arraygrad.optim._checks import check_lr, check_non_negative, scalar, step_tensor
-from arraygrad.optim.optimizer import Optimizer
+from arraygrad.optim._checks import check_lr, check_non_negative, step_tensor
+from arraygrad.optim.optimizer import Optimizer, _get_value
 from arraygrad.tensor import Tensor
 
 if TYPE_CHECKING:
@@ -40,14 +39,8 @@ class Adadelta(Optimizer):
         super().__init__(params, defaults)
 
     def _update_group(self, group: dict[str, Any]) -> None:
-        # scalar operands are read live (see Optimizer)
-        rho = live(lambda: group["rho"])
-        one_minus_rho = live(lambda: 1 - group["rho"])
-        eps = live(lambda: group["eps"])
-        neg_lr = live(lambda: -scalar(group["lr"]))
-        wd = group["weight_decay"]
-        if wd != 0:
-            wd = live(lambda: group["weight_decay"])
+        rho, eps, wd = group["rho"], group["eps"], group["weight_decay"]
+        lr = _get_value(group["lr"])
         for p, g, state in self._grads(group):
             if not state:
                 state["step"] = step_tensor(p)
@@ -57,8 +50,8 @@ class Adadelta(Optimizer):
             if wd != 0:
                 g = g.add(p, alpha=wd)
             square_avg, acc_delta = state["square_avg"], state["acc_delta"]
-            square_avg.mul_(rho).addcmul_(g, g, value=one_minus_rho)
+            square_avg.mul_(rho).addcmul_(g, g, value=1 - rho)
             std = square_avg.add(eps).sqrt()
             delta = acc_delta.add(eps).sqrt().div(std).mul(g)
-            acc_delta.mul_(rho).addcmul_(delta, delta, value=one_minus_rho)
-            p.add_(delta, alpha=neg_lr)
+            acc_delta.mul_(rho).addcmul_(delta, delta, value=1 - rho)
+            p.add_(delta, alpha=-lr)

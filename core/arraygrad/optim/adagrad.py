@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from arraygrad.live_scalars import live
 from arraygrad.creation import full_like
-from arraygrad.optim._checks import check_fused, check_lr, check_non_negative, scalar, step_tensor
-from arraygrad.optim.optimizer import Optimizer
+from arraygrad.optim._checks import check_fused, check_lr, check_non_negative, step_tensor
+from arraygrad.optim.optimizer import Optimizer, _get_value
 
 from arraygrad.tensor import Tensor
 
@@ -46,27 +45,20 @@ class Adagrad(Optimizer):
                 state["sum"] = full_like(p, group["initial_accumulator_value"])
 
     def _update_group(self, group: dict[str, Any]) -> None:
-        # scalar operands are read live (see Optimizer); a getter made in the loop binds
-        # its parameter's step tensor as a default, as the loop variable moves on
-        eps = live(lambda: group["eps"])
-        wd = group["weight_decay"]
-        if wd != 0:
-            wd = live(lambda: group["weight_decay"])
+        eps, wd, lr_decay = group["eps"], group["weight_decay"], group["lr_decay"]
+        lr = _get_value(group["lr"])
         for p, g, state in self._grads(group):
             if g.is_sparse:
                 if wd != 0:
                     raise RuntimeError("weight_decay option is not compatible with sparse "
                                        "gradients")
                 g = g.to_dense()  # the same update: where it is zero, nothing changes
-            state["step"] += 1
-            t = state["step"]
+            step_t = state["step"]
+            step_t += 1
+            step = _get_value(step_t)
             if wd != 0:
                 g = g.add(p, alpha=wd)
+            clr = lr / (1 + (step - 1) * lr_decay)
             state["sum"].add_(g * g)
             std = state["sum"].sqrt().add(eps)
-            p.add_(g / std, alpha=live(lambda t=t: -_clr(group, t.item())))
-
-
-def _clr(group: dict[str, Any], step: float) -> float:
-    """The decayed rate at step ``step``: ``lr / (1 + (step - 1) * lr_decay)``."""
-    return scalar(group["lr"]) / (1 + (step - 1) * group["lr_decay"])
+            p.add_(g / std, alpha=-clr)

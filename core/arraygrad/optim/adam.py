@@ -4,15 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import math
 
-from arraygrad.live_scalars import live
 from arraygrad.creation import zeros_like
 from arraygrad.ops.elementwise import maximum
 from arraygrad.optim._checks import (
     check_betas, check_fused, check_lr, check_non_negative, scalar, step_tensor, weight_decay,
 )
-from arraygrad.optim.optimizer import Optimizer
+from arraygrad.optim.optimizer import Optimizer, _dispatch_sqrt, _get_value
 
 from arraygrad.tensor import Tensor
 
@@ -62,35 +60,31 @@ class Adam(Optimizer):
         return state
 
     def _update_group(self, group: dict[str, Any]) -> None:
-        # scalar operands are read live (see Optimizer); a getter made in the loop binds
-        # its parameter's step tensor as a default, as the loop variable moves on
         amsgrad, maximize = group["amsgrad"], group["maximize"]
-        one_minus_beta1 = live(lambda: 1 - group["betas"][0])
-        beta2 = live(lambda: group["betas"][1])
-        one_minus_beta2 = live(lambda: 1 - group["betas"][1])
-        eps = live(lambda: group["eps"])
+        beta1, beta2 = group["betas"]
+        eps = group["eps"]
+        lr = _get_value(group["lr"])
         for p in group["params"]:
             if p.grad is None:
                 continue
             g = -p.grad if maximize else p.grad
             state = self._init_state(p, amsgrad)
             g = weight_decay(p, g, group)
-            state["step"] += 1
-            t = state["step"]
+            step_t = state["step"]
+            step_t += 1
+            step = _get_value(step_t)
             exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-            exp_avg.add_((g - exp_avg) * one_minus_beta1)  # lerp, as PyTorch
-            exp_avg_sq.mul_(beta2).add_(g * g, alpha=one_minus_beta2)
-            neg_step_size = live(
-                lambda t=t: -(scalar(group["lr"]) / (1 - group["betas"][0] ** t.item())))
-            bias_correction2_sqrt = live(
-                lambda t=t: math.sqrt(1 - group["betas"][1] ** t.item()))
+            exp_avg.add_((g - exp_avg) * (1 - beta1))  # lerp, as PyTorch
+            exp_avg_sq.mul_(beta2).add_(g * g, alpha=1 - beta2)
+            step_size = lr / (1 - beta1 ** step)
+            bias_correction2_sqrt = _dispatch_sqrt(1 - beta2 ** step)
             if amsgrad:
                 max_sq = state["max_exp_avg_sq"]
                 max_sq.copy_(maximum(max_sq, exp_avg_sq))
                 denom = (max_sq.sqrt() / bias_correction2_sqrt).add(eps)
             else:
                 denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add(eps)
-            p.add_(exp_avg / denom, alpha=neg_step_size)
+            p.add_(exp_avg / denom, alpha=-step_size)
 
 
 class AdamW(Adam):

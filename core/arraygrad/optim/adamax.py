@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from arraygrad.live_scalars import live
 from arraygrad.creation import zeros_like
 from arraygrad.ops.elementwise import maximum
-from arraygrad.optim._checks import (check_betas, check_lr, check_non_negative, scalar,
+from arraygrad.optim._checks import (check_betas, check_lr, check_non_negative,
                                      step_tensor)
-from arraygrad.optim.optimizer import Optimizer
+from arraygrad.optim.optimizer import Optimizer, _get_value
 from arraygrad.tensor import Tensor
 
 if TYPE_CHECKING:
@@ -41,26 +40,21 @@ class Adamax(Optimizer):
         super().__init__(params, defaults)
 
     def _update_group(self, group: dict[str, Any]) -> None:
-        # scalar operands are read live (see Optimizer); a getter made in the loop binds
-        # its parameter's step tensor as a default, as the loop variable moves on
-        one_minus_beta1 = live(lambda: 1 - group["betas"][0])
-        beta2 = live(lambda: group["betas"][1])
-        eps = live(lambda: group["eps"])
-        wd = group["weight_decay"]
-        if wd != 0:
-            wd = live(lambda: group["weight_decay"])
+        beta1, beta2 = group["betas"]
+        eps, wd = group["eps"], group["weight_decay"]
+        lr = _get_value(group["lr"])
         for p, g, state in self._grads(group):
             if not state:
                 state["step"] = step_tensor(p)
                 state["exp_avg"] = zeros_like(p)
                 state["exp_inf"] = zeros_like(p)
-            state["step"] += 1
-            t = state["step"]
+            step_t = state["step"]
+            step_t += 1
+            step = _get_value(step_t)
             if wd != 0:
                 g = g.add(p, alpha=wd)
             exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]
-            exp_avg.lerp_(g, one_minus_beta1)
+            exp_avg.lerp_(g, 1 - beta1)
             exp_inf.copy_(maximum(exp_inf * beta2, g.abs().add(eps)))
-            neg_clr = live(
-                lambda t=t: -(scalar(group["lr"]) / (1 - group["betas"][0] ** t.item())))
-            p.addcdiv_(exp_avg, exp_inf, value=neg_clr)
+            clr = lr / (1 - beta1 ** step)
+            p.addcdiv_(exp_avg, exp_inf, value=-clr)

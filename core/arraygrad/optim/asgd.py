@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from arraygrad.live_scalars import live, read_guarded
 from arraygrad.creation import zeros_like
 from arraygrad.optim._checks import check_lr, check_non_negative, scalar, step_tensor
-from arraygrad.optim.optimizer import Optimizer
+from arraygrad.optim.optimizer import Optimizer, _get_value
 from arraygrad.tensor import Tensor
 
 if TYPE_CHECKING:
@@ -37,37 +36,28 @@ class ASGD(Optimizer):
         super().__init__(params, defaults)
 
     def _update_group(self, group: dict[str, Any]) -> None:
-        # scalar operands are read live (see Optimizer); a getter made in the loop binds
-        # its parameter's state as a default, as the loop variable moves on
-        wd = group["weight_decay"]
-        if wd != 0:
-            wd = live(lambda: group["weight_decay"])
+        wd, lambd, alpha, t0 = group["weight_decay"], group["lambd"], group["alpha"], group["t0"]
+        lr = _get_value(group["lr"])
         for p, g, state in self._grads(group):
             if not state:
                 state["step"] = step_tensor(p)
                 state["eta"] = step_tensor(p, scalar(group["lr"]))
                 state["mu"] = step_tensor(p, 1.0)
                 state["ax"] = zeros_like(p)
-            state["step"] += 1
+            step_t, eta_t, mu_t = state["step"], state["eta"], state["mu"]
+            # read before this update writes them (so a compiled step checks its branches up
+            # front); ``step`` is the count after the increment, as PyTorch reads it
+            step = _get_value(step_t) + 1
+            eta, mu = _get_value(eta_t), _get_value(mu_t)
+            step_t += 1
             if wd != 0:
                 g = g.add(p, alpha=wd)
-            p.mul_(live(lambda s=state: 1 - group["lambd"] * s["eta"].item()))
-            p.add_(g, alpha=live(lambda s=state: -s["eta"].item()))
+            p.mul_(1 - lambd * eta)
+            p.add_(g, alpha=-eta)
             ax = state["ax"]
-            # a Python branch on the state: _state_key guards it for a compiled step
-            if read_guarded(lambda s=state: s["mu"].item() != 1):
-                ax.add_(p.sub(ax).mul_(live(lambda s=state: s["mu"].item())))
+            if mu != 1:
+                ax.add_(p.sub(ax).mul_(mu))
             else:
                 ax.copy_(p)
-            state["eta"].fill_(live(lambda s=state: _eta(group, s["step"].item())))
-            state["mu"].fill_(live(lambda s=state: 1 / max(1, s["step"].item() - group["t0"])))
-
-    def _state_key(self, group: dict[str, Any], state: dict[str, Any]) -> Any:
-        """The state's keys and whether the next step averages (``mu != 1``)."""
-        return tuple(state), "mu" in state and state["mu"].item() != 1
-
-
-def _eta(group: dict[str, Any], step: float) -> float:
-    """The step size after step ``step``: ``lr / (1 + lambd * lr * step) ** alpha``."""
-    lr = scalar(group["lr"])
-    return lr / ((1 + group["lambd"] * lr * step) ** group["alpha"])
+            eta_t.fill_(lr / ((1 + lambd * lr * step) ** alpha))
+            mu_t.fill_(1 / max(1, step - t0))

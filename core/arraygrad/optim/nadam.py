@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from arraygrad.live_scalars import live
 from arraygrad.creation import zeros_like
 from arraygrad.optim._checks import (
-    check_betas, check_lr, check_non_negative, scalar, step_tensor, weight_decay,
+    check_betas, check_lr, check_non_negative, step_tensor, weight_decay,
 )
-from arraygrad.optim.optimizer import Optimizer
+from arraygrad.optim.optimizer import Optimizer, _get_value
 from arraygrad.tensor import Tensor
 
 if TYPE_CHECKING:
@@ -48,44 +47,28 @@ class NAdam(Optimizer):
         super().__init__(params, defaults)
 
     def _update_group(self, group: dict[str, Any]) -> None:
-        # scalar operands are read live (see Optimizer); a getter made in the loop binds
-        # its parameter's state as a default, as the loop variable moves on
-        one_minus_beta1 = live(lambda: 1 - group["betas"][0])
-        beta2 = live(lambda: group["betas"][1])
-        one_minus_beta2 = live(lambda: 1 - group["betas"][1])
-        eps = live(lambda: group["eps"])
+        beta1, beta2 = group["betas"]
+        eps, momentum_decay = group["eps"], group["momentum_decay"]
+        lr = _get_value(group["lr"])
         for p, g, state in self._grads(group):
             if not state:
                 state["step"] = step_tensor(p)
                 state["mu_product"] = step_tensor(p, 1.0)
                 state["exp_avg"] = zeros_like(p)
                 state["exp_avg_sq"] = zeros_like(p)
-            state["step"] += 1
-            t = state["step"]
+            step_t, mu_product_t = state["step"], state["mu_product"]
+            step_t += 1
+            step = _get_value(step_t)
             g = weight_decay(p, g, group)
-            # the product is kept in the state's float32, as PyTorch
-            state["mu_product"] *= live(lambda t=t: _mu(group, t.item()))
+            # the momentum coefficients of this step and the next
+            mu = beta1 * (1.0 - 0.5 * 0.96 ** (step * momentum_decay))
+            mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((step + 1) * momentum_decay))
+            mu_product_t *= mu  # kept in the state's float32, as PyTorch
+            mu_product = _get_value(mu_product_t)
             exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-            exp_avg.lerp_(g, one_minus_beta1)
-            exp_avg_sq.mul_(beta2).addcmul_(g, g, value=one_minus_beta2)
-            denom = exp_avg_sq.div(live(lambda t=t: 1 - group["betas"][1] ** t.item())).sqrt()
+            exp_avg.lerp_(g, 1 - beta1)
+            exp_avg_sq.mul_(beta2).addcmul_(g, g, value=1 - beta2)
+            denom = exp_avg_sq.div(1 - beta2 ** step).sqrt()
             denom = denom.add(eps)
-            p.addcdiv_(g, denom, value=live(lambda s=state: _grad_factor(group, s)))
-            p.addcdiv_(exp_avg, denom, value=live(lambda s=state: _momentum_factor(group, s)))
-
-
-def _mu(group: dict[str, Any], step: float) -> float:
-    """NAdam's momentum coefficient ``mu_t`` at step ``step``."""
-    return group["betas"][0] * (1.0 - 0.5 * 0.96 ** (step * group["momentum_decay"]))
-
-
-def _grad_factor(group: dict[str, Any], state: dict[str, Any]) -> float:
-    """The gradient's coefficient in the update: ``-lr * (1 - mu_t) / (1 - mu_product)``."""
-    mu = _mu(group, state["step"].item())
-    return -scalar(group["lr"]) * (1.0 - mu) / (1.0 - state["mu_product"].item())
-
-
-def _momentum_factor(group: dict[str, Any], state: dict[str, Any]) -> float:
-    """The first moment's coefficient: ``-lr * mu_{t+1} / (1 - mu_product * mu_{t+1})``."""
-    mu_next = _mu(group, state["step"].item() + 1)
-    return -scalar(group["lr"]) * mu_next / (1.0 - state["mu_product"].item() * mu_next)
+            p.addcdiv_(g, denom, value=-lr * (1.0 - mu) / (1.0 - mu_product))
+            p.addcdiv_(exp_avg, denom, value=-lr * mu_next / (1.0 - mu_product * mu_next))

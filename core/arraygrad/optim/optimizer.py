@@ -4,17 +4,17 @@ Subclasses implement ``_update_group(group)``; ``step`` runs it for every
 group under ``no_grad`` (under grad mode when ``differentiable=True``, so the
 update is recorded, as PyTorch's ``_use_grad_for_differentiable``).
 
-For ``arraygrad.compile``, an update separates what it computes from what decides
-its shape: every Python scalar operand computed from state that can change (the
-group's hyper-parameters, which schedulers rewrite; ``state["step"].item()``) is one
-``compiler.scalars.live(lambda: ...)`` expression, read afresh at replay, while
-the Python branches an update takes (``wd != 0``, AMSGrad, the state a first step
-creates) are described by ``_compile_key()``, which the recorder guards on.
+The updates are written as PyTorch's are: hyperparameters read from the group as plain
+numbers, a state step count read with ``_get_value`` and square roots of numbers taken with
+``_dispatch_sqrt`` (PyTorch's helpers, of the same names). Under ``arraygrad.compile`` the
+recorder reads those numbers live (``arraygrad.compiler.group_reads``): the update needs no
+knowledge of the compiler, and a Python branch on a number is a guard of the program.
 """
 
 from __future__ import annotations
 
 import functools
+import math
 import sys
 import warnings
 from collections import defaultdict
@@ -25,8 +25,8 @@ from typing import Any, Callable, Iterable, Iterator, Union
 from arraygrad import dtypes as _dt
 from arraygrad.autograd.grad_mode import enable_grad, no_grad, set_grad_enabled
 from arraygrad.autograd.hooks import HookDict, RemovableHandle
-from arraygrad.optim._checks import structure
 from arraygrad.tensor import Tensor
+from arraygrad.transform_state import recording_flag as _recording
 
 __all__ = ["Optimizer", "required", "ParamsT", "register_optimizer_step_pre_hook",
            "register_optimizer_step_post_hook"]
@@ -35,12 +35,28 @@ __all__ = ["Optimizer", "required", "ParamsT", "register_optimizer_step_pre_hook
 # (as torch.optim.optimizer.ParamsT).
 ParamsT = Union[Iterable[Tensor], Iterable[dict[str, Any]], Iterable[tuple[str, Tensor]]]
 
-# hyper-parameter values that are their own structure in ``_compile_key`` (flags, names)
-_FLAGS = frozenset({bool, str})
-
 # hooks run around every optimizer's step (torch.optim.optimizer's global hooks)
 _global_step_pre_hooks = HookDict()
 _global_step_post_hooks = HookDict()
+
+
+def _get_value(x: Any) -> Any:
+    """The number a one-element state tensor holds (a step count, a tensor ``lr``); a plain
+    number as it is. PyTorch's helper of the same name; while ``arraygrad.compile`` records, the
+    recorder's live read of it (evaluated again at every replay)."""
+    if not isinstance(x, Tensor):
+        return x
+    if _recording.on and _recording.read_live is not None:
+        return _recording.read_live(x)
+    return x.item()
+
+
+def _dispatch_sqrt(x: Any) -> Any:
+    """``math.sqrt`` of a Python number, ``Tensor.sqrt`` of a tensor (PyTorch's helper)."""
+    if isinstance(x, Tensor):
+        return x.sqrt()
+    apply = getattr(x, "live_apply", None)  # a live scalar, while arraygrad.compile records
+    return apply(math.sqrt) if apply is not None else math.sqrt(x)
 
 
 def register_optimizer_step_pre_hook(hook: Callable[..., Any]) -> RemovableHandle:
@@ -272,31 +288,6 @@ class Optimizer:
 
     def _update_group(self, group: dict[str, Any]) -> None:
         raise NotImplementedError
-
-    # -- compilation --------------------------------------------------------------------
-    def _compile_key(self) -> tuple[Any, ...]:
-        """What decides which array operations the next ``step`` makes (not their scalar
-        operands, which are live): per group, the structure of each hyper-parameter (flags,
-        signs of numbers), and which state each parameter holds (a first step creates it).
-        ``arraygrad.compile`` re-records a step when this changes. Subclasses whose update
-        branches on state add to it (``_state_key``)."""
-        # flat and loop-only: a compiled step computes it at every call
-        key: list[Any] = []
-        get = self.state.get
-        state_key = self._state_key
-        for group in self.param_groups:
-            for k, v in group.items():
-                if k != "params" and k != "param_names":
-                    key.append((k, v if v is None or v.__class__ in _FLAGS else structure(v)))
-            for p in group["params"]:
-                st = get(p)
-                key.append(None if st is None else state_key(group, st))
-        return tuple(key)
-
-    def _state_key(self, group: dict[str, Any], state: dict[str, Any]) -> Any:
-        """The part of ``_compile_key`` one parameter's state gives: its keys, plus whatever
-        Python branch of the next update depends on the state's values (subclasses)."""
-        return tuple(state)
 
     # -- hooks ----------------------------------------------------------------------------
     def register_step_pre_hook(self, hook: Callable[..., Any]) -> RemovableHandle:

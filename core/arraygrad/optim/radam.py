@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING, Any
 
-from arraygrad.live_scalars import live, read_guarded
 from arraygrad.creation import zeros_like
 from arraygrad.optim._checks import (
-    check_betas, check_lr, check_non_negative, scalar, step_tensor, weight_decay,
+    check_betas, check_lr, check_non_negative, step_tensor, weight_decay,
 )
-from arraygrad.optim.optimizer import Optimizer
+from arraygrad.optim.optimizer import Optimizer, _get_value
 from arraygrad.tensor import Tensor
 
 if TYPE_CHECKING:
@@ -47,49 +45,33 @@ class RAdam(Optimizer):
         super().__init__(params, defaults)
 
     def _update_group(self, group: dict[str, Any]) -> None:
-        # scalar operands are read live (see Optimizer); a getter made in the loop binds
-        # its parameter's step tensor as a default, as the loop variable moves on
-        one_minus_beta1 = live(lambda: 1 - group["betas"][0])
-        beta2 = live(lambda: group["betas"][1])
-        one_minus_beta2 = live(lambda: 1 - group["betas"][1])
-        eps = live(lambda: group["eps"])
-        lr = live(lambda: scalar(group["lr"]))
+        beta1, beta2 = group["betas"]
+        eps = group["eps"]
+        lr = _get_value(group["lr"])
         for p, g, state in self._grads(group):
             if not state:
                 state["step"] = step_tensor(p)
                 state["exp_avg"] = zeros_like(p)
                 state["exp_avg_sq"] = zeros_like(p)
-            state["step"] += 1
-            t = state["step"]
+            step_t = state["step"]
+            # read before the increment (so a compiled step checks the branch below up front);
+            # the count after it, as PyTorch reads it
+            step = _get_value(step_t) + 1
+            step_t += 1
             g = weight_decay(p, g, group)
             exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-            exp_avg.lerp_(g, one_minus_beta1)
-            exp_avg_sq.mul_(beta2).addcmul_(g, g, value=one_minus_beta2)
-            corrected = exp_avg / live(lambda t=t: 1 - group["betas"][0] ** t.item())
-            # a Python branch on the step: _state_key guards it for a compiled step
-            if read_guarded(lambda t=t: _rho(group["betas"][1], t.item()) > 5.0):
-                adaptive = (live(lambda t=t: (1 - group["betas"][1] ** t.item()) ** 0.5)
-                            / exp_avg_sq.sqrt().add(eps))
-                rect = live(lambda t=t: _rectification(group["betas"][1], t.item()))
-                p.add_(corrected * lr * adaptive * rect, alpha=-1.0)
+            exp_avg.lerp_(g, 1 - beta1)
+            exp_avg_sq.mul_(beta2).addcmul_(g, g, value=1 - beta2)
+            bias_correction1 = 1 - beta1 ** step
+            bias_correction2 = 1 - beta2 ** step
+            bias_corrected_exp_avg = exp_avg / bias_correction1
+            # the length of the approximated simple moving average
+            rho_inf = 2 / (1 - beta2) - 1
+            rho_t = rho_inf - 2 * step * (beta2 ** step) / bias_correction2
+            if rho_t > 5.0:
+                rect = ((rho_t - 4) * (rho_t - 2) * rho_inf
+                        / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
+                adaptive_lr = bias_correction2 ** 0.5 / exp_avg_sq.sqrt().add(eps)
+                p.add_(bias_corrected_exp_avg * lr * adaptive_lr * rect, alpha=-1.0)
             else:
-                p.add_(corrected * lr, alpha=-1.0)
-
-    def _state_key(self, group: dict[str, Any], state: dict[str, Any]) -> Any:
-        """The state's keys and whether the next step rectifies (``rho_t > 5``)."""
-        step = state["step"].item() + 1 if "step" in state else 1
-        return tuple(state), _rho(group["betas"][1], step) > 5.0
-
-
-def _rho(beta2: float, step: float) -> float:
-    """The length of the approximated simple moving average, ``rho_t``."""
-    rho_inf = 2 / (1 - beta2) - 1
-    return rho_inf - 2 * step * beta2 ** step / (1 - beta2 ** step)
-
-
-def _rectification(beta2: float, step: float) -> float:
-    """The variance rectification term ``r_t``."""
-    rho_inf = 2 / (1 - beta2) - 1
-    rho_t = _rho(beta2, step)
-    return math.sqrt((rho_t - 4) * (rho_t - 2) * rho_inf
-                     / ((rho_inf - 4) * (rho_inf - 2) * rho_t))
+                p.add_(bias_corrected_exp_avg * lr, alpha=-1.0)

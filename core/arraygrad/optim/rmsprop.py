@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from arraygrad.live_scalars import live
 from arraygrad.creation import zeros_like
-from arraygrad.optim._checks import check_lr, check_non_negative, scalar, step_tensor
-from arraygrad.optim.optimizer import Optimizer
+from arraygrad.optim._checks import check_lr, check_non_negative, step_tensor
+from arraygrad.optim.optimizer import Optimizer, _get_value
 
 from arraygrad.tensor import Tensor
 
@@ -40,16 +39,9 @@ class RMSprop(Optimizer):
         super().__init__(params, defaults)
 
     def _update_group(self, group: dict[str, Any]) -> None:
-        # branches on the values read now; scalar operands read live (see Optimizer)
         wd, momentum, centered = group["weight_decay"], group["momentum"], group["centered"]
-        alpha = live(lambda: group["alpha"])
-        one_minus_alpha = live(lambda: 1 - group["alpha"])
-        eps = live(lambda: group["eps"])
-        neg_lr = live(lambda: -scalar(group["lr"]))
-        if wd != 0:
-            wd = live(lambda: group["weight_decay"])
-        if momentum > 0:
-            momentum = live(lambda: group["momentum"])
+        alpha, eps = group["alpha"], group["eps"]
+        lr = _get_value(group["lr"])
         for p, g, state in self._grads(group):
             if not state:
                 state["step"] = step_tensor(p)
@@ -62,10 +54,10 @@ class RMSprop(Optimizer):
             if wd != 0:
                 g = g.add(p, alpha=wd)
             square_avg = state["square_avg"]
-            square_avg.mul_(alpha).add_(g * g, alpha=one_minus_alpha)
+            square_avg.mul_(alpha).add_(g * g, alpha=1 - alpha)
             if centered:
                 grad_avg = state["grad_avg"]
-                grad_avg.add_((g - grad_avg) * one_minus_alpha)
+                grad_avg.add_((g - grad_avg) * (1 - alpha))
                 avg = (square_avg - grad_avg * grad_avg).sqrt()
             else:
                 avg = square_avg.sqrt()
@@ -73,6 +65,6 @@ class RMSprop(Optimizer):
             if momentum > 0:
                 buf = state["momentum_buffer"]
                 buf.mul_(momentum).add_(g / avg)
-                p.add_(buf, alpha=neg_lr)
+                p.add_(buf, alpha=-lr)
             else:
-                p.add_(g / avg, alpha=neg_lr)
+                p.add_(g / avg, alpha=-lr)

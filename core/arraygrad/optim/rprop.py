@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from arraygrad.live_scalars import live
 from arraygrad.creation import full_like, ones_like, zeros_like
 from arraygrad.ops.elementwise import where
 from arraygrad.optim._checks import check_lr, scalar, step_tensor
@@ -40,11 +39,8 @@ class Rprop(Optimizer):
         super().__init__(params, defaults)
 
     def _update_group(self, group: dict[str, Any]) -> None:
-        # scalar operands are read live (see Optimizer)
-        etaminus = live(lambda: group["etas"][0])
-        etaplus = live(lambda: group["etas"][1])
-        step_size_min = live(lambda: group["step_sizes"][0])
-        step_size_max = live(lambda: group["step_sizes"][1])
+        etaminus, etaplus = group["etas"]
+        step_size_min, step_size_max = group["step_sizes"]
         for p, g, state in self._grads(group):
             if not state:
                 state["step"] = step_tensor(p)

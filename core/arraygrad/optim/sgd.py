@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from arraygrad.live_scalars import live
-from arraygrad.optim._checks import check_fused, check_lr, check_non_negative, scalar
-from arraygrad.optim.optimizer import Optimizer
+from arraygrad.optim._checks import check_fused, check_lr, check_non_negative
+from arraygrad.optim.optimizer import Optimizer, _get_value
 
 from arraygrad.tensor import Tensor
 
@@ -42,15 +41,9 @@ class SGD(Optimizer):
         super().__init__(params, defaults)
 
     def _update_group(self, group: dict[str, Any]) -> None:
-        # branches on the values read now; scalar operands read live (see Optimizer)
-        momentum, nesterov = group["momentum"], group["nesterov"]
+        momentum, dampening, nesterov = group["momentum"], group["dampening"], group["nesterov"]
         wd, maximize = group["weight_decay"], group["maximize"]
-        neg_lr = live(lambda: -scalar(group["lr"]))
-        if wd != 0:
-            wd = live(lambda: group["weight_decay"])
-        if momentum != 0:
-            momentum = live(lambda: group["momentum"])
-            one_minus_dampening = live(lambda: 1 - group["dampening"])
+        lr = _get_value(group["lr"])
         for p in group["params"]:
             g = p.grad
             if g is None:
@@ -67,6 +60,6 @@ class SGD(Optimizer):
                 if buf is None:
                     buf = state["momentum_buffer"] = g.detach().clone()
                 else:
-                    buf.mul_(momentum).add_(g, alpha=one_minus_dampening)
+                    buf.mul_(momentum).add_(g, alpha=1 - dampening)
                 g = g.add(buf, alpha=momentum) if nesterov else buf
-            p.add_(g, alpha=neg_lr)
+            p.add_(g, alpha=-lr)

@@ -11,14 +11,12 @@ arraygrad has no complex dtypes, so PyTorch's refusal of complex parameters cann
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING, Any
 
-from arraygrad.live_scalars import live
 from arraygrad.creation import ones_like, zeros_like
 from arraygrad.ops.elementwise import where
 from arraygrad.optim._checks import check_betas, scalar
-from arraygrad.optim.optimizer import Optimizer
+from arraygrad.optim.optimizer import Optimizer, _dispatch_sqrt, _get_value
 from arraygrad.tensor import Tensor
 
 if TYPE_CHECKING:
@@ -52,11 +50,9 @@ class SparseAdam(Optimizer):
         super().__init__(params, defaults)
 
     def _update_group(self, group: dict[str, Any]) -> None:
-        # scalar operands are read live (see Optimizer), although reading the mask into
-        # Python (``bool(mask.any())``) makes a compiled step run eagerly anyway
-        one_minus_beta1 = live(lambda: 1 - group["betas"][0])
-        one_minus_beta2 = live(lambda: 1 - group["betas"][1])
-        eps = live(lambda: group["eps"])
+        beta1, beta2 = group["betas"]
+        eps = group["eps"]
+        lr = _get_value(group["lr"])
         for p in group["params"]:
             if p.grad is None:
                 continue
@@ -72,20 +68,17 @@ class SparseAdam(Optimizer):
                 g = g.to_dense()
             else:
                 mask = g != 0
-            if not bool(mask.any()):
+            if not bool(mask.any()):  # (read into Python: a compiled step runs eagerly)
                 continue
             exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-            exp_avg.add_(where(mask, (g - exp_avg) * one_minus_beta1, 0.0))
-            exp_avg_sq.add_(where(mask, (g * g - exp_avg_sq) * one_minus_beta2, 0.0))
-            neg_step_size = live(lambda s=state: -_step_size(group, s["step"]))
+            exp_avg.add_(where(mask, (g - exp_avg) * (1 - beta1), 0.0))
+            exp_avg_sq.add_(where(mask, (g * g - exp_avg_sq) * (1 - beta2), 0.0))
+            bias_correction1 = 1 - beta1 ** state["step"]
+            bias_correction2 = 1 - beta2 ** state["step"]
+            step_size = lr * _dispatch_sqrt(bias_correction2) / bias_correction1
             update = exp_avg / exp_avg_sq.sqrt().add(eps)
-            p.add_(where(mask, update * neg_step_size, 0.0))
+            p.add_(where(mask, update * -step_size, 0.0))
 
-
-def _step_size(group: dict[str, Any], step: int) -> float:
-    """``lr * sqrt(1 - b2**t) / (1 - b1**t)``."""
-    beta1, beta2 = group["betas"]
-    return scalar(group["lr"]) * math.sqrt(1 - beta2 ** step) / (1 - beta1 ** step)
 
 def _entries(g: Tensor) -> Tensor:
     """Where sparse ``g`` stores an entry, as a dense boolean tensor."""

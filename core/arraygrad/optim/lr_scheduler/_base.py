@@ -5,9 +5,9 @@ parameter group's ``"lr"``. The chainable forms (new rate from the current
 one) match PyTorch, so schedulers can be stacked on one optimizer; passing
 ``epoch`` to ``step`` (deprecated in PyTorch) uses the closed form instead.
 
-A ``step`` made inside ``arraygrad.compile`` changes Python state only, so it is a
-``compiler.scalars.host_effect``: the replay of the step calls it again, and the
-optimizer's update reads the new rate live.
+A ``step`` made inside ``arraygrad.compile`` changes Python state only: the recorder makes
+the same call at every replay (``compiler.schedulers``), and the optimizer's update reads the
+new rate live.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from typing import Any, Iterator
 
 from contextlib import contextmanager
 
-from arraygrad.live_scalars import host_effect, recording_flag
 from arraygrad.optim._checks import scalar
 from arraygrad.optim.optimizer import Optimizer
 from arraygrad.tensor import Tensor
@@ -162,8 +161,6 @@ class LRScheduler:
 
     def step(self, epoch: int | None = None) -> None:
         """Advance one epoch (``epoch`` is deprecated; it jumps, using the closed form)."""
-        if recording_flag.on:  # inside arraygrad.compile: a replay redoes the call
-            return host_effect(self.step, epoch)
         if self._step_count == 1:
             if not hasattr(self.optimizer.step, "_wrapped_by_lr_sched"):
                 warnings.warn(

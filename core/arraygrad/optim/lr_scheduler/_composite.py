@@ -6,7 +6,6 @@ from __future__ import annotations
 from bisect import bisect_right
 from typing import Any, Sequence
 
-from arraygrad.live_scalars import host_effect, recording_flag
 from arraygrad.optim.lr_scheduler._base import LRScheduler, group_values, set_group_value
 from arraygrad.optim.lr_scheduler._plateau import ReduceLROnPlateau
 from arraygrad.optim.optimizer import Optimizer
@@ -90,8 +89,6 @@ class SequentialLR(_Composite):
 
     def step(self) -> None:  # type: ignore[override]
         """Step the scheduler in charge of this epoch (restarting it at its milestone)."""
-        if recording_flag.on:  # inside arraygrad.compile: a replay redoes the call
-            return host_effect(self.step)
         self.last_epoch += 1
         idx = bisect_right(self._milestones, self.last_epoch)
         scheduler = self._schedulers[idx]
@@ -119,8 +116,6 @@ class ChainedScheduler(_Composite):
 
     def step(self) -> None:  # type: ignore[override]
         """Step every scheduler."""
-        if recording_flag.on:  # inside arraygrad.compile: a replay redoes the call
-            return host_effect(self.step)
         for scheduler in self._schedulers:
             scheduler.step()
         self._last_lr = group_values(self._schedulers[-1].optimizer, "lr")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from arraygrad.live_scalars import host_effect, recording_flag
 from arraygrad.optim.lr_scheduler._base import LRScheduler, group_values, set_group_value
 from arraygrad.optim.optimizer import Optimizer
 
@@ -74,8 +73,6 @@ class CosineAnnealingWarmRestarts(LRScheduler):
     def step(self, epoch: float | None = None) -> None:
         """One epoch on, or (``epoch`` given, possibly fractional) to that point of the
         schedule; unlike the other schedulers, ``epoch`` is not deprecated here."""
-        if recording_flag.on:  # inside arraygrad.compile: a replay redoes the call
-            return host_effect(self.step, epoch)
         if epoch is None and self.last_epoch < 0:
             epoch = 0
         if epoch is None:

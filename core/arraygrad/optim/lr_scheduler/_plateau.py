@@ -6,11 +6,9 @@ import math
 import warnings
 from typing import Any, Sequence
 
-from arraygrad.live_scalars import host_effect, recording_flag
 from arraygrad.optim.lr_scheduler._base import (EPOCH_DEPRECATION_WARNING, LRScheduler,
                                                 check_optimizer, group_values, set_group_value)
 from arraygrad.optim.optimizer import Optimizer
-from arraygrad.tensor import Tensor
 
 __all__ = ["ReduceLROnPlateau"]
 
@@ -66,10 +64,6 @@ class ReduceLROnPlateau(LRScheduler):
     # PyTorch's signature, step(metrics), differs from the base's step(epoch)
     def step(self, metrics: Any, epoch: int | None = None) -> None:  # type: ignore[override]
         """Record this epoch's metric; reduce the rates after ``patience`` bad epochs."""
-        if recording_flag.on and not isinstance(metrics, Tensor):
-            # inside arraygrad.compile a replay redoes the call; a tensor metric is a value
-            # of the step, whose read (``float``) the recorder treats as a graph break
-            return host_effect(self.step, metrics, epoch)
         current = float(metrics)
         if epoch is None:
             epoch = self.last_epoch + 1

@@ -1,9 +1,9 @@
-"""Running a recorded program again, instruction by instruction, on real arrays.
+"""Running recorded instructions again, one by one, on real arrays.
 
-The exporter needs every slot's shape and dtype (the recording keeps only the calls), and
-a proof that the instructions it translates are the whole forward: run on the arrays the
-forward started from, they must give the forward's outputs exactly. Each instruction runs
-as the replay function ``compiler.program`` generates would run it.
+Each instruction runs as the replay function ``compiler.program`` generates would run it.
+Two users: the ONNX exporter (every slot's shape and dtype, and a proof that the
+instructions it translates are the whole forward) and ``pre_reads`` (a state scalar's
+value at a point of the step, computed from the state before it).
 """
 
 from __future__ import annotations
@@ -12,9 +12,12 @@ import operator
 from typing import Any
 
 from arraygrad.compiler.recording import Instr, Live, Slot
-from arraygrad.onnx.errors import OnnxExporterError
 
-__all__ = ["run", "value_of", "outs_of"]
+__all__ = ["run", "value_of", "outs_of", "NotRunnable"]
+
+
+class NotRunnable(RuntimeError):
+    """An instruction ``run`` cannot make again (a host call, a random draw)."""
 
 
 def outs_of(out: Any) -> tuple[int, ...]:
@@ -48,8 +51,8 @@ def run(instrs: list[Instr], arrays: dict[int, Any]) -> dict[int, Any]:
     for ins in instrs:
         fn, targs, tkw, out, _pure, kind, coerce, _reads = ins
         if kind == "host" or getattr(fn, "__name__", "").startswith("draw_"):
-            raise OnnxExporterError(f"the recorded program makes a call the exporter cannot "
-                                    f"run again ({getattr(fn, '__name__', fn)!r})")
+            raise NotRunnable(f"the recorded program makes a call that cannot be run again "
+                              f"outside a replay ({getattr(fn, '__name__', fn)!r})")
         args = [value_of(a, arrays) for a in targs]
         kwargs = {k: value_of(v, arrays) for k, v in tkw.items()} if tkw else {}
         if kind == "setitem":
