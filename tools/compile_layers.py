@@ -15,6 +15,9 @@ Prints two numbers over ``core/arraygrad`` (``--json`` for a machine-readable re
   ``replay_unit``, ``compile_hooks``, ``compile_epochs``...), or of a protocol attribute
   (a live scalar's ``live_apply``, the flag's ``read_live``, an optimizer's
   ``_compile_key``/``_state_key``), also as a string (``hasattr(x, "live_apply")``).
+  ``transform_state.hooks`` and ``array_kernel`` are not the compile protocol: they are the
+  slots any transform that records array calls installs from above (None outside one), and
+  a fact about a function; ``--hooks`` counts the lines using them, apart.
 
     python tools/compile_layers.py [--json] [--by-file]
 """
@@ -34,16 +37,40 @@ PROTOCOL = ("arraygrad.compiler",)
 COMPILE_NAMES = frozenset({"RecordingFlag", "recording_flag", "compile_hooks", "compile_epochs",
                            "replay_unit", "unit_function"})  # transform_state's compile section
 # attributes that belong to the protocol: an optimizer's old guard keys, a live scalar's method
+HOOK_NAMES = frozenset({"hooks", "TransformHooks", "array_kernel", "kernel_function"})
 METHODS = frozenset({"_compile_key", "_state_key", "live_apply", "read_live", "live_operand"})
 
 
 def _below(path: Path) -> bool:
     rel = path.relative_to(ROOT)
-    return rel.parts[0] not in ABOVE and rel != Path("__init__.py")
+    # (``transform_state`` is the leaf where the protocol's flag is defined, not a user of it)
+    return rel.parts[0] not in ABOVE and rel not in (Path("__init__.py"),
+                                                     Path("transform_state.py"))
 
 
 def _names_compiler(module: str) -> bool:
     return module == "arraygrad.compiler" or module.startswith("arraygrad.compiler.")
+
+
+def hook_lines(path: Path) -> set[int]:
+    """The lines of one file using the transform hooks (``transform_state.hooks``,
+    ``array_kernel``): its import of them and every use of the names it took."""
+    tree = ast.parse(path.read_text(), str(path))
+    names: set[str] = set()
+    lines: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "arraygrad.transform_state":
+            taken = [a for a in node.names if a.name in HOOK_NAMES]
+            if taken:
+                lines.add(node.lineno)
+                names.update(a.asname or a.name for a in taken)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in names:
+            lines.add(node.lineno)
+        elif isinstance(node, ast.Attribute) and node.attr == "hooks" and isinstance(
+                node.value, ast.Name) and node.value.id == "_transforms":
+            lines.add(node.lineno)
+    return lines
 
 
 def scan(path: Path) -> tuple[int, set[int]]:
@@ -91,9 +118,11 @@ def scan(path: Path) -> tuple[int, set[int]]:
 def report() -> dict[str, object]:
     """The counts, overall and per file (files with none left out)."""
     files: dict[str, dict[str, int]] = {}
+    hook_total = 0
     for path in sorted(ROOT.rglob("*.py")):
         if not _below(path):
             continue
+        hook_total += len(hook_lines(path))
         upward, lines = scan(path)
         if upward or lines:
             files[str(path.relative_to(ROOT))] = {"upward_imports": upward,
@@ -104,6 +133,7 @@ def report() -> dict[str, object]:
     return {"upward_imports": sum(f["upward_imports"] for f in files.values()),
             "compile_aware_lines": sum(f["compile_aware_lines"] for f in files.values()),
             "compile_aware_lines_by_area": dict(by_area.most_common()),
+            "transform_hook_lines": hook_total,
             "files": files}
 
 
@@ -111,6 +141,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", action="store_true", help="print the whole report as JSON")
     parser.add_argument("--by-file", action="store_true", help="list the counts per file")
+    parser.add_argument("--hooks", action="store_true",
+                        help="also count the lines using the transform hooks")
     args = parser.parse_args(argv)
     found = report()
     if args.json:
@@ -119,6 +151,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"upward imports into compiler/: {found['upward_imports']}")
     print(f"compile-aware lines outside compiler/: {found['compile_aware_lines']} "
           f"{found['compile_aware_lines_by_area']}")
+    if args.hooks:
+        print(f"lines using the transform hooks (any transform's): "
+              f"{found['transform_hook_lines']}")
     if args.by_file:
         for name, counts in found["files"].items():  # type: ignore[union-attr]
             print(f"  {name}: {counts['upward_imports']} imports, "

@@ -11,8 +11,7 @@ from arraygrad.allocation_errors import allocating, check_storage_size, out_of_m
 from arraygrad.ops.kernel_dtypes import check_kernel_dtype
 from arraygrad.device import explicit_default_device
 from arraygrad.backends.registry import backend_for_device, default_backend
-from arraygrad.transform_state import compile_hooks as _compile_hooks
-from arraygrad.transform_state import recording_flag as _recording
+from arraygrad.transform_state import hooks as _transform_hooks
 from arraygrad import determinism as _determinism
 from arraygrad.layouts import check_layout, check_memory_format, check_pin_memory, sparse_coo
 from arraygrad.random import generator_for
@@ -41,9 +40,8 @@ def _backend(device: DeviceLike | None) -> Backend:
         found = default_backend() if default is None else backend_for_device(default)
     else:
         found = backend_for_device(device)
-    if _recording.on:  # inside ``arraygrad.compile``'s recording: made arrays are recorded
-        return _compile_hooks.recorded_backend(found)  # (registered by the recorder)
-    return found
+    view = _transform_hooks.backend_view  # a running transform's (``transform_state``)
+    return found if view is None else view(found)
 
 
 backend_of = _backend  # for the storages and the factories of other modules

@@ -7,8 +7,6 @@ import threading
 import warnings
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
-from arraygrad.transform_state import compile_hooks as _compile_hooks
-from arraygrad.transform_state import recording_flag as _recording
 from arraygrad.device import DeviceLike, as_device, device
 from arraygrad import transform_state as _transforms
 
@@ -245,8 +243,9 @@ def generator_for(backend: Backend, generator: Generator | None = None) -> Nativ
     draws = _transforms.draws  # a running transform's generator (``transform_state``)
     if draws is not None:
         return draws(generator)
-    if _recording.on:  # inside ``arraygrad.compile``'s recording: draws are instructions
-        return _compile_hooks.recorded_generator(backend, generator)  # (the recorder's)
+    view = _transforms.hooks.generator_view  # a recording transform's (``transform_state``)
+    if view is not None:
+        return view(backend, generator)
     return generator.native(backend)
 
 

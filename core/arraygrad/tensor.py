@@ -16,7 +16,7 @@ from arraygrad import dtypes as _dt
 from arraygrad.autograd.grad_mode import _inference_open, _state as _grad_state
 from arraygrad.autograd.graph import AccumulateGrad
 from arraygrad.autograd.hooks import HookDict, RemovableHandle
-from arraygrad.transform_state import recording_flag as _recording
+from arraygrad.transform_state import hooks as _transform_hooks
 
 if TYPE_CHECKING:
     from arraygrad.backends.contract import Backend
@@ -357,9 +357,9 @@ class Tensor:
         """
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        if _recording.on and _recording.graph_break is not None:
-            # inside ``arraygrad.compile``'s recording: a replay would not run the hook's Python
-            _recording.graph_break("a tensor hook registered inside the step")
+        told = _transform_hooks.python_effect  # a recording transform cannot run it later
+        if told is not None:
+            told("a tensor hook registered inside the step")
         fn = self._grad_fn
         if fn is not None:
             hooks = fn._tensor_hooks(self._output_nr)

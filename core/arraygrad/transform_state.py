@@ -21,7 +21,7 @@ from typing import Any, Callable, TypeVar
 
 __all__ = ["find_transform", "transform", "vmap_levels", "indexed_input", "draws", "DualState",
            "dual", "RecordingFlag", "recording_flag", "compile_hooks", "compile_epochs",
-           "replay_unit", "unit_function"]
+           "TransformHooks", "hooks", "array_kernel", "kernel_function"]
 
 
 # -- the transforms themselves, for the layers below them ------------------------------------
@@ -113,32 +113,19 @@ recording_flag = RecordingFlag()
 
 
 class _CompileHooks:
-    """What the layers below call into while a recording runs, registered by the compiler
-    when it loads (it sits above them; they never import it).
+    """``compile``: ``arraygrad.compile``, for ``nn.Module.compile`` (PyTorch's method calls
+    ``torch.compile``), registered by the package, loading the compiler at its first call
+    (``nn`` sits below the compiler and never imports it)."""
 
-    ``recorded_backend(backend)``, ``recorded_generator(backend, generator)``: the
-    recording views creation and random draws use (``compiler.recording_backend``);
-    ``recorded_kernel(kernel)``: a plugin kernel's recorded call (``compiler.traced``);
-    ``record_unit(fn, args, writes)``: a replay unit's call (``compiler.unit_record``);
-    ``compile``: ``arraygrad.compile``, for ``nn.Module.compile`` (registered by the
-    package, loading the compiler at its first call).
-    """
-
-    __slots__ = ("recorded_backend", "recorded_generator", "recorded_kernel", "record_unit",
-                 "compile")
+    __slots__ = ("compile",)
 
     def __init__(self) -> None:
-        self.recorded_backend: Callable[..., Any] = _unregistered
-        self.recorded_generator: Callable[..., Any] = _unregistered
-        self.recorded_kernel: Callable[..., Any] = _unregistered
-        self.record_unit: Callable[..., Any] = _unregistered
         self.compile: Callable[..., Any] = _unregistered
 
 
 def _unregistered(*args: Any, **kwargs: Any) -> Any:
-    """A hook nothing registered yet: the recording flag was set without the compiler."""
-    raise RuntimeError("arraygrad.compile's recorder is not loaded (the recording flag is set "
-                       "by arraygrad.compiler, which registers its hooks when it loads)")
+    """``compile`` before the package registered it (a module loaded without its root)."""
+    raise RuntimeError("arraygrad.compile is not available before `import arraygrad`")
 
 
 compile_hooks = _CompileHooks()
@@ -164,28 +151,59 @@ compile_epochs = _CompileEpochs()
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def replay_unit(fn: F | None = None, *, writes: bool = False) -> Any:
-    """Mark ``fn`` a replay unit (``arraygrad.compiler.units`` describes them): while a
-    recording is live, a call of it with positional arguments is recorded as one
-    instruction. ``writes=True``: the unit writes its second argument in place and answers
-    it (an optimizer's update); its instruction is then an effect, never dropped. Outside
-    a recording a unit costs one flag test and one call more than the function."""
+# -- what a running transform sees of the layers below -------------------------------------
+
+class TransformHooks:
+    """Where the layers below hand work to a running transform that records array calls
+    (``arraygrad.compile``'s recorder installs them while it records, and removes them after;
+    None otherwise, so the eager path tests one slot).
+
+    ``backend_view(backend)``: the backend array creation makes its arrays through;
+    ``generator_view(backend, generator)``: the native generator random draws come from;
+    ``kernel_view(kernel)``: a plugin kernel, as it is to be called;
+    ``kernel_call(fn, args, writes)``: a whole array kernel's call (``array_kernel``);
+    ``python_effect(reason)``: told of Python work the transform cannot carry (a tensor hook
+    registered while it runs); ``arrays_only``: the transform expresses array calls only (no
+    views of memory, no shapes that depend on values): ops take their portable forms.
+    """
+
+    __slots__ = ("backend_view", "generator_view", "kernel_view", "kernel_call",
+                 "python_effect", "arrays_only")
+
+    def __init__(self) -> None:
+        self.backend_view: Callable[[Any], Any] | None = None
+        self.generator_view: Callable[[Any, Any], Any] | None = None
+        self.kernel_view: Callable[[Any], Any] | None = None
+        self.kernel_call: Callable[..., Any] | None = None
+        self.python_effect: Callable[[str], None] | None = None
+        self.arrays_only = False
+
+
+hooks = TransformHooks()
+
+
+def array_kernel(fn: F | None = None, *, writes: bool = False) -> Any:
+    """Mark ``fn`` an array kernel: a deterministic function of arrays, backends and constants
+    that reads no array value into Python, draws no random numbers and returns fresh arrays
+    (``writes=True``: it writes its second argument in place and answers it, an optimizer's
+    update). A transform that records array calls takes a call of it, made with positional
+    arguments, whole (``hooks.kernel_call``: ``arraygrad.compiler.units``). Outside one a
+    kernel costs one slot test and one call more than the function."""
     if fn is None:
-        return lambda f: replay_unit(f, writes=writes)
-    unit_fn = fn
+        return lambda f: array_kernel(f, writes=writes)
+    kernel_fn = fn
 
-    def unit(*args: Any, **kwargs: Any) -> Any:
-        if kwargs:
-            return unit_fn(*args, **kwargs)
-        if recording_flag.on:
-            return compile_hooks.record_unit(unit_fn, args, writes)
-        return unit_fn(*args)
+    def kernel(*args: Any, **kwargs: Any) -> Any:
+        call = hooks.kernel_call
+        if kwargs or call is None:
+            return kernel_fn(*args, **kwargs)
+        return call(kernel_fn, args, writes)
 
-    functools.update_wrapper(unit, fn)
-    unit.__replay_unit__ = fn  # type: ignore[attr-defined]
-    return unit
+    functools.update_wrapper(kernel, fn)
+    kernel.__array_kernel__ = fn  # type: ignore[attr-defined]
+    return kernel
 
 
-def unit_function(unit: Callable[..., Any]) -> Callable[..., Any]:
-    """The function a replay unit wraps (``unit`` itself when it is no unit)."""
-    return getattr(unit, "__replay_unit__", unit)
+def kernel_function(kernel: Callable[..., Any]) -> Callable[..., Any]:
+    """The function an array kernel wraps (``kernel`` itself when it is none)."""
+    return getattr(kernel, "__array_kernel__", kernel)

@@ -103,16 +103,20 @@ def recording_of(*arrays: Any) -> tuple[Any, list[Any]]:
 
 @contextlib.contextmanager
 def recording_now(rec: Any) -> Iterator[None]:
-    """Within the block, ``rec`` is the recording in progress (as ``Session.start`` makes it)."""
+    """Within the block, ``rec`` is the recording in progress (as ``Session.start`` makes it:
+    the flag on, the recorder's transform hooks installed)."""
+    from arraygrad.compiler import hooks
     from arraygrad.compiler.recording import current
     from arraygrad.compiler.scalars import recording_flag
 
     was, flag = current.rec, recording_flag.on
+    saved = hooks.install()
     current.rec, recording_flag.on = rec, True
     try:
         yield
     finally:
         current.rec, recording_flag.on = was, flag
+        hooks.restore(saved)
 
 
 def training_step(model: Any, opt: Any, loss_of: Callable[..., Any]) -> Callable[..., Any]:

@@ -1,4 +1,4 @@
-"""Replay units (``compiler.units.replay_unit``): an array function a recording writes down
+"""Replay units (``transform_state.array_kernel``): an array function a recording writes down
 as ONE instruction calling the undecorated function, which a replay calls on the real
 arrays (so it makes eager's backend calls in eager's order). What a unit cannot take (a
 live scalar, a container, another recording's leftover, keywords, a result that is no
@@ -15,7 +15,7 @@ from arraygrad.compiler.recording import Slot
 from arraygrad.compiler.recording_backend import RecordingBackend
 from arraygrad.compiler.scalars import LiveScalar
 from arraygrad.compiler.traced import TracedArray
-from arraygrad.compiler.units import replay_unit, unit_function
+from arraygrad.compiler.units import array_kernel, kernel_function
 from arraygrad.nn._functional.linear import linear_data
 from arraygrad.nn._functional.linear_backward import linear_grad_data
 from arraygrad.ops.activation import _log_softmax_grad_data, log_softmax_data
@@ -29,7 +29,7 @@ _UNITS = (linear_data, linear_grad_data, log_softmax_data, _log_softmax_grad_dat
           threshold_grad_data, onehot_data, scaled_inplace)
 
 
-@replay_unit
+@array_kernel
 def _scaled_sum(backend, a, b, k):
     """A unit: ``a * k + b`` (two ops when recorded op by op)."""
     out = a * k
@@ -37,19 +37,19 @@ def _scaled_sum(backend, a, b, k):
     return out
 
 
-@replay_unit
+@array_kernel
 def _pair(backend, a, need_second):
     """A unit with a tuple result, its second entry None unless asked for."""
     return backend.xp.exp(a), (backend.xp.sum(a, axis=0) if need_second else None)
 
 
-@replay_unit
+@array_kernel
 def _transposed(backend, a):
     """A unit answering a view of its argument."""
     return a.T
 
 
-@replay_unit
+@array_kernel
 def _itself(backend, a):
     """A unit answering its argument."""
     return a
@@ -68,9 +68,9 @@ def test_outside_a_recording_a_unit_is_its_function():
     a, b = _arrays()
     backend = default_backend()
     assert np.array_equal(_scaled_sum(backend, a, b, 2.0), a * 2.0 + b)
-    assert unit_function(_scaled_sum) is not _scaled_sum
-    assert unit_function(_scaled_sum)(backend, a, b, 2.0).tolist() == (a * 2.0 + b).tolist()
-    assert unit_function(np.exp) is np.exp  # no unit: itself
+    assert kernel_function(_scaled_sum) is not _scaled_sum
+    assert kernel_function(_scaled_sum)(backend, a, b, 2.0).tolist() == (a * 2.0 + b).tolist()
+    assert kernel_function(np.exp) is np.exp  # no unit: itself
     assert _scaled_sum.__name__ == "_scaled_sum" and "a * k + b" in _scaled_sum.__doc__
 
 
@@ -82,7 +82,7 @@ def test_a_unit_call_is_one_instruction_calling_the_function_with_the_real_backe
     assert out.__class__ is TracedArray and out._r is rec
     assert np.array_equal(out._a, a * 2.0 + b)
     (ins,) = rec.instrs
-    assert ins.fn is unit_function(_scaled_sum) and ins.kind == "call" and ins.pure
+    assert ins.fn is kernel_function(_scaled_sum) and ins.kind == "call" and ins.pure
     assert ins.args == (rb._real, Slot((0,)), Slot((1,)), 2.0)
     assert ins.out == out._s == 2 and ins.reads == (0, 1) and ins.kwargs == {}
 
@@ -128,7 +128,7 @@ def test_a_live_scalar_is_a_live_entry_of_the_unit_s_instruction():
     with recording_now(rec):
         out = _scaled_sum(rb, ta, tb, live)
     (ins,) = rec.instrs
-    assert ins.fn is unit_function(_scaled_sum) and ins.args[3].__class__ is Live
+    assert ins.fn is kernel_function(_scaled_sum) and ins.args[3].__class__ is Live
     assert ins.args[3].getter is live.getter and rec.live  # read again at each replay
     assert np.array_equal(out._a, a * 2.0 + b)
 
@@ -142,7 +142,7 @@ def test_what_a_unit_cannot_take_is_recorded_op_by_op():
         _scaled_sum(rb, ta, tb, LiveScalar(2.0, lambda: 2.0))
     kinds = [ins.kind for ins in rec.instrs]
     assert kinds == ["*", "+=", "*", "+="], kinds
-    assert all(ins.fn is not unit_function(_scaled_sum) for ins in rec.instrs)
+    assert all(ins.fn is not kernel_function(_scaled_sum) for ins in rec.instrs)
 
 
 def test_a_leftover_of_another_recording_is_no_unit_argument():
@@ -153,7 +153,7 @@ def test_a_leftover_of_another_recording_is_no_unit_argument():
         out = _scaled_sum(rb, stale, tb, 2.0)
     # op by op: the leftover's own operator runs on its real array (no slot of this
     # recording), and the sum with ``tb`` is recorded with that product as a constant
-    assert all(ins.fn is not unit_function(_scaled_sum) for ins in rec.instrs)
+    assert all(ins.fn is not kernel_function(_scaled_sum) for ins in rec.instrs)
     assert any(0 in ins.reads for ins in rec.instrs)  # ``tb``, this recording's slot 0
     assert np.array_equal(getattr(out, "_a", out), a * 2.0 + b)
 
@@ -209,7 +209,7 @@ def test_the_mlp_step_records_its_units_as_single_instructions():
 
 # -- flattening at code generation (``compiler.unit_expand``) ----------------------------
 
-@replay_unit
+@array_kernel
 def _reads_a_value(backend, a):
     """No proper unit: its body reads a value into Python (a graph break when traced)."""
     return a * 2.0 if bool((a > 0).all()) else a * 3.0
@@ -258,11 +258,11 @@ def test_a_unit_whose_body_breaks_or_feeds_a_guard_stays_one_call():
     assert len(calls) == 2 and rec.guards
     expand_units(rec)
     kept = [ins.fn for ins in rec.instrs if ins.kind == "call"]
-    assert unit_function(_reads_a_value) in kept and unit_function(_scaled_sum) in kept
+    assert kernel_function(_reads_a_value) in kept and kernel_function(_scaled_sum) in kept
     assert all(rec.instrs[i].kind in ("call", "getitem") for i in rec.hoisted)
 
 
-@replay_unit(writes=True)
+@array_kernel(writes=True)
 def _scaled_add(fn, data, value, alpha):
     """A unit writing its second argument: ``data += value * alpha``."""
     return fn(data, value * alpha)
@@ -292,5 +292,5 @@ def test_a_replay_calls_no_unit_function():
         assert all(np.array_equal(w, g) for w, g in zip(_host(eager()), _host(step())))
     programs = [e.program for es in step._cache.values() for e in es]
     replay = next(p for p in programs if hasattr(p, "__defaults__") and p.__defaults__)
-    units = [unit_function(u) for u in _UNITS]
+    units = [kernel_function(u) for u in _UNITS]
     assert not any(d is u for d in replay.__defaults__ for u in units), replay.__source__

@@ -14,7 +14,6 @@ import types
 from typing import Any, Callable
 
 from arraygrad.compiler.scalars import LiveScalar
-from arraygrad.transform_state import compile_hooks
 from arraygrad.compiler.traced import (
     DATA_DEPENDENT, EFFECT_FUNCTIONS, Recording, TracedArray, constant, current, graph_break,
     namespace_function, record_call,
@@ -235,7 +234,3 @@ def recorded_generator(backend: Any, generator: Any) -> Any:
         return generator.native(real)
     return RecordingGenerator(real, generator, rec)
 
-
-# creation and random call these through the leaf module while a recording runs
-compile_hooks.recorded_backend = recorded_backend
-compile_hooks.recorded_generator = recorded_generator

@@ -16,6 +16,7 @@ from arraygrad.compiler import program as _program
 from arraygrad.compiler import unit_record as _unit_record  # noqa: F401  (registers units' recorder)
 from arraygrad.compiler.recording import instr
 from arraygrad.compiler.recording_backend import RecordingBackend, recording_backend
+from arraygrad.compiler import hooks as _hooks
 from arraygrad.compiler.scalars import recording_flag
 from arraygrad.compiler.state import Found
 from arraygrad.compiler.traced import Recording, TracedArray, current
@@ -51,6 +52,7 @@ class Session:
         self.traced: dict[int, TracedArray] = {}
         self.before = before
         self.saved_flag: tuple[Any, Any] = (None, None)
+        self.saved_hooks: tuple[Any, ...] = ()
         self.host_calls = False  # a host call is in the program
         self.python_state = _python_state(found)
         self.training = [m.training for m in found.modules]  # ``bind`` compares after the call
@@ -75,6 +77,7 @@ class Session:
         recording_flag.host_call = self._host_call
         recording_flag.graph_break = self._graph_break
         self.rec.wrap_backend = lambda b: recording_backend(b, rec, self.backends)
+        self.saved_hooks = _hooks.install()
         current.rec = rec
         recording_flag.on = True
 
@@ -90,6 +93,7 @@ class Session:
     def stop(self) -> None:
         recording_flag.on = False
         current.rec = None
+        _hooks.restore(self.saved_hooks)
         recording_flag.host_call, recording_flag.graph_break = self.saved_flag
 
     def restore_all(self, after: Found | None, result: Any = None) -> None:

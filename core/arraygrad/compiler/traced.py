@@ -22,7 +22,6 @@ from arraygrad.compiler.recording import (
     GraphBreak, Instr, Live, Recording, Slot, Unsupported, current, graph_break, is_live as _live,
 )
 from arraygrad.compiler.scalars import LiveScalar, plain, recording_flag
-from arraygrad.transform_state import compile_hooks
 
 __all__ = ["TracedArray", "Recording", "Instr", "Slot", "Live", "GraphBreak", "Unsupported",
            "current", "record_call", "namespace_function", "recorded_kernel", "unwrap",
@@ -779,5 +778,3 @@ _UNWRAP = frozenset({TracedArray, LiveScalar, tuple, list, dict})  # what ``unwr
 setattr(TracedArray, "__abs__", _unary(abs, "call"))
 TracedArray.__hash__ = None  # type: ignore[assignment]  # arrays are unhashable
 
-
-compile_hooks.recorded_kernel = recorded_kernel  # (the plugin registry calls it, recording)

@@ -33,6 +33,7 @@ from arraygrad.autograd.saved_hooks import _open as _hooks_open
 from arraygrad.compiler import program as _program
 from arraygrad.compiler.capture_plan import has_live
 from arraygrad.compiler.compiled_backward import CompiledFunctionBackward
+from arraygrad.compiler import hooks as _hooks
 from arraygrad.compiler.scalars import recording_flag
 from arraygrad.compiler.session import TRAINING_FORWARD, Session, _output
 from arraygrad.compiler.traced import Recording, TracedArray, current
@@ -338,6 +339,7 @@ def _record_backward(session: Session, template: Any, b: _program.Bindings,
     recording_flag.host_call, recording_flag.graph_break = session._host_call, session._graph_break
     if outside:
         _engine.node_runner = outside_node
+    saved_hooks = _hooks.install()
     current.rec = rec
     recording_flag.on = True
     try:
@@ -348,6 +350,7 @@ def _record_backward(session: Session, template: Any, b: _program.Bindings,
     finally:
         recording_flag.on = False
         current.rec = None
+        _hooks.restore(saved_hooks)
         _engine.node_runner = runner
         recording_flag.host_call, recording_flag.graph_break = saved_flags
         rec.on_break = forward_break

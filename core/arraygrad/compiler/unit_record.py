@@ -12,8 +12,7 @@ from typing import Any, Callable
 
 from arraygrad.compiler.recording import Instr
 from arraygrad.compiler.recording_backend import RecordingBackend, RecordingNamespace
-from arraygrad.compiler.scalars import LiveScalar, plain
-from arraygrad.transform_state import compile_hooks
+from arraygrad.compiler.scalars import LiveScalar, plain, recording_flag
 from arraygrad.compiler.traced import (
     Recording, TracedArray, _live_entry, _record_result, current,
 )
@@ -22,7 +21,8 @@ __all__ = ["record_unit"]
 
 
 def record_unit(fn: Callable[..., Any], args: tuple[Any, ...], writes: bool = False) -> Any:
-    """A replay unit's call while a recording runs (``units.replay_unit``): ``fn`` run once
+    """An array kernel's call while a recording runs (``transform_state.array_kernel``, a
+    replay unit: ``compiler.units``): ``fn`` run once
     on the real arrays and written down as one instruction calling ``fn``, when its
     arguments are traced arrays of the live recording, recording backends or namespaces,
     live scalars and plain constants, and it returns fresh arrays (or a tuple of fresh
@@ -30,7 +30,7 @@ def record_unit(fn: Callable[..., Any], args: tuple[Any, ...], writes: bool = Fa
     other arguments is ``fn`` called on them as given: its operations are recorded one by
     one, as for any function."""
     rec = current.live
-    if rec is None or rec.hints or not rec.whole_units:
+    if rec is None or rec.hints or not rec.whole_units or not recording_flag.on:
         # not live (broken, a getter probed), hints to give, or op by op asked for
         return fn(*args)
     signature = tuple(map(type, args))
@@ -157,4 +157,3 @@ def _none_of(result: Any, real: list[Any], traced_at: tuple[int, ...]) -> bool:
     return True
 
 
-compile_hooks.record_unit = record_unit  # (``transform_state.replay_unit`` calls it)

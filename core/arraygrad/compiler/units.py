@@ -3,9 +3,11 @@
 Most of a training step's array work happens inside a few array-level functions of the
 ops (a linear layer's product and bias, its three backward products, ReLU's and
 log-softmax's first-order backward). Recorded op by op, each array operation inside them
-costs the recorder a ``TracedArray`` and an instruction; marked ``@replay_unit``, a call
-of the function on traced arrays runs the function once on the real arrays and is written
-down as one instruction calling the (undecorated) function, so a replay makes the very
+costs the recorder a ``TracedArray`` and an instruction. The ops mark them
+``@array_kernel`` (``transform_state``: a fact about the function, which knows nothing of
+the compiler); while a recording runs, the recorder takes a call of one on traced arrays
+whole (``hooks.kernel_call``, ``unit_record``): it runs the function once on the real arrays
+and writes it down as one instruction calling the (undecorated) function, so a replay makes the very
 same backend calls in the same order, and the recording call pays for one instruction.
 
 A function may be a unit only when a call is a deterministic function of its arguments
@@ -21,13 +23,13 @@ array is recorded op by op, as any function is; a call answering no fresh array 
 an argument, a backend scalar) is one instruction made as ``record_call`` makes it, which
 the replay keeps as a call. Code generation flattens the others (``unit_expand``).
 
-Outside a recording a unit costs one flag test and one call more than the function.
+Outside a recording a kernel costs one slot test and one call more than the function.
 """
 
 from __future__ import annotations
 
 # the marker lives in the leaf ``transform_state`` (the ops below the compiler use it); the
-# recorder's side registers itself there (``unit_record``)
-from arraygrad.transform_state import replay_unit, unit_function
+# recorder's side is installed there while it records (``compiler.hooks``)
+from arraygrad.transform_state import array_kernel, kernel_function
 
-__all__ = ["replay_unit", "unit_function"]
+__all__ = ["array_kernel", "kernel_function"]

@@ -9,7 +9,7 @@ from arraygrad.ops.kernel_dtypes import check_kernel_dtype
 from arraygrad.ops.arguments import tensor_arg
 from arraygrad import dtypes as _dt
 from arraygrad.amp import state as _amp
-from arraygrad.transform_state import replay_unit
+from arraygrad.transform_state import array_kernel
 from arraygrad.ops import elementwise as ew
 from arraygrad.ops.casting import opmath_apply, to_float_data
 from arraygrad.ops.rule import defop
@@ -72,7 +72,7 @@ def _log_softmax_backward(g: Tensor, y: Tensor, d: Any) -> Tensor:
     return g - ew.exp(y) * g.sum(d, keepdim=True)
 
 
-@replay_unit
+@array_kernel
 def _log_softmax_grad_data(backend: Backend, gd: Any, yd: Any, d: Any) -> Any:
     """``_log_softmax_backward`` on arrays (first order)."""
     xp = backend.xp
@@ -108,7 +108,7 @@ def log_softmax(input: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
     return LOG_SOFTMAX.record(data, input._backend, (input,), dim=d)
 
 
-@replay_unit
+@array_kernel
 def _log_softmax_reduced(backend: Backend, x: Any, d: Any) -> Any:
     """``log_softmax_data`` of float16/bfloat16 ``x`` as PyTorch's CPU kernel computes it: in
     float32, with the sum of exponentials and its log held in ``x``'s dtype, the result
@@ -123,7 +123,7 @@ def _log_softmax_reduced(backend: Backend, x: Any, d: Any) -> Any:
     return xp.astype(shifted - xp.astype(xp.astype(xp.log(total), low), f32), low)
 
 
-@replay_unit
+@array_kernel
 def log_softmax_data(backend: Backend, x: Any, d: Any) -> Any:
     """``x - logsumexp(x)`` along axis ``d`` on arrays (floating ``x``)."""
     xp = backend.xp

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from arraygrad.backends.scalar_operands import scalar_operand
-from arraygrad.transform_state import replay_unit
+from arraygrad.transform_state import array_kernel
 from arraygrad.ops.conjugate import conj_of
 from arraygrad.ops.rule import ELEMENTWISE, defop
 
@@ -70,7 +70,7 @@ def sigmoid_backward(g: Tensor, y: Tensor) -> Tensor:
                                    (g, y))
 
 
-@replay_unit
+@array_kernel
 def threshold_grad_data(backend: Backend, gd: Any, yd: Any) -> Any:
     """``g`` where ``y > 0`` or ``y`` is NaN, else 0, on arrays."""
     # a multiply by the 0/1 mask: branch-free, and ~15x faster than NumPy's where on

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from arraygrad.autograd.grad_mode import _state
 from arraygrad.autograd.graph import SavedOutput, SavedTensor
 from arraygrad.backends.scalar_operands import scalar_operand
-from arraygrad.transform_state import replay_unit
+from arraygrad.transform_state import array_kernel
 from arraygrad.ops.rule import OUTPUT, Rule, edge_of, fast_paths, new_node, refuse_complex
 from arraygrad.tensor import Tensor, wrap
 from arraygrad.tensor_sparse import SparseTensor
@@ -235,7 +235,7 @@ def inplace_arithmetic(t: Tensor, op: str, other: Any, alpha: Any = 1) -> Tensor
         return None
 
 
-@replay_unit(writes=True)
+@array_kernel(writes=True)
 def scaled_inplace(fn: Any, data: Any, value: Any, alpha: Any) -> Any:
     """``fn(data, value * alpha)``: an in-place operator (``operator.iadd``...) applied to
     ``data`` with a scaled operand; answers ``data`` (or what the operator answers)."""
@@ -257,7 +257,7 @@ def class_onehot(xp: Any, t: Any, c: int, ignore_index: int, dtype: Any) -> tupl
     return onehot_data(xp, t, c, dtype), n
 
 
-@replay_unit
+@array_kernel
 def targets_usable(xp: Any, t: Any, c: int, ignore_index: int) -> Any:
     """Whether every class index in ``t`` (1-D, not empty) is a class below ``c`` and the
     range of them leaves ``ignore_index`` out: a boolean scalar of the backend (one read of
@@ -269,7 +269,7 @@ def targets_usable(xp: Any, t: Any, c: int, ignore_index: int) -> Any:
     return usable
 
 
-@replay_unit
+@array_kernel
 def onehot_data(xp: Any, t: Any, c: int, dtype: Any) -> Any:
     """The one-hot rows of class indices ``t`` (1-D) over ``c`` classes, in ``dtype``."""
     return xp.astype(t[:, None] == xp.arange(c, dtype=t.dtype), dtype)

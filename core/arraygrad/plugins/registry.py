@@ -25,8 +25,7 @@ import logging
 import threading
 from dataclasses import dataclass, field
 
-from arraygrad.transform_state import compile_hooks as _compile_hooks
-from arraygrad.transform_state import recording_flag as _recording
+from arraygrad.transform_state import hooks as _transform_hooks
 from arraygrad.plugins import manager
 from arraygrad.tensor import Tensor
 
@@ -275,8 +274,9 @@ def dispatch_kernel(op_name: str, backend: Backend, portable: Callable[..., Any]
     kernel, plugin = _lookup(op_name, backend)
     if kernel is None:
         return portable(*args, **kwargs)
-    if _recording.on:  # inside ``arraygrad.compile``'s recording: the kernel call is recorded
-        kernel = _compile_hooks.recorded_kernel(kernel)  # (registered by the recorder)
+    view = _transform_hooks.kernel_view  # a recording transform's (``transform_state``)
+    if view is not None:
+        kernel = view(kernel)
     try:
         out = kernel(*args, **kwargs)
     except Exception as exc:

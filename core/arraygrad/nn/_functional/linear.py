@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from arraygrad.amp import state as _amp
 from arraygrad import dtypes as _dt
 from arraygrad.autograd.grad_mode import no_grad
-from arraygrad.transform_state import replay_unit
+from arraygrad.transform_state import array_kernel
 from arraygrad.ops import elementwise as ew, linalg
 from arraygrad.ops.casting import opmath_apply
 from arraygrad.nn._functional.linear_backward import linear_backward, linear_grad_data
@@ -92,7 +92,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Any:
     return MM.record(linear_data(backend, x, w, None), backend, (input, weight))
 
 
-@replay_unit
+@array_kernel
 def linear_data(backend: Backend, x: Any, w: Any, b: Any) -> Any:
     """``x @ w.T + b`` on arrays (``b`` None: no bias), ``x`` of any rank >= 1."""
     xp = backend.xp

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from arraygrad.transform_state import replay_unit
+from arraygrad.transform_state import array_kernel
 from arraygrad.ops import linalg
 from arraygrad.ops.rule import VIA_VJP, defop
 
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 __all__ = ["linear_backward", "linear_grad_data"]
 
 
-@replay_unit
+@array_kernel
 def linear_grad_data(backend: Backend, gd: Any, xd: Any, wd: Any, need_x: bool, need_w: bool,
                      need_b: bool) -> tuple[Any, ...]:
     """``(g @ w, g^T x, sum(g))`` on arrays (each None unless needed) for ``y = x @ w.T + b``."""

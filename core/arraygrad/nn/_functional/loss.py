@@ -9,7 +9,7 @@ from arraygrad.ops.kernel_dtypes import check_kernel_dtype
 from arraygrad.ops.arguments import tensor_arg
 from arraygrad.amp import state as _amp
 from arraygrad import dtypes as _dt
-from arraygrad.transform_state import replay_unit
+from arraygrad.transform_state import array_kernel
 from arraygrad.nn import _ops
 from arraygrad.ops import activation as _act, elementwise as ew
 from arraygrad.ops import fast as _fast
@@ -260,7 +260,7 @@ def _quiet_division(xp: Any) -> Any:
     return errstate(all="ignore") if errstate is not None else contextlib.nullcontext()
 
 
-@replay_unit
+@array_kernel
 def _nll_data(xp: Any, x: Any, onehot: Any, denom: Any, reduction: str) -> Any:
     """NLL's value from the log-probabilities ``x`` and the targets' ``onehot`` rows:
     per row (``reduction="none"``), else summed and divided by ``denom``."""

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from arraygrad.ops.arguments import tensor_arg
 from arraygrad import dtypes as _dt
-from arraygrad.transform_state import recording_flag
+from arraygrad.transform_state import hooks as _transform_hooks
 from arraygrad.ops._linear_index import LinearKey, linear_key
 from arraygrad.ops.indexing import (GATHER, _along_dim_key, _normalize_key, _put_linear, _take,
                                     _take_zeroed, getitem, index_put)
@@ -457,7 +457,8 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     # a differentiable fill, inside vmap (where a mask's index form would have a size per
     # sample), recorded (compile, ONNX export: the index form's size depends on the mask's
     # values) or without values (meta: that size is unknown): where(mask, value, input)
-    if vmap_levels or recording_flag.on or (isinstance(value, Tensor) and value.requires_grad) \
+    if vmap_levels or _transform_hooks.arrays_only or (
+            isinstance(value, Tensor) and value.requires_grad) \
             or not input._backend.holds_data:
         from arraygrad.ops.elementwise import where
 

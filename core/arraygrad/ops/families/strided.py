@@ -22,7 +22,7 @@ from typing import Any, Callable, Sequence
 from arraygrad import dtypes as _dt
 from arraygrad.autograd.forward_ad import state as _fw
 from arraygrad.autograd.grad_mode import is_grad_enabled, no_grad
-from arraygrad.transform_state import recording_flag as _compiling
+from arraygrad.transform_state import hooks as _transform_hooks
 from arraygrad.ops.families.inplace_variants import _view_inplace
 from arraygrad.ops.rule import VIA_VJP, defop
 from arraygrad.ops.views import is_contiguous, make_view, strides_of
@@ -74,9 +74,9 @@ def _no_kernel(*args: Any) -> None:
 
 def _view_kernel(name: str, backend: Any, *args: Any) -> Any:
     """The backend's memory-sharing result, or None: none exists, it declined, or
-    ``arraygrad.compile`` is recording (a view of memory cannot be recorded; the portable
-    copy, made of recordable array calls, computes the same values)."""
-    if _compiling.on:
+    a transform that records array calls runs (a view of memory cannot be recorded; the
+    portable copy, made of recordable array calls, computes the same values)."""
+    if _transform_hooks.arrays_only:
         return None
     return dispatch_kernel(name, backend, _no_kernel, *args)
 
