@@ -169,3 +169,32 @@ class UserSGD(ag.optim.Optimizer):
                         buf.mul_(group["momentum"]).add_(d_p)
                     d_p = buf
                 p.add_(d_p, alpha=-group["lr"])
+
+
+class UserAdam(ag.optim.Optimizer):
+    """Adam as a user writes it after PyTorch's: numbers from the group handed to
+    ``math.sqrt``, a Python step count in the state, the moments in tensors."""
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8):
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps))
+
+    @ag.no_grad()
+    def step(self, closure=None):
+        import math
+
+        for group in self.param_groups:
+            beta1, beta2 = group["betas"]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                state = self.state[p]
+                if not state:
+                    state["step"] = 0
+                    state["m"] = ag.zeros_like(p)
+                    state["v"] = ag.zeros_like(p)
+                state["step"] += 1
+                state["m"].mul_(beta1).add_(p.grad, alpha=1 - beta1)
+                state["v"].mul_(beta2).addcmul_(p.grad, p.grad, value=1 - beta2)
+                size = group["lr"] * math.sqrt(1 - beta2 ** state["step"]) / (
+                    1 - beta1 ** state["step"])
+                p.addcdiv_(state["m"], state["v"].sqrt().add(group["eps"]), value=-size)

@@ -2,8 +2,10 @@
 compiled from the same state, agree bit for bit after every call.
 
 Each program draws a model (Linear layers, an activation with a hyperparameter, optional
-Dropout and BatchNorm), a loss, an optimizer (arraygrad's, or a user's written as
-PyTorch's documentation writes one), an optional LR scheduler, and before each call a
+Dropout and BatchNorm), a loss, an optimizer (twelve of arraygrad's, or a user's written as
+PyTorch's documentation writes one: SGD with momentum, Adam with ``math.sqrt`` and a Python
+step count), an optional LR scheduler stepped after the optimizer or before it, and before
+each call a
 list of edits of the Python state the step reads: the learning rate and momentum changed
 by hand, train/eval switched, a plain config object's attribute, a value two containers
 deep, a module's hyperparameter, the default dtype, ``load_state_dict`` of an earlier
@@ -24,12 +26,13 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import arraygrad as ag
 from arraygrad import nn
 
-from .helpers import UserSGD, host, same
+from .helpers import UserAdam, UserSGD, host, same
 
 STEPS = 8
 EDITS = ["lr", "momentum", "train", "eval", "cfg", "nested", "hyper", "dtype", "load", "batch",
          "requires_grad", "add_group", "counter"]
-OPTIMIZERS = ["SGD", "SGD_momentum", "Adam", "AdamW", "RMSprop", "UserSGD", "UserMomentum"]
+OPTIMIZERS = ["SGD", "SGD_momentum", "Adam", "AdamW", "RMSprop", "NAdam", "RAdam", "ASGD",
+              "Adagrad", "Adamax", "Adadelta", "Rprop", "UserSGD", "UserMomentum", "UserAdam"]
 
 
 class Plain:
@@ -47,6 +50,14 @@ def _optimizer(name, params):
         return ag.optim.AdamW(params, lr=0.01, weight_decay=0.1)
     if name == "RMSprop":
         return ag.optim.RMSprop(params, lr=0.01, momentum=0.5)
+    if name in ("NAdam", "RAdam", "Adamax", "Adadelta", "Rprop"):
+        return getattr(ag.optim, name)(params, lr=0.01)
+    if name == "ASGD":
+        return ag.optim.ASGD(params, lr=0.01, t0=3)  # averaging starts inside the run
+    if name == "Adagrad":
+        return ag.optim.Adagrad(params, lr=0.05, lr_decay=0.01)
+    if name == "UserAdam":
+        return UserAdam(params, lr=0.01)
     return UserSGD(params, lr=0.05, momentum=0.9 if name == "UserMomentum" else 0.0)
 
 
@@ -60,7 +71,7 @@ def programs(draw):
         "bn": draw(st.booleans()),
         "loss": draw(st.sampled_from(["mse", "ce"])),
         "opt": draw(st.sampled_from(OPTIMIZERS)),
-        "sched": draw(st.booleans()),
+        "sched": draw(st.sampled_from([None, "after", "before"])),
         "edits": [draw(st.lists(st.sampled_from(EDITS), max_size=2)) for _ in range(STEPS)],
         "values": draw(st.lists(st.floats(0.1, 0.9), min_size=STEPS, max_size=STEPS)),
     }
@@ -82,6 +93,7 @@ def _run(prog, compiled):
     extra = nn.Parameter(ag.zeros(3))
     opt = _optimizer(prog["opt"], model.parameters())
     sched = ag.optim.lr_scheduler.StepLR(opt, 2, gamma=0.5) if prog["sched"] else None
+    order = prog["sched"]
     loss_fn = nn.MSELoss() if prog["loss"] == "mse" else nn.CrossEntropyLoss()
     cfg = Plain()
     cfg.scale = 1.0
@@ -101,8 +113,10 @@ def _run(prog, compiled):
         target = y if prog["loss"] == "ce" else ag.ones(out.shape, dtype=out.dtype) * 0.5
         loss = loss_fn(out, target)
         loss.backward()
+        if order == "before":  # (the order PyTorch warns about: read after a host call)
+            sched.step()
         opt.step()
-        if sched is not None:
+        if order == "after":
             sched.step()
         return loss
 

@@ -16,9 +16,10 @@ from typing import Any, Callable
 from arraygrad.compiler import (capture as _capture, controls as _controls, program as _program,
                                 training as _training, unit_expand as _unit_expand)
 from arraygrad.compiler import scalars as _scalars
+from arraygrad.compiler import global_reads as _global_reads
 from arraygrad.compiler.group_reads import read_live, track, untrack
 from arraygrad.compiler.schedulers import replay_steps, restore_steps
-from arraygrad.compiler.python_values import fingerprint
+from arraygrad.compiler.python_values import fingerprint, identity_value
 from arraygrad.compiler.scalars import recording_flag
 from arraygrad.compiler.state import (
     Found, Layout, Snapshot, discover, layout_of, roots_of, state_after,
@@ -101,6 +102,8 @@ class CompiledFunction:
             raise ValueError(f"compile(): recompile_limit must be a non-negative int or None, "
                              f"got {recompile_limit!r}")
         self._fn = fn
+        # a copy of ``fn`` noting the globals it reads, for recordings (``global_reads``)
+        self._tracked = _global_reads.tracked_copy(fn)
         self._limit = recompile_limit  # None: the module's ``cache_size_limit``
         self._fullgraph = fullgraph
         self._dynamic = dynamic
@@ -227,17 +230,24 @@ class CompiledFunction:
         tracked = track(found.optimizers)
         stepped = replay_steps(found.schedulers)
         guards = _scalars.guards = _scalars.Guards()
+        layout = found.layout
+        # every Python value the step may change, its own globals included
+        values_before = fingerprint(layout, args, kwargs, full=True) \
+            if layout is not None and self._tracked is not None else found.values
+        fn = self._fn if self._tracked is None else self._tracked[0]
         try:
             session.start()
             recording_flag.read_live = read_live
             try:
-                result = self._fn(*args, **kwargs)
+                result = fn(*args, **kwargs)
             finally:
                 recording_flag.read_live = None
                 session.stop()
                 untrack(tracked)
                 restore_steps(stepped)
                 _scalars.guards = None
+                if self._tracked is not None:
+                    guards.checks.extend(_global_reads.checks(self._tracked[1], identity_value))
                 rec.group_reads = tuple(guards.checks)
                 rec.pre_reads = tuple(guards.reads)
         except Unsupported:
@@ -262,13 +272,13 @@ class CompiledFunction:
             session.restore_all(None, result)
             snapshot.restore()
             raise Unsupported(f"arraygrad.compile(fullgraph=True): graph break: {rec.broken}")
-        layout = found.layout
         # containers and variables the step reaches, changed by it (a list it appends to, a
         # counter it rebinds, optimizer state it creates): a replay would not change them
         python_changed = layout is not None and (
             not layout.current(layout.cells)
             # a Python value the step may read, changed by it (a counter on a plain object)
-            or fingerprint(layout, args, kwargs) != found.values)
+            or fingerprint(layout, args, kwargs, full=self._tracked is not None)
+            != values_before)
         if layout is not None and not python_changed and layout.unwatched_same():
             # the walk would find the same objects: with no container among the arguments
             # (one the call may have filled), the state after the call is the state found,

@@ -32,7 +32,7 @@ from arraygrad.device import explicit_default_device
 from arraygrad.tensor import Tensor
 from arraygrad.transform_state import compile_epochs
 
-__all__ = ["fingerprint", "trusted", "value_guard"]
+__all__ = ["fingerprint", "trusted", "value_guard", "identity_value"]
 
 # values compared by value (hashable, immutable, no items of their own to walk)
 _VALUE = frozenset({bool, int, float, complex, str, bytes, type(None)})
@@ -80,6 +80,12 @@ def _identity_only(cell: Any) -> bool:
         v = cell.cell_contents
     except ValueError:
         return False
+    return identity_value(v)
+
+
+def identity_value(v: Any) -> bool:
+    """Whether ``v`` is state guarded by identity (a tensor, a module, an optimizer, a
+    function, a Python module), not by value."""
     return isinstance(v, (Tensor, _OPAQUE)) or _is_state(v)
 
 
@@ -195,13 +201,15 @@ def value_guard(v: Any) -> tuple[Any, ...]:
     return tuple(walk.out)
 
 
-def fingerprint(layout: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+def fingerprint(layout: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
+                full: bool = False) -> tuple[Any, ...]:
     """The values of the Python state a step may read (see the module docstring): the
     layout's (``state.Layout``: its roots, modules and optimizers) and the arguments'.
 
     The modules' part is kept on the layout (``module_values``) while no module attribute
     was assigned since (``transform_state.compile_epochs``) and it walked no object that
-    could change behind the modules' backs."""
+    could change behind the modules' backs. The compiled function's own globals are left
+    out (each program guards those its recording read: ``global_reads``) unless ``full``."""
     walk = _Walk()
     out = walk.out
     out.append(_dtypes.get_default_dtype())
@@ -220,7 +228,11 @@ def fingerprint(layout: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> t
         walk.optimizer(o)
     roots = layout.value_roots
     if roots is None:  # (once per layout: a root rebound is a new layout)
-        roots = layout.value_roots = [c for c in layout.cells if not _identity_only(c)]
+        # (not the compiled function's own globals: guarded where read, ``global_reads``)
+        roots = layout.value_roots = [c for c in layout.cells if not _identity_only(c)
+                                      and not getattr(c, "tracked", False)]
+    if full:  # every root (whether the step changed one of them)
+        roots = [c for c in layout.cells if not _identity_only(c)]
     for cell in roots:
         try:
             v = cell.cell_contents

@@ -14,6 +14,7 @@ import types
 from typing import Any, Callable
 
 from arraygrad.autograd.grad_mode import _state as _grad_state
+from arraygrad.compiler.global_reads import trackable
 from arraygrad.compiler.python_values import fingerprint
 from arraygrad.tensor import Tensor
 
@@ -50,11 +51,12 @@ def roots_of(fn: Callable[..., Any]) -> list[Any]:
     closure cells, the globals its code names, a bound method's ``self``; and, through the
     functions found there (helpers, other compiled functions), theirs, a few levels deep."""
     cells: list[Any] = []
-    _collect(fn, cells, set(), 3)
+    _collect(fn, cells, set(), 3, trackable(fn))
     return cells
 
 
-def _collect(fn: Any, cells: list[Any], seen: set[int], depth: int) -> None:
+def _collect(fn: Any, cells: list[Any], seen: set[int], depth: int,
+             tracked: bool = False) -> None:
     if id(fn) in seen or depth < 0:
         return
     seen.add(id(fn))
@@ -64,8 +66,10 @@ def _collect(fn: Any, cells: list[Any], seen: set[int], depth: int) -> None:
         return
     inner = getattr(fn, "__wrapped__", None)  # a compiled function, a functools.wraps wrapper
     if inner is not None and inner is not fn:
-        _collect(inner, cells, seen, depth)
-        return
+        _collect(inner, cells, seen, depth)  # (its reads are not the tracked copy's)
+        if getattr(getattr(fn, "__func__", fn), "__code__", None) is None:
+            return  # (a compiled function: nothing of its own)
+        # a wrapper function's own code reads its own globals and cells too
     func = getattr(fn, "__func__", fn)
     self_obj = getattr(fn, "__self__", None)
     if self_obj is not None and not isinstance(self_obj, types.ModuleType):
@@ -81,7 +85,7 @@ def _collect(fn: Any, cells: list[Any], seen: set[int], depth: int) -> None:
     new.extend(_Const(v) for v in (getattr(func, "__kwdefaults__", None) or {}).values())
     glob = getattr(func, "__globals__", {})
     # the names the code reads that are globals (the others are attributes and builtins)
-    new.extend(_Global(glob, n) for n in _names(code) if n in glob)
+    new.extend(_Global(glob, n, tracked) for n in _names(code) if n in glob)
     cells.extend(new)
     for cell in new:
         try:
@@ -99,17 +103,24 @@ _LIBRARIES = ("arraygrad", "numpy", "array_api_compat", "cupy", "torch", "builti
 def _library(fn: Any) -> bool:
     """A library's function: its globals are no state of the user's step."""
     module = getattr(fn, "__module__", None) or ""
-    return module.split(".")[0] in _LIBRARIES and not module.startswith("arraygrad.compiler")
+    if module.startswith("arraygrad.compiler"):
+        # a compiled function: the user's function it wraps is walked; the compiler's own
+        # functions (``scalars.live``...) are a library's
+        return getattr(fn, "__wrapped__", None) is None
+    return module.split(".")[0] in _LIBRARIES
 
 
 class _Global:
-    """A global variable as a cell-like root: ``cell_contents`` reads it now."""
+    """A global variable as a cell-like root: ``cell_contents`` reads it now. ``tracked``:
+    a global of the compiled function itself, whose reads a recording notes
+    (``global_reads``): its value guards a program only where the step read it."""
 
-    __slots__ = ("space", "name")
+    __slots__ = ("space", "name", "tracked")
 
-    def __init__(self, space: dict[str, Any], name: str) -> None:
+    def __init__(self, space: dict[str, Any], name: str, tracked: bool = False) -> None:
         self.space = space
         self.name = name
+        self.tracked = tracked
 
     @property
     def cell_contents(self) -> Any:
@@ -187,10 +198,10 @@ class Layout:
         """Whether the walk would find the same objects now (the roots, and the contents of
         every container it went through, by identity)."""
         try:
-            roots = [id(c.cell_contents) for c in cells]
+            values = [c.cell_contents for c in cells]
         except ValueError:  # an empty cell (None for it)
-            roots = [id(v) for v in _root_values(cells)]
-        if roots != self.roots:
+            values = _root_values(cells)
+        if _root_ids(values) != self.roots:
             return False
         if any(self.empty):  # (one C-level pass over the empty ones)
             return False
@@ -208,6 +219,13 @@ class Layout:
         ``current``: a walk now would give this very layout."""
         return (_attribute_ids(self.modules) == self.unwatched
                 and _optimizer_ids(self.schedulers) == self.optimizer_ids)
+
+
+def _root_ids(values: list[Any]) -> list[int]:
+    """The roots' identities, -2 for a number, a string or None: no state is in it, and its
+    value is guarded where it is read (``python_values``, ``global_reads``), so a rebinding
+    to another number is no new layout."""
+    return [-2 if v.__class__ in _SCALARS else id(v) for v in values]
 
 
 def _root_values(cells: list[Any]) -> list[Any]:
@@ -235,7 +253,7 @@ def _watch(layout: Layout, roots: list[Any]) -> None:
         watch.extend(group["params"] for group in o.param_groups)
         watch.append(o.state)
         watch.extend(o.state.values())
-    layout.roots = [id(v) for v in roots]
+    layout.roots = _root_ids(roots)
     ids = list(layout.roots)
     full = layout.watch
     empty = layout.empty
