@@ -227,3 +227,23 @@ def test_a_scheduler_stepped_before_the_optimizer_is_exact():
         stats = _run(problems[0], problems[1], {}, 8)
     assert problems[0][1].param_groups[0]["lr"] == problems[1][1].param_groups[0]["lr"]
     assert stats["replays"] == 0, stats
+
+
+def test_adagrad_state_for_an_added_group_is_made_on_its_first_step():
+    """Adagrad makes its state in ``__init__``; a group added later got none and its first
+    step raised KeyError('step') (found by the compile differential test); PyTorch makes it
+    then, with the defaults' ``initial_accumulator_value``."""
+    torch = pytest.importorskip("torch")
+    a, b = ag.ones(2, requires_grad=True), ag.ones(2, requires_grad=True)
+    ta, tb = torch.ones(2, requires_grad=True), torch.ones(2, requires_grad=True)
+    opt = optim.Adagrad([a], lr=0.1, initial_accumulator_value=0.5)
+    topt = torch.optim.Adagrad([ta], lr=0.1, initial_accumulator_value=0.5)
+    opt.add_param_group({"params": [b], "initial_accumulator_value": 2.0})
+    topt.add_param_group({"params": [tb], "initial_accumulator_value": 2.0})
+    for _ in range(3):
+        for o, x, y in ((opt, a, b), (topt, ta, tb)):
+            o.zero_grad()
+            (x * y * 3).sum().backward()
+            o.step()
+    assert np.allclose(b.detach().numpy(), tb.detach().numpy(), rtol=1e-6)
+    assert np.allclose(opt.state[b]["sum"].numpy(), topt.state[tb]["sum"].numpy())

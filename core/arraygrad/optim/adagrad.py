@@ -42,7 +42,7 @@ class Adagrad(Optimizer):
             for p in group["params"]:
                 state = self.state[p]
                 state["step"] = step_tensor(p)
-                state["sum"] = full_like(p, group["initial_accumulator_value"])
+                state["sum"] = _accumulator(p, group["initial_accumulator_value"])
 
     def _update_group(self, group: dict[str, Any]) -> None:
         eps, wd, lr_decay = group["eps"], group["weight_decay"], group["lr_decay"]
@@ -53,6 +53,9 @@ class Adagrad(Optimizer):
                     raise RuntimeError("weight_decay option is not compatible with sparse "
                                        "gradients")
                 g = g.to_dense()  # the same update: where it is zero, nothing changes
+            if not state:  # a parameter added by add_param_group: PyTorch's lazy state
+                state["step"] = step_tensor(p)
+                state["sum"] = _accumulator(p, self.defaults["initial_accumulator_value"])
             step_t = state["step"]
             step_t += 1
             step = _get_value(step_t)
@@ -62,3 +65,9 @@ class Adagrad(Optimizer):
             state["sum"].add_(g * g)
             std = state["sum"].sqrt().add(eps)
             p.add_(g / std, alpha=-clr)
+
+
+def _accumulator(p: Tensor, value: float) -> Tensor:
+    """The initial sum of squares: ``value`` (``value + value*j`` for a complex parameter, as
+    PyTorch's)."""
+    return full_like(p, complex(value, value) if p.is_complex() else value)
