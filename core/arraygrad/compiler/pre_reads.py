@@ -5,10 +5,11 @@ _get_value(step_t)``) and NAdam its ``mu_product`` after multiplying it. A live 
 there would be evaluated where the replay uses it, and a Python branch on it (an op's own
 ``alpha != 1``) could not be a guard: guards are checked before a replay writes anything.
 
-But such a write is simple: ``k op= operand``, the operand a constant or a value computed
-from constants and live scalars that are themselves known up front. So the value the step
-read is a function of the state before the step: copy the tensor's array, make the same
-in-place updates on the copy (``interpret.run``), read the number. ``pre_getter`` builds
+But such a write is simple: ``k op= operand`` or ``k[...] = value``, the operand a constant
+or a value computed from the tensor itself, constants and live scalars that are known up
+front. So the value the step read is a function of the state before the step: copy the
+tensor's array, make the same computations and writes on the copy, in the program's order
+(``interpret.run``), read the number. ``pre_getter`` builds
 that function, or says (None) that the writes are not of that kind.
 """
 
@@ -39,21 +40,27 @@ def _writes_of(rec: Recording, k: int) -> list[int] | None:
             targets.update(base.get(s, s) for s in ins.reads)
         if k not in targets:
             continue
-        if ins.kind not in _AUGMENTED or ins.args[0] != SLOTS[k] or ins.kwargs \
-                or len(ins.args) != 2 or ins.coerce is not None:
+        if ins.args[:1] != (SLOTS[k],) or ins.kwargs or ins.coerce is not None:
+            return None
+        augmented = ins.kind in _AUGMENTED and len(ins.args) == 2
+        whole = ins.kind == "setitem" and len(ins.args) == 3 and ins.args[1] is Ellipsis
+        if not (augmented or whole):
             return None
         found.append(i)
     return found
 
 
-def _cone(rec: Recording, slots: set[int]) -> set[int] | None:
-    """The pure instructions computing ``slots`` from constants and up-front live scalars
-    alone; None when one reads the state or a value known only during the replay."""
+def _cone(rec: Recording, slots: set[int], k: int) -> set[int] | None:
+    """The pure instructions computing ``slots`` from slot ``k`` (the copy), constants and
+    up-front live scalars alone; None when one reads other state or a value known only
+    during the replay."""
     producer = rec.producer
     cone: set[int] = set()
     todo = list(slots)
     while todo:
         s = todo.pop()
+        if s == k:
+            continue
         i = producer.get(s)
         if s < rec.ninputs or i is None:
             return None
@@ -87,7 +94,7 @@ def pre_getter(rec: Recording, tensor: Any, k: int) -> Callable[[], Any] | None:
         if not _up_front(ins.args):
             return None
         operands.update(s for s in ins.reads if s != k)
-    cone = _cone(rec, operands)
+    cone = _cone(rec, operands, k)
     if cone is None:
         return None
     program = [rec.instrs[i] for i in sorted(cone.union(writes))]
