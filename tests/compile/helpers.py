@@ -188,13 +188,10 @@ class UserAdam(ag.optim.Optimizer):
                 if p.grad is None:
                     continue
                 state = self.state[p]
-                if not state:
-                    state["step"] = 0
-                    state["m"] = ag.zeros_like(p)
-                    state["v"] = ag.zeros_like(p)
-                state["step"] += 1
-                state["m"].mul_(beta1).add_(p.grad, alpha=1 - beta1)
-                state["v"].mul_(beta2).addcmul_(p.grad, p.grad, value=1 - beta2)
-                size = group["lr"] * math.sqrt(1 - beta2 ** state["step"]) / (
-                    1 - beta1 ** state["step"])
-                p.addcdiv_(state["m"], state["v"].sqrt().add(group["eps"]), value=-size)
+                t = state["step"] = state.get("step", 0) + 1
+                m = state.setdefault("m", ag.zeros_like(p))
+                v = state.setdefault("v", ag.zeros_like(p))
+                m.mul_(beta1).add_(p.grad, alpha=1 - beta1)
+                v.mul_(beta2).addcmul_(p.grad, p.grad, value=1 - beta2)
+                size = group["lr"] * math.sqrt(1 - beta2 ** t) / (1 - beta1 ** t)
+                p.addcdiv_(m, v.sqrt().add(group["eps"]), value=-size)

@@ -128,41 +128,6 @@ def test_a_branch_on_the_step_count_records_again_once(name, kwargs, start):
     assert stats["eager"] == 0 and stats["records"] <= 4 and stats["replays"] >= 6, stats
 
 
-class _UserAdam(optim.Optimizer):
-    """Adam as PyTorch's documentation writes an optimizer: plain numbers from the group,
-    ``math.sqrt`` of them, a Python step counter in the state."""
-
-    def __init__(self, params, lr=1e-2, betas=(0.9, 0.999), eps=1e-8):
-        super().__init__(params, dict(lr=lr, betas=betas, eps=eps))
-
-    @ag.no_grad()
-    def step(self):
-        for group in self.param_groups:
-            beta1, beta2 = group["betas"]
-            for p in group["params"]:
-                state = self.state[p]
-                if not state:
-                    state["step"] = 0
-                    state["m"] = ag.zeros_like(p)
-                    state["v"] = ag.zeros_like(p)
-                state["step"] += 1
-                state["m"].mul_(beta1).add_(p.grad, alpha=1 - beta1)
-                state["v"].mul_(beta2).addcmul_(p.grad, p.grad, value=1 - beta2)
-                size = group["lr"] * math.sqrt(1 - beta2 ** state["step"]) / (
-                    1 - beta1 ** state["step"])
-                p.addcdiv_(state["m"], state["v"].sqrt().add(group["eps"]), value=-size)
-
-
-def test_a_users_optimizer_written_as_pytorchs_is_exact():
-    """A user's step hands numbers to ``math.sqrt`` (no trace of the read): its reads are
-    guarded by value, and its Python counter is seen changing, so every call is exact."""
-    eager, comp = _pair(lambda p: _UserAdam(p))
-    edits = {4: lambda opt: opt.param_groups[0].__setitem__("lr", 0.05)}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)  # (it may end up running eagerly)
-        _run(eager, comp, edits, 8)
-
-
 def test_a_write_into_the_group_inside_the_step_is_replayed():
     """A step that sets the learning rate itself (warm-up written by hand): the write is
     made again at every replay, with the value eager computes then."""
