@@ -1,0 +1,121 @@
+"""The program-level benchmark (``make bench-programs``): every program in ``examples/ported``
+timed under arraygrad and, where installed, under PyTorch (the program with its imports
+renamed back), each run in a fresh process with one thread, printing each program's time
+ratio, then the median and the largest.
+
+A run's time is a wall clock around the program itself (``runpy`` in the process), started
+after the framework is imported, so an import's cost is no program's. The frameworks draw
+different random numbers, so a program that draws them computes the same kind of work with
+other values on each; a timing compares the two runs' work, not their output (the tests in
+tests/examples compare outputs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pathlib
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+PORTED = ROOT / "examples" / "ported"
+sys.path.insert(0, str(ROOT / "tools" / "programs"))
+
+from back_to_torch import back_to_torch  # noqa: E402
+
+TIMEOUT_S = 900  # a hang guard: one program on a loaded machine takes well under this
+_ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+               "PYTHONHASHSEED": "0", "MPLBACKEND": "Agg"}
+_WRAPPER = """
+import json, runpy, sys, time, warnings
+warnings.simplefilter("ignore")
+{imports}
+sys.argv = [{program!r}]
+t0 = time.perf_counter()
+runpy.run_path({program!r}, run_name="__main__")
+seconds = time.perf_counter() - t0
+with open({out!r}, "w") as fh:
+    json.dump({{"seconds": seconds}}, fh)
+"""
+_IMPORTS = {"arraygrad": "import arraygrad",
+            "torch": "import torch; torch.set_num_threads(1)"}
+
+
+def torch_installed() -> bool:
+    """Whether PyTorch can be imported by the interpreter running the programs."""
+    proc = subprocess.run([sys.executable, "-c", "import torch"], capture_output=True)
+    return proc.returncode == 0
+
+
+def time_program(path: pathlib.Path, framework: str) -> dict:
+    """``{"seconds"}`` of one run of ``path`` on ``framework`` ("arraygrad" or "torch", the
+    source renamed back), or ``{"error": last line of its stderr}``."""
+    source = path.read_text()
+    if framework == "torch":
+        source = back_to_torch(source)
+    with tempfile.TemporaryDirectory() as scratch:  # the program's files land here
+        program = os.path.join(scratch, path.name)
+        out = os.path.join(scratch, "timing.json")
+        with open(program, "w") as fh:
+            fh.write(source)
+        code = _WRAPPER.format(imports=_IMPORTS[framework], program=program, out=out)
+        try:
+            proc = subprocess.run([sys.executable, "-c", code], cwd=scratch, capture_output=True,
+                                  text=True, timeout=TIMEOUT_S, env={**os.environ, **_ONE_THREAD})
+        except subprocess.TimeoutExpired:
+            return {"error": f"timed out after {TIMEOUT_S} s"}
+        if proc.returncode != 0 or not os.path.exists(out):
+            return {"error": (proc.stderr.strip().splitlines() or ["(no output)"])[-1]}
+        with open(out) as fh:
+            return json.load(fh)
+
+
+def summarize(results: dict) -> dict:
+    """``{"median", "max", "max_program"}`` of the arraygrad/PyTorch time ratios in
+    ``results`` (``{program: {framework: {"seconds"}}}``); empty without a ratio."""
+    ratios = {name: r["arraygrad"]["seconds"] / r["torch"]["seconds"]
+              for name, r in results.items()
+              if "seconds" in r.get("arraygrad", {}) and "seconds" in r.get("torch", {})}
+    if not ratios:
+        return {}
+    worst = max(ratios, key=ratios.get)
+    return {"median": statistics.median(ratios.values()), "max": ratios[worst],
+            "max_program": worst, "ratios": ratios}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", nargs="*", help="program names (file names, .py optional)")
+    parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
+    args = parser.parse_args(argv)
+    wanted = {n if n.endswith(".py") else n + ".py" for n in args.only or ()}
+    programs = [p for p in sorted(PORTED.glob("*.py")) if not wanted or p.name in wanted]
+    frameworks = ["arraygrad"] + (["torch"] if torch_installed() else [])
+    print(f"{'program':<26} {'arraygrad s':>12} {'torch s':>10} {'ratio':>7}")
+    results: dict = {}
+    for path in programs:
+        r = results[path.name] = {fw: time_program(path, fw) for fw in frameworks}
+        cells = [f"{r[fw]['seconds']:.2f}" if "seconds" in r[fw] else "error"
+                 for fw in frameworks] + ["-"] * (2 - len(frameworks))
+        ratio = (f"{r['arraygrad']['seconds'] / r['torch']['seconds']:7.2f}"
+                 if all("seconds" in r.get(fw, {}) for fw in ("arraygrad", "torch")) else "      -")
+        print(f"{path.name:<26} {cells[0]:>12} {cells[1]:>10} {ratio}", flush=True)
+        for fw in frameworks:
+            if "error" in r[fw]:
+                print(f"    {fw}: {r[fw]['error']}")
+    summary = summarize(results)
+    if summary:
+        print(f"median {summary['median']:.2f}x PyTorch, max {summary['max']:.2f}x "
+              f"({summary['max_program']}), over {len(summary['ratios'])} programs")
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump({"programs": results, "summary": summary}, fh, indent=2)
+    return 1 if any("error" in r for p in results.values() for r in p.values()) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
