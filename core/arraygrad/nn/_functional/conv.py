@@ -253,9 +253,9 @@ def _conv2d_core(x: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, pa
 
 def _convnd_portable(x: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, pads: Any,
                      dilation: Any, groups: Any) -> Tensor:
-    """``im2col`` then one (grouped) matmul: the convolution every backend can run, any N-d."""
-    n, c = x.shape[:2]
-    o, cg = weight.shape[:2]
+    """The convolution every backend can run, any N-d: one ``ConvolutionBackward0`` node
+    (``conv_rule``: ``im2col`` then one (grouped) product, or the backend's own kernels)."""
+    o = weight.shape[0]
     kernel = tuple(weight.shape[2:])
     out = tuple(_out_size(size, k, s, lo, hi, d) for size, k, s, (lo, hi), d
                 in zip(x.shape[2:], kernel, stride, pads, dilation))
@@ -264,16 +264,10 @@ def _convnd_portable(x: Tensor, weight: Tensor, bias: Tensor | None, stride: Any
             f"Calculated output size: ({'x'.join(str(v) for v in (o,) + out)}). Output size is "
             f"too small (input {list(x.shape)}, kernel {kernel})")
     geom = (kernel, tuple(dilation), tuple(stride), tuple(p[0] for p in pads), out)
-    cols = im2col(x, geom)  # (N, C, K, *out); C-major rows match the weight layout
-    k, length = math.prod(kernel), math.prod(out)
-    if groups == 1:
-        y = weight.reshape(o, cg * k) @ cols.reshape(n, c * k, length)
-    else:
-        y = weight.reshape(groups, o // groups, cg * k) @ cols.reshape(n, groups, cg * k, length)
-    y = y.reshape(n, o, *out)
-    if bias is not None:
-        y = y + bias.reshape(1, o, *(1,) * len(out))
-    return y
+    # imported here: the rule's module builds on this one's im2col / col2im
+    from arraygrad.nn._functional.conv_rule import convolution
+
+    return convolution(x, weight, bias, geom, groups)
 
 
 _conv2d_portable = _convnd_portable  # the portable fallback of the "conv2d" kernel hook
