@@ -42,9 +42,18 @@ if TYPE_CHECKING:
 __all__ = ["CONVOLUTION", "convolution", "units"]
 
 
-def _kernel(backend: Backend, name: str) -> Any:
-    """The backend's array kernel ``name`` while fast paths are on (None: the portable one)."""
-    return backend.kernel(name) if fast_paths.on else None
+def _dispatch(name: str, backend: Backend, portable: Any, *args: Any) -> Any:
+    """The backend's own kernel ``name`` on ``args`` while fast paths are on, ``portable``
+    when it has none or it declines (``NotImplemented``); always ``portable`` in reference
+    mode (it is the kernels' reference twin). Not ``dispatch_kernel``: these run inside a
+    replay unit, which ``arraygrad.compile`` records whole, so the kernel must be called as
+    it is, never as a recorded kernel call."""
+    kernel = backend.kernel(name) if fast_paths.on else None
+    if kernel is not None:
+        out = kernel(*args)
+        if out is not NotImplemented:
+            return out
+    return portable(*args)
 
 
 class _Units:
@@ -62,46 +71,40 @@ class _Units:
         @replay_unit
         def forward(backend: Backend, x: Any, w: Any) -> Any:
             """The convolution of ``x`` by ``w`` (no bias): ``(N, O, *out)``."""
-            kernel = _kernel(backend, "conv_forward")
-            if kernel is not None:
-                out = kernel(x, w, geom, groups)
-                if out is not NotImplemented:
-                    return out
-            xp = backend.xp
-            n = x.shape[0]
-            cols = xp.reshape(_im2col_data(backend, x, geom), (n, groups, -1, length))
-            y = xp.matmul(xp.reshape(w, (groups, o // groups, -1)), cols)
-            return xp.reshape(y, (n, o) + tuple(geom[4]))
+            def portable(x: Any, w: Any, geom: Any, groups: int) -> Any:
+                xp = backend.xp
+                n = x.shape[0]
+                cols = xp.reshape(_im2col_data(backend, x, geom), (n, groups, -1, length))
+                y = xp.matmul(xp.reshape(w, (groups, o // groups, -1)), cols)
+                return xp.reshape(y, (n, o) + tuple(geom[4]))
+            return _dispatch("conv_forward", backend, portable, x, w, geom, groups)
 
         @replay_unit
         def input_grad(backend: Backend, g: Any, w: Any) -> Any:
             """The input's gradient: the windows' gradients summed back into the input."""
-            kernel = _kernel(backend, "conv_input_grad")
-            if kernel is not None:
-                out = kernel(g, w, geom, groups, in_sizes)
-                if out is not NotImplemented:
-                    return out
-            xp = backend.xp
-            n = g.shape[0]
-            wr = xp.reshape(w, (groups, o // groups, -1))
-            cols = xp.matmul(xp.matrix_transpose(wr), xp.reshape(g, (n, groups, o // groups, -1)))
-            cols = xp.reshape(cols, (n, weight_shape[1] * groups, kernel_size) + tuple(geom[4]))
-            return _col2im_data(backend, cols, in_sizes, geom)
+            def portable(g: Any, w: Any, geom: Any, groups: int, in_sizes: Any) -> Any:
+                xp = backend.xp
+                n = g.shape[0]
+                wr = xp.reshape(w, (groups, o // groups, -1))
+                gr = xp.reshape(g, (n, groups, o // groups, -1))
+                cols = xp.matmul(xp.matrix_transpose(wr), gr)
+                cols = xp.reshape(cols, (n, weight_shape[1] * groups, kernel_size)
+                                  + tuple(geom[4]))
+                return _col2im_data(backend, cols, in_sizes, geom)
+            return _dispatch("conv_input_grad", backend, portable, g, w, geom, groups, in_sizes)
 
         @replay_unit
         def weight_grad(backend: Backend, g: Any, x: Any) -> Any:
             """The weight's gradient: each output's gradient times its window, summed."""
-            kernel = _kernel(backend, "conv_weight_grad")
-            if kernel is not None:
-                out = kernel(g, x, geom, groups, weight_shape)
-                if out is not NotImplemented:
-                    return out
-            xp = backend.xp
-            n = g.shape[0]
-            gr = xp.reshape(g, (n, groups, o // groups, length))
-            cols = xp.reshape(_im2col_data(backend, x, geom), (n, groups, -1, length))
-            return xp.reshape(xp.sum(xp.matmul(gr, xp.matrix_transpose(cols)), axis=0),
-                              weight_shape)
+            def portable(g: Any, x: Any, geom: Any, groups: int, weight_shape: Any) -> Any:
+                xp = backend.xp
+                n = g.shape[0]
+                gr = xp.reshape(g, (n, groups, o // groups, length))
+                cols = xp.reshape(_im2col_data(backend, x, geom), (n, groups, -1, length))
+                return xp.reshape(xp.sum(xp.matmul(gr, xp.matrix_transpose(cols)), axis=0),
+                                  weight_shape)
+            return _dispatch("conv_weight_grad", backend, portable, g, x, geom, groups,
+                             weight_shape)
 
         self.forward, self.input_grad, self.weight_grad = forward, input_grad, weight_grad
 
