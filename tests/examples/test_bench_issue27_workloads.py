@@ -14,18 +14,6 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(scope="module")
-def bench():
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        import bench
-        import programs
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
-    bench.programs = programs
-    return bench
-
-
 def _has_torch():
     try:
         import torch  # noqa: F401
@@ -79,8 +67,8 @@ def test_step_memory_reports_each_frameworks_peak(bench):
     assert len(step_memory.report(results)) == len(impls)
 
 
-def test_program_benchmark_summary(bench):
-    summary = bench.programs.summarize({
+def test_program_benchmark_summary(bench_programs):
+    summary = bench_programs.summarize({
         "a.py": {"arraygrad": {"seconds": 2.0}, "torch": {"seconds": 1.0}},
         "b.py": {"arraygrad": {"seconds": 1.0}, "torch": {"seconds": 2.0}},
         "c.py": {"arraygrad": {"seconds": 3.0}, "torch": {"seconds": 3.0}},
@@ -88,13 +76,13 @@ def test_program_benchmark_summary(bench):
     })
     assert summary["median"] == 1.0 and summary["max"] == 2.0
     assert summary["max_program"] == "a.py" and set(summary["ratios"]) == {"a.py", "b.py", "c.py"}
-    assert bench.programs.summarize({}) == {}
+    assert bench_programs.summarize({}) == {}
 
 
-def test_program_benchmark_reports_a_failing_program(bench, tmp_path):
+def test_program_benchmark_reports_a_failing_program(bench_programs, tmp_path):
     broken = tmp_path / "broken.py"
     broken.write_text("import arraygrad as torch\nraise ValueError('no such thing')\n")
-    assert bench.programs.time_program(broken, "arraygrad") == {
+    assert bench_programs.time_program(broken, "arraygrad") == {
         "error": "ValueError: no such thing"}
 
 
