@@ -17,6 +17,7 @@ import argparse
 import json
 import os
 import pathlib
+import shutil
 import statistics
 import subprocess
 import sys
@@ -57,9 +58,27 @@ def torch_installed() -> bool:
     return proc.returncode == 0
 
 
-def time_program(path: pathlib.Path, framework: str) -> dict:
+def bytecode_env(cache: str) -> dict:
+    """The programs' environment: one thread, and compiled bytecode kept under ``cache``
+    (``PYTHONPYCACHEPREFIX``) even where ``PYTHONDONTWRITEBYTECODE`` is set: a module imported
+    lazily must not be compiled from source inside each timed run (an installed PyTorch has
+    its bytecode; arraygrad installed editable from a checkout may have none)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    return {**env, **_ONE_THREAD, "PYTHONPYCACHEPREFIX": cache}
+
+
+def compile_arraygrad(env: dict) -> None:
+    """Every arraygrad module (and its NumPy backend's) compiled into ``env``'s cache."""
+    code = ("import compileall, os, arraygrad, arraygrad_numpy\n"
+            "for m in (arraygrad, arraygrad_numpy):\n"
+            "    compileall.compile_dir(os.path.dirname(m.__file__), quiet=1)")
+    subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, timeout=TIMEOUT_S)
+
+
+def time_program(path: pathlib.Path, framework: str, env: dict | None = None) -> dict:
     """``{"seconds"}`` of one run of ``path`` on ``framework`` ("arraygrad" or "torch", the
-    source renamed back), or ``{"error": last line of its stderr}``."""
+    source renamed back), or ``{"error": last line of its stderr}``; ``env``: the process's
+    environment (``bytecode_env``; by default this one's, one thread)."""
     source = path.read_text()
     if framework == "torch":
         source = back_to_torch(source)
@@ -71,7 +90,8 @@ def time_program(path: pathlib.Path, framework: str) -> dict:
         code = _WRAPPER.format(imports=_IMPORTS[framework], program=program, out=out)
         try:
             proc = subprocess.run([sys.executable, "-c", code], cwd=scratch, capture_output=True,
-                                  text=True, timeout=TIMEOUT_S, env={**os.environ, **_ONE_THREAD})
+                                  text=True, timeout=TIMEOUT_S,
+                                  env=env or {**os.environ, **_ONE_THREAD})
         except subprocess.TimeoutExpired:
             return {"error": f"timed out after {TIMEOUT_S} s"}
         if proc.returncode != 0 or not os.path.exists(out):
@@ -93,6 +113,20 @@ def summarize(results: dict) -> dict:
             "max_program": worst, "ratios": ratios}
 
 
+def _time_all(programs: list, frameworks: list, env: dict, results: dict) -> None:
+    """Time each program on each framework into ``results``, printing a row per program."""
+    for path in programs:
+        r = results[path.name] = {fw: time_program(path, fw, env) for fw in frameworks}
+        cells = [f"{r[fw]['seconds']:.2f}" if "seconds" in r[fw] else "error"
+                 for fw in frameworks] + ["-"] * (2 - len(frameworks))
+        ratio = (f"{r['arraygrad']['seconds'] / r['torch']['seconds']:7.2f}"
+                 if all("seconds" in r.get(fw, {}) for fw in ("arraygrad", "torch")) else "      -")
+        print(f"{path.name:<26} {cells[0]:>12} {cells[1]:>10} {ratio}", flush=True)
+        for fw in frameworks:
+            if "error" in r[fw]:
+                print(f"    {fw}: {r[fw]['error']}")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="*", help="program names (file names, .py optional)")
@@ -103,16 +137,13 @@ def main(argv=None) -> int:
     frameworks = ["arraygrad"] + (["torch"] if torch_installed() else [])
     print(f"{'program':<26} {'arraygrad s':>12} {'torch s':>10} {'ratio':>7}")
     results: dict = {}
-    for path in programs:
-        r = results[path.name] = {fw: time_program(path, fw) for fw in frameworks}
-        cells = [f"{r[fw]['seconds']:.2f}" if "seconds" in r[fw] else "error"
-                 for fw in frameworks] + ["-"] * (2 - len(frameworks))
-        ratio = (f"{r['arraygrad']['seconds'] / r['torch']['seconds']:7.2f}"
-                 if all("seconds" in r.get(fw, {}) for fw in ("arraygrad", "torch")) else "      -")
-        print(f"{path.name:<26} {cells[0]:>12} {cells[1]:>10} {ratio}", flush=True)
-        for fw in frameworks:
-            if "error" in r[fw]:
-                print(f"    {fw}: {r[fw]['error']}")
+    cache = tempfile.mkdtemp(prefix="bench-programs-pycache-")
+    try:
+        env = bytecode_env(cache)
+        compile_arraygrad(env)
+        _time_all(programs, frameworks, env, results)
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
     summary = summarize(results)
     if summary:
         print(f"median {summary['median']:.2f}x PyTorch, max {summary['max']:.2f}x "
