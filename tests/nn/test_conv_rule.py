@@ -52,15 +52,29 @@ def test_values_and_gradients_are_pytorchs(reference, dtype, shape, wshape, kw):
         np.testing.assert_allclose(mine.grad.numpy(), want.grad.numpy(), **tol)
 
 
+# smaller geometries of the same kinds: finite differences cost a forward per element
+FD_CASES = [
+    ((1, 4, 5, 6), (4, 2, 3, 2), dict(stride=(2, 1), padding=(1, 2), dilation=(1, 2), groups=2)),
+    ((1, 2, 7, 5), (3, 2, 3, 3), dict(stride=3, padding="valid")),
+    ((1, 2, 6, 5), (2, 2, 3, 4), dict(padding="same", dilation=2)),
+    ((2, 4, 7), (4, 1, 3), dict(stride=2, padding=1, groups=4)),
+    ((1, 1, 4, 5, 4), (2, 1, 2, 3, 2), dict(stride=(1, 2, 1), padding=1, dilation=(2, 1, 1))),
+]
+
+
 @pytest.mark.parametrize("reference", MODES)
-@pytest.mark.parametrize("shape,wshape,kw", CASES[:3] + CASES[4:6])
-def test_float64_finite_differences_first_and_second_order(reference, shape, wshape, kw):
+@pytest.mark.parametrize("case", range(len(FD_CASES)))
+def test_float64_finite_differences(reference, case):
+    """First order for every geometry; second order (slower) for the grouped, strided,
+    dilated, padded one and the 3-D one."""
+    shape, wshape, kw = FD_CASES[case]
     a, b, c = _arrays(shape, wshape, 1)
     inputs = [ag.tensor(v, dtype=ag.float64, requires_grad=True) for v in (a, b, c)]
     fn = FNS[len(wshape) - 2]
     with reference_mode(reference):
         assert ag.autograd.gradcheck(lambda x, w, bias: fn(x, w, bias, **kw), inputs)
-        assert ag.autograd.gradgradcheck(lambda x, w, bias: fn(x, w, bias, **kw), inputs)
+        if case in (0, 4):
+            assert ag.autograd.gradgradcheck(lambda x, w, bias: fn(x, w, bias, **kw), inputs)
 
 
 @pytest.mark.parametrize("reference", MODES)
@@ -95,7 +109,7 @@ def test_double_backward_is_pytorchs(reference):
                                    atol=1e-9)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(st.data())
 def test_the_numpy_kernels_equal_the_portable_twin(data):
     """Any geometry: the NumPy kernels' forward and both gradients equal the portable
