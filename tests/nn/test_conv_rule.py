@@ -173,3 +173,16 @@ def test_a_compiled_conv_step_replays_and_equals_eager():
         for a, b in zip(compiled(), eager()):
             assert np.array_equal(a.numpy(), b.numpy())
     assert compiled.stats["replays"] >= 1 and compiled.stats["eager"] == 0
+
+
+@pytest.mark.parametrize("fn", [F.conv1d, F.conv2d, F.conv3d])
+def test_a_bias_of_another_dtype_is_pytorchs_error(fn):
+    """PyTorch refuses a bias whose dtype is not the input's (arraygrad promoted it, and a
+    float32 input then got a float64 gradient)."""
+    nd = {F.conv1d: 1, F.conv2d: 2, F.conv3d: 3}[fn]
+    x = ag.randn(1, 2, *(5,) * nd, requires_grad=True)
+    w = ag.randn(3, 2, *(3,) * nd)
+    b = ag.randn(3, dtype=ag.float64)
+    with pytest.raises(RuntimeError, match=r"^Input type \(float\) and bias type \(double\) "
+                                           r"should be the same$"):
+        fn(x, w, b)

@@ -39,6 +39,7 @@ import itertools
 import math
 from typing import TYPE_CHECKING, Any
 
+from arraygrad.dtypes import scalar_type_name
 from arraygrad.ops.arguments import tensor_arg
 from arraygrad.amp import state as _amp
 from arraygrad.ops.rule import VIA_VJP, defop
@@ -243,6 +244,11 @@ def _check_conv(input: Tensor, weight: Tensor, bias: Tensor | None, groups: int,
     if input.dtype is not weight.dtype:
         raise RuntimeError(f"Input type ({input.dtype.name}) and weight type "
                            f"({weight.dtype.name}) should be the same")
+    if bias is not None and bias.dtype is not input.dtype and not transposed:
+        # no promotion (the gradients would come back in the promoted dtype): PyTorch's error,
+        # which names the C types (its transposed convolutions cast the bias instead)
+        raise RuntimeError(f"Input type ({scalar_type_name(input.dtype).lower()}) and bias "
+                           f"type ({scalar_type_name(bias.dtype).lower()}) should be the same")
 
 
 def _conv2d_core(x: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, pads: Any,
