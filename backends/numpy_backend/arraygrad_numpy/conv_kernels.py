@@ -13,8 +13,8 @@ checked against a small cache of index plans (shapes and strides), so a training
 for none of that arithmetic after its first step.
 
 They serve float32 and float64 NumPy arrays; anything else is declined (``NotImplemented``)
-and the portable formulation runs (bfloat16 and float16 round as PyTorch's CPU kernels do
-there, through the backend's low-precision products).
+and the portable formulation runs (bfloat16 and float16 keep its rounding, through the
+backend's low-precision products).
 """
 
 from __future__ import annotations
