@@ -1,7 +1,7 @@
 """A forward convolution as one rule (PyTorch's ``ConvolutionBackward0``), any number of
 spatial dims, with groups, stride, padding and dilation.
 
-* Forward and first-order backward are array formulas (``units``): the backend's kernels
+* Forward and first-order backward are array formulas: the backend's kernels
   ``"conv_forward"``, ``"conv_input_grad"`` and ``"conv_weight_grad"`` (``Backend.kernel``)
   when it has them and fast paths are on, else the portable formulation every backend runs:
   ``im2col`` windows and one (grouped) product per direction, the input's gradient summed
@@ -19,8 +19,7 @@ the windows reach)::
     conv_weight_grad(g, x, geom, groups, weight_shape) -> gw
 
 with ``x`` ``(N, C, *in_sizes)``, ``w`` ``(O, C / groups, *kernel)`` (``weight_shape``),
-``g`` and ``y`` ``(N, O, *out)``; each result a fresh array (no view: ``arraygrad.compile``
-keeps a unit's fresh results). It returns ``NotImplemented`` to decline a call (an array or
+``g`` and ``y`` ``(N, O, *out)``; each result a fresh array. It returns ``NotImplemented`` to decline a call (an array or
 dtype it does not serve); the portable formula then runs.
 """
 
@@ -30,24 +29,24 @@ import functools
 import math
 from typing import TYPE_CHECKING, Any
 
-from arraygrad.nn._functional.conv import _col2im_data, _im2col_data, col2im, im2col
+from arraygrad.nn._functional.windows import _col2im_data, _im2col_data, col2im, im2col
+from arraygrad.ops.promotion import same_backend
 from arraygrad.ops.rule import VIA_VJP, defop, fast_paths
 from arraygrad.tensor import Tensor
-from arraygrad.transform_state import replay_unit
 
 if TYPE_CHECKING:
     from arraygrad.backends.contract import Backend
     from arraygrad.ops.rule import RuleNode
 
-__all__ = ["CONVOLUTION", "convolution", "units"]
+__all__ = ["CONVOLUTION", "convolution", "conv_data", "input_grad_data", "weight_grad_data"]
 
 
 def _dispatch(name: str, backend: Backend, portable: Any, *args: Any) -> Any:
     """The backend's own kernel ``name`` on ``args`` while fast paths are on, ``portable``
     when it has none or it declines (``NotImplemented``); always ``portable`` in reference
-    mode (it is the kernels' reference twin). Not ``dispatch_kernel``: these run inside a
-    replay unit, which ``arraygrad.compile`` records whole, so the kernel must be called as
-    it is, never as a recorded kernel call."""
+    mode (it is the kernels' reference twin). While ``arraygrad.compile`` records, the
+    arrays are its traced arrays, which a kernel declines, so the portable formula is what is
+    recorded (no compile-aware code here)."""
     kernel = backend.kernel(name) if fast_paths.on else None
     if kernel is not None:
         out = kernel(*args)
@@ -56,72 +55,64 @@ def _dispatch(name: str, backend: Backend, portable: Any, *args: Any) -> Any:
     return portable(*args)
 
 
-class _Units:
-    """The array formulas of one geometry, each a replay unit (``arraygrad.compile`` records a
-    call of one as one instruction, which takes arrays, backends and plain scalars: the
-    geometry is bound here instead of passed)."""
-
-    __slots__ = ("forward", "input_grad", "weight_grad")
-
-    def __init__(self, geom: Any, groups: int, in_sizes: tuple[int, ...],
-                 weight_shape: tuple[int, ...]) -> None:
-        kernel_size, length = math.prod(geom[0]), math.prod(geom[4])
-        o = weight_shape[0]
-
-        @replay_unit
-        def forward(backend: Backend, x: Any, w: Any) -> Any:
-            """The convolution of ``x`` by ``w`` (no bias): ``(N, O, *out)``."""
-            def portable(x: Any, w: Any, geom: Any, groups: int) -> Any:
-                xp = backend.xp
-                n = x.shape[0]
-                cols = xp.reshape(_im2col_data(backend, x, geom), (n, groups, -1, length))
-                y = xp.matmul(xp.reshape(w, (groups, o // groups, -1)), cols)
-                return xp.reshape(y, (n, o) + tuple(geom[4]))
-            return _dispatch("conv_forward", backend, portable, x, w, geom, groups)
-
-        @replay_unit
-        def input_grad(backend: Backend, g: Any, w: Any) -> Any:
-            """The input's gradient: the windows' gradients summed back into the input."""
-            def portable(g: Any, w: Any, geom: Any, groups: int, in_sizes: Any) -> Any:
-                xp = backend.xp
-                n = g.shape[0]
-                wr = xp.reshape(w, (groups, o // groups, -1))
-                gr = xp.reshape(g, (n, groups, o // groups, -1))
-                cols = xp.matmul(xp.matrix_transpose(wr), gr)
-                cols = xp.reshape(cols, (n, weight_shape[1] * groups, kernel_size)
-                                  + tuple(geom[4]))
-                return _col2im_data(backend, cols, in_sizes, geom)
-            return _dispatch("conv_input_grad", backend, portable, g, w, geom, groups, in_sizes)
-
-        @replay_unit
-        def weight_grad(backend: Backend, g: Any, x: Any) -> Any:
-            """The weight's gradient: each output's gradient times its window, summed."""
-            def portable(g: Any, x: Any, geom: Any, groups: int, weight_shape: Any) -> Any:
-                xp = backend.xp
-                n = g.shape[0]
-                gr = xp.reshape(g, (n, groups, o // groups, length))
-                cols = xp.reshape(_im2col_data(backend, x, geom), (n, groups, -1, length))
-                return xp.reshape(xp.sum(xp.matmul(gr, xp.matrix_transpose(cols)), axis=0),
-                                  weight_shape)
-            return _dispatch("conv_weight_grad", backend, portable, g, x, geom, groups,
-                             weight_shape)
-
-        self.forward, self.input_grad, self.weight_grad = forward, input_grad, weight_grad
+def conv_data(backend: Backend, x: Any, w: Any, geom: Any, groups: int) -> Any:
+    """The convolution of ``x`` by ``w`` (no bias) on arrays: ``(N, O, *out)``."""
+    return _dispatch("conv_forward", backend, functools.partial(_forward, backend),
+                     x, w, geom, groups)
 
 
-@functools.lru_cache(maxsize=256)
-def units(geom: Any, groups: int, in_sizes: tuple[int, ...],
-          weight_shape: tuple[int, ...]) -> _Units:
-    """The array formulas of a convolution of this geometry (made once per geometry)."""
-    return _Units(geom, groups, in_sizes, weight_shape)
+def _forward(backend: Backend, x: Any, w: Any, geom: Any, groups: int) -> Any:
+    xp = backend.xp
+    n, o = x.shape[0], w.shape[0]
+    cols = xp.reshape(_im2col_data(backend, x, geom), (n, groups, -1, math.prod(geom[4])))
+    y = xp.matmul(xp.reshape(w, (groups, o // groups, -1)), cols)
+    return xp.reshape(y, (n, o) + tuple(geom[4]))
+
+
+def input_grad_data(backend: Backend, g: Any, w: Any, geom: Any, groups: int,
+                    in_sizes: tuple[int, ...]) -> Any:
+    """The input's gradient on arrays: the windows' gradients summed back into the input."""
+    return _dispatch("conv_input_grad", backend, functools.partial(_input_grad, backend),
+                     g, w, geom, groups, in_sizes)
+
+
+def _input_grad(backend: Backend, g: Any, w: Any, geom: Any, groups: int,
+                in_sizes: tuple[int, ...]) -> Any:
+    xp = backend.xp
+    n, o = g.shape[:2]
+    wr = xp.reshape(w, (groups, o // groups, -1))
+    cols = xp.matmul(xp.matrix_transpose(wr), xp.reshape(g, (n, groups, o // groups, -1)))
+    cols = xp.reshape(cols, (n, w.shape[1] * groups, math.prod(geom[0])) + tuple(geom[4]))
+    return _col2im_data(backend, cols, in_sizes, geom)
+
+
+def weight_grad_data(backend: Backend, g: Any, x: Any, geom: Any, groups: int,
+                     weight_shape: tuple[int, ...]) -> Any:
+    """The weight's gradient on arrays: each output's gradient times its window, summed."""
+    return _dispatch("conv_weight_grad", backend, functools.partial(_weight_grad, backend),
+                     g, x, geom, groups, weight_shape)
+
+
+def _weight_grad(backend: Backend, g: Any, x: Any, geom: Any, groups: int,
+                 weight_shape: tuple[int, ...]) -> Any:
+    xp = backend.xp
+    n, o = g.shape[:2]
+    length = math.prod(geom[4])
+    gr = xp.reshape(g, (n, groups, o // groups, length))
+    cols = xp.reshape(_im2col_data(backend, x, geom), (n, groups, -1, length))
+    return xp.reshape(xp.sum(xp.matmul(gr, xp.matrix_transpose(cols)), axis=0), weight_shape)
 
 
 def _grad_first_order(gd: Any, n: RuleNode, backend: Backend) -> tuple[Any, ...]:
     """The three gradients on arrays (first order): nothing recorded."""
     nxt = n._next  # which inputs need a gradient (``needs_input_grad`` without the tuple)
-    u = units(n.geom, n.groups, n.in_sizes, n.weight_shape)
-    gx = u.input_grad(backend, gd, n.saved_data("weight")) if nxt[0] is not None else None
-    gw = u.weight_grad(backend, gd, n.saved_data("input")) if nxt[1] is not None else None
+    geom, groups = n.geom, n.groups
+    gx = gw = None
+    if nxt[0] is not None:
+        gx = input_grad_data(backend, gd, n.saved_data("weight"), geom, groups, n.in_sizes)
+    if nxt[1] is not None:
+        gw = weight_grad_data(backend, gd, n.saved_data("input"), geom, groups,
+                              n.weight_shape)
     gb = None
     if len(nxt) > 2 and nxt[2] is not None:
         gb = backend.xp.sum(gd, axis=(0,) + tuple(range(2, gd.ndim)))
@@ -161,8 +152,11 @@ def convolution(x: Tensor, weight: Tensor, bias: Tensor | None, geom: Any,
                 groups: int) -> Tensor:
     """``x`` ``(N, C, *in)`` convolved with ``weight``, plus ``bias``: one recorded node."""
     backend = x._backend
+    if weight._backend is not backend or (bias is not None and bias._backend is not backend):
+        # raises for distinct devices; inside vmap, the batching backend of the batched operand
+        backend = same_backend("convolution", x, weight, *(() if bias is None else (bias,)))
     in_sizes, weight_shape = tuple(x._data.shape[2:]), tuple(weight._data.shape)
-    data = units(geom, groups, in_sizes, weight_shape).forward(backend, x._data, weight._data)
+    data = conv_data(backend, x._data, weight._data, geom, groups)
     if bias is not None:
         shape = (1, -1) + (1,) * len(geom[0])
         data = data + backend.xp.reshape(bias._data, shape)
