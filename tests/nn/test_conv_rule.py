@@ -155,8 +155,8 @@ def test_the_numpy_kernels_decline_what_they_do_not_serve():
 
 
 def test_a_compiled_conv_step_replays_and_equals_eager():
-    """The kernels are replay units: a compiled training step replays them (no graph break)
-    and gives eager's gradients bit for bit."""
+    """A compiled training step with the rule replays (the portable formula recorded: no
+    graph break) and gives eager's gradients bit for bit."""
     def make():
         ag.manual_seed(0)
         model = ag.nn.Sequential(ag.nn.Conv2d(2, 4, 3, stride=2, padding=1), ag.nn.ReLU(),
