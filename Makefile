@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 CUPY_EXTRA ?= cupy
 GPU_STAMP := $(VENV)/.installed-$(CUPY_EXTRA)
 
-.PHONY: demo demo-ddp test test-gpu bench soak clean
+.PHONY: demo demo-ddp test test-gpu bench bench-programs soak clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -57,6 +57,10 @@ soak: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) benchmarks/bench.py
+
+# every program of examples/ported timed on arraygrad and PyTorch (one thread, a process each)
+bench-programs: $(STAMP)
+	$(PY) benchmarks/programs.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -26,29 +26,39 @@ import numpy as np  # noqa: E402
 import checkpoint_memory  # noqa: E402
 import import_time  # noqa: E402
 import per_sample_grads  # noqa: E402
-from workloads import attention, chain, conv, deep, dense, memory, mlp, recurrent  # noqa: E402
+from workloads import (attention, chain, conv, deep, dense, memory, mlp, models,  # noqa: E402
+                       recurrent, step_memory)
 from workloads.base import to_numpy  # noqa: E402
 from workloads.compiled import compiled_impl  # noqa: E402
 
 TIMED = {
     "overhead_chain": chain.workload,
+    "tensor_chain": chain.tensor_chain,
     "mlp_step": mlp.mlp_step,
     "mlp_small_step": mlp.mlp_small_step,
+    "mlp_raw_step": mlp.mlp_raw_step,
     "matmul_big": dense.matmul_big,
     "matmul_bf16": dense.matmul_bf16,
     "broadcast_reduce": dense.broadcast_reduce,
     "conv_step": conv.conv_step,
     "lstm_step": recurrent.lstm_step,
     "attention_step": attention.attention_step,
+    "mnist_cnn": models.mnist_cnn,
+    "char_rnn": models.char_rnn,
+    "gpt_block": models.gpt_block,
 }
 
 
 def _check(w) -> dict:
-    """``{impl: True/False}``: each implementation's gradients against NumPy's."""
-    ref = [to_numpy(g) for g in w.impls["numpy"].run()]
-    out = {"numpy": True}  # the reference (its next run would see its own SGD update)
+    """``{impl: True/False}``: each implementation's gradients against NumPy's floor, or
+    PyTorch's for a model with no hand-written floor (None for all: neither is there)."""
+    reference = "numpy" if "numpy" in w.impls else "torch" if "torch" in w.impls else None
+    if reference is None:
+        return {name: None for name in w.impls}
+    ref = [to_numpy(g) for g in w.impls[reference].run()]
+    out = {reference: True}  # the reference (its next run would see its own update)
     for name, impl in w.impls.items():
-        if name == "numpy":
+        if name == reference:
             continue
         if impl.correct is not None:  # checked its own way (the compiled step)
             out[name] = impl.correct
@@ -75,7 +85,7 @@ def add_compiled(w) -> dict:
 def time_workload(w, quick: bool, compiled: bool = True) -> dict:
     """Median time per call in the workload's unit, interleaving implementations (the compiled
     step's among them unless ``compiled`` is False)."""
-    info = add_compiled(w) if compiled else {}
+    info = add_compiled(w) if compiled and w.compiled else {}
     correct = _check(w)
     for impl in w.impls.values():  # warm caches and lazily built state
         impl.run()
@@ -95,15 +105,18 @@ def time_workload(w, quick: bool, compiled: bool = True) -> dict:
     return results
 
 
+_VERDICT = {True: "ok", False: "WRONG", None: "unchecked"}
+
+
 def _row(label, unit, results):
-    np_med = results["numpy"]["median"]
+    np_med = results.get("numpy", {}).get("median")
     torch_med = results.get("torch", {}).get("median")
     lines = []
     for name, r in results.items():
-        vs_np = r["median"] / np_med
+        vs_np = f"{r['median'] / np_med:8.2f}" if np_med else "       -"
         vs_torch = f"{r['median'] / torch_med:8.2f}" if torch_med else "       -"
-        lines.append(f"{label:<18} {name:<10} {r['median']:10.3f} {unit:<8} {vs_np:8.2f} "
-                     f"{vs_torch}  {'ok' if r['correct'] else 'WRONG'}"
+        lines.append(f"{label:<18} {name:<10} {r['median']:10.3f} {unit:<8} {vs_np} "
+                     f"{vs_torch}  {_VERDICT[r['correct']]}"
                      + (f"  record = {r['record_ratio']:.1f} eager steps"
                         if "record_ratio" in r else ""))
         label = ""
@@ -148,6 +161,10 @@ def main(argv=None) -> int:
         results["memory_mlp"] = mem
         print(f"{'memory_mlp':<18} numpy {mem['numpy']:.2f} MB, arraygrad {mem['arraygrad']:.2f} MB"
               f" -> {mem['arraygrad'] / mem['numpy']:.2f}x numpy (tracemalloc peak of one step)")
+    if not args.only or "step_memory" in args.only:
+        results["step_memory"] = sm = step_memory.step_memory()
+        for line in step_memory.report(sm):
+            print(line, flush=True)
     if not args.only or "checkpoint_memory" in args.only:
         results["checkpoint_memory"] = ckpt = checkpoint_memory.checkpoint_memory(args.quick)
         for line in checkpoint_memory.report(ckpt):

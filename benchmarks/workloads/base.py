@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
+import numpy as np
+
 
 @dataclass
 class Impl:
@@ -28,13 +30,12 @@ class Workload:
     rtol: float = 1e-3
     note: str = ""
     framework: Callable | None = None  # framework(lib) -> run: bench.py builds "compiled" from it
+    compiled: bool = True  # whether bench.py times a compiled column (False: too slow to record)
     compiled_note: str = ""  # why the compiled column is empty, when it is
 
 
 def to_numpy(t):
     """A tensor's (or array's) values as a NumPy array, for the gradient check."""
-    import numpy as np
-
     if hasattr(t, "detach"):
         t = t.detach()
         if str(t.dtype).endswith("bfloat16"):  # PyTorch's has no NumPy form: compare in float32
@@ -54,16 +55,17 @@ def try_torch():
         return None
 
 
-def sgd_step(lib, model, params, x, y, loss=None):
-    """A framework's SGD training step on ``model`` after loading ``params`` (NumPy arrays,
-    in ``model.parameters()`` order); ``run()`` returns the gradients of the step.
+def sgd_step(lib, model, params, x, y, loss=None, optimizer=None):
+    """A framework's training step on ``model`` after loading ``params`` (NumPy arrays, in
+    ``model.parameters()`` order); ``run()`` returns the gradients of the step.
 
     ``loss(model, x, y)`` gives the step's loss (tensors in); by default the cross-entropy
-    of ``model(x)`` against the labels ``y``."""
+    of ``model(x)`` against the labels ``y``. ``optimizer(lib, parameters)`` makes the
+    optimizer; by default SGD with learning rate 0.01."""
     with lib.no_grad():
         for p, v in zip(model.parameters(), params):
             p.copy_(lib.from_numpy(v))
-    opt = lib.optim.SGD(model.parameters(), lr=0.01)
+    opt = (optimizer or _sgd)(lib, model.parameters())
     xt, yt = lib.from_numpy(x), lib.from_numpy(y)
     if loss is None:
         cross_entropy = lib.nn.CrossEntropyLoss()
@@ -80,13 +82,33 @@ def sgd_step(lib, model, params, x, y, loss=None):
     return run
 
 
+def _sgd(lib, parameters):
+    return lib.optim.SGD(parameters, lr=0.01)
+
+
+def draw_params(shapes, seed=0):
+    """Float32 NumPy parameters for ``shapes``: matrices and kernels from PyTorch's default
+    U(-1/sqrt(fan_in), 1/sqrt(fan_in)), vectors (biases, norm weights) around it too, so no
+    gradient is checked at a special point (a zero bias, a unit scale)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for shape in shapes:
+        fan_in = int(np.prod(shape[1:])) if len(shape) > 1 else shape[0]
+        bound = 1 / np.sqrt(fan_in)
+        out.append(rng.uniform(-bound, bound, shape).astype(np.float32))
+    return out
+
+
 def with_frameworks(w: Workload, numpy_run, framework) -> Workload:
-    """Fill ``w`` with the NumPy floor, arraygrad, and PyTorch if installed; ``framework`` is
-    kept for the compiled column (``workloads.compiled``), which the bench adds when timing."""
+    """Fill ``w`` with the NumPy floor (None: a model with no hand-written floor, whose
+    gradients are checked against PyTorch's), arraygrad, and PyTorch if installed;
+    ``framework`` is kept for the compiled column (``workloads.compiled``), which the bench
+    adds when timing."""
     import arraygrad
 
     w.framework = framework
-    w.impls["numpy"] = Impl(numpy_run)
+    if numpy_run is not None:
+        w.impls["numpy"] = Impl(numpy_run)
     w.impls["arraygrad"] = Impl(framework(arraygrad))
     torch = try_torch()
     if torch is not None:

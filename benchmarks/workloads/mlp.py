@@ -1,4 +1,5 @@
-"""``mlp_step`` / ``mlp_small_step``: one SGD step of a ReLU MLP with softmax cross-entropy."""
+"""``mlp_step`` / ``mlp_small_step``: one SGD step of a ReLU MLP with softmax cross-entropy;
+``mlp_raw_step``: the small one written with raw tensors (``h @ W + b``)."""
 
 from __future__ import annotations
 
@@ -92,3 +93,46 @@ def mlp_step() -> Workload:
 
 def mlp_small_step() -> Workload:
     return workload("mlp_small_step", (64, 64, 64, 10), 32, repeats=300)
+
+
+def _raw_numpy(sizes, batch):
+    """The floor of ``mlp_raw_step``: ``mlp_small_step``'s, its weight gradients read as the
+    raw step's (in, out) matrices (a transposed view: no work)."""
+    params, x, y = make_data(sizes, batch)
+
+    def run():
+        grads = numpy_step(params, x, y)
+        return [g.T if g.ndim == 2 else g for g in grads]
+    return run
+
+
+def _raw_framework(lib, sizes, batch):
+    """The MLP written with raw tensors: ``h @ W + b``, ``F.relu``, ``F.cross_entropy``, SGD."""
+    params, x, y = make_data(sizes, batch)
+    leaves = [lib.tensor(np.ascontiguousarray(p.T) if p.ndim == 2 else p, requires_grad=True)
+              for p in params]
+    opt = lib.optim.SGD(leaves, lr=0.01)
+    xt, yt = lib.from_numpy(x), lib.from_numpy(y)
+    relu, cross_entropy = lib.nn.functional.relu, lib.nn.functional.cross_entropy
+    layers = list(zip(leaves[::2], leaves[1::2]))
+
+    def run():
+        opt.zero_grad()
+        h = xt
+        for i, (w, b) in enumerate(layers):
+            h = h @ w + b
+            if i < len(layers) - 1:
+                h = relu(h)
+        cross_entropy(h, yt).backward()
+        opt.step()
+        return [p.grad for p in leaves]
+    return run
+
+
+def mlp_raw_step() -> Workload:
+    """``mlp_raw_step``: ``mlp_small_step``'s network (64-64-64-10, batch 32) written as a
+    new user writes it from a tutorial, without ``nn.Linear``."""
+    sizes, batch = (64, 64, 64, 10), 32
+    w = Workload("mlp_raw_step", "ms/step", 1e3, repeats=300, rtol=2e-3)
+    return with_frameworks(w, _raw_numpy(sizes, batch),
+                           lambda lib: _raw_framework(lib, sizes, batch))

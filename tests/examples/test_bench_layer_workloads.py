@@ -1,24 +1,8 @@
 """The recurrent and attention benchmark workloads (``lstm_step``, ``attention_step``): one step
 of each implementation, its gradients checked against the hand-written NumPy floor (no timing)."""
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="module")
-def bench():
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        import bench
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
-    return bench
-
 
 @pytest.mark.parametrize("name", ["lstm_step", "attention_step"])
 def test_every_implementation_gives_the_numpy_floors_gradients(bench, name):

@@ -13,12 +13,19 @@ def _run(*args):
                           timeout=300, check=True).stdout
 
 
+TIMED = ["overhead_chain", "mlp_step", "mlp_small_step", "matmul_big", "matmul_bf16",
+         "broadcast_reduce", "conv_step", "lstm_step", "attention_step"]
+# the rest of the suite; issue 27's workloads are checked one step each in
+# test_bench_issue27_workloads.py (timing them here would double this test's time)
+UNTIMED = ["deep_chain", "memory_mlp", "checkpoint_memory", "per_sample_grads", "import_time"]
+
+
 def test_bench_quick_runs_every_workload_and_every_answer_is_right(tmp_path):
     out = tmp_path / "bench.json"
-    table = _run("benchmarks/bench.py", "--quick", "--json", str(out))
+    table = _run("benchmarks/bench.py", "--quick", "--json", str(out), "--only", *TIMED,
+                 *UNTIMED)
     results = json.loads(out.read_text())
-    timed = ["overhead_chain", "mlp_step", "mlp_small_step", "matmul_big", "matmul_bf16",
-             "broadcast_reduce", "conv_step", "lstm_step", "attention_step"]
+    timed = TIMED
     for name in timed:
         assert {"numpy", "arraygrad"} <= set(results[name]), name
         for impl, r in results[name].items():

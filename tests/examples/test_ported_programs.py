@@ -20,6 +20,9 @@ import sys
 
 import pytest
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "tools" / "programs"))
+from back_to_torch import back_to_torch  # noqa: E402
+
 try:
     import torch
 except ImportError:
@@ -58,17 +61,6 @@ KNOWN_TEXT_DIFFERENCES = {
      "Gradient function for loss = BinaryCrossEntropyWithLogitsBackward0"),
 }
 _NUMBER = re.compile(r"-?\d+\.\d+(?:e[-+]?\d+)?")
-
-
-def back_to_torch(source: str) -> str:
-    """The original PyTorch program: every ``arraygrad`` in an import line becomes ``torch``."""
-    out = []
-    for line in source.splitlines():
-        stripped = line.lstrip()
-        if stripped.startswith(("import arraygrad", "from arraygrad")):
-            line = line.replace("import arraygrad as torch", "import torch").replace("arraygrad", "torch")
-        out.append(line)
-    return "\n".join(out) + "\n"
 
 
 def _run(code: str, tmp_path: pathlib.Path, name: str, tool: pathlib.Path | None = None) -> str:

@@ -1,6 +1,6 @@
 """Convolution as differentiable ops on Array API primitives, for 1, 2 or 3 spatial dims.
 
-Everything rests on one pair of recorded ops over native arrays:
+Everything rests on one pair of recorded ops over native arrays (``windows``):
 
 * ``im2col``: gather the ``prod(kernel)`` shifted, strided windows of a padded
   ``(N, C, *spatial)`` array into ``(N, C, prod(kernel), *out)`` (a loop over
@@ -8,8 +8,8 @@ Everything rests on one pair of recorded ops over native arrays:
 * ``col2im``: its adjoint, adding the windows back into ``(N, C, *spatial)``.
 
 Each is the other's backward and both are linear, so gradients of any order
-flow through them. Convolution is ``im2col`` followed by one batched
-``matmul``; pooling (``arraygrad.nn._functional.pooling``) reduces the window
+flow through them. A forward convolution is one ``ConvolutionBackward0`` node
+(``conv_rule``: ``im2col`` and one batched ``matmul``, or the backend's kernels); pooling (``arraygrad.nn._functional.pooling``) reduces the window
 axis; a transposed convolution is a matmul followed by ``col2im``. The same
 code serves every number of spatial dimensions: a geometry is a tuple of
 per-axis tuples.
@@ -35,18 +35,16 @@ the transposed convolutions always run the portable path.
 
 from __future__ import annotations
 
-import itertools
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from arraygrad.dtypes import scalar_type_name
 from arraygrad.ops.arguments import tensor_arg
 from arraygrad.amp import state as _amp
-from arraygrad.ops.rule import VIA_VJP, defop
+from arraygrad.nn._functional.conv_rule import convolution
+from arraygrad.nn._functional.windows import col2im, im2col
 from arraygrad.plugins.registry import dispatch_kernel
 from arraygrad.tensor import Tensor
-
-if TYPE_CHECKING:
-    from arraygrad.backends.contract import Backend
 
 __all__ = [
     "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
@@ -98,87 +96,6 @@ def _out_size(size: int, k: int, s: int, p_lo: int, p_hi: int, d: int,
             out -= 1
         return out
     return span // s + 1
-
-
-# -- the im2col / col2im pair -------------------------------------------------------
-
-# A geometry is ``(kernel, dilation, stride, pad_lo, out)``, each a tuple with one entry per
-# spatial axis; the padding after the input is whatever the windows reach.
-
-def _window_key(offset: tuple[Any, ...], geom: Any) -> tuple[Any, ...]:
-    """The strided slice picking kernel offset ``offset`` (one index per axis) of every window."""
-    _, dilation, stride, _, out = geom
-    key: list[Any] = [slice(None), slice(None)]
-    for i, d, s, o in zip(offset, dilation, stride, out):
-        start = i * d
-        key.append(slice(start, start + s * (o - 1) + 1, s))
-    return tuple(key)
-
-
-def _offsets(kernel: tuple[Any, ...]) -> Any:
-    """Every kernel offset, row-major (the order of a weight's flattened window)."""
-    return itertools.product(*(range(k) for k in kernel))
-
-
-def _padded_extent(in_sizes: Any, geom: Any) -> tuple[Any, ...]:
-    """The padded buffer's spatial sizes: the input plus what the windows reach."""
-    kernel, dilation, stride, pad_lo, out = geom
-    return tuple(max(n + p, (o - 1) * s + d * (k - 1) + 1)
-                 for n, k, d, s, p, o in zip(in_sizes, kernel, dilation, stride, pad_lo, out))
-
-
-def _interior(in_sizes: Any, pad_lo: Any) -> tuple[Any, ...]:
-    """The slice of the padded buffer that holds the input."""
-    return (slice(None), slice(None)) + tuple(slice(p, p + n) for n, p in zip(in_sizes, pad_lo))
-
-
-def _im2col_data(backend: Backend, data: Any, geom: Any, pad_value: Any = 0) -> Any:
-    xp = backend.xp
-    in_sizes = tuple(data.shape[2:])
-    pad_lo = geom[3]
-    extent = _padded_extent(in_sizes, geom)
-    if extent != in_sizes or any(pad_lo):
-        padded = xp.full(tuple(data.shape[:2]) + extent, pad_value, dtype=data.dtype)
-        padded[_interior(in_sizes, pad_lo)] = data
-    else:
-        padded = data
-    return xp.stack([padded[_window_key(o, geom)] for o in _offsets(geom[0])], axis=2)
-
-
-def _col2im_data(backend: Backend, cols: Any, in_sizes: Any, geom: Any) -> Any:
-    xp = backend.xp
-    padded = xp.zeros(tuple(cols.shape[:2]) + _padded_extent(in_sizes, geom), dtype=cols.dtype)
-    for k, offset in enumerate(_offsets(geom[0])):
-        key = _window_key(offset, geom)
-        padded[key] = padded[key] + cols[:, :, k, ...]  # "..." for the standard
-    return padded[_interior(in_sizes, geom[3])]
-
-
-# each is the other's adjoint: backward of either is the other, so every order works
-IM2COL = defop("Im2ColBackward0", jvp=VIA_VJP, params=("in_hw", "geom"),
-               vjp=(lambda g, n: col2im(g, n.in_hw, n.geom),))
-COL2IM = defop("Col2ImBackward0", jvp=VIA_VJP, params=("in_hw", "geom"),
-               vjp=(lambda g, n: im2col(g, n.geom),))
-
-
-def im2col(input: Tensor, geom: Any, pad_value: Any = 0) -> Tensor:
-    """``(N, C, *spatial)`` -> ``(N, C, prod(kernel), *out)`` windows (recorded; backward is
-    ``col2im``).
-
-    ``geom`` is ``(kernel, dilation, stride, pad_lo, out)``, one entry per
-    spatial axis in each; the padding after the input is whatever the windows
-    reach. ``pad_value`` fills the padding (``-inf`` for max pooling; it gets
-    no gradient either way).
-    """
-    data = _im2col_data(input._backend, input._data, geom, pad_value)
-    return IM2COL.record(data, input._backend, (input,), in_hw=tuple(input._data.shape[2:]),
-                         geom=geom)
-
-
-def col2im(cols: Tensor, in_hw: Any, geom: Any) -> Tensor:
-    """The adjoint of ``im2col``: windows summed back into ``(N, C, *in_hw)`` (recorded)."""
-    data = _col2im_data(cols._backend, cols._data, tuple(in_hw), geom)
-    return COL2IM.record(data, cols._backend, (cols,), in_hw=tuple(in_hw), geom=geom)
 
 
 # -- convolution --------------------------------------------------------------------
@@ -243,6 +160,11 @@ def _check_conv(input: Tensor, weight: Tensor, bias: Tensor | None, groups: int,
     if input.dtype is not weight.dtype:
         raise RuntimeError(f"Input type ({input.dtype.name}) and weight type "
                            f"({weight.dtype.name}) should be the same")
+    if bias is not None and bias.dtype is not input.dtype and not transposed:
+        # no promotion (the gradients would come back in the promoted dtype): PyTorch's error,
+        # which names the C types (its transposed convolutions cast the bias instead)
+        raise RuntimeError(f"Input type ({scalar_type_name(input.dtype).lower()}) and bias "
+                           f"type ({scalar_type_name(bias.dtype).lower()}) should be the same")
 
 
 def _conv2d_core(x: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, pads: Any,
@@ -253,9 +175,9 @@ def _conv2d_core(x: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, pa
 
 def _convnd_portable(x: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, pads: Any,
                      dilation: Any, groups: Any) -> Tensor:
-    """``im2col`` then one (grouped) matmul: the convolution every backend can run, any N-d."""
-    n, c = x.shape[:2]
-    o, cg = weight.shape[:2]
+    """The convolution every backend can run, any N-d: one ``ConvolutionBackward0`` node
+    (``conv_rule``: ``im2col`` then one (grouped) product, or the backend's own kernels)."""
+    o = weight.shape[0]
     kernel = tuple(weight.shape[2:])
     out = tuple(_out_size(size, k, s, lo, hi, d) for size, k, s, (lo, hi), d
                 in zip(x.shape[2:], kernel, stride, pads, dilation))
@@ -264,16 +186,7 @@ def _convnd_portable(x: Tensor, weight: Tensor, bias: Tensor | None, stride: Any
             f"Calculated output size: ({'x'.join(str(v) for v in (o,) + out)}). Output size is "
             f"too small (input {list(x.shape)}, kernel {kernel})")
     geom = (kernel, tuple(dilation), tuple(stride), tuple(p[0] for p in pads), out)
-    cols = im2col(x, geom)  # (N, C, K, *out); C-major rows match the weight layout
-    k, length = math.prod(kernel), math.prod(out)
-    if groups == 1:
-        y = weight.reshape(o, cg * k) @ cols.reshape(n, c * k, length)
-    else:
-        y = weight.reshape(groups, o // groups, cg * k) @ cols.reshape(n, groups, cg * k, length)
-    y = y.reshape(n, o, *out)
-    if bias is not None:
-        y = y + bias.reshape(1, o, *(1,) * len(out))
-    return y
+    return convolution(x, weight, bias, geom, groups)
 
 
 _conv2d_portable = _convnd_portable  # the portable fallback of the "conv2d" kernel hook

@@ -138,13 +138,17 @@ def _window_to_flat(arg: Tensor, in_sizes: tuple[Any, ...], geom: tuple[Any, ...
 
 
 def _max_pool(input: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation: Any,
-              ceil_mode: bool, n: int) -> tuple[Tensor, Tensor]:
+              ceil_mode: bool, n: int, with_indices: bool = True) -> Any:
+    """``(values, indices)``, or the values alone when ``with_indices`` is false (the flat
+    indices are work the values do not need)."""
     op = f"max_pool{n}d"
     x, unbatched = _pool_input(input, n, op)
     geom = _pool_geom(x, kernel_size, stride, padding, dilation, ceil_mode, n, op)
     fill = -math.inf if input.dtype.is_floating_point else input._backend.xp.iinfo(
         input._data.dtype).min  # an integer input pads with its smallest value
     values, arg = im2col(x, geom, pad_value=fill).max(dim=2)
+    if not with_indices:
+        return _unbatch(values, unbatched)
     indices = _window_to_flat(arg, tuple(x.shape[2:]), geom)
     return _unbatch(values, unbatched), _unbatch(indices, unbatched)
 
@@ -173,22 +177,22 @@ def max_pool3d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,
 def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
                dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
     """1-D max pooling over ``(N, C, L)`` or ``(C, L)``; padding counts as ``-inf``."""
-    values, indices = _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, 1)
-    return (values, indices) if return_indices else values
+    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, 1,
+                     return_indices)
 
 
 def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
                dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
     """2-D max pooling (``stride`` defaults to ``kernel_size``); padding counts as ``-inf``."""
-    values, indices = _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, 2)
-    return (values, indices) if return_indices else values
+    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, 2,
+                     return_indices)
 
 
 def max_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
                dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
     """3-D max pooling over ``(N, C, D, H, W)`` or ``(C, D, H, W)``."""
-    values, indices = _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, 3)
-    return (values, indices) if return_indices else values
+    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, 3,
+                     return_indices)
 
 
 # -- average pooling ------------------------------------------------------------------------
