@@ -10,6 +10,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "distribute
 from _mpi_launch import run_ranks  # noqa: E402
 
 
+@pytest.mark.backends  # two MPI jobs of a few seconds each: make test-backends runs it
 @pytest.mark.timeout(180)
 def test_ddp_matches_full_batch_training_on_the_device(device):
     proc = run_ranks("ddp_device_ranks.py", 2, device, timeout=150)
