@@ -10,6 +10,7 @@ the backend first), so NumPy's hot path is unchanged.
 
 from __future__ import annotations
 
+import functools
 import weakref
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +32,12 @@ def remember_view(view: Tensor) -> None:
         views = _VIEWS[id(root)] = {}
         weakref.finalize(root, _VIEWS.pop, id(root), None)
     key = id(view)
-    views[key] = weakref.ref(view, lambda _, views=views, key=key: views.pop(key, None))
+    views[key] = weakref.ref(view, functools.partial(_forget, views, key))
+
+
+def _forget(views: dict[int, Any], key: int, _ref: Any) -> None:
+    """A remembered view died: drop its entry."""
+    views.pop(key, None)
 
 
 def rebind(t: Tensor, data: Any) -> None:
