@@ -146,9 +146,10 @@ class Backend(abc.ABC):
 
     @abc.abstractmethod
     def scatter_add(self, target: Any, key: Any, values: Any) -> Any:
-        """Add ``values`` into ``target[key]`` in place, accumulating repeated indices.
+        """Add ``values`` into ``target[key]``, accumulating repeated indices.
 
-        Used by the backward of indexing. Returns ``target``.
+        Used by the backward of indexing. Returns the result, which the core always uses:
+        ``target`` itself, written in place, or a new array where ``mutable_arrays`` is False.
         """
 
     @abc.abstractmethod
