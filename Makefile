@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 CUPY_EXTRA ?= cupy
 GPU_STAMP := $(VENV)/.installed-$(CUPY_EXTRA)
 
-.PHONY: demo demo-ddp test test-gpu bench bench-programs soak clean
+.PHONY: demo demo-ddp test test-backends test-gpu bench bench-programs soak clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -51,6 +51,12 @@ $(GPU_STAMP): $(STAMP)
 test-gpu: $(GPU_STAMP)
 	$(VENV)/bin/arraygrad-conformance cupy --strict -q -p no:cacheprovider
 	$(PY) -m pytest -q -m cuda tests
+
+# The JAX (immutable arrays) and Dask (lazy arrays) backends in full: the whole conformance
+# suite on each, and the demo's network trained on each to NumPy's accuracy (tests marked
+# ``backends``; `make test` runs the suite's reduced form, one check per op).
+test-backends: $(STAMP)
+	$(PY) -m pytest -q $(PYTEST_PARALLEL) -m backends tests/conformance tests/immutable
 
 soak: $(STAMP)
 	$(PY) -m pytest -q -s -m soak tests/reliability

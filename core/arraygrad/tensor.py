@@ -468,6 +468,10 @@ class Tensor:
                 f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
         if not self._backend.holds_data:
             raise RuntimeError(f"Tensor.item() cannot be called on {self.device.type} tensors")
+        if self._backend.lazy:  # computed once: later uses start from the value
+            from arraygrad.backends.materialization import materialize
+
+            materialize((self,))
         value = self._backend.to_host(self._data).reshape(()).tolist()
         return value
 

@@ -65,7 +65,7 @@ def _shifted(x: Tensor, direction: Any, scale: float) -> Tensor:
     xp = x._backend.xp
     flat = xp.reshape(xp.asarray(x._data, copy=True), (-1,))
     if isinstance(direction, int):
-        flat[direction] = flat[direction] + scale
+        flat = x._backend.write(flat, direction, scale, "add")
     else:
         flat = flat + scale * xp.reshape(direction._data, (-1,))
     out = wrap(xp.reshape(flat, x._data.shape), x._backend)
@@ -125,7 +125,7 @@ def _basis(like: Tensor, index: int) -> Tensor:
 
     xp = like._backend.xp
     flat = xp.zeros((like.numel(),), dtype=like._data.dtype)
-    flat[index] = 1
+    flat = like._backend.write(flat, index, 1)
     return wrap(xp.reshape(flat, like._data.shape), like._backend)
 
 

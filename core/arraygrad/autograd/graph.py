@@ -366,8 +366,13 @@ class AccumulateGrad(Node):
             var._grad = var._grad.detach() + g.detach()
         else:
             old = var._grad
-            data = old._data
-            data += g._data  # accumulate in place, as PyTorch does outside create_graph
+            if old._backend.mutable_arrays:
+                data = old._data
+                data += g._data  # accumulate in place, as PyTorch does outside create_graph
+            else:  # (``+=`` would rebind a local and lose every earlier micro-batch)
+                from arraygrad.ops.immutable_writes import rebind
+
+                rebind(old, old._data + g._data)
             old._bump_version()
         return ()
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from arraygrad.backends.contract import Availability, Backend, DeviceEvent, Generator
 from arraygrad.backends.scalar_operands import ScalarOperands
+from arraygrad.backends.materialization import materialize, materialize_every, set_materialize_every
 from arraygrad.backends.registry import (
     BackendInfo,
     BackendRegistrationError,
@@ -26,7 +27,7 @@ from arraygrad.backends.global_flags import flags, install as _install_flags, se
 __all__ = [
     "Availability", "Backend", "BackendInfo", "BackendRegistrationError", "DeviceEvent", "Generator",
     "ScalarOperands",
-    "available", "backend_for_device", "default_backend", "get_backend", "register_backend",
+    "available", "backend_for_device", "materialize", "materialize_every", "set_materialize_every", "default_backend", "get_backend", "register_backend",
     "cpu", "cuda", "cudnn", "cusparselt", "kleidiai", "mha", "miopen", "mkl", "mkldnn", "mps",
     "nnpack", "openmp", "opt_einsum", "disable_global_flags", "flags_frozen", "flags",
     "set_flags",

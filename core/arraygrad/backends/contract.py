@@ -24,7 +24,7 @@ import abc
 import functools
 from typing import Any, Callable, NamedTuple, Sequence
 
-__all__ = ["Availability", "Backend", "DeviceEvent", "Generator", "Memory"]
+__all__ = ["At", "Availability", "Backend", "DeviceEvent", "Generator", "Memory"]
 
 
 class Memory(NamedTuple):
@@ -146,9 +146,10 @@ class Backend(abc.ABC):
 
     @abc.abstractmethod
     def scatter_add(self, target: Any, key: Any, values: Any) -> Any:
-        """Add ``values`` into ``target[key]`` in place, accumulating repeated indices.
+        """Add ``values`` into ``target[key]``, accumulating repeated indices.
 
-        Used by the backward of indexing. Returns ``target``.
+        Used by the backward of indexing. Returns the result, which the core always uses:
+        ``target`` itself, written in place, or a new array where ``mutable_arrays`` is False.
         """
 
     @abc.abstractmethod
@@ -168,6 +169,44 @@ class Backend(abc.ABC):
     """Optional ``ScalarOperands`` cache: Python scalars in ``+ - * /`` become cached 0-d
     arrays of the other operand's dtype (worth it when the library converts scalars
     slowly, as NumPy does); None passes scalars as they are."""
+
+    mutable_arrays: bool = True
+    """False for a library whose arrays cannot be written into (JAX): every write the core
+    makes then goes through ``write``, which returns a new array, and the tensor holding the
+    old one is rebound to it (docs/writing-a-backend.md, "Immutable and lazy arrays")."""
+
+    lazy: bool = False
+    """True for a library that builds a task graph instead of computing (Dask): the core then
+    calls ``materialize`` at the points a training loop would otherwise let the graph grow
+    (after ``optimizer.step``, at ``.item()``), and masks select with ``where``, never with
+    integer positions (their count is unknown until computed)."""
+
+    def write(self, array: Any, key: Any, values: Any, how: str = "set") -> Any:
+        """``array[key] = values`` (``how="set"``), ``+=`` (``"add"``) or ``*=``
+        (``"multiply"``); returns the result. ``key`` is a basic index (integers, slices,
+        ellipsis; no ``None``). A mutable backend writes into ``array`` and returns it (the
+        default, as fast as a bare ``__setitem__``); an immutable one returns a new array and
+        leaves ``array`` as it was. ``at(array, key).set(values)`` is the same call."""
+        if how == "set":
+            array[key] = values
+        elif how == "add":
+            array[key] += values
+        elif how == "multiply":
+            array[key] *= values
+        else:
+            raise ValueError(f"write: unknown update {how!r} (set, add or multiply)")
+        return array
+
+    def at(self, array: Any, key: Any = Ellipsis) -> "At":
+        """``at(x, key).set(v)`` / ``.add(v)`` / ``.multiply(v)``: ``write`` in the spirit of
+        array-api-extra's ``xpx.at``, for code that reads better that way."""
+        return At(self, array, key)
+
+    def materialize(self, arrays: Sequence[Any]) -> list[Any]:
+        """Compute ``arrays`` now and return them computed (a list, same order), so the task
+        graphs of later steps start from values, not from every step before. The default
+        returns them as they are: an eager library has nothing to do."""
+        return list(arrays)
 
     def coerce(self, value: Any) -> Any:
         """Turn what an xp function returned (e.g. a NumPy scalar) into an array."""
@@ -296,13 +335,21 @@ class Backend(abc.ABC):
 
     def _build_dtype_tables(self) -> tuple[Any, ...]:
         xp = self.xp
-        to_native = {d: getattr(xp, d.name) for d in self.supported_dtypes()}
-        from_native = {}
-        for ag_dtype, native in to_native.items():
+        to_native: dict[Any, Any] = {}
+        from_native: dict[Any, Any] = {}
+        for ag_dtype in self.supported_dtypes():
+            native = getattr(xp, ag_dtype.name)
+            made = xp.empty((0,), dtype=native).dtype
+            if made in from_native or made != native:
+                # an array of this dtype comes back as another (JAX without 64-bit mode makes
+                # float64 requests float32): offering it would make the table lie, and the
+                # other dtype's arrays would report themselves as this one
+                continue
+            to_native[ag_dtype] = native
             from_native[native] = ag_dtype
             # Arrays may report a dtype object distinct from the namespace's
             # attribute (NumPy: np.dtype('float32') vs np.float32).
-            from_native[xp.empty((0,), dtype=native).dtype] = ag_dtype
+            from_native[made] = ag_dtype
         self._to_native, self._from_native = to_native, from_native
         self._floating_natives = frozenset(n for n, d in from_native.items() if d.is_floating_point)
         self._complex_natives = frozenset(n for n, d in from_native.items() if d.is_complex)
@@ -355,3 +402,24 @@ class Backend(abc.ABC):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r} on {self.device}>"
+
+
+class At:
+    """``backend.at(array, key)``: the pending write of one index, applied by a method."""
+
+    __slots__ = ("_backend", "_array", "_key")
+
+    def __init__(self, backend: Backend, array: Any, key: Any) -> None:
+        self._backend, self._array, self._key = backend, array, key
+
+    def set(self, values: Any) -> Any:
+        """``array[key] = values``; the resulting array (``array`` itself where mutable)."""
+        return self._backend.write(self._array, self._key, values, "set")
+
+    def add(self, values: Any) -> Any:
+        """``array[key] += values``; the resulting array."""
+        return self._backend.write(self._array, self._key, values, "add")
+
+    def multiply(self, values: Any) -> Any:
+        """``array[key] *= values``; the resulting array."""
+        return self._backend.write(self._array, self._key, values, "multiply")

@@ -534,7 +534,7 @@ class Snapshot:
     def restore(self) -> None:
         """Put the state back as it was when the snapshot was taken."""
         for t, data, backend, grad, rg, fn, vc, copy in self.tensors:
-            data[...] = copy
+            data = backend.write(data, Ellipsis, copy)  # (a new array where immutable)
             t._data, t._backend, t._grad, t._requires_grad, t._grad_fn = data, backend, grad, rg, fn
             if vc is not None:
                 t._vc = vc[0]

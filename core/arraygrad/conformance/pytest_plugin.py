@@ -33,6 +33,10 @@ def pytest_addoption(parser: Any) -> None:
     group = parser.getgroup("arraygrad", "arraygrad backend conformance")
     group.addoption("--arraygrad-backend", default=None, metavar="NAME",
                     help="run arraygrad's conformance suite against backend NAME")
+    group.addoption("--arraygrad-sample", default=None, type=int, metavar="SEED",
+                    help="run a reduced suite: one check per op (per table row, a forward "
+                    "check where the op has one), drawn with SEED (CI's form: every op at "
+                    "least once)")
     group.addoption("--arraygrad-report-json", nargs="?", const="", default=None,
                     metavar="PATH", help="also write the report as JSON to PATH "
                     "(default: arraygrad-conformance-<backend>.json in the current directory)")
@@ -112,6 +116,30 @@ def pytest_collection_modifyitems(config: Any, items: Any) -> None:
         if reason:
             item.add_marker(pytest.mark.xfail(reason=reason, strict=True))
     config.stash[_ALL_IDS] = {m[0] for m in meta.values()}
+    seed = config.getoption("arraygrad_sample", None)
+    if seed is not None:
+        keep = sample_items([i for i in items if i.nodeid in meta],
+                            lambda i: meta[i.nodeid][1], lambda i: meta[i.nodeid][2], seed)
+        dropped = [i for i in items if i.nodeid in meta and i.nodeid not in keep]
+        items[:] = [i for i in items if i.nodeid not in meta or i.nodeid in keep]
+        config.hook.pytest_deselected(items=dropped)
+
+
+def sample_items(items: Any, row_of: Any, kind_of: Any, seed: int) -> set[str]:
+    """The node ids of one item per row (``row_of(item)``), drawn with ``seed`` among the row's
+    ``forward`` checks where it has some (the cheapest kind: no gradients, one reference run),
+    else among all its checks. The same seed and items give the same sample."""
+    import random
+
+    by_row: dict[Any, list[Any]] = {}
+    for item in items:
+        by_row.setdefault(row_of(item), []).append(item)
+    rng = random.Random(seed)
+    keep = set()
+    for _, row in sorted(by_row.items(), key=lambda kv: str(kv[0])):
+        forward = [i.nodeid for i in row if kind_of(i) == "forward"]
+        keep.add(rng.choice(sorted(forward or [i.nodeid for i in row])))
+    return keep
 
 
 def all_check_ids(config: Any) -> set[Any]:

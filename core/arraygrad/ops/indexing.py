@@ -244,8 +244,7 @@ def index_add_into(g: Tensor, shape: tuple[Any, ...], key: Any, advanced: bool) 
         out = xp.zeros((math.prod(shape),), dtype=dtype)
         out = xp.reshape(key.add_into(xp, backend, out, g._data), tuple(shape))
     else:
-        out = xp.zeros(shape, dtype=dtype)
-        _set_basic(xp, out, key, g._data)
+        out = _set_basic(backend, xp.zeros(shape, dtype=dtype), key, g._data)
     return INDEX_PUT.record(out, backend, (None, g), key=key, advanced=advanced)
 
 
@@ -448,8 +447,7 @@ def _take_zeroed(g: Tensor, key: Any) -> Tensor:
                          tuple(key.shape)) > 0
         data = xp.where(hit, xp.zeros_like(g._data), g._data)
     else:
-        data = xp.asarray(g._data, copy=True)
-        _set_basic(xp, data, key, 0)
+        data = _set_basic(g._backend, xp.asarray(g._data, copy=True), key, 0)
     return MASKED_KEY.record(data, g._backend, (g,), key=key)
 
 
@@ -478,7 +476,7 @@ def index_put(input: Tensor, key: Any, value: Any) -> Tensor:
         if advanced:
             data = _put_linear(backend, data, norm, vdata)
         else:
-            _set_basic(backend.xp, data, norm, vdata)
+            data = _set_basic(backend, data, norm, vdata)
     except (ValueError, TypeError) as exc:
         target = norm.lin.shape if advanced else input._data[norm].shape
         raise RuntimeError(
@@ -487,18 +485,20 @@ def index_put(input: Tensor, key: Any, value: Any) -> Tensor:
     return INDEX_PUT.record(data, backend, (input, value), key=norm, advanced=advanced)
 
 
-def _set_basic(xp: Any, data: Any, key: Any, values: Any) -> None:
-    """``data[key] = values`` for a basic key, in place.
+def _set_basic(backend: Backend, data: Any, key: Any, values: Any) -> Any:
+    """``data[key] = values`` for a basic key; returns the result (``data`` itself, written
+    in place, unless the backend's arrays are immutable: ``Backend.write``).
 
     The standard's ``__setitem__`` takes no ``None``; those only add size-1
     dimensions, so they are dropped from the key and from the values' shape.
     """
     if any(k is None for k in key):
+        xp = backend.xp
         picked = data[key].shape
         key = tuple(k for k in key if k is not None)
         if hasattr(values, "shape"):
             values = xp.reshape(xp.broadcast_to(values, tuple(picked)), tuple(data[key].shape))
-    data[key] = values
+    return backend.write(data, key, values)
 
 
 def _put_linear(backend: Backend, data: Any, key: LinearKey, values: Any) -> Any:

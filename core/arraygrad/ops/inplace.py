@@ -21,6 +21,7 @@ from arraygrad.autograd.forward_ad import set_tangent, state as _fw, tangent_of
 from arraygrad.autograd.grad_mode import _state, no_grad
 from arraygrad.autograd.mutation_on_saved import _active as _mutation
 from arraygrad.autograd.mutation_on_saved import before_write as _mutation_before_write
+from arraygrad.ops.immutable_writes import rebind
 from arraygrad.ops.fast import inplace_arithmetic
 from arraygrad.ops.rule import ELEMENTWISE, defop
 from arraygrad.tensor import Tensor
@@ -113,6 +114,9 @@ def _write(t: Tensor, data: Any, op: str) -> None:
     check = getattr(data, "check_write_into", None)  # vmap's batched arrays: only into batched t
     if check is not None:
         check(t._data)
+    if not t._backend.mutable_arrays:  # nothing to write into: the tensor takes a new array
+        rebind(t, data)
+        return
     try:
         t._data[...] = data
     except ValueError as exc:  # e.g. NumPy's read-only broadcast views
@@ -126,6 +130,8 @@ def native_arithmetic(t: Tensor, op: str, other: Any, alpha: Any = 1) -> bool:
     """``t op= other * alpha`` on ``t``'s array directly when ``ops.fast`` takes it (the
     optimizers' updates); False when the general in-place mechanism must run."""
     before_write(t)
+    if t._base is not None and not t._backend.mutable_arrays:
+        return False  # a view's write must reach its base: the general mechanism does that
     result = inplace_arithmetic(t, op, other, alpha)
     if result is None:
         return False
@@ -162,8 +168,11 @@ def apply_inplace(t: Tensor, op: str, compute: Callable[..., Any],
         result = result.detach()
     if _fw.on:
         _forward_check(t, result, op)
-    if grad_on and view is not None and result._grad_fn is not None:
-        # a value that requires grad written into a view of a tensor outside the graph
+    if view is not None and ((grad_on and result._grad_fn is not None)
+                             or not t._backend.mutable_arrays):
+        # a value that requires grad written into a view of a tensor outside the graph; and
+        # on an immutable backend every view's write, which must reach the base (no memory
+        # is shared)
         return _write_view(t, result, _snapshot(t._base), op)
     _write(t, result._data, op)
     t._bump_version()

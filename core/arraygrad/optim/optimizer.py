@@ -25,6 +25,7 @@ from typing import Any, Callable, Iterable, Iterator, Union
 from arraygrad import dtypes as _dt
 from arraygrad.autograd.grad_mode import enable_grad, no_grad, set_grad_enabled
 from arraygrad.autograd.hooks import HookDict, RemovableHandle
+from arraygrad.backends.materialization import after_step
 from arraygrad.tensor import Tensor
 from arraygrad.transform_state import recording_flag as _recording
 
@@ -100,6 +101,7 @@ def _hooked_step(func: Callable[..., Any], args: Any, kwargs: Any) -> Any:
                 raise RuntimeError(f"{func} must return None or a tuple of "
                                    f"(new_args, new_kwargs), but got {result}.")
     out = func(*args, **kwargs)
+    after_step(self)  # a lazy backend's computation point (backends.materialization)
     for post in chain(list(self._optimizer_step_post_hooks.values()),
                       list(_global_step_post_hooks.values())):
         post(self, args, kwargs)

@@ -58,7 +58,7 @@ def _im2col_data(backend: Backend, data: Any, geom: Any, pad_value: Any = 0) -> 
     extent = _padded_extent(in_sizes, geom)
     if extent != in_sizes or any(pad_lo):
         padded = xp.full(tuple(data.shape[:2]) + extent, pad_value, dtype=data.dtype)
-        padded[_interior(in_sizes, pad_lo)] = data
+        padded = backend.write(padded, _interior(in_sizes, pad_lo), data)
     else:
         padded = data
     return xp.stack([padded[_window_key(o, geom)] for o in _offsets(geom[0])], axis=2)
@@ -69,7 +69,7 @@ def _col2im_data(backend: Backend, cols: Any, in_sizes: Any, geom: Any) -> Any:
     padded = xp.zeros(tuple(cols.shape[:2]) + _padded_extent(in_sizes, geom), dtype=cols.dtype)
     for k, offset in enumerate(_offsets(geom[0])):
         key = _window_key(offset, geom)
-        padded[key] = padded[key] + cols[:, :, k, ...]  # "..." for the standard
+        padded = backend.write(padded, key, cols[:, :, k, ...], "add")  # "..." for the standard
     return padded[_interior(in_sizes, geom[3])]
 
 

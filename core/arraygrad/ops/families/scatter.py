@@ -456,10 +456,12 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
                                f"but got tensor with {value._data.ndim} dimension(s)")
     # a differentiable fill, inside vmap (where a mask's index form would have a size per
     # sample), recorded (compile, ONNX export: the index form's size depends on the mask's
-    # values) or without values (meta: that size is unknown): where(mask, value, input)
+    # values), without values (meta: that size is unknown) or on a lazy backend (Dask: an
+    # unknown size until computed, which makes every later chunk unknown): where(mask, ...)
+    backend = input._backend
     if vmap_levels or _transform_hooks.arrays_only or (
             isinstance(value, Tensor) and value.requires_grad) \
-            or not input._backend.holds_data:
+            or not backend.holds_data or backend.lazy:
         from arraygrad.ops.elementwise import where
 
         fill = (value.to(input.dtype) if isinstance(value, Tensor) else
