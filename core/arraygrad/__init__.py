@@ -175,6 +175,7 @@ _LAZY_SUBMODULES = (  # one per line: several areas add theirs
     "_inductor",
     "_utils",
     "accelerator",
+    "array_api",
     "amp",
     "conformance",
     "cpu",

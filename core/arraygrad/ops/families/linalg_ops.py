@@ -504,8 +504,10 @@ def _tolerance(op: str, A: Tensor, atol: Any, rtol: Any, smax: Any) -> Any:
 
         eps = finfo(A.dtype).eps
         rtol = eps * max(A.shape[-2], A.shape[-1]) if atol is None or _is_zero(atol) else 0.0
-    a = 0.0 if atol is None else (atol._data if isinstance(atol, Tensor) else atol)
-    r = rtol._data if isinstance(rtol, Tensor) else rtol
+    # a tolerance tensor holds one value per matrix (shape A.shape[:-2]): it meets smax,
+    # shaped (..., 1), through a trailing axis, as PyTorch's does
+    a = 0.0 if atol is None else (atol._data[..., None] if isinstance(atol, Tensor) else atol)
+    r = rtol._data[..., None] if isinstance(rtol, Tensor) else rtol
     return xp.maximum(xp.asarray(a, dtype=smax.dtype) + 0 * smax, r * smax)
 
 
