@@ -64,3 +64,19 @@ def test_solve_trace_and_norms() -> None:
                                np.abs(a).sum(axis=(1, 2)))
     np.testing.assert_allclose(xp.linalg.matrix_norm(ag.tensor(a), ord="nuc").numpy(),
                                np.linalg.norm(a, ord="nuc", axis=(-2, -1)))
+
+
+def test_cross_of_integers_and_tensordot_of_empty_operands_match_pytorch() -> None:
+    # arraygrad refused integer vectors in linalg.cross and could not reshape zero-size
+    # operands in tensordot; PyTorch does both
+    torch = pytest.importorskip("torch")
+    a, b = np.array([[1, 2, 3], [4, 5, 6]]), np.array([7, 8, 10])
+    assert ag.linalg.cross(ag.tensor(a), ag.tensor(b).expand(2, 3)).tolist() == \
+        torch.linalg.cross(torch.tensor(a), torch.tensor(b).expand(2, 3)).tolist()
+    assert xp.linalg.cross(ag.tensor(a, dtype=ag.uint8), ag.tensor(b, dtype=ag.uint8)).dtype \
+        == ag.uint8
+    for sa, sb, dims in [((2, 0), (0, 3), 1), ((0, 2), (2, 3), 1), ((2, 3), (0,), 0)]:
+        out = ag.tensordot(ag.ones(sa), ag.ones(sb), dims=dims)
+        expected = torch.tensordot(torch.ones(sa), torch.ones(sb), dims=dims)
+        assert tuple(out.shape) == tuple(expected.shape)
+        assert out.tolist() == expected.tolist()

@@ -22,8 +22,10 @@ def arange(start: Any, /, stop: Any = None, step: Any = 1, *, dtype: _dt.dtype |
     if stop is None:
         start, stop = 0, start
     if step and (stop - start) * step <= 0:  # an empty range (PyTorch raises for these)
-        return _ag.empty((0,), dtype=dtype if dtype is not None else _ag.arange(
-            start, start + step, step).dtype, device=device)
+        if dtype is None:
+            floating = any(isinstance(v, float) for v in (start, stop, step))
+            dtype = _dt.get_default_dtype() if floating else _dt.int64
+        return _ag.empty((0,), dtype=dtype, device=device)
     return _ag.arange(start, stop, step, dtype=dtype, device=device)
 
 

@@ -67,6 +67,8 @@ def repeat(x: Tensor, repeats: Any, /, *, axis: int | None = None) -> Tensor:
     """Each element of ``x`` repeated ``repeats`` times (along ``axis``; flattened if None)."""
     if axis is None:
         x, axis = _ag.reshape(x, (-1,)), 0
+    if isinstance(repeats, Tensor) and repeats.dtype != _ag.int64:
+        repeats = repeats.to(_ag.int64)  # any integer dtype (PyTorch takes int32/int64)
     return _ag.repeat_interleave(x, repeats, dim=axis)
 
 

@@ -61,9 +61,9 @@ def prod(x: Tensor, /, *, axis: Any = None, dtype: _dt.dtype | None = None,
 
 def _prod(x: Tensor, *, dim: tuple[int, ...], keepdim: bool, dtype: Any) -> Tensor:
     # PyTorch's prod takes one dim: reduce the axes one at a time, the highest first
-    out = x if dtype is None else x.to(dtype)
+    out = x
     for d in sorted(dim, reverse=True):
-        out = _ag.prod(out, d, keepdim=keepdim)
+        out = _ag.prod(out, d, keepdim=keepdim, dtype=dtype)
     return out
 
 

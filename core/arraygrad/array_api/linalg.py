@@ -165,7 +165,7 @@ def vecdot(x1: Tensor, x2: Tensor, /, *, axis: int = -1) -> Tensor:
         raise ValueError("vecdot() needs arrays of the same size along axis")
     if a.dtype.is_complex:
         a = _ag.conj_physical(a)
-    return _ag.sum(_ag.mul(a, b), dim=axis)
+    return _ag.sum(_ag.mul(a, b), dim=axis, dtype=a.dtype)  # integers keep their dtype
 
 
 def vector_norm(x: Tensor, /, *, axis: Any = None, keepdims: bool = False,

@@ -95,6 +95,10 @@ def _floating(op: str, *ts: Any, complex: bool = False) -> Backend:
     return backend
 
 
+def _is_integral(t: Any) -> bool:
+    return isinstance(t, Tensor) and not (t.dtype.is_floating_point or t.dtype.is_complex)
+
+
 def _matrices(op: str, A: Tensor, square: bool = False, name: str = "A") -> None:
     if A.ndim < 2:
         raise RuntimeError(f"{op}: The input tensor {name} must have at least 2 dimensions.")
@@ -696,7 +700,10 @@ def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
     import arraygrad as ag
 
     op = "linalg.cross"
-    backend = _floating(op, input, other)
+    if _is_integral(input) and _is_integral(other):  # PyTorch's cross takes integers too
+        same_backend(op, input, other)
+    else:
+        _floating(op, input, other)
     if input.ndim != other.ndim:
         raise RuntimeError(f"{op}: inputs dimension {input.ndim} does not match other "
                            f"dimension {other.ndim}")
@@ -705,7 +712,6 @@ def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
                            f"{input.shape[dim]} and {other.shape[dim]}")
     i1 = ag.tensor([1, 2, 0], device=input.device)
     i2 = ag.tensor([2, 0, 1], device=input.device)
-    del backend
     return (input.index_select(dim, i1) * other.index_select(dim, i2)
             - input.index_select(dim, i2) * other.index_select(dim, i1))
 
