@@ -83,9 +83,9 @@ def result_type(*arrays_and_dtypes: Any) -> _dt.dtype:
     for d in dtypes:
         out = d if out is None else _pair(out, d)
     for s in scalars:
-        d = _scalar_dtype(s, out)
-        if d is not None:
-            out = d if out is None else _pair(out, d)
+        weak = _scalar_dtype(s, out)
+        if weak is not None:
+            out = weak if out is None else _pair(out, weak)
     assert out is not None
     return out
 
