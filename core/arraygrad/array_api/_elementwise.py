@@ -76,10 +76,12 @@ def floor_divide(x1: Any, x2: Any, /) -> Tensor:
     """The floor of the quotient; with an infinite operand ``floor(x1 / x2)``, as the
     standard's special cases say (PyTorch's, Python's, give NaN and -1 there)."""
     a, b = promote_pair(x1, x2)
-    out = _ag.floor_divide(a, b)
     if not a.dtype.is_floating_point:
-        return out
-    return _ag.where(_ag.isinf(a) | _ag.isinf(b), _ag.floor(_ag.div(a, b)), out)
+        return _ag.floor_divide(a, b)
+    infinite = _ag.isinf(a) | _ag.isinf(b)
+    one = _ag.ones_like(a)  # in place of the infinities, whose quotient is taken apart
+    out = _ag.floor_divide(_ag.where(infinite, one, a), _ag.where(infinite, one, b))
+    return _ag.where(infinite, _ag.floor(_ag.div(a, b)), out)
 
 
 def round(x: Tensor, /) -> Tensor:  # noqa: A001
