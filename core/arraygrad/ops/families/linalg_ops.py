@@ -76,7 +76,7 @@ def _call(op: str, backend: Backend, name: str, *args: Any, **kw: Any) -> Any:
 
 
 _COMPLEX_OPS = ("inv", "det", "slogdet", "solve", "vector_norm", "matrix_norm", "norm", "eig",
-                "eigvals")
+                "eigvals", "svdvals", "matrix_rank")
 
 
 def _floating(op: str, *ts: Any, complex: bool = False) -> Backend:
@@ -467,14 +467,15 @@ def _svdvals_vjp(g: Tensor, n: RuleNode) -> Tensor:
     return (U * g.unsqueeze(-2)) @ Vh
 
 
+# complex too: the singular values are real and U diag(gS) Vh is their gradient either way
 SVDVALS = defop("LinalgSvdvalsBackward0", jvp=VIA_VJP, inputs=("A",), saves=("A", "U", "Vh"),
-                vjp=(_svdvals_vjp,))
+                vjp=(_svdvals_vjp,), complex=True)
 
 
 def svdvals(A: Tensor) -> Tensor:
     """The singular values of ``A``, descending (gradient ``U diag(gS) Vh``)."""
     op = "linalg.svdvals"
-    backend = _floating(op, A)
+    backend = _floating(op, A, complex=True)
     _matrices(op, A)
     res = _call(op, backend, "svd", A._data, full_matrices=False)
     return SVDVALS.record(res[1], backend, (A,), U=wrap(res[0], backend),
@@ -547,7 +548,7 @@ def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
 def matrix_rank(A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = False) -> Tensor:
     """The number of singular values above ``max(atol, rtol * smax)`` (int64, no gradient)."""
     op = "linalg.matrix_rank"
-    backend = _floating(op, A)
+    backend = _floating(op, A, complex=True)  # a count: no gradient, any floating kind
     _matrices(op, A)
     xp = backend.xp
     S = _call(op, backend, "svdvals", A._data)
