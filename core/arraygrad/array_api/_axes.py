@@ -1,5 +1,5 @@
 """The standard's ``axis`` arguments: None (every axis), an int or a tuple, normalised once
-here with the standard's errors (an axis out of range is an IndexError... of PyTorch's kind)."""
+here (an axis out of range raises PyTorch's IndexError, a repeated one ValueError)."""
 
 from __future__ import annotations
 

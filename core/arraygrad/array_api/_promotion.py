@@ -14,7 +14,6 @@ __all__ = ["result_type", "can_cast", "promote_pair", "as_operand"]
 
 _SIGNED = {8: _dt.int8, 16: _dt.int16, 32: _dt.int32, 64: _dt.int64}
 _UNSIGNED = {8: _dt.uint8, 16: _dt.uint16, 32: _dt.uint32, 64: _dt.uint64}
-_REAL = {32: _dt.float32, 64: _dt.float64}
 _COMPLEX = {64: _dt.complex64, 128: _dt.complex128}
 
 

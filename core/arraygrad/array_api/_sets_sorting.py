@@ -40,7 +40,7 @@ def unique_all(x: Tensor, /) -> UniqueAllResult:
     flat = _ag.reshape(inverse, (-1,))
     order = _ag.argsort(flat, stable=True)  # positions grouped by value, in order of position
     starts = _ag.cumsum(counts, 0) - counts
-    return UniqueAllResult(values, order[starts] if counts.numel() else starts, inverse, counts)
+    return UniqueAllResult(values, order[starts], inverse, counts)
 
 
 def unique_counts(x: Tensor, /) -> UniqueCountsResult:
