@@ -363,8 +363,4 @@ def bind() -> None:
 
     tensor_protocol.bind(cls)
     tensor_interop.bind(cls)  # NumPy's array protocol, the copy module, ``in``
-    from arraygrad.tensor_array_api import METHODS as _array_api_methods
-
-    for name, fn in _array_api_methods.items():  # the Array API standard's members
-        setattr(cls, name, fn)
     _op_registry.install_method_loader()  # plugin ops' methods: bound when the ops load
