@@ -152,3 +152,12 @@ def test_special_values_of_sign_and_floor_divide() -> None:
 def test_empty_ranges() -> None:
     assert xp.arange(1, 0, 1, dtype=ag.uint8).shape == (0,)
     assert xp.arange(0.5, 0.2, 0.1).dtype == ag.float32
+
+
+def test_complex_expm1_of_signed_zeros() -> None:
+    # the standard: expm1(±0 + 0j) is +0 + 0j, and expm1(conj(z)) is conj(expm1(z))
+    z = np.array([complex(-0.0, 0.0), complex(0.0, 0.0), complex(0.0, -0.0)])
+    out = xp.expm1(ag.tensor(z)).numpy()
+    assert (out == 0).all() and not np.signbit(out.real).any()
+    assert np.signbit(out.imag).tolist() == [False, False, True]
+    np.testing.assert_allclose(xp.expm1(ag.tensor([1 + 2j])).numpy(), np.expm1([1 + 2j]))

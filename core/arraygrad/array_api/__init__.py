@@ -32,7 +32,9 @@ from arraygrad.array_api._creation import (
 )
 from arraygrad.array_api._data_types import astype, finfo, iinfo, isdtype
 from arraygrad.array_api._elementwise import BINARY as _BINARY, UNARY as _UNARY
-from arraygrad.array_api._elementwise import clip, conj, floor_divide, imag, real, round, sign
+from arraygrad.array_api._elementwise import (
+    clip, conj, expm1, floor_divide, imag, real, round, sign,
+)
 from arraygrad.array_api._info import __array_namespace_info__
 from arraygrad.array_api._manipulation import (
     broadcast_arrays, broadcast_to, concat, expand_dims, flip, moveaxis, permute_dims, repeat,
@@ -63,7 +65,7 @@ __all__ = sorted(
      "arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full", "full_like",
      "linspace", "meshgrid", "ones", "ones_like", "tril", "triu", "zeros", "zeros_like",
      "astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type",
-     "clip", "conj", "floor_divide", "imag", "real", "round", "sign",
+     "clip", "conj", "expm1", "floor_divide", "imag", "real", "round", "sign",
      "broadcast_arrays", "broadcast_to", "concat", "expand_dims", "flip", "moveaxis",
      "permute_dims", "repeat", "reshape", "roll", "squeeze", "stack", "tile", "unstack",
      "argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "take",

@@ -12,7 +12,7 @@ import arraygrad as _ag
 from arraygrad.array_api._promotion import as_operand, promote_pair
 from arraygrad.tensor import Tensor
 
-__all__ = ["BINARY", "UNARY", "sign", "floor_divide", "clip", "round", "real", "imag", "conj"]
+__all__ = ["BINARY", "UNARY", "sign", "expm1", "floor_divide", "clip", "round", "real", "imag", "conj"]
 
 
 def _binary(fn: Callable[..., Tensor], name: str) -> Callable[..., Tensor]:
@@ -51,7 +51,7 @@ _BINARY_OPS = {
 _UNARY_OPS = {
     "abs": _ag.abs, "acos": _ag.acos, "acosh": _ag.acosh, "asin": _ag.asin,
     "asinh": _ag.asinh, "atan": _ag.atan, "atanh": _ag.atanh, "bitwise_invert": _ag.bitwise_not,
-    "ceil": _ag.ceil, "cos": _ag.cos, "cosh": _ag.cosh, "exp": _ag.exp, "expm1": _ag.expm1,
+    "ceil": _ag.ceil, "cos": _ag.cos, "cosh": _ag.cosh, "exp": _ag.exp,
     "floor": _ag.floor, "isfinite": _ag.isfinite, "isinf": _ag.isinf, "isnan": _ag.isnan,
     "log": _ag.log, "log1p": _ag.log1p, "log2": _ag.log2, "log10": _ag.log10,
     "logical_not": _ag.logical_not, "negative": _ag.neg, "positive": _ag.positive,
@@ -70,6 +70,16 @@ def sign(x: Tensor, /) -> Tensor:
         return _ag.sgn(x)
     out = _ag.sign(x)
     return _ag.where(_ag.isnan(x), x, out) if x.dtype.is_floating_point else out
+
+
+def expm1(x: Tensor, /) -> Tensor:
+    """``exp(x) - 1``; of a complex zero ``+0 + 0j`` whatever the sign of its real part, as
+    the standard's special cases say (NumPy's gives ``-0`` for ``-0 + 0j``)."""
+    out = _ag.expm1(x)
+    if not x.dtype.is_complex:
+        return out
+    # adding +0 - 0j turns a real part's -0 into +0 and keeps the imaginary part's sign
+    return _ag.add(out, complex(0.0, -0.0))
 
 
 def floor_divide(x1: Any, x2: Any, /) -> Tensor:
