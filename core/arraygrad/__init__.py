@@ -169,12 +169,18 @@ from arraygrad.interop import einops_hook as _einops_hook  # noqa: E402
 
 _einops_hook.install()
 
+# the Array API standard's members of the tensor; its namespace is a lazy submodule
+from arraygrad import tensor_array_api as _tensor_array_api  # noqa: E402
+
+_tensor_array_api.bind(Tensor, lambda: __getattr__("array_api"))
+
 
 _LAZY_SUBMODULES = (  # one per line: several areas add theirs
     "_dynamo",
     "_inductor",
     "_utils",
     "accelerator",
+    "array_api",
     "amp",
     "conformance",
     "cpu",

@@ -475,8 +475,14 @@ class Tensor:
         value = self._backend.to_host(self._data).reshape(()).tolist()
         return value
 
-    def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
-        return self._data.__dlpack__(*args, **kwargs)
+    def __dlpack__(self, *, stream: Any = None, max_version: Any = None, dl_device: Any = None,
+                   copy: bool | None = None) -> Any:
+        """A DLPack capsule of the data (the Array API's keywords, as PyTorch's)."""
+        # only the keywords given: a backend's array may predate the newer ones
+        keywords = {"stream": stream, "max_version": max_version, "dl_device": dl_device,
+                    "copy": copy}
+        given = {name: value for name, value in keywords.items() if value is not None}
+        return self._data.__dlpack__(**given)
 
     def __dlpack_device__(self) -> Any:
         return self._data.__dlpack_device__()

@@ -76,7 +76,7 @@ def _call(op: str, backend: Backend, name: str, *args: Any, **kw: Any) -> Any:
 
 
 _COMPLEX_OPS = ("inv", "det", "slogdet", "solve", "vector_norm", "matrix_norm", "norm", "eig",
-                "eigvals")
+                "eigvals", "svdvals", "matrix_rank", "cholesky", "pinv")
 
 
 def _floating(op: str, *ts: Any, complex: bool = False) -> Backend:
@@ -93,6 +93,10 @@ def _floating(op: str, *ts: Any, complex: bool = False) -> Backend:
             raise RuntimeError(f"{op}: Expected a floating point tensor as input. Got {t.dtype}")
     backend: Backend = same_backend(op, *ts)
     return backend
+
+
+def _is_integral(t: Any) -> bool:
+    return isinstance(t, Tensor) and not (t.dtype.is_floating_point or t.dtype.is_complex)
 
 
 def _matrices(op: str, A: Tensor, square: bool = False, name: str = "A") -> None:
@@ -277,29 +281,30 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
 
 def _cholesky_vjp(g: Tensor, n: RuleNode) -> Tensor:
     # PyTorch's cholesky_backward: A^-H Phi(L^H gL) L^-1, Phi symmetrising the lower part
+    # (conjugate transposes: the same formula holds for complex Hermitian matrices)
     L = n.result
     if n.upper:
-        L, g = L.mT, g.mT
-    P = _tril(L.mT @ g)
-    P = 0.5 * (P + _tril(P, -1).mT)
+        L, g = _mH(L), _mH(g)
+    P = _tril(_mH(L) @ g)
+    P = 0.5 * (P + _mH(_tril(P, -1)))
     Linv = inv(L)
-    return Linv.mT @ P @ Linv
+    return _mH(Linv) @ P @ Linv
 
 
 CHOLESKY = defop("LinalgCholeskyExBackward0", jvp=VIA_VJP, inputs=("A",), saves=("result",),
-                 params=("upper",), vjp=(_cholesky_vjp,))
+                 params=("upper",), vjp=(_cholesky_vjp,), complex=True)
 
 
 def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
     """The Cholesky factor ``L`` (``A = L L^T``; ``U = L^T`` when ``upper``) of symmetric
     positive-definite ``A`` (only its lower triangle is read); LinAlgError otherwise."""
     op = "linalg.cholesky"
-    backend = _square(op, A)
+    backend = _square(op, A, complex=True)
     # the Array API leaves which triangle is read to the library: read the lower one
     a = A.detach()
-    data = _call(op, backend, "cholesky", (_tril(a) + _tril(a, -1).mT)._data)
+    data = _call(op, backend, "cholesky", (_tril(a) + _mH(_tril(a, -1)))._data)
     if upper:
-        data = wrap(data, backend).mT.contiguous()._data
+        data = _mH(wrap(data, backend)).contiguous()._data
     return CHOLESKY.record(data, backend, (A,), upper=upper)
 
 
@@ -463,14 +468,15 @@ def _svdvals_vjp(g: Tensor, n: RuleNode) -> Tensor:
     return (U * g.unsqueeze(-2)) @ Vh
 
 
+# complex too: the singular values are real and U diag(gS) Vh is their gradient either way
 SVDVALS = defop("LinalgSvdvalsBackward0", jvp=VIA_VJP, inputs=("A",), saves=("A", "U", "Vh"),
-                vjp=(_svdvals_vjp,))
+                vjp=(_svdvals_vjp,), complex=True)
 
 
 def svdvals(A: Tensor) -> Tensor:
     """The singular values of ``A``, descending (gradient ``U diag(gS) Vh``)."""
     op = "linalg.svdvals"
-    backend = _floating(op, A)
+    backend = _floating(op, A, complex=True)
     _matrices(op, A)
     res = _call(op, backend, "svd", A._data, full_matrices=False)
     return SVDVALS.record(res[1], backend, (A,), U=wrap(res[0], backend),
@@ -480,20 +486,21 @@ def svdvals(A: Tensor) -> Tensor:
 # -- pinv, lstsq, matrix_rank --------------------------------------------------------------
 
 def _pinv_vjp(g: Tensor, n: RuleNode) -> Tensor:
-    # PyTorch's pinv_backward
+    # PyTorch's pinv_backward (conjugate transposes: complex matrices too)
     A, P = n.A, n.result
     m, k = A.shape[-2], A.shape[-1]
-    Ph, gh = P.mT, g.mT
+    Ph, gh = _mH(P), _mH(g)
     if m <= k:
         K = gh @ P
         KPh = K @ Ph
-        return -(P @ K).mT + KPh - (A @ P) @ KPh + (Ph @ P) @ (gh - K @ A)
+        return -_mH(P @ K) + KPh - (A @ P) @ KPh + (Ph @ P) @ (gh - K @ A)
     K = P @ gh
     PhK = Ph @ K
-    return -(K @ P).mT + (gh - A @ K) @ P @ Ph + PhK - PhK @ P @ A
+    return -_mH(K @ P) + (gh - A @ K) @ P @ Ph + PhK - PhK @ P @ A
 
 
-PINV = defop("LinalgPinvBackward0", jvp=VIA_VJP, inputs=("A",), saves=("A", "result"), vjp=(_pinv_vjp,))
+PINV = defop("LinalgPinvBackward0", jvp=VIA_VJP, inputs=("A",), saves=("A", "result"), vjp=(_pinv_vjp,),
+             complex=True)
 
 
 def _tolerance(op: str, A: Tensor, atol: Any, rtol: Any, smax: Any) -> Any:
@@ -504,8 +511,10 @@ def _tolerance(op: str, A: Tensor, atol: Any, rtol: Any, smax: Any) -> Any:
 
         eps = finfo(A.dtype).eps
         rtol = eps * max(A.shape[-2], A.shape[-1]) if atol is None or _is_zero(atol) else 0.0
-    a = 0.0 if atol is None else (atol._data if isinstance(atol, Tensor) else atol)
-    r = rtol._data if isinstance(rtol, Tensor) else rtol
+    # a tolerance tensor holds one value per matrix (shape A.shape[:-2]): it meets smax,
+    # shaped (..., 1), through a trailing axis, as PyTorch's does
+    a = 0.0 if atol is None else (atol._data[..., None] if isinstance(atol, Tensor) else atol)
+    r = rtol._data[..., None] if isinstance(rtol, Tensor) else rtol
     return xp.maximum(xp.asarray(a, dtype=smax.dtype) + 0 * smax, r * smax)
 
 
@@ -517,7 +526,7 @@ def pinv(A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = Fal
     """The Moore-Penrose pseudo-inverse; singular values below ``max(atol, rtol * smax)``
     count as zero (``rtol`` defaults to ``eps * max(m, n)`` when ``atol`` is unset or 0)."""
     op = "linalg.pinv"
-    backend = _floating(op, A)
+    backend = _floating(op, A, complex=True)
     _matrices(op, A)
     xp = backend.xp
 
@@ -528,6 +537,8 @@ def pinv(A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = Fal
                          xp.max(S, axis=-1, keepdims=True) if S.shape[-1] else S)
         keep = S > cut
         Sinv = xp.where(keep, 1.0 / xp.where(keep, S, xp.ones_like(S)), xp.zeros_like(S))
+        if xp.isdtype(U.dtype, "complex floating"):  # V S^-1 U^H: conjugate transposes
+            U, Vh = xp.conj(U), xp.conj(Vh)
         return xp.matmul(xp.matrix_transpose(Vh) * Sinv[..., None, :], xp.matrix_transpose(U))
 
     return PINV.record(in_opmath(backend, formula, A._data), backend, (A,))
@@ -541,7 +552,7 @@ def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
 def matrix_rank(A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = False) -> Tensor:
     """The number of singular values above ``max(atol, rtol * smax)`` (int64, no gradient)."""
     op = "linalg.matrix_rank"
-    backend = _floating(op, A)
+    backend = _floating(op, A, complex=True)  # a count: no gradient, any floating kind
     _matrices(op, A)
     xp = backend.xp
     S = _call(op, backend, "svdvals", A._data)
@@ -694,7 +705,10 @@ def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
     import arraygrad as ag
 
     op = "linalg.cross"
-    backend = _floating(op, input, other)
+    if _is_integral(input) and _is_integral(other):  # PyTorch's cross takes integers too
+        same_backend(op, input, other)
+    else:
+        _floating(op, input, other)
     if input.ndim != other.ndim:
         raise RuntimeError(f"{op}: inputs dimension {input.ndim} does not match other "
                            f"dimension {other.ndim}")
@@ -703,7 +717,6 @@ def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
                            f"{input.shape[dim]} and {other.shape[dim]}")
     i1 = ag.tensor([1, 2, 0], device=input.device)
     i2 = ag.tensor([2, 0, 1], device=input.device)
-    del backend
     return (input.index_select(dim, i1) * other.index_select(dim, i2)
             - input.index_select(dim, i2) * other.index_select(dim, i1))
 

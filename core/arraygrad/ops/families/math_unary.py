@@ -65,9 +65,19 @@ cosh: Callable[[Tensor], Tensor] = _float_op(
 asinh = _float_op("asinh", "AsinhBackward0", "self",
                   lambda g, n: g * conj_of(ew.rsqrt(n.self * n.self + 1)),
                   lambda xp, a: xp.asinh(a), True)
-# real only: for complex z, rsqrt(z*z - 1) is not acosh's derivative's branch
-acosh = _float_op("acosh", "AcoshBackward0", "self",
-                  lambda g, n: g * ew.rsqrt(n.self * n.self - 1), lambda xp, a: xp.acosh(a))
+
+
+def _acosh_vjp(g: Any, n: Any) -> Any:
+    # for complex z, rsqrt(z*z - 1) is not the branch of acosh's derivative (it flips sign
+    # where Re z < 0): 1 / (sqrt(z - 1) sqrt(z + 1)) is; real inputs keep PyTorch's formula
+    z = n.self
+    if z.dtype.is_complex:
+        return g * conj_of(ew.rsqrt(z - 1) * ew.rsqrt(z + 1))
+    return g * ew.rsqrt(z * z - 1)
+
+
+acosh = _float_op("acosh", "AcoshBackward0", "self", _acosh_vjp, lambda xp, a: xp.acosh(a),
+                  True)
 atanh = _float_op("atanh", "AtanhBackward0", "self",
                   lambda g, n: g / conj_of(1 - n.self * n.self), lambda xp, a: xp.atanh(a), True)
 asin = _float_op("asin", "AsinBackward0", "self",

@@ -217,8 +217,13 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Any = None) -> Tensor:
     k = 1
     for d in da:
         k *= a.shape[d]
-    left = a.permute(*fa, *da).reshape(-1, k)
-    right = b.permute(*db, *fb).reshape(k, -1)
+    m = n = 1  # the free sizes, spelled out: -1 is ambiguous for zero-size operands
+    for d in fa:
+        m *= a.shape[d]
+    for d in fb:
+        n *= b.shape[d]
+    left = a.permute(*fa, *da).reshape(m, k)
+    right = b.permute(*db, *fb).reshape(k, n)
     return ag.matmul(left, right).reshape([a.shape[d] for d in fa] + [b.shape[d] for d in fb])
 
 
