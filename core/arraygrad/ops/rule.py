@@ -82,6 +82,7 @@ if TYPE_CHECKING:
     T = TypeVar("T", bound=Tensor)
 
 __all__ = ["Rule", "RuleNode", "defop", "identity", "rules", "OUTPUT", "edge_of", "new_node", "finish_grad",
+           "finish_data",
            "fast_paths", "reference_mode", "ELEMENTWISE", "VIA_VJP", "refuse_complex"]
 
 
@@ -177,118 +178,78 @@ class RuleNode(Node):
         return self._run(grads, None)
 
     def _run(self, grads: list[Any], task: Any) -> tuple[Tensor | None, ...]:
-        """``Node._run`` with the rule inline (one call per node on the engine's hot path):
-        the freed-graph check, zeros for missing output gradients, the rule."""
+        """The one run loop of every rule's node (``Node._run`` with the rule inline: one call
+        per node on the engine's hot path): the freed-graph check, zeros for missing output
+        gradients, then per needed input its first-order array formula (plain backward, fast
+        paths on; the formula may answer None: "take the vjp") or its vjp, each gradient
+        finished (``finish_data`` on arrays, ``finish_grad`` on tensors)."""
         if self._saved is FREED:
             raise RuntimeError(FREED_MESSAGE)
         rule = self._rule
-        if rule.outputs > 1 and None in grads:
+        single = rule.outputs == 1
+        if not single and None in grads:
             grads = _materialize(self, grads)
-        g: Any = grads[0] if rule.outputs == 1 else grads
-        arrays = rule.first_order is not None and not _state.enabled and fast_paths.on
+        g: Any = grads[0] if single else grads
+        first = rule.first_order
+        plain = not _state.enabled and fast_paths.on  # first order: arrays may serve
+        arrays = plain and first is not None
+        meta = self._meta
+        edges = self._next
+        out: list[Tensor | None] = []
+        if arrays:
+            backend = (g if single else _first_tensor(g))._backend
+            gd = g._data if single else _datas(g)
         if rule.joint:
-            meta = self._meta
+            found: Any = None
             if arrays:
-                backend = (g if rule.outputs == 1 else _first_tensor(g))._backend
-                raw = rule.first_order(g._data if rule.outputs == 1 else _datas(g), self, backend)
-                if raw is not None:
-                    return tuple([None if e is None or r is None else
-                                  wrap(r, backend) if m is None or (r.shape == m[0] and r.dtype == m[1])
-                                  else finish_grad(wrap(r, backend), m)
-                                  for e, r, m in zip(self._next, raw, meta)])
+                found = first(gd, self, backend)
+            if found is not None:
+                for e, r, m in zip(edges, found, meta):
+                    if e is None or r is None:
+                        out.append(None)
+                        continue
+                    if m is not None and (r.shape != m[0] or r.dtype != m[1]):
+                        r = finish_data(r, m, backend)
+                    out.append(wrap(r, backend))
+                return tuple(out)
             found = rule.vjp(g, self)
             if type(found) is not tuple:
                 found = (found,)
-            return tuple([None if e is None or gi is None else finish_grad(gi, m)
-                          for e, gi, m in zip(self._next, found, meta)])
-        return tuple([None if e is None else self._input_grad(i, g, arrays)
-                      for i, e in enumerate(self._next)])
-
-    def _input_grad(self, i: int, g: Tensor, arrays: bool) -> Tensor | None:
-        """Input ``i``'s finished gradient: its first-order array formula when ``arrays`` and
-        the formula answers (it may return None: "take the vjp"), else its vjp."""
-        rule = self._rule
-        if arrays:
-            first = rule.first_order[i]
-            if first is not None:
-                backend = g._backend
-                found = first(g._data, self, backend)
-                if found is not None:
-                    m = self._meta[i]
-                    out = wrap(found, backend)
-                    return out if m is None else finish_grad(out, m)
-        found = rule.vjp[i](g, self)
-        m = self._meta[i]
-        return found if m is None or found is None else finish_grad(found, m)
-
-class _UnaryRuleNode(RuleNode):
-    """A one-input, one-output rule's node: ``RuleNode._apply`` inlined for the common case."""
-
-    __slots__ = ()
-
-    # ``_apply`` is RuleNode's: it runs ``_run``
-    def _run(self, grads: list[Any], task: Any) -> tuple[Tensor | None, ...]:
-        if self._saved is FREED:
-            raise RuntimeError(FREED_MESSAGE)
-        g = grads[0]
-        rule = self._rule
-        m = self._meta[0]
-        if rule.first_order is not None and not _state.enabled and fast_paths.on:
-            backend = g._backend
-            found = rule.first_order[0](g._data, self, backend)
-            if found is not None:
-                out = wrap(found, backend)
-                return (out if m is None else finish_grad(out, m),)
-        f = rule.vjp[0]
-        found = g if f is identity else f(g, self)
-        return (found if m is None or found is None else finish_grad(found, m),)
-
-
-class _BinaryRuleNode(RuleNode):
-    """A two-input, one-output rule's node: ``RuleNode._apply`` inlined."""
-
-    __slots__ = ()
-
-    # ``_apply`` is RuleNode's: it runs ``_run``
-    def _run(self, grads: list[Any], task: Any) -> tuple[Tensor | None, ...]:
-        if self._saved is FREED:
-            raise RuntimeError(FREED_MESSAGE)
-        g = grads[0]
-        a, b = self._next
-        rule = self._rule
-        first = rule.first_order
-        if first is not None and not _state.enabled and fast_paths.on:
-            backend = g._backend
-            gd = g._data
-            meta = self._meta
-            ga = gb = None
-            if a is not None:
-                f = first[0]
+            for e, gi, m in zip(edges, found, meta):
+                out.append(None if e is None or gi is None else
+                           gi if m is None else finish_grad(gi, m))
+            return tuple(out)
+        i = 0
+        for e in edges:
+            if e is None:
+                out.append(None)
+                i += 1
+                continue
+            m = meta[i]
+            if arrays:
+                f = first[i]
                 r = None if f is None else f(gd, self, backend)
-                ga = self._input_grad(0, g, False) if r is None else (
-                    wrap(r, backend) if meta[0] is None else finish_grad(wrap(r, backend), meta[0]))
-            if b is not None:
-                f = first[1]
-                r = None if f is None else f(gd, self, backend)
-                gb = self._input_grad(1, g, False) if r is None else (
-                    wrap(r, backend) if meta[1] is None else finish_grad(wrap(r, backend), meta[1]))
-            return (ga, gb)
-        vjp = rule.vjp
-        meta = self._meta
-        ga = gb = None
-        if a is not None:
-            f = vjp[0]
-            ga = g if f is identity else f(g, self)
-            m = meta[0]
-            if m is not None and ga is not None:
-                ga = finish_grad(ga, m)
-        if b is not None:
-            f = vjp[1]
-            gb = g if f is identity else f(g, self)
-            m = meta[1]
-            if m is not None and gb is not None:
-                gb = finish_grad(gb, m)
-        return (ga, gb)
+                if r is not None:
+                    if m is not None and (r.shape != m[0] or r.dtype != m[1]):
+                        r = finish_data(r, m, backend)
+                    out.append(wrap(r, backend))
+                    i += 1
+                    continue
+            f = rule.vjp[i]
+            if f is identity:
+                # ``g`` itself: finished on its array when nothing is recorded (the bias of
+                # ``h @ W + b``: one sum, no node)
+                if m is not None and (g._data.shape != m[0] or g._data.dtype != m[1]):
+                    g_i = wrap(finish_data(g._data, m, g._backend), g._backend) if plain \
+                        else finish_grad(g, m)
+                    out.append(g_i)
+                else:
+                    out.append(g)
+            else:
+                gi = f(g, self)
+                out.append(gi if m is None or gi is None else finish_grad(gi, m))
+            i += 1
+        return tuple(out)
 
 
 def _first_tensor(grads: Sequence[Tensor | None]) -> Tensor:
@@ -304,11 +265,14 @@ def _datas(grads: Sequence[Tensor | None]) -> list[Any]:
 
 class _Finishers:
     """The two ops ``finish_grad`` records with, themselves rules: ``sum_to`` (set by
-    ``ops.broadcast``) and ``to_native`` (set by ``ops.casting``) when those load. Handed in,
-    not imported, so the recorder sits below every op module in the import graph."""
+    ``ops.broadcast``) and ``to_native`` (set by ``ops.casting``) when those load, and their
+    array forms ``finish_data`` uses (``sum_to_data``, ``convert``). Handed in, not imported,
+    so the recorder sits below every op module in the import graph."""
 
     sum_to: Callable[..., Tensor]
     to_native: Callable[..., Tensor]
+    sum_to_data: Callable[..., Any]
+    convert: Callable[..., Any]
 
 
 finishers = _Finishers()
@@ -327,6 +291,17 @@ def finish_grad(g: Tensor | None, meta: Meta) -> Tensor | None:
     if data.dtype != native:
         g = finishers.to_native(g, native)
     return g
+
+
+def finish_data(r: Any, meta: Meta, backend: Backend) -> Any:
+    """``finish_grad`` on a first-order formula's native array: summed back to the input's
+    shape and cast back to its dtype, nothing recorded."""
+    shape, native = meta  # type: ignore[misc]  # callers pass a meta
+    if r.shape != shape:
+        r = finishers.sum_to_data(backend.xp, r, shape)
+    if r.dtype != native:
+        r = finishers.convert(backend, r, native)
+    return r
 
 
 def _saved_property(index: int, name: str) -> property:
@@ -440,8 +415,6 @@ class Rule:
         self._plans = {}  # save plans by needed-inputs mask (``_save_plan``)
         if base is None:
             base = RuleNode
-        if base is RuleNode and not self.joint and outputs == 1 and len(self.inputs) in (1, 2):
-            base = _UnaryRuleNode if len(self.inputs) == 1 else _BinaryRuleNode
         attrs: dict[str, Any] = {"__slots__": (), "_rule": self, "__module__": __name__}
         for i, n in enumerate(self.saves):
             attrs[n] = attrs[f"_saved_{n}"] = _saved_property(i, n)
@@ -477,9 +450,9 @@ class Rule:
                     # an integer or bool result has no gradient (PyTorch: ``x.int()`` of a
                     # tensor that requires grad does not)
                     if data.dtype in backend.differentiable_natives:
-                        if not self.complex:
-                            refuse_complex(self, inputs, (data,), backend)
-                        self._link(inputs, named, out)
+                        # (a rule not declaring complex support refuses complex inputs: the
+                        # link's own loop tests each input's dtype, no second scan)
+                        self._link(inputs, named, out, None if self.complex else backend)
                     break
         if fw and data.dtype in backend.differentiable_natives:
             # after ``_link``: a tangent computed from the output (exp's ``t * out``) then
@@ -531,35 +504,51 @@ class Rule:
             self._forward(inputs, named, outs, differentiable)
         return outs
 
-    def _link(self, inputs: Sequence[Any], named: dict[str, Any], out: Tensor | None) -> RuleNode:
-        """The node: edges, input metadata for ``finish_grad``, saved values, params."""
+    def _link(self, inputs: Sequence[Any], named: dict[str, Any], out: Tensor | None,
+              refusing: Backend | None = None) -> RuleNode:
+        """The node: edges, input metadata for ``finish_grad``, saved values, params.
+
+        ``refusing``: the backend whose complex inputs are refused (``refuse_complex``, raised
+        before the node exists), for a rule that does not declare complex support."""
         edges = []
         needed = 0  # bit i: input i needs a gradient
         bit = 1
         meta: tuple[Meta, ...]
+        natives = None if refusing is None else refusing.complex_natives
+        complex_input = False
         if self.exact and fast_paths.on:
             # the rule's gradients come in their inputs' shapes and dtypes: nothing to finish
             meta = self._no_meta
             for t in inputs:
-                if isinstance(t, Tensor) and t._requires_grad:
-                    edges.append(edge_of(t))
-                    needed |= bit
-                else:
-                    edges.append(None)
+                if isinstance(t, Tensor):
+                    if natives is not None and t._data.dtype in natives:
+                        complex_input = True
+                    if t._requires_grad:
+                        edges.append(edge_of(t))
+                        needed |= bit
+                        bit <<= 1
+                        continue
+                edges.append(None)
                 bit <<= 1
         else:
             found: list[Meta] = []
             for t in inputs:
-                if isinstance(t, Tensor) and t._requires_grad:
-                    edges.append(edge_of(t))
-                    needed |= bit
+                if isinstance(t, Tensor):
                     d = t._data
-                    found.append((d.shape, d.dtype))
-                else:
-                    edges.append(None)
-                    found.append(None)
+                    if natives is not None and d.dtype in natives:
+                        complex_input = True
+                    if t._requires_grad:
+                        edges.append(edge_of(t))
+                        needed |= bit
+                        found.append((d.shape, d.dtype))
+                        bit <<= 1
+                        continue
+                edges.append(None)
+                found.append(None)
                 bit <<= 1
             meta = tuple(found)
+        if complex_input:
+            refuse_complex(self, inputs, (), refusing)  # type: ignore[arg-type]  # raises
         node = _new(self.node)  # new_node's work, inline: every recorded op makes one
         node._seq = _next_seq()
         if _anomaly.enabled:
