@@ -16,12 +16,13 @@ Each transform has its own section below.
 from __future__ import annotations
 
 import functools
+import operator
 import weakref
 from typing import Any, Callable, TypeVar
 
 __all__ = ["find_transform", "transform", "vmap_levels", "indexed_input", "draws", "DualState",
            "dual", "RecordingFlag", "recording_flag", "compile_hooks", "compile_epochs",
-           "replay_unit", "unit_function"]
+           "replay_unit", "unit_function", "ReplayUnit"]
 
 
 # -- the transforms themselves, for the layers below them ------------------------------------
@@ -98,12 +99,21 @@ class RecordingFlag:
     ``graph_break``: the recorder's ``(reason) -> None`` that stops the recording, or None.
     """
 
-    __slots__ = ("on", "host_call", "graph_break")
+    __slots__ = ("_on", "host_call", "graph_break")
 
     def __init__(self) -> None:
-        self.on = False
+        self._on = False
         self.host_call: Callable[[Callable[[], Any]], None] | None = None
         self.graph_break: Callable[[str], None] | None = None
+
+    def _set_on(self, value: bool) -> None:
+        self._on = value
+        _switch_units(bool(value))
+
+    # read through a C getter (no Python frame on the hot paths that test it); setting it
+    # switches the replay units between their eager and recording calls
+    on = property(operator.attrgetter("_on"), _set_on,
+                  doc="True while a recording call runs (set by the recorder).")
 
 
 recording_flag = RecordingFlag()
@@ -161,25 +171,54 @@ compile_epochs = _CompileEpochs()
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+class ReplayUnit:
+    """A replay unit: calling it calls its function, through its class's ``__call__``.
+
+    Each unit has its own class whose ``__call__`` is a ``staticmethod``: the function itself
+    while no recording runs (the call costs no Python frame more than the function's), the
+    recording call while one does (``RecordingFlag.on``'s setter switches them). Attributes:
+    the function's (``functools.update_wrapper``) and ``__replay_unit__``, the function."""
+
+    __replay_unit__: Callable[..., Any]
+
+
+_unit_classes: list[type[ReplayUnit]] = []  # every unit's class, switched with the flag
+_units_recording = [False]  # whether their ``__call__`` is the recording one
+
+
+def _switch_units(recording: bool) -> None:
+    """Make every unit's call the recording one (``recording``) or its function's."""
+    if _units_recording[0] is recording:
+        return
+    _units_recording[0] = recording
+    for cls in _unit_classes:
+        # the staticmethods themselves (reading them through the class would unwrap them)
+        cls.__call__ = vars(cls)["_recording" if recording else "_eager"]  # type: ignore[method-assign]
+
+
 def replay_unit(fn: F | None = None, *, writes: bool = False) -> Any:
     """Mark ``fn`` a replay unit (``arraygrad.compiler.units`` describes them): while a
     recording is live, a call of it with positional arguments is recorded as one
     instruction. ``writes=True``: the unit writes its second argument in place and answers
     it (an optimizer's update); its instruction is then an effect, never dropped. Outside
-    a recording a unit costs one flag test and one call more than the function."""
+    a recording a call of a unit is a call of the function (``ReplayUnit``)."""
     if fn is None:
         return lambda f: replay_unit(f, writes=writes)
     unit_fn = fn
 
-    def unit(*args: Any, **kwargs: Any) -> Any:
-        if kwargs:
+    def recording(*args: Any, **kwargs: Any) -> Any:
+        if kwargs or not recording_flag._on:  # (off again inside a recording: ``live``)
             return unit_fn(*args, **kwargs)
-        if recording_flag.on:
-            return compile_hooks.record_unit(unit_fn, args, writes)
-        return unit_fn(*args)
+        return compile_hooks.record_unit(unit_fn, args, writes)
 
-    functools.update_wrapper(unit, fn)
-    unit.__replay_unit__ = fn  # type: ignore[attr-defined]
+    eager, record = staticmethod(fn), staticmethod(recording)
+    cls = type(fn.__name__, (ReplayUnit,), {
+        "_eager": eager, "_recording": record, "__module__": fn.__module__,
+        "__call__": record if _units_recording[0] else eager})
+    _unit_classes.append(cls)
+    unit = cls()
+    functools.update_wrapper(unit, fn)  # type: ignore[arg-type]
+    unit.__replay_unit__ = fn
     return unit
 
 

@@ -78,10 +78,9 @@ if TYPE_CHECKING:
     JointFirstOrder: TypeAlias = Callable[[Any, "RuleNode", "Backend"], "tuple[Any, ...] | None"]
     # an input's metadata for ``finish_grad``: (shape, native dtype), or None
     Meta: TypeAlias = "tuple[tuple[int, ...], Any] | None"
-    N = TypeVar("N", bound=Node)
     T = TypeVar("T", bound=Tensor)
 
-__all__ = ["Rule", "RuleNode", "defop", "identity", "rules", "OUTPUT", "edge_of", "new_node", "finish_grad",
+__all__ = ["Rule", "RuleNode", "defop", "identity", "rules", "OUTPUT", "edge_of", "finish_grad",
            "finish_data",
            "fast_paths", "reference_mode", "ELEMENTWISE", "VIA_VJP", "refuse_complex"]
 
@@ -549,7 +548,7 @@ class Rule:
             meta = tuple(found)
         if complex_input:
             refuse_complex(self, inputs, (), refusing)  # type: ignore[arg-type]  # raises
-        node = _new(self.node)  # new_node's work, inline: every recorded op makes one
+        node = _new(self.node)  # ``Node.__init__``'s work without its call: every recorded op makes one
         node._seq = _next_seq()
         if _anomaly.enabled:
             remember_forward(node)
@@ -851,21 +850,3 @@ def edge_of(t: Tensor | None) -> Edge | None:
                 return acc
     fn, nr = t._gradient_edge()  # type: ignore[misc]  # t requires grad: it has an edge
     return fn if nr == 0 else (fn, nr)
-
-
-def new_node(cls: type[N], edges: tuple[Edge | None, ...], out: Tensor | None = None) -> N:
-    """A ``cls`` node with ``edges``, linked as ``out``'s ``grad_fn`` when given; ``_saved``,
-    ``args`` and ``_meta`` are left to the caller.
-
-    ``object.__new__`` plus slot writes: ``Node.__init__``'s work without its call, since
-    every recorded op makes one.
-    """
-    node = _new(cls)
-    node._seq = _next_seq()
-    if _anomaly.enabled:
-        remember_forward(node)
-    node._next = edges
-    if out is not None:
-        out._grad_fn = node
-        out._requires_grad = True
-    return node
