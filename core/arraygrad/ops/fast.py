@@ -80,7 +80,8 @@ def binary(a: Tensor, b: Tensor, spec: BinarySpec) -> Tensor | None:
         if od.shape != data.shape or od.dtype != dtype or other._backend is not backend:
             return None
         found = spec.native(data, od)
-    return spec.rule.record(found, backend, (a, b))
+    # the tensor operands have the result's shape and floating dtype: ``like``
+    return spec.rule.record(found, backend, (a, b), True)
 
 
 def operands(a: Tensor, b: Tensor) -> tuple[Any, ...] | None:

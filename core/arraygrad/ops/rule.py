@@ -239,9 +239,8 @@ class RuleNode(Node):
                 # ``g`` itself: finished on its array when nothing is recorded (the bias of
                 # ``h @ W + b``: one sum, no node)
                 if m is not None and (g._data.shape != m[0] or g._data.dtype != m[1]):
-                    g_i = wrap(finish_data(g._data, m, g._backend), g._backend) if plain \
-                        else finish_grad(g, m)
-                    out.append(g_i)
+                    out.append(wrap(finish_data(g._data, m, g._backend), g._backend) if plain
+                               else finish_grad(g, m))
                 else:
                     out.append(g)
             else:
@@ -430,12 +429,15 @@ class Rule:
     def __repr__(self) -> str:
         return f"<rule {self.name}({', '.join(self.inputs)})>"
 
-    def record(self, data: Any, backend: Backend, inputs: Sequence[Any], **named: Any) -> Tensor:
+    def record(self, data: Any, backend: Backend, inputs: Sequence[Any], like: bool = False, /,
+               **named: Any) -> Tensor:
         """Wrap ``data`` as the op's result and, when a gradient is needed, link a node.
 
         ``inputs``: the operands in the rule's ``inputs`` order (Tensors, or numbers and
         None for operands without a gradient); ``named``: the rule's ``params`` and its
-        extra saved values by name.
+        extra saved values by name. ``like``: the caller vouches that every tensor input has
+        the result's shape and real floating dtype (``ops.fast.binary``'s operands): the node
+        then keeps no input metadata and no input's dtype is tested for complex.
         """
         out = wrap(data, backend)
         if not self.complex and data.dtype in backend.complex_natives:
@@ -443,16 +445,11 @@ class Rule:
         fw = _fw.on
         if fw:
             out._fw_grads = {}  # now, so that a ``SavedOutput`` made by ``_link`` shares it
-        if _state.enabled:
-            for t in inputs:
-                if isinstance(t, Tensor) and t._requires_grad:
-                    # an integer or bool result has no gradient (PyTorch: ``x.int()`` of a
-                    # tensor that requires grad does not)
-                    if data.dtype in backend.differentiable_natives:
-                        # (a rule not declaring complex support refuses complex inputs: the
-                        # link's own loop tests each input's dtype, no second scan)
-                        self._link(inputs, named, out, None if self.complex else backend)
-                    break
+        # an integer or bool result has no gradient (PyTorch: ``x.int()`` of a tensor that
+        # requires grad does not); ``_link`` links nothing when no input requires grad, and
+        # refuses complex inputs of a rule not declaring complex support in its own loop
+        if _state.enabled and data.dtype in backend.differentiable_natives:
+            self._link(inputs, named, out, None if self.complex or like else backend, like)
         if fw and data.dtype in backend.differentiable_natives:
             # after ``_link``: a tangent computed from the output (exp's ``t * out``) then
             # depends on the inputs through it, for reverse-over-forward (grad of a jvp)
@@ -504,55 +501,55 @@ class Rule:
         return outs
 
     def _link(self, inputs: Sequence[Any], named: dict[str, Any], out: Tensor | None,
-              refusing: Backend | None = None) -> RuleNode:
-        """The node: edges, input metadata for ``finish_grad``, saved values, params.
+              refusing: Backend | None = None, like: bool = False) -> RuleNode | None:
+        """The one node factory: every recorded op's node is made here, with its edges, its
+        inputs' metadata for ``finish_grad``, its saved values and params, and linked as
+        ``out``'s ``grad_fn`` when given; None, nothing linked, when no input requires grad.
 
         ``refusing``: the backend whose complex inputs are refused (``refuse_complex``, raised
-        before the node exists), for a rule that does not declare complex support."""
-        edges = []
-        needed = 0  # bit i: input i needs a gradient
-        bit = 1
-        meta: tuple[Meta, ...]
+        before the node exists), for a rule that does not declare complex support. ``like``:
+        the inputs have the result's shape and dtype (``record``): no metadata to keep."""
         natives = None if refusing is None else refusing.complex_natives
-        complex_input = False
-        if self.exact and fast_paths.on:
-            # the rule's gradients come in their inputs' shapes and dtypes: nothing to finish
-            meta = self._no_meta
-            for t in inputs:
-                if isinstance(t, Tensor):
-                    if natives is not None and t._data.dtype in natives:
-                        complex_input = True
-                    if t._requires_grad:
-                        edges.append(edge_of(t))
-                        needed |= bit
-                        bit <<= 1
-                        continue
-                edges.append(None)
-                bit <<= 1
+        meta: tuple[Meta, ...]
+        edges: Any
+        n_inputs = len(inputs)
+        if n_inputs == 1:  # one input, most ops: no loop
+            t = inputs[0]
+            if not isinstance(t, Tensor) or not t._requires_grad:
+                return None
+            d = t._data
+            if natives is not None and d.dtype in natives:
+                refuse_complex(self, inputs, (), refusing)  # type: ignore[arg-type]  # raises
+            edges = (edge_of(t),)
+            needed = 1
+            meta = self._no_meta if self.exact and fast_paths.on else ((d.shape, d.dtype),)
+        elif n_inputs == 2:  # two, the binary operators: no loop either
+            a, b = inputs
+            ra = isinstance(a, Tensor) and a._requires_grad
+            rb = isinstance(b, Tensor) and b._requires_grad
+            if not (ra or rb):
+                return None
+            if natives is not None and (isinstance(a, Tensor) and a._data.dtype in natives or
+                                        isinstance(b, Tensor) and b._data.dtype in natives):
+                refuse_complex(self, inputs, (), refusing)  # type: ignore[arg-type]  # raises
+            edges = (edge_of(a) if ra else None, edge_of(b) if rb else None)
+            needed = (1 if ra else 0) | (2 if rb else 0)
+            if like or self.exact and fast_paths.on:
+                meta = self._no_meta
+            else:
+                meta = ((a._data.shape, a._data.dtype) if ra else None,
+                        (b._data.shape, b._data.dtype) if rb else None)
         else:
-            found: list[Meta] = []
-            for t in inputs:
-                if isinstance(t, Tensor):
-                    d = t._data
-                    if natives is not None and d.dtype in natives:
-                        complex_input = True
-                    if t._requires_grad:
-                        edges.append(edge_of(t))
-                        needed |= bit
-                        found.append((d.shape, d.dtype))
-                        bit <<= 1
-                        continue
-                edges.append(None)
-                found.append(None)
-                bit <<= 1
-            meta = tuple(found)
-        if complex_input:
-            refuse_complex(self, inputs, (), refusing)  # type: ignore[arg-type]  # raises
-        node = _new(self.node)  # ``Node.__init__``'s work without its call: every recorded op makes one
+            edges, needed, meta = self._edges(inputs, natives)
+            if not needed:
+                return None
+            if edges is None:  # a complex input
+                refuse_complex(self, inputs, (), refusing)  # type: ignore[arg-type]  # raises
+        node = _new(self.node)  # ``Node.__init__``'s work without its call
         node._seq = _next_seq()
         if _anomaly.enabled:
             remember_forward(node)
-        node._next = tuple(edges)
+        node._next = edges
         if out is not None:
             out._grad_fn = node
             out._requires_grad = True
@@ -584,6 +581,49 @@ class Rule:
             kept.append(SavedTensor(v) if isinstance(v, Tensor) else v)
         node._saved = tuple(kept)
         return node
+
+    def _edges(self, inputs: Sequence[Any],
+               natives: Any) -> tuple[tuple[Edge | None, ...] | None, int, tuple[Meta, ...]]:
+        """``_link``'s loop over several inputs: ``(edges, needed, meta)``, ``needed`` the bit
+        mask of the inputs that need a gradient; ``edges`` is None when ``natives`` (complex
+        dtypes to refuse) is given and an input has one of them."""
+        edges = []
+        needed = 0  # bit i: input i needs a gradient
+        bit = 1
+        complex_input = False
+        meta: tuple[Meta, ...]
+        if self.exact and fast_paths.on:
+            # the rule's gradients come in their inputs' shapes and dtypes: nothing to finish
+            meta = self._no_meta
+            for t in inputs:
+                if isinstance(t, Tensor):
+                    if natives is not None and t._data.dtype in natives:
+                        complex_input = True
+                    if t._requires_grad:
+                        edges.append(edge_of(t))
+                        needed |= bit
+                        bit <<= 1
+                        continue
+                edges.append(None)
+                bit <<= 1
+        else:
+            found: list[Meta] = []
+            for t in inputs:
+                if isinstance(t, Tensor):
+                    d = t._data
+                    if natives is not None and d.dtype in natives:
+                        complex_input = True
+                    if t._requires_grad:
+                        edges.append(edge_of(t))
+                        needed |= bit
+                        found.append((d.shape, d.dtype))
+                        bit <<= 1
+                        continue
+                edges.append(None)
+                found.append(None)
+                bit <<= 1
+            meta = tuple(found)
+        return None if complex_input else tuple(edges), needed, meta
 
     def _forward(self, inputs: Sequence[Any], named: dict[str, Any], outs: tuple[Tensor, ...],
                  differentiable: Sequence[bool] | None = None) -> None:
