@@ -177,3 +177,17 @@ def test_a_plain_backward_takes_the_first_order_formulas(vjps_refused, name, sha
     x0 = RNG.standard_normal(shape).astype(np.float32)
     weights = _weights(op(ag.tensor(x0)))
     assert _grad(shape, op, x0, weights).shape == shape
+
+
+def test_a_matmul_under_a_sum_gets_its_broadcast_gradient_right():
+    # sum()'s first-order gradient is a broadcast (stride-0) array: the product's formula
+    # copies it once for both operands' gradients
+    torch = pytest.importorskip("torch")
+    a0 = RNG.standard_normal((6, 4)).astype(np.float32)
+    b0 = RNG.standard_normal((4, 5)).astype(np.float32)
+    a, b = ag.tensor(a0, requires_grad=True), ag.tensor(b0, requires_grad=True)
+    (a @ b).sum().backward()
+    at, bt = torch.tensor(a0, requires_grad=True), torch.tensor(b0, requires_grad=True)
+    (at @ bt).sum().backward()
+    np.testing.assert_allclose(a.grad.numpy(), at.grad.numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(b.grad.numpy(), bt.grad.numpy(), rtol=1e-5, atol=1e-6)

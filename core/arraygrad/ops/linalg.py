@@ -75,6 +75,10 @@ def _matmul_grad_data(gd: Any, n: RuleNode, backend: Any) -> tuple[Any, Any] | N
     if a.ndim < 2 or b.ndim < 2 or a.dtype in backend.complex_natives:
         return None
     want_a, want_b = n._next
+    if want_a is not None and want_b is not None and 0 in getattr(gd, "strides", ()):
+        # a broadcast gradient (sum()'s first-order one): BLAS cannot read stride-0 rows, so
+        # each product below would copy it; one copy serves both (the vjp's ``contiguous``)
+        gd = backend.xp.asarray(gd, copy=True)
     matmul_ = backend.xp.matmul
     return (None if want_a is None else matmul_(gd, b.mT),
             None if want_b is None else matmul_(a.mT, gd))
