@@ -217,7 +217,7 @@ def replay_unit(fn: F | None = None, *, writes: bool = False) -> Any:
         "__call__": record if _units_recording[0] else eager})
     _unit_classes.append(cls)
     unit = cls()
-    functools.update_wrapper(unit, fn)  # type: ignore[arg-type]
+    functools.update_wrapper(unit, fn)
     unit.__replay_unit__ = fn
     return unit
 

@@ -489,6 +489,7 @@ class Rule:
             if not self.complex:
                 refuse_complex(self, inputs, datas, backend)
             node = self._link(inputs, named, None)
+            assert node is not None  # an input requires grad (tested above)
             node._out_meta = tuple((o._data.shape, o._data.dtype, backend) for o in outs)
             node._n_outputs = len(outs)
             for i, out in enumerate(outs):
