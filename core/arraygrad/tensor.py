@@ -398,8 +398,7 @@ class Tensor:
     def backward(self, gradient: Any = None, retain_graph: bool | None = None,
                  create_graph: bool = False, inputs: Any = None) -> None:
         """Compute the gradient of this tensor w.r.t. graph leaves and accumulate it in ``.grad``."""
-        from arraygrad.autograd import api
-
+        api = _autograd_api[0] if _autograd_api else _load_autograd_api()
         api.backward(self, None if gradient is None else (gradient,), retain_graph=retain_graph,
                      create_graph=create_graph, inputs=inputs)
 
@@ -582,3 +581,15 @@ def _wrap_dim(dim: int, ndim: int, op: str) -> int:
         raise IndexError(
             f"{op}: Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
     return dim % n if ndim else 0
+
+
+_autograd_api: list[Any] = []  # ``arraygrad.autograd.api`` once loaded (it imports this module)
+
+
+def _load_autograd_api() -> Any:
+    """``arraygrad.autograd.api``, imported on first use and kept: ``Tensor.backward`` runs it
+    without an import statement's lookup per call."""
+    from arraygrad.autograd import api
+
+    _autograd_api.append(api)
+    return api

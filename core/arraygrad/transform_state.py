@@ -16,12 +16,13 @@ Each transform has its own section below.
 from __future__ import annotations
 
 import functools
+import operator
 import weakref
 from typing import Any, Callable, TypeVar
 
 __all__ = ["find_transform", "transform", "vmap_levels", "indexed_input", "draws", "DualState",
            "dual", "RecordingFlag", "recording_flag", "compile_hooks", "compile_epochs",
-           "TransformHooks", "hooks", "array_kernel", "kernel_function"]
+           "TransformHooks", "hooks", "array_kernel", "ArrayKernel", "kernel_function"]
 
 
 # -- the transforms themselves, for the layers below them ------------------------------------
@@ -167,19 +168,51 @@ class TransformHooks:
     views of memory, no shapes that depend on values): ops take their portable forms.
     """
 
-    __slots__ = ("backend_view", "generator_view", "kernel_view", "kernel_call",
+    __slots__ = ("backend_view", "generator_view", "kernel_view", "_kernel_call",
                  "python_effect", "arrays_only")
 
     def __init__(self) -> None:
         self.backend_view: Callable[[Any], Any] | None = None
         self.generator_view: Callable[[Any, Any], Any] | None = None
         self.kernel_view: Callable[[Any], Any] | None = None
-        self.kernel_call: Callable[..., Any] | None = None
+        self._kernel_call: Callable[..., Any] | None = None
         self.python_effect: Callable[[str], None] | None = None
         self.arrays_only = False
 
+    def _set_kernel_call(self, call: Callable[..., Any] | None) -> None:
+        was = self._kernel_call
+        self._kernel_call = call
+        if (was is None) != (call is None):
+            _switch_kernels(call is not None)
+
+    # read through a C getter; setting it switches the array kernels' calls
+    kernel_call = property(operator.attrgetter("_kernel_call"), _set_kernel_call,
+                           doc="The transform's call of an array kernel, or None.")
+
 
 hooks = TransformHooks()
+
+
+class ArrayKernel:
+    """An array kernel: calling it calls its function, through its class's ``__call__``.
+
+    Each kernel has its own class whose ``__call__`` is a ``staticmethod``: the function
+    itself while no transform takes kernel calls (the call costs no Python frame more than
+    the function's), the transform's call while one does (setting ``hooks.kernel_call``
+    switches them). Attributes: the function's (``functools.update_wrapper``) and
+    ``__array_kernel__``, the function."""
+
+    __array_kernel__: Callable[..., Any]
+
+
+_kernel_classes: list[type[ArrayKernel]] = []  # every kernel's class, switched with the hook
+
+
+def _switch_kernels(taken: bool) -> None:
+    """Make every kernel's call the transform's (``taken``) or its function's."""
+    for cls in _kernel_classes:
+        # the staticmethods themselves (reading them through the class would unwrap them)
+        cls.__call__ = vars(cls)["_taken" if taken else "_eager"]  # type: ignore[method-assign]
 
 
 def array_kernel(fn: F | None = None, *, writes: bool = False) -> Any:
@@ -188,19 +221,25 @@ def array_kernel(fn: F | None = None, *, writes: bool = False) -> Any:
     (``writes=True``: it writes its second argument in place and answers it, an optimizer's
     update). A transform that records array calls takes a call of it, made with positional
     arguments, whole (``hooks.kernel_call``: ``arraygrad.compiler.units``). Outside one a
-    kernel costs one slot test and one call more than the function."""
+    call of a kernel is a call of its function (``ArrayKernel``)."""
     if fn is None:
         return lambda f: array_kernel(f, writes=writes)
     kernel_fn = fn
 
-    def kernel(*args: Any, **kwargs: Any) -> Any:
+    def taken(*args: Any, **kwargs: Any) -> Any:
         call = hooks.kernel_call
         if kwargs or call is None:
             return kernel_fn(*args, **kwargs)
         return call(kernel_fn, args, writes)
 
-    functools.update_wrapper(kernel, fn)
-    kernel.__array_kernel__ = fn  # type: ignore[attr-defined]
+    eager, take = staticmethod(fn), staticmethod(taken)
+    cls = type(fn.__name__, (ArrayKernel,), {
+        "_eager": eager, "_taken": take, "__module__": fn.__module__,
+        "__call__": take if hooks.kernel_call is not None else eager})
+    _kernel_classes.append(cls)
+    kernel = cls()
+    functools.update_wrapper(kernel, fn)  # type: ignore[arg-type]
+    kernel.__array_kernel__ = fn
     return kernel
 
 

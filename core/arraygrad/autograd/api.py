@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from arraygrad.autograd.engine import run_backward
@@ -80,13 +81,14 @@ def _make_grads(outputs: tuple[Tensor, ...], grads: tuple[Any, ...], op: str) ->
             result.append(g)
             continue
         if g is None:
-            if out.numel() != 1:
+            if math.prod(out._data.shape) != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             backend = out._backend
             if out._data.dtype not in backend.floating_natives:
                 raise RuntimeError(
                     f"grad can be implicitly created only for real scalar outputs but got {out.dtype}")
-            result.append(wrap(backend.xp.ones_like(out._data), backend))
+            d = out._data
+            result.append(wrap(backend.xp.ones(d.shape, dtype=d.dtype), backend))
             continue
         if not isinstance(g, Tensor):
             raise TypeError(
@@ -110,9 +112,11 @@ def _make_grads(outputs: tuple[Tensor, ...], grads: tuple[Any, ...], op: str) ->
 
 
 def _root_edges(outputs: tuple[Tensor, ...]) -> list[Any]:
+    from arraygrad.tensor import Tensor
+
     edges = []
     for i, out in enumerate(outputs):
-        edge = edge_tuple(out) or out._gradient_edge()
+        edge = out._gradient_edge() if isinstance(out, Tensor) else edge_tuple(out)
         if edge is None:
             raise RuntimeError(
                 f"element {i} of tensors does not require grad and does not have a grad_fn")
@@ -153,7 +157,10 @@ def backward(tensors: _TensorOrTensors,
         if grad_tensors is not None:
             raise RuntimeError("backward: pass grad_tensors only (grad_variables is its old name)")
         grad_tensors = grad_variables
-    outputs = _as_tuple(tensors, "backward")
+    from arraygrad.tensor import Tensor  # (a module: no import machinery call)
+
+    # one tensor, ``Tensor.backward``'s case, without a call
+    outputs = (tensors,) if tensors.__class__ is Tensor else _as_tuple(tensors, "backward")
     if not outputs:
         raise RuntimeError("backward: no tensors given")
     grads = _as_tuple(grad_tensors, "backward") if grad_tensors is not None else ()

@@ -23,13 +23,17 @@ array is recorded op by op, as any function is; a call answering no fresh array 
 an argument, a backend scalar) is one instruction made as ``record_call`` makes it, which
 the replay keeps as a call. Code generation flattens the others (``unit_expand``).
 
-Outside a recording a kernel costs one slot test and one call more than the function.
+Outside a recording a call of a kernel is the call of its function and nothing more: each
+kernel is an object of its own class whose ``__call__`` is the function itself (a
+``staticmethod``, called from C), switched to the recorder's call while the recorder's
+``hooks.kernel_call`` is installed (``transform_state.ArrayKernel``). The eager path pays
+nothing for compile.
 """
 
 from __future__ import annotations
 
 # the marker lives in the leaf ``transform_state`` (the ops below the compiler use it); the
 # recorder's side is installed there while it records (``compiler.hooks``)
-from arraygrad.transform_state import array_kernel, kernel_function
+from arraygrad.transform_state import ArrayKernel, array_kernel, kernel_function
 
-__all__ = ["array_kernel", "kernel_function"]
+__all__ = ["ArrayKernel", "array_kernel", "kernel_function"]

@@ -11,7 +11,7 @@ from arraygrad.ops.rule import VIA_VJP, defop
 from arraygrad.tensor import Tensor
 
 
-__all__ = ["broadcast_shapes", "sum_to", "mul_sum_to"]
+__all__ = ["broadcast_shapes", "sum_to", "sum_to_data", "mul_sum_to"]
 
 
 def broadcast_shapes(op: str, *shapes: Any) -> tuple[Any, ...]:
@@ -42,18 +42,29 @@ def sum_to(g: Tensor, shape: tuple[Any, ...]) -> Tensor:
     gshape = g._data.shape
     if gshape == shape:
         return g
+    data = sum_to_data(g._backend.xp, g._data, shape)
+    return SUM_TO_SIZE.record(data, g._backend, (g,), size=tuple(gshape))
+
+
+def sum_to_data(xp: Any, data: Any, shape: tuple[Any, ...]) -> Any:
+    """``sum_to`` on a native array: ``data`` summed over the dimensions broadcasting added to
+    ``shape`` (nothing recorded; first-order backward formulas finish with it)."""
+    gshape = data.shape
+    if gshape == shape:
+        return data
     lead = len(gshape) - len(shape)
     axes = list(range(lead))
     for i, n in enumerate(shape):
         if n == 1 and gshape[lead + i] != 1:
             axes.append(lead + i)
-    xp = g._backend.xp
-    data = xp.sum(g._data, axis=tuple(axes)) if axes else g._data
-    data = xp.reshape(data, shape)
-    return SUM_TO_SIZE.record(data, g._backend, (g,), size=tuple(gshape))
+    if axes:
+        data = xp.sum(data, axis=tuple(axes))
+    # (a reduction to 0-d may answer a backend scalar: the reshape makes it an array)
+    return data if data.shape == shape and shape else xp.reshape(data, shape)
 
 
 _rule.finishers.sum_to = sum_to
+_rule.finishers.sum_to_data = sum_to_data
 
 
 def _compact(g: Tensor) -> Tensor:

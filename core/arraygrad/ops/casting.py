@@ -42,6 +42,7 @@ def to_native(input: Tensor, native_dtype: Any) -> Tensor:
 
 
 finishers.to_native = to_native
+finishers.convert = convert
 
 
 def to_dtype(input: Tensor, dtype: _dt.dtype) -> Tensor:

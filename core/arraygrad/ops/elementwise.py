@@ -314,7 +314,7 @@ def neg(input: Tensor) -> Tensor:
         raise RuntimeError("neg: Negation, the `-` operator, on a bool tensor is not supported. "
                            "If you are trying to invert a mask, use the `~` or `logical_not()` "
                            "operator instead.")
-    return _fast.record_unary(NEG, -input._data, input._backend, input)
+    return NEG.record(-input._data, input._backend, (input,))
 
 
 negative = neg
@@ -341,9 +341,8 @@ def _float_unary(name: str, forward: Callable[[Any, Any], Any], rule: Rule,
             raise
         data = input._data
         if data.dtype in backend.wide_floating_natives:  # the common case, inline
-            return _fast.record_unary(rule, forward(backend.xp, data), backend, input)
-        return _fast.record_unary(rule, unary_float_data(input, forward, reduced), backend,
-                                  input)
+            return rule.record(forward(backend.xp, data), backend, (input,))
+        return rule.record(unary_float_data(input, forward, reduced), backend, (input,))
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = f"Elementwise ``{name}``."
@@ -415,7 +414,7 @@ def abs(input: Tensor) -> Tensor:  # noqa: A001
     """Elementwise absolute value (gradient ``sign(x)``, 0 at 0)."""
     check_kernel_dtype("abs", input)
     tensor_arg("abs", input)
-    return _fast.record_unary(ABS, input._backend.xp.abs(input._data), input._backend, input)
+    return ABS.record(input._backend.xp.abs(input._data), input._backend, (input,))
 
 
 absolute = abs
@@ -436,7 +435,7 @@ def _rounding(name: str, node_name: str, doc: str) -> Callable[[Tensor], Tensor]
             check_kernel_dtype(name, input)
         if input._data.dtype in backend.complex_natives:
             refuse_complex_forward("round_vml", input, message=refusal)
-        return _fast.record_unary(rule, getattr(backend.xp, name)(input._data), backend, input)
+        return rule.record(getattr(backend.xp, name)(input._data), backend, (input,))
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = doc
@@ -457,7 +456,7 @@ def sign(input: Tensor) -> Tensor:
     xp = backend.xp
     data = input._data
     out = _sign_data(backend, data)
-    return _fast.record_unary(SIGN, out, backend, input)
+    return SIGN.record(out, backend, (input,))
 
 
 def _sign_data(backend: Backend, data: Any) -> Any:
@@ -535,15 +534,17 @@ RELU = defop("ReluBackward0", jvp=ELEMENTWISE, saves=("result",),
 
 def relu(input: Tensor) -> Tensor:
     """``max(input, 0)``; gradient 1 where the output is positive."""
-    check_kernel_dtype("relu", input)
-    tensor_arg("relu", input)
+    # the argument checks only where they can speak: one type and one dtype test
+    if not isinstance(input, Tensor) or input._data.dtype not in input._backend.floating_natives:
+        check_kernel_dtype("relu", input)
+        tensor_arg("relu", input)
     backend = input._backend
     data = input._data
     if data.dtype in backend.complex_natives:
         refuse_complex_forward("clamp", input, message="clamp is not supported for complex types")
     # one pass, and NaN stays NaN as in PyTorch
-    return _fast.record_unary(RELU, backend.xp.maximum(data, _zero_like(backend, data.dtype)),
-                              backend, input)
+    return RELU.record(backend.xp.maximum(data, _zero_like(backend, data.dtype)), backend,
+                       (input,))
 
 
 def _zero_like(backend: Backend, native: Any) -> Any:

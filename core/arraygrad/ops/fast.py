@@ -3,14 +3,13 @@
 Every shortcut in the op layer lives here and is taken only while
 ``rule.fast_paths.on`` (``ARRAYGRAD_REFERENCE=1`` turns them all off; ``make test``
 runs the suite both ways). Each returns None, or is not taken, for inputs it does
-not cover, and then the general path runs: it stays the reference. The nodes they link
-are the rules' own node classes, so names, edges, saved values and backward formulas
-are the general path's; what is skipped is promotion, broadcasting checks, the
-recorder's loops and the metadata ``finish_grad`` would find has nothing to undo.
+not cover, and then the general path runs: it stays the reference. Fast paths compute
+arrays; nodes are built by the rules' recorder alone (``Rule.record``), so names, edges,
+saved values and backward formulas are the general path's; what is skipped is promotion
+and broadcasting checks.
 
 - ``binary``: ``+ - * /`` of a floating tensor with a Python number (either side), or of
   two tensors of one backend, shape and floating dtype.
-- ``record_unary``: a one-input op of a tensor, its node built inline.
 - ``operands``: the promotion of two operands that need none (same shape and dtype, or a
   floating tensor with a Python number, which keeps the tensor's dtype).
 - ``inplace_arithmetic``: optimizers' ``p.add_(...)`` on the array itself, nothing recorded.
@@ -23,31 +22,23 @@ recorder's loops and the metadata ``finish_grad`` would find has nothing to undo
 from __future__ import annotations
 
 import operator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from arraygrad.autograd.grad_mode import _state
-from arraygrad.autograd.graph import SavedOutput, SavedTensor
 from arraygrad.backends.scalar_operands import scalar_operand
 from arraygrad.transform_state import array_kernel
-from arraygrad.ops.rule import OUTPUT, Rule, edge_of, fast_paths, new_node, refuse_complex
-from arraygrad.tensor import Tensor, wrap
+from arraygrad.ops.rule import Rule, fast_paths
+from arraygrad.tensor import Tensor
 from arraygrad.tensor_sparse import SparseTensor
 
-if TYPE_CHECKING:
-    from arraygrad.backends.contract import Backend
-
-__all__ = ["binary", "record_unary", "operands", "BinarySpec", "inplace_arithmetic"]
-
-_SAME = (None, None)  # operands of the result's shape and dtype: nothing for finish_grad to undo
-_SAME1 = (None,)
+__all__ = ["binary", "operands", "BinarySpec", "inplace_arithmetic"]
 
 
 class BinarySpec:
     """One operator's fast case: its native function, its rule, and whether the number may
-    come first (``2 - x``; ``2 / x`` takes the general path). ``keep``: per needed input
-    (0: ``self``, 1: ``other``), which operands its rule's vjp reads (the rule's ``uses``)."""
+    come first (``2 - x``; ``2 / x`` takes the general path)."""
 
-    __slots__ = ("native", "rule", "scalar_first", "keep", "opmath")
+    __slots__ = ("native", "rule", "scalar_first", "opmath")
 
     def __init__(self, native: Any, rule: Rule, scalar_first: bool = True,
                  opmath: bool = False) -> None:
@@ -57,13 +48,12 @@ class BinarySpec:
         # a float16/bfloat16 tensor with a number takes the general path, which computes
         # in float32 as PyTorch's mul/div do (``promotion.scalar_in_opmath``)
         self.opmath = opmath
-        self.keep = None if not rule.saves else tuple(
-            # a fast-path rule that saves declares ``uses``
-            (0 in used, 1 in used) for used in rule.uses)  # type: ignore[union-attr]
 
 
 def binary(a: Tensor, b: Tensor, spec: BinarySpec) -> Tensor | None:
-    """``a op b`` on the fast path, or None when the operands need the general one."""
+    """``a op b`` on the fast path, or None when the operands need the general one: the
+    result computed without promotion or broadcasting checks, recorded by the rule's own
+    recorder (``Rule.record`` builds every node)."""
     if not fast_paths.on:
         return None
     if isinstance(a, Tensor):
@@ -82,90 +72,16 @@ def binary(a: Tensor, b: Tensor, spec: BinarySpec) -> Tensor | None:
         if spec.opmath and dtype in backend.reduced_floating_natives:
             return None
         s = scalar_operand(backend, other, dtype)
-        out = wrap(spec.native(s, data) if scalar_first else spec.native(data, s), backend)
-        if not (t._requires_grad and _state.enabled):
-            return out
-        edge = edge_of(t)
-        keep = spec.keep
-        if scalar_first:
-            node = new_node(spec.rule.node, (None, edge), out)
-            if keep is None:
-                node._saved = ()
-            else:  # what the tensor's vjp reads: the number (self), the tensor (other)
-                k_num, k_t = keep[1]
-                node._saved = (other if k_num else None, SavedTensor(t) if k_t else None)
-        else:
-            node = new_node(spec.rule.node, (edge, None), out)
-            if keep is None:
-                node._saved = ()
-            else:
-                k_t, k_num = keep[0]
-                node._saved = (SavedTensor(t) if k_t else None, other if k_num else None)
-        node._meta = _SAME
-        node.args = _NO_ARGS
-        return out
-    if scalar_first or not isinstance(other, Tensor):
+        found = spec.native(s, data) if scalar_first else spec.native(data, s)
+    elif scalar_first or not isinstance(other, Tensor):
         return None
-    od = other._data
-    if od.shape != data.shape or od.dtype != dtype or other._backend is not backend:
-        return None
-    out = wrap(spec.native(data, od), backend)
-    if not ((t._requires_grad or other._requires_grad) and _state.enabled):
-        return out
-    ea = edge_of(t)
-    eb = edge_of(other)
-    node = new_node(spec.rule.node, (ea, eb), out)
-    node._meta = _SAME
-    keep = spec.keep
-    if keep is None:
-        node._saved = ()
-    elif eb is None:
-        node._saved = _kept(keep[0], t, other)
-    elif ea is None:
-        node._saved = _kept(keep[1], t, other)
     else:
-        both = (keep[0][0] or keep[1][0], keep[0][1] or keep[1][1])
-        node._saved = _kept(both, t, other)
-    node.args = _NO_ARGS
-    return out
-
-
-_NO_ARGS: dict[Any, Any] = {}
-
-
-def _kept(keep: tuple[Any, ...], a: Tensor, b: Tensor) -> tuple[Any, ...]:
-    """The saved ``(self, other)`` of a node one input of which needs a gradient: the operands
-    its vjp reads (``keep``), tensors version-checked, the rest None."""
-    return ((SavedTensor(a) if isinstance(a, Tensor) else a) if keep[0] else None,
-            (SavedTensor(b) if isinstance(b, Tensor) else b) if keep[1] else None)
-
-
-def record_unary(rule: Rule, data: Any, backend: Backend, input: Tensor) -> Tensor:
-    """``rule.record(data, backend, (input,))`` for a one-input rule without params whose
-    saves are ``self`` and/or ``result``: the node built inline. With fast paths off (also
-    while a forward-AD level is open) it is ``rule.record``."""
-    if not fast_paths.on:
-        return rule.record(data, backend, (input,))
-    out = wrap(data, backend)
-    if not rule.complex and data.dtype in backend.complex_natives:
-        refuse_complex(rule, (input,), (data,), backend)
-    if not (input._requires_grad and _state.enabled):
-        return out
-    d = input._data
-    if not rule.complex and d.dtype in backend.complex_natives:
-        refuse_complex(rule, (input,), (data,), backend)
-    node = new_node(rule.node, (edge_of(input),), out)
-    node._meta = _SAME1 if d.shape == data.shape and d.dtype == data.dtype else (
-        (d.shape, d.dtype),)
-    node.args = _NO_ARGS
-    saves = rule.saves
-    if not saves:
-        node._saved = ()
-    elif len(saves) == 1:
-        node._saved = (SavedOutput(out) if saves[0] == OUTPUT else SavedTensor(input),)
-    else:
-        node._saved = tuple(SavedOutput(out) if n == OUTPUT else SavedTensor(input) for n in saves)
-    return out
+        od = other._data
+        if od.shape != data.shape or od.dtype != dtype or other._backend is not backend:
+            return None
+        found = spec.native(data, od)
+    # the tensor operands have the result's shape and floating dtype: ``like``
+    return spec.rule.record(found, backend, (a, b), True)
 
 
 def operands(a: Tensor, b: Tensor) -> tuple[Any, ...] | None:

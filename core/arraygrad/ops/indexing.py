@@ -13,7 +13,7 @@ import warnings
 from typing import TYPE_CHECKING, Any
 
 from arraygrad.ops.arguments import tensor_arg
-from arraygrad import dtypes as _dt
+from arraygrad import dtypes as _dt, transform_state as _transforms
 from arraygrad.ops._linear_index import LinearKey, linear_key
 from arraygrad.ops.broadcast import sum_to
 from arraygrad.ops.indexed_operands import indexed_by
@@ -198,9 +198,18 @@ def _index_vjp(g: Tensor, n: RuleNode) -> Tensor:
     return index_add_into(g, n.shape, n.key, n.advanced)
 
 
+def _index_grad_data(gd: Any, n: RuleNode, backend: Backend) -> Any:
+    """``_index_vjp`` on native arrays (first-order backward); None while a transform moves
+    indexed inputs (``indexed_by``), whose hook only the Tensor op consults."""
+    if _transforms.indexed_input is not None:
+        return None
+    return added_at(backend, gd, n.shape, n.key, n.advanced)
+
+
 def _reading_rule(name: str) -> Any:
     # one formula; PyTorch names the node after the kind of key
-    return defop(name, jvp=VIA_VJP, params=("shape", "key", "advanced"), vjp=(_index_vjp,), complex=True)
+    return defop(name, jvp=VIA_VJP, params=("shape", "key", "advanced"), vjp=(_index_vjp,),
+                 first_order=(_index_grad_data,), complex=True)
 
 
 SELECT = _reading_rule("SelectBackward0")   # integers only
@@ -238,14 +247,17 @@ def _take(input: Tensor, key: Any, rule: Any, advanced: bool) -> Tensor:
 def index_add_into(g: Tensor, shape: tuple[Any, ...], key: Any, advanced: bool) -> Tensor:
     """Zeros of ``shape`` with ``g`` added at ``key`` (repeated indices accumulate)."""
     backend = g._backend
-    xp = backend.xp
-    dtype = g._data.dtype
-    if advanced:
-        out = xp.zeros((math.prod(shape),), dtype=dtype)
-        out = xp.reshape(key.add_into(xp, backend, out, g._data), tuple(shape))
-    else:
-        out = _set_basic(backend, xp.zeros(shape, dtype=dtype), key, g._data)
+    out = added_at(backend, g._data, shape, key, advanced)
     return INDEX_PUT.record(out, backend, (None, g), key=key, advanced=advanced)
+
+
+def added_at(backend: Backend, gd: Any, shape: tuple[Any, ...], key: Any, advanced: bool) -> Any:
+    """``index_add_into`` on native arrays: zeros of ``shape`` with ``gd`` added at ``key``."""
+    xp = backend.xp
+    if advanced:
+        out = xp.zeros((math.prod(shape),), dtype=gd.dtype)
+        return xp.reshape(key.add_into(xp, backend, out, gd), tuple(shape))
+    return _set_basic(backend, xp.zeros(shape, dtype=gd.dtype), key, gd)
 
 
 def _bool_scalars(input: Tensor, key: Any) -> tuple[Any, int | None]:

@@ -53,6 +53,7 @@ def record(data: Any, backend: Backend, rule: Rule, inputs: Sequence, saved: Seq
         return wrap(data, backend)
     out = wrap(data, backend)
     node = rule._link(tuple(inputs), {}, out)
+    assert node is not None  # an input requires grad (tested above)
     node._saved = tuple(SavedOutput(out) if s is LEGACY_OUTPUT else
                         SavedTensor(s) if isinstance(s, Tensor) else s for s in saved)
     node.args = args

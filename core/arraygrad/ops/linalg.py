@@ -66,10 +66,28 @@ def _matmul_jvp(ta: Tensor | None, tb: Tensor | None, n: RuleNode) -> Tensor | N
     return out
 
 
+def _matmul_grad_data(gd: Any, n: RuleNode, backend: Any) -> tuple[Any, Any] | None:
+    """``_matmul_vjp`` on native arrays for real operands of at least 2 dimensions (the
+    recorder sums broadcast batch dimensions back); None for the others (vectors' rules,
+    complex conjugates), which take the vjp."""
+    a = n.saved_data("self")
+    b = n.saved_data("other")
+    if a.ndim < 2 or b.ndim < 2 or a.dtype in backend.complex_natives:
+        return None
+    want_a, want_b = n._next
+    if want_a is not None and want_b is not None and 0 in getattr(gd, "strides", ()):
+        # a broadcast gradient (sum()'s first-order one): BLAS cannot read stride-0 rows, so
+        # each product below would copy it; one copy serves both (the vjp's ``contiguous``)
+        gd = backend.xp.asarray(gd, copy=True)
+    matmul_ = backend.xp.matmul
+    return (None if want_a is None else matmul_(gd, b.mT),
+            None if want_b is None else matmul_(a.mT, gd))
+
+
 def _product_rule(name: str) -> Any:
     # one formula; PyTorch names the node after the operands' ranks
     return defop(name, jvp=_matmul_jvp, inputs=("self", "other"), saves=("self", "other"),
-                 vjp=_matmul_vjp, complex=True)
+                 vjp=_matmul_vjp, first_order=_matmul_grad_data, complex=True)
 
 
 _RULE_BY_NDIM = {(1, 1): _product_rule("DotBackward0"), (2, 1): _product_rule("MvBackward0"),
@@ -109,8 +127,9 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
 @allocating("matmul")
 def _matmul(op: str, input: Tensor, other: Tensor) -> Tensor:
     _check(op, input, other)
-    check_kernel_dtype("matmul", input)
     backend = input._backend
+    if input._data.dtype not in backend.floating_natives:  # (the check: only where it speaks)
+        check_kernel_dtype("matmul", input)
     if other._backend is not backend:  # distinct devices raise; inside vmap: the batched one's
         backend = same_backend(op, input, other)
     data = backend.xp.matmul(input._data, other._data)

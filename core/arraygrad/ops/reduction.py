@@ -14,6 +14,7 @@ import collections
 import math
 from typing import TYPE_CHECKING, Any, Callable
 
+from arraygrad.backends.scalar_operands import scalar_operand
 from arraygrad.ops.kernel_dtypes import check_kernel_dtype
 from arraygrad.amp import state as _amp
 from arraygrad import dtypes as _dt
@@ -60,6 +61,15 @@ def _unreduce(g: Tensor, shape: tuple[Any, ...], dims: Any, keepdim: bool) -> Te
     return g.expand(shape)
 
 
+def _unreduce_data(xp: Any, gd: Any, shape: tuple[Any, ...], dims: Any, keepdim: bool) -> Any:
+    """``_unreduce`` on a native array (first-order backward): a broadcast view of ``gd``."""
+    if dims is None:  # a reduction of every dim: ``gd`` is 0-d (or all ones with keepdim)
+        return xp.broadcast_to(gd, shape)
+    if not keepdim and dims:
+        gd = xp.reshape(gd, tuple(1 if i in dims else n for i, n in enumerate(shape)))
+    return xp.broadcast_to(gd, shape)
+
+
 def _count(shape: tuple[Any, ...], dims: Any) -> int:
     if dims is None:
         return math.prod(shape)
@@ -78,18 +88,23 @@ _DIM_PARAMS = ("dim", "keepdim")
 
 def _pair(name0: str, name1: str, grad: Callable[..., Any], saves: Any = (),
           sizes: bool = False, jvp: Callable[..., Any] | None = None,
-          complex: bool = False) -> tuple[Any, ...]:
+          complex: bool = False, first: Callable[..., Any] | None = None) -> tuple[Any, ...]:
     """The rules of a reduction over all dims (``name0``: PyTorch saves no ``dim``/``keepdim``)
     and over given dims (``name1``), sharing ``grad(g, node, dims, keepdim)``. ``sizes``: the
     input's shape is a param (``self_sym_sizes``), for rules that save no input. ``jvp``:
     ``jvp(t, node, dims, keepdim)``, the forward-mode rule (default: derived, ``VIA_VJP``).
-    ``complex``: ``grad`` holds for complex tensors."""
+    ``complex``: ``grad`` holds for complex tensors. ``first``: ``grad`` on native arrays,
+    ``first(gd, node, backend, dims, keepdim)``, the first-order formula (None: take ``grad``)."""
     extra = ("self_sym_sizes",) if sizes else ()
     return (defop(name0, saves=saves, params=extra, complex=complex,
                   vjp=(lambda g, n: grad(g, n, None, False),),
+                  first_order=None if first is None else (
+                      lambda gd, n, b: first(gd, n, b, None, False),),
                   jvp=VIA_VJP if jvp is None else (lambda t, n: jvp(t, n, None, False))),
             defop(name1, saves=saves, params=_DIM_PARAMS + extra, complex=complex,
                   vjp=(lambda g, n: grad(g, n, n.dim, n.keepdim),),
+                  first_order=None if first is None else (
+                      lambda gd, n, b: first(gd, n, b, n.dim, n.keepdim),),
                   jvp=VIA_VJP if jvp is None else (lambda t, n: jvp(t, n, n.dim, n.keepdim))))
 
 
@@ -111,6 +126,8 @@ def _record_pair(pair: Any, data: Any, input: Tensor, dims: Any, keepdim: bool,
 
 SUM = _pair("SumBackward0", "SumBackward1", sizes=True, jvp=_linear_jvp(lambda *a: sum(*a)),
             grad=lambda g, n, dims, keepdim: _unreduce(g, n.self_sym_sizes, dims, keepdim),
+            first=lambda gd, n, b, dims, keepdim: _unreduce_data(b.xp, gd, n.self_sym_sizes,
+                                                                 dims, keepdim),
             complex=True)
 
 
@@ -136,8 +153,19 @@ def _mean_grad(g: Tensor, n: RuleNode, dims: Any, keepdim: bool) -> Tensor:
     return _unreduce(g / _count(shape, dims), shape, dims, keepdim)
 
 
+def _mean_grad_data(gd: Any, n: RuleNode, backend: Any, dims: Any, keepdim: bool) -> Any:
+    """``_mean_grad`` on native arrays, for float32/float64 gradients (a reduced-precision or
+    complex one takes ``_mean_grad``, whose division computes as the ``/`` operator does)."""
+    if gd.dtype not in backend.wide_floating_natives or gd.dtype not in backend.weak_scalar_natives:
+        return None
+    shape = n.self_sym_sizes
+    # the division as ``g / count`` makes it on the fast path (the same operand, the same op)
+    count = scalar_operand(backend, _count(shape, dims), gd.dtype)
+    return _unreduce_data(backend.xp, gd / count, shape, dims, keepdim)
+
+
 MEAN = _pair("MeanBackward0", "MeanBackward1", _mean_grad, sizes=True,
-             jvp=_linear_jvp(lambda *a: mean(*a)), complex=True)
+             jvp=_linear_jvp(lambda *a: mean(*a)), complex=True, first=_mean_grad_data)
 
 
 def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,

@@ -78,10 +78,10 @@ if TYPE_CHECKING:
     JointFirstOrder: TypeAlias = Callable[[Any, "RuleNode", "Backend"], "tuple[Any, ...] | None"]
     # an input's metadata for ``finish_grad``: (shape, native dtype), or None
     Meta: TypeAlias = "tuple[tuple[int, ...], Any] | None"
-    N = TypeVar("N", bound=Node)
     T = TypeVar("T", bound=Tensor)
 
-__all__ = ["Rule", "RuleNode", "defop", "identity", "rules", "OUTPUT", "edge_of", "new_node", "finish_grad",
+__all__ = ["Rule", "RuleNode", "defop", "identity", "rules", "OUTPUT", "edge_of", "finish_grad",
+           "finish_data",
            "fast_paths", "reference_mode", "ELEMENTWISE", "VIA_VJP", "refuse_complex"]
 
 
@@ -177,118 +177,77 @@ class RuleNode(Node):
         return self._run(grads, None)
 
     def _run(self, grads: list[Any], task: Any) -> tuple[Tensor | None, ...]:
-        """``Node._run`` with the rule inline (one call per node on the engine's hot path):
-        the freed-graph check, zeros for missing output gradients, the rule."""
+        """The one run loop of every rule's node (``Node._run`` with the rule inline: one call
+        per node on the engine's hot path): the freed-graph check, zeros for missing output
+        gradients, then per needed input its first-order array formula (plain backward, fast
+        paths on; the formula may answer None: "take the vjp") or its vjp, each gradient
+        finished (``finish_data`` on arrays, ``finish_grad`` on tensors)."""
         if self._saved is FREED:
             raise RuntimeError(FREED_MESSAGE)
         rule = self._rule
-        if rule.outputs > 1 and None in grads:
+        single = rule.outputs == 1
+        if not single and None in grads:
             grads = _materialize(self, grads)
-        g: Any = grads[0] if rule.outputs == 1 else grads
-        arrays = rule.first_order is not None and not _state.enabled and fast_paths.on
+        g: Any = grads[0] if single else grads
+        first = rule.first_order
+        plain = not _state.enabled and fast_paths.on  # first order: arrays may serve
+        arrays = plain and first is not None
+        meta = self._meta
+        edges = self._next
+        out: list[Tensor | None] = []
+        if arrays:
+            backend = (g if single else _first_tensor(g))._backend
+            gd = g._data if single else _datas(g)
         if rule.joint:
-            meta = self._meta
+            found: Any = None
             if arrays:
-                backend = (g if rule.outputs == 1 else _first_tensor(g))._backend
-                raw = rule.first_order(g._data if rule.outputs == 1 else _datas(g), self, backend)
-                if raw is not None:
-                    return tuple([None if e is None or r is None else
-                                  wrap(r, backend) if m is None or (r.shape == m[0] and r.dtype == m[1])
-                                  else finish_grad(wrap(r, backend), m)
-                                  for e, r, m in zip(self._next, raw, meta)])
+                found = first(gd, self, backend)
+            if found is not None:
+                for e, r, m in zip(edges, found, meta):
+                    if e is None or r is None:
+                        out.append(None)
+                        continue
+                    if m is not None and (r.shape != m[0] or r.dtype != m[1]):
+                        r = finish_data(r, m, backend)
+                    out.append(wrap(r, backend))
+                return tuple(out)
             found = rule.vjp(g, self)
             if type(found) is not tuple:
                 found = (found,)
-            return tuple([None if e is None or gi is None else finish_grad(gi, m)
-                          for e, gi, m in zip(self._next, found, meta)])
-        return tuple([None if e is None else self._input_grad(i, g, arrays)
-                      for i, e in enumerate(self._next)])
-
-    def _input_grad(self, i: int, g: Tensor, arrays: bool) -> Tensor | None:
-        """Input ``i``'s finished gradient: its first-order array formula when ``arrays`` and
-        the formula answers (it may return None: "take the vjp"), else its vjp."""
-        rule = self._rule
-        if arrays:
-            first = rule.first_order[i]
-            if first is not None:
-                backend = g._backend
-                found = first(g._data, self, backend)
-                if found is not None:
-                    m = self._meta[i]
-                    out = wrap(found, backend)
-                    return out if m is None else finish_grad(out, m)
-        found = rule.vjp[i](g, self)
-        m = self._meta[i]
-        return found if m is None or found is None else finish_grad(found, m)
-
-class _UnaryRuleNode(RuleNode):
-    """A one-input, one-output rule's node: ``RuleNode._apply`` inlined for the common case."""
-
-    __slots__ = ()
-
-    # ``_apply`` is RuleNode's: it runs ``_run``
-    def _run(self, grads: list[Any], task: Any) -> tuple[Tensor | None, ...]:
-        if self._saved is FREED:
-            raise RuntimeError(FREED_MESSAGE)
-        g = grads[0]
-        rule = self._rule
-        m = self._meta[0]
-        if rule.first_order is not None and not _state.enabled and fast_paths.on:
-            backend = g._backend
-            found = rule.first_order[0](g._data, self, backend)
-            if found is not None:
-                out = wrap(found, backend)
-                return (out if m is None else finish_grad(out, m),)
-        f = rule.vjp[0]
-        found = g if f is identity else f(g, self)
-        return (found if m is None or found is None else finish_grad(found, m),)
-
-
-class _BinaryRuleNode(RuleNode):
-    """A two-input, one-output rule's node: ``RuleNode._apply`` inlined."""
-
-    __slots__ = ()
-
-    # ``_apply`` is RuleNode's: it runs ``_run``
-    def _run(self, grads: list[Any], task: Any) -> tuple[Tensor | None, ...]:
-        if self._saved is FREED:
-            raise RuntimeError(FREED_MESSAGE)
-        g = grads[0]
-        a, b = self._next
-        rule = self._rule
-        first = rule.first_order
-        if first is not None and not _state.enabled and fast_paths.on:
-            backend = g._backend
-            gd = g._data
-            meta = self._meta
-            ga = gb = None
-            if a is not None:
-                f = first[0]
+            for e, gi, m in zip(edges, found, meta):
+                out.append(None if e is None or gi is None else
+                           gi if m is None else finish_grad(gi, m))
+            return tuple(out)
+        i = 0
+        for e in edges:
+            if e is None:
+                out.append(None)
+                i += 1
+                continue
+            m = meta[i]
+            if arrays:
+                f = first[i]
                 r = None if f is None else f(gd, self, backend)
-                ga = self._input_grad(0, g, False) if r is None else (
-                    wrap(r, backend) if meta[0] is None else finish_grad(wrap(r, backend), meta[0]))
-            if b is not None:
-                f = first[1]
-                r = None if f is None else f(gd, self, backend)
-                gb = self._input_grad(1, g, False) if r is None else (
-                    wrap(r, backend) if meta[1] is None else finish_grad(wrap(r, backend), meta[1]))
-            return (ga, gb)
-        vjp = rule.vjp
-        meta = self._meta
-        ga = gb = None
-        if a is not None:
-            f = vjp[0]
-            ga = g if f is identity else f(g, self)
-            m = meta[0]
-            if m is not None and ga is not None:
-                ga = finish_grad(ga, m)
-        if b is not None:
-            f = vjp[1]
-            gb = g if f is identity else f(g, self)
-            m = meta[1]
-            if m is not None and gb is not None:
-                gb = finish_grad(gb, m)
-        return (ga, gb)
+                if r is not None:
+                    if m is not None and (r.shape != m[0] or r.dtype != m[1]):
+                        r = finish_data(r, m, backend)
+                    out.append(wrap(r, backend))
+                    i += 1
+                    continue
+            f = rule.vjp[i]
+            if f is identity:
+                # ``g`` itself: finished on its array when nothing is recorded (the bias of
+                # ``h @ W + b``: one sum, no node)
+                if m is not None and (g._data.shape != m[0] or g._data.dtype != m[1]):
+                    out.append(wrap(finish_data(g._data, m, g._backend), g._backend) if plain
+                               else finish_grad(g, m))
+                else:
+                    out.append(g)
+            else:
+                gi = f(g, self)
+                out.append(gi if m is None or gi is None else finish_grad(gi, m))
+            i += 1
+        return tuple(out)
 
 
 def _first_tensor(grads: Sequence[Tensor | None]) -> Tensor:
@@ -304,11 +263,14 @@ def _datas(grads: Sequence[Tensor | None]) -> list[Any]:
 
 class _Finishers:
     """The two ops ``finish_grad`` records with, themselves rules: ``sum_to`` (set by
-    ``ops.broadcast``) and ``to_native`` (set by ``ops.casting``) when those load. Handed in,
-    not imported, so the recorder sits below every op module in the import graph."""
+    ``ops.broadcast``) and ``to_native`` (set by ``ops.casting``) when those load, and their
+    array forms ``finish_data`` uses (``sum_to_data``, ``convert``). Handed in, not imported,
+    so the recorder sits below every op module in the import graph."""
 
     sum_to: Callable[..., Tensor]
     to_native: Callable[..., Tensor]
+    sum_to_data: Callable[..., Any]
+    convert: Callable[..., Any]
 
 
 finishers = _Finishers()
@@ -327,6 +289,17 @@ def finish_grad(g: Tensor | None, meta: Meta) -> Tensor | None:
     if data.dtype != native:
         g = finishers.to_native(g, native)
     return g
+
+
+def finish_data(r: Any, meta: Meta, backend: Backend) -> Any:
+    """``finish_grad`` on a first-order formula's native array: summed back to the input's
+    shape and cast back to its dtype, nothing recorded."""
+    shape, native = meta  # type: ignore[misc]  # callers pass a meta
+    if r.shape != shape:
+        r = finishers.sum_to_data(backend.xp, r, shape)
+    if r.dtype != native:
+        r = finishers.convert(backend, r, native)
+    return r
 
 
 def _saved_property(index: int, name: str) -> property:
@@ -440,8 +413,6 @@ class Rule:
         self._plans = {}  # save plans by needed-inputs mask (``_save_plan``)
         if base is None:
             base = RuleNode
-        if base is RuleNode and not self.joint and outputs == 1 and len(self.inputs) in (1, 2):
-            base = _UnaryRuleNode if len(self.inputs) == 1 else _BinaryRuleNode
         attrs: dict[str, Any] = {"__slots__": (), "_rule": self, "__module__": __name__}
         for i, n in enumerate(self.saves):
             attrs[n] = attrs[f"_saved_{n}"] = _saved_property(i, n)
@@ -458,12 +429,15 @@ class Rule:
     def __repr__(self) -> str:
         return f"<rule {self.name}({', '.join(self.inputs)})>"
 
-    def record(self, data: Any, backend: Backend, inputs: Sequence[Any], **named: Any) -> Tensor:
+    def record(self, data: Any, backend: Backend, inputs: Sequence[Any], like: bool = False, /,
+               **named: Any) -> Tensor:
         """Wrap ``data`` as the op's result and, when a gradient is needed, link a node.
 
         ``inputs``: the operands in the rule's ``inputs`` order (Tensors, or numbers and
         None for operands without a gradient); ``named``: the rule's ``params`` and its
-        extra saved values by name.
+        extra saved values by name. ``like``: the caller vouches that every tensor input has
+        the result's shape and real floating dtype (``ops.fast.binary``'s operands): the node
+        then keeps no input metadata and no input's dtype is tested for complex.
         """
         out = wrap(data, backend)
         if not self.complex and data.dtype in backend.complex_natives:
@@ -471,16 +445,11 @@ class Rule:
         fw = _fw.on
         if fw:
             out._fw_grads = {}  # now, so that a ``SavedOutput`` made by ``_link`` shares it
-        if _state.enabled:
-            for t in inputs:
-                if isinstance(t, Tensor) and t._requires_grad:
-                    # an integer or bool result has no gradient (PyTorch: ``x.int()`` of a
-                    # tensor that requires grad does not)
-                    if data.dtype in backend.differentiable_natives:
-                        if not self.complex:
-                            refuse_complex(self, inputs, (data,), backend)
-                        self._link(inputs, named, out)
-                    break
+        # an integer or bool result has no gradient (PyTorch: ``x.int()`` of a tensor that
+        # requires grad does not); ``_link`` links nothing when no input requires grad, and
+        # refuses complex inputs of a rule not declaring complex support in its own loop
+        if _state.enabled and data.dtype in backend.differentiable_natives:
+            self._link(inputs, named, out, None if self.complex or like else backend, like)
         if fw and data.dtype in backend.differentiable_natives:
             # after ``_link``: a tangent computed from the output (exp's ``t * out``) then
             # depends on the inputs through it, for reverse-over-forward (grad of a jvp)
@@ -520,6 +489,7 @@ class Rule:
             if not self.complex:
                 refuse_complex(self, inputs, datas, backend)
             node = self._link(inputs, named, None)
+            assert node is not None  # an input requires grad (tested above)
             node._out_meta = tuple((o._data.shape, o._data.dtype, backend) for o in outs)
             node._n_outputs = len(outs)
             for i, out in enumerate(outs):
@@ -531,40 +501,56 @@ class Rule:
             self._forward(inputs, named, outs, differentiable)
         return outs
 
-    def _link(self, inputs: Sequence[Any], named: dict[str, Any], out: Tensor | None) -> RuleNode:
-        """The node: edges, input metadata for ``finish_grad``, saved values, params."""
-        edges = []
-        needed = 0  # bit i: input i needs a gradient
-        bit = 1
+    def _link(self, inputs: Sequence[Any], named: dict[str, Any], out: Tensor | None,
+              refusing: Backend | None = None, like: bool = False) -> RuleNode | None:
+        """The one node factory: every recorded op's node is made here, with its edges, its
+        inputs' metadata for ``finish_grad``, its saved values and params, and linked as
+        ``out``'s ``grad_fn`` when given; None, nothing linked, when no input requires grad.
+
+        ``refusing``: the backend whose complex inputs are refused (``refuse_complex``, raised
+        before the node exists), for a rule that does not declare complex support. ``like``:
+        the inputs have the result's shape and dtype (``record``): no metadata to keep."""
+        natives = None if refusing is None else refusing.complex_natives
         meta: tuple[Meta, ...]
-        if self.exact and fast_paths.on:
-            # the rule's gradients come in their inputs' shapes and dtypes: nothing to finish
-            meta = self._no_meta
-            for t in inputs:
-                if isinstance(t, Tensor) and t._requires_grad:
-                    edges.append(edge_of(t))
-                    needed |= bit
-                else:
-                    edges.append(None)
-                bit <<= 1
+        edges: Any
+        n_inputs = len(inputs)
+        if n_inputs == 1:  # one input, most ops: no loop
+            t = inputs[0]
+            if not isinstance(t, Tensor) or not t._requires_grad:
+                return None
+            d = t._data
+            if natives is not None and d.dtype in natives:
+                refuse_complex(self, inputs, (), refusing)  # type: ignore[arg-type]  # raises
+            edges = (edge_of(t),)
+            needed = 1
+            meta = self._no_meta if self.exact and fast_paths.on else ((d.shape, d.dtype),)
+        elif n_inputs == 2:  # two, the binary operators: no loop either
+            a, b = inputs
+            ra = isinstance(a, Tensor) and a._requires_grad
+            rb = isinstance(b, Tensor) and b._requires_grad
+            if not (ra or rb):
+                return None
+            if natives is not None and (isinstance(a, Tensor) and a._data.dtype in natives or
+                                        isinstance(b, Tensor) and b._data.dtype in natives):
+                refuse_complex(self, inputs, (), refusing)  # type: ignore[arg-type]  # raises
+            edges = (edge_of(a) if ra else None, edge_of(b) if rb else None)
+            needed = (1 if ra else 0) | (2 if rb else 0)
+            if like or self.exact and fast_paths.on:
+                meta = self._no_meta
+            else:
+                meta = ((a._data.shape, a._data.dtype) if ra else None,
+                        (b._data.shape, b._data.dtype) if rb else None)
         else:
-            found: list[Meta] = []
-            for t in inputs:
-                if isinstance(t, Tensor) and t._requires_grad:
-                    edges.append(edge_of(t))
-                    needed |= bit
-                    d = t._data
-                    found.append((d.shape, d.dtype))
-                else:
-                    edges.append(None)
-                    found.append(None)
-                bit <<= 1
-            meta = tuple(found)
-        node = _new(self.node)  # new_node's work, inline: every recorded op makes one
+            edges, needed, meta = self._edges(inputs, natives)
+            if not needed:
+                return None
+            if edges is None:  # a complex input
+                refuse_complex(self, inputs, (), refusing)  # type: ignore[arg-type]  # raises
+        node = _new(self.node)  # ``Node.__init__``'s work without its call
         node._seq = _next_seq()
         if _anomaly.enabled:
             remember_forward(node)
-        node._next = tuple(edges)
+        node._next = edges
         if out is not None:
             out._grad_fn = node
             out._requires_grad = True
@@ -596,6 +582,49 @@ class Rule:
             kept.append(SavedTensor(v) if isinstance(v, Tensor) else v)
         node._saved = tuple(kept)
         return node
+
+    def _edges(self, inputs: Sequence[Any],
+               natives: Any) -> tuple[tuple[Edge | None, ...] | None, int, tuple[Meta, ...]]:
+        """``_link``'s loop over several inputs: ``(edges, needed, meta)``, ``needed`` the bit
+        mask of the inputs that need a gradient; ``edges`` is None when ``natives`` (complex
+        dtypes to refuse) is given and an input has one of them."""
+        edges = []
+        needed = 0  # bit i: input i needs a gradient
+        bit = 1
+        complex_input = False
+        meta: tuple[Meta, ...]
+        if self.exact and fast_paths.on:
+            # the rule's gradients come in their inputs' shapes and dtypes: nothing to finish
+            meta = self._no_meta
+            for t in inputs:
+                if isinstance(t, Tensor):
+                    if natives is not None and t._data.dtype in natives:
+                        complex_input = True
+                    if t._requires_grad:
+                        edges.append(edge_of(t))
+                        needed |= bit
+                        bit <<= 1
+                        continue
+                edges.append(None)
+                bit <<= 1
+        else:
+            found: list[Meta] = []
+            for t in inputs:
+                if isinstance(t, Tensor):
+                    d = t._data
+                    if natives is not None and d.dtype in natives:
+                        complex_input = True
+                    if t._requires_grad:
+                        edges.append(edge_of(t))
+                        needed |= bit
+                        found.append((d.shape, d.dtype))
+                        bit <<= 1
+                        continue
+                edges.append(None)
+                found.append(None)
+                bit <<= 1
+            meta = tuple(found)
+        return None if complex_input else tuple(edges), needed, meta
 
     def _forward(self, inputs: Sequence[Any], named: dict[str, Any], outs: tuple[Tensor, ...],
                  differentiable: Sequence[bool] | None = None) -> None:
@@ -862,21 +891,3 @@ def edge_of(t: Tensor | None) -> Edge | None:
                 return acc
     fn, nr = t._gradient_edge()  # type: ignore[misc]  # t requires grad: it has an edge
     return fn if nr == 0 else (fn, nr)
-
-
-def new_node(cls: type[N], edges: tuple[Edge | None, ...], out: Tensor | None = None) -> N:
-    """A ``cls`` node with ``edges``, linked as ``out``'s ``grad_fn`` when given; ``_saved``,
-    ``args`` and ``_meta`` are left to the caller.
-
-    ``object.__new__`` plus slot writes: ``Node.__init__``'s work without its call, since
-    every recorded op makes one.
-    """
-    node = _new(cls)
-    node._seq = _next_seq()
-    if _anomaly.enabled:
-        remember_forward(node)
-    node._next = edges
-    if out is not None:
-        out._grad_fn = node
-        out._requires_grad = True
-    return node

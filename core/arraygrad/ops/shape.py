@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from arraygrad import dtypes as _dt
 from arraygrad.allocation_errors import allocating
 from arraygrad.ops.arguments import normalize_dims, tensor_arg
-from arraygrad.ops.broadcast import sum_to
+from arraygrad.ops.broadcast import sum_to, sum_to_data
 from arraygrad.ops.casting import cast_data
 from arraygrad.ops.promotion import same_backend
 from arraygrad.ops.rule import Rule, VIA_VJP, defop
@@ -71,12 +71,15 @@ def _infer_shape(shape: tuple[Any, ...], numel: int, op: str, src_shape: Any) ->
 def _reshape_rule(name: str) -> Rule:
     """A rule whose gradient is ``g`` back in the input's shape (PyTorch's ``self_sym_sizes``)."""
     return defop(name, jvp=VIA_VJP, params=("self_sym_sizes",),
-                 vjp=(lambda g, n: g.reshape(n.self_sym_sizes),), complex=True)
+                 vjp=(lambda g, n: g.reshape(n.self_sym_sizes),),
+                 first_order=(lambda gd, n, b: b.xp.reshape(gd, n.self_sym_sizes),), complex=True)
 
 
 VIEW = _reshape_rule("ViewBackward0")
 SQUEEZE = _reshape_rule("SqueezeBackward0")
-UNSQUEEZE = defop("UnsqueezeBackward0", jvp=lambda t, n: t.unsqueeze(n.dim), params=("dim",), vjp=(lambda g, n: g.squeeze(n.dim),), complex=True)
+UNSQUEEZE = defop("UnsqueezeBackward0", jvp=lambda t, n: t.unsqueeze(n.dim), params=("dim",),
+                  vjp=(lambda g, n: g.squeeze(n.dim),),
+                  first_order=(lambda gd, n, b: b.xp.squeeze(gd, axis=n.dim),), complex=True)
 
 
 def _reshape_as(input: Tensor, shape: tuple[Any, ...], rule: Rule, op: str = "reshape",
@@ -172,17 +175,30 @@ def unsqueeze(input: Tensor, dim: int) -> Tensor:
 
 # -- permutations ----------------------------------------------------------------
 
-def _inverse_permute(g: Tensor, n: RuleNode) -> Tensor:
-    inverse = [0] * len(n.dims)
-    for i, d in enumerate(n.dims):
+def _inverse(dims: tuple[int, ...]) -> tuple[int, ...]:
+    """The permutation that undoes ``dims``."""
+    inverse = [0] * len(dims)
+    for i, d in enumerate(dims):
         inverse[d] = i
-    return g.permute(tuple(inverse))
+    return tuple(inverse)
 
 
-PERMUTE = defop("PermuteBackward0", jvp=lambda t, n: t.permute(n.dims), params=("dims",), vjp=(_inverse_permute,), complex=True)
+def _swapped(ndim: int, d0: int, d1: int) -> tuple[int, ...]:
+    """The order of ``ndim`` dimensions with ``d0`` and ``d1`` swapped."""
+    order = list(range(ndim))
+    order[d0], order[d1] = order[d1], order[d0]
+    return tuple(order)
+
+
+PERMUTE = defop("PermuteBackward0", jvp=lambda t, n: t.permute(n.dims), params=("dims",),
+                vjp=(lambda g, n: g.permute(_inverse(n.dims)),),
+                first_order=(lambda gd, n, b: b.xp.permute_dims(gd, _inverse(n.dims)),),
+                complex=True)
 # PyTorch's dim0/dim1 as given (wrapped); a transposition is its own inverse
 TRANSPOSE = defop("TransposeBackward0", jvp=lambda t, n: t.transpose(n.dim0, n.dim1), params=("dim0", "dim1"),
-                  vjp=(lambda g, n: g.transpose(n.dim0, n.dim1),), complex=True)
+                  vjp=(lambda g, n: g.transpose(n.dim0, n.dim1),),
+                  first_order=(lambda gd, n, b: gd if gd.ndim == 0 else b.xp.permute_dims(
+                      gd, _swapped(gd.ndim, n.dim0, n.dim1)),), complex=True)
 
 
 def _permuted(input: Tensor, order: tuple[Any, ...], rule: Rule, **params: Any) -> Tensor:
@@ -219,9 +235,7 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     if n == 0:
         return _permuted(input, (), TRANSPOSE, dim0=0, dim1=0)
     d0, d1 = _wrap_dim(dim0, n, "transpose"), _wrap_dim(dim1, n, "transpose")
-    dims = list(range(n))
-    dims[d0], dims[d1] = dims[d1], dims[d0]
-    return _permuted(input, tuple(dims), TRANSPOSE, dim0=d0, dim1=d1)
+    return _permuted(input, _swapped(n, d0, d1), TRANSPOSE, dim0=d0, dim1=d1)
 
 
 def swapaxes(input: Tensor, axis0: int, axis1: int) -> Tensor:
@@ -257,7 +271,9 @@ def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
 
 # jvp: the tangent as is (the recorder expands it to the output's shape)
 EXPAND = defop("ExpandBackward0", jvp=lambda t, n: t, params=("self_sym_sizes",),
-               vjp=(lambda g, n: sum_to(g, n.self_sym_sizes),), complex=True)
+               vjp=(lambda g, n: sum_to(g, n.self_sym_sizes),),
+               first_order=(lambda gd, n, b: sum_to_data(b.xp, gd, n.self_sym_sizes),),
+               complex=True)
 
 
 def expand(input: Tensor, *sizes: Any, size: Any = None, implicit: bool = False) -> Tensor:
@@ -360,8 +376,19 @@ def flip(input: Tensor, *dims: Any, **kwargs: Any) -> Tensor:
 
 # one input name for any number of tensors: the vjp is joint, one gradient per tensor (the
 # recorder casts each back to its tensor's dtype)
+def _parts(gd: Any, d: int, sizes: Any) -> tuple[Any, ...]:
+    """``gd`` cut along dimension ``d`` into parts of ``sizes`` (views): ``split`` on arrays."""
+    parts, start = [], 0
+    lead = (slice(None),) * d
+    for size in sizes:
+        parts.append(gd[lead + (slice(start, start + size), Ellipsis)])
+        start += size
+    return tuple(parts)
+
+
 CAT = defop("CatBackward0", jvp=VIA_VJP, inputs=("tensors",), params=("dim", "sizes"),
-            vjp=lambda g, n: split(g, list(n.sizes), n.dim), complex=True)
+            vjp=lambda g, n: split(g, list(n.sizes), n.dim),
+            first_order=lambda gd, n, b: _parts(gd, n.dim, n.sizes), complex=True)
 
 
 def _joinable(op: str, tensors: Any) -> list[Any]:
@@ -409,8 +436,15 @@ def cat(tensors: Any, dim: int = 0) -> Tensor:
 concat = concatenate = cat
 
 
+def _slices(gd: Any, d: int) -> tuple[Any, ...]:
+    """The slices of ``gd`` along dimension ``d`` (views): ``unbind`` on arrays."""
+    lead = (slice(None),) * d
+    return tuple(gd[lead + (i, Ellipsis)] for i in range(gd.shape[d]))
+
+
 STACK = defop("StackBackward0", jvp=VIA_VJP, inputs=("tensors",), params=("dim",),
-              vjp=lambda g, n: unbind(g, n.dim), complex=True)
+              vjp=lambda g, n: unbind(g, n.dim), first_order=lambda gd, n, b: _slices(gd, n.dim),
+              complex=True)
 
 
 def stack(tensors: Any, dim: int = 0) -> Tensor:
@@ -438,10 +472,12 @@ def stack(tensors: Any, dim: int = 0) -> Tensor:
 # several outputs, as many as the call makes: ``outputs`` only needs to say "more than one";
 # ``g`` is the list of the outputs' gradients (zeros where none arrived)
 SPLIT = defop("SplitBackward0", jvp=VIA_VJP, params=("dim", "self_sym_sizes", "split_size"), outputs=2,
-              vjp=(lambda g, n: cat(g, n.dim),), complex=True)
+              vjp=(lambda g, n: cat(g, n.dim),),
+              first_order=(lambda gd, n, b: b.xp.concat(gd, axis=n.dim),), complex=True)
 SPLIT_WITH_SIZES = defop("SplitWithSizesBackward0", jvp=VIA_VJP,
                          params=("dim", "self_sym_sizes", "split_sizes"), outputs=2,
-                         vjp=(lambda g, n: cat(g, n.dim),), complex=True)
+                         vjp=(lambda g, n: cat(g, n.dim),),
+                         first_order=(lambda gd, n, b: b.xp.concat(gd, axis=n.dim),), complex=True)
 
 
 def _views_of_parts(outs: Any, input: Tensor, keys: Any) -> tuple[Any, ...]:
@@ -514,7 +550,8 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Any, ...]:
 
 
 UNBIND = defop("UnbindBackward0", jvp=VIA_VJP, params=("dim",), outputs=2,
-               vjp=(lambda g, n: stack(g, n.dim),), complex=True)
+               vjp=(lambda g, n: stack(g, n.dim),),
+               first_order=(lambda gd, n, b: b.xp.stack(gd, axis=n.dim),), complex=True)
 
 
 def unbind(input: Tensor, dim: int = 0) -> tuple[Any, ...]:

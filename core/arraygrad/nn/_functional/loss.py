@@ -266,9 +266,11 @@ def _nll_data(xp: Any, x: Any, onehot: Any, denom: Any, reduction: str) -> Any:
     per row (``reduction="none"``), else summed and divided by ``denom``."""
     # each row's pick, not a product with the one-hot row: an inf or NaN of another class
     # must not reach the loss (PyTorch reads only the target's entry)
-    picked = xp.where(onehot != 0, x, xp.zeros_like(x))
+    picked = xp.where(onehot != 0, x, xp.zeros(x.shape, dtype=x.dtype))
     if reduction == "none":
         return -xp.sum(picked, axis=1)
+    if type(denom) is int and denom:  # a count of targets known not zero: no 0/0 to quiet
+        return -xp.sum(picked) / denom
     with _quiet_division(xp):  # every target ignored: 0/0, a NaN loss as in PyTorch
         return -xp.sum(picked) / denom
 
@@ -347,7 +349,8 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
     """``nll_loss(log_softmax(input, 1), target)`` for class indices, or ``-sum(p log q)`` for
     class probabilities (``target`` floating, same shape as ``input``); optional label smoothing.
     """
-    tensor_arg("cross_entropy", input)
+    if not isinstance(input, Tensor):
+        tensor_arg("cross_entropy", input)  # raises
     if _amp.on:  # autocast (arraygrad.amp.state)
         input, target = _amp.cast("cross_entropy", input, target)
     reduction = _reduction(size_average, reduce, reduction)

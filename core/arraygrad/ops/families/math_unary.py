@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 from arraygrad import dtypes as _dt
 from arraygrad.autograd.grad_mode import no_grad as _no_grad
-from arraygrad.ops import elementwise as ew, fast as _fast
+from arraygrad.ops import elementwise as ew
 from arraygrad.ops.casting import unary_float_data
 from arraygrad.ops.complex_checks import refuse_complex_forward
 from arraygrad.ops.conjugate import conj_of
@@ -42,7 +42,7 @@ def _float_op(name: str, node: str, saves: str, vjp: Callable[[Any, Any], Any],
 
     def op(input: Tensor) -> Tensor:
         _require_tensor(name, input)
-        return _fast.record_unary(rule, unary_float_data(input, forward), input._backend, input)
+        return rule.record(unary_float_data(input, forward), input._backend, (input,))
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = f"Elementwise ``{name}``, as ``torch.{name}`` (gradient included)."
@@ -127,7 +127,7 @@ def frac(input: Tensor) -> Tensor:
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f'frac: "frac_cpu" not implemented for \'{_dt.scalar_type_name(input.dtype)}\'')
     data = input._data
-    return _fast.record_unary(FRAC, data - input._backend.xp.trunc(data), input._backend, input)
+    return FRAC.record(data - input._backend.xp.trunc(data), input._backend, (input,))
 
 
 def fix(input: Tensor) -> Tensor:
@@ -143,8 +143,8 @@ def _angle_op(name: str, node: str, factor: float) -> Callable[[Tensor], Tensor]
 
     def op(input: Tensor) -> Tensor:
         _require_tensor(name, input)
-        return _fast.record_unary(rule, unary_float_data(input, lambda xp, a: a * factor),
-                                  input._backend, input)
+        return rule.record(unary_float_data(input, lambda xp, a: a * factor), input._backend,
+                           (input,))
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = f"Elementwise ``{name}``: the input times {factor!r}."
@@ -199,7 +199,7 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None,
     out = xp.where(xp.isnan(data), full(nan), data)
     out = xp.where(out == math.inf, full(hi), out)
     out = xp.where(out == -math.inf, full(lo), out)
-    return _fast.record_unary(NAN_TO_NUM, out, backend, input)
+    return NAN_TO_NUM.record(out, backend, (input,))
 
 
 def isposinf(input: Tensor) -> Tensor:

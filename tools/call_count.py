@@ -1,0 +1,116 @@
+"""Count the Python calls (and the arraygrad files they run in) of small eager workloads.
+
+A count is deterministic where a clock is not: it measures the interpreter work of the
+eager hot path (issue 27's targets). Each workload is run twice first (caches, lazily built
+state), then once under ``sys.setprofile``, counting ``call`` events of Python functions
+(calls into C are not counted).
+
+    .venv/bin/python tools/call_count.py            # every workload
+    .venv/bin/python tools/call_count.py --by-function sum_backward
+
+``tests/autograd/test_call_counts.py`` holds the targets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import os
+import sys
+from typing import Any, Callable
+
+import arraygrad as ag
+import arraygrad.nn.functional as F
+
+# a workload: ``(prepare, counted)``; ``counted(prepare())`` is the work counted
+Workload = tuple[Callable[[], Any], Callable[[Any], Any]]
+
+
+def _sum_backward() -> Workload:
+    """The backward of ``y = x * w; y.sum()``, (4,) float32 tensors, x requiring grad."""
+    x = ag.tensor([0.1, 0.2, 0.3, 0.4], requires_grad=True)
+    w = ag.tensor([1.0, 2.0, 3.0, 4.0])
+
+    def prepare() -> Any:
+        x.grad = None
+        return (x * w).sum()
+
+    return prepare, lambda loss: loss.backward()
+
+
+def _mlp_step() -> Workload:
+    """One SGD step of a raw-matmul MLP (``h @ W + b``, ``F.relu``, ``F.cross_entropy``),
+    64-64-64-10, batch 32: issue 27's raw-matmul MLP."""
+    gen = ag.Generator().manual_seed(0)
+    sizes = (64, 64, 64, 10)
+    params = []
+    for fan_in, fan_out in zip(sizes[:-1], sizes[1:]):
+        params.append((ag.randn(fan_in, fan_out, generator=gen) * fan_in ** -0.5).requires_grad_())
+        params.append(ag.zeros(fan_out, requires_grad=True))
+    x = ag.randn(32, sizes[0], generator=gen)
+    y = ag.randint(0, sizes[-1], (32,), generator=gen)
+    opt = ag.optim.SGD(params, lr=0.01)
+
+    def step(_: Any) -> Any:
+        opt.zero_grad()
+        h = x
+        for i in range(0, len(params), 2):
+            h = h @ params[i] + params[i + 1]
+            if i + 2 < len(params):
+                h = F.relu(h)
+        loss = F.cross_entropy(h, y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    return lambda: None, step
+
+
+WORKLOADS: dict[str, Callable[[], Workload]] = {
+    "sum_backward": _sum_backward,
+    "mlp_step": _mlp_step,
+}
+
+_PACKAGE = os.path.dirname(os.path.abspath(ag.__file__))
+
+
+def count(workload: Workload) -> tuple[int, collections.Counter, set[str]]:
+    """``(calls, calls by function, arraygrad files run)`` of one ``counted(prepare())`` after
+    two warm-up runs. The call of ``counted`` itself is not counted."""
+    prepare, counted = workload
+    for _ in range(2):
+        counted(prepare())
+    arg = prepare()
+    by_function: collections.Counter = collections.Counter()
+    own = counted.__code__
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        if event == "call" and frame.f_code is not own:
+            code = frame.f_code
+            by_function[(code.co_filename, code.co_firstlineno, code.co_name)] += 1
+
+    sys.setprofile(profile)
+    try:
+        counted(arg)
+    finally:
+        sys.setprofile(None)
+    total = sum(by_function.values())
+    files = {f for (f, _, _) in by_function if f.startswith(_PACKAGE)}
+    return total, by_function, files
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("names", nargs="*", choices=[*WORKLOADS, []], help="workloads (all)")
+    parser.add_argument("--by-function", action="store_true", help="list the calls")
+    args = parser.parse_args()
+    for name in args.names or WORKLOADS:
+        total, by_function, files = count(WORKLOADS[name]())
+        print(f"{name}: {total} Python calls in {len(files)} arraygrad files")
+        if args.by_function:
+            for (f, line, fn), n in by_function.most_common():
+                print(f"  {n:4d}  {os.path.relpath(f, _PACKAGE)}:{line} {fn}")
+
+
+if __name__ == "__main__":
+    main()
