@@ -468,9 +468,9 @@ class Tensor:
         if not self._backend.holds_data:
             raise RuntimeError(f"Tensor.item() cannot be called on {self.device.type} tensors")
         if self._backend.lazy:  # computed once: later uses start from the value
-            from arraygrad.backends.materialization import materialize
-
-            materialize((self,))
+            # (``backends.materialization.materialize`` for one tensor: the tensor layer sits
+            # below the backends package)
+            self._data = self._backend.materialize([self._data])[0]
         value = self._backend.to_host(self._data).reshape(()).tolist()
         return value
 

@@ -370,7 +370,7 @@ class AccumulateGrad(Node):
                 data = old._data
                 data += g._data  # accumulate in place, as PyTorch does outside create_graph
             else:  # (``+=`` would rebind a local and lose every earlier micro-batch)
-                from arraygrad.ops.immutable_writes import rebind
+                from arraygrad.immutable_writes import rebind
 
                 rebind(old, old._data + g._data)
             old._bump_version()

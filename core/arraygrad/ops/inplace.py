@@ -21,7 +21,7 @@ from arraygrad.autograd.forward_ad import set_tangent, state as _fw, tangent_of
 from arraygrad.autograd.grad_mode import _state, no_grad
 from arraygrad.autograd.mutation_on_saved import _active as _mutation
 from arraygrad.autograd.mutation_on_saved import before_write as _mutation_before_write
-from arraygrad.ops.immutable_writes import rebind
+from arraygrad.immutable_writes import rebind
 from arraygrad.ops.fast import inplace_arithmetic
 from arraygrad.ops.rule import ELEMENTWISE, defop
 from arraygrad.tensor import Tensor

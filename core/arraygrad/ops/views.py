@@ -51,7 +51,7 @@ def make_view(out: Tensor, input: Tensor, replay: Any, strides: Any = None,
         out._view = ViewInfo(replay, counter[0], multi_output)
     out._strides = strides
     if not input._backend.mutable_arrays:  # no shared memory: the view is rebuilt on writes
-        from arraygrad.ops.immutable_writes import remember_view
+        from arraygrad.immutable_writes import remember_view
 
         remember_view(out)
     return out
