@@ -8,8 +8,10 @@ DOC = pathlib.Path(__file__).resolve().parents[2] / "docs" / "recurrent-layers.m
 
 def test_recurrent_guide_code_blocks_run():
     blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(), re.S)
-    assert len(blocks) == 2
+    assert len(blocks) == 3
     namespace: dict = {}
     for i, code in enumerate(blocks):
         exec(compile(code, f"recurrent-layers.md[block {i}]", "exec"), namespace)  # noqa: S102
     assert tuple(namespace["unpacked"].shape) == (7, 3, 5)
+    # the guide's last block: a time step is one fused cell node
+    assert type(namespace["step"]).__name__ == "ThnnFusedLstmCellBackward0"

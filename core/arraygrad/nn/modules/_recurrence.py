@@ -1,9 +1,9 @@
 """The recurrences behind ``nn.RNN``/``LSTM``/``GRU`` and their cells, from differentiable ops.
 
-Every step is made of ``linear``, ``sigmoid``/``tanh``/``relu``, ``chunk``, products and sums,
-so gradients and double backward come from those ops' rules. A layer projects its input for all
-time steps with ONE ``linear`` (per layer and direction); only the hidden-to-hidden product runs
-step by step.
+A layer projects its input for all time steps with ONE ``linear`` (per layer and direction);
+each time step is then ONE node, a fused cell rule (``nn._functional.rnn_cells``: the
+hidden-to-hidden product, the gates and the state update on arrays, the cell's backward as array
+formulas), and the time loop stacks the steps' outputs.
 
 Gate layouts are PyTorch's: LSTM rows (i, f, g, o); GRU rows (r, z, n), with ``b_hn`` inside the
 reset product: ``n = tanh(W_in x + b_in + r * (W_hn h + b_hn))``.
@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from arraygrad.nn import functional as F
+from arraygrad.nn._functional.rnn_cells import gru_cell, lstm_cell, rnn_cell
 from arraygrad.ops.shape import cat, stack
 
 if TYPE_CHECKING:
@@ -27,18 +28,15 @@ Step = Callable[["Tensor", State], State]
 
 
 def rnn_step(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None, relu: bool) -> Tensor:
-    """Elman step ``act(gi + W_hh h + b_hh)``."""
-    pre = gi + F.linear(h, w_hh, b_hh)
-    return pre.relu() if relu else pre.tanh()
+    """Elman step ``act(gi + W_hh h + b_hh)``: one node."""
+    return rnn_cell(gi, h, w_hh, b_hh, relu)
 
 
 def lstm_step(gi: Tensor, h: Tensor, c: Tensor, w_hh: Tensor, b_hh: Tensor | None,
               w_hr: Tensor | None) -> tuple[Tensor, Tensor]:
-    """LSTM step: gates (i, f, g, o); ``c' = f c + i g``, ``h' = o tanh(c')`` (then
+    """LSTM step: gates (i, f, g, o); ``c' = f c + i g``, ``h' = o tanh(c')`` (one node; then
     ``W_hr h'`` with a projection)."""
-    i, f, g, o = (gi + F.linear(h, w_hh, b_hh)).chunk(4, -1)
-    c = f.sigmoid() * c + i.sigmoid() * g.tanh()
-    h = o.sigmoid() * c.tanh()
+    h, c = lstm_cell(gi, h, c, w_hh, b_hh)
     if w_hr is not None:
         h = F.linear(h, w_hr)
     return h, c
@@ -46,13 +44,8 @@ def lstm_step(gi: Tensor, h: Tensor, c: Tensor, w_hh: Tensor, b_hh: Tensor | Non
 
 def gru_step(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor:
     """GRU step: ``r, z = sigmoid(...)``, ``n = tanh(gi_n + r (W_hn h + b_hn))``,
-    ``h' = n + z (h - n)`` (PyTorch's form of ``(1 - z) n + z h``)."""
-    i_r, i_z, i_n = gi.chunk(3, -1)
-    h_r, h_z, h_n = F.linear(h, w_hh, b_hh).chunk(3, -1)
-    r = (i_r + h_r).sigmoid()
-    z = (i_z + h_z).sigmoid()
-    n = (i_n + r * h_n).tanh()
-    return n + z * (h - n)
+    ``h' = n + z (h - n)`` (PyTorch's form of ``(1 - z) n + z h``): one node."""
+    return gru_cell(gi, h, w_hh, b_hh)
 
 
 def make_step(mode: str, w_hh: Tensor, b_hh: Tensor | None, w_hr: Tensor | None) -> Step:
