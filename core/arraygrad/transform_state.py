@@ -238,7 +238,7 @@ def array_kernel(fn: F | None = None, *, writes: bool = False) -> Any:
         "__call__": take if hooks.kernel_call is not None else eager})
     _kernel_classes.append(cls)
     kernel = cls()
-    functools.update_wrapper(kernel, fn)  # type: ignore[arg-type]
+    functools.update_wrapper(kernel, fn)
     kernel.__array_kernel__ = fn
     return kernel
 

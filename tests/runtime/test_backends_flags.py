@@ -113,7 +113,10 @@ def test_other_flag_modules_as_pytorch():
     with B.miopen.flags(immediate=True):
         assert B.miopen.immediate is True
     assert B.miopen.set_flags(None) == (False,)
-    assert B.opt_einsum.set_flags(None, None) == (False, None) == tb.opt_einsum.set_flags(None, None)
+    assert B.opt_einsum.set_flags(None, None) == (False, None)
+    if not tb.opt_einsum.is_available():  # (PyTorch's flags follow the package's presence:
+        # arraygrad's einsum never uses it, docs/differences.md; jax installs it)
+        assert tb.opt_einsum.set_flags(None, None) == (False, None)
     with pytest.raises(ValueError, match="strategy"):
         B.opt_einsum.set_flags(None, "fastest")
     assert B.nnpack.set_flags(True) == (True,)

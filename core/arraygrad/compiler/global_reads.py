@@ -26,7 +26,7 @@ _WRITES = frozenset({"STORE_GLOBAL", "DELETE_GLOBAL"})
 _MISSING = object()
 
 
-class GlobalReads(dict):  # type: ignore[type-arg]
+class GlobalReads(dict[str, Any]):
     """A function's globals seen through ``real``: reads pass through, and are noted."""
 
     def __init__(self, real: dict[str, Any]) -> None:

@@ -9,6 +9,7 @@ down like the operators of a ``TracedArray``. Array creation without traced inpu
 
 from __future__ import annotations
 
+import functools
 import sys
 import types
 from typing import Any, Callable
@@ -184,6 +185,13 @@ class RecordingBackend:
         if name in _DTYPE_METHODS:  # no array in or out: the real method itself
             setattr(self, name, value)
             return value
+        if name == "write" and self._real.mutable_arrays:
+            # a mutable backend's write is ``array[key] = values`` (the contract's): made on
+            # the traced arrays, it is recorded as the effect it is (a replay makes it again,
+            # the exporter translates it), not as a call returning an array
+            write = functools.partial(_contract_write, self)
+            setattr(self, name, write)
+            return write
         rec = self._rec
         reason = _HOST_METHODS.get(name, "")
         pure = name not in _EFFECT_METHODS
@@ -203,6 +211,13 @@ class RecordingBackend:
         method.__name__ = name
         setattr(self, name, method)  # a method is looked up once per recording
         return method
+
+
+def _contract_write(backend: Any, array: Any, key: Any, values: Any, how: str = "set") -> Any:
+    """``Backend.write`` as the contract defines it for mutable arrays."""
+    from arraygrad.backends.contract import Backend
+
+    return Backend.write(backend, array, key, values, how)
 
 
 def recording_backend(real: Any, rec: Recording, cache: dict[int, RecordingBackend]) -> RecordingBackend:

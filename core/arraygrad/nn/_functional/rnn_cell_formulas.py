@@ -82,7 +82,7 @@ def rnn_backward(k: Kit, gy: Any, y: Any, relu: bool) -> Any:
     return k.relu_grad(gy, y) if relu else gy * (1 - y * y)
 
 
-def hidden_grads(k: Kit, d_hidden_gates: Any, h: Any, w: Any, need: tuple[bool, bool, bool]
+def hidden_grads(k: Kit, d_hidden_gates: Any, h: Any, w: Any, need: tuple[bool, ...]
                  ) -> tuple[Any, Any, Any]:
     """The gradients of ``h``, ``W_hh`` and ``b_hh`` through ``W_hh h + b_hh`` (None where
     ``need`` says not wanted)."""
