@@ -53,18 +53,16 @@ class TrackedGroup(dict[str, Any]):
         super().__init__(real)
         self.real = real
         self.live = live
-        self.guarded: set[Any] = set()  # keys whose value is a guard already
 
     def _guard_value(self, key: Any) -> None:
         sink = scalars.guards
-        if sink is None or key in self.guarded or key in _STRUCTURE:
+        if sink is None or key in _STRUCTURE:
             return
         if key in sink.effect_keys:  # a host call may change it: not checkable up front
             if not sink.unguardable:
                 sink.unguardable = (f"a Python read of param_groups[...][{key!r}] after a host "
                                     "call (a scheduler's step) that writes it, in the same step")
             return
-        self.guarded.add(key)
         sink.add((id(self.real), key), _value_check(self.real, key),
                  value_guard(self.real.get(key, _MISSING)))
 

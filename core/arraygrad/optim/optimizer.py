@@ -54,6 +54,8 @@ def _get_value(x: Any) -> Any:
 
 def _dispatch_sqrt(x: Any) -> Any:
     """``math.sqrt`` of a Python number, ``Tensor.sqrt`` of a tensor (PyTorch's helper)."""
+    if x.__class__ is float:  # (the eager case: no attribute probe on the hot path)
+        return math.sqrt(x)
     if isinstance(x, Tensor):
         return x.sqrt()
     apply = getattr(x, "live_apply", None)  # a live scalar, while arraygrad.compile records
