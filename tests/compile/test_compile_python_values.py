@@ -265,3 +265,43 @@ def test_the_default_device_is_a_guard():
         return out
     eager, compiled = _both(run)
     assert eager == compiled == ["cpu", "strict", "cpu", "strict"]
+
+
+def test_fingerprints_tell_apart_what_the_flat_container_walk_appends_inline():
+    """A dict's and an empty container's items are appended without a call per item; they
+    must still tell ``0.0`` from ``-0.0`` and ``1`` from ``1.0`` and ``True``, and an empty
+    container from one that gained an item."""
+    from arraygrad.autograd.hooks import HookDict
+    from arraygrad.compiler.python_values import value_guard
+
+    distinct = [{"a": 0.0}, {"a": -0.0}, {"a": 1}, {"a": 1.0}, {"a": True}, {"a": "1"},
+                {1: 1}, {"1": 1}, {}, {"a": None}, {"a": {}}, {"a": []}, HookDict(), [],
+                (), [0.0], [-0.0], {"a": {"b": 2}}, {"a": {"b": 3}}]
+    prints = [value_guard(v) for v in distinct]
+    assert len(set(prints)) == len(distinct)
+    hooks = HookDict()
+    before = value_guard(hooks)
+    hooks[0] = print
+    assert value_guard(hooks) != before
+
+
+def test_an_optimizer_hook_registered_between_compiled_steps_runs():
+    m = nn.Linear(3, 2)
+    opt = ag.optim.SGD(m.parameters(), lr=0.1, momentum=0.9)
+    x = ag.randn(4, 3)
+
+    @ag.compile
+    def step():
+        opt.zero_grad()
+        m(x).pow(2).sum().backward()
+        opt.step()
+
+    for _ in range(4):
+        step()
+    calls = []
+    opt.register_step_pre_hook(lambda o, args, kwargs: calls.append(o))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the hook is a graph break: eager from then on
+        step()
+        step()
+    assert calls == [opt, opt]

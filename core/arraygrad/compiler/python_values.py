@@ -25,9 +25,11 @@ bound an object counts by identity only.
 from __future__ import annotations
 
 import types
+from collections import OrderedDict, defaultdict
 from typing import Any
 
 from arraygrad import dtypes as _dtypes
+from arraygrad.autograd.hooks import HookDict
 from arraygrad.device import explicit_default_device
 from arraygrad.tensor import Tensor
 from arraygrad.transform_state import compile_epochs
@@ -41,6 +43,9 @@ _OPAQUE = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, type
            type, types.CodeType)
 _LIBRARIES = ("arraygrad", "numpy", "array_api_compat", "cupy", "torch", "builtins",
               "functools", "collections", "logging", "threading", "typing")
+# containers without attributes of their own: empty, one is fully described by its class
+_PLAIN_CONTAINERS = frozenset({tuple, list, set, frozenset, dict, HookDict, OrderedDict,
+                               defaultdict})
 _BUDGET = 4096  # values one fingerprint walks (beyond it: identities only)
 _ITEMS = 256  # a bigger container (a dataset) counts by identity and length
 _trusted: dict[type, bool] = {}
@@ -107,6 +112,11 @@ class _Walk:
             # with its type: ``2 == 2.0 == True`` in a key, not in an op (and ``-0.0``'s sign)
             out.append((cls, v, str(v)) if cls is float and not v else (cls, v))
             return
+        if cls in _PLAIN_CONTAINERS and not v:
+            # an empty container (an optimizer's six hook dicts, mostly): its class, nothing
+            # else to walk or to alias; one with items is walked below
+            out.append((cls, 0))
+            return
         if id(v) in self.seen:
             out.append(("seen", id(v)))
             return
@@ -130,9 +140,20 @@ class _Walk:
             if len(v) > _ITEMS:
                 out.append(id(v))
                 return
+            value = self.value
             for k, item in v.items():
-                self.value(k)
-                self.value(item)
+                # plain keys and numbers appended here, as ``value`` would (a hyperparameter
+                # dict is all of those: one call for it, not one per item, per compiled call)
+                c = k.__class__
+                if c is str:
+                    out.append((c, k))
+                else:
+                    value(k)
+                c = item.__class__
+                if c in _VALUE and (item or c is not float):
+                    out.append((c, item))
+                else:
+                    value(item)
             return
         if isinstance(v, _dtypes.dtype):
             out.append(v)
