@@ -118,7 +118,9 @@ def _times_number(index: int) -> FirstOrder:
         if kind is float or kind is int:
             return gd * scalar_operand(backend, other, gd.dtype)
         if kind is SavedTensor:
-            od = other.unpack(n)._data  # version-checked
+            t = other.tensor
+            vc = t._vc  # ``unpack``'s version check inline (it raises when it fails)
+            od = (t if (0 if vc is None else vc[0]) == other.version else other.unpack(n))._data
             if od.shape == gd.shape and od.dtype == gd.dtype:
                 return gd * od
         return None
