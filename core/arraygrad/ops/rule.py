@@ -57,6 +57,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence, TypeVar
 from arraygrad.autograd.anomaly_mode import remember_forward, state as _anomaly
 from arraygrad.autograd.forward_ad import set_tangent, state as _fw
 from arraygrad.autograd.grad_mode import _state
+from arraygrad.autograd.saved_hooks import _open as _hooks_open
 from arraygrad.autograd.graph import (
     FREED, FREED_MESSAGE, Node, PackedSavedOutput, PackedSavedTensor, RawSavedTensor, SavedOutput,
     SavedTensor, _materialize, _sequence,
@@ -579,12 +580,13 @@ class Rule:
         plan = self._plans.get(needed)
         if plan is None:
             plan = self._plans[needed] = self._save_plan(needed)
+        packing = _hooks_open.hooks  # saved_tensors_hooks open somewhere: every save packs
         kept: list[Any] = []
         for src in plan:
             if src is None:
                 kept.append(None)
                 continue
-            if isinstance(src, str):
+            if src.__class__ is str:
                 v = named[src]  # an extra's name
             elif src < 0:
                 # only single-output rules save OUTPUT, and they pass ``out``
@@ -592,7 +594,16 @@ class Rule:
                 continue
             else:
                 v = inputs[src]
-            kept.append(SavedTensor(v) if isinstance(v, Tensor) else v)
+            if isinstance(v, Tensor):
+                if packing or v._inference:
+                    v = SavedTensor(v)  # packs it, or refuses an inference tensor
+                else:  # ``SavedTensor(v)``'s two fields without its call: most ops save inputs
+                    saved = _new(SavedTensor)
+                    saved.tensor = v
+                    vc = v._vc
+                    saved.version = 0 if vc is None else vc[0]
+                    v = saved
+            kept.append(v)
         node._saved = tuple(kept)
         return node
 
