@@ -586,7 +586,7 @@ class Rule:
             if src is None:
                 kept.append(None)
                 continue
-            if src.__class__ is str:
+            if isinstance(src, str):
                 v = named[src]  # an extra's name
             elif src < 0:
                 # only single-output rules save OUTPUT, and they pass ``out``
