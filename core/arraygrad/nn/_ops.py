@@ -43,51 +43,54 @@ _BETA = math.sqrt(2.0 / math.pi)  # the tanh approximation's
 _KAPPA = 0.044715
 
 
-def gelu_value(x: Any, approximate: str, erf_fn: Callable[[Any], Any],
+def gelu_inner(x: Any, approximate: str, erf_fn: Callable[[Any], Any],
                tanh_fn: Callable[[Any], Any]) -> Any:
-    """GELU of ``x`` (a native array or a Tensor, with its namespace's ``erf``/``tanh``):
-    ``x * Phi(x)``, or its tanh approximation."""
+    """GELU's transcendental part of ``x`` (a native array or a Tensor, with its namespace's
+    ``erf``/``tanh``): ``erf(x / sqrt(2))``, or ``tanh`` of the approximation's argument."""
     if approximate == "none":
-        return x * 0.5 * (1.0 + erf_fn(x * _SQRT1_2))
-    inner = (x + x * x * x * _KAPPA) * _BETA
-    return x * 0.5 * (1.0 + tanh_fn(inner))
+        return erf_fn(x * _SQRT1_2)
+    return tanh_fn((x + x * x * x * _KAPPA) * _BETA)
 
 
-def gelu_grad(g: Any, x: Any, approximate: str, erf_fn: Callable[[Any], Any],
-              exp_fn: Callable[[Any], Any], tanh_fn: Callable[[Any], Any]) -> Any:
-    """GELU's vector-Jacobian product (arrays or Tensors): ``g * (Phi(x) + x * phi(x))``, or
-    the derivative of the tanh approximation, PyTorch's formulas."""
+def gelu_grad(g: Any, x: Any, inner: Any, approximate: str, exp_fn: Callable[[Any], Any]) -> Any:
+    """GELU's vector-Jacobian product (arrays or Tensors) from ``x`` and its ``gelu_inner``:
+    ``g * (Phi(x) + x * phi(x))``, or the derivative of the tanh approximation (PyTorch's
+    formulas)."""
     if approximate == "none":
-        cdf = (1.0 + erf_fn(x * _SQRT1_2)) * 0.5
+        cdf = (1.0 + inner) * 0.5
         return g * (cdf + x * (exp_fn(x * x * -0.5) * _INV_SQRT_2PI))
-    x_sq = x * x
-    t = tanh_fn((x + x_sq * x * _KAPPA) * _BETA)
-    return g * ((1.0 + t) * 0.5 + x * 0.5 * (1.0 - t * t) * ((x_sq * (3.0 * _KAPPA) + 1.0) * _BETA))
-
-
-def _erf_array(backend: Backend) -> Callable[[Any], Any]:
-    return lambda a: kernel_data("erf", backend, erf_data, a)
+    return g * ((1.0 + inner) * 0.5 + x * 0.5 * (1.0 - inner * inner) *
+                ((x * x * (3.0 * _KAPPA) + 1.0) * _BETA))
 
 
 def _gelu_first_order(gd: Any, node: RuleNode, backend: Backend) -> Any:
-    xp = backend.xp
-    return gelu_grad(gd, node.saved_data("self"), node.args.get("approximate", "none"),
-                     _erf_array(backend), xp.exp, xp.tanh)
+    # the forward's erf (or tanh) read back, not computed again: erf is most of gelu's time
+    return gelu_grad(gd, node.saved_data("self"), node.saved_data("inner"),
+                     node.args.get("approximate", "none"), backend.xp.exp)
 
 
-GELU = defop("GeluBackward0", jvp=ELEMENTWISE, saves=("self",), params={"approximate": "none"},
-             vjp=(lambda g, n: gelu_grad(g, n.self, n.approximate, erf, ew.exp, ew.tanh),),
-             first_order=(_gelu_first_order,))
+def _gelu_vjp(g: Tensor, n: RuleNode) -> Tensor:
+    # recomputed in Tensor ops: differentiable again (create_graph, forward mode)
+    x, approximate = n.self, n.approximate
+    return gelu_grad(g, x, gelu_inner(x, approximate, erf, ew.tanh), approximate, ew.exp)
+
+
+GELU = defop("GeluBackward0", jvp=ELEMENTWISE, saves=("self", "inner"), uses=(("self", "inner"),),
+             params={"approximate": "none"}, vjp=(_gelu_vjp,), first_order=(_gelu_first_order,))
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """GELU of a floating tensor (``approximate``: ``"none"`` or ``"tanh"``, checked by the
-    caller): computed on its array, one node."""
+    caller): computed on its array, one node; ``x * 0.5 * (1 + inner)``, the op order of the
+    composite it replaced."""
     backend = input._backend
-    data = gelu_value(input._data, approximate, _erf_array(backend), backend.xp.tanh)
+    x = input._data
+    inner = gelu_inner(x, approximate,
+                       lambda a: kernel_data("erf", backend, erf_data, a), backend.xp.tanh)
+    data = x * 0.5 * (1.0 + inner)
     if approximate == "none":
-        return GELU.record(data, backend, (input,))
-    return GELU.record(data, backend, (input,), approximate=approximate)
+        return GELU.record(data, backend, (input,), inner=inner)
+    return GELU.record(data, backend, (input,), approximate=approximate, inner=inner)
 
 # sigmoid(-x), not a composition through abs: no kink at 0
 LOG_SIGMOID = defop("LogSigmoidBackward0", jvp=ELEMENTWISE, saves=("self",),
