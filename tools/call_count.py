@@ -66,9 +66,37 @@ def _mlp_step() -> Workload:
     return lambda: None, step
 
 
+def _chain(step: Callable[[Any, Any, int], Any]) -> Workload:
+    """Ten ``step(y, x, i)`` links from a (4,) float32 leaf x that requires grad, and the
+    backward of the sum: ``make bench``'s chains, shortened."""
+    x = ag.tensor([0.1, 0.2, 0.3, 0.4], requires_grad=True)
+
+    def run(_: Any) -> Any:
+        x.grad = None
+        y = x
+        for i in range(10):
+            y = step(y, x, i)
+        y.sum().backward()
+        return x.grad
+
+    return lambda: None, run
+
+
+def _tensor_chain() -> Workload:
+    """``tensor_chain``'s links: ``y + x``, ``y * x``, ``y.tanh()`` (30 ops)."""
+    return _chain(lambda y, x, i: ((y + x) * x).tanh())
+
+
+def _scalar_chain() -> Workload:
+    """``overhead_chain``'s links: ``y + 1.0``, then ``y * 0.5`` or ``y.tanh()`` (20 ops)."""
+    return _chain(lambda y, x, i: (y + 1.0) * 0.5 if i % 2 else (y + 1.0).tanh())
+
+
 WORKLOADS: dict[str, Callable[[], Workload]] = {
     "sum_backward": _sum_backward,
     "mlp_step": _mlp_step,
+    "tensor_chain": _tensor_chain,
+    "scalar_chain": _scalar_chain,
 }
 
 _PACKAGE = os.path.dirname(os.path.abspath(ag.__file__))

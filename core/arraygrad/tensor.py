@@ -333,7 +333,11 @@ class Tensor:
         return self._vc[0] if self._vc is not None else 0
 
     def _bump_version(self) -> None:
-        self._version_counter()[0] += 1
+        vc = self._vc  # ``_version_counter()`` inline: every in-place write (optimizers' too)
+        if vc is None:
+            self._vc = [1]
+        else:
+            vc[0] += 1
 
     def _gradient_edge(self) -> tuple[Any, ...] | None:
         """``(node, output_nr)`` where this tensor's gradient enters the graph, or None."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import mmap
 import sys
 
@@ -158,8 +159,10 @@ class NumpyBackend(Backend):
     def is_available(self) -> Availability:
         return Availability(True)
 
-    @property
+    @functools.cached_property
     def xp(self):
+        # cached: after the first read ``backend.xp`` is an instance attribute, not a
+        # property call (the core reads it in nearly every op and backward formula)
         return self._xp
 
     def coerce(self, value):

@@ -28,6 +28,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable
 
 import heapq
+import operator
 import threading
 from collections.abc import Callable, Container
 
@@ -101,6 +102,11 @@ def _nodes_leading_to(roots: Any, targets: set[Any]) -> set[Any]:
             if child not in done:
                 stack.append((child, False))
     return needed
+
+
+grad_sum: Callable[[Any, Any], Any] = operator.add
+"""How the engine sums two gradients arriving at one input: ``a + b``, or the fast path's
+``ops.fast.gradient_sum`` (handed in when ``ops.fast`` loads: the engine sits below the ops)."""
 
 
 node_runner: Callable[..., Any] | None = None
@@ -329,7 +335,8 @@ def run_backward(roots: Any, root_grads: Any, *, retain_graph: bool, create_grap
         _commit(task)
         if not retain_graph:
             for node in executed:
-                node._release()
+                if node._saved:  # every ``_release`` is a no-op on a node that saved nothing
+                    node._release()
         for callback in task.callbacks:  # a list iterator also reaches those queued meanwhile
             callback()
     finally:
@@ -409,7 +416,7 @@ def _walk(task: GraphTask, roots: Any, root_grads: Any, root_nodes: list[Any], d
                             buffers[child] = buf
                     else:
                         old = buf[nr]
-                        buf[nr] = g if old is None else old + g
+                        buf[nr] = g if old is None else grad_sum(old, g)
             if left:
                 continue
             if became_ready is None:

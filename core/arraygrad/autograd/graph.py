@@ -100,8 +100,11 @@ class SavedOutput:
     def __init__(self, tensor: Tensor) -> None:
         self.data = tensor._data
         self.backend = tensor._backend
-        self.counter = tensor._version_counter()
-        self.version = self.counter[0]
+        vc = tensor._vc  # ``_version_counter()`` inline: every op saving its result
+        if vc is None:
+            vc = tensor._vc = [0]
+        self.counter = vc
+        self.version = vc[0]
         self.output_nr = tensor._output_nr
         # forward AD: the output's tangents (the dict itself, so exiting a level drops them
         # here too), for forward-over-reverse through a backward that reads the output

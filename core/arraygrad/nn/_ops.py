@@ -1,7 +1,12 @@
 """Differentiable primitives ``nn.functional`` needs that Tensor ops cannot express well.
 
 ``erf``: the core's op (``ops.families.math_special``: W. J. Cody's rational Chebyshev
-approximations), re-exported here for ``gelu``.
+approximations).
+
+``gelu``: one op, one node (PyTorch's ``GeluBackward0``), its forward and plain backward on
+arrays; the formulas are written once for arrays and Tensors (the recorded vjp, for double
+backward and forward mode, runs them in Tensor ops), in the op order of the composite it
+replaces (``x * 0.5 * (1 + erf(x / sqrt(2)))``), so its values are unchanged.
 
 ``log_sigmoid``: ``min(x, 0) - log1p(exp(-|x|))``, which never overflows; its
 backward ``sigmoid(-x)`` has no kink at 0 (composing ``abs`` would give the
@@ -12,16 +17,80 @@ Backwards are Tensor ops, so double backward works.
 
 from __future__ import annotations
 
+import math
+from typing import TYPE_CHECKING, Any, Callable
+
 from arraygrad.ops.kernel_dtypes import check_kernel_dtype
 from arraygrad.ops.arguments import tensor_arg
 from arraygrad.ops import elementwise as ew
 from arraygrad.ops.casting import to_float_data
+from arraygrad.ops._erf import erf_data
+from arraygrad.ops.families._special_op import kernel_data
 from arraygrad.ops.families.math_special import erf
 from arraygrad.ops.rule import ELEMENTWISE, defop
 from arraygrad.tensor import Tensor
 
+if TYPE_CHECKING:
+    from arraygrad.backends.contract import Backend
+    from arraygrad.ops.rule import RuleNode
 
-__all__ = ["erf", "log_sigmoid"]
+
+__all__ = ["erf", "gelu", "log_sigmoid"]
+
+_SQRT1_2 = 1.0 / math.sqrt(2.0)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)  # the normal density's factor
+_BETA = math.sqrt(2.0 / math.pi)  # the tanh approximation's
+_KAPPA = 0.044715
+
+
+def gelu_inner(x: Any, approximate: str, erf_fn: Callable[[Any], Any],
+               tanh_fn: Callable[[Any], Any]) -> Any:
+    """GELU's transcendental part of ``x`` (a native array or a Tensor, with its namespace's
+    ``erf``/``tanh``): ``erf(x / sqrt(2))``, or ``tanh`` of the approximation's argument."""
+    if approximate == "none":
+        return erf_fn(x * _SQRT1_2)
+    return tanh_fn((x + x * x * x * _KAPPA) * _BETA)
+
+
+def gelu_grad(g: Any, x: Any, inner: Any, approximate: str, exp_fn: Callable[[Any], Any]) -> Any:
+    """GELU's vector-Jacobian product (arrays or Tensors) from ``x`` and its ``gelu_inner``:
+    ``g * (Phi(x) + x * phi(x))``, or the derivative of the tanh approximation (PyTorch's
+    formulas)."""
+    if approximate == "none":
+        cdf = (1.0 + inner) * 0.5
+        return g * (cdf + x * (exp_fn(x * x * -0.5) * _INV_SQRT_2PI))
+    return g * ((1.0 + inner) * 0.5 + x * 0.5 * (1.0 - inner * inner) *
+                ((x * x * (3.0 * _KAPPA) + 1.0) * _BETA))
+
+
+def _gelu_first_order(gd: Any, node: RuleNode, backend: Backend) -> Any:
+    # the forward's erf (or tanh) read back, not computed again: erf is most of gelu's time
+    return gelu_grad(gd, node.saved_data("self"), node.saved_data("inner"),
+                     node.args.get("approximate", "none"), backend.xp.exp)
+
+
+def _gelu_vjp(g: Tensor, n: RuleNode) -> Tensor:
+    # recomputed in Tensor ops: differentiable again (create_graph, forward mode)
+    x, approximate = n.self, n.approximate
+    return gelu_grad(g, x, gelu_inner(x, approximate, erf, ew.tanh), approximate, ew.exp)
+
+
+GELU = defop("GeluBackward0", jvp=ELEMENTWISE, saves=("self", "inner"), uses=(("self", "inner"),),
+             params={"approximate": "none"}, vjp=(_gelu_vjp,), first_order=(_gelu_first_order,))
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    """GELU of a floating tensor (``approximate``: ``"none"`` or ``"tanh"``, checked by the
+    caller): computed on its array, one node; ``x * 0.5 * (1 + inner)``, the op order of the
+    composite it replaced."""
+    backend = input._backend
+    x = input._data
+    inner = gelu_inner(x, approximate,
+                       lambda a: kernel_data("erf", backend, erf_data, a), backend.xp.tanh)
+    data = x * 0.5 * (1.0 + inner)
+    if approximate == "none":
+        return GELU.record(data, backend, (input,), inner=inner)
+    return GELU.record(data, backend, (input,), approximate=approximate, inner=inner)
 
 # sigmoid(-x), not a composition through abs: no kink at 0
 LOG_SIGMOID = defop("LogSigmoidBackward0", jvp=ELEMENTWISE, saves=("self",),

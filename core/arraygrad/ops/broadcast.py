@@ -16,7 +16,7 @@ __all__ = ["broadcast_shapes", "sum_to", "sum_to_data", "mul_sum_to"]
 
 def broadcast_shapes(op: str, *shapes: Any) -> tuple[Any, ...]:
     """The broadcast of ``shapes``; RuntimeError naming the op and shapes if incompatible."""
-    ndim = max(len(s) for s in shapes)
+    ndim = max(map(len, shapes))  # (no generator: its frames are calls on the hot path)
     out = [1] * ndim
     for s in shapes:
         offset = ndim - len(s)

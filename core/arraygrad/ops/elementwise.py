@@ -44,10 +44,15 @@ if TYPE_CHECKING:
 
 # -- arithmetic ------------------------------------------------------------------
 
+def _alpha_times(g: Tensor, n: RuleNode) -> Tensor:
+    """The gradient of ``alpha * other``: ``g`` itself for the default alpha (read from the
+    node's args, not its property: every ``y + x`` backward runs this)."""
+    alpha = n.args.get("alpha", 1)
+    return g if alpha == 1 else g * conj_of(alpha)
+
+
 ADD = defop("AddBackward0", jvp=ELEMENTWISE, inputs=("self", "other"), params={"alpha": 1},
-            complex=True,
-            vjp=(identity,
-                 lambda g, n: g if n.alpha == 1 else g * conj_of(n.alpha)))
+            complex=True, vjp=(identity, _alpha_times))
 
 
 def add(input: Tensor, other: Any, *deprecated: Any, alpha: Any = 1) -> Any:
@@ -118,7 +123,9 @@ def _times_number(index: int) -> FirstOrder:
         if kind is float or kind is int:
             return gd * scalar_operand(backend, other, gd.dtype)
         if kind is SavedTensor:
-            od = other.unpack(n)._data  # version-checked
+            t = other.tensor
+            vc = t._vc  # ``unpack``'s version check inline (it raises when it fails)
+            od = (t if (0 if vc is None else vc[0]) == other.version else other.unpack(n))._data
             if od.shape == gd.shape and od.dtype == gd.dtype:
                 return gd * od
         return None
@@ -327,11 +334,15 @@ _DIV = _fast.BinarySpec(operator.truediv, DIV, scalar_first=False, opmath=True)
 
 # -- unary math -------------------------------------------------------------------
 
-def _float_unary(name: str, forward: Callable[[Any, Any], Any], rule: Rule,
+def _float_unary(name: str, forward: Callable[[Any, Any], Any] | None, rule: Rule,
                  reduced: Callable[[Any, Any], Any] | None = None) -> Callable[[Tensor], Tensor]:
     """The float unary op ``name``: ``forward(xp, array)``, recorded by ``rule`` (integer
     and bool inputs compute in the default float dtype; float16/bfloat16 in float32, with
-    ``reduced`` as the forward there when given: ``casting.unary_float_data``)."""
+    ``reduced`` as the forward there when given: ``casting.unary_float_data``). ``forward``
+    None: the namespace's function ``name`` itself, called with no Python frame between."""
+    native = name if forward is None else None
+    general: Callable[[Any, Any], Any] = (
+        forward if forward is not None else lambda xp, a: getattr(xp, name)(a))
 
     def op(input: Tensor) -> Tensor:
         try:  # (a try costs nothing when nothing is raised: the check only on failure)
@@ -341,8 +352,9 @@ def _float_unary(name: str, forward: Callable[[Any, Any], Any], rule: Rule,
             raise
         data = input._data
         if data.dtype in backend.wide_floating_natives:  # the common case, inline
-            return rule.record(forward(backend.xp, data), backend, (input,))
-        return rule.record(unary_float_data(input, forward, reduced), backend, (input,))
+            return rule.record(general(backend.xp, data) if native is None else
+                               getattr(backend.xp, native)(data), backend, (input,))
+        return rule.record(unary_float_data(input, general, reduced), backend, (input,))
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = f"Elementwise ``{name}``."
@@ -377,16 +389,16 @@ SIGMOID = defop("SigmoidBackward0", jvp=ELEMENTWISE, saves=("result",), complex=
                 vjp=(lambda g, n: _act_bw.sigmoid_backward(g, n.result),),
                 first_order=(_act_bw.sigmoid_first_order,))
 
-exp = _float_unary("exp", lambda xp, a: xp.exp(a), EXP)
-log = _float_unary("log", lambda xp, a: xp.log(a), LOG)
-log1p = _float_unary("log1p", lambda xp, a: xp.log1p(a), LOG1P)
-expm1 = _float_unary("expm1", lambda xp, a: xp.expm1(a), EXPM1)
-sqrt = _float_unary("sqrt", lambda xp, a: xp.sqrt(a), SQRT)
+exp = _float_unary("exp", None, EXP)
+log = _float_unary("log", None, LOG)
+log1p = _float_unary("log1p", None, LOG1P)
+expm1 = _float_unary("expm1", None, EXPM1)
+sqrt = _float_unary("sqrt", None, SQRT)
 rsqrt = _float_unary("rsqrt", lambda xp, a: 1 / xp.sqrt(a), RSQRT)
-sin: Callable[[Tensor], Tensor] = _float_unary("sin", lambda xp, a: xp.sin(a), SIN)
-cos: Callable[[Tensor], Tensor] = _float_unary("cos", lambda xp, a: xp.cos(a), COS)
-tan = _float_unary("tan", lambda xp, a: xp.tan(a), TAN)
-tanh = _float_unary("tanh", lambda xp, a: xp.tanh(a), TANH)
+sin: Callable[[Tensor], Tensor] = _float_unary("sin", None, SIN)
+cos: Callable[[Tensor], Tensor] = _float_unary("cos", None, COS)
+tan = _float_unary("tan", None, TAN)
+tanh = _float_unary("tanh", None, TANH)
 # tanh form: no overflow for large |x|
 # float16/bfloat16: PyTorch's kernel formula in float32 (the tanh form rounds otherwise)
 sigmoid = _float_unary("sigmoid", lambda xp, a: 0.5 * xp.tanh(0.5 * a) + 0.5, SIGMOID,

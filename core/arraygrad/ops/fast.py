@@ -10,6 +10,7 @@ and broadcasting checks.
 
 - ``binary``: ``+ - * /`` of a floating tensor with a Python number (either side), or of
   two tensors of one backend, shape and floating dtype.
+- ``gradient_sum``: the engine's sum of two gradients reaching one input, on the arrays.
 - ``operands``: the promotion of two operands that need none (same shape and dtype, or a
   floating tensor with a Python number, which keeps the tensor's dtype).
 - ``inplace_arithmetic``: optimizers' ``p.add_(...)`` on the array itself, nothing recorded.
@@ -24,14 +25,16 @@ from __future__ import annotations
 import operator
 from typing import Any
 
+from arraygrad.autograd import engine as _engine
+from arraygrad.autograd.forward_ad import state as _fw
 from arraygrad.autograd.grad_mode import _state
 from arraygrad.backends.scalar_operands import scalar_operand
 from arraygrad.transform_state import array_kernel
 from arraygrad.ops.rule import Rule, fast_paths
-from arraygrad.tensor import Tensor
+from arraygrad.tensor import Tensor, wrap
 from arraygrad.tensor_sparse import SparseTensor
 
-__all__ = ["binary", "operands", "BinarySpec", "inplace_arithmetic"]
+__all__ = ["binary", "operands", "BinarySpec", "inplace_arithmetic", "gradient_sum"]
 
 
 class BinarySpec:
@@ -82,6 +85,24 @@ def binary(a: Tensor, b: Tensor, spec: BinarySpec) -> Tensor | None:
         found = spec.native(data, od)
     # the tensor operands have the result's shape and floating dtype: ``like``
     return spec.rule.record(found, backend, (a, b), True)
+
+
+def gradient_sum(a: Tensor, b: Tensor) -> Tensor:
+    """``a + b`` of two gradients arriving at one input, as the engine sums them: on the
+    arrays when ``binary`` would take it (two dense tensors of one backend, shape and
+    floating dtype) and nothing is recorded (a plain backward, no forward-AD level), else
+    ``a + b`` itself. Computed as ``binary`` computes it, minus its calls."""
+    if fast_paths.on and not _state.enabled and not _fw.on and a.__class__ is Tensor \
+            and b.__class__ is Tensor:
+        da, db = a._data, b._data
+        backend = a._backend
+        if da.shape == db.shape and da.dtype == db.dtype and b._backend is backend \
+                and da.dtype in backend.floating_natives:
+            return wrap(da + db, backend)
+    return a + b
+
+
+_engine.grad_sum = gradient_sum
 
 
 def operands(a: Tensor, b: Tensor) -> tuple[Any, ...] | None:

@@ -57,6 +57,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence, TypeVar
 from arraygrad.autograd.anomaly_mode import remember_forward, state as _anomaly
 from arraygrad.autograd.forward_ad import set_tangent, state as _fw
 from arraygrad.autograd.grad_mode import _state
+from arraygrad.autograd.saved_hooks import _open as _hooks_open
 from arraygrad.autograd.graph import (
     FREED, FREED_MESSAGE, Node, PackedSavedOutput, PackedSavedTensor, RawSavedTensor, SavedOutput,
     SavedTensor, _materialize, _sequence,
@@ -440,7 +441,8 @@ class Rule:
         then keeps no input metadata and no input's dtype is tested for complex.
         """
         out = wrap(data, backend)
-        if not self.complex and data.dtype in backend.complex_natives:
+        dtype = data.dtype
+        if not self.complex and dtype in backend.complex_natives:
             refuse_complex(self, inputs, (data,), backend)
         fw = _fw.on
         if fw:
@@ -448,9 +450,9 @@ class Rule:
         # an integer or bool result has no gradient (PyTorch: ``x.int()`` of a tensor that
         # requires grad does not); ``_link`` links nothing when no input requires grad, and
         # refuses complex inputs of a rule not declaring complex support in its own loop
-        if _state.enabled and data.dtype in backend.differentiable_natives:
+        if _state.enabled and dtype in backend.differentiable_natives:
             self._link(inputs, named, out, None if self.complex or like else backend, like)
-        if fw and data.dtype in backend.differentiable_natives:
+        if fw and dtype in backend.differentiable_natives:
             # after ``_link``: a tangent computed from the output (exp's ``t * out``) then
             # depends on the inputs through it, for reverse-over-forward (grad of a jvp)
             self._forward(inputs, named, (out,))
@@ -521,7 +523,9 @@ class Rule:
             d = t._data
             if natives is not None and d.dtype in natives:
                 refuse_complex(self, inputs, (), refusing)  # type: ignore[arg-type]  # raises
-            edges = (edge_of(t),)
+            fn = t._grad_fn  # ``edge_of``'s commonest case inline: a node's output 0
+            edges = (fn if fn is not None and t._view is None and not t._output_nr
+                     else edge_of(t),)
             needed = 1
             meta = self._no_meta if self.exact and fast_paths.on else ((d.shape, d.dtype),)
         elif n_inputs == 2:  # two, the binary operators: no loop either
@@ -533,7 +537,17 @@ class Rule:
             if natives is not None and (isinstance(a, Tensor) and a._data.dtype in natives or
                                         isinstance(b, Tensor) and b._data.dtype in natives):
                 refuse_complex(self, inputs, (), refusing)  # type: ignore[arg-type]  # raises
-            edges = (edge_of(a) if ra else None, edge_of(b) if rb else None)
+            # ``edge_of``'s commonest case inline: a node's output 0 (the chain of ops)
+            ea = eb = None
+            if ra:
+                fn = a._grad_fn
+                ea = fn if fn is not None and a._view is None and not a._output_nr \
+                    else edge_of(a)
+            if rb:
+                fn = b._grad_fn
+                eb = fn if fn is not None and b._view is None and not b._output_nr \
+                    else edge_of(b)
+            edges = (ea, eb)
             needed = (1 if ra else 0) | (2 if rb else 0)
             if like or self.exact and fast_paths.on:
                 meta = self._no_meta
@@ -566,6 +580,7 @@ class Rule:
         plan = self._plans.get(needed)
         if plan is None:
             plan = self._plans[needed] = self._save_plan(needed)
+        packing = _hooks_open.hooks  # saved_tensors_hooks open somewhere: every save packs
         kept: list[Any] = []
         for src in plan:
             if src is None:
@@ -579,7 +594,16 @@ class Rule:
                 continue
             else:
                 v = inputs[src]
-            kept.append(SavedTensor(v) if isinstance(v, Tensor) else v)
+            if isinstance(v, Tensor):
+                if packing or v._inference:
+                    v = SavedTensor(v)  # packs it, or refuses an inference tensor
+                else:  # ``SavedTensor(v)``'s two fields without its call: most ops save inputs
+                    saved = _new(SavedTensor)
+                    saved.tensor = v
+                    vc = v._vc
+                    saved.version = 0 if vc is None else vc[0]
+                    v = saved
+            kept.append(v)
         node._saved = tuple(kept)
         return node
 

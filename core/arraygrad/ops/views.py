@@ -133,7 +133,8 @@ def permuted_strides(t: Tensor, dims: Any) -> tuple[Any, ...] | None:
     """Strides after ``permute(dims)``."""
     s = strides_of(t)
     shape = t._data.shape
-    return _normalized(tuple(shape[d] for d in dims), tuple(s[d] for d in dims))
+    # (lists, not generators: a generator's frame resumes once per dimension)
+    return _normalized(tuple([shape[d] for d in dims]), tuple([s[d] for d in dims]))
 
 
 def expanded_strides(t: Tensor, target: Tensor) -> tuple[Any, ...] | None:

@@ -43,7 +43,9 @@ class SGD(Optimizer):
     def _update_group(self, group: dict[str, Any]) -> None:
         momentum, dampening, nesterov = group["momentum"], group["dampening"], group["nesterov"]
         wd, maximize = group["weight_decay"], group["maximize"]
-        lr = _get_value(group["lr"])
+        # ``-lr`` once per group, not per parameter: under ``arraygrad.compile`` a live
+        # learning rate's negation is one value read per replay, not one per parameter
+        neg_lr = -_get_value(group["lr"])
         for p in group["params"]:
             g = p.grad
             if g is None:
@@ -62,4 +64,4 @@ class SGD(Optimizer):
                 else:
                     buf.mul_(momentum).add_(g, alpha=1 - dampening)
                 g = g.add(buf, alpha=momentum) if nesterov else buf
-            p.add_(g, alpha=-lr)
+            p.add_(g, alpha=neg_lr)

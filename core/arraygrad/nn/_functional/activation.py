@@ -7,7 +7,6 @@ would turn into ``0 * inf = nan`` in backward).
 
 from __future__ import annotations
 
-import math
 import warnings
 from typing import TYPE_CHECKING, Any
 
@@ -64,16 +63,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     tensor_arg("gelu", input)
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
-    return ew.computed_in_float32(input, lambda x: _gelu(x, approximate))
-
-
-def _gelu(input: Tensor, approximate: str) -> Tensor:
-    if approximate == "none":
-        return input * 0.5 * (1.0 + _ops.erf(input * (1.0 / math.sqrt(2.0))))
-    if approximate == "tanh":
-        inner = (input + input * input * input * 0.044715) * math.sqrt(2.0 / math.pi)
-        return input * 0.5 * (1.0 + ew.tanh(inner))
-    raise RuntimeError("approximate argument must be either none or tanh.")
+    return ew.computed_in_float32(input, lambda x: _ops.gelu(x, approximate))
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:

@@ -19,7 +19,7 @@ from arraygrad.ops.promotion import operands
 from arraygrad.plugins.registry import dispatch_kernel
 from arraygrad.tensor import Tensor, wrap
 
-__all__ = ["unary_op", "binary_op", "check_tensor"]
+__all__ = ["unary_op", "binary_op", "check_tensor", "kernel_data"]
 
 
 def check_tensor(op: str, value: Any, position: int = 1, name: str = "input") -> None:
@@ -27,6 +27,17 @@ def check_tensor(op: str, value: Any, position: int = 1, name: str = "input") ->
     if not isinstance(value, Tensor):
         raise TypeError(f"{op}(): argument '{name}' (position {position}) must be Tensor, not "
                         f"{type(value).__name__}")
+
+
+def kernel_data(name: str, backend: Any, data_fn: Callable[[Any, Any], Any], a: Any) -> Any:
+    """The unary special function ``name`` of native array ``a`` (floating): the kernel
+    registered under ``name`` when one answers, else ``data_fn(xp, a)``, in ``a``'s dtype
+    (a meta array: an empty one of its shape). The ops' forward, and formulas' (gelu's erf)."""
+    xp = backend.xp
+    if not backend.holds_data:  # meta: the input's shape, and no series to sum
+        return xp.empty_like(a)
+    out = dispatch_kernel(name, backend, lambda arr: data_fn(xp, arr), a)
+    return out if out.dtype == a.dtype else xp.astype(out, a.dtype)
 
 
 def unary_op(name: str, rule: Any, data_fn: Callable[[Any, Any], Any],
@@ -40,10 +51,7 @@ def unary_op(name: str, rule: Any, data_fn: Callable[[Any, Any], Any],
         backend = input._backend
 
         def forward(xp: Any, a: Any) -> Any:
-            if not backend.holds_data:  # meta: the input's shape, and no series to sum
-                return xp.empty_like(a)
-            out = dispatch_kernel(name, backend, lambda arr: data_fn(xp, arr), a)
-            return out if out.dtype == a.dtype else xp.astype(out, a.dtype)
+            return kernel_data(name, backend, data_fn, a)
 
         # integers in the default float dtype; float16/bfloat16 in float32, rounded once
         data = unary_float_data(input, forward)
