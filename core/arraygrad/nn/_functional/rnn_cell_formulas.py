@@ -27,6 +27,7 @@ class Kit(NamedTuple):
     relu_grad: Any  # (g, y) -> g where y > 0, else 0 (y a relu output)
     chunk: Any  # (x, n) -> n equal pieces along the last dim
     cat: Any  # list -> one array along the last dim
+    cat0: Any  # list -> one array along dim 0 (the rows)
     sum0: Any  # sum over the batch (dim 0)
 
 

@@ -38,7 +38,7 @@ TENSORS = cf.Kit(
     linear=linear, matmul=linalg.matmul, t=lambda a: a.t(), sigmoid=lambda a: a.sigmoid(),
     tanh=lambda a: a.tanh(), relu=lambda a: a.relu(), relu_grad=threshold_backward,
     chunk=lambda a, n: a.chunk(n, -1), cat=lambda parts: cat(parts, -1),
-    sum0=lambda a: a.sum(0))
+    cat0=lambda parts: cat(parts, 0), sum0=lambda a: a.sum(0))
 
 
 @lru_cache(maxsize=None)
@@ -58,10 +58,11 @@ def array_kit(backend: Backend) -> cf.Kit:
         sigmoid=lambda a: 0.5 * xp.tanh(0.5 * a) + 0.5,  # as ``sigmoid``: no exp overflow
         tanh=xp.tanh, relu=lambda a: xp.maximum(a, xp.zeros((), dtype=a.dtype)),
         relu_grad=lambda g, y: relu_grad(backend, g, y), chunk=chunk,
-        cat=lambda parts: xp.concat(parts, axis=-1), sum0=lambda a: xp.sum(a, axis=0))
+        cat=lambda parts: xp.concat(parts, axis=-1), cat0=lambda parts: xp.concat(parts, axis=0),
+        sum0=lambda a: xp.sum(a, axis=0))
 
 
-def _fusable(*tensors: Tensor | None) -> bool:
+def fusable_operands(*tensors: Tensor | None) -> bool:
     """Whether the fused rules take these operands: one backend, float32/float64 (or wider),
     no autocast."""
     first = tensors[0]
@@ -123,7 +124,7 @@ LSTM_CELL = defop("ThnnFusedLstmCellBackward0", jvp=VIA_VJP, outputs=2,
 def lstm_cell(gi: Tensor, h: Tensor, c: Tensor, w_hh: Tensor, b_hh: Tensor | None
               ) -> tuple[Tensor, Tensor]:
     """One LSTM step from its input projection ``gi``: ``(h', c')``, one node."""
-    if not _fusable(gi, h, c, w_hh, b_hh):
+    if not fusable_operands(gi, h, c, w_hh, b_hh):
         return cf.lstm_forward(TENSORS, gi, h, c, w_hh, b_hh)[:2]
     backend = gi._backend
     h2, c2, i, f, g, o, tc = lstm_cell_data(backend, gi._data, h._data, c._data, w_hh._data,
@@ -176,7 +177,7 @@ GRU_CELL = defop("ThnnFusedGruCellBackward0", jvp=VIA_VJP,
 
 def gru_cell(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor:
     """One GRU step from its input projection ``gi``: ``h'``, one node."""
-    if not _fusable(gi, h, w_hh, b_hh):
+    if not fusable_operands(gi, h, w_hh, b_hh):
         return cf.gru_forward(TENSORS, gi, h, w_hh, b_hh)[0]
     backend = gi._backend
     y, r, z, n, h_n = gru_cell_data(backend, gi._data, h._data, w_hh._data,
@@ -226,7 +227,7 @@ RNN_CELL = defop("RnnCellBackward0", jvp=VIA_VJP, params=("relu",),
 def rnn_cell(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None, relu: bool) -> Tensor:
     """One Elman step from its input projection ``gi``: ``act(gi + W_hh h + b_hh)``, one
     node."""
-    if not _fusable(gi, h, w_hh, b_hh):
+    if not fusable_operands(gi, h, w_hh, b_hh):
         return cf.rnn_forward(TENSORS, gi, h, w_hh, b_hh, relu)
     backend = gi._backend
     y = rnn_cell_data(backend, gi._data, h._data, w_hh._data,

@@ -1,0 +1,285 @@
+"""Whole-sequence recurrences, forward and backward, written once for arrays and for Tensors.
+
+One layer and direction of an LSTM, GRU or Elman RNN over every time step: the forward walks
+the steps, the backward walks them in reverse (backpropagation through time), each step a
+handful of operations on the running rows; the weights' gradients are ONE product each over
+all steps at the end. The formulas take a *kit* (``rnn_cell_formulas.Kit``): native arrays for
+the fused sequence rules' forward and first-order backward (``rnn_sequences``), Tensors for
+their recorded backward (``create_graph=True``).
+
+Layout: *packed rows*. The input projection ``gi`` (``W_ih x + b_ih`` of every step) holds the
+steps' rows one after the other, ``sizes[t]`` rows for step ``t`` (non-increasing: a
+``PackedSequence``'s ``batch_sizes``; a dense (T, B) input is ``sizes = (B,) * T``). Every
+per-step value kept for the backward is laid out the same way, so step ``t``'s rows are
+``[starts[t], starts[t] + sizes[t])`` of each. Forward, rows that stop are set aside with their
+last state as their final state; in reverse the rows that start join with their initial state.
+
+Gate layouts are PyTorch's: LSTM (i, f, g, o); GRU (r, z, n) with ``b_hn`` inside the reset
+product. Sigmoids are ``0.5 tanh(x / 2) + 0.5`` (no overflow), computed on all of a step's
+gates at once.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, NamedTuple, Sequence
+
+from arraygrad.nn._functional.rnn_cell_formulas import Kit
+
+State = tuple[Any, ...]
+
+
+class Plan(NamedTuple):
+    """The time steps of one direction: rows per step, where each step's rows start, and
+    whether the direction runs backwards in time."""
+
+    sizes: tuple[int, ...]
+    starts: tuple[int, ...]
+    reverse: bool
+
+    @classmethod
+    def of(cls, sizes: Sequence[int], reverse: bool) -> Plan:
+        """The plan of steps with ``sizes`` rows each."""
+        starts, at = [], 0
+        for b in sizes:
+            starts.append(at)
+            at += b
+        return cls(tuple(sizes), tuple(starts), reverse)
+
+    def forward_order(self) -> range:
+        """The step indices in the order the forward runs them."""
+        n = len(self.sizes)
+        return range(n - 1, -1, -1) if self.reverse else range(n)
+
+
+def _cat0(k: Kit, parts: list[Any]) -> Any:
+    return parts[0] if len(parts) == 1 else k.cat0(parts)
+
+
+def walk_forward(k: Kit, p: Plan, state0: State,
+                 step: Callable[[int, int, int, State], tuple[State, tuple[Any, ...]]]
+                 ) -> tuple[State, list[State], list[tuple[Any, ...]]]:
+    """Run ``step(t, start, rows, state) -> (state', kept)`` over the steps; the final state,
+    and, in time order, each step's input state and what it kept."""
+    n = len(p.sizes)
+    inputs: list[Any] = [None] * n
+    kept: list[Any] = [None] * n
+    state = state0
+    if not p.reverse:
+        stopped: list[State] = []
+        for t in range(n):
+            b = p.sizes[t]
+            if b < state[0].shape[0]:
+                stopped.append(tuple(s[b:] for s in state))
+                state = tuple(s[:b] for s in state)
+            inputs[t] = state
+            state, kept[t] = step(t, p.starts[t], b, state)
+        if stopped:
+            # rows were set aside last-first; the final state lists rows 0..B-1
+            pieces = [state, *reversed(stopped)]
+            state = tuple(k.cat0([q[j] for q in pieces]) for j in range(len(state)))
+        return state, inputs, kept
+    last = p.sizes[-1] if n else 0
+    if last < state0[0].shape[0]:
+        state = tuple(s[:last] for s in state0)
+    for t in range(n - 1, -1, -1):
+        b = p.sizes[t]
+        running = state[0].shape[0]
+        if b > running:
+            state = tuple(k.cat0([s, s0[running:b]]) for s, s0 in zip(state, state0))
+        inputs[t] = state
+        state, kept[t] = step(t, p.starts[t], b, state)
+    return state, inputs, kept
+
+
+def walk_backward(k: Kit, p: Plan, g_out: Any, g_final: State,
+                  step: Callable[[int, int, int, State], tuple[State, tuple[Any, ...]]]
+                  ) -> tuple[State, list[tuple[Any, ...]]]:
+    """The reverse of ``walk_forward``: ``step(t, start, rows, d_state) -> (d_prev_state,
+    kept)`` gets the gradient of step ``t``'s output state, its output's gradient (rows of
+    ``g_out``) added to the first component; returns the initial state's gradient and, in
+    time order, what each step kept."""
+    n = len(p.sizes)
+    kept: list[Any] = [None] * n
+    if not p.reverse:
+        # backward from the last step; rows whose sequence ended earlier join where it ended
+        b_last = p.sizes[-1]
+        d = tuple(g[:b_last] for g in g_final)
+        for t in range(n - 1, -1, -1):
+            b, start = p.sizes[t], p.starts[t]
+            running = d[0].shape[0]
+            if b > running:
+                d = tuple(k.cat0([dd, g[running:b]]) for dd, g in zip(d, g_final))
+            d = (g_out[start:start + b] + d[0], *d[1:])
+            d, kept[t] = step(t, start, b, d)
+        return d, kept
+    # the forward ran from the last step to the first: backward runs from the first
+    d, joined = g_final, []
+    for t in range(n):
+        b, start = p.sizes[t], p.starts[t]
+        d = (g_out[start:start + b] + d[0], *d[1:])
+        d, kept[t] = step(t, start, b, d)
+        after = p.sizes[t + 1] if t + 1 < n else 0
+        if after < b:  # rows [after, b) joined from the initial state at step t
+            joined.append(tuple(dd[after:] for dd in d))
+            d = tuple(dd[:after] for dd in d)
+    pieces = list(reversed(joined))  # lowest rows first
+    return tuple(_cat0(k, [q[j] for q in pieces]) for j in range(len(g_final))), kept
+
+
+def _column(parts: list[tuple[Any, ...]], j: int) -> list[Any]:
+    return [q[j] for q in parts]
+
+
+def _weight_grads(k: Kit, d_hidden: Any, h_prev: Any, need: Sequence[bool]
+                  ) -> tuple[Any, Any]:
+    """``W_hh``'s and ``b_hh``'s gradients from every step's hidden-gate gradient at once."""
+    return (k.matmul(k.t(d_hidden), h_prev) if need[0] else None,
+            k.sum0(d_hidden) if need[1] else None)
+
+
+# -- LSTM ------------------------------------------------------------------------------------
+
+def lstm_forward(k: Kit, p: Plan, gi: Any, h0: Any, c0: Any, w_hh: Any, b_hh: Any,
+                 w_hr: Any, keep: bool) -> tuple[Any, Any, Any, tuple[Any, ...]]:
+    """``(output rows, h_n, c_n, kept)``; ``kept`` (empty unless ``keep``) is what
+    ``lstm_backward`` reads: the steps' input states ``h``, ``c``, the sigmoid gates (g's
+    columns unused), ``g`` and ``tanh(c')``, all in packed rows."""
+    hidden = w_hh.shape[0] // 4
+    w_t = k.t(w_hh)
+    w_hr_t = None if w_hr is None else k.t(w_hr)
+    gates_in = gi if b_hh is None else gi + b_hh  # the hidden bias once, for all steps
+
+    def step(t: int, start: int, b: int, state: State) -> tuple[State, tuple[Any, ...]]:
+        h, c = state
+        z = gates_in[start:start + b] + k.matmul(h, w_t)
+        s = k.tanh(z * 0.5) * 0.5 + 0.5  # i, f, o (g's columns unused)
+        g = k.tanh(z[:, 2 * hidden:3 * hidden])
+        c2 = s[:, hidden:2 * hidden] * c + s[:, :hidden] * g
+        tc = k.tanh(c2)
+        h2 = s[:, 3 * hidden:] * tc
+        if w_hr_t is not None:
+            h2 = k.matmul(h2, w_hr_t)
+        return (h2, c2), (h2, s, g, tc)
+
+    (h_n, c_n), inputs, kept = walk_forward(k, p, (h0, c0), step)
+    out = _cat0(k, _column(kept, 0))
+    if not keep:
+        return out, h_n, c_n, ()
+    saved = (_cat0(k, _column(inputs, 0)), _cat0(k, _column(inputs, 1)),
+             *(_cat0(k, _column(kept, j)) for j in (1, 2, 3)))
+    return out, h_n, c_n, saved
+
+
+def lstm_backward(k: Kit, p: Plan, g_out: Any, g_h: Any, g_c: Any, w_hh: Any, w_hr: Any,
+                  saved: tuple[Any, ...], need: Sequence[bool]) -> tuple[Any, ...]:
+    """The gradients of ``(gi, h0, c0, w_hh, b_hh, w_hr)`` (None where ``need`` says not
+    wanted) from those of the output rows, ``h_n`` and ``c_n``."""
+    h_prev, c_prev, s, g, tc = saved
+    hidden = w_hh.shape[0] // 4
+    i, f, o = s[:, :hidden], s[:, hidden:2 * hidden], s[:, 3 * hidden:]
+    # every step's factors at once; a step then costs a few products on its rows
+    scale = k.cat([g * i * (1 - i), c_prev * f * (1 - f), i * (1 - g * g), tc * o * (1 - o)])
+    through_tanh = o * (1 - tc * tc)
+
+    def step(t: int, start: int, b: int, d: State) -> tuple[State, tuple[Any, ...]]:
+        dh, dc = d
+        rows = slice(start, start + b)
+        dh_cell = dh if w_hr is None else k.matmul(dh, w_hr)
+        dc = dc + dh_cell * through_tanh[rows]
+        dz = k.cat([dc, dc, dc, dh_cell]) * scale[rows]
+        return (k.matmul(dz, w_hh), dc * f[rows]), (dz, dh)
+
+    (dh0, dc0), kept = walk_backward(k, p, g_out, (g_h, g_c), step)
+    dz = _cat0(k, _column(kept, 0))
+    d_w, d_b = _weight_grads(k, dz, h_prev, (need[3], need[4]))
+    d_w_hr = None
+    if w_hr is not None and need[5]:
+        d_w_hr = k.matmul(k.t(_cat0(k, _column(kept, 1))), o * tc)
+    return dz, dh0, dc0, d_w, d_b, d_w_hr
+
+
+# -- GRU -------------------------------------------------------------------------------------
+
+def gru_forward(k: Kit, p: Plan, gi: Any, h0: Any, w_hh: Any, b_hh: Any, keep: bool
+                ) -> tuple[Any, Any, tuple[Any, ...]]:
+    """``(output rows, h_n, kept)``: kept (empty unless ``keep``) the steps' input states, the sigmoid gates
+    ``(r, z)``, ``n`` and the hidden ``W_hn h + b_hn``, in packed rows."""
+    hidden = w_hh.shape[0] // 3
+    w_t = k.t(w_hh)
+
+    def step(t: int, start: int, b: int, state: State) -> tuple[State, tuple[Any, ...]]:
+        h = state[0]
+        gi_t = gi[start:start + b]
+        gh = k.matmul(h, w_t) if b_hh is None else k.matmul(h, w_t) + b_hh
+        rz = k.tanh((gi_t[:, :2 * hidden] + gh[:, :2 * hidden]) * 0.5) * 0.5 + 0.5
+        h_n = gh[:, 2 * hidden:]
+        n = k.tanh(gi_t[:, 2 * hidden:] + rz[:, :hidden] * h_n)
+        h2 = n + rz[:, hidden:] * (h - n)
+        return (h2,), (h2, rz, n, h_n)
+
+    (h_n,), inputs, kept = walk_forward(k, p, (h0,), step)
+    out = _cat0(k, _column(kept, 0))
+    if not keep:
+        return out, h_n, ()
+    return out, h_n, (_cat0(k, _column(inputs, 0)),
+                      *(_cat0(k, _column(kept, j)) for j in (1, 2, 3)))
+
+
+def gru_backward(k: Kit, p: Plan, g_out: Any, g_h: Any, w_hh: Any, saved: tuple[Any, ...],
+                 need: Sequence[bool]) -> tuple[Any, ...]:
+    """The gradients of ``(gi, h0, w_hh, b_hh)`` (None where not wanted)."""
+    h_prev, rz, n, h_n = saved
+    hidden = w_hh.shape[0] // 3
+    r, z = rz[:, :hidden], rz[:, hidden:]
+    to_n = (1 - z) * (1 - n * n)
+    to_z = (h_prev - n) * z * (1 - z)
+    to_r = h_n * r * (1 - r)
+
+    def step(t: int, start: int, b: int, d: State) -> tuple[State, tuple[Any, ...]]:
+        gy = d[0]
+        rows = slice(start, start + b)
+        d_n = gy * to_n[rows]
+        d_r = d_n * to_r[rows]
+        d_z = gy * to_z[rows]
+        d_hidden = k.cat([d_r, d_z, d_n * r[rows]])
+        return (k.matmul(d_hidden, w_hh) + gy * z[rows],), (k.cat([d_r, d_z, d_n]), d_hidden)
+
+    (dh0,), kept = walk_backward(k, p, g_out, (g_h,), step)
+    d_hidden = _cat0(k, _column(kept, 1))
+    d_w, d_b = _weight_grads(k, d_hidden, h_prev, need[2:])
+    return _cat0(k, _column(kept, 0)) if need[0] else None, dh0, d_w, d_b
+
+
+# -- Elman -----------------------------------------------------------------------------------
+
+def rnn_forward(k: Kit, p: Plan, gi: Any, h0: Any, w_hh: Any, b_hh: Any, relu: bool,
+                keep: bool) -> tuple[Any, Any, tuple[Any, ...]]:
+    """``(output rows, h_n, kept)``: kept (empty unless ``keep``) the steps' input
+    states."""
+    w_t = k.t(w_hh)
+    pre = gi if b_hh is None else gi + b_hh
+    act = k.relu if relu else k.tanh
+
+    def step(t: int, start: int, b: int, state: State) -> tuple[State, tuple[Any, ...]]:
+        y = act(pre[start:start + b] + k.matmul(state[0], w_t))
+        return (y,), (y,)
+
+    (h_n,), inputs, kept = walk_forward(k, p, (h0,), step)
+    return _cat0(k, _column(kept, 0)), h_n, (_cat0(k, _column(inputs, 0)),) if keep else ()
+
+
+def rnn_backward(k: Kit, p: Plan, g_out: Any, g_h: Any, w_hh: Any, out: Any,
+                 saved: tuple[Any, ...], relu: bool, need: Sequence[bool]) -> tuple[Any, ...]:
+    """The gradients of ``(gi, h0, w_hh, b_hh)`` (None where not wanted); ``out`` the
+    output rows."""
+    through = None if relu else 1 - out * out
+
+    def step(t: int, start: int, b: int, d: State) -> tuple[State, tuple[Any, ...]]:
+        rows = slice(start, start + b)
+        d_pre = k.relu_grad(d[0], out[rows]) if relu else d[0] * through[rows]
+        return (k.matmul(d_pre, w_hh),), (d_pre,)
+
+    (dh0,), kept = walk_backward(k, p, g_out, (g_h,), step)
+    d_pre = _cat0(k, _column(kept, 0))
+    d_w, d_b = _weight_grads(k, d_pre, saved[0], need[2:])
+    return d_pre if need[0] else None, dh0, d_w, d_b
