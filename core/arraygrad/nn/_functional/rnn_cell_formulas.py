@@ -21,6 +21,7 @@ class Kit(NamedTuple):
     linear: Any  # (x, w, b or None) -> x @ w.T + b
     matmul: Any  # (a, b) -> a @ b
     t: Any  # 2-D transpose
+    t_dense: Any  # 2-D transpose laid out row-major (a weight a loop multiplies by many times)
     sigmoid: Any
     tanh: Any
     relu: Any

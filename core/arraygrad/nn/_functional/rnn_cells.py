@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 __all__ = ["lstm_cell", "gru_cell", "rnn_cell"]
 
 TENSORS = cf.Kit(
-    linear=linear, matmul=linalg.matmul, t=lambda a: a.t(), sigmoid=lambda a: a.sigmoid(),
+    linear=linear, matmul=linalg.matmul, t=lambda a: a.t(), t_dense=lambda a: a.t(), sigmoid=lambda a: a.sigmoid(),
     tanh=lambda a: a.tanh(), relu=lambda a: a.relu(), relu_grad=threshold_backward,
     chunk=lambda a, n: a.chunk(n, -1), cat=lambda parts: cat(parts, -1),
     cat0=lambda parts: cat(parts, 0), sum0=lambda a: a.sum(0))
@@ -55,6 +55,8 @@ def array_kit(backend: Backend) -> cf.Kit:
 
     return cf.Kit(
         linear=lambda x, w, b: lin(backend, x, w, b), matmul=xp.matmul, t=lambda a: a.T,
+        # a copy: BLAS multiplies a few rows by a transposed view several times slower
+        t_dense=lambda a: xp.reshape(a.T, (a.shape[1], a.shape[0]), copy=True),
         sigmoid=lambda a: 0.5 * xp.tanh(0.5 * a) + 0.5,  # as ``sigmoid``: no exp overflow
         tanh=xp.tanh, relu=lambda a: xp.maximum(a, xp.zeros((), dtype=a.dtype)),
         relu_grad=lambda g, y: relu_grad(backend, g, y), chunk=chunk,

@@ -145,16 +145,20 @@ def lstm_forward(k: Kit, p: Plan, gi: Any, h0: Any, c0: Any, w_hh: Any, b_hh: An
     ``lstm_backward`` reads: the steps' input states ``h``, ``c``, the sigmoid gates (g's
     columns unused), ``g`` and ``tanh(c')``, all in packed rows."""
     hidden = w_hh.shape[0] // 4
-    w_t = k.t(w_hh)
-    w_hr_t = None if w_hr is None else k.t(w_hr)
-    gates_in = gi if b_hh is None else gi + b_hh  # the hidden bias once, for all steps
+    two = 2 * hidden
+    # the sigmoid gates' rows halved once, exactly (a power of two): tanh of a step's
+    # pre-activations is then tanh(z / 2) for i, f, o and tanh(z) for g, in ONE call
+    w_t = k.t_dense(k.cat0([w_hh[:two] * 0.5, w_hh[two:3 * hidden], w_hh[3 * hidden:] * 0.5]))
+    w_hr_t = None if w_hr is None else k.t_dense(w_hr)
+    pre = gi if b_hh is None else gi + b_hh  # the hidden bias once, for all steps
+    gates_in = k.cat([pre[:, :two] * 0.5, pre[:, two:3 * hidden], pre[:, 3 * hidden:] * 0.5])
 
     def step(t: int, start: int, b: int, state: State) -> tuple[State, tuple[Any, ...]]:
         h, c = state
-        z = gates_in[start:start + b] + k.matmul(h, w_t)
-        s = k.tanh(z * 0.5) * 0.5 + 0.5  # i, f, o (g's columns unused)
-        g = k.tanh(z[:, 2 * hidden:3 * hidden])
-        c2 = s[:, hidden:2 * hidden] * c + s[:, :hidden] * g
+        a = k.tanh(gates_in[start:start + b] + k.matmul(h, w_t))
+        s = a * 0.5 + 0.5  # sigmoid(z) = tanh(z / 2) / 2 + 1 / 2: i, f, o (g's columns unused)
+        g = a[:, two:3 * hidden]
+        c2 = s[:, hidden:two] * c + s[:, :hidden] * g
         tc = k.tanh(c2)
         h2 = s[:, 3 * hidden:] * tc
         if w_hr_t is not None:
@@ -205,7 +209,7 @@ def gru_forward(k: Kit, p: Plan, gi: Any, h0: Any, w_hh: Any, b_hh: Any, keep: b
     """``(output rows, h_n, kept)``: kept (empty unless ``keep``) the steps' input states, the sigmoid gates
     ``(r, z)``, ``n`` and the hidden ``W_hn h + b_hn``, in packed rows."""
     hidden = w_hh.shape[0] // 3
-    w_t = k.t(w_hh)
+    w_t = k.t_dense(w_hh)
 
     def step(t: int, start: int, b: int, state: State) -> tuple[State, tuple[Any, ...]]:
         h = state[0]
@@ -256,7 +260,7 @@ def rnn_forward(k: Kit, p: Plan, gi: Any, h0: Any, w_hh: Any, b_hh: Any, relu: b
                 keep: bool) -> tuple[Any, Any, tuple[Any, ...]]:
     """``(output rows, h_n, kept)``: kept (empty unless ``keep``) the steps' input
     states."""
-    w_t = k.t(w_hh)
+    w_t = k.t_dense(w_hh)
     pre = gi if b_hh is None else gi + b_hh
     act = k.relu if relu else k.tanh
 
