@@ -29,6 +29,7 @@ class Kit(NamedTuple):
     chunk: Any  # (x, n) -> n equal pieces along the last dim
     cat: Any  # list -> one array along the last dim
     cat0: Any  # list -> one array along dim 0 (the rows)
+    reshape: Any  # (a, shape) -> a reshaped
     sum0: Any  # sum over the batch (dim 0)
 
 

@@ -38,7 +38,8 @@ TENSORS = cf.Kit(
     linear=linear, matmul=linalg.matmul, t=lambda a: a.t(), t_dense=lambda a: a.t(), sigmoid=lambda a: a.sigmoid(),
     tanh=lambda a: a.tanh(), relu=lambda a: a.relu(), relu_grad=threshold_backward,
     chunk=lambda a, n: a.chunk(n, -1), cat=lambda parts: cat(parts, -1),
-    cat0=lambda parts: cat(parts, 0), sum0=lambda a: a.sum(0))
+    cat0=lambda parts: cat(parts, 0), reshape=lambda a, shape: a.reshape(shape),
+    sum0=lambda a: a.sum(0))
 
 
 @lru_cache(maxsize=None)
@@ -61,7 +62,7 @@ def array_kit(backend: Backend) -> cf.Kit:
         tanh=xp.tanh, relu=lambda a: xp.maximum(a, xp.zeros((), dtype=a.dtype)),
         relu_grad=lambda g, y: relu_grad(backend, g, y), chunk=chunk,
         cat=lambda parts: xp.concat(parts, axis=-1), cat0=lambda parts: xp.concat(parts, axis=0),
-        sum0=lambda a: xp.sum(a, axis=0))
+        reshape=xp.reshape, sum0=lambda a: xp.sum(a, axis=0))
 
 
 def fusable_operands(*tensors: Tensor | None) -> bool:

@@ -7,11 +7,11 @@ all steps at the end. The formulas take a *kit* (``rnn_cell_formulas.Kit``): nat
 the fused sequence rules' forward and first-order backward (``rnn_sequences``), Tensors for
 their recorded backward (``create_graph=True``).
 
-Layout: *packed rows*. The input projection ``gi`` (``W_ih x + b_ih`` of every step) holds the
-steps' rows one after the other, ``sizes[t]`` rows for step ``t`` (non-increasing: a
+Layout: *packed rows*. The input projection ``gi`` (``W_ih x + b_ih`` of every step; (T, B, G)
+dense, taken as (T*B, G), or (N, G)) holds the steps' rows one after the other, ``sizes[t]`` rows for step ``t`` (non-increasing: a
 ``PackedSequence``'s ``batch_sizes``; a dense (T, B) input is ``sizes = (B,) * T``). Every
 per-step value kept for the backward is laid out the same way, so step ``t``'s rows are
-``[starts[t], starts[t] + sizes[t])`` of each. Forward, rows that stop are set aside with their
+``[starts[t], starts[t] + sizes[t])`` of each. The output has ``gi``'s leading dims. Forward, rows that stop are set aside with their
 last state as their final state; in reverse the rows that start join with their initial state.
 
 Gate layouts are PyTorch's: LSTM (i, f, g, o); GRU (r, z, n) with ``b_hn`` inside the reset
@@ -55,6 +55,16 @@ def _cat0(k: Kit, parts: list[Any]) -> Any:
     return parts[0] if len(parts) == 1 else k.cat0(parts)
 
 
+def _rows(k: Kit, a: Any) -> Any:
+    """``a`` (..., F) as rows (N, F): a dense (T, B, F) input is packed rows already."""
+    return a if len(a.shape) == 2 else k.reshape(a, (-1, a.shape[-1]))
+
+
+def _shaped(k: Kit, rows: Any, lead: tuple[int, ...]) -> Any:
+    """Rows (N, F) back to the caller's leading dims ``lead`` (``rows`` itself for (N,))."""
+    return rows if len(lead) == 1 else k.reshape(rows, (*lead, rows.shape[-1]))
+
+
 def walk_forward(k: Kit, p: Plan, state0: State,
                  step: Callable[[int, int, int, State], tuple[State, tuple[Any, ...]]]
                  ) -> tuple[State, list[State], list[tuple[Any, ...]]]:
@@ -69,8 +79,8 @@ def walk_forward(k: Kit, p: Plan, state0: State,
         for t in range(n):
             b = p.sizes[t]
             if b < state[0].shape[0]:
-                stopped.append(tuple(s[b:] for s in state))
-                state = tuple(s[:b] for s in state)
+                stopped.append(tuple(s[b:, ...] for s in state))
+                state = tuple(s[:b, ...] for s in state)
             inputs[t] = state
             state, kept[t] = step(t, p.starts[t], b, state)
         if stopped:
@@ -80,12 +90,12 @@ def walk_forward(k: Kit, p: Plan, state0: State,
         return state, inputs, kept
     last = p.sizes[-1] if n else 0
     if last < state0[0].shape[0]:
-        state = tuple(s[:last] for s in state0)
+        state = tuple(s[:last, ...] for s in state0)
     for t in range(n - 1, -1, -1):
         b = p.sizes[t]
         running = state[0].shape[0]
         if b > running:
-            state = tuple(k.cat0([s, s0[running:b]]) for s, s0 in zip(state, state0))
+            state = tuple(k.cat0([s, s0[running:b, ...]]) for s, s0 in zip(state, state0))
         inputs[t] = state
         state, kept[t] = step(t, p.starts[t], b, state)
     return state, inputs, kept
@@ -103,25 +113,25 @@ def walk_backward(k: Kit, p: Plan, g_out: Any, g_final: State,
     if not p.reverse:
         # backward from the last step; rows whose sequence ended earlier join where it ended
         b_last = p.sizes[-1]
-        d = tuple(g[:b_last] for g in g_final)
+        d = tuple(g[:b_last, ...] for g in g_final)
         for t in range(n - 1, -1, -1):
             b, start = p.sizes[t], p.starts[t]
             running = d[0].shape[0]
             if b > running:
-                d = tuple(k.cat0([dd, g[running:b]]) for dd, g in zip(d, g_final))
-            d = (g_out[start:start + b] + d[0], *d[1:])
+                d = tuple(k.cat0([dd, g[running:b, ...]]) for dd, g in zip(d, g_final))
+            d = (g_out[start:start + b, ...] + d[0], *d[1:])
             d, kept[t] = step(t, start, b, d)
         return d, kept
     # the forward ran from the last step to the first: backward runs from the first
     d, joined = g_final, []
     for t in range(n):
         b, start = p.sizes[t], p.starts[t]
-        d = (g_out[start:start + b] + d[0], *d[1:])
+        d = (g_out[start:start + b, ...] + d[0], *d[1:])
         d, kept[t] = step(t, start, b, d)
         after = p.sizes[t + 1] if t + 1 < n else 0
         if after < b:  # rows [after, b) joined from the initial state at step t
-            joined.append(tuple(dd[after:] for dd in d))
-            d = tuple(dd[:after] for dd in d)
+            joined.append(tuple(dd[after:, ...] for dd in d))
+            d = tuple(dd[:after, ...] for dd in d)
     pieces = list(reversed(joined))  # lowest rows first
     return tuple(_cat0(k, [q[j] for q in pieces]) for j in range(len(g_final))), kept
 
@@ -148,14 +158,16 @@ def lstm_forward(k: Kit, p: Plan, gi: Any, h0: Any, c0: Any, w_hh: Any, b_hh: An
     two = 2 * hidden
     # the sigmoid gates' rows halved once, exactly (a power of two): tanh of a step's
     # pre-activations is then tanh(z / 2) for i, f, o and tanh(z) for g, in ONE call
-    w_t = k.t_dense(k.cat0([w_hh[:two] * 0.5, w_hh[two:3 * hidden], w_hh[3 * hidden:] * 0.5]))
+    w_t = k.t_dense(k.cat0([w_hh[:two, ...] * 0.5, w_hh[two:3 * hidden, ...], w_hh[3 * hidden:, ...] * 0.5]))
     w_hr_t = None if w_hr is None else k.t_dense(w_hr)
+    lead = tuple(gi.shape[:-1])
+    gi = _rows(k, gi)
     pre = gi if b_hh is None else gi + b_hh  # the hidden bias once, for all steps
     gates_in = k.cat([pre[:, :two] * 0.5, pre[:, two:3 * hidden], pre[:, 3 * hidden:] * 0.5])
 
     def step(t: int, start: int, b: int, state: State) -> tuple[State, tuple[Any, ...]]:
         h, c = state
-        a = k.tanh(gates_in[start:start + b] + k.matmul(h, w_t))
+        a = k.tanh(gates_in[start:start + b, ...] + k.matmul(h, w_t))
         s = a * 0.5 + 0.5  # sigmoid(z) = tanh(z / 2) / 2 + 1 / 2: i, f, o (g's columns unused)
         g = a[:, two:3 * hidden]
         c2 = s[:, hidden:two] * c + s[:, :hidden] * g
@@ -166,7 +178,7 @@ def lstm_forward(k: Kit, p: Plan, gi: Any, h0: Any, c0: Any, w_hh: Any, b_hh: An
         return (h2, c2), (h2, s, g, tc)
 
     (h_n, c_n), inputs, kept = walk_forward(k, p, (h0, c0), step)
-    out = _cat0(k, _column(kept, 0))
+    out = _shaped(k, _cat0(k, _column(kept, 0)), lead)
     if not keep:
         return out, h_n, c_n, ()
     saved = (_cat0(k, _column(inputs, 0)), _cat0(k, _column(inputs, 1)),
@@ -189,17 +201,18 @@ def lstm_backward(k: Kit, p: Plan, g_out: Any, g_h: Any, g_c: Any, w_hh: Any, w_
         dh, dc = d
         rows = slice(start, start + b)
         dh_cell = dh if w_hr is None else k.matmul(dh, w_hr)
-        dc = dc + dh_cell * through_tanh[rows]
-        dz = k.cat([dc, dc, dc, dh_cell]) * scale[rows]
-        return (k.matmul(dz, w_hh), dc * f[rows]), (dz, dh)
+        dc = dc + dh_cell * through_tanh[rows, ...]
+        dz = k.cat([dc, dc, dc, dh_cell]) * scale[rows, ...]
+        return (k.matmul(dz, w_hh), dc * f[rows, ...]), (dz, dh)
 
-    (dh0, dc0), kept = walk_backward(k, p, g_out, (g_h, g_c), step)
+    (dh0, dc0), kept = walk_backward(k, p, _rows(k, g_out), (g_h, g_c), step)
     dz = _cat0(k, _column(kept, 0))
     d_w, d_b = _weight_grads(k, dz, h_prev, (need[3], need[4]))
     d_w_hr = None
     if w_hr is not None and need[5]:
         d_w_hr = k.matmul(k.t(_cat0(k, _column(kept, 1))), o * tc)
-    return dz, dh0, dc0, d_w, d_b, d_w_hr
+    d_gi = _shaped(k, dz, tuple(g_out.shape[:-1])) if need[0] else None
+    return d_gi, dh0, dc0, d_w, d_b, d_w_hr
 
 
 # -- GRU -------------------------------------------------------------------------------------
@@ -210,10 +223,12 @@ def gru_forward(k: Kit, p: Plan, gi: Any, h0: Any, w_hh: Any, b_hh: Any, keep: b
     ``(r, z)``, ``n`` and the hidden ``W_hn h + b_hn``, in packed rows."""
     hidden = w_hh.shape[0] // 3
     w_t = k.t_dense(w_hh)
+    lead = tuple(gi.shape[:-1])
+    gi = _rows(k, gi)
 
     def step(t: int, start: int, b: int, state: State) -> tuple[State, tuple[Any, ...]]:
         h = state[0]
-        gi_t = gi[start:start + b]
+        gi_t = gi[start:start + b, ...]
         gh = k.matmul(h, w_t) if b_hh is None else k.matmul(h, w_t) + b_hh
         rz = k.tanh((gi_t[:, :2 * hidden] + gh[:, :2 * hidden]) * 0.5) * 0.5 + 0.5
         h_n = gh[:, 2 * hidden:]
@@ -222,7 +237,7 @@ def gru_forward(k: Kit, p: Plan, gi: Any, h0: Any, w_hh: Any, b_hh: Any, keep: b
         return (h2,), (h2, rz, n, h_n)
 
     (h_n,), inputs, kept = walk_forward(k, p, (h0,), step)
-    out = _cat0(k, _column(kept, 0))
+    out = _shaped(k, _cat0(k, _column(kept, 0)), lead)
     if not keep:
         return out, h_n, ()
     return out, h_n, (_cat0(k, _column(inputs, 0)),
@@ -242,16 +257,17 @@ def gru_backward(k: Kit, p: Plan, g_out: Any, g_h: Any, w_hh: Any, saved: tuple[
     def step(t: int, start: int, b: int, d: State) -> tuple[State, tuple[Any, ...]]:
         gy = d[0]
         rows = slice(start, start + b)
-        d_n = gy * to_n[rows]
-        d_r = d_n * to_r[rows]
-        d_z = gy * to_z[rows]
-        d_hidden = k.cat([d_r, d_z, d_n * r[rows]])
-        return (k.matmul(d_hidden, w_hh) + gy * z[rows],), (k.cat([d_r, d_z, d_n]), d_hidden)
+        d_n = gy * to_n[rows, ...]
+        d_r = d_n * to_r[rows, ...]
+        d_z = gy * to_z[rows, ...]
+        d_hidden = k.cat([d_r, d_z, d_n * r[rows, ...]])
+        return (k.matmul(d_hidden, w_hh) + gy * z[rows, ...],), (k.cat([d_r, d_z, d_n]), d_hidden)
 
-    (dh0,), kept = walk_backward(k, p, g_out, (g_h,), step)
+    (dh0,), kept = walk_backward(k, p, _rows(k, g_out), (g_h,), step)
     d_hidden = _cat0(k, _column(kept, 1))
     d_w, d_b = _weight_grads(k, d_hidden, h_prev, need[2:])
-    return _cat0(k, _column(kept, 0)) if need[0] else None, dh0, d_w, d_b
+    d_gi = _shaped(k, _cat0(k, _column(kept, 0)), tuple(g_out.shape[:-1])) if need[0] else None
+    return d_gi, dh0, d_w, d_b
 
 
 # -- Elman -----------------------------------------------------------------------------------
@@ -261,29 +277,33 @@ def rnn_forward(k: Kit, p: Plan, gi: Any, h0: Any, w_hh: Any, b_hh: Any, relu: b
     """``(output rows, h_n, kept)``: kept (empty unless ``keep``) the steps' input
     states."""
     w_t = k.t_dense(w_hh)
+    lead = tuple(gi.shape[:-1])
+    gi = _rows(k, gi)
     pre = gi if b_hh is None else gi + b_hh
     act = k.relu if relu else k.tanh
 
     def step(t: int, start: int, b: int, state: State) -> tuple[State, tuple[Any, ...]]:
-        y = act(pre[start:start + b] + k.matmul(state[0], w_t))
+        y = act(pre[start:start + b, ...] + k.matmul(state[0], w_t))
         return (y,), (y,)
 
     (h_n,), inputs, kept = walk_forward(k, p, (h0,), step)
-    return _cat0(k, _column(kept, 0)), h_n, (_cat0(k, _column(inputs, 0)),) if keep else ()
+    out = _shaped(k, _cat0(k, _column(kept, 0)), lead)
+    return out, h_n, (_cat0(k, _column(inputs, 0)),) if keep else ()
 
 
 def rnn_backward(k: Kit, p: Plan, g_out: Any, g_h: Any, w_hh: Any, out: Any,
                  saved: tuple[Any, ...], relu: bool, need: Sequence[bool]) -> tuple[Any, ...]:
     """The gradients of ``(gi, h0, w_hh, b_hh)`` (None where not wanted); ``out`` the
     output rows."""
+    out = _rows(k, out)
     through = None if relu else 1 - out * out
 
     def step(t: int, start: int, b: int, d: State) -> tuple[State, tuple[Any, ...]]:
         rows = slice(start, start + b)
-        d_pre = k.relu_grad(d[0], out[rows]) if relu else d[0] * through[rows]
+        d_pre = k.relu_grad(d[0], out[rows, ...]) if relu else d[0] * through[rows, ...]
         return (k.matmul(d_pre, w_hh),), (d_pre,)
 
-    (dh0,), kept = walk_backward(k, p, g_out, (g_h,), step)
+    (dh0,), kept = walk_backward(k, p, _rows(k, g_out), (g_h,), step)
     d_pre = _cat0(k, _column(kept, 0))
     d_w, d_b = _weight_grads(k, d_pre, saved[0], need[2:])
-    return d_pre if need[0] else None, dh0, d_w, d_b
+    return _shaped(k, d_pre, tuple(g_out.shape[:-1])) if need[0] else None, dh0, d_w, d_b

@@ -103,8 +103,9 @@ def run_direction(step: Step, gi_steps: Sequence[Tensor], state0: State,
 def run_sequence(mode: str, gi: Tensor, state0: State, w_hh: Tensor, b_hh: Tensor | None,
                  w_hr: Tensor | None, sizes: Sequence[int], reverse: bool
                  ) -> tuple[Tensor, State]:
-    """One layer and direction as one sequence node: ``gi`` (N, G*H) the input projection of
-    every step in packed rows; the output rows (N, H_out) and the final state."""
+    """One layer and direction as one sequence node: ``gi`` the input projection of every step,
+    (T, B, G*H) or packed rows (N, G*H); the output ((T, B, H_out) or (N, H_out)) and the
+    final state."""
     if mode == "LSTM":
         out, h, c = lstm_sequence(gi, state0[0], state0[1], w_hh, b_hh, w_hr, sizes, reverse)
         return out, (h, c)
@@ -131,17 +132,18 @@ def run_layers(mode: str, input: Tensor, batch_sizes: list[int] | None, hx: Stat
     finals: list[State] = []
     layer_input = input
     fused = fusable(input, *hx, *(w for ws in weights for w in ws))
+    # every layer and direction's initial states, one op per state (not an index op each)
+    initial = [h.unbind(0) for h in hx]
     for layer in range(num_layers):
         outputs = []
         for d in range(directions):
             w_ih, w_hh, b_ih, b_hh, w_hr = weights[layer * directions + d]
             assert w_ih is not None and w_hh is not None
             gi = F.linear(layer_input, w_ih, b_ih)  # every time step at once
-            state0 = tuple(h[layer * directions + d] for h in hx)
+            state0 = tuple(h[layer * directions + d] for h in initial)
             if fused:
-                rows = gi if packed else gi.reshape(-1, gi.shape[-1])
-                out, final = run_sequence(mode, rows, state0, w_hh, b_hh, w_hr, sizes, d == 1)
-                outputs.append(out if packed else out.reshape(*gi.shape[:2], -1))
+                out, final = run_sequence(mode, gi, state0, w_hh, b_hh, w_hr, sizes, d == 1)
+                outputs.append(out)
             else:
                 gi_steps = gi.split(sizes, 0) if packed else gi.unbind(0)
                 outs, final = run_direction(make_step(mode, w_hh, b_hh, w_hr), gi_steps,
@@ -151,4 +153,6 @@ def run_layers(mode: str, input: Tensor, batch_sizes: list[int] | None, hx: Stat
         layer_input = outputs[0] if directions == 1 else cat(outputs, -1)
         if dropout > 0 and training and layer < num_layers - 1:
             layer_input = F.dropout(layer_input, dropout, True)
+    if len(finals) == 1:
+        return layer_input, tuple(f.unsqueeze(0) for f in finals[0])
     return layer_input, tuple(stack([f[k] for f in finals], 0) for k in range(len(hx)))
