@@ -30,6 +30,7 @@ class Kit(NamedTuple):
     cat: Any  # list -> one array along the last dim
     cat0: Any  # list -> one array along dim 0 (the rows)
     reshape: Any  # (a, shape) -> a reshaped
+    scalar: Any  # (number, like) -> the number as an operand of ``like``'s dtype
     sum0: Any  # sum over the batch (dim 0)
 
 

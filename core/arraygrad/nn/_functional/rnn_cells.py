@@ -39,6 +39,7 @@ TENSORS = cf.Kit(
     tanh=lambda a: a.tanh(), relu=lambda a: a.relu(), relu_grad=threshold_backward,
     chunk=lambda a, n: a.chunk(n, -1), cat=lambda parts: cat(parts, -1),
     cat0=lambda parts: cat(parts, 0), reshape=lambda a, shape: a.reshape(shape),
+    scalar=lambda value, like: value,
     sum0=lambda a: a.sum(0))
 
 
@@ -62,7 +63,9 @@ def array_kit(backend: Backend) -> cf.Kit:
         tanh=xp.tanh, relu=lambda a: xp.maximum(a, xp.zeros((), dtype=a.dtype)),
         relu_grad=lambda g, y: relu_grad(backend, g, y), chunk=chunk,
         cat=lambda parts: xp.concat(parts, axis=-1), cat0=lambda parts: xp.concat(parts, axis=0),
-        reshape=xp.reshape, sum0=lambda a: xp.sum(a, axis=0))
+        reshape=xp.reshape, sum0=lambda a: xp.sum(a, axis=0),
+        # a 0-d array of the operand's dtype: NumPy converts a Python float at every operation
+        scalar=lambda value, like: xp.asarray(value, dtype=like.dtype))
 
 
 def fusable_operands(*tensors: Tensor | None) -> bool:

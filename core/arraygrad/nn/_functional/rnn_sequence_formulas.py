@@ -140,6 +140,15 @@ def _column(parts: list[tuple[Any, ...]], j: int) -> list[Any]:
     return [q[j] for q in parts]
 
 
+def _halved(k: Kit, a: Any, halve: Sequence[tuple[int, int, bool]], rows: bool) -> Any:
+    """``a`` with the blocks ``(lo, hi, True)`` of its rows (``rows``) or last-dim columns
+    multiplied by 0.5: exact (a power of two), so the products of halved rows are the halved
+    products."""
+    if rows:
+        return k.cat0([a[lo:hi, ...] * 0.5 if half else a[lo:hi, ...] for lo, hi, half in halve])
+    return k.cat([a[:, lo:hi] * 0.5 if half else a[:, lo:hi] for lo, hi, half in halve])
+
+
 def _weight_grads(k: Kit, d_hidden: Any, h_prev: Any, need: Sequence[bool]
                   ) -> tuple[Any, Any]:
     """``W_hh``'s and ``b_hh``'s gradients from every step's hidden-gate gradient at once."""
@@ -155,26 +164,28 @@ def lstm_forward(k: Kit, p: Plan, gi: Any, h0: Any, c0: Any, w_hh: Any, b_hh: An
     ``lstm_backward`` reads: the steps' input states ``h``, ``c``, the sigmoid gates (g's
     columns unused), ``g`` and ``tanh(c')``, all in packed rows."""
     hidden = w_hh.shape[0] // 4
-    two = 2 * hidden
-    # the sigmoid gates' rows halved once, exactly (a power of two): tanh of a step's
-    # pre-activations is then tanh(z / 2) for i, f, o and tanh(z) for g, in ONE call
-    w_t = k.t_dense(k.cat0([w_hh[:two, ...] * 0.5, w_hh[two:3 * hidden, ...], w_hh[3 * hidden:, ...] * 0.5]))
+    two, three, four = 2 * hidden, 3 * hidden, 4 * hidden
+    # the sigmoid gates' rows halved once: tanh of a step's pre-activations is then
+    # tanh(z / 2) for i, f, o and tanh(z) for g, in ONE call
+    halve = ((0, two, True), (two, three, False), (three, four, True))
+    w_t = k.t_dense(_halved(k, w_hh, halve, rows=True))
     w_hr_t = None if w_hr is None else k.t_dense(w_hr)
     lead = tuple(gi.shape[:-1])
     gi = _rows(k, gi)
-    pre = gi if b_hh is None else gi + b_hh  # the hidden bias once, for all steps
-    gates_in = k.cat([pre[:, :two] * 0.5, pre[:, two:3 * hidden], pre[:, 3 * hidden:] * 0.5])
+    # the hidden bias once, for all steps
+    gates_in = _halved(k, gi if b_hh is None else gi + b_hh, halve, rows=False)
+    half = k.scalar(0.5, gates_in)
 
     def step(t: int, start: int, b: int, state: State) -> tuple[State, tuple[Any, ...]]:
         h, c = state
-        a = k.tanh(gates_in[start:start + b, ...] + k.matmul(h, w_t))
-        s = a * 0.5 + 0.5  # sigmoid(z) = tanh(z / 2) / 2 + 1 / 2: i, f, o (g's columns unused)
-        g = a[:, two:3 * hidden]
+        a = k.tanh(gates_in[start:start + b, ...] + h @ w_t)
+        s = a * half + half  # sigmoid(z) = tanh(z / 2) / 2 + 1 / 2: i, f, o (g's unused)
+        g = a[:, two:three]
         c2 = s[:, hidden:two] * c + s[:, :hidden] * g
         tc = k.tanh(c2)
-        h2 = s[:, 3 * hidden:] * tc
+        h2 = s[:, three:] * tc
         if w_hr_t is not None:
-            h2 = k.matmul(h2, w_hr_t)
+            h2 = h2 @ w_hr_t
         return (h2, c2), (h2, s, g, tc)
 
     (h_n, c_n), inputs, kept = walk_forward(k, p, (h0, c0), step)
@@ -200,10 +211,10 @@ def lstm_backward(k: Kit, p: Plan, g_out: Any, g_h: Any, g_c: Any, w_hh: Any, w_
     def step(t: int, start: int, b: int, d: State) -> tuple[State, tuple[Any, ...]]:
         dh, dc = d
         rows = slice(start, start + b)
-        dh_cell = dh if w_hr is None else k.matmul(dh, w_hr)
+        dh_cell = dh if w_hr is None else dh @ w_hr
         dc = dc + dh_cell * through_tanh[rows, ...]
         dz = k.cat([dc, dc, dc, dh_cell]) * scale[rows, ...]
-        return (k.matmul(dz, w_hh), dc * f[rows, ...]), (dz, dh)
+        return (dz @ w_hh, dc * f[rows, ...]), (dz, dh)
 
     (dh0, dc0), kept = walk_backward(k, p, _rows(k, g_out), (g_h, g_c), step)
     dz = _cat0(k, _column(kept, 0))
@@ -219,20 +230,25 @@ def lstm_backward(k: Kit, p: Plan, g_out: Any, g_h: Any, g_c: Any, w_hh: Any, w_
 
 def gru_forward(k: Kit, p: Plan, gi: Any, h0: Any, w_hh: Any, b_hh: Any, keep: bool
                 ) -> tuple[Any, Any, tuple[Any, ...]]:
-    """``(output rows, h_n, kept)``: kept (empty unless ``keep``) the steps' input states, the sigmoid gates
-    ``(r, z)``, ``n`` and the hidden ``W_hn h + b_hn``, in packed rows."""
+    """``(output rows, h_n, kept)``: kept (empty unless ``keep``) the steps' input states,
+    the sigmoid gates ``(r, z)``, ``n`` and the hidden ``W_hn h + b_hn``, in packed rows."""
     hidden = w_hh.shape[0] // 3
-    w_t = k.t_dense(w_hh)
+    two, three = 2 * hidden, 3 * hidden
+    # r's and z's rows halved once (as the LSTM's): one tanh gives both sigmoids
+    halve = ((0, two, True), (two, three, False))
+    w_t = k.t_dense(_halved(k, w_hh, halve, rows=True))
+    b_t = None if b_hh is None else _halved(k, b_hh[None, :], halve, rows=False)
     lead = tuple(gi.shape[:-1])
-    gi = _rows(k, gi)
+    gi = _halved(k, _rows(k, gi), halve, rows=False)
+    half = k.scalar(0.5, gi)
 
     def step(t: int, start: int, b: int, state: State) -> tuple[State, tuple[Any, ...]]:
         h = state[0]
         gi_t = gi[start:start + b, ...]
-        gh = k.matmul(h, w_t) if b_hh is None else k.matmul(h, w_t) + b_hh
-        rz = k.tanh((gi_t[:, :2 * hidden] + gh[:, :2 * hidden]) * 0.5) * 0.5 + 0.5
-        h_n = gh[:, 2 * hidden:]
-        n = k.tanh(gi_t[:, 2 * hidden:] + rz[:, :hidden] * h_n)
+        gh = h @ w_t if b_t is None else h @ w_t + b_t
+        rz = k.tanh(gi_t[:, :two] + gh[:, :two]) * half + half
+        h_n = gh[:, two:]
+        n = k.tanh(gi_t[:, two:] + rz[:, :hidden] * h_n)
         h2 = n + rz[:, hidden:] * (h - n)
         return (h2,), (h2, rz, n, h_n)
 
@@ -261,7 +277,7 @@ def gru_backward(k: Kit, p: Plan, g_out: Any, g_h: Any, w_hh: Any, saved: tuple[
         d_r = d_n * to_r[rows, ...]
         d_z = gy * to_z[rows, ...]
         d_hidden = k.cat([d_r, d_z, d_n * r[rows, ...]])
-        return (k.matmul(d_hidden, w_hh) + gy * z[rows, ...],), (k.cat([d_r, d_z, d_n]), d_hidden)
+        return (d_hidden @ w_hh + gy * z[rows, ...],), (k.cat([d_r, d_z, d_n]), d_hidden)
 
     (dh0,), kept = walk_backward(k, p, _rows(k, g_out), (g_h,), step)
     d_hidden = _cat0(k, _column(kept, 1))
@@ -283,7 +299,7 @@ def rnn_forward(k: Kit, p: Plan, gi: Any, h0: Any, w_hh: Any, b_hh: Any, relu: b
     act = k.relu if relu else k.tanh
 
     def step(t: int, start: int, b: int, state: State) -> tuple[State, tuple[Any, ...]]:
-        y = act(pre[start:start + b, ...] + k.matmul(state[0], w_t))
+        y = act(pre[start:start + b, ...] + state[0] @ w_t)
         return (y,), (y,)
 
     (h_n,), inputs, kept = walk_forward(k, p, (h0,), step)
@@ -301,7 +317,7 @@ def rnn_backward(k: Kit, p: Plan, g_out: Any, g_h: Any, w_hh: Any, out: Any,
     def step(t: int, start: int, b: int, d: State) -> tuple[State, tuple[Any, ...]]:
         rows = slice(start, start + b)
         d_pre = k.relu_grad(d[0], out[rows, ...]) if relu else d[0] * through[rows, ...]
-        return (k.matmul(d_pre, w_hh),), (d_pre,)
+        return (d_pre @ w_hh,), (d_pre,)
 
     (dh0,), kept = walk_backward(k, p, _rows(k, g_out), (g_h,), step)
     d_pre = _cat0(k, _column(kept, 0))
