@@ -34,12 +34,17 @@ if TYPE_CHECKING:
 
 __all__ = ["lstm_cell", "gru_cell", "rnn_cell"]
 
+def _cat0(parts: list[Tensor]) -> Tensor:
+    """Tensors joined along dim 0."""
+    return cat(parts, 0)
+
+
 TENSORS = cf.Kit(
-    linear=linear, matmul=linalg.matmul, t=lambda a: a.t(), t_dense=lambda a: a.t(), sigmoid=lambda a: a.sigmoid(),
-    tanh=lambda a: a.tanh(), relu=lambda a: a.relu(), relu_grad=threshold_backward,
-    chunk=lambda a, n: a.chunk(n, -1), cat=lambda parts: cat(parts, -1),
-    cat0=lambda parts: cat(parts, 0), reshape=lambda a, shape: a.reshape(shape),
-    scalar=lambda value, like: value,
+    linear=linear, matmul=linalg.matmul, t=lambda a: a.t(), t_dense=lambda a: a.t(),
+    sigmoid=lambda a: a.sigmoid(), tanh=lambda a: a.tanh(), relu=lambda a: a.relu(),
+    relu_grad=threshold_backward, chunk=lambda a, n: a.chunk(n, -1),
+    cat=lambda parts: cat(parts, -1), cat0=_cat0, reshape=lambda a, shape: a.reshape(shape),
+    scalar=lambda value, like: value, rows=lambda n, like: cf.ListRows(_cat0),
     sum0=lambda a: a.sum(0))
 
 
@@ -50,6 +55,17 @@ def array_kit(backend: Backend) -> cf.Kit:
     # the raw functions: these run inside the cell kernels, which a transform takes whole
     lin = kernel_function(linear_data)
     relu_grad = kernel_function(threshold_grad_data)
+
+    native = backend.array_type if backend.mutable_arrays and not backend.lazy else None
+
+    def rows(n: int, like: Any) -> Any:
+        # a buffer for the library's own arrays; pieces for others (vmap's batched arrays)
+        if native is not None and type(like) is native:
+            return cf.BufferRows(xp, n, like)
+        return cf.ListRows(cat0)
+
+    def cat0(parts: list[Any]) -> Any:
+        return xp.concat(parts, axis=0)
 
     def chunk(a: Any, n: int) -> list[Any]:
         size = a.shape[-1] // n
@@ -62,7 +78,7 @@ def array_kit(backend: Backend) -> cf.Kit:
         sigmoid=lambda a: 0.5 * xp.tanh(0.5 * a) + 0.5,  # as ``sigmoid``: no exp overflow
         tanh=xp.tanh, relu=lambda a: xp.maximum(a, xp.zeros((), dtype=a.dtype)),
         relu_grad=lambda g, y: relu_grad(backend, g, y), chunk=chunk,
-        cat=lambda parts: xp.concat(parts, axis=-1), cat0=lambda parts: xp.concat(parts, axis=0),
+        cat=lambda parts: xp.concat(parts, axis=-1), cat0=cat0, rows=rows,
         reshape=xp.reshape, sum0=lambda a: xp.sum(a, axis=0),
         # a 0-d array of the operand's dtype: NumPy converts a Python float at every operation
         scalar=lambda value, like: xp.asarray(value, dtype=like.dtype))

@@ -65,51 +65,75 @@ def _shaped(k: Kit, rows: Any, lead: tuple[int, ...]) -> Any:
     return rows if len(lead) == 1 else k.reshape(rows, (*lead, rows.shape[-1]))
 
 
+class _Collected:
+    """Per-step values gathered into packed rows (``Kit.rows`` collectors), one per value a
+    step hands over, made at the first step."""
+
+    __slots__ = ("k", "total", "rows")
+
+    def __init__(self, k: Kit, total: int) -> None:
+        self.k, self.total, self.rows = k, total, None
+
+    def put(self, start: int, values: tuple[Any, ...]) -> None:
+        if self.rows is None:
+            self.rows = [self.k.rows(self.total, v) for v in values]
+        for r, v in zip(self.rows, values):
+            r.put(start, v)
+
+    def results(self) -> list[Any]:
+        return [] if self.rows is None else [r.result() for r in self.rows]
+
+
 def walk_forward(k: Kit, p: Plan, state0: State,
-                 step: Callable[[int, int, int, State], tuple[State, tuple[Any, ...]]]
-                 ) -> tuple[State, list[State], list[tuple[Any, ...]]]:
-    """Run ``step(t, start, rows, state) -> (state', kept)`` over the steps; the final state,
-    and, in time order, each step's input state and what it kept."""
+                 step: Callable[[int, int, int, State], tuple[State, tuple[Any, ...]]],
+                 keep: bool) -> tuple[State, list[Any], list[Any]]:
+    """Run ``step(t, start, rows, state) -> (state', values)`` over the steps; the final state,
+    each of the steps' values in packed rows, and (only with ``keep``) each component of the
+    steps' input states in packed rows."""
     n = len(p.sizes)
-    inputs: list[Any] = [None] * n
-    kept: list[Any] = [None] * n
+    total = p.starts[-1] + p.sizes[-1]
+    inputs, kept = _Collected(k, total), _Collected(k, total)
     state = state0
     if not p.reverse:
         stopped: list[State] = []
         for t in range(n):
-            b = p.sizes[t]
+            b, start = p.sizes[t], p.starts[t]
             if b < state[0].shape[0]:
                 stopped.append(tuple(s[b:, ...] for s in state))
                 state = tuple(s[:b, ...] for s in state)
-            inputs[t] = state
-            state, kept[t] = step(t, p.starts[t], b, state)
+            if keep:
+                inputs.put(start, state)
+            state, values = step(t, start, b, state)
+            kept.put(start, values)
         if stopped:
             # rows were set aside last-first; the final state lists rows 0..B-1
             pieces = [state, *reversed(stopped)]
             state = tuple(k.cat0([q[j] for q in pieces]) for j in range(len(state)))
-        return state, inputs, kept
-    last = p.sizes[-1] if n else 0
+        return state, kept.results(), inputs.results()
+    last = p.sizes[-1]
     if last < state0[0].shape[0]:
         state = tuple(s[:last, ...] for s in state0)
     for t in range(n - 1, -1, -1):
-        b = p.sizes[t]
+        b, start = p.sizes[t], p.starts[t]
         running = state[0].shape[0]
         if b > running:
             state = tuple(k.cat0([s, s0[running:b, ...]]) for s, s0 in zip(state, state0))
-        inputs[t] = state
-        state, kept[t] = step(t, p.starts[t], b, state)
-    return state, inputs, kept
+        if keep:
+            inputs.put(start, state)
+        state, values = step(t, start, b, state)
+        kept.put(start, values)
+    return state, kept.results(), inputs.results()
 
 
 def walk_backward(k: Kit, p: Plan, g_out: Any, g_final: State,
                   step: Callable[[int, int, int, State], tuple[State, tuple[Any, ...]]]
-                  ) -> tuple[State, list[tuple[Any, ...]]]:
+                  ) -> tuple[State, list[Any]]:
     """The reverse of ``walk_forward``: ``step(t, start, rows, d_state) -> (d_prev_state,
-    kept)`` gets the gradient of step ``t``'s output state, its output's gradient (rows of
-    ``g_out``) added to the first component; returns the initial state's gradient and, in
-    time order, what each step kept."""
+    values)`` gets the gradient of step ``t``'s output state, its output's gradient (rows of
+    ``g_out``) added to the first component; returns the initial state's gradient and each
+    of the steps' values in packed rows."""
     n = len(p.sizes)
-    kept: list[Any] = [None] * n
+    kept = _Collected(k, p.starts[-1] + p.sizes[-1])
     if not p.reverse:
         # backward from the last step; rows whose sequence ended earlier join where it ended
         b_last = p.sizes[-1]
@@ -120,24 +144,22 @@ def walk_backward(k: Kit, p: Plan, g_out: Any, g_final: State,
             if b > running:
                 d = tuple(k.cat0([dd, g[running:b, ...]]) for dd, g in zip(d, g_final))
             d = (g_out[start:start + b, ...] + d[0], *d[1:])
-            d, kept[t] = step(t, start, b, d)
-        return d, kept
+            d, values = step(t, start, b, d)
+            kept.put(start, values)
+        return d, kept.results()
     # the forward ran from the last step to the first: backward runs from the first
     d, joined = g_final, []
     for t in range(n):
         b, start = p.sizes[t], p.starts[t]
         d = (g_out[start:start + b, ...] + d[0], *d[1:])
-        d, kept[t] = step(t, start, b, d)
+        d, values = step(t, start, b, d)
+        kept.put(start, values)
         after = p.sizes[t + 1] if t + 1 < n else 0
         if after < b:  # rows [after, b) joined from the initial state at step t
             joined.append(tuple(dd[after:, ...] for dd in d))
             d = tuple(dd[:after, ...] for dd in d)
     pieces = list(reversed(joined))  # lowest rows first
-    return tuple(_cat0(k, [q[j] for q in pieces]) for j in range(len(g_final))), kept
-
-
-def _column(parts: list[tuple[Any, ...]], j: int) -> list[Any]:
-    return [q[j] for q in parts]
+    return tuple(_cat0(k, [q[j] for q in pieces]) for j in range(len(g_final))), kept.results()
 
 
 def _halved(k: Kit, a: Any, halve: Sequence[tuple[int, int, bool]], rows: bool) -> Any:
@@ -161,8 +183,8 @@ def _weight_grads(k: Kit, d_hidden: Any, h_prev: Any, need: Sequence[bool]
 def lstm_forward(k: Kit, p: Plan, gi: Any, h0: Any, c0: Any, w_hh: Any, b_hh: Any,
                  w_hr: Any, keep: bool) -> tuple[Any, Any, Any, tuple[Any, ...]]:
     """``(output rows, h_n, c_n, kept)``; ``kept`` (empty unless ``keep``) is what
-    ``lstm_backward`` reads: the steps' input states ``h``, ``c``, the sigmoid gates (g's
-    columns unused), ``g`` and ``tanh(c')``, all in packed rows."""
+    ``lstm_backward`` reads: the steps' input states ``h``, ``c``, the gates' tanh (of half
+    the pre-activation for i, f, o; of it for g) and ``tanh(c')``, all in packed rows."""
     hidden = w_hh.shape[0] // 4
     two, three, four = 2 * hidden, 3 * hidden, 4 * hidden
     # the sigmoid gates' rows halved once: tanh of a step's pre-activations is then
@@ -186,24 +208,23 @@ def lstm_forward(k: Kit, p: Plan, gi: Any, h0: Any, c0: Any, w_hh: Any, b_hh: An
         h2 = s[:, three:] * tc
         if w_hr_t is not None:
             h2 = h2 @ w_hr_t
-        return (h2, c2), (h2, s, g, tc)
+        # only what is read later stays alive: fresh memory each step costs page faults
+        return (h2, c2), ((h2, a, tc) if keep else (h2,))
 
-    (h_n, c_n), inputs, kept = walk_forward(k, p, (h0, c0), step)
-    out = _shaped(k, _cat0(k, _column(kept, 0)), lead)
-    if not keep:
-        return out, h_n, c_n, ()
-    saved = (_cat0(k, _column(inputs, 0)), _cat0(k, _column(inputs, 1)),
-             *(_cat0(k, _column(kept, j)) for j in (1, 2, 3)))
-    return out, h_n, c_n, saved
+    (h_n, c_n), kept, inputs = walk_forward(k, p, (h0, c0), step, keep)
+    out = _shaped(k, kept[0], lead)
+    return out, h_n, c_n, (*inputs, *kept[1:]) if keep else ()
 
 
 def lstm_backward(k: Kit, p: Plan, g_out: Any, g_h: Any, g_c: Any, w_hh: Any, w_hr: Any,
                   saved: tuple[Any, ...], need: Sequence[bool]) -> tuple[Any, ...]:
     """The gradients of ``(gi, h0, c0, w_hh, b_hh, w_hr)`` (None where ``need`` says not
     wanted) from those of the output rows, ``h_n`` and ``c_n``."""
-    h_prev, c_prev, s, g, tc = saved
+    h_prev, c_prev, a, tc = saved
     hidden = w_hh.shape[0] // 4
-    i, f, o = s[:, :hidden], s[:, hidden:2 * hidden], s[:, 3 * hidden:]
+    half = k.scalar(0.5, a)
+    s = a * half + half
+    i, f, o, g = s[:, :hidden], s[:, hidden:2 * hidden], s[:, 3 * hidden:], a[:, 2 * hidden:3 * hidden]
     # every step's factors at once; a step then costs a few products on its rows
     scale = k.cat([g * i * (1 - i), c_prev * f * (1 - f), i * (1 - g * g), tc * o * (1 - o)])
     through_tanh = o * (1 - tc * tc)
@@ -214,14 +235,14 @@ def lstm_backward(k: Kit, p: Plan, g_out: Any, g_h: Any, g_c: Any, w_hh: Any, w_
         dh_cell = dh if w_hr is None else dh @ w_hr
         dc = dc + dh_cell * through_tanh[rows, ...]
         dz = k.cat([dc, dc, dc, dh_cell]) * scale[rows, ...]
-        return (dz @ w_hh, dc * f[rows, ...]), (dz, dh)
+        return (dz @ w_hh, dc * f[rows, ...]), ((dz,) if w_hr is None else (dz, dh))
 
     (dh0, dc0), kept = walk_backward(k, p, _rows(k, g_out), (g_h, g_c), step)
-    dz = _cat0(k, _column(kept, 0))
+    dz = kept[0]
     d_w, d_b = _weight_grads(k, dz, h_prev, (need[3], need[4]))
     d_w_hr = None
     if w_hr is not None and need[5]:
-        d_w_hr = k.matmul(k.t(_cat0(k, _column(kept, 1))), o * tc)
+        d_w_hr = k.matmul(k.t(kept[1]), o * tc)
     d_gi = _shaped(k, dz, tuple(g_out.shape[:-1])) if need[0] else None
     return d_gi, dh0, dc0, d_w, d_b, d_w_hr
 
@@ -250,14 +271,10 @@ def gru_forward(k: Kit, p: Plan, gi: Any, h0: Any, w_hh: Any, b_hh: Any, keep: b
         h_n = gh[:, two:]
         n = k.tanh(gi_t[:, two:] + rz[:, :hidden] * h_n)
         h2 = n + rz[:, hidden:] * (h - n)
-        return (h2,), (h2, rz, n, h_n)
+        return (h2,), ((h2, rz, n, h_n) if keep else (h2,))
 
-    (h_n,), inputs, kept = walk_forward(k, p, (h0,), step)
-    out = _shaped(k, _cat0(k, _column(kept, 0)), lead)
-    if not keep:
-        return out, h_n, ()
-    return out, h_n, (_cat0(k, _column(inputs, 0)),
-                      *(_cat0(k, _column(kept, j)) for j in (1, 2, 3)))
+    (h_n,), kept, inputs = walk_forward(k, p, (h0,), step, keep)
+    return _shaped(k, kept[0], lead), h_n, (*inputs, *kept[1:]) if keep else ()
 
 
 def gru_backward(k: Kit, p: Plan, g_out: Any, g_h: Any, w_hh: Any, saved: tuple[Any, ...],
@@ -279,10 +296,9 @@ def gru_backward(k: Kit, p: Plan, g_out: Any, g_h: Any, w_hh: Any, saved: tuple[
         d_hidden = k.cat([d_r, d_z, d_n * r[rows, ...]])
         return (d_hidden @ w_hh + gy * z[rows, ...],), (k.cat([d_r, d_z, d_n]), d_hidden)
 
-    (dh0,), kept = walk_backward(k, p, _rows(k, g_out), (g_h,), step)
-    d_hidden = _cat0(k, _column(kept, 1))
+    (dh0,), (d_gi, d_hidden) = walk_backward(k, p, _rows(k, g_out), (g_h,), step)
     d_w, d_b = _weight_grads(k, d_hidden, h_prev, need[2:])
-    d_gi = _shaped(k, _cat0(k, _column(kept, 0)), tuple(g_out.shape[:-1])) if need[0] else None
+    d_gi = _shaped(k, d_gi, tuple(g_out.shape[:-1])) if need[0] else None
     return d_gi, dh0, d_w, d_b
 
 
@@ -302,9 +318,8 @@ def rnn_forward(k: Kit, p: Plan, gi: Any, h0: Any, w_hh: Any, b_hh: Any, relu: b
         y = act(pre[start:start + b, ...] + state[0] @ w_t)
         return (y,), (y,)
 
-    (h_n,), inputs, kept = walk_forward(k, p, (h0,), step)
-    out = _shaped(k, _cat0(k, _column(kept, 0)), lead)
-    return out, h_n, (_cat0(k, _column(inputs, 0)),) if keep else ()
+    (h_n,), kept, inputs = walk_forward(k, p, (h0,), step, keep)
+    return _shaped(k, kept[0], lead), h_n, tuple(inputs)
 
 
 def rnn_backward(k: Kit, p: Plan, g_out: Any, g_h: Any, w_hh: Any, out: Any,
@@ -319,7 +334,6 @@ def rnn_backward(k: Kit, p: Plan, g_out: Any, g_h: Any, w_hh: Any, out: Any,
         d_pre = k.relu_grad(d[0], out[rows, ...]) if relu else d[0] * through[rows, ...]
         return (d_pre @ w_hh,), (d_pre,)
 
-    (dh0,), kept = walk_backward(k, p, _rows(k, g_out), (g_h,), step)
-    d_pre = _cat0(k, _column(kept, 0))
+    (dh0,), (d_pre,) = walk_backward(k, p, _rows(k, g_out), (g_h,), step)
     d_w, d_b = _weight_grads(k, d_pre, saved[0], need[2:])
     return _shaped(k, d_pre, tuple(g_out.shape[:-1])) if need[0] else None, dh0, d_w, d_b
