@@ -31,6 +31,7 @@ class Kit(NamedTuple):
     cat0: Any  # list -> one array along dim 0 (the rows)
     reshape: Any  # (a, shape) -> a reshaped
     scalar: Any  # (number, like) -> the number as an operand of ``like``'s dtype
+    full: Any  # (shape, number, like) -> a new array of ``like``'s dtype (and device)
     rows: Any  # (n, like) -> a collector of n packed rows like ``like``'s (``ListRows``...)
     sum0: Any  # sum over the batch (dim 0)
 

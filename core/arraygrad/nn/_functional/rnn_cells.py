@@ -24,6 +24,7 @@ from arraygrad.nn._functional.linear import linear, linear_data
 from arraygrad.ops import linalg
 from arraygrad.ops.activation_backward import threshold_backward, threshold_grad_data
 from arraygrad.ops.rule import VIA_VJP, defop
+from arraygrad.creation import full
 from arraygrad.ops.shape import cat
 from arraygrad.tensor import Tensor
 from arraygrad.transform_state import array_kernel, kernel_function
@@ -44,7 +45,9 @@ TENSORS = cf.Kit(
     sigmoid=lambda a: a.sigmoid(), tanh=lambda a: a.tanh(), relu=lambda a: a.relu(),
     relu_grad=threshold_backward, chunk=lambda a, n: a.chunk(n, -1),
     cat=lambda parts: cat(parts, -1), cat0=_cat0, reshape=lambda a, shape: a.reshape(shape),
-    scalar=lambda value, like: value, rows=lambda n, like: cf.ListRows(_cat0),
+    scalar=lambda value, like: value,
+    full=lambda shape, value, like: full(shape, value, dtype=like.dtype, device=like.device),
+    rows=lambda n, like: cf.ListRows(_cat0),
     sum0=lambda a: a.sum(0))
 
 
@@ -81,7 +84,8 @@ def array_kit(backend: Backend) -> cf.Kit:
         cat=lambda parts: xp.concat(parts, axis=-1), cat0=cat0, rows=rows,
         reshape=xp.reshape, sum0=lambda a: xp.sum(a, axis=0),
         # a 0-d array of the operand's dtype: NumPy converts a Python float at every operation
-        scalar=lambda value, like: xp.asarray(value, dtype=like.dtype))
+        scalar=lambda value, like: xp.asarray(value, dtype=like.dtype),
+        full=lambda shape, value, like: xp.full(shape, value, dtype=like.dtype))
 
 
 def fusable_operands(*tensors: Tensor | None) -> bool:

@@ -88,8 +88,8 @@ def walk_forward(k: Kit, p: Plan, state0: State,
                  step: Callable[[int, int, int, State], tuple[State, tuple[Any, ...]]],
                  keep: bool) -> tuple[State, list[Any], list[Any]]:
     """Run ``step(t, start, rows, state) -> (state', values)`` over the steps; the final state,
-    each of the steps' values in packed rows, and (only with ``keep``) each component of the
-    steps' input states in packed rows."""
+    each of the steps' values in packed rows, and (only with ``keep``) the steps' input ``h``
+    (the state's first component) in packed rows."""
     n = len(p.sizes)
     total = p.starts[-1] + p.sizes[-1]
     inputs, kept = _Collected(k, total), _Collected(k, total)
@@ -102,7 +102,7 @@ def walk_forward(k: Kit, p: Plan, state0: State,
                 stopped.append(tuple(s[b:, ...] for s in state))
                 state = tuple(s[:b, ...] for s in state)
             if keep:
-                inputs.put(start, state)
+                inputs.put(start, state[:1])
             state, values = step(t, start, b, state)
             kept.put(start, values)
         if stopped:
@@ -119,7 +119,7 @@ def walk_forward(k: Kit, p: Plan, state0: State,
         if b > running:
             state = tuple(k.cat0([s, s0[running:b, ...]]) for s, s0 in zip(state, state0))
         if keep:
-            inputs.put(start, state)
+            inputs.put(start, state[:1])
         state, values = step(t, start, b, state)
         kept.put(start, values)
     return state, kept.results(), inputs.results()
@@ -183,12 +183,14 @@ def _weight_grads(k: Kit, d_hidden: Any, h_prev: Any, need: Sequence[bool]
 def lstm_forward(k: Kit, p: Plan, gi: Any, h0: Any, c0: Any, w_hh: Any, b_hh: Any,
                  w_hr: Any, keep: bool) -> tuple[Any, Any, Any, tuple[Any, ...]]:
     """``(output rows, h_n, c_n, kept)``; ``kept`` (empty unless ``keep``) is what
-    ``lstm_backward`` reads: the steps' input states ``h``, ``c``, the gates' tanh (of half
-    the pre-activation for i, f, o; of it for g) and ``tanh(c')``, all in packed rows."""
+    ``lstm_backward`` reads, in packed rows: the steps' input ``h``; each step's factors of
+    its gates' gradient (``[g, c, i, tanh c'] * (1 - a^2)``, times ``d c'`` for i, f, g and
+    ``d h'`` for o, and by ``quarter``), of ``d c'`` from ``d h'`` (``o (1 - tanh^2 c')``)
+    and ``f``; with a projection, the unprojected ``h'``."""
     hidden = w_hh.shape[0] // 4
     two, three, four = 2 * hidden, 3 * hidden, 4 * hidden
     # the sigmoid gates' rows halved once: tanh of a step's pre-activations is then
-    # tanh(z / 2) for i, f, o and tanh(z) for g, in ONE call
+    # a = tanh(z / 2) for i, f, o and tanh(z) for g, in ONE call
     halve = ((0, two, True), (two, three, False), (three, four, True))
     w_t = k.t_dense(_halved(k, w_hh, halve, rows=True))
     w_hr_t = None if w_hr is None else k.t_dense(w_hr)
@@ -196,7 +198,7 @@ def lstm_forward(k: Kit, p: Plan, gi: Any, h0: Any, c0: Any, w_hh: Any, b_hh: An
     gi = _rows(k, gi)
     # the hidden bias once, for all steps
     gates_in = _halved(k, gi if b_hh is None else gi + b_hh, halve, rows=False)
-    half = k.scalar(0.5, gates_in)
+    half, one = k.scalar(0.5, gates_in), k.scalar(1.0, gates_in)
 
     def step(t: int, start: int, b: int, state: State) -> tuple[State, tuple[Any, ...]]:
         h, c = state
@@ -205,29 +207,35 @@ def lstm_forward(k: Kit, p: Plan, gi: Any, h0: Any, c0: Any, w_hh: Any, b_hh: An
         g = a[:, two:three]
         c2 = s[:, hidden:two] * c + s[:, :hidden] * g
         tc = k.tanh(c2)
-        h2 = s[:, three:] * tc
-        if w_hr_t is not None:
-            h2 = h2 @ w_hr_t
-        # only what is read later stays alive: fresh memory each step costs page faults
-        return (h2, c2), ((h2, a, tc) if keep else (h2,))
+        cell = s[:, three:] * tc
+        h2 = cell if w_hr_t is None else cell @ w_hr_t
+        if not keep:
+            return (h2, c2), (h2,)
+        # the backward's factors now, on this step's rows (hot in cache): what is kept is
+        # written into buffers, and the backward's loop is a few products per step.
+        # sigmoid' = (1 - a^2) / 4 for i, f, o (the quarter: ``lstm_backward``); tanh' for g
+        scale = k.cat([g, c, s[:, :hidden], tc]) * (one - a * a)
+        kept = (h2, scale, s[:, three:] - cell * tc, s[:, hidden:two])
+        return (h2, c2), kept if w_hr_t is None else (*kept, cell)
 
     (h_n, c_n), kept, inputs = walk_forward(k, p, (h0, c0), step, keep)
     out = _shaped(k, kept[0], lead)
-    return out, h_n, c_n, (*inputs, *kept[1:]) if keep else ()
+    if not keep:
+        return out, h_n, c_n, ()
+    return out, h_n, c_n, (*inputs, *kept[1:4], kept[4] if w_hr is not None else None)
 
 
 def lstm_backward(k: Kit, p: Plan, g_out: Any, g_h: Any, g_c: Any, w_hh: Any, w_hr: Any,
                   saved: tuple[Any, ...], need: Sequence[bool]) -> tuple[Any, ...]:
     """The gradients of ``(gi, h0, c0, w_hh, b_hh, w_hr)`` (None where ``need`` says not
     wanted) from those of the output rows, ``h_n`` and ``c_n``."""
-    h_prev, c_prev, a, tc = saved
+    h_prev, scale, through_tanh, f, cell = saved
     hidden = w_hh.shape[0] // 4
-    half = k.scalar(0.5, a)
-    s = a * half + half
-    i, f, o, g = s[:, :hidden], s[:, hidden:2 * hidden], s[:, 3 * hidden:], a[:, 2 * hidden:3 * hidden]
-    # every step's factors at once; a step then costs a few products on its rows
-    scale = k.cat([g * i * (1 - i), c_prev * f * (1 - f), i * (1 - g * g), tc * o * (1 - o)])
-    through_tanh = o * (1 - tc * tc)
+    # the step's factors leave out sigmoid's quarter for i, f, o: the hidden product takes it
+    # in its weight's rows, the gates' gradient once at the end (halving twice: exact)
+    two, three = 2 * hidden, 3 * hidden
+    halve = ((0, two, True), (two, three, False), (three, 4 * hidden, True))
+    w_q = _halved(k, _halved(k, w_hh, halve, rows=True), halve, rows=True)
 
     def step(t: int, start: int, b: int, d: State) -> tuple[State, tuple[Any, ...]]:
         dh, dc = d
@@ -235,14 +243,14 @@ def lstm_backward(k: Kit, p: Plan, g_out: Any, g_h: Any, g_c: Any, w_hh: Any, w_
         dh_cell = dh if w_hr is None else dh @ w_hr
         dc = dc + dh_cell * through_tanh[rows, ...]
         dz = k.cat([dc, dc, dc, dh_cell]) * scale[rows, ...]
-        return (dz @ w_hh, dc * f[rows, ...]), ((dz,) if w_hr is None else (dz, dh))
+        return (dz @ w_q, dc * f[rows, ...]), ((dz,) if w_hr is None else (dz, dh))
 
     (dh0, dc0), kept = walk_backward(k, p, _rows(k, g_out), (g_h, g_c), step)
-    dz = kept[0]
+    dz = _halved(k, _halved(k, kept[0], halve, rows=False), halve, rows=False)
     d_w, d_b = _weight_grads(k, dz, h_prev, (need[3], need[4]))
     d_w_hr = None
     if w_hr is not None and need[5]:
-        d_w_hr = k.matmul(k.t(kept[1]), o * tc)
+        d_w_hr = k.matmul(k.t(kept[1]), cell)
     d_gi = _shaped(k, dz, tuple(g_out.shape[:-1])) if need[0] else None
     return d_gi, dh0, dc0, d_w, d_b, d_w_hr
 

@@ -58,7 +58,7 @@ def _data(t: Tensor | None) -> Any:
 
 # -- LSTM ------------------------------------------------------------------------------------
 
-_LSTM_KEPT = ("h_prev", "c_prev", "gates_tanh", "tanh_cy")
+_LSTM_KEPT = ("h_prev", "gates_scale", "cell_scale", "gate_f", "cell_out")
 
 
 @array_kernel
@@ -72,12 +72,12 @@ def lstm_sequence_data(backend: Backend, gi: Any, h0: Any, c0: Any, w: Any, b: A
 
 @array_kernel
 def lstm_sequence_grad_data(backend: Backend, g_out: Any, g_h: Any, g_c: Any, w: Any,
-                            w_hr: Any, h_prev: Any, c_prev: Any, gates_tanh: Any, tanh_cy: Any,
-                            sizes: tuple[int, ...], reverse: bool, need: tuple[bool, ...]
-                            ) -> tuple[Any, ...]:
+                            w_hr: Any, h_prev: Any, gates_scale: Any, cell_scale: Any,
+                            gate_f: Any, cell_out: Any, sizes: tuple[int, ...], reverse: bool,
+                            need: tuple[bool, ...]) -> tuple[Any, ...]:
     """The gradients of ``(gi, h0, c0, w_hh, b_hh, w_hr)`` on arrays (None where not needed)."""
     return sf.lstm_backward(array_kit(backend), sf.Plan.of(sizes, reverse), g_out, g_h, g_c, w,
-                            w_hr, (h_prev, c_prev, gates_tanh, tanh_cy), need)
+                            w_hr, (h_prev, gates_scale, cell_scale, gate_f, cell_out), need)
 
 
 def _lstm_first_order(gd: list[Any], n: RuleNode, backend: Backend) -> tuple[Any, ...]:
