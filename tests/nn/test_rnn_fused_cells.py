@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
+from nn_helpers import node_names
 
 import arraygrad as ag
 from arraygrad import nn
@@ -17,19 +18,6 @@ from arraygrad.ops.rule import reference_mode
 
 CELL_NODES = {"LSTM": "ThnnFusedLstmCellBackward0", "GRU": "ThnnFusedGruCellBackward0",
               "RNN": "RnnCellBackward0"}
-
-
-def node_names(root):
-    """The class names of every node reachable from ``root``, with repeats."""
-    seen, names, todo = set(), [], [root]
-    while todo:
-        node = todo.pop()
-        if node is None or id(node) in seen:
-            continue
-        seen.add(id(node))
-        names.append(type(node).__name__)
-        todo.extend(n for n, _ in node.next_functions)
-    return names
 
 
 @pytest.mark.parametrize("cls", ["LSTM", "GRU", "RNN"])

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
+from nn_helpers import node_names
 
 import arraygrad as ag
 from arraygrad import nn
@@ -22,19 +23,6 @@ CELL_NODES = {"LSTM": "ThnnFusedLstmCellBackward0", "GRU": "ThnnFusedGruCellBack
               "RNN": "RnnCellBackward0"}
 needs_fast_paths = pytest.mark.skipif(not fast_paths.on,
                                       reason="ARRAYGRAD_REFERENCE=1 runs the per-step cells")
-
-
-def node_names(root):
-    """The class names of every node reachable from ``root``, with repeats."""
-    seen, names, todo = set(), [], [root]
-    while todo:
-        node = todo.pop()
-        if node is None or id(node) in seen:
-            continue
-        seen.add(id(node))
-        names.append(type(node).__name__)
-        todo.extend(n for n, _ in node.next_functions)
-    return names
 
 
 @needs_fast_paths
