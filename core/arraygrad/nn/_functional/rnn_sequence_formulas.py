@@ -2,21 +2,24 @@
 
 One layer and direction of an LSTM, GRU or Elman RNN over every time step: the forward walks
 the steps, the backward walks them in reverse (backpropagation through time), each step a
-handful of operations on the running rows; the weights' gradients are ONE product each over
-all steps at the end. The formulas take a *kit* (``rnn_cell_formulas.Kit``): native arrays for
-the fused sequence rules' forward and first-order backward (``rnn_sequences``), Tensors for
-their recorded backward (``create_graph=True``).
+handful of operations on the running rows; the hidden weights' gradients are ONE product
+each over all steps at the end. The formulas take a *kit* (``rnn_cell_formulas.Kit``): native
+arrays for the fused sequence rules' forward and first-order backward (``rnn_sequences``),
+Tensors for their recorded backward (``create_graph=True``).
 
-Layout: *packed rows*. The input projection ``gi`` (``W_ih x + b_ih`` of every step; (T, B, G)
-dense, taken as (T*B, G), or (N, G)) holds the steps' rows one after the other, ``sizes[t]`` rows for step ``t`` (non-increasing: a
-``PackedSequence``'s ``batch_sizes``; a dense (T, B) input is ``sizes = (B,) * T``). Every
-per-step value kept for the backward is laid out the same way, so step ``t``'s rows are
-``[starts[t], starts[t] + sizes[t])`` of each. The output has ``gi``'s leading dims. Forward, rows that stop are set aside with their
-last state as their final state; in reverse the rows that start join with their initial state.
+Layout: *packed rows*. The input projection ``gi`` (``W_ih x + b_ih`` of every step: (T, B, G)
+dense, taken as (T*B, G), or (N, G)) holds the steps' rows one after the other, ``sizes[t]``
+rows for step ``t`` (non-increasing: a ``PackedSequence``'s ``batch_sizes``; a dense input
+has ``sizes = (B,) * T``). Every per-step value kept for the backward is gathered the same way
+(``Kit.rows``: into one buffer for NumPy arrays), so step ``t``'s rows are ``[starts[t],
+starts[t] + sizes[t])`` of each; the output has ``gi``'s leading dims. Forward, rows that stop
+are set aside with their last state as their final state; in reverse the rows that start
+join with their initial state.
 
 Gate layouts are PyTorch's: LSTM (i, f, g, o); GRU (r, z, n) with ``b_hn`` inside the reset
-product. Sigmoids are ``0.5 tanh(x / 2) + 0.5`` (no overflow), computed on all of a step's
-gates at once.
+product. A sigmoid is ``tanh(x / 2) / 2 + 1 / 2`` (no overflow); the sigmoid gates' rows of
+the weights and input projection are halved once (exact: a power of two), so ONE ``tanh`` per
+step activates all the gates.
 """
 
 from __future__ import annotations
@@ -44,11 +47,6 @@ class Plan(NamedTuple):
             starts.append(at)
             at += b
         return cls(tuple(sizes), tuple(starts), reverse)
-
-    def forward_order(self) -> range:
-        """The step indices in the order the forward runs them."""
-        n = len(self.sizes)
-        return range(n - 1, -1, -1) if self.reverse else range(n)
 
 
 def _cat0(k: Kit, parts: list[Any]) -> Any:
@@ -302,11 +300,13 @@ def gru_backward(k: Kit, p: Plan, g_out: Any, g_h: Any, w_hh: Any, saved: tuple[
         d_r = d_n * to_r[rows, ...]
         d_z = gy * to_z[rows, ...]
         d_hidden = k.cat([d_r, d_z, d_n * r[rows, ...]])
-        return (d_hidden @ w_hh + gy * z[rows, ...],), (k.cat([d_r, d_z, d_n]), d_hidden)
+        return (d_hidden @ w_hh + gy * z[rows, ...],), (d_hidden, d_n)
 
-    (dh0,), (d_gi, d_hidden) = walk_backward(k, p, _rows(k, g_out), (g_h,), step)
+    (dh0,), (d_hidden, d_n) = walk_backward(k, p, _rows(k, g_out), (g_h,), step)
     d_w, d_b = _weight_grads(k, d_hidden, h_prev, need[2:])
-    d_gi = _shaped(k, d_gi, tuple(g_out.shape[:-1])) if need[0] else None
+    d_gi = None
+    if need[0]:  # the hidden gates' gradient for r and z, d_n for the input's n
+        d_gi = _shaped(k, k.cat([d_hidden[:, :2 * hidden], d_n]), tuple(g_out.shape[:-1]))
     return d_gi, dh0, d_w, d_b
 
 
