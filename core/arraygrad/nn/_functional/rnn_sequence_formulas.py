@@ -160,13 +160,16 @@ def walk_backward(k: Kit, p: Plan, g_out: Any, g_final: State,
     return tuple(_cat0(k, [q[j] for q in pieces]) for j in range(len(g_final))), kept.results()
 
 
-def _halved(k: Kit, a: Any, halve: Sequence[tuple[int, int, bool]], rows: bool) -> Any:
-    """``a`` with the blocks ``(lo, hi, True)`` of its rows (``rows``) or last-dim columns
-    multiplied by 0.5: exact (a power of two), so the products of halved rows are the halved
-    products."""
-    if rows:
-        return k.cat0([a[lo:hi, ...] * 0.5 if half else a[lo:hi, ...] for lo, hi, half in halve])
-    return k.cat([a[:, lo:hi] * 0.5 if half else a[:, lo:hi] for lo, hi, half in halve])
+def _gate_scale(k: Kit, hidden: int, gates: str, factor: float, like: Any) -> Any:
+    """A (1, G*H) row: ``factor`` over the columns of the sigmoid gates (``"s"`` in ``gates``,
+    one letter per gate), 1 elsewhere. Scaling by it is exact (a power of two): the product of
+    scaled rows is the scaled product."""
+    return k.cat([k.full((1, hidden), factor if kind == "s" else 1.0, like) for kind in gates])
+
+
+def _rows_scaled(k: Kit, w: Any, scale: Any) -> Any:
+    """``w`` (G*H, H_in) with its rows multiplied by the (1, G*H) row ``scale``."""
+    return w * k.reshape(scale, (w.shape[0], 1))
 
 
 def _weight_grads(k: Kit, d_hidden: Any, h_prev: Any, need: Sequence[bool]
@@ -186,16 +189,17 @@ def lstm_forward(k: Kit, p: Plan, gi: Any, h0: Any, c0: Any, w_hh: Any, b_hh: An
     ``d h'`` for o, and by ``quarter``), of ``d c'`` from ``d h'`` (``o (1 - tanh^2 c')``)
     and ``f``; with a projection, the unprojected ``h'``."""
     hidden = w_hh.shape[0] // 4
-    two, three, four = 2 * hidden, 3 * hidden, 4 * hidden
+    two, three = 2 * hidden, 3 * hidden
     # the sigmoid gates' rows halved once: tanh of a step's pre-activations is then
     # a = tanh(z / 2) for i, f, o and tanh(z) for g, in ONE call
-    halve = ((0, two, True), (two, three, False), (three, four, True))
-    w_t = k.t_dense(_halved(k, w_hh, halve, rows=True))
+    halve = _gate_scale(k, hidden, "ssts", 0.5, gi)
+    w_t = k.t_dense(_rows_scaled(k, w_hh, halve))
     w_hr_t = None if w_hr is None else k.t_dense(w_hr)
     lead = tuple(gi.shape[:-1])
-    gi = _rows(k, gi)
     # the hidden bias once, for all steps
-    gates_in = _halved(k, gi if b_hh is None else gi + b_hh, halve, rows=False)
+    gates_in = _rows(k, gi) * halve
+    if b_hh is not None:
+        gates_in = gates_in + b_hh * halve
     half, one = k.scalar(0.5, gates_in), k.scalar(1.0, gates_in)
 
     def step(t: int, start: int, b: int, state: State) -> tuple[State, tuple[Any, ...]]:
@@ -231,9 +235,8 @@ def lstm_backward(k: Kit, p: Plan, g_out: Any, g_h: Any, g_c: Any, w_hh: Any, w_
     hidden = w_hh.shape[0] // 4
     # the step's factors leave out sigmoid's quarter for i, f, o: the hidden product takes it
     # in its weight's rows, the gates' gradient once at the end (halving twice: exact)
-    two, three = 2 * hidden, 3 * hidden
-    halve = ((0, two, True), (two, three, False), (three, 4 * hidden, True))
-    w_q = _halved(k, _halved(k, w_hh, halve, rows=True), halve, rows=True)
+    quarter = _gate_scale(k, hidden, "ssts", 0.25, scale)
+    w_q = _rows_scaled(k, w_hh, quarter)
 
     def step(t: int, start: int, b: int, d: State) -> tuple[State, tuple[Any, ...]]:
         dh, dc = d
@@ -244,7 +247,7 @@ def lstm_backward(k: Kit, p: Plan, g_out: Any, g_h: Any, g_c: Any, w_hh: Any, w_
         return (dz @ w_q, dc * f[rows, ...]), ((dz,) if w_hr is None else (dz, dh))
 
     (dh0, dc0), kept = walk_backward(k, p, _rows(k, g_out), (g_h, g_c), step)
-    dz = _halved(k, _halved(k, kept[0], halve, rows=False), halve, rows=False)
+    dz = kept[0] * quarter
     d_w, d_b = _weight_grads(k, dz, h_prev, (need[3], need[4]))
     d_w_hr = None
     if w_hr is not None and need[5]:
@@ -262,11 +265,11 @@ def gru_forward(k: Kit, p: Plan, gi: Any, h0: Any, w_hh: Any, b_hh: Any, keep: b
     hidden = w_hh.shape[0] // 3
     two, three = 2 * hidden, 3 * hidden
     # r's and z's rows halved once (as the LSTM's): one tanh gives both sigmoids
-    halve = ((0, two, True), (two, three, False))
-    w_t = k.t_dense(_halved(k, w_hh, halve, rows=True))
-    b_t = None if b_hh is None else _halved(k, b_hh[None, :], halve, rows=False)
+    halve = _gate_scale(k, hidden, "sst", 0.5, gi)
+    w_t = k.t_dense(_rows_scaled(k, w_hh, halve))
+    b_t = None if b_hh is None else b_hh * halve
     lead = tuple(gi.shape[:-1])
-    gi = _halved(k, _rows(k, gi), halve, rows=False)
+    gi = _rows(k, gi) * halve
     half = k.scalar(0.5, gi)
 
     def step(t: int, start: int, b: int, state: State) -> tuple[State, tuple[Any, ...]]:
