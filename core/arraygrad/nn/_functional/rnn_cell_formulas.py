@@ -33,6 +33,7 @@ class Kit(NamedTuple):
     scalar: Any  # (number, like) -> the number as an operand of ``like``'s dtype
     full: Any  # (shape, number, like) -> a new array of ``like``'s dtype (and device)
     rows: Any  # (n, like) -> a collector of n packed rows like ``like``'s (``ListRows``...)
+    gate_scale: Any  # (hidden, gates, factor, like) -> ``rnn_sequence_formulas.gate_scale``
     sum0: Any  # sum over the batch (dim 0)
 
 

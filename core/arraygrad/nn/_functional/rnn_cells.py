@@ -19,7 +19,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from arraygrad.amp import state as _amp
-from arraygrad.nn._functional import rnn_cell_formulas as cf
+from arraygrad.nn._functional import rnn_cell_formulas as cf, rnn_sequence_formulas as sf
 from arraygrad.nn._functional.linear import linear, linear_data
 from arraygrad.ops import linalg
 from arraygrad.ops.activation_backward import threshold_backward, threshold_grad_data
@@ -47,6 +47,8 @@ TENSORS = cf.Kit(
     cat=lambda parts: cat(parts, -1), cat0=_cat0, reshape=lambda a, shape: a.reshape(shape),
     scalar=lambda value, like: value,
     full=lambda shape, value, like: full(shape, value, dtype=like.dtype, device=like.device),
+    gate_scale=lambda hidden, gates, factor, like: sf.gate_scale(TENSORS, hidden, gates, factor,
+                                                                 like),
     rows=lambda n, like: cf.ListRows(_cat0),
     sum0=lambda a: a.sum(0))
 
@@ -70,6 +72,13 @@ def array_kit(backend: Backend) -> cf.Kit:
     def cat0(parts: list[Any]) -> Any:
         return xp.concat(parts, axis=0)
 
+    @lru_cache(maxsize=64)
+    def scales(hidden: int, gates: str, factor: float, dtype: Any) -> Any:
+        # made once per shape and dtype: a short sequence (a sampling loop's one step) would
+        # otherwise build it at every call
+        return xp.concat([xp.full((1, hidden), factor if kind == "s" else 1.0, dtype=dtype)
+                          for kind in gates], axis=-1)
+
     def chunk(a: Any, n: int) -> list[Any]:
         size = a.shape[-1] // n
         return [a[..., j * size:(j + 1) * size] for j in range(n)]
@@ -85,7 +94,9 @@ def array_kit(backend: Backend) -> cf.Kit:
         reshape=xp.reshape, sum0=lambda a: xp.sum(a, axis=0),
         # a 0-d array of the operand's dtype: NumPy converts a Python float at every operation
         scalar=lambda value, like: xp.asarray(value, dtype=like.dtype),
-        full=lambda shape, value, like: xp.full(shape, value, dtype=like.dtype))
+        full=lambda shape, value, like: xp.full(shape, value, dtype=like.dtype),
+        gate_scale=lambda hidden, gates, factor, like: scales(hidden, gates, factor,
+                                                              like.dtype))
 
 
 def fusable_operands(*tensors: Tensor | None) -> bool:

@@ -160,10 +160,10 @@ def walk_backward(k: Kit, p: Plan, g_out: Any, g_final: State,
     return tuple(_cat0(k, [q[j] for q in pieces]) for j in range(len(g_final))), kept.results()
 
 
-def _gate_scale(k: Kit, hidden: int, gates: str, factor: float, like: Any) -> Any:
+def gate_scale(k: Kit, hidden: int, gates: str, factor: float, like: Any) -> Any:
     """A (1, G*H) row: ``factor`` over the columns of the sigmoid gates (``"s"`` in ``gates``,
     one letter per gate), 1 elsewhere. Scaling by it is exact (a power of two): the product of
-    scaled rows is the scaled product."""
+    scaled rows is the scaled product. (``Kit.gate_scale`` is this, cached for arrays.)"""
     return k.cat([k.full((1, hidden), factor if kind == "s" else 1.0, like) for kind in gates])
 
 
@@ -192,7 +192,7 @@ def lstm_forward(k: Kit, p: Plan, gi: Any, h0: Any, c0: Any, w_hh: Any, b_hh: An
     two, three = 2 * hidden, 3 * hidden
     # the sigmoid gates' rows halved once: tanh of a step's pre-activations is then
     # a = tanh(z / 2) for i, f, o and tanh(z) for g, in ONE call
-    halve = _gate_scale(k, hidden, "ssts", 0.5, gi)
+    halve = k.gate_scale(hidden, "ssts", 0.5, gi)
     w_t = k.t_dense(_rows_scaled(k, w_hh, halve))
     w_hr_t = None if w_hr is None else k.t_dense(w_hr)
     lead = tuple(gi.shape[:-1])
@@ -235,7 +235,7 @@ def lstm_backward(k: Kit, p: Plan, g_out: Any, g_h: Any, g_c: Any, w_hh: Any, w_
     hidden = w_hh.shape[0] // 4
     # the step's factors leave out sigmoid's quarter for i, f, o: the hidden product takes it
     # in its weight's rows, the gates' gradient once at the end (halving twice: exact)
-    quarter = _gate_scale(k, hidden, "ssts", 0.25, scale)
+    quarter = k.gate_scale(hidden, "ssts", 0.25, scale)
     w_q = _rows_scaled(k, w_hh, quarter)
 
     def step(t: int, start: int, b: int, d: State) -> tuple[State, tuple[Any, ...]]:
@@ -265,7 +265,7 @@ def gru_forward(k: Kit, p: Plan, gi: Any, h0: Any, w_hh: Any, b_hh: Any, keep: b
     hidden = w_hh.shape[0] // 3
     two, three = 2 * hidden, 3 * hidden
     # r's and z's rows halved once (as the LSTM's): one tanh gives both sigmoids
-    halve = _gate_scale(k, hidden, "sst", 0.5, gi)
+    halve = k.gate_scale(hidden, "sst", 0.5, gi)
     w_t = k.t_dense(_rows_scaled(k, w_hh, halve))
     b_t = None if b_hh is None else b_hh * halve
     lead = tuple(gi.shape[:-1])
