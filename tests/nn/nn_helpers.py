@@ -47,3 +47,16 @@ def gradcheck_module(module, *inputs, atol=1e-5, rtol=1e-3):
     leaves = [x.detach().requires_grad_(x.is_floating_point()) for x in inputs]
     leaves += [p.detach().requires_grad_(True) for p in params]
     assert gradcheck(fn, tuple(leaves), atol=atol, rtol=rtol)
+
+
+def node_names(root):
+    """The class names of every node reachable from ``root`` (a ``grad_fn``), with repeats."""
+    seen, names, todo = set(), [], [root]
+    while todo:
+        node = todo.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        names.append(type(node).__name__)
+        todo.extend(n for n, _ in node.next_functions)
+    return names

@@ -1,13 +1,14 @@
-"""The fused recurrent cells (``nn._functional.rnn_cells``): one node per time step (per layer and
-direction), first-order array backward equal to the recorded Tensor backward, float64
-gradcheck and gradgradcheck of each cell (with and without bias), float32 values and gradients
-against PyTorch, forward mode and vmap through a cell."""
+"""The fused recurrent cells (``nn._functional.rnn_cells``): one node per time step (per layer
+and direction in reference mode; a cell module's step), first-order array backward equal to the
+recorded Tensor backward, float64 gradcheck and gradgradcheck of each cell (with and without
+bias), float32 values and gradients against PyTorch, forward mode and vmap through a cell."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
+from nn_helpers import node_names
 
 import arraygrad as ag
 from arraygrad import nn
@@ -19,24 +20,14 @@ CELL_NODES = {"LSTM": "ThnnFusedLstmCellBackward0", "GRU": "ThnnFusedGruCellBack
               "RNN": "RnnCellBackward0"}
 
 
-def node_names(root):
-    """The class names of every node reachable from ``root``, with repeats."""
-    seen, names, todo = set(), [], [root]
-    while todo:
-        node = todo.pop()
-        if node is None or id(node) in seen:
-            continue
-        seen.add(id(node))
-        names.append(type(node).__name__)
-        todo.extend(n for n, _ in node.next_functions)
-    return names
-
-
 @pytest.mark.parametrize("cls", ["LSTM", "GRU", "RNN"])
 def test_one_node_per_step_layer_and_direction(cls):
+    """The per-step path (reference mode; a layer otherwise records one node per layer and
+    direction: test_rnn_sequences)."""
     ag.manual_seed(0)
     module = getattr(nn, cls)(3, 4, num_layers=2, bidirectional=True, dtype=ag.float64)
-    out, _ = module(ag.randn(5, 2, 3, dtype=ag.float64, requires_grad=True))
+    with reference_mode():
+        out, _ = module(ag.randn(5, 2, 3, dtype=ag.float64, requires_grad=True))
     names = node_names(out.grad_fn)
     assert names.count(CELL_NODES[cls]) == 5 * 2 * 2
     # no per-step gate nodes are left: the steps' activations are inside the cell nodes

@@ -21,13 +21,54 @@ class Kit(NamedTuple):
     linear: Any  # (x, w, b or None) -> x @ w.T + b
     matmul: Any  # (a, b) -> a @ b
     t: Any  # 2-D transpose
+    t_dense: Any  # 2-D transpose laid out row-major (a weight a loop multiplies by many times)
     sigmoid: Any
     tanh: Any
     relu: Any
     relu_grad: Any  # (g, y) -> g where y > 0, else 0 (y a relu output)
     chunk: Any  # (x, n) -> n equal pieces along the last dim
     cat: Any  # list -> one array along the last dim
+    cat0: Any  # list -> one array along dim 0 (the rows)
+    reshape: Any  # (a, shape) -> a reshaped
+    scalar: Any  # (number, like) -> the number as an operand of ``like``'s dtype
+    full: Any  # (shape, number, like) -> a new array of ``like``'s dtype (and device)
+    rows: Any  # (n, like) -> a collector of n packed rows like ``like``'s (``ListRows``...)
+    gate_scale: Any  # (hidden, gates, factor, like) -> ``rnn_sequence_formulas.gate_scale``
     sum0: Any  # sum over the batch (dim 0)
+
+
+class ListRows:
+    """Packed rows gathered as pieces and joined once (``put(start, value)`` in any order,
+    then ``result()``): any kind of operand."""
+
+    __slots__ = ("cat0", "pieces")
+
+    def __init__(self, cat0: Any) -> None:
+        self.cat0, self.pieces = cat0, []
+
+    def put(self, start: int, value: Any) -> None:
+        self.pieces.append((start, value))
+
+    def result(self) -> Any:
+        pieces = [v for _, v in sorted(self.pieces, key=lambda sv: sv[0])]
+        return pieces[0] if len(pieces) == 1 else self.cat0(pieces)
+
+
+class BufferRows:
+    """Packed rows written into one array made up front: no piece outlives its step, so a
+    step's temporaries reuse memory instead of each step touching fresh pages (which costs
+    more than the copy), and no join at the end. For mutable native arrays only."""
+
+    __slots__ = ("buffer",)
+
+    def __init__(self, xp: Any, n: int, like: Any) -> None:
+        self.buffer = xp.empty((n, like.shape[-1]), dtype=like.dtype)
+
+    def put(self, start: int, value: Any) -> None:
+        self.buffer[start:start + value.shape[0], ...] = value
+
+    def result(self) -> Any:
+        return self.buffer
 
 
 def lstm_forward(k: Kit, gi: Any, h: Any, c: Any, w: Any, b: Any) -> tuple[Any, ...]:

@@ -19,11 +19,12 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from arraygrad.amp import state as _amp
-from arraygrad.nn._functional import rnn_cell_formulas as cf
+from arraygrad.nn._functional import rnn_cell_formulas as cf, rnn_sequence_formulas as sf
 from arraygrad.nn._functional.linear import linear, linear_data
 from arraygrad.ops import linalg
 from arraygrad.ops.activation_backward import threshold_backward, threshold_grad_data
 from arraygrad.ops.rule import VIA_VJP, defop
+from arraygrad.creation import full
 from arraygrad.ops.shape import cat
 from arraygrad.tensor import Tensor
 from arraygrad.transform_state import array_kernel, kernel_function
@@ -34,10 +35,21 @@ if TYPE_CHECKING:
 
 __all__ = ["lstm_cell", "gru_cell", "rnn_cell"]
 
+def _cat0(parts: list[Tensor]) -> Tensor:
+    """Tensors joined along dim 0."""
+    return cat(parts, 0)
+
+
 TENSORS = cf.Kit(
-    linear=linear, matmul=linalg.matmul, t=lambda a: a.t(), sigmoid=lambda a: a.sigmoid(),
-    tanh=lambda a: a.tanh(), relu=lambda a: a.relu(), relu_grad=threshold_backward,
-    chunk=lambda a, n: a.chunk(n, -1), cat=lambda parts: cat(parts, -1),
+    linear=linear, matmul=linalg.matmul, t=lambda a: a.t(), t_dense=lambda a: a.t(),
+    sigmoid=lambda a: a.sigmoid(), tanh=lambda a: a.tanh(), relu=lambda a: a.relu(),
+    relu_grad=threshold_backward, chunk=lambda a, n: a.chunk(n, -1),
+    cat=lambda parts: cat(parts, -1), cat0=_cat0, reshape=lambda a, shape: a.reshape(shape),
+    scalar=lambda value, like: value,
+    full=lambda shape, value, like: full(shape, value, dtype=like.dtype, device=like.device),
+    gate_scale=lambda hidden, gates, factor, like: sf.gate_scale(TENSORS, hidden, gates, factor,
+                                                                 like),
+    rows=lambda n, like: cf.ListRows(_cat0),
     sum0=lambda a: a.sum(0))
 
 
@@ -49,19 +61,45 @@ def array_kit(backend: Backend) -> cf.Kit:
     lin = kernel_function(linear_data)
     relu_grad = kernel_function(threshold_grad_data)
 
+    native = backend.array_type if backend.mutable_arrays and not backend.lazy else None
+
+    def rows(n: int, like: Any) -> Any:
+        # a buffer for the library's own arrays; pieces for others (vmap's batched arrays)
+        if native is not None and type(like) is native:
+            return cf.BufferRows(xp, n, like)
+        return cf.ListRows(cat0)
+
+    def cat0(parts: list[Any]) -> Any:
+        return xp.concat(parts, axis=0)
+
+    @lru_cache(maxsize=64)
+    def scales(hidden: int, gates: str, factor: float, dtype: Any) -> Any:
+        # made once per shape and dtype: a short sequence (a sampling loop's one step) would
+        # otherwise build it at every call
+        return xp.concat([xp.full((1, hidden), factor if kind == "s" else 1.0, dtype=dtype)
+                          for kind in gates], axis=-1)
+
     def chunk(a: Any, n: int) -> list[Any]:
         size = a.shape[-1] // n
         return [a[..., j * size:(j + 1) * size] for j in range(n)]
 
     return cf.Kit(
         linear=lambda x, w, b: lin(backend, x, w, b), matmul=xp.matmul, t=lambda a: a.T,
+        # a copy: BLAS multiplies a few rows by a transposed view several times slower
+        t_dense=lambda a: xp.reshape(a.T, (a.shape[1], a.shape[0]), copy=True),
         sigmoid=lambda a: 0.5 * xp.tanh(0.5 * a) + 0.5,  # as ``sigmoid``: no exp overflow
         tanh=xp.tanh, relu=lambda a: xp.maximum(a, xp.zeros((), dtype=a.dtype)),
         relu_grad=lambda g, y: relu_grad(backend, g, y), chunk=chunk,
-        cat=lambda parts: xp.concat(parts, axis=-1), sum0=lambda a: xp.sum(a, axis=0))
+        cat=lambda parts: xp.concat(parts, axis=-1), cat0=cat0, rows=rows,
+        reshape=xp.reshape, sum0=lambda a: xp.sum(a, axis=0),
+        # a 0-d array of the operand's dtype: NumPy converts a Python float at every operation
+        scalar=lambda value, like: xp.asarray(value, dtype=like.dtype),
+        full=lambda shape, value, like: xp.full(shape, value, dtype=like.dtype),
+        gate_scale=lambda hidden, gates, factor, like: scales(hidden, gates, factor,
+                                                              like.dtype))
 
 
-def _fusable(*tensors: Tensor | None) -> bool:
+def fusable_operands(*tensors: Tensor | None) -> bool:
     """Whether the fused rules take these operands: one backend, float32/float64 (or wider),
     no autocast."""
     first = tensors[0]
@@ -123,7 +161,7 @@ LSTM_CELL = defop("ThnnFusedLstmCellBackward0", jvp=VIA_VJP, outputs=2,
 def lstm_cell(gi: Tensor, h: Tensor, c: Tensor, w_hh: Tensor, b_hh: Tensor | None
               ) -> tuple[Tensor, Tensor]:
     """One LSTM step from its input projection ``gi``: ``(h', c')``, one node."""
-    if not _fusable(gi, h, c, w_hh, b_hh):
+    if not fusable_operands(gi, h, c, w_hh, b_hh):
         return cf.lstm_forward(TENSORS, gi, h, c, w_hh, b_hh)[:2]
     backend = gi._backend
     h2, c2, i, f, g, o, tc = lstm_cell_data(backend, gi._data, h._data, c._data, w_hh._data,
@@ -176,7 +214,7 @@ GRU_CELL = defop("ThnnFusedGruCellBackward0", jvp=VIA_VJP,
 
 def gru_cell(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor:
     """One GRU step from its input projection ``gi``: ``h'``, one node."""
-    if not _fusable(gi, h, w_hh, b_hh):
+    if not fusable_operands(gi, h, w_hh, b_hh):
         return cf.gru_forward(TENSORS, gi, h, w_hh, b_hh)[0]
     backend = gi._backend
     y, r, z, n, h_n = gru_cell_data(backend, gi._data, h._data, w_hh._data,
@@ -226,7 +264,7 @@ RNN_CELL = defop("RnnCellBackward0", jvp=VIA_VJP, params=("relu",),
 def rnn_cell(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None, relu: bool) -> Tensor:
     """One Elman step from its input projection ``gi``: ``act(gi + W_hh h + b_hh)``, one
     node."""
-    if not _fusable(gi, h, w_hh, b_hh):
+    if not fusable_operands(gi, h, w_hh, b_hh):
         return cf.rnn_forward(TENSORS, gi, h, w_hh, b_hh, relu)
     backend = gi._backend
     y = rnn_cell_data(backend, gi._data, h._data, w_hh._data,

@@ -1,9 +1,13 @@
 """The recurrences behind ``nn.RNN``/``LSTM``/``GRU`` and their cells, from differentiable ops.
 
 A layer projects its input for all time steps with ONE ``linear`` (per layer and direction);
-each time step is then ONE node, a fused cell rule (``nn._functional.rnn_cells``: the
-hidden-to-hidden product, the gates and the state update on arrays, the cell's backward as array
-formulas), and the time loop stacks the steps' outputs.
+the time steps are then ONE node for the whole sequence (``nn._functional.rnn_sequences``: the
+steps walked on arrays forward, and in reverse for the first-order backward, each weight's
+gradient one product over all steps). Where the sequence rules do not run (fast paths off:
+``ARRAYGRAD_REFERENCE=1`` or forward-mode AD; half precision; autocast) each time step is ONE
+node, a fused cell rule (``nn._functional.rnn_cells``), and the time loop stacks the steps'
+outputs: the reference the sequence rules are tested against, and what a cell module
+(``nn.LSTMCell``...) records for its one step.
 
 Gate layouts are PyTorch's: LSTM rows (i, f, g, o); GRU rows (r, z, n), with ``b_hn`` inside the
 reset product: ``n = tanh(W_in x + b_in + r * (W_hn h + b_hn))``.
@@ -16,6 +20,9 @@ from typing import TYPE_CHECKING
 
 from arraygrad.nn import functional as F
 from arraygrad.nn._functional.rnn_cells import gru_cell, lstm_cell, rnn_cell
+from arraygrad.nn._functional.rnn_sequences import (
+    fusable, gru_sequence, lstm_sequence, rnn_sequence,
+)
 from arraygrad.ops.shape import cat, stack
 
 if TYPE_CHECKING:
@@ -93,6 +100,22 @@ def run_direction(step: Step, gi_steps: Sequence[Tensor], state0: State,
     return outs, state
 
 
+def run_sequence(mode: str, gi: Tensor, state0: State, w_hh: Tensor, b_hh: Tensor | None,
+                 w_hr: Tensor | None, sizes: Sequence[int], reverse: bool
+                 ) -> tuple[Tensor, State]:
+    """One layer and direction as one sequence node: ``gi`` the input projection of every step,
+    (T, B, G*H) or packed rows (N, G*H); the output ((T, B, H_out) or (N, H_out)) and the
+    final state."""
+    if mode == "LSTM":
+        out, h, c = lstm_sequence(gi, state0[0], state0[1], w_hh, b_hh, w_hr, sizes, reverse)
+        return out, (h, c)
+    if mode == "GRU":
+        out, h = gru_sequence(gi, state0[0], w_hh, b_hh, sizes, reverse)
+    else:
+        out, h = rnn_sequence(gi, state0[0], w_hh, b_hh, sizes, reverse, mode == "RNN_RELU")
+    return out, (h,)
+
+
 def run_layers(mode: str, input: Tensor, batch_sizes: list[int] | None, hx: State,
                weights: Sequence[Sequence[Tensor | None]], num_layers: int,
                bidirectional: bool, dropout: float, training: bool) -> tuple[Tensor, State]:
@@ -108,19 +131,28 @@ def run_layers(mode: str, input: Tensor, batch_sizes: list[int] | None, hx: Stat
     sizes = batch_sizes if batch_sizes is not None else [input.shape[1]] * input.shape[0]
     finals: list[State] = []
     layer_input = input
+    fused = fusable(input, *hx, *(w for ws in weights for w in ws))
+    # every layer and direction's initial states, one op per state (not an index op each)
+    initial = [h.unbind(0) for h in hx]
     for layer in range(num_layers):
         outputs = []
         for d in range(directions):
             w_ih, w_hh, b_ih, b_hh, w_hr = weights[layer * directions + d]
             assert w_ih is not None and w_hh is not None
             gi = F.linear(layer_input, w_ih, b_ih)  # every time step at once
-            gi_steps = gi.split(sizes, 0) if packed else gi.unbind(0)
-            state0 = tuple(h[layer * directions + d] for h in hx)
-            outs, final = run_direction(make_step(mode, w_hh, b_hh, w_hr), gi_steps, state0,
-                                        sizes, reverse=d == 1)
-            outputs.append(cat(outs, 0) if packed else stack(outs, 0))
+            state0 = tuple(h[layer * directions + d] for h in initial)
+            if fused:
+                out, final = run_sequence(mode, gi, state0, w_hh, b_hh, w_hr, sizes, d == 1)
+                outputs.append(out)
+            else:
+                gi_steps = gi.split(sizes, 0) if packed else gi.unbind(0)
+                outs, final = run_direction(make_step(mode, w_hh, b_hh, w_hr), gi_steps,
+                                            state0, sizes, reverse=d == 1)
+                outputs.append(cat(outs, 0) if packed else stack(outs, 0))
             finals.append(final)
         layer_input = outputs[0] if directions == 1 else cat(outputs, -1)
         if dropout > 0 and training and layer < num_layers - 1:
             layer_input = F.dropout(layer_input, dropout, True)
+    if len(finals) == 1:
+        return layer_input, tuple(f.unsqueeze(0) for f in finals[0])
     return layer_input, tuple(stack([f[k] for f in finals], 0) for k in range(len(hx)))
