@@ -140,6 +140,38 @@ def test_the_numpy_kernels_equal_the_portable_twin(data):
         np.testing.assert_allclose(fast, portable, rtol=1e-12, atol=1e-12)
 
 
+@pytest.fixture
+def one_sample_chunks():
+    """The NumPy kernels working one sample at a time (their chunk loop at every step)."""
+    from arraygrad_numpy import conv_kernels
+
+    was = conv_kernels._CHUNK_BYTES
+    conv_kernels._CHUNK_BYTES = 1
+    conv_kernels._plan.cache_clear()
+    yield
+    conv_kernels._CHUNK_BYTES = was
+    conv_kernels._plan.cache_clear()
+
+
+@pytest.mark.parametrize("shape,wshape,kw", CASES)
+def test_the_kernels_chunked_by_sample_are_pytorchs(one_sample_chunks, shape, wshape, kw):
+    """A batch split into chunks (here one sample each) gives PyTorch's values and
+    gradients: each chunk's windows, products and sums land in their own samples."""
+    torch = pytest.importorskip("torch")
+    shape = (3,) + tuple(shape[1:]) if len(shape) == len(wshape) else shape  # a batch of 3
+    a, b, c = _arrays(shape, wshape, 3)
+    ours = [ag.tensor(v, requires_grad=True) for v in (a, b, c)]
+    theirs = [torch.tensor(v, requires_grad=True) for v in (a, b, c)]
+    nd = len(wshape) - 2
+    y = FNS[nd](*ours, **kw)
+    (y * y).sum().backward()
+    ty = getattr(torch.nn.functional, f"conv{nd}d")(*theirs, **kw)
+    (ty * ty).sum().backward()
+    for mine, want in zip([y] + [t.grad for t in ours], [ty] + [t.grad for t in theirs]):
+        np.testing.assert_allclose(mine.detach().numpy(), want.detach().numpy(), rtol=1e-11,
+                                   atol=1e-11)
+
+
 def test_the_numpy_kernels_decline_what_they_do_not_serve():
     """float16 (and any non-float32/64 array) goes to the portable formulation."""
     from arraygrad_numpy import conv_kernels
