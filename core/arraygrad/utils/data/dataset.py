@@ -110,8 +110,15 @@ class TensorDataset(Dataset):
         from arraygrad.creation import tensor
         from arraygrad import dtypes
 
-        index = tensor(list(indices), dtype=dtypes.int64)
-        return [t[index] for t in self.tensors]
+        rows = list(indices)
+        by_device: dict[Any, Tensor] = {}  # one index tensor per device the tensors are on
+        out = []
+        for t in self.tensors:
+            index = by_device.get(t.device)
+            if index is None:
+                index = by_device[t.device] = tensor(rows, dtype=dtypes.int64, device=t.device)
+            out.append(t[index])
+        return out
 
     def __len__(self) -> int:
         return self.tensors[0].size(0)
