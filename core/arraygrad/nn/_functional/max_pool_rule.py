@@ -12,8 +12,8 @@ stride, padding, dilation and ``ceil_mode``.
   winning offsets selects the gradient; ``col2im`` is a recorded op), so derivatives of any
   order work.
 
-The node keeps the winning kernel offset of each window (int64, row-major over the kernel;
-the first maximal element wins, NaN counting as the largest), not the input. A backend
+The node keeps the winning kernel offset of each window (an integer array, row-major over
+the kernel; the first maximal element wins, NaN counting as the largest), not the input. A backend
 kernel gets native arrays and the geometry ``(kernel, dilation, stride, pad_lo, out)``::
 
     max_pool_forward(x, geom, with_offsets) -> (values, offsets or None)
@@ -100,7 +100,7 @@ _RULES = {nd: defop(f"MaxPool{nd}DWithIndicesBackward0", params=("geom", "in_siz
 
 def max_pool(x: Tensor, geom: Any, fill: Any, with_indices: bool) -> tuple[Tensor, Any]:
     """``x`` ``(N, C, *in)`` max-pooled over ``geom``: ``(values, offsets)``, one recorded
-    node; ``offsets`` (native int64 window offsets) is None unless ``with_indices``."""
+    node; ``offsets`` (native integer window offsets) is None unless ``with_indices``."""
     backend = x._backend
     need = with_indices or x.requires_grad or _fw.on
     values, offsets = pool_data(backend, x._data, geom, fill, need)

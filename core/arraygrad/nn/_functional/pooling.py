@@ -132,6 +132,7 @@ def _window_to_flat(offsets: Any, backend: Any, in_sizes: tuple[Any, ...],
     xp = backend.xp
     n = len(kernel)
     flat = None
+    offsets = xp.astype(offsets, backend.native_dtype(_dt.int64))  # (a kernel's are narrower)
     for axis, (off, size) in enumerate(zip(_unravel(xp, offsets, kernel), in_sizes)):
         start = _grid(xp, out[axis], axis, n, offsets.dtype) * stride[axis] - padding[axis]
         pos = start + off * dilation[axis]
