@@ -165,9 +165,11 @@ class Subset(Dataset):
 
     def _default_batch(self, indices: Sequence[int]) -> Any:
         """The underlying dataset's ``_default_batch`` at the mapped indices (None when it
-        has none or this class redefines ``__getitem__``)."""
+        has none or a subclass redefines ``__getitem__`` or ``__getitems__``)."""
         inner = getattr(self.dataset, "_default_batch", None)
-        if inner is None or type(self).__getitem__ is not Subset.__getitem__:
+        cls = type(self)
+        if inner is None or cls.__getitem__ is not Subset.__getitem__ or hasattr(
+                cls, "__getitems__"):
             return None
         return inner([self.indices[i] for i in indices])
 
