@@ -1,7 +1,8 @@
 """A forward convolution is one ``ConvolutionBackward0`` rule: the NumPy backend's kernels
 (strided windows, one product per direction) and the portable formulation (its reference
 twin, ``ARRAYGRAD_REFERENCE=1``) give PyTorch's values and gradients, float64 finite
-differences agree, derivatives of every order flow, and ``arraygrad.compile`` replays it."""
+differences agree, derivatives of every order flow, and ``arraygrad.compile`` replays the
+kernels eager calls."""
 
 import numpy as np
 import pytest
@@ -140,6 +141,38 @@ def test_the_numpy_kernels_equal_the_portable_twin(data):
         np.testing.assert_allclose(fast, portable, rtol=1e-12, atol=1e-12)
 
 
+@pytest.fixture
+def one_sample_chunks():
+    """The NumPy kernels working one sample at a time (their chunk loop at every step)."""
+    from arraygrad_numpy import conv_kernels
+
+    was = conv_kernels._CHUNK_BYTES
+    conv_kernels._CHUNK_BYTES = 1
+    conv_kernels._plan.cache_clear()
+    yield
+    conv_kernels._CHUNK_BYTES = was
+    conv_kernels._plan.cache_clear()
+
+
+@pytest.mark.parametrize("shape,wshape,kw", CASES)
+def test_the_kernels_chunked_by_sample_are_pytorchs(one_sample_chunks, shape, wshape, kw):
+    """A batch split into chunks (here one sample each) gives PyTorch's values and
+    gradients: each chunk's windows, products and sums land in their own samples."""
+    torch = pytest.importorskip("torch")
+    shape = (3,) + tuple(shape[1:]) if len(shape) == len(wshape) else shape  # a batch of 3
+    a, b, c = _arrays(shape, wshape, 3)
+    ours = [ag.tensor(v, requires_grad=True) for v in (a, b, c)]
+    theirs = [torch.tensor(v, requires_grad=True) for v in (a, b, c)]
+    nd = len(wshape) - 2
+    y = FNS[nd](*ours, **kw)
+    (y * y).sum().backward()
+    ty = getattr(torch.nn.functional, f"conv{nd}d")(*theirs, **kw)
+    (ty * ty).sum().backward()
+    for mine, want in zip([y] + [t.grad for t in ours], [ty] + [t.grad for t in theirs]):
+        np.testing.assert_allclose(mine.detach().numpy(), want.detach().numpy(), rtol=1e-11,
+                                   atol=1e-11)
+
+
 def test_the_numpy_kernels_decline_what_they_do_not_serve():
     """float16 (and any non-float32/64 array) goes to the portable formulation."""
     from arraygrad_numpy import conv_kernels
@@ -154,12 +187,17 @@ def test_the_numpy_kernels_decline_what_they_do_not_serve():
     assert half.dtype == ag.float16 and float(half.sum()) == 36.0
 
 
-def test_a_compiled_conv_step_replays_and_equals_eager():
-    """A compiled training step with the rule replays (the portable formula recorded: no
-    graph break) and gives eager's gradients bit for bit."""
+def test_a_compiled_conv_step_replays_the_kernels_and_equals_eager():
+    """A compiled training step (convolutions with stride and dilation, a max pooling)
+    writes each backend kernel's call down as one instruction, not the portable formulation
+    (the recording backend hands the kernel out wrapped: it runs on the real arrays), replays
+    with no graph break, and gives eager's gradients bit for bit."""
+    from arraygrad.ops.rule import fast_paths
+
     def make():
         ag.manual_seed(0)
         model = ag.nn.Sequential(ag.nn.Conv2d(2, 4, 3, stride=2, padding=1), ag.nn.ReLU(),
+                                 ag.nn.MaxPool2d(2, stride=1),
                                  ag.nn.Conv2d(4, 3, 2, groups=1, dilation=2))
         x = ag.randn(3, 2, 9, 9)
 
@@ -169,10 +207,19 @@ def test_a_compiled_conv_step_replays_and_equals_eager():
             return [p.grad.clone() for p in model.parameters()]
         return step
     compiled, eager = ag.compile(make()), make()
-    for _ in range(3):
+    for _ in range(4):
         for a, b in zip(compiled(), eager()):
             assert np.array_equal(a.numpy(), b.numpy())
-    assert compiled.stats["replays"] >= 1 and compiled.stats["eager"] == 0
+    assert compiled.stats["replays"] >= 2 and compiled.stats["eager"] == 0
+    recorded = [e.program.rec for es in compiled._cache.values() for e in es
+                if hasattr(e.program, "rec")]
+    names = {getattr(ins.fn, "__name__", "") for rec in recorded for ins in rec.instrs}
+    kernels = {"conv_forward", "conv_input_grad", "conv_weight_grad", "max_pool_forward",
+               "max_pool_grad"}
+    if fast_paths.on:
+        assert kernels <= names, names
+    else:  # reference mode: the portable twin, no kernel
+        assert not kernels & names, names
 
 
 @pytest.mark.parametrize("fn", [F.conv1d, F.conv2d, F.conv3d])

@@ -38,15 +38,18 @@ if TYPE_CHECKING:
     from arraygrad.backends.contract import Backend
     from arraygrad.ops.rule import RuleNode
 
-__all__ = ["CONVOLUTION", "convolution", "conv_data", "input_grad_data", "weight_grad_data"]
+__all__ = ["CONVOLUTION", "convolution", "conv_data", "dispatch_kernel", "input_grad_data",
+           "weight_grad_data"]
 
 
-def _dispatch(name: str, backend: Backend, portable: Any, *args: Any) -> Any:
+def dispatch_kernel(name: str, backend: Backend, portable: Any, *args: Any) -> Any:
     """The backend's own kernel ``name`` on ``args`` while fast paths are on, ``portable``
     when it has none or it declines (``NotImplemented``); always ``portable`` in reference
     mode (it is the kernels' reference twin). While ``arraygrad.compile`` records, the
-    arrays are its traced arrays, which a kernel declines, so the portable formula is what is
-    recorded (no compile-aware code here)."""
+    recording backend's ``kernel`` hands back the kernel wrapped so that its call runs on
+    the real arrays and is written down as one instruction (``compiler.recording_backend``):
+    a replay calls the very kernel eager calls, so its values are eager's (no compile-aware
+    code here)."""
     kernel = backend.kernel(name) if fast_paths.on else None
     if kernel is not None:
         out = kernel(*args)
@@ -57,7 +60,7 @@ def _dispatch(name: str, backend: Backend, portable: Any, *args: Any) -> Any:
 
 def conv_data(backend: Backend, x: Any, w: Any, geom: Any, groups: int) -> Any:
     """The convolution of ``x`` by ``w`` (no bias) on arrays: ``(N, O, *out)``."""
-    return _dispatch("conv_forward", backend, functools.partial(_forward, backend),
+    return dispatch_kernel("conv_forward", backend, functools.partial(_forward, backend),
                      x, w, geom, groups)
 
 
@@ -72,7 +75,7 @@ def _forward(backend: Backend, x: Any, w: Any, geom: Any, groups: int) -> Any:
 def input_grad_data(backend: Backend, g: Any, w: Any, geom: Any, groups: int,
                     in_sizes: tuple[int, ...]) -> Any:
     """The input's gradient on arrays: the windows' gradients summed back into the input."""
-    return _dispatch("conv_input_grad", backend, functools.partial(_input_grad, backend),
+    return dispatch_kernel("conv_input_grad", backend, functools.partial(_input_grad, backend),
                      g, w, geom, groups, in_sizes)
 
 
@@ -89,7 +92,7 @@ def _input_grad(backend: Backend, g: Any, w: Any, geom: Any, groups: int,
 def weight_grad_data(backend: Backend, g: Any, x: Any, geom: Any, groups: int,
                      weight_shape: tuple[int, ...]) -> Any:
     """The weight's gradient on arrays: each output's gradient times its window, summed."""
-    return _dispatch("conv_weight_grad", backend, functools.partial(_weight_grad, backend),
+    return dispatch_kernel("conv_weight_grad", backend, functools.partial(_weight_grad, backend),
                      g, x, geom, groups, weight_shape)
 
 

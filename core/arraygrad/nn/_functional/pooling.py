@@ -2,9 +2,11 @@
 
 One N-d implementation serves every ``*_pool1d/2d/3d`` name:
 
-* max and average pooling reduce the window axis of ``im2col`` (the recorded
-  window gather of ``arraygrad.nn._functional.conv``), so gradients of any
-  order come from its adjoint ``col2im`` and the reduction's own rule;
+* max pooling is one rule (``max_pool_rule``: the backend's kernels, or the windows'
+  maximum, the gradient put at each window's winner and summed back by ``col2im``);
+* average pooling reduces the window axis of ``im2col`` (the recorded window gather of
+  ``arraygrad.nn._functional.conv``), so gradients of any order come from its adjoint
+  ``col2im`` and the reduction's own rule;
 * adaptive average pooling is separable: one constant bin-averaging matrix
   per axis;
 * adaptive max pooling gathers each axis's bins with ``index_select`` (a bin
@@ -23,6 +25,7 @@ from arraygrad.ops.arguments import tensor_arg
 from arraygrad.ops.kernel_dtypes import check_kernel_dtype
 from arraygrad import dtypes as _dt
 from arraygrad.nn._functional.conv import _out_size, _pair, im2col
+from arraygrad.nn._functional.max_pool_rule import max_pool
 from arraygrad.ops.indexed_operands import indexed_by
 from arraygrad.ops.value_checks import index_range
 from arraygrad.tensor import Tensor
@@ -122,16 +125,16 @@ def _unravel(xp: Any, flat: Any, sizes: tuple[Any, ...]) -> list[Any]:
 
 # -- max pooling ----------------------------------------------------------------------------
 
-def _window_to_flat(arg: Tensor, in_sizes: tuple[Any, ...], geom: tuple[Any, ...]) -> Tensor:
-    """Window offsets -> PyTorch's flat input index per plane (``(d * H + h) * W + w``)."""
+def _window_to_flat(offsets: Any, backend: Any, in_sizes: tuple[Any, ...],
+                    geom: tuple[Any, ...]) -> Tensor:
+    """Window offsets (native) -> PyTorch's flat input index per plane (``(d * H + h) * W + w``)."""
     kernel, dilation, stride, padding, out = geom
-    backend = arg._backend
     xp = backend.xp
-    a = arg._data
     n = len(kernel)
     flat = None
-    for axis, (off, size) in enumerate(zip(_unravel(xp, a, kernel), in_sizes)):
-        start = _grid(xp, out[axis], axis, n, a.dtype) * stride[axis] - padding[axis]
+    offsets = xp.astype(offsets, backend.native_dtype(_dt.int64))  # (a kernel's are narrower)
+    for axis, (off, size) in enumerate(zip(_unravel(xp, offsets, kernel), in_sizes)):
+        start = _grid(xp, out[axis], axis, n, offsets.dtype) * stride[axis] - padding[axis]
         pos = start + off * dilation[axis]
         flat = pos if flat is None else flat * size + pos
     return Tensor._wrap(flat, backend)
@@ -146,10 +149,10 @@ def _max_pool(input: Tensor, kernel_size: Any, stride: Any, padding: Any, dilati
     geom = _pool_geom(x, kernel_size, stride, padding, dilation, ceil_mode, n, op)
     fill = -math.inf if input.dtype.is_floating_point else input._backend.xp.iinfo(
         input._data.dtype).min  # an integer input pads with its smallest value
-    values, arg = im2col(x, geom, pad_value=fill).max(dim=2)
+    values, offsets = max_pool(x, geom, fill, with_indices)
     if not with_indices:
         return _unbatch(values, unbatched)
-    indices = _window_to_flat(arg, tuple(x.shape[2:]), geom)
+    indices = _window_to_flat(offsets, x._backend, tuple(x.shape[2:]), geom)
     return _unbatch(values, unbatched), _unbatch(indices, unbatched)
 
 

@@ -26,6 +26,7 @@ from typing import Any, Callable
 
 from arraygrad.tensor import Tensor
 from arraygrad.utils.data._channel import ResultSender
+from arraygrad.utils.data._fetch import fetch_batch
 
 __all__ = ["WorkerInfo", "get_worker_info", "ExceptionWrapper", "IterableStop", "worker_loop"]
 
@@ -179,7 +180,7 @@ def worker_loop(dataset: Any, iterable: bool, index_queue: Any, result_pipe: Any
                         data, exhausted = _next_from_stream(stream, collate_fn, batch_size,
                                                             drop_last, worker_id)
                 elif auto_collation:
-                    data = collate_fn([dataset[i] for i in indices])
+                    data = fetch_batch(dataset, indices, collate_fn)
                 else:
                     data = collate_fn(dataset[indices])
             except Exception as exc:

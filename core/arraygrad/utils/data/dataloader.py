@@ -8,6 +8,7 @@ import warnings
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from arraygrad.utils.data._collate import default_collate, default_convert
+from arraygrad.utils.data._fetch import fetch_batch
 from arraygrad.utils.data.dataset import IterableDataset
 from arraygrad.utils.data.sampler import BatchSampler, RandomSampler, SequentialSampler
 
@@ -141,7 +142,7 @@ class DataLoader:
             return
         if self._auto_collation:
             for indices in self.batch_sampler:
-                yield self.collate_fn([self.dataset[i] for i in indices])
+                yield fetch_batch(self.dataset, indices, self.collate_fn)
         else:
             for i in self.sampler:
                 yield self.collate_fn(self.dataset[i])

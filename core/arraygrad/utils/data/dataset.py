@@ -100,6 +100,26 @@ class TensorDataset(Dataset):
         # Tensor's indexing is installed at import by tensor_methods, which mypy cannot see yet
         return tuple(t[index] for t in self.tensors)
 
+    def _default_batch(self, indices: Sequence[int]) -> list[Tensor] | None:
+        """What ``default_collate`` makes of the samples at ``indices`` (a list of one batched
+        tensor per field), gathered in one index call per tensor; None when a subclass
+        redefines the samples (``__getitem__`` or ``__getitems__``), whose own path runs."""
+        cls = type(self)
+        if cls.__getitem__ is not TensorDataset.__getitem__ or hasattr(cls, "__getitems__"):
+            return None
+        from arraygrad.creation import tensor
+        from arraygrad import dtypes
+
+        rows = list(indices)
+        by_device: dict[Any, Tensor] = {}  # one index tensor per device the tensors are on
+        out = []
+        for t in self.tensors:
+            index = by_device.get(t.device)
+            if index is None:
+                index = by_device[t.device] = tensor(rows, dtype=dtypes.int64, device=t.device)
+            out.append(t[index])
+        return out
+
     def __len__(self) -> int:
         return self.tensors[0].size(0)
 
@@ -142,6 +162,16 @@ class Subset(Dataset):
         if isinstance(idx, list):
             return self.dataset[[self.indices[i] for i in idx]]
         return self.dataset[self.indices[idx]]
+
+    def _default_batch(self, indices: Sequence[int]) -> Any:
+        """The underlying dataset's ``_default_batch`` at the mapped indices (None when it
+        has none or a subclass redefines ``__getitem__`` or ``__getitems__``)."""
+        inner = getattr(self.dataset, "_default_batch", None)
+        cls = type(self)
+        if inner is None or cls.__getitem__ is not Subset.__getitem__ or hasattr(
+                cls, "__getitems__"):
+            return None
+        return inner([self.indices[i] for i in indices])
 
     def __len__(self) -> int:
         return len(self.indices)
