@@ -26,6 +26,7 @@ from arraygrad.dtypes import (
     uint32, uint64,
 )
 from arraygrad.array_api import fft, linalg
+from arraygrad.array_api._array import Array, export as _export
 from arraygrad.array_api._creation import (
     arange, asarray, empty, empty_like, eye, from_dlpack, full, full_like, linspace, meshgrid,
     ones, ones_like, tril, triu, zeros, zeros_like,
@@ -73,3 +74,7 @@ __all__ = sorted(
      "unique_inverse", "unique_values", "all", "any", "cumulative_prod", "cumulative_sum",
      "diff", "max", "mean", "min", "prod", "std", "sum", "var",
      "matmul", "matrix_transpose", "tensordot", "vecdot", *_BINARY, *_UNARY])
+
+# every function returns the namespace's array type (``_array``); the submodules' own calls to
+# each other stay plain (linalg and fft export theirs the same way, at their ends)
+_export(globals(), __all__)

@@ -316,10 +316,8 @@ def _copyltu(M: Tensor) -> Tensor:
     (R's diagonal is real, so only the real part of its gradient there counts)."""
     if not M.dtype.is_complex:
         return _tril(M) + _tril(M, -1).mT
-    import arraygrad as ag
-
     lower = _tril(M, -1)
-    return lower + _mH(lower) + _diag_embed(ag.real(M.diagonal(0, -2, -1)).to(M.dtype))
+    return lower + _mH(lower) + _diag_embed(M.diagonal(0, -2, -1).real.to(M.dtype))
 
 
 def _qr_square_tall(gQ: Tensor, gR: Tensor, Q: Tensor, R: Tensor) -> Tensor:
@@ -438,15 +436,13 @@ def _svd_phase_term(UhgU: Tensor, VhgV: Tensor, S: Tensor) -> Tensor:
     """A complex SVD's diagonal term ``i Im(diag(U^H gU)) / S``, after PyTorch's check that
     the loss does not depend on the singular vectors' phases (a column of U and the row of
     Vh may both turn by ``e^{i phi}``): then ``Im diag(U^H gU) = -Im diag(V^H gV)``."""
-    import arraygrad as ag
-
-    im_u = ag.imag(UhgU.diagonal(0, -2, -1))
-    im_v = ag.imag(VhgV.diagonal(0, -2, -1))
-    if not ag.allclose(im_u, -im_v, rtol=1e-2, atol=1e-2):
+    im_u = UhgU.diagonal(0, -2, -1).imag
+    im_v = VhgV.diagonal(0, -2, -1).imag
+    if not im_u.allclose(-im_v, rtol=1e-2, atol=1e-2):
         raise RuntimeError("svd_backward: The singular vectors in the complex case are "
                            "specified up to multiplication by e^{i phi}. The specified loss "
                            "function depends on this phase term, making it ill-defined.")
-    return _diag_embed(ag.complex(ag.zeros_like(im_u), im_u / S))
+    return _diag_embed((im_u / S) * 1j)
 
 
 def _svd_vjp(g: Sequence[Tensor], n: RuleNode) -> Tensor:
