@@ -34,7 +34,7 @@ from arraygrad.array_api._creation import (
 from arraygrad.array_api._data_types import astype, finfo, iinfo, isdtype
 from arraygrad.array_api._elementwise import BINARY as _BINARY, UNARY as _UNARY
 from arraygrad.array_api._elementwise import (
-    clip, conj, expm1, floor_divide, imag, real, round, sign,
+    clip, conj, expm1, floor_divide, imag, real, round, sign, tanh,
 )
 from arraygrad.array_api._info import __array_namespace_info__
 from arraygrad.array_api._manipulation import (
@@ -66,7 +66,7 @@ __all__ = sorted(
      "arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full", "full_like",
      "linspace", "meshgrid", "ones", "ones_like", "tril", "triu", "zeros", "zeros_like",
      "astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type",
-     "clip", "conj", "expm1", "floor_divide", "imag", "real", "round", "sign",
+     "clip", "conj", "expm1", "floor_divide", "imag", "real", "round", "sign", "tanh",
      "broadcast_arrays", "broadcast_to", "concat", "expand_dims", "flip", "moveaxis",
      "permute_dims", "repeat", "reshape", "roll", "squeeze", "stack", "tile", "unstack",
      "argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "take",
