@@ -70,7 +70,8 @@ class Array(Tensor):
 
     def to_device(self, device: Any, /, *, stream: Any = None) -> Array:
         """The array on ``device`` (itself when it is there already)."""
-        return as_array(Tensor.to_device(self, device, stream=stream), (self,))  # type: ignore[attr-defined]
+        moved = Tensor.to_device(self, device, stream=stream)  # type: ignore[attr-defined]
+        return as_array(moved, (self,))
 
 
 def _retyped(out: Any) -> Any:
@@ -162,6 +163,12 @@ def _standard(self: Array, other: Any) -> bool:
     return True
 
 
+def _named(method: Callable[..., Any], name: str, doc: str) -> Callable[..., Any]:
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = doc
+    return method
+
+
 def _forward(op: str, fn_name: str) -> Callable[..., Any]:
     plain = getattr(Tensor, f"__{op}__")
     # two arrays of one dtype: the tensor's operator computes what the standard's function
@@ -175,9 +182,7 @@ def _forward(op: str, fn_name: str) -> Callable[..., Any]:
             return _function(fn_name)(self, other)
         return _retyped(plain(self, other))
 
-    method.__name__ = f"__{op}__"
-    method.__doc__ = f"``{fn_name}(self, other)``, the standard's ``__{op}__``."
-    return method
+    return _named(method, f"__{op}__", f"``{fn_name}(self, other)``, the standard's ``__{op}__``.")
 
 
 def _reflected(op: str, fn_name: str) -> Callable[..., Any]:
@@ -188,9 +193,8 @@ def _reflected(op: str, fn_name: str) -> Callable[..., Any]:
             return _function(fn_name)(other, self)
         return NotImplemented if plain is None else _retyped(plain(self, other))
 
-    method.__name__ = f"__r{op}__"
-    method.__doc__ = f"``{fn_name}(other, self)``, the standard's ``__r{op}__``."
-    return method
+    return _named(method, f"__r{op}__",
+                  f"``{fn_name}(other, self)``, the standard's ``__r{op}__``.")
 
 
 def _inplace(op: str, fn_name: str) -> Callable[..., Any]:
@@ -203,9 +207,8 @@ def _inplace(op: str, fn_name: str) -> Callable[..., Any]:
         # the tensor's in-place machinery checks the result's dtype and shape against self's
         return apply_inplace(self, f"__i{op}__", lambda src: fn(src, other), (other,))
 
-    method.__name__ = f"__i{op}__"
-    method.__doc__ = f"``self = {fn_name}(self, other)`` in place, the standard's ``__i{op}__``."
-    return method
+    return _named(method, f"__i{op}__",
+                  f"``self = {fn_name}(self, other)`` in place, the standard's ``__i{op}__``.")
 
 
 def _unary(op: str) -> Callable[..., Any]:
@@ -214,9 +217,7 @@ def _unary(op: str) -> Callable[..., Any]:
     def method(self: Array) -> Any:
         return _retyped(plain(self))
 
-    method.__name__ = f"__{op}__"
-    method.__doc__ = f"The tensor's ``__{op}__``, as an ``Array``."
-    return method
+    return _named(method, f"__{op}__", f"The tensor's ``__{op}__``, as an ``Array``.")
 
 
 for _op, _name in _BINARY.items():
