@@ -14,7 +14,9 @@ array API dispatch) computes on tensors and gradients flow through it::
 
 Where the standard and PyTorch differ, this namespace follows the standard (its keywords,
 ``std(correction=0)``, type promotion of unsigned integers, ``unique_*``...); ``arraygrad``
-itself keeps PyTorch's. ``docs/array-api.md`` lists the differences.
+itself keeps PyTorch's. Every function returns ``Array``, a ``Tensor`` subclass whose
+operators (between namespace arrays) and indexing follow the standard too (``_array``).
+``docs/array-api.md`` lists the differences.
 """
 
 from __future__ import annotations
