@@ -28,7 +28,7 @@ from arraygrad.dtypes import (
     uint32, uint64,
 )
 from arraygrad.array_api import fft, linalg
-from arraygrad.array_api._array import Array, export as _export
+from arraygrad.array_api._array import Array, export as _export, use_functions as _use_functions
 from arraygrad.array_api._creation import (
     arange, asarray, empty, empty_like, eye, from_dlpack, full, full_like, linspace, meshgrid,
     ones, ones_like, tril, triu, zeros, zeros_like,
@@ -80,3 +80,4 @@ __all__ = sorted(
 # every function returns the namespace's array type (``_array``); the submodules' own calls to
 # each other stay plain (linalg and fft export theirs the same way, at their ends)
 _export(globals(), __all__)
+_use_functions(globals())  # the operators of ``Array`` compute with them

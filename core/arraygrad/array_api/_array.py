@@ -35,7 +35,7 @@ from arraygrad.array_api._promotion import result_type
 from arraygrad.ops.inplace import apply_inplace
 from arraygrad.tensor import Tensor
 
-__all__ = ["Array", "as_array", "returning_arrays", "export"]
+__all__ = ["Array", "as_array", "returning_arrays", "export", "use_functions"]
 
 _SCALARS = (bool, int, float, complex)
 
@@ -143,11 +143,19 @@ _COMPARISONS = {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equa
 _UNARY = ("neg", "pos", "abs", "invert")
 
 
-def _function(name: str) -> Callable[..., Any]:
-    from arraygrad import array_api  # the package imports this module first
+# the namespace's functions by name, handed over by the package once they are exported
+# (``use_functions``): this module sits below the package and does not import it
+_FUNCTIONS: dict[str, Callable[..., Any]] = {}
 
-    fn: Callable[..., Any] = getattr(array_api, name)
-    return fn
+
+def use_functions(namespace: dict[str, Any]) -> None:
+    """Take the functions the operators compute with from the package's ``namespace``."""
+    for name in (*_BINARY.values(), *_COMPARISONS.values()):
+        _FUNCTIONS[name] = namespace[name]
+
+
+def _function(name: str) -> Callable[..., Any]:
+    return _FUNCTIONS[name]
 
 
 def _standard(self: Array, other: Any) -> bool:
