@@ -119,8 +119,11 @@ def test_linspace_endpoint(endpoint: bool) -> None:
 
 
 def test_astype_copy_and_clip_with_arrays() -> None:
-    x = ag.arange(5.)
+    x = xp.arange(5.)
     assert xp.astype(x, ag.float32, copy=False) is x
+    plain = ag.arange(5.)  # a plain tensor stays one: its alias is the namespace's array
+    alias = xp.astype(plain, ag.float32, copy=False)
+    assert type(plain) is ag.Tensor and alias.data_ptr() == plain.data_ptr()
     copied = xp.astype(x, ag.float32)
     assert copied is not x and copied.data_ptr() != x.data_ptr()
     assert xp.astype(x, ag.int64).dtype == ag.int64

@@ -84,9 +84,7 @@ def test_a_phase_dependent_loss_of_eigenvectors_is_refused_as_pytorch():
 
 def test_real_only_linalg_refuses_complex_tensors():
     A = ag.tensor(_matrix(5))
-    with pytest.raises(NotImplementedError, match="linalg.qr: complex tensors are not supported"):
-        ag.linalg.qr(A)
-    with pytest.raises(NotImplementedError, match="linalg.svd"):
-        ag.linalg.svd(A)
+    with pytest.raises(NotImplementedError, match="linalg.eigh: complex tensors are not supported"):
+        ag.linalg.eigh(A)
     with pytest.raises(RuntimeError, match="'strict' backend has no general eigendecomposition"):
         ag.linalg.eig(A.to("strict"))

@@ -14,7 +14,9 @@ array API dispatch) computes on tensors and gradients flow through it::
 
 Where the standard and PyTorch differ, this namespace follows the standard (its keywords,
 ``std(correction=0)``, type promotion of unsigned integers, ``unique_*``...); ``arraygrad``
-itself keeps PyTorch's. ``docs/array-api.md`` lists the differences.
+itself keeps PyTorch's. Every function returns ``Array``, a ``Tensor`` subclass whose
+operators (between namespace arrays) and indexing follow the standard too (``_array``).
+``docs/array-api.md`` lists the differences.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from arraygrad.dtypes import (
     uint32, uint64,
 )
 from arraygrad.array_api import fft, linalg
+from arraygrad.array_api._array import Array, export as _export, use_functions as _use_functions
 from arraygrad.array_api._creation import (
     arange, asarray, empty, empty_like, eye, from_dlpack, full, full_like, linspace, meshgrid,
     ones, ones_like, tril, triu, zeros, zeros_like,
@@ -33,7 +36,7 @@ from arraygrad.array_api._creation import (
 from arraygrad.array_api._data_types import astype, finfo, iinfo, isdtype
 from arraygrad.array_api._elementwise import BINARY as _BINARY, UNARY as _UNARY
 from arraygrad.array_api._elementwise import (
-    clip, conj, expm1, floor_divide, imag, real, round, sign,
+    clip, conj, expm1, floor_divide, imag, real, round, sign, tanh,
 )
 from arraygrad.array_api._info import __array_namespace_info__
 from arraygrad.array_api._manipulation import (
@@ -65,7 +68,7 @@ __all__ = sorted(
      "arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full", "full_like",
      "linspace", "meshgrid", "ones", "ones_like", "tril", "triu", "zeros", "zeros_like",
      "astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type",
-     "clip", "conj", "expm1", "floor_divide", "imag", "real", "round", "sign",
+     "clip", "conj", "expm1", "floor_divide", "imag", "real", "round", "sign", "tanh",
      "broadcast_arrays", "broadcast_to", "concat", "expand_dims", "flip", "moveaxis",
      "permute_dims", "repeat", "reshape", "roll", "squeeze", "stack", "tile", "unstack",
      "argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "take",
@@ -73,3 +76,8 @@ __all__ = sorted(
      "unique_inverse", "unique_values", "all", "any", "cumulative_prod", "cumulative_sum",
      "diff", "max", "mean", "min", "prod", "std", "sum", "var",
      "matmul", "matrix_transpose", "tensordot", "vecdot", *_BINARY, *_UNARY])
+
+# every function returns the namespace's array type (``_array``); the submodules' own calls to
+# each other stay plain (linalg and fft export theirs the same way, at their ends)
+_export(globals(), __all__)
+_use_functions(globals())  # the operators of ``Array`` compute with them

@@ -6,13 +6,15 @@ here."""
 
 from __future__ import annotations
 
+from math import inf, nan
 from typing import Any, Callable
 
 import arraygrad as _ag
 from arraygrad.array_api._promotion import as_operand, promote_pair
 from arraygrad.tensor import Tensor
 
-__all__ = ["BINARY", "UNARY", "sign", "expm1", "floor_divide", "clip", "round", "real", "imag", "conj"]
+__all__ = ["BINARY", "UNARY", "sign", "expm1", "tanh", "floor_divide", "clip", "round", "real",
+           "imag", "conj"]
 
 
 def _binary(fn: Callable[..., Tensor], name: str) -> Callable[..., Tensor]:
@@ -56,8 +58,7 @@ _UNARY_OPS = {
     "log": _ag.log, "log1p": _ag.log1p, "log2": _ag.log2, "log10": _ag.log10,
     "logical_not": _ag.logical_not, "negative": _ag.neg, "positive": _ag.positive,
     "reciprocal": _ag.reciprocal, "signbit": _ag.signbit, "sin": _ag.sin, "sinh": _ag.sinh,
-    "square": _ag.square, "sqrt": _ag.sqrt, "tan": _ag.tan, "tanh": _ag.tanh,
-    "trunc": _ag.trunc,
+    "square": _ag.square, "sqrt": _ag.sqrt, "tan": _ag.tan, "trunc": _ag.trunc,
 }
 BINARY = {name: _binary(fn, name) for name, fn in _BINARY_OPS.items()}
 UNARY = {name: _unary(fn, name) for name, fn in _UNARY_OPS.items()}
@@ -72,14 +73,46 @@ def sign(x: Tensor, /) -> Tensor:
     return _ag.where(_ag.isnan(x), x, out) if x.dtype.is_floating_point else out
 
 
+def _special(x: Tensor, out: Tensor, mask: Tensor, b: Tensor, re: float, im: float) -> Tensor:
+    """``out`` with ``re + im j`` where ``mask`` holds, the imaginary zero or infinity taking
+    ``b``'s sign (the values are constants: ``arraygrad.complex`` of an infinite or NaN part
+    is built by a multiplication that turns it into NaN)."""
+    def constant(imag: float) -> Tensor:
+        return _ag.tensor(complex(re, imag), dtype=x.dtype, device=x.device)
+
+    value = _ag.where(_ag.signbit(b), constant(-im), constant(im))
+    return _ag.where(mask, value, out)
+
+
 def expm1(x: Tensor, /) -> Tensor:
-    """``exp(x) - 1``; of a complex zero ``+0 + 0j`` whatever the sign of its real part, as
-    the standard's special cases say (NumPy's gives ``-0`` for ``-0 + 0j``)."""
+    """``exp(x) - 1``; of a complex number with the standard's special values: a complex zero
+    gives ``+0 + 0j`` whatever the sign of its real part (NumPy's gives ``-0`` for
+    ``-0 + 0j``), and infinite or NaN parts the limits the standard lists (NumPy's gives NaN
+    parts there)."""
     out = _ag.expm1(x)
     if not x.dtype.is_complex:
         return out
     # adding +0 - 0j turns a real part's -0 into +0 and keeps the imaginary part's sign
-    return _ag.add(out, complex(0.0, -0.0))
+    out = _ag.add(out, complex(0.0, -0.0))
+    a, b = _ag.real(x), _ag.imag(x)
+    up, down, unbounded, zero_b = a == inf, a == -inf, ~_ag.isfinite(b), b == 0
+    out = _special(x, out, up & zero_b, b, inf, 0.0)          # +inf + 0j, b's sign kept
+    out = _special(x, out, down & unbounded, b, -1.0, 0.0)    # -1 + 0j
+    out = _special(x, out, up & unbounded, b, inf, nan)       # inf + NaN j
+    return _special(x, out, _ag.isnan(a) & zero_b, b, nan, 0.0)  # NaN + 0j
+
+
+def tanh(x: Tensor, /) -> Tensor:
+    """The hyperbolic tangent; of a complex number with an infinite real part and a finite
+    imaginary part ``b``, ``±1 + 0j`` with the zero's sign that of ``b`` (the standard's
+    value; NumPy's sign of that zero follows ``sin(2b)``)."""
+    out = _ag.tanh(x)
+    if not x.dtype.is_complex:
+        return out
+    a, b = _ag.real(x), _ag.imag(x)
+    limit = _ag.isfinite(b)
+    out = _special(x, out, (a == inf) & limit, b, 1.0, 0.0)
+    return _special(x, out, (a == -inf) & limit, b, -1.0, 0.0)
 
 
 def floor_divide(x1: Any, x2: Any, /) -> Tensor:

@@ -7,6 +7,7 @@ from typing import Any, Callable, Sequence
 
 from arraygrad import fft as _fft
 from arraygrad.tensor import Tensor
+from arraygrad.array_api._array import export as _export
 
 __all__ = ["fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft",
            "ihfft", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
@@ -56,3 +57,6 @@ def fftshift(x: Tensor, /, *, axes: Any = None) -> Tensor:
 def ifftshift(x: Tensor, /, *, axes: Any = None) -> Tensor:
     """The inverse of ``fftshift``."""
     return _fft.ifftshift(x, dim=axes)
+
+
+_export(globals(), __all__)  # the namespace's functions return its array type (``_array``)

@@ -12,6 +12,7 @@ from arraygrad.array_api._axes import normalize_axes
 from arraygrad.array_api._promotion import promote_pair
 from arraygrad.array_api._statistical import sum as _sum
 from arraygrad.tensor import Tensor
+from arraygrad.array_api._array import export as _export
 
 __all__ = ["cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "matmul",
            "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "outer", "pinv",
@@ -175,3 +176,6 @@ def vector_norm(x: Tensor, /, *, axis: Any = None, keepdims: bool = False,
     if not axes:
         return _ag.abs(x)
     return _la.vector_norm(x, ord=ord, dim=axes, keepdim=keepdims)
+
+
+_export(globals(), __all__)  # the namespace's functions return its array type (``_array``)

@@ -11,7 +11,9 @@ singular values repeat, and ``det``'s gradient needs an invertible matrix.
 
 Complex matrices (PyTorch's convention, docs/complex.md: transposes in the real formulas
 become conjugate transposes ``mH``): ``inv``, ``det``, ``slogdet``, ``solve``, the norms, and
-``eig``/``eigvals`` (``linalg_eig``, for any square matrix: complex results). The other ops
+``eig``/``eigvals`` (``linalg_eig``, for any square matrix: complex results), ``qr`` and ``svd``
+(PyTorch's gradients with the complex gauge terms; ``svd`` refuses a loss that depends on the
+singular vectors' phases, as PyTorch does). The other ops
 are real only and refuse complex tensors with NotImplementedError.
 """
 
@@ -76,7 +78,7 @@ def _call(op: str, backend: Backend, name: str, *args: Any, **kw: Any) -> Any:
 
 
 _COMPLEX_OPS = ("inv", "det", "slogdet", "solve", "vector_norm", "matrix_norm", "norm", "eig",
-                "eigvals", "svdvals", "matrix_rank", "cholesky", "pinv")
+                "eigvals", "svdvals", "matrix_rank", "cholesky", "pinv", "qr", "svd")
 
 
 def _floating(op: str, *ts: Any, complex: bool = False) -> Backend:
@@ -185,15 +187,14 @@ def _det_vjp(g: Tensor, n: RuleNode) -> Tensor:
     try:
         return _col(g * conj_of(n.result)) * _mH(inv(A))
     except LinAlgError:
-        if A.dtype.is_complex:
-            raise NotImplementedError("linalg.det: the gradient at a singular complex matrix "
-                                      "needs a complex SVD, which arraygrad does not have")
+        pass
     import arraygrad as ag
 
     U, S, Vh = svd(A)
     k = S.shape[-1]
     others = ag.where(_eye(k, S) > 0, 1.0, S.unsqueeze(-2)).prod(-1)  # prod_{j != i} s_j
-    scale = (g * det(U) * det(Vh)).unsqueeze(-1) * others
+    # conj(det A) A^-H with A^-H = U S^-1 Vh: the phases det(U) det(Vh) enter conjugated
+    scale = (g * conj_of(det(U) * det(Vh))).unsqueeze(-1) * others.to(U.dtype)
     return (U * scale.unsqueeze(-2)) @ Vh
 
 
@@ -310,11 +311,20 @@ def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
 
 # -- qr -----------------------------------------------------------------------------------
 
+def _copyltu(M: Tensor) -> Tensor:
+    """The Hermitian matrix whose strict lower triangle is ``M``'s, with ``M``'s real diagonal
+    (R's diagonal is real, so only the real part of its gradient there counts)."""
+    if not M.dtype.is_complex:
+        return _tril(M) + _tril(M, -1).mT
+    lower = _tril(M, -1)
+    return lower + _mH(lower) + _diag_embed(M.diagonal(0, -2, -1).real.to(M.dtype))
+
+
 def _qr_square_tall(gQ: Tensor, gR: Tensor, Q: Tensor, R: Tensor) -> Tensor:
-    # m >= n: gA = (gQ + Q copyltu(M)) R^-T with M = R gR^T - gQ^T Q
-    M = R @ gR.mT - gQ.mT @ Q
-    b = gQ + Q @ (_tril(M) + _tril(M, -1).mT)
-    return solve(R, b.mT).mT  # b R^-T
+    # m >= n: gA = (gQ + Q copyltu(M)) R^-H with M = R gR^H - gQ^H Q
+    M = R @ _mH(gR) - _mH(gQ) @ Q
+    b = gQ + Q @ _copyltu(M)
+    return _mH(solve(R, _mH(b)))  # b R^-H
 
 
 def _qr_vjp(g: Sequence[Tensor], n: RuleNode) -> Tensor:
@@ -333,21 +343,21 @@ def _qr_vjp(g: Sequence[Tensor], n: RuleNode) -> Tensor:
     # wide: A = [X | Y], R = [U | V] with V = Q^T Y
     U, gU, gV = R[..., :, :m], gR[..., :, :m], gR[..., :, m:]
     Y = A[..., :, m:]
-    gX = _qr_square_tall(gQ + Y @ gV.mT, gU, Q, U)
+    gX = _qr_square_tall(gQ + Y @ _mH(gV), gU, Q, U)
     import arraygrad as ag
 
     return ag.cat([gX, Q @ gV], dim=-1)
 
 
 QR = defop("LinalgQrBackward0", jvp=VIA_VJP, inputs=("A",), saves=("A", "Q", "R"), params=("mode",),
-           vjp=(_qr_vjp,), outputs=2)
+           vjp=(_qr_vjp,), outputs=2, complex=True)
 
 
 def qr(A: Tensor, mode: str = "reduced") -> Any:
     """``(Q, R)`` with ``A = Q R``, ``Q`` orthonormal columns, ``R`` upper-triangular.
     ``mode``: ``"reduced"``, ``"complete"`` or ``"r"`` (``Q`` empty)."""
     op = "linalg.qr"
-    backend = _floating(op, A)
+    backend = _floating(op, A, complex=True)
     _matrices(op, A)
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"{op}: qr received unrecognized mode '{mode}' but expected one of "
@@ -422,39 +432,54 @@ def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
 
 # -- svd, svdvals --------------------------------------------------------------------------
 
+def _svd_phase_term(UhgU: Tensor, VhgV: Tensor, S: Tensor) -> Tensor:
+    """A complex SVD's diagonal term ``i Im(diag(U^H gU)) / S``, after PyTorch's check that
+    the loss does not depend on the singular vectors' phases (a column of U and the row of
+    Vh may both turn by ``e^{i phi}``): then ``Im diag(U^H gU) = -Im diag(V^H gV)``."""
+    im_u = UhgU.diagonal(0, -2, -1).imag
+    im_v = VhgV.diagonal(0, -2, -1).imag
+    if not im_u.allclose(-im_v, rtol=1e-2, atol=1e-2):
+        raise RuntimeError("svd_backward: The singular vectors in the complex case are "
+                           "specified up to multiplication by e^{i phi}. The specified loss "
+                           "function depends on this phase term, making it ill-defined.")
+    return _diag_embed((im_u / S) * 1j)
+
+
 def _svd_vjp(g: Sequence[Tensor], n: RuleNode) -> Tensor:
-    # PyTorch's svd_backward on the reduced factors (extra columns of full factors get none)
+    # PyTorch's svd_backward on the reduced factors (extra columns of full factors get none);
+    # conjugate transposes make it hold for complex matrices, with the phase term
     gU, gS, gVh = g
     U, S, Vh = n.U, n.S, n.Vh
     m, k, nc = U.shape[-2], S.shape[-1], Vh.shape[-1]
     U, gU = U[..., :, :k], gU[..., :, :k]
     Vh, gVh = Vh[..., :k, :], gVh[..., :k, :]
     eye = _eye(k, S)
-    UtgU = U.mT @ gU
-    UtgU = UtgU - UtgU.mT
-    VtgV = Vh @ gVh.mT
-    VtgV = VtgV - VtgV.mT
+    UhgU = _mH(U) @ gU
+    VhgV = Vh @ _mH(gVh)
+    skew_u, skew_v = UhgU - _mH(UhgU), VhgV - _mH(VhgV)
     S2 = S * S
     E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + eye
-    inner = (UtgU * S.unsqueeze(-2) + S.unsqueeze(-1) * VtgV) / E * (1 - eye) + _diag_embed(gS)
+    inner = (skew_u * S.unsqueeze(-2) + S.unsqueeze(-1) * skew_v) / E * (1 - eye) + _diag_embed(gS)
+    if U.dtype.is_complex:
+        inner = inner + _svd_phase_term(UhgU, VhgV, S)
     if m > nc:
         gUS = gU / S.unsqueeze(-2)
-        return (U @ inner + gUS - U @ (U.mT @ gUS)) @ Vh
+        return (U @ inner + gUS - U @ (_mH(U) @ gUS)) @ Vh
     if m < nc:
         SgVh = gVh / S.unsqueeze(-1)
-        return U @ (inner @ Vh + SgVh - (SgVh @ Vh.mT) @ Vh)
+        return U @ (inner @ Vh + SgVh - (SgVh @ _mH(Vh)) @ Vh)
     return U @ inner @ Vh
 
 
 SVD = defop("LinalgSvdBackward0", jvp=VIA_VJP, inputs=("A",), saves=("U", "S", "Vh"), vjp=(_svd_vjp,),
-            outputs=3)
+            outputs=3, complex=True)
 
 
 def svd(A: Tensor, full_matrices: bool = True) -> Any:
     """``(U, S, Vh)`` with ``A = U diag(S) Vh``, ``S`` descending. Gradients reach ``A``
     through the first ``min(m, n)`` columns of ``U`` and rows of ``Vh`` (as PyTorch)."""
     op = "linalg.svd"
-    backend = _floating(op, A)
+    backend = _floating(op, A, complex=True)
     _matrices(op, A)
     res = _call(op, backend, "svd", A._data, full_matrices=full_matrices)
     U, S, Vh = SVD.record_many(tuple(res[:3]), backend, (A,), U=_PENDING, S=_PENDING, Vh=_PENDING)
