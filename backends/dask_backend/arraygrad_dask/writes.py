@@ -71,6 +71,7 @@ def _one_task(array: Any, key: Any, values: Any, how: str) -> Any:
         operand = values
     name = "arraygrad-write-" + tokenize(array.name, key, operand, how)
     block = (0,) * array.ndim
-    graph = {(name, *block): (_write_block, (array.name, *block), key, operand, how)}
+    task = (_write_block, (array.name, *block), key, operand, how)
+    graph: dict[Any, Any] = {(name, *block): task}
     layers = HighLevelGraph.from_collections(name, graph, dependencies=dependencies)
     return da.Array(layers, name, chunks=array.chunks, meta=array._meta)
