@@ -54,6 +54,9 @@ def rebind(t: Tensor, data: Any) -> None:
     t._data = data
     if t._base is None:
         refresh_views(t)
+    owner = t.__dict__.get("_data_of")
+    if owner is not None:  # ``t`` is ``owner.data``: the same memory, on a mutable backend
+        rebind(owner, data)
 
 
 def refresh_views(root: Tensor) -> None:

@@ -436,6 +436,11 @@ class Tensor:
         """The same data as a tensor outside the graph (its own version counter)."""
         t = Tensor._wrap(self._data, self._backend)
         t._strides = self._strides
+        if not self._backend.mutable_arrays and self._base is None:
+            # no memory to share: a write into ``t`` (``p.data.mul_(2)``) is handed on to
+            # this tensor when ``t`` is rebound (``immutable_writes.rebind``; a view's would
+            # have to go through its base: not handed on)
+            t.__dict__["_data_of"] = self
         return t
 
     @data.setter

@@ -151,7 +151,20 @@ def set_(self: Tensor, source: Any = None, storage_offset: int = 0, size: Any = 
         self._grad_fn, self._output_nr = followed._grad_fn, followed._output_nr
         self._requires_grad = True
     self._bump_version()
+    if like is not None and not backend.mutable_arrays:
+        # no memory to share on an immutable backend: the tensor becomes an (identity) view
+        # of the source, rebuilt from its root on every write to either (immutable_writes),
+        # which is what sharing the source's memory shows;
+        # after the bump: it joins the source's counter at its current version
+        from arraygrad.ops.views import make_view
+
+        make_view(self, like, _same, like._strides)
     return self
+
+
+def _same(base: Tensor) -> Tensor:
+    """The identity view's replay (``set_`` on an immutable backend)."""
+    return base
 
 
 def is_shared(self: Tensor) -> bool:

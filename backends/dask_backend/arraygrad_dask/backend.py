@@ -7,8 +7,10 @@ step before. With a ``dask.distributed.Client`` started, the arrays persist on i
 (Dask's default scheduler is then the client's); without one, on the local threads.
 
 No memory is shared between a Dask array and its slices, so the backend declares
-``mutable_arrays = False``: writes return new arrays (Dask's ``__setitem__`` on a copy, a graph
-edit), and the core rebinds tensors and replays their views.
+``mutable_arrays = False``: writes return new arrays (one task over a one-chunk array, else
+Dask's ``__setitem__`` on a copy: ``writes``), and the core rebinds tensors and replays their
+views. Small graphs (one chunk per layer) compute in the calling thread, where Dask's thread
+pool would only add overhead (``scheduling``).
 
 Device type ``dask``: ``cpu`` keeps meaning NumPy; ``ag.tensor(..., device="dask")``.
 """
@@ -72,16 +74,9 @@ class DaskBackend(Backend):
         return StrictGenerator(seed, self.xp)
 
     def write(self, array, key, values, how="set"):
-        out = array.copy()  # a new graph node: ``array`` stays as it was
-        if how == "set":
-            out[key] = values
-        elif how == "add":
-            out[key] = out[key] + values
-        elif how == "multiply":
-            out[key] = out[key] * values
-        else:
-            raise ValueError(f"write: unknown update {how!r} (set, add or multiply)")
-        return out
+        from arraygrad_dask.writes import write
+
+        return write(array, key, values, how)
 
     def scatter_add(self, target, key, values):
         # Dask has no scatter: the sum is made on the host (computing both operands)
@@ -94,11 +89,17 @@ class DaskBackend(Backend):
     def materialize(self, arrays):
         import dask
 
-        return list(dask.persist(*arrays))
+        from arraygrad_dask.scheduling import scheduler_for
+
+        return list(dask.persist(*arrays, scheduler=scheduler_for(arrays)))
 
     def to_host(self, array):
         import numpy as np
 
+        from arraygrad_dask.scheduling import scheduler_for
+
+        if hasattr(array, "dask"):
+            array = array.compute(scheduler=scheduler_for([array]))
         return np.asarray(array)
 
     def from_host(self, data, dtype=None):

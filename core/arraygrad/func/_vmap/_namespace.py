@@ -206,6 +206,10 @@ class BatchingBackend(Backend):
         self.index = base.index
         self.priority = base.priority
         self.root: Backend = base.root if isinstance(base, BatchingBackend) else base
+        # the real arrays' kind: over an immutable library (JAX) writes make new arrays and the
+        # core rebinds tensors and replays views, inside vmap as outside (``write``)
+        self.mutable_arrays = self.root.mutable_arrays
+        self.lazy = self.root.lazy
         # physical values are computed "below" every level (``_below``), not by ``base``'s
         # namespace: they may hold arrays of a level opened by another vmap call
         below = below_namespace(self.root.xp)
@@ -263,6 +267,23 @@ class BatchingBackend(Backend):
         native = (base.batching_generator(generator) if isinstance(base, BatchingBackend)
                   else generator.native(base))
         return _BatchingGenerator(self.level, native)
+
+    def write(self, array: Any, key: Any, values: Any, how: str = "set") -> Any:
+        """``Backend.write`` on this level's arrays; over an immutable library, a new
+        ``BatchedArray`` (the batching ``__setitem__`` stores into the wrapper, never into the
+        physical array: ``rules_indexing.setitem``), ``array`` left as it was."""
+        if self.mutable_arrays:
+            return super().write(array, key, values, how)
+        if type(array) is not BatchedArray or array.level is not self.level:
+            return self.base.write(array, key, values, how)  # unbatched here: the level below
+        if how not in ("set", "add", "multiply"):
+            raise ValueError(f"write: unknown update {how!r} (set, add or multiply)")
+        out = BatchedArray(array.value, self.level)
+        out.fresh = array.fresh
+        if how != "set":
+            values = out[key] + values if how == "add" else out[key] * values
+        out[key] = values
+        return out
 
     def scatter_add(self, target: Any, key: Any, values: Any) -> Any:
         return scatter_add(self.level, _BelowBackend(self.root), target, key, values)

@@ -141,7 +141,8 @@ def setitem(level: Level, x: Any, key: Any, value: Any) -> None:
                 "vmap: assigning through a key that mixes batched index tensors with slices is "
                 "not supported")
         target_nd = max((k.ndim for k in key if _is_array(k)), default=0) + (x.ndim - len(key))
-        v[full] = pad(bval(value, level), level, target_nd) if is_batched(value, level) else value
+        x.value = _assigned(level, v, full, pad(bval(value, level), level, target_nd)
+                            if is_batched(value, level) else value)
         return
     phys = (slice(None),) + key
     if type(value) is BatchedArray and value.level is not level:
@@ -150,9 +151,21 @@ def setitem(level: Level, x: Any, key: Any, value: Any) -> None:
         target = v[phys]
         vals = pad(value.value, level, target.ndim - 1)
         nd = _separated_ndim(key)
-        v[phys] = level.base.moveaxis(vals, 0, nd) if nd else vals
+        x.value = _assigned(level, v, phys, level.base.moveaxis(vals, 0, nd) if nd else vals)
     else:
-        v[phys] = value
+        x.value = _assigned(level, v, phys, value)
+
+
+def _assigned(level: Level, v: Any, key: Any, values: Any) -> Any:
+    """``v`` (a physical value) with ``v[key] = values``: ``v`` itself, written, where the real
+    backend's arrays can be written (or ``v`` is an outer level's ``BatchedArray``, which
+    stores the same way); else the new array ``Backend.write`` makes (JAX's are immutable).
+    The caller stores the result back into its ``BatchedArray`` (a no-op when written)."""
+    root = level.backend.root
+    if type(v) is BatchedArray or root.mutable_arrays:
+        v[key] = values
+        return v
+    return root.write(v, key, values)
 
 
 @batching_rule("take")
@@ -206,17 +219,19 @@ def scatter_add(level: Level, base_backend: Any, target: Any, key: Any, values: 
             phys = (slice(None),) + keyt
             sel_nd = _selected_ndim(tv, phys)
             vals = pad(values.value, level, sel_nd) if is_batched(values, level) else values
-            base_backend.scatter_add(tv, phys, vals)
+            # the backend's result, not ``tv``: an immutable backend's is a new array
+            target.value = base_backend.scatter_add(tv, phys, vals)
             return target
     if full is not None:
         nd = max((k.ndim for k in keyt if _is_array(k)), default=0) + (target.ndim - len(keyt))
         vals = pad(values.value, level, nd) if is_batched(values, level) else values
-        base_backend.scatter_add(tv, full, vals)
+        target.value = base_backend.scatter_add(tv, full, vals)
         return target
     for i in range(level.size):  # keys mixing batched indices with slices: per sample
         ki = tuple(bval(k, level)[i] if is_batched(k, level) else k for k in keyt)
         vi = values.value[i] if is_batched(values, level) else values
-        tv[i] = base_backend.scatter_add(tv[i], ki, vi)
+        tv = _assigned(level, tv, i, base_backend.scatter_add(tv[i], ki, vi))
+    target.value = tv
     return target
 
 

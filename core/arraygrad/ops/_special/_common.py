@@ -6,6 +6,8 @@ from __future__ import annotations
 import contextlib
 from typing import Any, Callable, Sequence
 
+from arraygrad.backends.materialization import materialize_arrays
+
 __all__ = ["horner", "chebyshev", "widened", "quieted", "guarded", "quiet", "until_converged"]
 
 _CHUNK = 16  # iterations between convergence checks
@@ -41,6 +43,10 @@ def until_converged(xp: Any, step: Any, state: tuple[Any, ...], done: Any,
             *new, converged = step(state, n)
             state = tuple(xp.where(done, old, fresh) for old, fresh in zip(state, new))
             done = done | converged
+        # a lazy library's iterates computed here: the test below, and the next chunk's,
+        # then start from values, not from every step since the first
+        *computed, done = materialize_arrays(xp, (*state, done))
+        state = tuple(computed)
         if bool(xp.all(done)):
             break
     return state
