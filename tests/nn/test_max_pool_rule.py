@@ -5,6 +5,8 @@ values, indices and gradients for every geometry (stride, padding, dilation, cei
 return_indices, ties) and derivatives of higher order flow (``arraygrad.compile``'s replay
 of the kernels: ``test_conv_rule``)."""
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -140,7 +142,7 @@ def test_the_numpy_kernels_equal_the_portable_twin(data):
     want_values, want_offsets = _forward(backend, -np.inf, x, geom, True)
     np.testing.assert_array_equal(values, want_values)
     np.testing.assert_array_equal(offsets, want_offsets)  # (values: the dtypes may differ)
-    assert pool_kernels.max_pool_forward(x, geom, False)[1] is None
+    np.testing.assert_array_equal(pool_kernels.max_pool_forward(x, geom, False), want_values)
     g = rng.standard_normal(values.shape).astype(dtype)
     if data.draw(st.booleans(), label="a NaN and an infinite gradient"):
         g.flat[0], g.flat[-1] = np.nan, -np.inf  # (they stay at their windows' winners)
@@ -159,3 +161,22 @@ def test_the_numpy_kernels_decline_what_they_do_not_serve():
     assert pool_kernels.max_pool_grad(np.ones((1, 1, 2, 2), np.float16),
                                       np.zeros((1, 1, 2, 2), np.int64), geom,
                                       (4, 4)) is NotImplemented
+
+
+def test_a_compiled_forward_without_gradients_records_the_pooling_kernel():
+    """Under no_grad the kernel computes no offsets; its result was ``(values, None)``, which
+    a compiled replay cannot record (a graph break: the ported MNIST program's evaluation
+    warned and ran eagerly)."""
+    model = ag.nn.Sequential(ag.nn.Conv2d(1, 2, 3), ag.nn.MaxPool2d(2), ag.nn.Flatten())
+    x = ag.randn(2, 1, 8, 8)
+
+    def evaluate():
+        with ag.no_grad():
+            return model(x)
+
+    compiled = ag.compile(evaluate)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a graph break warns
+        for _ in range(3):
+            assert np.array_equal(compiled().numpy(), evaluate().numpy())
+    assert compiled.stats["replays"] >= 1 and compiled.stats["eager"] == 0

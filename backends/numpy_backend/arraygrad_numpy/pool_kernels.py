@@ -55,9 +55,10 @@ def _offset_dtype(k):
 
 
 def max_pool_forward(x, geom, with_offsets):
-    """``(values, offsets)``: each window's maximum (NaN if it holds one) and, when
-    ``with_offsets``, the row-major kernel offset of its first maximal element (the
-    narrowest integer dtype that holds them), else None. Padding never wins (``-inf``)."""
+    """Each window's maximum (NaN if it holds one); with ``with_offsets``, ``(values,
+    offsets)``: also the row-major kernel offset of its first maximal element (the narrowest
+    integer dtype that holds them). Padding never wins (``-inf``). (Values alone, not
+    ``(values, None)``: a compiled replay records a kernel's result as arrays.)"""
     if type(x) is not np.ndarray or x.dtype not in _SERVED:
         return NotImplemented
     plan = _plan(x.shape, geom)
@@ -70,7 +71,7 @@ def max_pool_forward(x, geom, with_offsets):
     for v in views[1:]:
         np.maximum(values, v, out=values)  # NaN-propagating, as PyTorch's max pooling
     if not with_offsets:
-        return values, None
+        return values
     offsets = np.zeros(values.shape, _offset_dtype(len(views)))
     for k in range(len(views) - 1, -1, -1):  # last first: the first maximal offset is kept
         _put(offsets, k, views[k] == values)

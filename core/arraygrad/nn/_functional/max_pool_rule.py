@@ -16,7 +16,7 @@ The node keeps the winning kernel offset of each window (an integer array, row-m
 the kernel; the first maximal element wins, NaN counting as the largest), not the input. A backend
 kernel gets native arrays and the geometry ``(kernel, dilation, stride, pad_lo, out)``::
 
-    max_pool_forward(x, geom, with_offsets) -> (values, offsets or None)
+    max_pool_forward(x, geom, with_offsets) -> (values, offsets) or, without offsets, values
     max_pool_grad(g, offsets, geom, in_sizes) -> gx
 
 each result a fresh array; ``NotImplemented`` declines a call (the portable formula runs).
@@ -47,8 +47,11 @@ __all__ = ["max_pool", "pool_data", "pool_grad_data"]
 def pool_data(backend: Backend, x: Any, geom: Any, fill: Any, with_offsets: bool) -> Any:
     """``(values, offsets)`` of max pooling ``x`` on arrays (``offsets`` None unless
     ``with_offsets``); ``fill`` pads (``-inf``, or an integer dtype's smallest value)."""
-    return dispatch_kernel("max_pool_forward", backend,
-                           functools.partial(_forward, backend, fill), x, geom, with_offsets)
+    out = dispatch_kernel("max_pool_forward", backend,
+                          functools.partial(_forward, backend, fill), x, geom, with_offsets)
+    # (the kernels answer the values alone without offsets: a compiled replay records a
+    # kernel's result as arrays, and a None in a tuple would be a graph break)
+    return out if with_offsets else (out, None)
 
 
 def _forward(backend: Backend, fill: Any, x: Any, geom: Any, with_offsets: bool) -> Any:
@@ -56,7 +59,7 @@ def _forward(backend: Backend, fill: Any, x: Any, geom: Any, with_offsets: bool)
     cols = _im2col_data(backend, x, geom, fill)
     values = xp.max(cols, axis=2)
     if not with_offsets:
-        return values, None
+        return values
     return values, xp.astype(xp.argmax(cols, axis=2), backend.native_dtype(_dt.int64))
 
 
