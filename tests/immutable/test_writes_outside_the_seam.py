@@ -11,9 +11,9 @@ import arraygrad as ag
 def dev(request):
     if request.param == "numpy":
         return "cpu"
-    from conftest import device_of
-
-    return device_of("jax")
+    # (the fixture, not ``from conftest import``: with every test directory on sys.path
+    # that name is whichever conftest module was imported first)
+    return request.getfixturevalue("jax_device")
 
 
 def _rows(dev):

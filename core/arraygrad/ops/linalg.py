@@ -79,8 +79,11 @@ def _matmul_grad_data(gd: Any, n: RuleNode, backend: Any) -> tuple[Any, Any] | N
         # a broadcast gradient (sum()'s first-order one): BLAS cannot read stride-0 rows, so
         # each product below would copy it; one copy serves both (the vjp's ``contiguous``)
         gd = backend.xp.asarray(gd, copy=True)
-    # the standard's functions, not ``.mT``: not every library's array has the attribute (Dask's)
-    matmul_, mT = backend.xp.matmul, backend.xp.matrix_transpose
+    matmul_ = backend.xp.matmul
+    if hasattr(a, "mT"):  # the standard's attribute: a view made in C (the hot path's)
+        return (None if want_a is None else matmul_(gd, b.mT),
+                None if want_b is None else matmul_(a.mT, gd))
+    mT = backend.xp.matrix_transpose  # a library whose arrays lack the attribute (Dask's)
     return (None if want_a is None else matmul_(gd, mT(b)),
             None if want_b is None else matmul_(mT(a), gd))
 

@@ -44,7 +44,8 @@ class ListRows:
     __slots__ = ("cat0", "pieces")
 
     def __init__(self, cat0: Any) -> None:
-        self.cat0, self.pieces = cat0, []
+        self.cat0 = cat0
+        self.pieces: list[tuple[int, Any]] = []
 
     def put(self, start: int, value: Any) -> None:
         self.pieces.append((start, value))

@@ -40,7 +40,7 @@ def _cat0(parts: list[Tensor]) -> Tensor:
     return cat(parts, 0)
 
 
-TENSORS = cf.Kit(
+TENSORS: cf.Kit = cf.Kit(
     linear=linear, matmul=linalg.matmul, t=lambda a: a.t(), t_dense=lambda a: a.t(),
     sigmoid=lambda a: a.sigmoid(), tanh=lambda a: a.tanh(), relu=lambda a: a.relu(),
     relu_grad=threshold_backward, chunk=lambda a, n: a.chunk(n, -1),

@@ -70,12 +70,14 @@ class _Collected:
     __slots__ = ("k", "total", "rows")
 
     def __init__(self, k: Kit, total: int) -> None:
-        self.k, self.total, self.rows = k, total, None
+        self.k, self.total = k, total
+        self.rows: list[Any] | None = None
 
     def put(self, start: int, values: tuple[Any, ...]) -> None:
-        if self.rows is None:
-            self.rows = [self.k.rows(self.total, v) for v in values]
-        for r, v in zip(self.rows, values):
+        rows = self.rows
+        if rows is None:
+            rows = self.rows = [self.k.rows(self.total, v) for v in values]
+        for r, v in zip(rows, values):
             r.put(start, v)
 
     def results(self) -> list[Any]:
@@ -338,7 +340,7 @@ def rnn_backward(k: Kit, p: Plan, g_out: Any, g_h: Any, w_hh: Any, out: Any,
     """The gradients of ``(gi, h0, w_hh, b_hh)`` (None where not wanted); ``out`` the
     output rows."""
     out = _rows(k, out)
-    through = None if relu else 1 - out * out
+    through: Any = None if relu else 1 - out * out
 
     def step(t: int, start: int, b: int, d: State) -> tuple[State, tuple[Any, ...]]:
         rows = slice(start, start + b)

@@ -113,8 +113,10 @@ def lstm_sequence(gi: Tensor, h0: Tensor, c0: Tensor, w_hh: Tensor, b_hh: Tensor
     out, h_n, c_n, *kept = lstm_sequence_data(gi._backend, gi._data, h0._data, c0._data,
                                               w_hh._data, _data(b_hh), _data(w_hr), sizes,
                                               reverse, keep)
-    return LSTM_SEQUENCE.record_many((out, h_n, c_n), gi._backend, inputs, batch_sizes=sizes,
-                                     reverse=reverse, **dict(zip(_LSTM_KEPT, kept)))
+    out, h_n, c_n = LSTM_SEQUENCE.record_many(
+        (out, h_n, c_n), gi._backend, inputs, batch_sizes=sizes, reverse=reverse,
+        **dict(zip(_LSTM_KEPT, kept)))
+    return out, h_n, c_n
 
 
 # -- GRU -------------------------------------------------------------------------------------
@@ -169,8 +171,9 @@ def gru_sequence(gi: Tensor, h0: Tensor, w_hh: Tensor, b_hh: Tensor | None,
     sizes = tuple(sizes)
     out, h_n, *kept = gru_sequence_data(gi._backend, gi._data, h0._data, w_hh._data,
                                         _data(b_hh), sizes, reverse, _keeps(inputs))
-    return GRU_SEQUENCE.record_many((out, h_n), gi._backend, inputs, batch_sizes=sizes,
-                                    reverse=reverse, **dict(zip(_GRU_KEPT, kept)))
+    out, h_n = GRU_SEQUENCE.record_many((out, h_n), gi._backend, inputs, batch_sizes=sizes,
+                                        reverse=reverse, **dict(zip(_GRU_KEPT, kept)))
+    return out, h_n
 
 
 # -- Elman -----------------------------------------------------------------------------------
@@ -225,5 +228,6 @@ def rnn_sequence(gi: Tensor, h0: Tensor, w_hh: Tensor, b_hh: Tensor | None,
     out, h_n, *kept = rnn_sequence_data(gi._backend, gi._data, h0._data, w_hh._data,
                                         _data(b_hh), sizes, reverse, relu, keep)
     named = {"output": out, "h_prev": kept[0]} if keep else {"output": None, "h_prev": None}
-    return RNN_SEQUENCE.record_many((out, h_n), gi._backend, inputs, batch_sizes=sizes,
-                                    reverse=reverse, relu=relu, **named)
+    out, h_n = RNN_SEQUENCE.record_many((out, h_n), gi._backend, inputs, batch_sizes=sizes,
+                                        reverse=reverse, relu=relu, **named)
+    return out, h_n
