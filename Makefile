@@ -37,7 +37,10 @@ demo-ddp: $(STAMP)
 # The whole conformance runs of the strict, JAX and Dask backends are left to the first pass:
 # the switch turns off the core's fast paths, which the NumPy backend's run covers in both
 # passes (each run is a process of its own, 50 to 100 s of CI's two cores).
-REFERENCE_DESELECT := \
+# So are the MPI tests (tests/distributed, tests/reliability: rank processes, launchers and
+# collectives, about 50 s of CI's two cores): their ops run both ways in the op tests, and CI's
+# 15 minutes cannot hold them twice.
+REFERENCE_DESELECT := --ignore=tests/distributed --ignore=tests/reliability \
 	--deselect "tests/conformance/test_conformance.py::test_backend_passes_the_suite[strict]" \
 	--deselect "tests/conformance/test_conformance.py::test_immutable_and_lazy_backends_pass_a_sample_of_the_suite"
 PYTEST_WORKERS ?= auto
