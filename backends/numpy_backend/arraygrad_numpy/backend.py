@@ -13,6 +13,7 @@ from arraygrad.backends.contract import Memory
 from arraygrad.backends.strided import strided_kernels
 from arraygrad_numpy import low_precision
 from arraygrad_numpy.conv_kernels import conv_forward, conv_input_grad, conv_weight_grad
+from arraygrad_numpy.norm_kernels import vector_norm
 from arraygrad_numpy.pool_kernels import max_pool_forward, max_pool_grad
 from arraygrad_numpy.sparse_kernels import sparse_mm
 
@@ -208,7 +209,8 @@ class NumpyBackend(Backend):
     def kernel(self, op_name):
         # strided views (as_strided, Tensor.unfold) share memory, as PyTorch's do; sparse
         # products run through SciPy when it is installed; convolutions as strided windows
-        # and one BLAS product per direction; max pooling over strided slices
+        # and one BLAS product per direction; max pooling over strided slices; a whole
+        # array's 2-norm as one dot product
         return _KERNELS.get(op_name)
 
 
@@ -225,4 +227,5 @@ _KERNELS = {**strided_kernels(
     np.ndarray, lambda a, shape, strides: np.lib.stride_tricks.as_strided(a, shape, strides)),
     "linalg_eig": _eig, "sparse_mm": sparse_mm, "conv_forward": conv_forward,
     "conv_input_grad": conv_input_grad, "conv_weight_grad": conv_weight_grad,
-    "max_pool_forward": max_pool_forward, "max_pool_grad": max_pool_grad}
+    "max_pool_forward": max_pool_forward, "max_pool_grad": max_pool_grad,
+    "vector_norm": vector_norm}

@@ -18,6 +18,9 @@ and broadcasting checks.
   target is a class and none is ignored.
 - ``inplace_arithmetic``: ``t += other * alpha`` (and ``-= *= /=``) with the array's own
   in-place operator when nothing is recorded (optimizers' updates).
+- ``basic_key``: an index key of Python integers and forward slices (``x[3]``,
+  ``data[i:i + 8]``, ``x[:, 1:]``) checked and normalised without ``_normalize_key``'s
+  general walk (tensors, lists, masks, ``None``, ``...``, booleans).
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from arraygrad.ops.rule import Rule, fast_paths
 from arraygrad.tensor import Tensor, wrap
 from arraygrad.tensor_sparse import SparseTensor
 
-__all__ = ["binary", "operands", "BinarySpec", "inplace_arithmetic", "gradient_sum"]
+__all__ = ["binary", "operands", "BinarySpec", "inplace_arithmetic", "gradient_sum", "basic_key"]
 
 
 class BinarySpec:
@@ -210,3 +213,64 @@ def targets_usable(xp: Any, t: Any, c: int, ignore_index: int) -> Any:
 def onehot_data(xp: Any, t: Any, c: int, dtype: Any) -> Any:
     """The one-hot rows of class indices ``t`` (1-D) over ``c`` classes, in ``dtype``."""
     return xp.astype(t[:, None] == xp.arange(c, dtype=t.dtype), dtype)
+
+
+def basic_key(input: Tensor, key: Any) -> tuple[tuple[Any, ...], bool, bool] | None:
+    """``(key', integers_only, contiguous)`` for a key of Python integers in range and
+    slices with integer (or integer 0-d tensor) bounds and a positive step, one entry per
+    leading dimension at most: ``key'`` is the tuple of them with each tensor bound read as
+    an int and ``...`` appended (the form ``indexing.getitem`` records); ``contiguous``: the
+    input is and the view surely is (integers, then one slice of step 1, then whole
+    dimensions), so its strides need no computing. None for any other key, which the
+    general path checks (and refuses, with PyTorch's errors)."""
+    if not fast_paths.on:
+        return None
+    keys = key if type(key) is tuple else (key,)
+    shape = input._data.shape
+    if not keys or len(keys) > len(shape):
+        return None
+    out = []
+    integers = True
+    contiguous = input._strides is None
+    for d, k in enumerate(keys):
+        kind = type(k)
+        if kind is int:
+            if not -shape[d] <= k < shape[d]:
+                return None
+            if not integers:  # an integer after a slice: strides to compute
+                contiguous = False
+        elif kind is slice:
+            start, stop, step = k.start, k.stop, k.step
+            if step is not None and (type(step) is not int or step <= 0):
+                return None
+            if not integers and (start is not None or stop is not None or step is not None):
+                contiguous = False  # a second slice that cuts
+            elif step is not None and step != 1:
+                contiguous = False
+            integers = False
+            if not (start is None or type(start) is int):
+                start = _bound(start)
+                if start is None:
+                    return None
+                k = slice(start, stop, step)
+            if not (stop is None or type(stop) is int):
+                stop = _bound(stop)
+                if stop is None:
+                    return None
+                k = slice(k.start, stop, step)
+        else:
+            return None
+        out.append(k)
+    out.append(Ellipsis)
+    return tuple(out), integers, contiguous
+
+
+def _bound(value: Any) -> int | None:
+    """A slice bound given as a tensor (``data[i:i + 8]``, ``i`` a 0-d integer tensor) read
+    as an int, or None for the general path (whatever else it is, it explains)."""
+    if isinstance(value, Tensor) and value.__class__ is not SparseTensor:
+        try:
+            return operator.index(value)
+        except (TypeError, RuntimeError, ValueError):
+            return None
+    return None

@@ -12,6 +12,7 @@ import math
 import warnings
 from typing import TYPE_CHECKING, Any
 
+from arraygrad.ops import fast as _fast
 from arraygrad.ops.arguments import tensor_arg
 from arraygrad import dtypes as _dt, transform_state as _transforms
 from arraygrad.ops._linear_index import LinearKey, linear_key
@@ -298,6 +299,14 @@ def _is_bool_scalar(k: Any) -> bool:
 @indexed_by("key")
 def getitem(input: Tensor, key: Any) -> Tensor:
     """``input[key]``: basic slicing, integer arrays (repeats allowed) and boolean masks."""
+    basic = _fast.basic_key(input, key)
+    if basic is not None:  # integers and forward slices, checked on the fast path: a view
+        norm, integers, contiguous = basic
+        out = (SELECT if integers else SLICE).record(
+            input._data[norm], input._backend, (input,), shape=input._data.shape, key=norm,
+            advanced=False)
+        return make_view(out, input, lambda base: getitem(base, norm),
+                         None if contiguous else indexed_strides(input, norm, out._data.shape))
     key, empty = _bool_scalars(input, key)
     if empty is not None:  # a False: the new axis is empty
         return getitem(getitem(input, key), (slice(None),) * empty + (slice(0, 0),))

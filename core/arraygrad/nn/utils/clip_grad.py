@@ -41,6 +41,11 @@ def _check_foreach(foreach: bool | None) -> None:
         raise TypeError(f"foreach must be a bool or None, got {type(foreach).__name__}")
 
 
+def _on(t: Tensor, other: Tensor) -> Tensor:
+    """``t`` on ``other``'s device (``t`` itself when it is there already)."""
+    return t if t._backend is other._backend else t.to(other.device)
+
+
 @_no_grad
 def get_total_norm(tensors: _tensor_or_tensors, norm_type: float = 2.0,
                    error_if_nonfinite: bool = False, foreach: bool | None = None) -> Tensor:
@@ -61,8 +66,10 @@ def get_total_norm(tensors: _tensor_or_tensors, norm_type: float = 2.0,
     norm_type = float(norm_type)
     if not tensors:
         return make_tensor(0.0)
-    first_device = tensors[0].device
-    norms = [vector_norm(t, norm_type).to(first_device) for t in tensors]
+    first = tensors[0]
+    # a move only between backends (each serves one device): ``.to`` parses its arguments
+    # and builds a device object even when nothing moves, per gradient per step
+    norms = [_on(vector_norm(t, norm_type), first) for t in tensors]
     total_norm: Tensor = vector_norm(stack(norms), norm_type)
     if error_if_nonfinite and bool(total_norm.isnan() | total_norm.isinf()):
         raise RuntimeError(
@@ -90,7 +97,7 @@ def clip_grads_with_norm_(parameters: _tensor_or_tensors, max_norm: float, total
     clip_coef = max_norm / (total_norm + 1e-6)
     clip_coef_clamped = clamp(clip_coef, max=1.0)
     for g in grads:
-        g.mul_(clip_coef_clamped.to(g.device))
+        g.mul_(_on(clip_coef_clamped, g))
 
 
 @_no_grad

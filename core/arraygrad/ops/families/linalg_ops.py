@@ -31,7 +31,8 @@ from arraygrad.ops.casting import in_opmath
 from arraygrad.ops.conjugate import conj_of
 from arraygrad.ops.extensions import extension
 from arraygrad.ops.promotion import same_backend
-from arraygrad.ops.rule import VIA_VJP, defop
+from arraygrad.ops.rule import VIA_VJP, defop, fast_paths
+from arraygrad.plugins.registry import dispatch_kernel
 from arraygrad.tensor import Tensor, wrap
 
 if TYPE_CHECKING:
@@ -668,9 +669,21 @@ def vector_norm(x: Tensor, ord: float = 2, dim: Any = None, keepdim: bool = Fals
         dims = ()
     if x.numel() == 0 and (ord < 0 or math.isinf(ord)) and any(x.shape[d] == 0 for d in dims):
         raise RuntimeError(f"{op}: Expected a non-empty tensor for ord={ord} over dim={dim}")
-    data = _call(op, backend, "vector_norm", x._data, axis=dims if dims else None,
-                 keepdims=keepdim, ord=ord)
+    data = _vector_norm_data(op, backend, x._data, dims if dims else None, keepdim, ord)
     return VECTOR_NORM.record(data, backend, (x,), ord=float(ord), dims=dims, keepdim=keepdim)
+
+
+def _vector_norm_data(op: str, backend: Backend, data: Any, axis: Any, keepdims: bool,
+                      ord: float) -> Any:
+    """``xp.linalg.vector_norm`` of ``data``, or (fast paths on) the backend's
+    ``vector_norm`` kernel where it has one and takes the case (NumPy: a whole array's
+    2-norm as one dot product)."""
+    def portable(data: Any, axis: Any, keepdims: bool, ord: float) -> Any:
+        return _call(op, backend, "vector_norm", data, axis=axis, keepdims=keepdims, ord=ord)
+
+    if fast_paths.on:
+        return dispatch_kernel("vector_norm", backend, portable, data, axis, keepdims, ord)
+    return portable(data, axis, keepdims, ord)
 
 
 def matrix_norm(A: Tensor, ord: Any = "fro", dim: tuple[int, int] = (-2, -1),
