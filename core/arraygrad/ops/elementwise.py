@@ -308,7 +308,29 @@ def pow(input: Tensor, exponent: Any) -> Tensor:  # noqa: A001 - PyTorch's name
         negative = bd < 0 if isinstance(bd, int) else any_true(backend, bd < 0)
         if negative:
             raise RuntimeError("pow: Integers to negative integer powers are not allowed.")
-    return POW.record(ad ** bd, backend, (input, exponent))
+    return POW.record(_power(backend, ad, bd), backend, (input, exponent))
+
+
+# PyTorch's CPU kernel computes these number exponents of a float32/float64 tensor without
+# ``pow``: ``x * x * x``, ``1 / (x * x)``, ``1 / sqrt(x)`` (2, 0.5 and -1 NumPy special-cases
+# itself, with the same results)
+_PRODUCT_EXPONENTS = (3, -2, -0.5)
+
+
+def _power(backend: Backend, a: Any, b: Any) -> Any:
+    """``a ** b`` on arrays (or one number), with a number exponent of 3, -2 or -0.5 of a
+    float32/float64 array computed as PyTorch computes it: its values bit for bit, where the
+    library's ``pow`` differs in the last place, and a product instead of a ``pow`` call
+    (NumPy: ``x ** 3`` of 2000 float64s 115 us, ``x * x * x`` 1.5 us)."""
+    kind = type(b)
+    if (kind is int or kind is float) and b in _PRODUCT_EXPONENTS \
+            and getattr(a, "dtype", None) in backend.wide_floating_natives:
+        if b == 3:
+            return a * a * a
+        if b == -2:
+            return 1 / (a * a)
+        return 1 / backend.xp.sqrt(a)
+    return a ** b
 
 
 NEG = defop("NegBackward0", jvp=ELEMENTWISE, vjp=(lambda g, n: -g,), complex=True)
