@@ -1,8 +1,8 @@
 """The NumPy backend's kernel for ``arraygrad.sparse``'s products: ``sparse @ dense`` through
-SciPy's compressed sparse rows when SciPy is installed (``pip install 'arraygrad[sparse]'``).
+SciPy's sparse product when SciPy is installed (``pip install 'arraygrad[sparse]'``).
 
 The portable product (``arraygrad.sparse._products``) is a gather and a ``numpy.add.at`` of
-``nnz * p`` terms; SciPy's CSR product is a compiled loop, tens of times faster on a large
+``nnz * p`` terms; SciPy's product is a compiled loop, tens of times faster on a large
 graph. Without SciPy, or for a dtype SciPy's sparse routines lack (float16, bfloat16), the
 kernel declines and the portable product runs.
 """
@@ -28,5 +28,8 @@ def sparse_mm(indices: Any, values: Any, dense: Any, rows: int) -> Any:
     if not (type(indices) is type(values) is type(dense) is np.ndarray) \
             or values.dtype.type not in _SCIPY_DTYPES or dense.dtype != values.dtype:
         return NotImplemented  # (a vmap level's batched arrays, float16...): the portable one
-    matrix = sp.csr_matrix((values, (indices[0], indices[1])), shape=(rows, dense.shape[0]))
+    # the COO product itself, not a conversion to CSR first (75 -> 53 us at 3,000 entries by
+    # 16 columns): entry by entry in the given order, the CSR product's sums for coalesced
+    # (row-sorted) indices bit for bit
+    matrix = sp.coo_matrix((values, (indices[0], indices[1])), shape=(rows, dense.shape[0]))
     return np.ascontiguousarray(matrix @ dense, dtype=dense.dtype)
