@@ -413,19 +413,24 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
     w = xp.astype(input._data, work)
     if input.ndim == 1:
         w = w[None, ...]
-    if any_true(backend, xp.logical_not((w >= 0) & xp.isfinite(w))):
-        raise RuntimeError("multinomial: probability tensor contains either `inf`, `nan` or "
-                           "element < 0")
-    if any_true(backend, xp.sum(w, axis=-1) <= 0):
+    invalid = xp.logical_not((w >= 0) & xp.isfinite(w))
+    # one read of the two checks (a sampling loop draws one row per call): which one failed
+    # is asked only when one did
+    if any_true(backend, xp.any(invalid) | xp.any(xp.sum(w, axis=-1) <= 0)):
+        if any_true(backend, invalid):
+            raise RuntimeError("multinomial: probability tensor contains either `inf`, `nan` "
+                               "or element < 0")
         raise RuntimeError("multinomial: invalid multinomial distribution (sum of "
                            "probabilities <= 0)")
     rows = int(w.shape[0])
     if replacement:
         cdf = xp.cumulative_sum(w, axis=-1)
         u = _uniform(backend, (rows, n), generator) * cdf[:, -1:]
-        # category j is drawn when cdf[j-1] <= u < cdf[j] (never a zero-weight one)
+        # category j is drawn when cdf[j-1] <= u < cdf[j] (never a zero-weight one); a u
+        # rounded up to the total counts every category: the last one (the count is never
+        # negative, so a minimum is the clip)
         idx = xp.sum(xp.astype(cdf[:, None, :] <= u[:, :, None], xp.int64), axis=-1)
-        idx = xp.clip(idx, 0, categories - 1)
+        idx = xp.minimum(idx, xp.asarray(categories - 1, dtype=idx.dtype))
     else:
         # Efraimidis-Spirakis: the n largest log(u) / w are a weighted sample without
         # replacement. Weight 0 gives -inf: drawn only once the positive weights are used up,
