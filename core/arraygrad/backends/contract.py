@@ -380,6 +380,15 @@ class Backend(abc.ABC):
         return frozenset(n for n in self.floating_natives if n not in widening)
 
     @functools.cached_property
+    def int64_natives(self) -> frozenset[Any]:
+        """The native dtype objects of int64 (indices, counts, positions: ``i + 1`` of an
+        int64 tensor keeps int64 with no promotion to compute)."""
+        from arraygrad import dtypes
+
+        from_native = self.__dict__.get("_from_native") or self._build_dtype_tables()[1]
+        return frozenset(n for n, d in from_native.items() if d is dtypes.int64)
+
+    @functools.cached_property
     def floating_natives(self) -> frozenset[Any]:
         """The native dtypes that are floating point (cached: a cheap test on hot paths)."""
         if "_floating_natives" not in self.__dict__:

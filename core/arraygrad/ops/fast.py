@@ -11,8 +11,9 @@ and broadcasting checks.
 - ``binary``: ``+ - * /`` of a floating tensor with a Python number (either side), or of
   two tensors of one backend, shape and floating dtype.
 - ``gradient_sum``: the engine's sum of two gradients reaching one input, on the arrays.
-- ``operands``: the promotion of two operands that need none (same shape and dtype, or a
-  floating tensor with a Python number, which keeps the tensor's dtype).
+- ``operands``: the promotion of two operands that need none (same shape and dtype, a
+  floating tensor with a Python number, or an int64 tensor with a Python int in int64's
+  range: each keeps the tensor's dtype).
 - ``inplace_arithmetic``: optimizers' ``p.add_(...)`` on the array itself, nothing recorded.
 - ``class_onehot``: NLL's one-hot of class targets without the ignore masks, when every
   target is a class and none is ignored.
@@ -120,14 +121,24 @@ def operands(a: Tensor, b: Tensor) -> tuple[Any, ...] | None:
         elif type(b) is float or type(b) is int:
             backend = a._backend
             da = a._data
-            if da.dtype in backend.weak_scalar_natives:
+            if da.dtype in backend.weak_scalar_natives or _int64_with_int(backend, da, b):
                 return backend, da, b, a, None
     elif isinstance(b, Tensor) and (type(a) is float or type(a) is int):
         backend = b._backend
         db = b._data
-        if db.dtype in backend.weak_scalar_natives:
+        if db.dtype in backend.weak_scalar_natives or _int64_with_int(backend, db, a):
             return backend, a, db, None, b
     return None
+
+
+_INT64_RANGE = range(-2 ** 63, 2 ** 63)
+
+
+def _int64_with_int(backend: Any, data: Any, number: Any) -> bool:
+    """Whether an int64 array meets a Python int that int64 holds (``i + 1``, ``n // 2`` of
+    positions and counts): the result is int64 and the number passes as it is, as the
+    general path's promotion would give."""
+    return type(number) is int and data.dtype in backend.int64_natives and number in _INT64_RANGE
 
 
 _NATIVE_OPS = {
