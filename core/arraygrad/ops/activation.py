@@ -12,6 +12,7 @@ from arraygrad.amp import state as _amp
 from arraygrad.transform_state import array_kernel
 from arraygrad.ops import elementwise as ew
 from arraygrad.ops.casting import opmath_apply, to_float_data
+from arraygrad.ops.elementwise_first_order import softmax_grad
 from arraygrad.ops.rule import defop
 from arraygrad.tensor import Tensor, _wrap_dim
 
@@ -39,7 +40,8 @@ def _dim(input: Tensor, dim: int | None, op: str) -> int:
 # jvp: the Jacobian diag(y) - y y^T is symmetric, so the tangent takes the vjp's formula
 SOFTMAX = defop("SoftmaxBackward0",
                 jvp=lambda t, n: n.result * (t - (t * n.result).sum(n.dim, keepdim=True)), saves=("result",), params=("dim",), exact=True,
-                vjp=(lambda g, n: n.result * (g - (g * n.result).sum(n.dim, keepdim=True)),))
+                vjp=(lambda g, n: n.result * (g - (g * n.result).sum(n.dim, keepdim=True)),),
+                first_order=(softmax_grad,))
 
 
 def softmax(input: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:

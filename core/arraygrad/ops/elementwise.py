@@ -16,9 +16,8 @@ from typing import TYPE_CHECKING, Any, Callable
 from arraygrad.ops.kernel_dtypes import check_kernel_dtype
 from arraygrad.ops.arguments import tensor_arg
 from arraygrad import dtypes as _dt
-from arraygrad.autograd.graph import SavedTensor
-from arraygrad.backends.scalar_operands import scalar_operand
-from arraygrad.ops import activation_backward as _act_bw, fast as _fast
+from arraygrad.ops import activation_backward as _act_bw, elementwise_first_order as _first
+from arraygrad.ops import fast as _fast
 from arraygrad.ops.broadcast import broadcast_shapes as broadcast_shapes, mul_sum_to
 from arraygrad.ops.deprecated_forms import alpha_first
 from arraygrad.ops.complex_checks import refuse_complex_forward
@@ -37,7 +36,7 @@ from arraygrad.tensor import Tensor
 from arraygrad.tensor_sparse import SparseTensor, sparse_ops
 
 if TYPE_CHECKING:
-    from arraygrad.ops.rule import FirstOrder, Rule, RuleNode, Vjp
+    from arraygrad.ops.rule import Rule, RuleNode, Vjp
     from arraygrad.autograd.graph import Node
     from arraygrad.backends.contract import Backend
 
@@ -76,7 +75,8 @@ def add(input: Tensor, other: Any, *deprecated: Any, alpha: Any = 1) -> Any:
 SUB = defop("SubBackward0", jvp=ELEMENTWISE, inputs=("self", "other"), params={"alpha": 1},
             complex=True,
             vjp=(identity,
-                 lambda g, n: -g if n.alpha == 1 else g * conj_of(-n.alpha)))
+                 lambda g, n: -g if n.alpha == 1 else g * conj_of(-n.alpha)),
+            first_order=(None, _first.negated))
 
 
 def sub(input: Tensor, other: Any, *deprecated: Any, alpha: Any = 1) -> Any:
@@ -111,32 +111,11 @@ def _product_grad(g: Tensor, other: Any, node: RuleNode, i: int) -> Tensor:
     return g * other
 
 
-def _times_number(index: int) -> FirstOrder:
-    """First order of a factor: ``g * other`` on arrays when the other factor (saved at
-    ``index``) is a Python number, or a tensor of the gradient's shape and dtype; None ("take
-    the vjp") otherwise (broadcasting: the vjp contracts instead of materialising)."""
-    def first(gd: Any, n: RuleNode, backend: Backend) -> Any:
-        other = n._saved[index]  # raw: a number is saved as itself, a tensor as SavedTensor
-        kind = type(other)
-        if gd.dtype in backend.complex_natives:
-            return None  # the vjp conjugates
-        if kind is float or kind is int:
-            return gd * scalar_operand(backend, other, gd.dtype)
-        if kind is SavedTensor:
-            t = other.tensor
-            vc = t._vc  # ``unpack``'s version check inline (it raises when it fails)
-            od = (t if (0 if vc is None else vc[0]) == other.version else other.unpack(n))._data
-            if od.shape == gd.shape and od.dtype == gd.dtype:
-                return gd * od
-        return None
-    return first
-
-
 MUL = defop("MulBackward0", jvp=ELEMENTWISE, inputs=("self", "other"), saves=("self", "other"),
             uses=(("other",), ("self",)), complex=True,  # each factor's gradient needs the other
             vjp=(lambda g, n: _product_grad(g, n.other, n, 0),
                  lambda g, n: _product_grad(g, n.self, n, 1)),
-            first_order=(_times_number(1), _times_number(0)))
+            first_order=(_first.times_operand(1), _first.times_operand(0)))
 
 
 def mul(input: Tensor, other: Any) -> Any:
@@ -159,7 +138,8 @@ DIV = defop("DivBackward0", jvp=ELEMENTWISE, inputs=("self", "other"), saves=("s
             vjp=(lambda g, n: g / conj_of(n.other),
                  # (conjugates taken factor by factor: for real tensors, the real formula's
                  # operations in its order, so its rounding is unchanged)
-                 lambda g, n: -g * conj_of(n.self) / conj_of(n.other * n.other)))
+                 lambda g, n: -g * conj_of(n.self) / conj_of(n.other * n.other)),
+            first_order=(_first.quotient_by_other, _first.quotient_by_self))
 
 
 def div(input: Tensor, other: Any, *, rounding_mode: Any = None) -> Any:
@@ -333,7 +313,8 @@ def _power(backend: Backend, a: Any, b: Any) -> Any:
     return a ** b
 
 
-NEG = defop("NegBackward0", jvp=ELEMENTWISE, vjp=(lambda g, n: -g,), complex=True)
+NEG = defop("NegBackward0", jvp=ELEMENTWISE, vjp=(lambda g, n: -g,), complex=True,
+            first_order=(_first.negated,))
 
 
 def neg(input: Tensor) -> Tensor:
@@ -383,23 +364,32 @@ def _float_unary(name: str, forward: Callable[[Any, Any], Any] | None, rule: Rul
     return op
 
 
-def _unary_rule(node_name: str, saves: str, vjp: Vjp, complex: bool = False) -> Rule:
+def _unary_rule(node_name: str, saves: str, vjp: Vjp, complex: bool = False,
+                first: Callable[[Any, Any, Any], Any] | None = None) -> Rule:
     """The rule of a one-input op whose gradient reads its input (``saves="self"``) or its
     result (``saves="result"``). ``complex``: ``vjp`` holds for complex tensors (it is
-    ``g * conj(f'(z))`` of a holomorphic ``f``)."""
-    return defop(node_name, jvp=ELEMENTWISE, saves=(saves,), vjp=(vjp,), complex=complex)
+    ``g * conj(f'(z))`` of a holomorphic ``f``). ``first``: ``vjp`` on arrays for real
+    gradients, ``first(gd, saved_array, xp)``, in the vjp's operations and order."""
+    return defop(node_name, jvp=ELEMENTWISE, saves=(saves,), vjp=(vjp,), complex=complex,
+                 first_order=None if first is None else (_first.unary(saves, first),))
 
 
 # holomorphic: g * conj(f'(z)), which is g * f'(x) for a real x
-EXP = _unary_rule("ExpBackward0", "result", lambda g, n: g * conj_of(n.result), True)
-LOG = _unary_rule("LogBackward0", "self", lambda g, n: g / conj_of(n.self), True)
+EXP = _unary_rule("ExpBackward0", "result", lambda g, n: g * conj_of(n.result), True,
+                  lambda gd, yd, xp: gd * yd)
+LOG = _unary_rule("LogBackward0", "self", lambda g, n: g / conj_of(n.self), True,
+                  lambda gd, xd, xp: gd / xd)
 LOG1P = _unary_rule("Log1pBackward0", "self", lambda g, n: g / conj_of(n.self + 1), True)
 EXPM1 = _unary_rule("Expm1Backward0", "result", lambda g, n: g * conj_of(n.result + 1), True)
-SQRT = _unary_rule("SqrtBackward0", "result", lambda g, n: g / (2 * conj_of(n.result)), True)
+SQRT = _unary_rule("SqrtBackward0", "result", lambda g, n: g / (2 * conj_of(n.result)), True,
+                   lambda gd, yd, xp: gd / (yd * 2))
 RSQRT = _unary_rule("RsqrtBackward0", "result",
-                    lambda g, n: -0.5 * g * conj_of(n.result ** 3), True)
-SIN = _unary_rule("SinBackward0", "self", lambda g, n: g * conj_of(cos(n.self)), True)
-COS = _unary_rule("CosBackward0", "self", lambda g, n: -g * conj_of(sin(n.self)), True)
+                    lambda g, n: -0.5 * g * conj_of(n.result ** 3), True,
+                    lambda gd, yd, xp: gd * -0.5 * (yd * yd * yd))  # (``**3`` is ``y*y*y``)
+SIN = _unary_rule("SinBackward0", "self", lambda g, n: g * conj_of(cos(n.self)), True,
+                  lambda gd, xd, xp: gd * xp.cos(xd))
+COS = _unary_rule("CosBackward0", "self", lambda g, n: -g * conj_of(sin(n.self)), True,
+                  lambda gd, xd, xp: -gd * xp.sin(xd))
 TAN = _unary_rule("TanBackward0", "result",
                   lambda g, n: g * conj_of(1 + n.result * n.result), True)
 RECIPROCAL = _unary_rule("ReciprocalBackward0", "result",
