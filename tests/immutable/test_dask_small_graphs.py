@@ -89,3 +89,18 @@ def test_iterative_formulas_compute_their_iterates_on_a_lazy_backend(dask_device
     assert len(computed.__dask_graph__()) == 1 and computed.compute().tolist() == [1, 4, 10, 60]
     host = a._data
     assert materialize_arrays(a._backend.xp, [host])[0] is host  # eager: as it is
+
+
+@pytest.mark.parametrize("dtype", [ag.float32, ag.float64])
+def test_inverse_and_negative_powers_keep_the_dtype(dask_device, dtype):
+    # Dask's own inv goes through a float64 identity: a float32 matrix came back float64
+    host = np.array([[2.0, 1.0], [1.0, 3.0]])
+    a = ag.tensor(host, dtype=dtype, device=dask_device, requires_grad=True)
+    inv = ag.linalg.inv(a)
+    power = ag.linalg.matrix_power(a, -2)
+    assert inv.dtype == power.dtype == dtype
+    np.testing.assert_allclose(inv.detach().cpu().numpy(), np.linalg.inv(host), rtol=1e-6)
+    np.testing.assert_allclose(power.detach().cpu().numpy(),
+                               np.linalg.matrix_power(np.linalg.inv(host), 2), rtol=1e-5)
+    power.sum().backward()
+    assert a.grad.dtype == dtype

@@ -48,9 +48,9 @@ class DaskBackend(Backend):
     @property
     def xp(self):
         if self._xp is None:
-            import array_api_compat.dask.array as xp
+            from arraygrad_dask.namespace import dask_namespace
 
-            self._xp = xp
+            self._xp = dask_namespace()
         return self._xp
 
     @property
