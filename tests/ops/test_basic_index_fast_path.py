@@ -108,3 +108,30 @@ def test_pytorch_agrees_on_tensor_bounds_and_strides():
         assert a[key].is_contiguous() == t[key].is_contiguous(), key
     i, ti = ag.tensor(1), torch.tensor(1)
     assert a[0, i:i + 2].tolist() == t[0, ti:ti + 2].tolist()
+
+
+@pytest.mark.parametrize("key", [
+    lambda i: i, lambda i: (i, slice(None)), lambda i: (i, ...), lambda i: -i - 1,
+    lambda i: i.int(), lambda i: ag.tensor([], dtype=ag.int64),
+])
+def test_rows_of_an_index_tensor_are_the_general_keys(key):
+    """``x[idx]`` (one 1-D index tensor on the leading dimension) is read with one ``take``
+    (``ops.fast.rows_key``): the values, gradients (repeats accumulate) and writes of the
+    general flat key."""
+    idx = ag.tensor([3, 0, 3, 1])
+    base = ag.arange(20.0, dtype=ag.float64).reshape(5, 4)
+
+    def run():
+        x = base.clone().requires_grad_()
+        y = x[key(idx)]
+        g = ag.arange(float(y.numel()), dtype=ag.float64).reshape(y.shape) + 1
+        (gx,) = ag.autograd.grad(y, x, g) if y.numel() else (ag.zeros_like(x),)
+        z = base.clone()
+        z[key(idx)] = -1.0
+        return y.detach().numpy(), gx.numpy(), z.numpy()
+
+    got = run()
+    with reference_mode():
+        ref = run()
+    for a, b in zip(got, ref):
+        np.testing.assert_array_equal(a, b)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from arraygrad.backends.contract import Backend
 
-__all__ = ["LinearKey", "linear_key"]
+__all__ = ["LinearKey", "RowsKey", "linear_key"]
 
 
 class LinearKey:
@@ -50,6 +50,32 @@ class LinearKey:
         """``out_flat[key] += values`` (repeats accumulate); returns ``out_flat``."""
         values = xp.broadcast_to(values, tuple(self.lin.shape))
         return backend.scatter_add(out_flat, self.flat(xp), xp.reshape(values, (-1,)))
+
+
+class RowsKey(LinearKey):
+    """An advanced key of one 1-D integer array of non-negative rows on the leading dimension
+    (``x[idx]``, ``x[idx, :]``): read with one ``take`` along axis 0 (the general key builds
+    and gathers a flat position per element of the result); its flat positions ``lin`` are
+    made, by ``linear_key``, only when a write or a backward asks for them."""
+
+    __slots__ = ("rows", "_xp", "_lin")
+
+    def __init__(self, xp: Any, rows: Any, shape: tuple[Any, ...]) -> None:
+        self.rows = rows
+        self.shape = tuple(shape)
+        self._xp = xp
+        self._lin = None
+
+    @property  # type: ignore[override]
+    def lin(self) -> Any:
+        """The general key's flat positions (made once, when first asked)."""
+        if self._lin is None:
+            self._lin = linear_key(self._xp, self.shape, (self.rows,)).lin
+        return self._lin
+
+    def take(self, xp: Any, data: Any) -> Any:
+        """``data[rows]``."""
+        return xp.take(data, self.rows, axis=0)
 
 
 def linear_key(xp: Any, shape: tuple[Any, ...], key: tuple[Any, ...]) -> LinearKey:

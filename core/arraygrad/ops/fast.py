@@ -19,6 +19,8 @@ and broadcasting checks.
   target is a class and none is ignored.
 - ``inplace_arithmetic``: ``t += other * alpha`` (and ``-= *= /=``) with the array's own
   in-place operator when nothing is recorded (optimizers' updates).
+- ``rows_key``: ``x[idx]`` (one 1-D integer index array on the leading dimension) read with
+  one ``take`` instead of a flat position per element of the result.
 - ``basic_key``: an index key of Python integers and forward slices (``x[3]``,
   ``data[i:i + 8]``, ``x[:, 1:]``) checked and normalised without ``_normalize_key``'s
   general walk (tensors, lists, masks, ``None``, ``...``, booleans).
@@ -34,11 +36,13 @@ from arraygrad.autograd.forward_ad import state as _fw
 from arraygrad.autograd.grad_mode import _state
 from arraygrad.backends.scalar_operands import scalar_operand
 from arraygrad.transform_state import array_kernel
+from arraygrad.ops._linear_index import RowsKey
 from arraygrad.ops.rule import Rule, fast_paths
 from arraygrad.tensor import Tensor, wrap
 from arraygrad.tensor_sparse import SparseTensor
 
-__all__ = ["binary", "operands", "BinarySpec", "inplace_arithmetic", "gradient_sum", "basic_key"]
+__all__ = ["binary", "operands", "BinarySpec", "inplace_arithmetic", "gradient_sum", "basic_key",
+           "rows_key"]
 
 
 class BinarySpec:
@@ -285,3 +289,22 @@ def _bound(value: Any) -> int | None:
         except (TypeError, RuntimeError, ValueError):
             return None
     return None
+
+
+def rows_key(backend: Any, shape: tuple[Any, ...], key: list[Any]) -> RowsKey | None:
+    """A ``RowsKey`` for a normalised advanced key (``indexing._normalize_key``'s, bounds
+    checked) that is one 1-D native integer array followed by whole dimensions only, its
+    negative rows counted from the end; None for any other key (``linear_key`` lowers it)."""
+    if not fast_paths.on or not key:
+        return None
+    rows = key[0]
+    if type(rows) is not backend.array_type or rows.ndim != 1:
+        return None  # (vmap's batched arrays, several dimensions: the general key)
+    for k in key[1:]:
+        if k is not Ellipsis and (type(k) is not slice or k != _WHOLE):
+            return None
+    xp = backend.xp
+    return RowsKey(xp, xp.where(rows < 0, rows + shape[0], rows), shape)
+
+
+_WHOLE = slice(None)

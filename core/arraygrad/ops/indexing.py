@@ -149,7 +149,9 @@ def _normalize_key(input: Tensor, key: Any) -> tuple[Any, ...]:
     if dim > ndim:
         raise IndexError(f"index: too many indices for tensor of dimension {ndim}")
     if advanced:
-        return linear_key(xp, tuple(input._data.shape), tuple(out)), True
+        shape = tuple(input._data.shape)
+        rows = _fast.rows_key(backend, shape, out)
+        return (linear_key(xp, shape, tuple(out)) if rows is None else rows), True
     if not any(k is Ellipsis for k in out):
         out.append(Ellipsis)
     return tuple(out), False

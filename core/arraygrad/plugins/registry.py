@@ -275,7 +275,10 @@ def dispatch_kernel(op_name: str, backend: Backend, portable: Callable[..., Any]
     if kernel is None:
         return portable(*args, **kwargs)
     view = _transform_hooks.kernel_view  # a recording transform's (``transform_state``)
-    if view is not None:
+    if view is not None and plugin is not None:
+        # (a plugin's kernel only: a backend's own comes from ``backend.kernel``, which a
+        # recording backend hands back recorded already; a second wrapping recorded the call
+        # on the first's traced result and broke the graph)
         kernel = view(kernel)
     try:
         out = kernel(*args, **kwargs)
