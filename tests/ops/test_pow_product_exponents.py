@@ -52,3 +52,20 @@ def test_other_dtypes_keep_pow():
     c = ag.tensor([1 + 1j])
     np.testing.assert_allclose((c ** 3).numpy(), [(1 + 1j) ** 3])
     assert (2 ** ag.tensor([3.0])).tolist() == [8.0]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("exponent", [2, 3, 3.0, 0.5, -2])
+def test_gradient_in_pytorchs_order_bit_for_bit(exponent, dtype):
+    """``g * (b * x ** (b - 1))``, PyTorch's order (it was ``(g * b) * x ** (b - 1)``)."""
+    torch = pytest.importorskip("torch")
+    x0 = (np.abs(X[:2000]) + 0.1).astype(dtype)
+    g0 = RNG.standard_normal(2000).astype(dtype)
+    x = ag.tensor(x0, requires_grad=True)
+    (x ** exponent).backward(ag.tensor(g0))
+    tx = torch.tensor(x0, requires_grad=True)
+    (tx ** exponent).backward(torch.tensor(g0))
+    if exponent in (0.5, -2):  # x ** -0.5, x ** -3 inside: each library's pow
+        np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=4 * np.finfo(dtype).eps)
+    else:
+        np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())

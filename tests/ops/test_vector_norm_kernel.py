@@ -1,5 +1,5 @@
-"""The NumPy backend's ``vector_norm`` kernel (a whole array's 2-norm as one dot product,
-``clip_grad_norm_``'s per-gradient norms) gives NumPy's own ``linalg.norm`` bit for bit and
+"""The NumPy backend's ``vector_norm`` kernel (a whole array's 2-norm without NumPy's Python
+layers, ``clip_grad_norm_``'s per-gradient norms) gives NumPy's own ``vector_norm`` bit for bit and
 PyTorch's value, keeps ``keepdim``'s shape and the gradient, and declines (the portable
 ``xp.linalg.vector_norm`` runs) every other order, axis or dtype."""
 
@@ -18,21 +18,28 @@ RNG = np.random.default_rng(35)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("shape", [(0,), (5,), (3, 4), (2, 3, 4)])
+@pytest.mark.parametrize("shape", [(0,), (5,), (3, 4), (2, 3, 4), (1000,), (37, 61)])
 def test_whole_array_two_norm_is_numpys_bit_for_bit(shape, dtype):
-    a = RNG.standard_normal(shape).astype(dtype)
-    expected = np.linalg.norm(a)
-    got = kernel(a, None, False, 2.0)
-    assert got.shape == () and got.dtype == dtype
-    assert got.tobytes() == np.asarray(expected, dtype=dtype).tobytes()
+    a = (RNG.standard_normal(shape) * 3).astype(dtype)
+    every = tuple(range(len(shape)))
+    for axis in (None, every):  # NumPy: the pairwise sum of squares of the C-order row
+        expected = np.asarray(np.linalg.vector_norm(a, axis=axis))
+        got = kernel(a, axis, False, 2.0)
+        assert got.shape == () and got.dtype == dtype
+        assert got.tobytes() == expected.tobytes(), axis
     t = ag.tensor(a)
-    for dim in [None, tuple(range(len(shape)))]:
-        assert ag.linalg.vector_norm(t, dim=dim).numpy().tobytes() == got.tobytes()
+    with reference_mode():
+        ref = ag.linalg.vector_norm(t).numpy()
+    for dim in [None, every]:
+        assert ag.linalg.vector_norm(t, dim=dim).numpy().tobytes() == ref.tobytes()
 
 
 def test_non_contiguous_and_keepdim():
     a = RNG.standard_normal((4, 6))[:, ::2].T
-    np.testing.assert_array_equal(kernel(a, None, False, 2.0), np.linalg.norm(a))
+    np.testing.assert_array_equal(kernel(a, None, False, 2.0), np.linalg.vector_norm(a))
+    np.testing.assert_array_equal(kernel(a, (0, 1), False, 2.0),
+                                  np.linalg.vector_norm(a, axis=(0, 1)))
+    assert kernel(a, (1, 0), False, 2.0) is NotImplemented  # another summation order
     t = ag.tensor(RNG.standard_normal((3, 4)))
     out = ag.linalg.vector_norm(t, keepdim=True)
     with reference_mode():

@@ -236,7 +236,9 @@ def _pow_base_grad(g: Tensor, n: RuleNode) -> Tensor:
     a, b = n.self, n.exponent
     if isinstance(b, Tensor):
         return g * conj_of(b) * conj_of(where(b == 0, 0.0, a ** (b - 1)))
-    return g * 0 if b == 0 else g * conj_of(b) * conj_of(a ** (b - 1))
+    # PyTorch's order, ``g * (b * a**(b-1))``: the rounding of its products (``x ** 3``'s
+    # gradient is ``g * (3 * (x * x))``)
+    return g * 0 if b == 0 else g * conj_of(a ** (b - 1) * b)
 
 
 def _pow_exponent_grad(g: Tensor, n: RuleNode) -> Tensor:

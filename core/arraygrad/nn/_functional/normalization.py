@@ -18,6 +18,7 @@ from arraygrad.amp import state as _amp
 from arraygrad.autograd.grad_mode import no_grad
 from arraygrad.ops import elementwise as ew
 from arraygrad.ops.complex_checks import refuse_complex_forward
+from arraygrad.nn._functional.layer_norm_rule import layer_norm_one_node
 
 if TYPE_CHECKING:
     from arraygrad.tensor import Tensor
@@ -125,18 +126,8 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
     refuse_complex_forward("LayerNormKernelImpl", input, message=(
         f"\"LayerNormKernelImpl\" not implemented for '{_dt.scalar_type_name(input.dtype)}'"))
     # float16/bfloat16 in float32, rounded once, as PyTorch's kernel
-    return ew.computed_in_float32(input, lambda x, w, b: _layer_norm(x, dims, w, b, eps),
-                                  weight, bias)
-
-
-def _layer_norm(input: Tensor, dims: Any, weight: Tensor | None, bias: Tensor | None,
-                eps: float) -> Tensor:
-    out, _, _ = _normalize(input, dims, eps)
-    if weight is not None:
-        out = out * weight
-    if bias is not None:
-        out = out + bias
-    return out
+    return ew.computed_in_float32(
+        input, lambda x, w, b: layer_norm_one_node(x, dims, w, b, eps), weight, bias)
 
 
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
