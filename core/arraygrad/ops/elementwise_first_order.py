@@ -102,8 +102,9 @@ def quotient_by_self(gd: Any, n: RuleNode, backend: Backend) -> Any:
 
 
 def softmax_grad(gd: Any, n: RuleNode, backend: Backend) -> Any:
-    """``softmax``'s gradient ``y * (g - sum(g * y))`` along its dim."""
-    if gd.dtype not in backend.wide_floating_natives:
+    """``softmax``'s gradient ``y * (g - sum(g * y))`` along its dim (a 0-d one: the vjp,
+    whose Tensor sum takes dim 0 of a 0-d tensor as PyTorch does; the standard's may not)."""
+    if gd.dtype not in backend.wide_floating_natives or not gd.ndim:
         return None
     yd = n.saved_data("result")
     return yd * (gd - backend.xp.sum(gd * yd, axis=n.args["dim"], keepdims=True))
