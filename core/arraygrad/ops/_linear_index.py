@@ -66,7 +66,7 @@ class RowsKey(LinearKey):
         self._xp = xp
         self._lin = None
 
-    @property  # type: ignore[override]
+    @property
     def lin(self) -> Any:
         """The general key's flat positions (made once, when first asked)."""
         if self._lin is None:

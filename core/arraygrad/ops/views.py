@@ -148,7 +148,7 @@ def expanded_strides(t: Tensor, target: Tensor) -> tuple[Any, ...] | None:
     return _normalized(target, out)
 
 
-def indexed_strides(t: Tensor, key: str, out_shape: Any) -> tuple[Any, ...] | None:
+def indexed_strides(t: Tensor, key: Any, out_shape: Any) -> tuple[Any, ...] | None:
     """Strides after basic indexing with a normalised key (ints, slices, None, Ellipsis)."""
     shape = t._data.shape
     s = strides_of(t)
