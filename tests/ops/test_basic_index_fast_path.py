@@ -135,3 +135,20 @@ def test_rows_of_an_index_tensor_are_the_general_keys(key):
         ref = run()
     for a, b in zip(got, ref):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("rows", [[5], [-6], [0, 7]])
+def test_an_index_tensor_out_of_range_raises_pytorchs_error(rows):
+    x = ag.zeros(5, 2)
+    with pytest.raises(IndexError, match="out of bounds"):
+        x[ag.tensor(rows)]
+
+
+def test_an_index_tensor_is_taken_on_the_fast_path_once_checked():
+    if not fast_paths.on:
+        pytest.skip("reference mode: no fast path")
+    x = ag.zeros(5, 2)
+    assert fast.index_rows(x, ag.tensor([1, -1])).rows.tolist() == [1, 4]
+    for declined in [ag.tensor([[1]]), ag.tensor([1], dtype=ag.int32), ag.tensor([True] * 5),
+                     ag.tensor([9]), [1, 2], ag.tensor(1)]:
+        assert fast.index_rows(x, declined) is None

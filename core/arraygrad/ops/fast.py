@@ -20,7 +20,9 @@ and broadcasting checks.
 - ``inplace_arithmetic``: ``t += other * alpha`` (and ``-= *= /=``) with the array's own
   in-place operator when nothing is recorded (optimizers' updates).
 - ``rows_key``: ``x[idx]`` (one 1-D integer index array on the leading dimension) read with
-  one ``take`` instead of a flat position per element of the result.
+  one ``take`` instead of a flat position per element of the result; ``index_rows``: the
+  same key given as one int64 tensor (``output[idx]``, ``embedding``), without the general
+  key walk.
 - ``basic_key``: an index key of Python integers and forward slices (``x[3]``,
   ``data[i:i + 8]``, ``x[:, 1:]``) checked and normalised without ``_normalize_key``'s
   general walk (tensors, lists, masks, ``None``, ``...``, booleans).
@@ -38,11 +40,12 @@ from arraygrad.backends.scalar_operands import scalar_operand
 from arraygrad.transform_state import array_kernel
 from arraygrad.ops._linear_index import RowsKey
 from arraygrad.ops.rule import Rule, fast_paths
+from arraygrad.ops.value_checks import index_range
 from arraygrad.tensor import Tensor, wrap
 from arraygrad.tensor_sparse import SparseTensor
 
 __all__ = ["binary", "operands", "BinarySpec", "inplace_arithmetic", "gradient_sum", "basic_key",
-           "rows_key"]
+           "rows_key", "index_rows"]
 
 
 class BinarySpec:
@@ -308,3 +311,28 @@ def rows_key(backend: Any, shape: tuple[Any, ...], key: list[Any]) -> RowsKey | 
 
 
 _WHOLE = slice(None)
+
+
+def index_rows(input: Tensor, key: Any) -> RowsKey | None:
+    """The ``RowsKey`` of ``input[idx]`` for ``key`` one 1-D int64 tensor of ``input``'s
+    backend whose rows are in range (read once, as the general path's bounds check reads
+    them; negative rows counted from the end only when there are some); None for any other
+    key or an out-of-range row (the general path checks, and raises PyTorch's error)."""
+    if not fast_paths.on or key.__class__ is not Tensor or key._backend is not input._backend:
+        return None
+    backend = input._backend
+    rows = key._data
+    shape = input._data.shape
+    if type(rows) is not backend.array_type or rows.ndim != 1 or not shape \
+            or rows.dtype not in backend.int64_natives:
+        return None
+    found = index_range(backend, rows)
+    if found is None:
+        return None  # (empty, or no values to check: the general path)
+    lo, hi = found
+    size = shape[0]
+    if lo < -size or hi >= size:
+        return None
+    if lo < 0:
+        rows = backend.xp.where(rows < 0, rows + size, rows)
+    return RowsKey(backend.xp, rows, tuple(shape))

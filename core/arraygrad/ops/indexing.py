@@ -309,6 +309,9 @@ def getitem(input: Tensor, key: Any) -> Tensor:
             advanced=False)
         return make_view(out, input, lambda base: getitem(base, norm),
                          None if contiguous else indexed_strides(input, norm, out._data.shape))
+    rows = _fast.index_rows(input, key)
+    if rows is not None:  # one int64 index tensor (``output[idx]``), checked on the fast path
+        return _take(input, rows, INDEX, True)
     key, empty = _bool_scalars(input, key)
     if empty is not None:  # a False: the new axis is empty
         return getitem(getitem(input, key), (slice(None),) * empty + (slice(0, 0),))
