@@ -313,6 +313,12 @@ def rows_key(backend: Any, shape: tuple[Any, ...], key: list[Any]) -> RowsKey | 
 _WHOLE = slice(None)
 
 
+def _is_native(value: Any, backend: Any) -> bool:
+    """Whether ``value`` is exactly the backend's own array type (not vmap's batched
+    arrays, not a subclass)."""
+    return type(value) is backend.array_type
+
+
 def index_rows(input: Tensor, key: Any) -> RowsKey | None:
     """The ``RowsKey`` of ``input[idx]`` for ``key`` one 1-D int64 tensor of ``input``'s
     backend whose rows are in range (read once, as the general path's bounds check reads
@@ -321,9 +327,9 @@ def index_rows(input: Tensor, key: Any) -> RowsKey | None:
     if not fast_paths.on or key.__class__ is not Tensor or key._backend is not input._backend:
         return None
     backend = input._backend
-    rows = key._data
-    shape = input._data.shape
-    if type(rows) is not backend.array_type or rows.ndim != 1 or not shape \
+    rows: Any = key._data
+    shape: Any = input._data.shape
+    if not _is_native(rows, backend) or rows.ndim != 1 or not shape \
             or rows.dtype not in backend.int64_natives:
         return None
     found = index_range(backend, rows)
