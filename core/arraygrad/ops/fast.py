@@ -266,16 +266,12 @@ def basic_key(input: Tensor, key: Any) -> tuple[tuple[Any, ...], bool, bool] | N
             elif step is not None and step != 1:
                 contiguous = False
             integers = False
-            if not (start is None or type(start) is int):
-                start = _bound(start)
-                if start is None:
+            if not (start is None or type(start) is int) or \
+                    not (stop is None or type(stop) is int):
+                start, stop = _bound(start), _bound(stop)
+                if start is _NO_BOUND or stop is _NO_BOUND:
                     return None
                 k = slice(start, stop, step)
-            if not (stop is None or type(stop) is int):
-                stop = _bound(stop)
-                if stop is None:
-                    return None
-                k = slice(k.start, stop, step)
         else:
             return None
         out.append(k)
@@ -283,15 +279,21 @@ def basic_key(input: Tensor, key: Any) -> tuple[tuple[Any, ...], bool, bool] | N
     return tuple(out), integers, contiguous
 
 
-def _bound(value: Any) -> int | None:
-    """A slice bound given as a tensor (``data[i:i + 8]``, ``i`` a 0-d integer tensor) read
-    as an int, or None for the general path (whatever else it is, it explains)."""
+_NO_BOUND = object()
+
+
+def _bound(value: Any) -> Any:
+    """A slice bound as the general path reads it: None or a Python int as it is, a tensor
+    (``data[i:i + 8]``, ``i`` a 0-d integer tensor) as an int; ``_NO_BOUND`` for anything
+    else (the general path explains it)."""
+    if value is None or type(value) is int:
+        return value
     if isinstance(value, Tensor) and value.__class__ is not SparseTensor:
         try:
             return operator.index(value)
         except (TypeError, RuntimeError, ValueError):
-            return None
-    return None
+            return _NO_BOUND
+    return _NO_BOUND
 
 
 def rows_key(backend: Any, shape: tuple[Any, ...], key: list[Any]) -> RowsKey | None:
