@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from arraygrad.creation import zeros_like
 from arraygrad.ops.elementwise import maximum
+from arraygrad.ops.fast_optim import adam_step
 from arraygrad.optim._checks import (
     check_betas, check_fused, check_lr, check_non_negative, scalar, step_tensor, weight_decay,
 )
@@ -67,8 +68,10 @@ class Adam(Optimizer):
         for p in group["params"]:
             if p.grad is None:
                 continue
-            g = -p.grad if maximize else p.grad
             state = self._init_state(p, amsgrad)
+            if adam_step(p, state, group, lr, amsgrad):
+                continue  # the same update on the arrays (ops.fast_optim)
+            g = -p.grad if maximize else p.grad
             g = weight_decay(p, g, group)
             step_t = state["step"]
             step_t += 1
