@@ -24,27 +24,31 @@ from arraygrad.autograd.grad_mode import _state
 from arraygrad.ops.inplace import before_write
 from arraygrad.ops.rule import fast_paths
 from arraygrad.tensor import Tensor
-from arraygrad.tensor_sparse import SparseTensor
 from arraygrad.transform_state import recording_flag as _recording
 
 __all__ = ["adam_step"]
 
 
-def _usable(tensors: tuple[Tensor, ...], shape: Any) -> bool:
-    """Whether every tensor is a dense tensor of one backend with mutable arrays, one wide
-    floating dtype, ``shape``, and a plain writable array (not a vmap level's batched one)."""
+def _usable(tensors: tuple[Tensor, ...], written: int, shape: Any) -> bool:
+    """Whether every tensor holds the backend's own array type (not a sparse tensor's data,
+    not a vmap level's batched array) of one backend with mutable arrays, in one wide floating
+    dtype and ``shape``, the first ``written`` of them writable."""
     first = tensors[0]
     backend, data = first._backend, first._data
-    if not backend.mutable_arrays or data.dtype not in backend.wide_floating_natives:
+    kind: Any = backend.array_type
+    if kind is None or not backend.mutable_arrays \
+            or data.dtype not in backend.wide_floating_natives:
         return False
-    kind, dtype = type(data), data.dtype
-    for t in tensors:
+    dtype = data.dtype
+    for i, t in enumerate(tensors):
         d = t._data
-        if t.__class__ is SparseTensor or t._backend is not backend or type(d) is not kind \
-                or d.dtype != dtype or d.shape != shape \
-                or not getattr(getattr(d, "flags", None), "writeable", True) \
-                or hasattr(d, "check_write_into"):
+        if type(d) is not kind or t._backend is not backend or d.dtype != dtype \
+                or d.shape != shape:
             return False
+        if i < written:
+            flags = getattr(d, "flags", None)  # (NumPy's read-only arrays: a loaded file's)
+            if flags is not None and not flags.writeable:
+                return False
     return True
 
 
@@ -58,8 +62,8 @@ def adam_step(p: Tensor, state: dict[str, Any], group: dict[str, Any], lr: float
     exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
     written = (p, exp_avg, exp_avg_sq, state["max_exp_avg_sq"]) if amsgrad \
         else (p, exp_avg, exp_avg_sq)
-    if grad is None or not _usable((*written, grad), p._data.shape) \
-            or not _usable((step_t,), ()):
+    if grad is None or not _usable((*written, grad), len(written), p._data.shape) \
+            or not _usable((step_t,), 1, ()):
         return False
     for t in (*written, step_t):
         before_write(t)  # (an inference tensor's refusal: before anything changes)
