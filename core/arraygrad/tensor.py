@@ -503,7 +503,9 @@ class Tensor:
     def __iter__(self) -> Any:
         if self._data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
-        return (self[i] for i in range(self._data.shape[0]))
+        # PyTorch's: the parts of one ``unbind`` (views of one multi-output node, which an
+        # in-place write refuses while recording), made at once
+        return iter(self.unbind(0))
 
     def __bool__(self) -> bool:
         if self.numel() != 1:

@@ -391,7 +391,9 @@ CAT = defop("CatBackward0", jvp=VIA_VJP, inputs=("tensors",), params=("dim", "si
             first_order=lambda gd, n, b: _parts(gd, n.dim, n.sizes), complex=True)
 
 
-def _joinable(op: str, tensors: Any) -> list[Any]:
+def _joinable(op: str, tensors: Any) -> tuple[list[Any], Any]:
+    """``(tensors as a list, their one backend)`` for ``cat``/``stack``, after PyTorch's
+    checks of the sequence."""
     if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
         raise TypeError(f"{op}(): argument 'tensors' must be a sequence of Tensors")
     tensors = list(tensors)
@@ -402,13 +404,27 @@ def _joinable(op: str, tensors: Any) -> list[Any]:
     for t_ in tensors:
         if not isinstance(t_, Tensor):
             raise TypeError(f"{op}(): expected Tensors, got {type(t_).__name__}")
-    same_backend(op, *tensors)
-    return tensors
+    return tensors, same_backend(op, *tensors)
+
+
+def _joined_arrays(tensors: list[Any]) -> list[Any]:
+    """The tensors' arrays in their promoted dtype: as they are when they share one (the
+    common case: no dtype to look up or promote per tensor)."""
+    native = tensors[0]._data.dtype
+    for t_ in tensors:
+        if t_._data.dtype != native:
+            break
+    else:
+        return [t_._data for t_ in tensors]
+    out_dtype = tensors[0].dtype
+    for t_ in tensors[1:]:
+        out_dtype = _dt.promote_types(out_dtype, t_.dtype)
+    return [cast_data(t_, out_dtype) for t_ in tensors]
 
 
 def cat(tensors: Any, dim: int = 0) -> Tensor:
     """Join tensors along an existing dimension (dtypes promote as in PyTorch)."""
-    tensors = _joinable("cat", tensors)
+    tensors, backend = _joinable("cat", tensors)
     ref = tensors[0]
     n = ref._data.ndim
     if n == 0:
@@ -420,15 +436,7 @@ def cat(tensors: Any, dim: int = 0) -> Tensor:
             raise RuntimeError(
                 f"cat: Sizes of tensors must match except in dimension {d}. Expected "
                 f"{list(ref._data.shape)} but got {list(s)} for tensor number {i} in the list")
-    out_dtype = ref.dtype
-    for t_ in tensors[1:]:
-        out_dtype = _dt.promote_types(out_dtype, t_.dtype)
-    backend = ref._backend
-    for t_ in tensors:
-        if t_._backend is not backend:  # distinct devices raise; inside vmap: the batched one's
-            backend = same_backend("cat", *tensors)
-            break
-    data = backend.xp.concat([cast_data(t_, out_dtype) for t_ in tensors], axis=d)
+    data = backend.xp.concat(_joined_arrays(tensors), axis=d)
     return CAT.record(data, backend, tensors, dim=d,
                       sizes=tuple(t_._data.shape[d] for t_ in tensors))
 
@@ -449,7 +457,7 @@ STACK = defop("StackBackward0", jvp=VIA_VJP, inputs=("tensors",), params=("dim",
 
 def stack(tensors: Any, dim: int = 0) -> Tensor:
     """Join same-shaped tensors along a new dimension."""
-    tensors = _joinable("stack", tensors)
+    tensors, backend = _joinable("stack", tensors)
     ref = tensors[0]
     for i, t_ in enumerate(tensors):
         if t_._data.shape != ref._data.shape:
@@ -457,15 +465,7 @@ def stack(tensors: Any, dim: int = 0) -> Tensor:
                 f"stack expects each tensor to be equal size, but got {list(ref._data.shape)} at "
                 f"entry 0 and {list(t_._data.shape)} at entry {i}")
     d = _wrap_dim(dim, ref._data.ndim + 1, "stack")
-    out_dtype = ref.dtype
-    for t_ in tensors[1:]:
-        out_dtype = _dt.promote_types(out_dtype, t_.dtype)
-    backend = ref._backend
-    for t_ in tensors:
-        if t_._backend is not backend:  # distinct devices raise; inside vmap: the batched one's
-            backend = same_backend("stack", *tensors)
-            break
-    data = backend.xp.stack([cast_data(t_, out_dtype) for t_ in tensors], axis=d)
+    data = backend.xp.stack(_joined_arrays(tensors), axis=d)
     return STACK.record(data, backend, tensors, dim=d)
 
 
@@ -480,13 +480,17 @@ SPLIT_WITH_SIZES = defop("SplitWithSizesBackward0", jvp=VIA_VJP,
                          first_order=(lambda gd, n, b: b.xp.concat(gd, axis=n.dim),), complex=True)
 
 
-def _views_of_parts(outs: Any, input: Tensor, keys: Any) -> tuple[Any, ...]:
-    """Mark the outputs of a multi-output op as views picked from ``input`` by ``keys``."""
+def _views_of_parts(outs: Any, input: Tensor, keys: Any, one_layout: bool = False) -> tuple[Any, ...]:
+    """Mark the outputs of a multi-output op as views picked from ``input`` by ``keys``;
+    ``one_layout``: every part has the first's shape and strides (``unbind``'s), computed once."""
     from arraygrad.ops.indexing import getitem
 
-    for out, key in zip(outs, keys):
-        make_view(out, input, lambda base, key=key: getitem(base, key),
-                  indexed_strides(input, key, out._data.shape), multi_output=True)
+    strides = None
+    for j, (out, key) in enumerate(zip(outs, keys)):
+        if not j or not one_layout:
+            strides = indexed_strides(input, key, out._data.shape)
+        make_view(out, input, lambda base, key=key: getitem(base, key), strides,
+                  multi_output=True)
     return outs
 
 
@@ -560,7 +564,7 @@ def unbind(input: Tensor, dim: int = 0) -> tuple[Any, ...]:
     data = input._data
     keys = [(slice(None),) * d + (i, Ellipsis) for i in range(data.shape[d])]
     outs = UNBIND.record_many([data[k] for k in keys], input._backend, (input,), dim=d)
-    return _views_of_parts(outs, input, keys)
+    return _views_of_parts(outs, input, keys, one_layout=True)
 
 
 def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
