@@ -8,6 +8,10 @@ arrays; the formulas are written once for arrays and Tensors (the recorded vjp, 
 backward and forward mode, runs them in Tensor ops), in the op order of the composite it
 replaces (``x * 0.5 * (1 + erf(x / sqrt(2)))``), so its values are unchanged.
 
+``leaky_relu``: one node (PyTorch's ``LeakyReluBackward0``): ``x > 0 ? x : x * slope`` and
+its backward ``x > 0 ? g : g * slope`` on arrays (it was three recorded ops: a comparison, a
+product and a ``where``).
+
 ``log_sigmoid``: ``min(x, 0) - log1p(exp(-|x|))``, which never overflows; its
 backward ``sigmoid(-x)`` has no kink at 0 (composing ``abs`` would give the
 wrong gradient there).
@@ -23,7 +27,9 @@ from typing import TYPE_CHECKING, Any, Callable
 from arraygrad.ops.kernel_dtypes import check_kernel_dtype
 from arraygrad.ops.arguments import tensor_arg
 from arraygrad.ops import elementwise as ew
-from arraygrad.ops.casting import to_float_data
+from arraygrad.ops.casting import opmath_apply, to_float_data
+from arraygrad.backends.scalar_operands import scalar_operand
+from arraygrad.tensor_sparse import CooData
 from arraygrad.ops._erf import erf_data
 from arraygrad.ops.families._special_op import kernel_data
 from arraygrad.ops.families.math_special import erf
@@ -35,7 +41,7 @@ if TYPE_CHECKING:
     from arraygrad.ops.rule import RuleNode
 
 
-__all__ = ["erf", "gelu", "log_sigmoid"]
+__all__ = ["erf", "gelu", "leaky_relu", "log_sigmoid"]
 
 _SQRT1_2 = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)  # the normal density's factor
@@ -91,6 +97,38 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     if approximate == "none":
         return GELU.record(data, backend, (input,), inner=inner)
     return GELU.record(data, backend, (input,), approximate=approximate, inner=inner)
+
+def _leaky_relu_first_order(gd: Any, n: RuleNode, backend: Backend) -> Any:
+    """``leaky_relu``'s vjp on arrays for a real float32/float64 gradient (the same operations,
+    so the same values); None for the rest (float16/bfloat16 multiply in float32 there)."""
+    if gd.dtype not in backend.wide_floating_natives or gd.__class__ is CooData:
+        return None
+    xd = n.saved_data("self")
+    if xd.dtype != gd.dtype:
+        return None
+    return backend.xp.where(xd > 0, gd, gd * scalar_operand(backend, n.negative_slope, gd.dtype))
+
+
+LEAKY_RELU = defop("LeakyReluBackward0", jvp=ELEMENTWISE, saves=("self",),
+                   params={"negative_slope": 0.01},
+                   vjp=(lambda g, n: ew.where(n.self > 0, g, g * n.negative_slope),),
+                   first_order=(_leaky_relu_first_order,))
+
+
+def leaky_relu(input: Tensor, negative_slope: float) -> Tensor:
+    """``x`` where positive, else ``negative_slope * x``, of a floating tensor (checked by the
+    caller), one node; float16/bfloat16 computed in float32 and rounded once, as PyTorch."""
+    backend = input._backend
+    xp = backend.xp
+    x = input._data
+
+    def compute(v: Any) -> Any:
+        return xp.where(v > 0, v, v * scalar_operand(backend, negative_slope, v.dtype))
+
+    data = opmath_apply(backend, compute, x) if x.dtype in backend.reduced_floating_natives \
+        else compute(x)
+    return LEAKY_RELU.record(data, backend, (input,), negative_slope=negative_slope)
+
 
 # sigmoid(-x), not a composition through abs: no kink at 0
 LOG_SIGMOID = defop("LogSigmoidBackward0", jvp=ELEMENTWISE, saves=("self",),

@@ -8,7 +8,7 @@ would turn into ``0 * inf = nan`` in backward).
 from __future__ import annotations
 
 import warnings
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from arraygrad.ops.kernel_dtypes import check_kernel_dtype
 from arraygrad.ops.arguments import tensor_arg
@@ -18,8 +18,7 @@ from arraygrad.ops.families.nn_methods import hardshrink, prelu  # noqa: F401  (
 from arraygrad.nn import _ops
 from arraygrad.tensor import _wrap_dim
 
-if TYPE_CHECKING:
-    from arraygrad.tensor import Tensor
+from arraygrad.tensor import Tensor
 
 __all__ = ["relu", "leaky_relu", "gelu", "silu", "elu", "softplus", "sigmoid", "tanh", "softmax",
            "log_softmax", "logsigmoid", "hardtanh", "relu6", "selu", "celu", "mish", "hardswish",
@@ -51,6 +50,9 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """``x`` where positive, else ``negative_slope * x``."""
     check_kernel_dtype("leaky_relu", input)
+    if not inplace and type(negative_slope) in (float, int) and isinstance(input, Tensor) \
+            and input._data.dtype in input._backend.floating_natives:
+        return _ops.leaky_relu(input, negative_slope)  # one node, PyTorch's LeakyReluBackward0
     x = _operand(input, inplace)
     out = ew.where(x > 0, x, x * negative_slope)
     return _inplace_result(input, out) if inplace else out
