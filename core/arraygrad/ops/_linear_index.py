@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from arraygrad.backends.contract import Backend
 
-__all__ = ["LinearKey", "RowsKey", "linear_key"]
+__all__ = ["AlongKey", "LinearKey", "RowsKey", "linear_key"]
 
 
 class LinearKey:
@@ -76,6 +76,50 @@ class RowsKey(LinearKey):
     def take(self, xp: Any, data: Any) -> Any:
         """``data[rows]``."""
         return xp.take(data, self.rows, axis=0)
+
+
+class AlongKey(LinearKey):
+    """``gather``'s key: an integer array ``idx`` of non-negative positions along axis ``d``
+    of ``shape``, and every position of ``idx``'s extent along the other axes (at most
+    ``shape``'s). Read with one ``take_along_axis`` (the general key builds an arange per
+    axis and gathers flat positions); its flat positions ``lin`` are made only when a write
+    or a backward asks for them."""
+
+    __slots__ = ("idx", "d", "_xp", "_lin")
+
+    def __init__(self, xp: Any, idx: Any, d: int, shape: tuple[Any, ...]) -> None:
+        self.idx = idx
+        self.d = d
+        self.shape = tuple(shape)
+        self._xp = xp
+        self._lin = None
+
+    @property
+    def lin(self) -> Any:
+        """The flat positions: ``idx`` times axis ``d``'s stride plus every other axis's
+        position times its stride (made once, when first asked)."""
+        if self._lin is None:
+            xp, idx, shape = self._xp, self.idx, self.shape
+            stride = [1] * len(shape)
+            for axis in range(len(shape) - 2, -1, -1):
+                stride[axis] = stride[axis + 1] * shape[axis + 1]
+            lin = xp.astype(idx, xp.int64) * stride[self.d]
+            for axis, size in enumerate(idx.shape):
+                if axis != self.d and size > 1:
+                    dims = [1] * idx.ndim
+                    dims[axis] = size
+                    lin = lin + xp.reshape(xp.arange(size, dtype=xp.int64) * stride[axis],
+                                           tuple(dims))
+            self._lin = lin
+        return self._lin
+
+    def take(self, xp: Any, data: Any) -> Any:
+        """``take_along_axis`` of ``data`` cut to ``idx``'s extent in the other axes."""
+        idx = self.idx
+        if idx.shape != data.shape:
+            data = data[tuple(slice(None) if axis == self.d else slice(0, size)
+                              for axis, size in enumerate(idx.shape))]
+        return xp.take_along_axis(data, idx, axis=self.d)
 
 
 def linear_key(xp: Any, shape: tuple[Any, ...], key: tuple[Any, ...]) -> LinearKey:

@@ -38,7 +38,7 @@ from arraygrad.autograd.forward_ad import state as _fw
 from arraygrad.autograd.grad_mode import _state
 from arraygrad.backends.scalar_operands import scalar_operand
 from arraygrad.transform_state import array_kernel
-from arraygrad.ops._linear_index import RowsKey
+from arraygrad.ops._linear_index import AlongKey, RowsKey
 from arraygrad.ops.rule import Rule, fast_paths
 from arraygrad.ops.value_checks import index_range
 from arraygrad.tensor import Tensor, wrap
@@ -294,6 +294,21 @@ def _bound(value: Any) -> Any:
         except (TypeError, RuntimeError, ValueError):
             return _NO_BOUND
     return _NO_BOUND
+
+
+def along_key(input: Tensor, index: Tensor, d: int) -> AlongKey | None:
+    """``gather``'s ``AlongKey`` when its index (bounds checked by the caller, non-negative)
+    is the backend's own integer array and the namespace has ``take_along_axis``; None for
+    the general key (vmap's batched arrays, other namespaces)."""
+    if not fast_paths.on:
+        return None
+    backend = index._backend
+    xp = backend.xp
+    idx = index._data
+    if type(idx) is not backend.array_type or backend.array_type is None \
+            or not hasattr(xp, "take_along_axis") or input._backend is not backend:
+        return None
+    return AlongKey(xp, idx, d, tuple(input._data.shape))
 
 
 def rows_key(backend: Any, shape: tuple[Any, ...], key: list[Any]) -> RowsKey | None:

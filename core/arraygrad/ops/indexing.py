@@ -381,7 +381,9 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
         if lo < 0 or hi >= size:
             raise RuntimeError(f"gather(): index {hi if hi >= size else lo} is out of bounds for "
                                f"dimension {d} with size {size}")
-    key = linear_key(xp, tuple(input._data.shape), _along_dim_key(input, index, d))
+    key: LinearKey | None = _fast.along_key(input, index, d)
+    if key is None:
+        key = linear_key(xp, tuple(input._data.shape), _along_dim_key(input, index, d))
     return _take(input, key, GATHER, True)
 
 
