@@ -543,6 +543,13 @@ class Tensor:
         return value
 
     def __index__(self) -> int:
+        data, backend = self._data, self._backend
+        kind: Any = backend.array_type  # (Any: an ``is`` test on a type narrows ``data``)
+        if type(data) is kind and not data.ndim \
+                and data.dtype not in backend.differentiable_natives:
+            # a 0-d integer array of the backend's own type (a slice bound ``i + 8``, a
+            # position): its value, without ``item``'s layers
+            return int(data)
         d = self.dtype
         if d.is_floating_point or d.is_complex or self.numel() != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")

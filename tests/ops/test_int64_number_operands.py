@@ -59,3 +59,31 @@ def test_results_keep_pytorchs_dtypes():
         for op in (operator.add, operator.mul, operator.floordiv, operator.truediv):
             assert str(op(a, 3).dtype).split(".")[-1] == str(op(ta, 3).dtype).split(".")[-1]
             assert op(a, 3).tolist() == op(ta, 3).tolist()
+
+
+def test_the_operators_fast_case_takes_int64_with_an_int_but_not_division():
+    from arraygrad.ops import elementwise as ew
+    from arraygrad.ops.rule import fast_paths
+
+    if not fast_paths.on:
+        pytest.skip("reference mode: no fast path")
+    t = ag.tensor([4, -3])
+    for spec in (ew._ADD, ew._SUB, ew._MUL):
+        out = fast.binary(t, 3, spec)
+        assert out is not None and out.dtype == ag.int64 and not out.requires_grad
+        assert fast.binary(3, t, spec).tolist() == spec.native(3, t._data).tolist()
+    assert fast.binary(t, 3, ew._DIV) is None  # true division makes floats: the general path
+    assert fast.binary(t.int(), 3, ew._ADD) is None and fast.binary(t, 2 ** 63, ew._ADD) is None
+
+
+@pytest.mark.parametrize("value", [3, -2, True, 0])
+def test_a_zero_d_integer_tensor_as_an_index(value):
+    t = ag.tensor(value)
+    got, ref = _both(lambda: operator.index(t))
+    assert got == ref == operator.index(value) and type(got) is int
+    data = ag.arange(10)
+    got, ref = _both(lambda: data[t:t + 4].tolist())
+    assert got == ref == list(range(10))[operator.index(value):operator.index(value) + 4]
+    for bad in (ag.tensor(1.0), ag.tensor([1, 2]), ag.tensor(1j)):
+        with pytest.raises(TypeError, match="only integer tensors of a single element"):
+            operator.index(bad)

@@ -331,9 +331,9 @@ def neg(input: Tensor) -> Tensor:
 
 negative = neg
 
-_ADD = _fast.BinarySpec(operator.add, ADD)
-_SUB = _fast.BinarySpec(operator.sub, SUB)
-_MUL = _fast.BinarySpec(operator.mul, MUL, opmath=True)
+_ADD = _fast.BinarySpec(operator.add, ADD, integers=True)
+_SUB = _fast.BinarySpec(operator.sub, SUB, integers=True)
+_MUL = _fast.BinarySpec(operator.mul, MUL, opmath=True, integers=True)
 _DIV = _fast.BinarySpec(operator.truediv, DIV, scalar_first=False, opmath=True)
 
 

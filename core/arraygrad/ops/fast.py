@@ -52,13 +52,16 @@ class BinarySpec:
     """One operator's fast case: its native function, its rule, and whether the number may
     come first (``2 - x``; ``2 / x`` takes the general path)."""
 
-    __slots__ = ("native", "rule", "scalar_first", "opmath")
+    __slots__ = ("native", "rule", "scalar_first", "opmath", "integers")
 
     def __init__(self, native: Any, rule: Rule, scalar_first: bool = True,
-                 opmath: bool = False) -> None:
+                 opmath: bool = False, integers: bool = False) -> None:
         self.native = native
         self.rule = rule
         self.scalar_first = scalar_first
+        # an int64 tensor with a Python int keeps int64 (``i + 1`` of positions): the
+        # operators whose integer result is integer (not ``/``)
+        self.integers = integers
         # a float16/bfloat16 tensor with a number takes the general path, which computes
         # in float32 as PyTorch's mul/div do (``promotion.scalar_in_opmath``)
         self.opmath = opmath
@@ -79,9 +82,13 @@ def binary(a: Tensor, b: Tensor, spec: BinarySpec) -> Tensor | None:
     data = t._data
     backend = t._backend
     dtype = data.dtype
-    if dtype not in backend.floating_natives:
-        return None
     kind = type(other)
+    if dtype not in backend.floating_natives:
+        if spec.integers and kind is int and _int64_with_int(backend, data, other):
+            # nothing to record (an integer result has no gradient): the result alone
+            return wrap(spec.native(other, data) if scalar_first else spec.native(data, other),
+                        backend)
+        return None
     if kind is float or kind is int:
         if spec.opmath and dtype in backend.reduced_floating_natives:
             return None
