@@ -10,6 +10,7 @@ import arraygrad as ag
 from arraygrad.distributions import constraints
 from arraygrad.distributions._discrete import ProbsOrLogitsParam, one_of
 from arraygrad.distributions.utils import _size
+from arraygrad.ops.rule import fast_paths
 from arraygrad.tensor import Size, Tensor
 
 __all__ = ["Categorical"]
@@ -73,13 +74,18 @@ class Categorical(ProbsOrLogitsParam):
         if count == 0 or probs_2d.shape[0] == 0:
             return ag.zeros(tuple(shape), dtype=ag.int64, device=self.probs.device)
         with ag.no_grad():
-            samples_2d = ag.multinomial(probs_2d, count, True).T
+            samples_2d = ag.multinomial(probs_2d, count, True)
+        if count > 1:  # (one sample per row: the transposition keeps the order of the values)
+            samples_2d = samples_2d.T
         return samples_2d.reshape(*shape)
 
     def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:
             self._validate_sample(value)
         value = value.long().unsqueeze(-1)
+        if fast_paths.on and value.shape[:-1] == self.logits.shape[:-1]:
+            # nothing to broadcast (the common case): the same gather
+            return self.logits.gather(-1, value).squeeze(-1)
         value, log_pmf = ag.broadcast_tensors(value, self.logits)
         value = value[..., :1]
         return log_pmf.gather(-1, value).squeeze(-1)

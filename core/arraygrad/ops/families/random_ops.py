@@ -15,12 +15,15 @@ gradients) reach ``mean`` and ``std`` as PyTorch's ``NormalBackward``.
 
 from __future__ import annotations
 
+import functools
+
 import math
 from typing import TYPE_CHECKING, Any, Callable
 
 from arraygrad.allocation_errors import allocating
 from arraygrad.ops.kernel_dtypes import check_kernel_dtype
 from arraygrad import dtypes as _dt
+from arraygrad.ops.rule import fast_paths
 from arraygrad.ops.value_checks import any_true
 from arraygrad.random import generator_for
 from arraygrad.tensor import Tensor, wrap
@@ -35,6 +38,7 @@ __all__ = ["normal", "bernoulli", "poisson", "multinomial"]
 
 # -- helpers ------------------------------------------------------------------------------------
 
+@functools.lru_cache(maxsize=32)  # (a sampling loop asks it per draw; few backends exist)
 def _work_dtype(backend: Backend) -> Any:
     """The native float dtype transforms are computed in: float64 where the backend has it."""
     d = _dt.float64 if _dt.float64 in backend.supported_dtypes() else _dt.float32
@@ -437,7 +441,10 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
         # then in index order (the stable sort), as PyTorch's CPU kernel does
         u = _uniform(backend, (rows, categories), generator)
         keys = xp.where(w > 0, xp.log(u) / xp.where(w > 0, w, 1.0), -math.inf)
-        idx = xp.argsort(keys, axis=-1, descending=True, stable=True)[:, :n]
+        if n == 1 and fast_paths.on:  # the stable sort's first: the first largest key
+            idx = xp.argmax(keys, axis=-1, keepdims=True)
+        else:
+            idx = xp.argsort(keys, axis=-1, descending=True, stable=True)[:, :n]
     idx = xp.astype(idx, backend.native_dtype(_dt.int64))
     if input.ndim == 1:
         idx = idx[0, ...]
