@@ -67,7 +67,8 @@ class Distribution:
                                                              lazy_property):
                     continue  # skip checking lazily-constructed args
                 value = getattr(self, param)
-                valid = constraint.check(value)
+                with ag.no_grad():  # a yes/no answer: nothing of it needs a graph
+                    valid = constraint.check(value)
                 if not bool(valid.all()):
                     raise ValueError(
                         f"Expected parameter {param} ({type(value).__name__} of shape "
@@ -188,7 +189,8 @@ class Distribution:
                           "`validate_args=False` to turn off validation.")
             return
         assert support is not None
-        valid = support.check(value)
+        with ag.no_grad():  # a yes/no answer: nothing of it needs a graph
+            valid = support.check(value)
         if not bool(valid.all()):
             raise ValueError(
                 f"Expected value argument ({type(value).__name__} of shape "
