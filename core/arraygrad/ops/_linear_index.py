@@ -52,66 +52,74 @@ class LinearKey:
         return backend.scatter_add(out_flat, self.flat(xp), xp.reshape(values, (-1,)))
 
 
-class RowsKey(LinearKey):
-    """An advanced key of one 1-D integer array of non-negative rows on the leading dimension
-    (``x[idx]``, ``x[idx, :]``): read with one ``take`` along axis 0 (the general key builds
-    and gathers a flat position per element of the result); its flat positions ``lin`` are
-    made, by ``linear_key``, only when a write or a backward asks for them."""
+class _LazyKey(LinearKey):
+    """A key read without flat positions (by one library call), whose flat positions ``lin``
+    are made once, by ``_flat_positions``, only when a write or a backward asks for them."""
 
-    __slots__ = ("rows", "_xp", "_lin")
+    __slots__ = ("_xp", "_lin")
 
-    def __init__(self, xp: Any, rows: Any, shape: tuple[Any, ...]) -> None:
-        self.rows = rows
+    def __init__(self, xp: Any, shape: tuple[Any, ...]) -> None:
         self.shape = tuple(shape)
         self._xp = xp
         self._lin = None
 
     @property
     def lin(self) -> Any:
-        """The general key's flat positions (made once, when first asked)."""
+        """The flat positions (made once, when first asked)."""
         if self._lin is None:
-            self._lin = linear_key(self._xp, self.shape, (self.rows,)).lin
+            self._lin = self._flat_positions(self._xp)
         return self._lin
+
+    def _flat_positions(self, xp: Any) -> Any:
+        raise NotImplementedError
+
+
+class RowsKey(_LazyKey):
+    """An advanced key of one 1-D integer array of non-negative rows on the leading dimension
+    (``x[idx]``, ``x[idx, :]``): read with one ``take`` along axis 0 (the general key builds
+    and gathers a flat position per element of the result)."""
+
+    __slots__ = ("rows",)
+
+    def __init__(self, xp: Any, rows: Any, shape: tuple[Any, ...]) -> None:
+        super().__init__(xp, shape)
+        self.rows = rows
+
+    def _flat_positions(self, xp: Any) -> Any:
+        return linear_key(xp, self.shape, (self.rows,)).lin
 
     def take(self, xp: Any, data: Any) -> Any:
         """``data[rows]``."""
         return xp.take(data, self.rows, axis=0)
 
 
-class AlongKey(LinearKey):
+class AlongKey(_LazyKey):
     """``gather``'s key: an integer array ``idx`` of non-negative positions along axis ``d``
     of ``shape``, and every position of ``idx``'s extent along the other axes (at most
     ``shape``'s). Read with one ``take_along_axis`` (the general key builds an arange per
-    axis and gathers flat positions); its flat positions ``lin`` are made only when a write
-    or a backward asks for them."""
+    axis and gathers flat positions)."""
 
-    __slots__ = ("idx", "d", "_xp", "_lin")
+    __slots__ = ("idx", "d")
 
     def __init__(self, xp: Any, idx: Any, d: int, shape: tuple[Any, ...]) -> None:
+        super().__init__(xp, shape)
         self.idx = idx
         self.d = d
-        self.shape = tuple(shape)
-        self._xp = xp
-        self._lin = None
 
-    @property
-    def lin(self) -> Any:
-        """The flat positions: ``idx`` times axis ``d``'s stride plus every other axis's
-        position times its stride (made once, when first asked)."""
-        if self._lin is None:
-            xp, idx, shape = self._xp, self.idx, self.shape
-            stride = [1] * len(shape)
-            for axis in range(len(shape) - 2, -1, -1):
-                stride[axis] = stride[axis + 1] * shape[axis + 1]
-            lin = xp.astype(idx, xp.int64) * stride[self.d]
-            for axis, size in enumerate(idx.shape):
-                if axis != self.d and size > 1:
-                    dims = [1] * idx.ndim
-                    dims[axis] = size
-                    lin = lin + xp.reshape(xp.arange(size, dtype=xp.int64) * stride[axis],
-                                           tuple(dims))
-            self._lin = lin
-        return self._lin
+    def _flat_positions(self, xp: Any) -> Any:
+        # ``idx`` times axis ``d``'s stride, plus every other axis's position times its own
+        idx, shape = self.idx, self.shape
+        stride = [1] * len(shape)
+        for axis in range(len(shape) - 2, -1, -1):
+            stride[axis] = stride[axis + 1] * shape[axis + 1]
+        lin = xp.astype(idx, xp.int64) * stride[self.d]
+        for axis, size in enumerate(idx.shape):
+            if axis != self.d and size > 1:
+                dims = [1] * idx.ndim
+                dims[axis] = size
+                lin = lin + xp.reshape(xp.arange(size, dtype=xp.int64) * stride[axis],
+                                       tuple(dims))
+        return lin
 
     def take(self, xp: Any, data: Any) -> Any:
         """``take_along_axis`` of ``data`` cut to ``idx``'s extent in the other axes."""
