@@ -5,9 +5,12 @@ from arraygrad.plugins import hookimpl
 
 @hookimpl
 def arraygrad_register_backends(register):
-    """Register the NumPy CPU backend."""
+    """Register the NumPy CPU backend (and keep NumPy's large temporaries in the C heap:
+    ``malloc_tuning``)."""
     from arraygrad_numpy.backend import NumpyBackend
+    from arraygrad_numpy.malloc_tuning import tune_malloc
 
+    tune_malloc()
     register(NumpyBackend())
 
 
