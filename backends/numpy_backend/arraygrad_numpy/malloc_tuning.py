@@ -38,7 +38,7 @@ def _glibc() -> bool:
         version = os.confstr("CS_GNU_LIBC_VERSION")
     except (AttributeError, ValueError, OSError):
         return False
-    return bool(version) and version.startswith("glibc")
+    return version is not None and version.startswith("glibc")
 
 
 def tune_malloc() -> bool:
