@@ -118,3 +118,15 @@ def test_matches_pytorch():
         assert p.detach().flatten().tolist() == pytest.approx(tp.detach().flatten().tolist(),
                                                               rel=1e-6, abs=1e-7)
         assert p._version == tp._version
+
+
+def test_a_state_step_kept_as_a_number_takes_the_tensor_form():
+    p = ag.nn.Parameter(ag.tensor([1.0, -2.0]))
+    opt = ag.optim.Adam([p], lr=0.1)
+    p.grad = ag.tensor([0.5, 0.5])
+    opt.step()
+    opt.state[p]["step"] = 1.0  # an old checkpoint's number, not a tensor
+    p.grad = ag.tensor([0.5, 0.5])
+    before = p.tolist()
+    opt.step()  # no AttributeError: the Tensor form runs with the number
+    assert p.tolist() != before

@@ -29,10 +29,13 @@ from arraygrad.transform_state import recording_flag as _recording
 __all__ = ["adam_step"]
 
 
-def _usable(tensors: tuple[Tensor, ...], written: int, shape: Any) -> bool:
-    """Whether every tensor holds the backend's own array type (not a sparse tensor's data,
+def _usable(tensors: tuple[Any, ...], written: int, shape: Any) -> bool:
+    """Whether every one is a tensor holding the backend's own array type (not a sparse tensor's data,
     not a vmap level's batched array) of one backend with mutable arrays, in one wide floating
     dtype and ``shape``, the first ``written`` of them writable."""
+    for t in tensors:
+        if not isinstance(t, Tensor):  # (a state entry kept as a number: an old checkpoint's)
+            return False
     first = tensors[0]
     backend, data = first._backend, first._data
     kind: Any = backend.array_type
