@@ -149,6 +149,25 @@ def test_an_index_tensor_is_taken_on_the_fast_path_once_checked():
         pytest.skip("reference mode: no fast path")
     x = ag.zeros(5, 2)
     assert fast.index_rows(x, ag.tensor([1, -1])).rows.tolist() == [1, 4]
-    for declined in [ag.tensor([[1]]), ag.tensor([1], dtype=ag.int32), ag.tensor([True] * 5),
+    assert fast.index_rows(x, ag.tensor([[1, -1], [0, 2]])).rows.tolist() == [[1, 4], [0, 2]]
+    for declined in [ag.tensor([1], dtype=ag.int32), ag.tensor([True] * 5),
                      ag.tensor([9]), [1, 2], ag.tensor(1)]:
         assert fast.index_rows(x, declined) is None
+
+
+@pytest.mark.parametrize("index_shape", [(3,), (2, 3), (2, 1, 3)])
+@pytest.mark.parametrize("input_shape", [(5,), (5, 2), (5, 2, 3)])
+def test_rows_of_any_index_shape_are_the_general_keys(index_shape, input_shape):
+    rows = np.random.default_rng(1).integers(-5, 5, index_shape).tolist()
+
+    def run():
+        x = ag.arange(float(np.prod(input_shape)), dtype=ag.float64).reshape(input_shape)
+        x.requires_grad_()
+        y = x[ag.tensor(rows)]
+        (y * ag.arange(float(y.numel()), dtype=ag.float64).reshape(y.shape)).sum().backward()
+        emb = ag.nn.functional.embedding(ag.tensor(rows) % 5, x.detach().reshape(5, -1))
+        return y.tolist(), x.grad.tolist(), type(y.grad_fn).__name__, emb.tolist()
+
+    got = run()
+    with reference_mode():
+        assert got == run()

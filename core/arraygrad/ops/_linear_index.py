@@ -75,9 +75,10 @@ class _LazyKey(LinearKey):
 
 
 class RowsKey(_LazyKey):
-    """An advanced key of one 1-D integer array of non-negative rows on the leading dimension
-    (``x[idx]``, ``x[idx, :]``): read with one ``take`` along axis 0 (the general key builds
-    and gathers a flat position per element of the result)."""
+    """An advanced key of one integer array (1-D or more) of non-negative rows on the leading
+    dimension (``x[idx]``, ``x[idx, :]``, an embedding's lookup): read with one ``take``
+    along axis 0 (the general key builds and gathers a flat position per element of the
+    result)."""
 
     __slots__ = ("rows",)
 
@@ -86,7 +87,12 @@ class RowsKey(_LazyKey):
         self.rows = rows
 
     def _flat_positions(self, xp: Any) -> Any:
-        return linear_key(xp, self.shape, (self.rows,)).lin
+        # each row's first flat position, plus the positions within a row: rows.shape + rest
+        rest = self.shape[1:]
+        inner = math.prod(rest)
+        starts = xp.astype(self.rows, xp.int64) * inner
+        return xp.reshape(starts, tuple(self.rows.shape) + (1,) * len(rest)) + \
+            xp.reshape(xp.arange(inner, dtype=xp.int64), tuple(rest))
 
     def take(self, xp: Any, data: Any) -> Any:
         """``data[rows]``."""

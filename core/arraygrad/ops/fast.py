@@ -320,13 +320,14 @@ def along_key(input: Tensor, index: Tensor, d: int) -> AlongKey | None:
 
 def rows_key(backend: Any, shape: tuple[Any, ...], key: list[Any]) -> RowsKey | None:
     """A ``RowsKey`` for a normalised advanced key (``indexing._normalize_key``'s, bounds
-    checked) that is one 1-D native integer array followed by whole dimensions only, its
-    negative rows counted from the end; None for any other key (``linear_key`` lowers it)."""
+    checked) that is one native integer array (of one or more dimensions: an embedding's
+    (batch, sequence) indices) followed by whole dimensions only, its negative rows counted
+    from the end; None for any other key (``linear_key`` lowers it)."""
     if not fast_paths.on or not key:
         return None
     rows = key[0]
-    if type(rows) is not backend.array_type or rows.ndim != 1:
-        return None  # (vmap's batched arrays, several dimensions: the general key)
+    if type(rows) is not backend.array_type or not rows.ndim:
+        return None  # (vmap's batched arrays, a 0-d index: the general key)
     for k in key[1:]:
         if k is not Ellipsis and (type(k) is not slice or k != _WHOLE):
             return None
@@ -344,7 +345,7 @@ def _is_native(value: Any, backend: Any) -> bool:
 
 
 def index_rows(input: Tensor, key: Any) -> RowsKey | None:
-    """The ``RowsKey`` of ``input[idx]`` for ``key`` one 1-D int64 tensor of ``input``'s
+    """The ``RowsKey`` of ``input[idx]`` for ``key`` one int64 tensor (1-D or more) of ``input``'s
     backend whose rows are in range (read once, as the general path's bounds check reads
     them; negative rows counted from the end only when there are some); None for any other
     key or an out-of-range row (the general path checks, and raises PyTorch's error)."""
@@ -353,7 +354,7 @@ def index_rows(input: Tensor, key: Any) -> RowsKey | None:
     backend = input._backend
     rows: Any = key._data
     shape: Any = input._data.shape
-    if not _is_native(rows, backend) or rows.ndim != 1 or not shape \
+    if not _is_native(rows, backend) or not rows.ndim or not shape \
             or rows.dtype not in backend.int64_natives:
         return None
     found = index_range(backend, rows)
