@@ -95,8 +95,13 @@ class RowsKey(_LazyKey):
             xp.reshape(xp.arange(inner, dtype=xp.int64), tuple(rest))
 
     def take(self, xp: Any, data: Any) -> Any:
-        """``data[rows]``."""
-        return xp.take(data, self.rows, axis=0)
+        """``data[rows]`` (the standard's ``take`` wants 1-D indices: several dimensions of
+        rows are taken flat and the result reshaped)."""
+        rows = self.rows
+        if rows.ndim == 1:
+            return xp.take(data, rows, axis=0)
+        flat = xp.take(data, xp.reshape(rows, (-1,)), axis=0)
+        return xp.reshape(flat, tuple(rows.shape) + tuple(data.shape[1:]))
 
 
 class AlongKey(_LazyKey):
