@@ -119,10 +119,8 @@ class AlongKey(_LazyKey):
 
     def _flat_positions(self, xp: Any) -> Any:
         # ``idx`` times axis ``d``'s stride, plus every other axis's position times its own
-        idx, shape = self.idx, self.shape
-        stride = [1] * len(shape)
-        for axis in range(len(shape) - 2, -1, -1):
-            stride[axis] = stride[axis + 1] * shape[axis + 1]
+        idx = self.idx
+        stride = _row_major_strides(self.shape)
         lin = xp.astype(idx, xp.int64) * stride[self.d]
         for axis, size in enumerate(idx.shape):
             if axis != self.d and size > 1:
@@ -139,6 +137,14 @@ class AlongKey(_LazyKey):
             data = data[tuple(slice(None) if axis == self.d else slice(0, size)
                               for axis, size in enumerate(idx.shape))]
         return xp.take_along_axis(data, idx, axis=self.d)
+
+
+def _row_major_strides(shape: tuple[Any, ...]) -> list[int]:
+    """Each axis's step in a row-major flattening of ``shape``, in elements."""
+    strides = [1] * len(shape)
+    for d in range(len(shape) - 2, -1, -1):
+        strides[d] = strides[d + 1] * shape[d + 1]
+    return strides
 
 
 def linear_key(xp: Any, shape: tuple[Any, ...], key: tuple[Any, ...]) -> LinearKey:
@@ -203,9 +209,7 @@ def linear_key(xp: Any, shape: tuple[Any, ...], key: tuple[Any, ...]) -> LinearK
             axis += 1
     n_out = len(out_dims)
 
-    strides = [1] * ndim
-    for d in range(ndim - 2, -1, -1):
-        strides[d] = strides[d + 1] * shape[d + 1]
+    strides = _row_major_strides(shape)
 
     lin = xp.zeros(tuple(out_dims), dtype=xp.int64)
     axis = 0

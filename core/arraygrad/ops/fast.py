@@ -303,6 +303,12 @@ def _bound(value: Any) -> Any:
     return _NO_BOUND
 
 
+def _is_native(value: Any, backend: Any) -> bool:
+    """Whether ``value`` is exactly the backend's own array type (not vmap's batched
+    arrays, not a subclass)."""
+    return type(value) is backend.array_type
+
+
 def along_key(input: Tensor, index: Tensor, d: int) -> AlongKey | None:
     """``gather``'s ``AlongKey`` when its index (bounds checked by the caller, non-negative)
     is the backend's own integer array and the namespace has ``take_along_axis``; None for
@@ -312,8 +318,8 @@ def along_key(input: Tensor, index: Tensor, d: int) -> AlongKey | None:
     backend = index._backend
     xp = backend.xp
     idx = index._data
-    if type(idx) is not backend.array_type or backend.array_type is None \
-            or not hasattr(xp, "take_along_axis") or input._backend is not backend:
+    if not _is_native(idx, backend) or input._backend is not backend \
+            or not hasattr(xp, "take_along_axis"):
         return None
     return AlongKey(xp, idx, d, tuple(input._data.shape))
 
@@ -326,7 +332,7 @@ def rows_key(backend: Any, shape: tuple[Any, ...], key: list[Any]) -> RowsKey | 
     if not fast_paths.on or not key:
         return None
     rows = key[0]
-    if type(rows) is not backend.array_type or not rows.ndim:
+    if not _is_native(rows, backend) or not rows.ndim:
         return None  # (vmap's batched arrays, a 0-d index: the general key)
     for k in key[1:]:
         if k is not Ellipsis and (type(k) is not slice or k != _WHOLE):
@@ -336,12 +342,6 @@ def rows_key(backend: Any, shape: tuple[Any, ...], key: list[Any]) -> RowsKey | 
 
 
 _WHOLE = slice(None)
-
-
-def _is_native(value: Any, backend: Any) -> bool:
-    """Whether ``value`` is exactly the backend's own array type (not vmap's batched
-    arrays, not a subclass)."""
-    return type(value) is backend.array_type
 
 
 def index_rows(input: Tensor, key: Any) -> RowsKey | None:

@@ -30,9 +30,9 @@ __all__ = ["adam_step"]
 
 
 def _usable(tensors: tuple[Any, ...], written: int, shape: Any) -> bool:
-    """Whether every one is a tensor holding the backend's own array type (not a sparse tensor's data,
-    not a vmap level's batched array) of one backend with mutable arrays, in one wide floating
-    dtype and ``shape``, the first ``written`` of them writable."""
+    """Whether every one is a tensor holding the backend's own array type (not a sparse
+    tensor's data, not a vmap level's batched array) of one backend with mutable arrays, in
+    one wide floating dtype and ``shape``, the first ``written`` of them writable."""
     for t in tensors:
         if not isinstance(t, Tensor):  # (a state entry kept as a number: an old checkpoint's)
             return False
