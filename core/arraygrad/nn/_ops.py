@@ -28,8 +28,8 @@ from arraygrad.ops.kernel_dtypes import check_kernel_dtype
 from arraygrad.ops.arguments import tensor_arg
 from arraygrad.ops import elementwise as ew
 from arraygrad.ops.casting import opmath_apply, to_float_data
+from arraygrad.ops.elementwise_first_order import real_dense
 from arraygrad.backends.scalar_operands import scalar_operand
-from arraygrad.tensor_sparse import CooData
 from arraygrad.ops._erf import erf_data
 from arraygrad.ops.families._special_op import kernel_data
 from arraygrad.ops.families.math_special import erf
@@ -101,11 +101,9 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
 def _leaky_relu_first_order(gd: Any, n: RuleNode, backend: Backend) -> Any:
     """``leaky_relu``'s vjp on arrays for a real float32/float64 gradient (the same operations,
     so the same values); None for the rest (float16/bfloat16 multiply in float32 there)."""
-    if gd.dtype not in backend.wide_floating_natives or gd.__class__ is CooData:
+    if not real_dense(gd, backend):
         return None
     xd = n.saved_data("self")
-    if xd.dtype != gd.dtype:
-        return None
     return backend.xp.where(xd > 0, gd, gd * scalar_operand(backend, n.negative_slope, gd.dtype))
 
 

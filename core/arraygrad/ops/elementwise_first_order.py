@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from arraygrad.backends.contract import Backend
     from arraygrad.ops.rule import FirstOrder, RuleNode
 
-__all__ = ["operand_data", "times_operand", "unary", "negated", "quotient_by_other", "quotient_by_self",
+__all__ = ["operand_data", "real_dense", "times_operand", "unary", "negated", "quotient_by_other", "quotient_by_self",
            "softmax_grad"]
 
 
@@ -46,7 +46,7 @@ def operand_data(n: RuleNode, index: int, gd: Any, backend: Backend) -> Any:
     return None
 
 
-def _real_dense(gd: Any, backend: Backend) -> bool:
+def real_dense(gd: Any, backend: Backend) -> bool:
     """Whether a gradient array is one the formulas take: a real float32/float64 array, not
     a sparse gradient's COO data (its vjp keeps it sparse)."""
     return gd.dtype in backend.wide_floating_natives and gd.__class__ is not CooData
@@ -69,7 +69,7 @@ def unary(saved: str, formula: Callable[[Any, Any, Any], Any]) -> FirstOrder:
     """The first order of a one-input rule: ``formula(gd, saved_array, xp)`` for a real
     float32/float64 gradient, ``saved`` naming what the rule saves (``"self"``/``"result"``)."""
     def first(gd: Any, n: RuleNode, backend: Backend) -> Any:
-        if not _real_dense(gd, backend):
+        if not real_dense(gd, backend):
             return None
         return formula(gd, n.saved_data(saved), backend.xp)
     return first
@@ -77,14 +77,14 @@ def unary(saved: str, formula: Callable[[Any, Any, Any], Any]) -> FirstOrder:
 
 def negated(gd: Any, n: RuleNode, backend: Backend) -> Any:
     """``-g``: ``neg``'s gradient, and ``a - b``'s for ``b`` (the default ``alpha`` only)."""
-    if not _real_dense(gd, backend) or n.args.get("alpha", 1) != 1:
+    if not real_dense(gd, backend) or n.args.get("alpha", 1) != 1:
         return None
     return -gd
 
 
 def quotient_by_other(gd: Any, n: RuleNode, backend: Backend) -> Any:
     """``a / b``'s gradient for ``a``: ``g / b``."""
-    if not _real_dense(gd, backend):
+    if not real_dense(gd, backend):
         return None
     od = operand_data(n, 1, gd, backend)
     return None if od is None else gd / od
@@ -93,7 +93,7 @@ def quotient_by_other(gd: Any, n: RuleNode, backend: Backend) -> Any:
 def quotient_by_self(gd: Any, n: RuleNode, backend: Backend) -> Any:
     """``a / b``'s gradient for ``b``: ``-g * a / (b * b)`` (a number's square taken as a
     Python number, as the vjp's ``n.other * n.other`` is)."""
-    if not _real_dense(gd, backend):
+    if not real_dense(gd, backend):
         return None
     sd = operand_data(n, 0, gd, backend)
     other = n._saved[1]
@@ -111,7 +111,7 @@ def quotient_by_self(gd: Any, n: RuleNode, backend: Backend) -> Any:
 def softmax_grad(gd: Any, n: RuleNode, backend: Backend) -> Any:
     """``softmax``'s gradient ``y * (g - sum(g * y))`` along its dim (a 0-d one: the vjp,
     whose Tensor sum takes dim 0 of a 0-d tensor as PyTorch does; the standard's may not)."""
-    if not _real_dense(gd, backend) or not gd.ndim:
+    if not real_dense(gd, backend) or not gd.ndim:
         return None
     yd = n.saved_data("result")
     return yd * (gd - backend.xp.sum(gd * yd, axis=n.args["dim"], keepdims=True))
