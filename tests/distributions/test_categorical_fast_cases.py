@@ -64,3 +64,18 @@ def test_log_prob_matches_pytorch():
     la.sum().backward(), lt.sum().backward()
     for x, y in zip(a.grad.flatten().tolist(), t.grad.flatten().tolist()):
         assert x == pytest.approx(y, rel=1e-6, abs=1e-7)
+
+
+def test_the_work_dtype_cache_does_not_keep_a_backend_alive():
+    import gc
+    import weakref
+
+    from arraygrad.ops.families import random_ops
+    from arraygrad_numpy.backend import NumpyBackend
+
+    backend = NumpyBackend()
+    assert random_ops._work_dtype(backend) == random_ops._work_dtype(backend)
+    gone = weakref.ref(backend)
+    del backend
+    gc.collect()
+    assert gone() is None  # (a compile's recording backend is dropped with its compile)

@@ -15,9 +15,8 @@ gradients) reach ``mean`` and ``std`` as PyTorch's ``NormalBackward``.
 
 from __future__ import annotations
 
-import functools
-
 import math
+import weakref
 from typing import TYPE_CHECKING, Any, Callable
 
 from arraygrad.allocation_errors import allocating
@@ -38,11 +37,18 @@ __all__ = ["normal", "bernoulli", "poisson", "multinomial"]
 
 # -- helpers ------------------------------------------------------------------------------------
 
-@functools.lru_cache(maxsize=32)  # (a sampling loop asks it per draw; few backends exist)
+_WORK_DTYPES: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+
+
 def _work_dtype(backend: Backend) -> Any:
-    """The native float dtype transforms are computed in: float64 where the backend has it."""
-    d = _dt.float64 if _dt.float64 in backend.supported_dtypes() else _dt.float32
-    return backend.native_dtype(d)
+    """The native float dtype transforms are computed in: float64 where the backend has it
+    (found once per backend: a sampling loop asks per draw; weakly held, so a compile's
+    recording backend is not kept alive by it)."""
+    native = _WORK_DTYPES.get(backend)
+    if native is None:
+        d = _dt.float64 if _dt.float64 in backend.supported_dtypes() else _dt.float32
+        native = _WORK_DTYPES[backend] = backend.native_dtype(d)
+    return native
 
 
 def _uniform(backend: Backend, shape: tuple[int, ...], generator: Generator | None) -> Any:
