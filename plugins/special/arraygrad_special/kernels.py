@@ -1,4 +1,5 @@
-"""Per-backend kernels: ``scipy.special`` for NumPy, ``cupyx.scipy.special`` for CuPy.
+"""Per-backend kernels: ``scipy.special`` for NumPy (and ``erf`` of large float32 arrays in
+NumPy passes: ``erf_float32``), ``cupyx.scipy.special`` for CuPy.
 
 Kernels are registered as small wrappers that import their library on first call, so loading
 the plugin imports neither SciPy (about 0.3 s) nor CuPy. A wrapper returns ``NotImplemented``
@@ -18,7 +19,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 
-__all__ = ["SCIPY_NAMES", "lazy_kernel", "numpy_kernels", "cupy_kernels"]
+__all__ = ["SCIPY_NAMES", "float32_erf_first", "lazy_kernel", "numpy_kernels", "cupy_kernels"]
 
 SCIPY_NAMES = {
     "erf": "erf", "erfc": "erfc", "erfinv": "erfinv", "lgamma": "gammaln", "digamma": "psi",
@@ -86,15 +87,39 @@ def _cupy_result(out, like):
     return out if out.dtype == like.dtype else out.astype(like.dtype)
 
 
+SMALL_FLOAT32_ERF = 1024
+"""Below this many elements SciPy's float32 ``erf`` (one call) beats ``erf_float32``'s ~30
+passes of NumPy calls; from it on, the passes win (and ``scipy.special`` is not imported)."""
+
+
+def float32_erf_first(scipy_erf):
+    """The NumPy backend's ``erf`` kernel: ``erf_float32`` for a float32 array of at least
+    ``SMALL_FLOAT32_ERF`` elements, or for any float32 array when SciPy is not installed
+    (``scipy_erf`` None); ``scipy_erf`` for the rest (``NotImplemented`` without it: the core's
+    portable erf then runs)."""
+    from arraygrad_special.erf_float32 import FLOAT32, erf_float32
+
+    def kernel(x):
+        if x.dtype == FLOAT32 and (scipy_erf is None or x.size >= SMALL_FLOAT32_ERF):
+            return erf_float32(x)
+        return NotImplemented if scipy_erf is None else scipy_erf(x)
+
+    kernel.__name__ = kernel.__qualname__ = "erf_kernel"
+    return kernel
+
+
 def numpy_kernels() -> dict:
-    """SciPy kernels by op name, or ``{}`` when SciPy is not installed.
+    """NumPy's kernels by op name: SciPy's (``{}`` for those when SciPy is not installed), and
+    ``erf`` of large float32 arrays in NumPy passes (``float32_erf_first``).
 
     Only SciPy's presence is checked here (``find_spec`` imports nothing).
     """
     if importlib.util.find_spec("scipy") is None:
-        return {}
-    return {op: lazy_kernel("scipy.special", name, _numpy_result, FIXES.get(op))
-            for op, name in SCIPY_NAMES.items()}
+        return {"erf": float32_erf_first(None)}
+    kernels = {op: lazy_kernel("scipy.special", name, _numpy_result, FIXES.get(op))
+               for op, name in SCIPY_NAMES.items()}
+    kernels["erf"] = float32_erf_first(kernels["erf"])
+    return kernels
 
 
 def cupy_kernels() -> dict:

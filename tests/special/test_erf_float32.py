@@ -1,0 +1,121 @@
+"""The NumPy backend's erf of large float32 arrays (``arraygrad_special.erf_float32``): its
+accuracy against a float64 reference, its edges, and which arrays take it (the kernel)."""
+
+import math
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+from hypothesis.extra import numpy as hnp
+
+pytest.importorskip("arraygrad_special", reason="arraygrad-special is not installed")
+
+import arraygrad as ag  # noqa: E402
+from arraygrad_special import kernels  # noqa: E402
+from arraygrad_special.erf_float32 import erf_float32  # noqa: E402
+
+MAX_ULP = 1.4  # measured 1.35 (4 million points); PyTorch's own float32 erf is within 0.71
+
+_exact_erf = np.vectorize(math.erf, otypes=[np.float64])
+
+
+def _ulps(x32: np.ndarray) -> np.ndarray:
+    """erf_float32's error at each of ``x32`` in float32 ulps of the exact value."""
+    exact = _exact_erf(x32.astype(np.float64))
+    ulp = np.spacing(np.abs(exact).astype(np.float32)).astype(np.float64)
+    return np.abs(erf_float32(x32).astype(np.float64) - exact) / ulp
+
+
+def test_within_one_and_four_tenths_ulp_on_a_dense_grid():
+    # both ranges, their split (0.875) and the clamp (3.92) densely, and the tails
+    x = np.concatenate([np.linspace(-5.0, 5.0, 400_001), np.linspace(0.86, 0.89, 20_001),
+                        np.linspace(3.9, 3.94, 2_001), np.geomspace(1e-30, 1e-3, 2_001)])
+    x = x.astype(np.float32)
+    err = _ulps(np.concatenate([x, -x]))
+    assert err.max() <= MAX_ULP, float(err.max())
+    assert err.mean() < 0.25  # most values round correctly: a fit, not a rough one
+
+
+@settings(max_examples=60, deadline=None)
+@given(hnp.arrays(np.float32, hnp.array_shapes(min_dims=0, max_dims=3, max_side=5),
+                  elements=st.floats(-10, 10, width=32)))
+def test_any_shape_any_value(x):
+    out = erf_float32(x)
+    assert out.shape == x.shape and out.dtype == np.float32
+    assert (_ulps(x.reshape(-1)) <= MAX_ULP).all()
+
+
+def test_edges():
+    x = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-40, -1e-40, 3.92, 50.0, -1e30],
+                 dtype=np.float32)
+    with np.errstate(all="raise"):  # no warning either: nothing overflows on the way
+        y = erf_float32(x)
+    assert y[:4].tolist() == [0.0, 0.0, 1.0, -1.0]
+    assert not np.signbit(y[0]) and np.signbit(y[1])  # erf(-0.0) is -0.0, as PyTorch's
+    assert np.isnan(y[4])
+    tiny = float(x[5])  # a subnormal: erf(x) = 2x/sqrt(pi), rounded once
+    assert y[5] == np.float32(tiny * 2 / math.sqrt(math.pi)) and y[6] == -y[5]
+    assert y[7:].tolist() == [1.0, 1.0, -1.0]
+
+
+def test_strided_and_read_only_input_is_left_as_it_was():
+    base = np.linspace(-3, 3, 24, dtype=np.float32).reshape(4, 6)
+    base.flags.writeable = False
+    view = base[:, ::2].T
+    before = view.copy()
+    out = erf_float32(view)
+    assert np.array_equal(view, before)
+    assert np.array_equal(out, erf_float32(np.ascontiguousarray(view)))
+
+
+def test_the_kernel_takes_large_float32_arrays_and_scipy_the_rest():
+    pytest.importorskip("scipy.special")
+    import scipy.special as sc
+
+    kernel = kernels.numpy_kernels()["erf"]
+    big = np.linspace(-4, 4, kernels.SMALL_FLOAT32_ERF, dtype=np.float32)
+    assert np.array_equal(kernel(big), erf_float32(big))
+    small = big[:-1]
+    assert np.array_equal(kernel(small), sc.erf(small))
+    wide = big.astype(np.float64)
+    assert np.array_equal(kernel(wide), sc.erf(wide))
+
+
+def test_without_scipy_every_float32_array_takes_it_and_others_decline():
+    kernel = kernels.float32_erf_first(None)
+    x = np.array([0.5, -2.0], dtype=np.float32)
+    assert np.array_equal(kernel(x), erf_float32(x))
+    assert kernel(x.astype(np.float64)) is NotImplemented  # the core's portable erf runs
+
+
+def test_gelu_of_a_large_float32_tensor_does_not_import_scipy():
+    code = textwrap.dedent("""
+        import sys
+        import arraygrad as ag
+        x = ag.randn(64, 64, requires_grad=True)
+        ag.nn.functional.gelu(x).sum().backward()
+        print("scipy.special" in sys.modules)
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=dict(os.environ), timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["False"]
+
+
+def test_gelu_and_erf_against_pytorch():
+    torch = pytest.importorskip("torch")
+    x = np.random.default_rng(0).standard_normal((40, 64)).astype(np.float32) * 3
+    a = ag.tensor(x, requires_grad=True)
+    t = torch.tensor(x, requires_grad=True)
+    ya, yt = ag.nn.functional.gelu(a), torch.nn.functional.gelu(t)
+    ya.sum().backward()
+    yt.sum().backward()
+    # 1 + erf(x / sqrt(2)) cancels for negative x: an erf ulp of 1 (6e-8), times |x| <= 12
+    np.testing.assert_allclose(ya.detach().numpy(), yt.detach().numpy(), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(a.grad.numpy(), t.grad.numpy(), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(ag.erf(ag.tensor(x)).numpy(), torch.erf(torch.tensor(x)).numpy(),
+                               rtol=3e-7, atol=0)
