@@ -5,7 +5,7 @@ operand's gradient is sparse, on its pattern), ``hspmm`` and ``smm``.
 The product of a sparse ``(n, m)`` matrix and a dense ``(m, p)`` one is a segment sum on
 arrays: each entry ``(r, c, v)`` adds ``v * dense[c]`` to row ``r`` of the result (the
 backend's ``scatter_add``), or the backend's ``sparse_mm`` kernel where it has one (the NumPy
-backend's runs SciPy's CSR product). ``dense @ sparse`` is the same product transposed. The gradients
+backend's: BLAS on a small matrix's dense form, else SciPy's product). ``dense @ sparse`` is the same product transposed. The gradients
 are products again: ``g @ mat2.T`` and ``mat1.T @ g``, with whichever operand is sparse.
 """
 
@@ -30,8 +30,9 @@ __all__ = ["mm", "sparse_mm", "addmm", "hspmm", "smm", "sspaddmm", "matmul"]
 
 def _product_array(backend: Any, indices: Any, values: Any, dense: Any, rows: int) -> Any:
     """``sparse @ dense`` on arrays: row ``r`` of the result sums ``v * dense[c]`` over the
-    entries ``(r, c, v)``. The backend's ``sparse_mm`` kernel when it has one (NumPy's: SciPy's
-    CSR product), else the portable segment sum."""
+    entries ``(r, c, v)``. The backend's ``sparse_mm`` kernel when it has one (NumPy's: a small
+    matrix's dense form through BLAS, a larger one through SciPy), else the portable segment
+    sum."""
     def portable(indices: Any, values: Any, dense: Any, rows: int) -> Any:
         xp = backend.xp
         out = xp.zeros((rows, dense.shape[1]), dtype=dense.dtype)
