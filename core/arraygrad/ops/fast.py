@@ -176,19 +176,25 @@ def inplace_arithmetic(t: Tensor, op: str, other: Any, alpha: Any = 1) -> Tensor
     if _state.enabled and (t._requires_grad or (t._base is not None and t._base._requires_grad)):
         return None
     data = t._data
-    if data.dtype not in t._backend.floating_natives:
+    dtype = data.dtype
+    if dtype not in t._backend.floating_natives:
+        return None
+    # float16/bfloat16 with a number or a scale: PyTorch computes in float32 and rounds once
+    # (the number is not rounded to the tensor's dtype first): the general path's opmath
+    reduced = dtype in t._backend.reduced_floating_natives
+    if reduced and alpha != 1:
         return None
     if isinstance(other, Tensor):
         if (_state.enabled and other._requires_grad) or other._backend is not t._backend \
                 or other.__class__ is SparseTensor:  # a sparse operand: ``ops.elementwise``'s
             return None
         value = other._data
-        if value.dtype != data.dtype or len(value.shape) > len(data.shape):
+        if value.dtype != dtype or len(value.shape) > len(data.shape):
             return None
         for a, b in zip(reversed(value.shape), reversed(data.shape)):
             if a != b and a != 1:
                 return None
-    elif type(other) is float or type(other) is int:
+    elif (type(other) is float or type(other) is int) and not reduced:
         value = other
     else:
         return None
