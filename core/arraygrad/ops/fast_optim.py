@@ -1,5 +1,5 @@
-"""Optimizers' per-parameter updates on the arrays themselves: the fast path of ``Adam`` and
-``AdamW``.
+"""Optimizers' per-parameter updates on the arrays themselves: the fast path of ``Adam``,
+``AdamW`` and ``SGD``.
 
 An Adam step for one parameter is about fifteen Tensor operations (the step count, two
 moment updates, the denominator, the update), each paying a Tensor operation's checks and
@@ -26,7 +26,7 @@ from arraygrad.ops.rule import fast_paths
 from arraygrad.tensor import Tensor
 from arraygrad.transform_state import recording_flag as _recording
 
-__all__ = ["adam_step"]
+__all__ = ["adam_step", "sgd_step"]
 
 
 def _usable(tensors: tuple[Any, ...], written: int, shape: Any) -> bool:
@@ -96,4 +96,43 @@ def adam_step(p: Tensor, state: dict[str, Any], group: dict[str, Any], lr: float
     param += m / denom * -step_size
     for t in (*written, step_t, exp_avg_sq):  # (the second moment: mul_, then add_)
         t._bump_version()
+    return True
+
+
+def sgd_step(p: Tensor, state: dict[str, Any] | None, group: dict[str, Any],
+             neg_lr: Any) -> bool:
+    """One SGD update of ``p`` on the arrays (``state`` its optimizer state, None without
+    momentum; ``neg_lr`` the group's ``-lr``); False, having written nothing, where only the
+    Tensor form computes it exactly, or makes the momentum buffer (the first step's)."""
+    if not fast_paths.on or _state.enabled or _recording.on or type(neg_lr) is not float:
+        return False
+    grad = p.grad
+    momentum = group["momentum"]
+    buf = None if state is None else state.get("momentum_buffer")
+    if momentum != 0 and buf is None:
+        return False
+    written = (p,) if buf is None else (p, buf)
+    if grad is None or not _usable((*written, grad), len(written), p._data.shape):
+        return False
+    for t in written:
+        before_write(t)  # (an inference tensor's refusal: before anything changes)
+    param, g = p._data, grad._data
+    if group["maximize"]:
+        g = -g
+    wd = group["weight_decay"]
+    if wd != 0:
+        g = g + param * wd  # g.add(p, alpha=wd)
+    if buf is not None:
+        b = buf._data
+        b *= momentum  # buf.mul_(momentum).add_(g, alpha=1 - dampening)
+        dampening = group["dampening"]
+        if dampening == 0:
+            b += g
+        else:
+            b += g * (1 - dampening)
+        g = g + b * momentum if group["nesterov"] else b
+        buf._bump_version()
+        buf._bump_version()
+    param += g * neg_lr  # p.add_(g, alpha=-lr)
+    p._bump_version()
     return True

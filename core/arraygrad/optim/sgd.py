@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from arraygrad.ops.fast_optim import sgd_step
 from arraygrad.optim._checks import check_fused, check_lr, check_non_negative
 from arraygrad.optim.optimizer import Optimizer, _get_value
 
@@ -50,6 +51,8 @@ class SGD(Optimizer):
             g = p.grad
             if g is None:
                 continue
+            if sgd_step(p, self.state[p] if momentum != 0 else None, group, neg_lr):
+                continue  # updated on its arrays, as the lines below would
             if g.is_sparse and (wd != 0 or momentum != 0):
                 g = g.to_dense()  # the same update: the zeros of a sparse gradient add nothing
             if maximize:

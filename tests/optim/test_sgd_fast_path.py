@@ -1,0 +1,116 @@
+"""SGD's update on the arrays (``ops.fast_optim.sgd_step``) is the Tensor form's bit for bit,
+bumps the same version counters, and leaves to the Tensor form what it does not compute
+exactly (float16, sparse gradients, recording steps, a tensor learning rate) and the first
+momentum step (which makes the buffer)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import arraygrad as ag
+from arraygrad.ops import fast_optim
+from arraygrad.ops.rule import fast_paths, reference_mode
+
+
+def _train(dtype, steps=4, **kw):
+    ag.manual_seed(0)
+    ps = [ag.nn.Parameter(ag.randn(4, 3, dtype=dtype)), ag.nn.Parameter(ag.randn(3, dtype=dtype))]
+    opt = ag.optim.SGD(ps, **kw)
+    for _ in range(steps):
+        opt.zero_grad()
+        (ps[0].sin() @ ps[1]).pow(2).sum().backward()
+        opt.step()
+    state = [{k: v.detach().clone() for k, v in opt.state[p].items()} for p in ps]
+    return ps, state, [p._version for p in ps], [[v._version for v in opt.state[p].values()]
+                                                 for p in ps]
+
+
+def _same(a, b):
+    pa, sa, va, sva = a
+    pb, sb, vb, svb = b
+    for x, y in zip(pa, pb):
+        assert x.dtype == y.dtype and x.detach().tolist() == y.detach().tolist()
+    for x, y in zip(sa, sb):
+        assert x.keys() == y.keys()
+        for k in x:
+            assert x[k].tolist() == y[k].tolist(), k
+    assert va == vb and sva == svb
+
+
+@settings(max_examples=30, deadline=None)
+@given(momentum=st.sampled_from([0.0, 0.9]), dampening=st.sampled_from([0.0, 0.3]),
+       nesterov=st.booleans(), maximize=st.booleans(), wd=st.sampled_from([0.0, 0.05]),
+       lr=st.sampled_from([1e-3, 0.05]), dtype=st.sampled_from(["float32", "float64"]))
+def test_the_same_values_and_versions_as_the_tensor_form(momentum, dampening, nesterov,
+                                                         maximize, wd, lr, dtype):
+    if nesterov and (momentum == 0 or dampening != 0):
+        nesterov = False  # SGD refuses it (its own test)
+    kw = dict(lr=lr, momentum=momentum, dampening=dampening, nesterov=nesterov,
+              maximize=maximize, weight_decay=wd)
+    got = _train(getattr(ag, dtype), **kw)
+    with reference_mode():
+        ref = _train(getattr(ag, dtype), **kw)
+    _same(got, ref)
+
+
+def test_a_tensor_learning_rate_and_float16_take_the_tensor_form():
+    for kw, dtype in ((dict(lr=ag.tensor(0.01), momentum=0.5), ag.float32),
+                      (dict(lr=0.01, momentum=0.5), ag.float16)):
+        got = _train(dtype, **kw)
+        with reference_mode():
+            ref = _train(dtype, **kw)
+        _same(got, ref)
+
+
+def test_taken_where_exact_and_declined_elsewhere():
+    if not fast_paths.on:
+        pytest.skip("reference mode: no fast path")
+    group = dict(momentum=0.0, dampening=0.0, nesterov=False, maximize=False, weight_decay=0.0)
+    p = ag.nn.Parameter(ag.tensor([1.0, 2.0]))
+    p.grad = ag.ones(2)
+    with ag.no_grad():
+        assert fast_optim.sgd_step(p, None, group, -0.5)
+        assert p.tolist() == [0.5, 1.5] and p._version == 1
+        half = ag.nn.Parameter(ag.ones(2, dtype=ag.float16))
+        half.grad = ag.ones(2, dtype=ag.float16)
+        assert not fast_optim.sgd_step(half, None, group, -0.5)  # float32 opmath
+        sparse = ag.nn.Parameter(ag.ones(2))
+        sparse.grad = ag.ones(2).to_sparse()
+        assert not fast_optim.sgd_step(sparse, None, group, -0.5)
+        with_momentum = dict(group, momentum=0.9)
+        assert not fast_optim.sgd_step(p, {}, with_momentum, -0.5)  # no buffer yet
+        buf = ag.zeros(2, dtype=ag.float64)  # a buffer of another dtype: nothing written
+        assert not fast_optim.sgd_step(p, {"momentum_buffer": buf}, with_momentum, -0.5)
+        assert p.tolist() == [0.5, 1.5] and buf.tolist() == [0.0, 0.0]
+    assert not fast_optim.sgd_step(p, None, group, -0.5)  # grad mode on: the Tensor form
+
+
+def test_an_inference_parameter_is_refused_before_anything_changes():
+    with ag.inference_mode():
+        p = ag.randn(3)
+    p.grad = ag.ones(3)
+    for kw in ({}, {"momentum": 0.9}):
+        with pytest.raises(RuntimeError, match="[Ii]nference"):
+            ag.optim.SGD([p], lr=0.1, **kw).step()
+
+
+def test_matches_pytorch():
+    torch = pytest.importorskip("torch")
+    for kw in (dict(lr=0.05), dict(lr=0.05, momentum=0.9, nesterov=True, weight_decay=0.1),
+               dict(lr=0.05, momentum=0.8, dampening=0.2, maximize=True)):
+        p = ag.nn.Parameter(ag.tensor([[0.5, -1.0], [2.0, 0.25]]))
+        tp = torch.nn.Parameter(torch.tensor([[0.5, -1.0], [2.0, 0.25]]))
+        opt, topt = ag.optim.SGD([p], **kw), torch.optim.SGD([tp], **kw)
+        for _ in range(5):
+            opt.zero_grad(), topt.zero_grad()
+            (p.exp() * p).sum().backward()
+            (tp.exp() * tp).sum().backward()
+            opt.step(), topt.step()
+        assert p.detach().flatten().tolist() == pytest.approx(tp.detach().flatten().tolist(),
+                                                              rel=1e-6, abs=1e-7)
+        assert p._version == tp._version
+        b, tb = opt.state[p].get("momentum_buffer"), topt.state[tp].get("momentum_buffer")
+        if tb is not None:
+            assert b.flatten().tolist() == pytest.approx(tb.flatten().tolist(), rel=1e-6)
+            assert b._version == tb._version
