@@ -68,16 +68,18 @@ class Categorical(ProbsOrLogitsParam):
 
     def sample(self, sample_shape: Any = Size()) -> Tensor:
         sample_shape = _size(sample_shape)
-        probs_2d = self.probs.reshape(-1, self._num_events)
         count = sample_shape.numel()
         shape = self._extended_shape(sample_shape)
-        if count == 0 or probs_2d.shape[0] == 0:
-            return ag.zeros(tuple(shape), dtype=ag.int64, device=self.probs.device)
-        with ag.no_grad():
-            samples_2d = ag.multinomial(probs_2d, count, True)
-        if count > 1:  # (one sample per row: the transposition keeps the order of the values)
-            samples_2d = samples_2d.T
-        return samples_2d.reshape(*shape)
+        probs = self.probs
+        if count == 0 or probs.numel() == 0:
+            return ag.zeros(tuple(shape), dtype=ag.int64, device=probs.device)
+        with ag.no_grad():  # (the draws have no gradient: nothing here is recorded)
+            # one row as it is (multinomial takes 1-D weights: its draws are the row's)
+            rows = probs if probs.ndim == 1 else probs.reshape(-1, self._num_events)
+            samples = ag.multinomial(rows, count, True)
+            if count > 1 and rows.ndim == 2:  # rows by draws -> draws by rows
+                samples = samples.T
+            return samples.reshape(*shape)
 
     def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:

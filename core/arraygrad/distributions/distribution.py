@@ -68,8 +68,8 @@ class Distribution:
                     continue  # skip checking lazily-constructed args
                 value = getattr(self, param)
                 with ag.no_grad():  # a yes/no answer: nothing of it needs a graph
-                    valid = constraint.check(value)
-                if not bool(valid.all()):
+                    valid = constraint.all_satisfied(value)
+                if not valid:
                     raise ValueError(
                         f"Expected parameter {param} ({type(value).__name__} of shape "
                         f"{tuple(value.shape)}) of distribution {self!r} to satisfy the "
@@ -190,8 +190,8 @@ class Distribution:
             return
         assert support is not None
         with ag.no_grad():  # a yes/no answer: nothing of it needs a graph
-            valid = support.check(value)
-        if not bool(valid.all()):
+            valid = support.all_satisfied(value)
+        if not valid:
             raise ValueError(
                 f"Expected value argument ({type(value).__name__} of shape "
                 f"{tuple(value.shape)}) to be within the support ({support!r}) of the "

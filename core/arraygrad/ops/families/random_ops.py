@@ -423,15 +423,20 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
     w = xp.astype(input._data, work)
     if input.ndim == 1:
         w = w[None, ...]
-    invalid = xp.logical_not((w >= 0) & xp.isfinite(w))
-    # one read of the two checks (a sampling loop draws one row per call): which one failed
-    # is asked only when one did
-    if any_true(backend, xp.any(invalid) | xp.any(xp.sum(w, axis=-1) <= 0)):
+    # one read of a sufficient test (a sampling loop draws one row per call): the smallest
+    # weight not negative (NaN fails it) and every row's total positive and finite (an inf
+    # weight makes it inf). Only when that fails are the two exact checks made (finite
+    # weights summing past the largest float pass them), and which one failed asked
+    total = xp.sum(w, axis=-1)
+    if not categories or not any_true(
+            backend, (xp.min(w) >= 0) & xp.all((total > 0) & (total < math.inf))):
+        invalid = xp.logical_not((w >= 0) & xp.isfinite(w))
         if any_true(backend, invalid):
             raise RuntimeError("multinomial: probability tensor contains either `inf`, `nan` "
                                "or element < 0")
-        raise RuntimeError("multinomial: invalid multinomial distribution (sum of "
-                           "probabilities <= 0)")
+        if any_true(backend, xp.any(total <= 0)):
+            raise RuntimeError("multinomial: invalid multinomial distribution (sum of "
+                               "probabilities <= 0)")
     rows = int(w.shape[0])
     if replacement:
         cdf = xp.cumulative_sum(w, axis=-1)
