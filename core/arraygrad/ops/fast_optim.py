@@ -26,10 +26,10 @@ from arraygrad.ops.rule import fast_paths
 from arraygrad.tensor import Tensor
 from arraygrad.transform_state import recording_flag as _recording
 
-__all__ = ["adam_step", "sgd_step"]
+__all__ = ["adam_step", "sgd_step", "writable_arrays"]
 
 
-def _usable(tensors: tuple[Any, ...], written: int, shape: Any) -> bool:
+def writable_arrays(tensors: tuple[Any, ...], written: int, shape: Any) -> bool:
     """Whether every one is a tensor holding the backend's own array type (not a sparse
     tensor's data, not a vmap level's batched array) of one backend with mutable arrays, in
     one wide floating dtype and ``shape``, the first ``written`` of them writable."""
@@ -65,8 +65,8 @@ def adam_step(p: Tensor, state: dict[str, Any], group: dict[str, Any], lr: float
     exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
     written = (p, exp_avg, exp_avg_sq, state["max_exp_avg_sq"]) if amsgrad \
         else (p, exp_avg, exp_avg_sq)
-    if grad is None or not _usable((*written, grad), len(written), p._data.shape) \
-            or not _usable((step_t,), 1, ()):
+    if grad is None or not writable_arrays((*written, grad), len(written), p._data.shape) \
+            or not writable_arrays((step_t,), 1, ()):
         return False
     for t in (*written, step_t):
         before_write(t)  # (an inference tensor's refusal: before anything changes)
@@ -112,7 +112,7 @@ def sgd_step(p: Tensor, state: dict[str, Any] | None, group: dict[str, Any],
     if momentum != 0 and buf is None:
         return False
     written = (p,) if buf is None else (p, buf)
-    if grad is None or not _usable((*written, grad), len(written), p._data.shape):
+    if grad is None or not writable_arrays((*written, grad), len(written), p._data.shape):
         return False
     for t in written:
         before_write(t)  # (an inference tensor's refusal: before anything changes)

@@ -31,26 +31,26 @@ if TYPE_CHECKING:
     from arraygrad.ops.rule import RuleNode
     from arraygrad.tensor import Tensor
 
-__all__ = ["LAYER_NORM", "layer_norm_one_node"]
+__all__ = ["LAYER_NORM", "layer_norm_one_node", "moments_data", "norm_grads"]
 
 
-def _statistics_data(xp: Any, x: Any, dims: tuple[int, ...], eps: float) -> tuple[Any, ...]:
-    """``(x - mean, mean, rstd)`` over ``dims`` (kept), with the biased variance computed as
+def moments_data(xp: Any, x: Any, dims: tuple[int, ...]) -> tuple[Any, ...]:
+    """``(x - mean, mean, var)`` over ``dims`` (kept), the biased variance computed as
     NumPy's ``var`` computes it (the centred values squared, summed, over the count: its
     values bit for bit) from the centred values the output reuses, without ``var``'s Python
-    layers and second centring."""
+    layers and second centring. Layer norm's and batch norm's statistics."""
     count = math.prod([x.shape[d] for d in dims])
     mean = xp.mean(x, axis=dims, keepdims=True)
     centred = x - mean
-    var = xp.sum(centred * centred, axis=dims, keepdims=True) / count
-    return centred, mean, 1 / xp.sqrt(var + eps)
+    return centred, mean, xp.sum(centred * centred, axis=dims, keepdims=True) / count
 
 
-def _grads(g: Any, x: Any, w: Any, mean: Any, rstd: Any, need: tuple[bool, ...],
-           mean_over: Callable[[Any], Any], sum_leading: Callable[[Any], Any]) -> tuple[Any, ...]:
+def norm_grads(g: Any, x: Any, w: Any, mean: Any, rstd: Any, need: tuple[bool, ...],
+               mean_over: Callable[[Any], Any],
+               sum_leading: Callable[[Any], Any]) -> tuple[Any, ...]:
     """``(g_input, g_weight, g_bias)`` (None where not needed) on arrays or Tensors:
     ``mean_over`` averages over the normalised dims (kept), ``sum_leading`` sums over the
-    others."""
+    others (the weight's shape); ``w`` broadcasts with ``x``. Layer norm's and batch norm's."""
     xhat = (x - mean) * rstd
     gb = sum_leading(g) if need[2] else None
     gw = sum_leading(g * xhat) if need[1] else None
@@ -78,7 +78,7 @@ def _first_order(gd: Any, n: RuleNode, backend: Backend) -> tuple[Any, ...] | No
         return None  # arrays of two kinds (vmap's batched input, a shared weight): the vjp
     dims, leading = _dims(n, x.ndim)
     need = tuple(e is not None for e in n._next)
-    return _grads(gd, x, w, mean, rstd, need,
+    return norm_grads(gd, x, w, mean, rstd, need,
                   lambda a: xp.mean(a, axis=dims, keepdims=True),
                   lambda a: xp.sum(a, axis=leading) if leading else a)
 
@@ -89,7 +89,7 @@ def _vjp(g: Tensor, n: RuleNode) -> tuple[Any, ...]:
     mean = x.mean(dim=dims, keepdim=True)
     rstd = ew.rsqrt(x.var(dim=dims, unbiased=False, keepdim=True) + n.args["eps"])
     need = tuple(e is not None for e in n._next)
-    return _grads(g, x, n.weight, mean, rstd, need,
+    return norm_grads(g, x, n.weight, mean, rstd, need,
                   lambda a: a.mean(dim=dims, keepdim=True),
                   lambda a: a.sum(dim=leading) if leading else a)
 
@@ -110,7 +110,8 @@ def layer_norm_one_node(input: Tensor, dims: tuple[int, ...], weight: Tensor | N
         backend = same_backend("layer_norm", input, *params)
     xp = backend.xp
     x = input._data
-    centred, mean, rstd = _statistics_data(xp, x, dims, eps)
+    centred, mean, var = moments_data(xp, x, dims)
+    rstd = 1 / xp.sqrt(var + eps)
     out = centred * rstd
     # (the namespace's functions, not operators: under vmap a shared weight is a plain array
     # beside a batched input, which only the batching namespace's functions mix)

@@ -18,6 +18,7 @@ from arraygrad.amp import state as _amp
 from arraygrad.autograd.grad_mode import no_grad
 from arraygrad.ops import elementwise as ew
 from arraygrad.ops.complex_checks import refuse_complex_forward
+from arraygrad.nn._functional.batch_norm_rule import batch_norm_one_node, takes_one_node
 from arraygrad.nn._functional.layer_norm_rule import layer_norm_one_node
 
 if TYPE_CHECKING:
@@ -83,6 +84,9 @@ def batch_norm(input: Tensor, running_mean: Any, running_var: Any, weight: Tenso
         if count <= 1:
             raise ValueError(
                 f"Expected more than 1 value per channel when training, got input size {input.shape}")
+        if takes_one_node(input, weight, bias):
+            return batch_norm_one_node(input, running_mean, running_var, weight, bias,
+                                       momentum, eps)
         out, mean, var = _normalize(input, dims, eps)
         _update_running(running_mean, running_var, mean.reshape(-1), var.reshape(-1), count,
                         momentum)
