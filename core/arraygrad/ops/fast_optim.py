@@ -1,5 +1,5 @@
 """Optimizers' per-parameter updates on the arrays themselves: the fast path of ``Adam``,
-``AdamW`` and ``SGD``.
+``AdamW``, ``SGD`` and ``clip_grad_norm_`` (its per-gradient norms and scaling).
 
 An Adam step for one parameter is about fifteen Tensor operations (the step count, two
 moment updates, the denominator, the update), each paying a Tensor operation's checks and
@@ -26,7 +26,13 @@ from arraygrad.ops.rule import fast_paths
 from arraygrad.tensor import Tensor
 from arraygrad.transform_state import recording_flag as _recording
 
-__all__ = ["adam_step", "sgd_step", "writable_arrays"]
+__all__ = ["adam_step", "arrays_writable", "grad_norms_data", "scale_in_place", "sgd_step", "writable_arrays"]
+
+
+def arrays_writable() -> bool:
+    """Whether updates may be written into arrays directly: fast paths on and no
+    ``arraygrad.compile`` recording (a recording sees Tensor operations, not array writes)."""
+    return fast_paths.on and not _recording.on
 
 
 def writable_arrays(tensors: tuple[Any, ...], written: int, shape: Any) -> bool:
@@ -59,7 +65,7 @@ def adam_step(p: Tensor, state: dict[str, Any], group: dict[str, Any], lr: float
               amsgrad: bool) -> bool:
     """One Adam (or AdamW) update of ``p`` and its ``state`` on the arrays; False, having
     written nothing, where only the optimizer's Tensor form computes it exactly."""
-    if not fast_paths.on or _state.enabled or _recording.on or type(lr) is not float:
+    if not arrays_writable() or _state.enabled or type(lr) is not float:
         return False
     grad, step_t = p.grad, state["step"]
     exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
@@ -104,7 +110,7 @@ def sgd_step(p: Tensor, state: dict[str, Any] | None, group: dict[str, Any],
     """One SGD update of ``p`` on the arrays (``state`` its optimizer state, None without
     momentum; ``neg_lr`` the group's ``-lr``); False, having written nothing, where only the
     Tensor form computes it exactly, or makes the momentum buffer (the first step's)."""
-    if not fast_paths.on or _state.enabled or _recording.on or type(neg_lr) is not float:
+    if not arrays_writable() or _state.enabled or type(neg_lr) is not float:
         return False
     grad = p.grad
     momentum = group["momentum"]
@@ -136,3 +142,50 @@ def sgd_step(p: Tensor, state: dict[str, Any] | None, group: dict[str, Any],
     param += g * neg_lr  # p.add_(g, alpha=-lr)
     p._bump_version()
     return True
+
+
+def grad_norms_data(tensors: list[Any], ord: float) -> Any:
+    """The ``ord``-norm of each of ``tensors`` as ``vector_norm`` computes it, stacked into one
+    native array (``clip_grad_norm_``'s first step without a Tensor and a node per gradient),
+    or None where the Tensor ops must run: fast paths off, a recording, tensors of several
+    backends or kinds, a dtype other than float32/float64 (``vector_norm`` refuses integers)."""
+    from arraygrad.ops.families.linalg_ops import _vector_norm_data
+
+    if not arrays_writable() or not tensors or not all(
+            isinstance(t, Tensor) for t in tensors):
+        return None
+    backend = tensors[0]._backend
+    kind: Any = backend.array_type
+    if kind is None:
+        return None
+    datas = [t._data for t in tensors]
+    if any(t._backend is not backend or type(d) is not kind
+           or d.dtype not in backend.wide_floating_natives for t, d in zip(tensors, datas)):
+        return None
+    op = "linalg.vector_norm"
+    return backend.xp.stack([_vector_norm_data(op, backend, d, tuple(range(d.ndim)) or None,
+                                               False, ord) for d in datas])
+
+
+def scale_in_place(tensors: list[Any], factor: Any) -> list[Any]:
+    """``t.mul_(factor)`` for each of ``tensors`` on its array (one version bump each, the
+    same product), ``factor`` a 0-d tensor; the tensors left for the Tensor op (fast paths
+    off, a recording, another dtype or backend, a read-only array)."""
+    if not arrays_writable() or not isinstance(factor, Tensor):
+        return tensors
+    value = factor._data
+    left = []
+    for t in tensors:
+        if not _scalable(t, factor):
+            left.append(t)
+            continue
+        before_write(t)  # (an inference tensor's refusal)
+        t._data *= value
+        t._bump_version()
+    return left
+
+
+def _scalable(t: Any, factor: Any) -> bool:
+    """Whether ``t``'s array may be multiplied in place by ``factor``'s 0-d one."""
+    return t._backend is factor._backend and writable_arrays((t,), 1, t._data.shape) \
+        and factor._data.dtype == t._data.dtype and type(factor._data) is type(t._data)

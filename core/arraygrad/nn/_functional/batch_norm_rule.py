@@ -22,12 +22,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from arraygrad.autograd.grad_mode import no_grad
-from arraygrad.ops.fast_optim import writable_arrays
+from arraygrad.ops.fast_optim import arrays_writable, writable_arrays
 from arraygrad.ops.inplace import before_write
-from arraygrad.transform_state import recording_flag as _recording
 from arraygrad.nn._functional.layer_norm_rule import moments_data, norm_grads
 from arraygrad.ops import elementwise as ew
-from arraygrad.ops.rule import VIA_VJP, defop, fast_paths
+from arraygrad.ops.rule import VIA_VJP, defop
 from arraygrad.tensor import Tensor, wrap
 
 if TYPE_CHECKING:
@@ -106,7 +105,7 @@ def _update_running(running: Tensor | None, batch: Any, momentum: float, backend
     if running is None:
         return
     with no_grad():
-        if fast_paths.on and not _recording.on and running._backend is backend and \
+        if arrays_writable() and running._backend is backend and \
                 writable_arrays((running,), 1, batch.shape) and running._data.dtype == batch.dtype:
             # in place, the same two products and sum (``r * (1 - m)`` rounded, then ``+``):
             # its values bit for bit, one version bump as ``copy_``'s

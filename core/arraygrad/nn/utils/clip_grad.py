@@ -14,7 +14,8 @@ import warnings
 from typing import Callable, Iterable, ParamSpec, TypeAlias, TypeVar
 
 from arraygrad.autograd.grad_mode import no_grad
-from arraygrad.tensor import Tensor
+from arraygrad.ops.fast_optim import grad_norms_data, scale_in_place
+from arraygrad.tensor import Tensor, wrap
 
 __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_",
            "get_total_norm"]
@@ -67,10 +68,14 @@ def get_total_norm(tensors: _tensor_or_tensors, norm_type: float = 2.0,
     if not tensors:
         return make_tensor(0.0)
     first = tensors[0]
-    # a move only between backends (each serves one device): ``.to`` parses its arguments
-    # and builds a device object even when nothing moves, per gradient per step
-    norms = [_on(vector_norm(t, norm_type), first) for t in tensors]
-    total_norm: Tensor = vector_norm(stack(norms), norm_type)
+    norms_data = grad_norms_data(tensors, norm_type)  # on the arrays where it may
+    if norms_data is not None:
+        total_norm: Tensor = vector_norm(wrap(norms_data, first._backend), norm_type)
+    else:
+        # a move only between backends (each serves one device): ``.to`` parses its
+        # arguments and builds a device object even when nothing moves, per gradient per step
+        norms = [_on(vector_norm(t, norm_type), first) for t in tensors]
+        total_norm = vector_norm(stack(norms), norm_type)
     if error_if_nonfinite and bool(total_norm.isnan() | total_norm.isinf()):
         raise RuntimeError(
             f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, "
@@ -96,7 +101,7 @@ def clip_grads_with_norm_(parameters: _tensor_or_tensors, max_norm: float, total
         return
     clip_coef = max_norm / (total_norm + 1e-6)
     clip_coef_clamped = clamp(clip_coef, max=1.0)
-    for g in grads:
+    for g in scale_in_place(grads, clip_coef_clamped):  # those its arrays could not take
         g.mul_(_on(clip_coef_clamped, g))
 
 

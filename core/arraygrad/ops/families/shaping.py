@@ -12,6 +12,7 @@ from typing import Any, Sequence
 from arraygrad.ops.arguments import tensor_arg
 import arraygrad as ag
 from arraygrad.allocation_errors import allocating
+from arraygrad.ops.rule import Rule, defop
 from arraygrad.tensor import Tensor, _wrap_dim
 
 __all__ = ["fliplr", "flipud", "roll", "rot90", "tile", "repeat_interleave", "tensor_split",
@@ -318,16 +319,36 @@ def atleast_3d(*tensors: Any) -> Any:
     return _atleast(tensors, _to_3d)
 
 
+def _triangle_data(xp: Any, a: Any, diagonal: int, lower: bool) -> Any:
+    """``a`` with the elements above (``lower``) or below the ``diagonal``-th diagonal of its
+    last two dims zeroed: a ``where`` rather than a 0/1 multiply, so an inf or nan outside the
+    triangle gives 0."""
+    rows, cols = a.shape[-2:]
+    offset = xp.reshape(xp.arange(cols), (1, cols)) - xp.reshape(xp.arange(rows), (rows, 1))
+    keep = offset <= diagonal if lower else offset >= diagonal
+    return xp.where(keep, a, xp.zeros((), dtype=a.dtype))
+
+
+def _triangle_rule(name: str, op: str, lower: bool) -> Rule:
+    """``tril``'s or ``triu``'s rule: linear, its gradient (and tangent) the same triangle."""
+    return defop(name, jvp=lambda t, n: _triangle(op, t, n.diagonal, lower), params=("diagonal",),
+                 complex=True, vjp=(lambda g, n: _triangle(op, g, n.diagonal, lower),),
+                 first_order=(lambda gd, n, b: _triangle_data(b.xp, gd, n.diagonal, lower),))
+
+
+_TRIL = _triangle_rule("TrilBackward0", "tril", True)
+_TRIU = _triangle_rule("TriuBackward0", "triu", False)
+
+
 def _triangle(op: str, input: Tensor, diagonal: int, lower: bool) -> Tensor:
-    """Zero the elements above (``lower``) or below the ``diagonal``-th diagonal of the last two dims."""
+    """Zero the elements above (``lower``) or below the ``diagonal``-th diagonal of the last two
+    dims: one op (PyTorch's ``TrilBackward0``/``TriuBackward0``), on the arrays."""
     tensor_arg(op, input)
     if input.dim() < 2:
         raise RuntimeError(f"{op}: input tensor must have at least 2 dimensions")
-    rows, cols = input.shape[-2:]
-    offset = ag.arange(cols, device=input.device) - ag.arange(rows, device=input.device).unsqueeze(-1)
-    keep = offset <= diagonal if lower else offset >= diagonal
-    # ``where`` rather than a 0/1 multiply: an inf or nan outside the triangle must give 0
-    return ag.where(keep, input, ag.zeros((), dtype=input.dtype, device=input.device))
+    backend = input._backend
+    data = _triangle_data(backend.xp, input._data, int(diagonal), lower)
+    return (_TRIL if lower else _TRIU).record(data, backend, (input,), diagonal=int(diagonal))
 
 
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:
