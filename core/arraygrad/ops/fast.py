@@ -319,15 +319,21 @@ def along_key(input: Tensor, index: Tensor, d: int) -> AlongKey | None:
     """``gather``'s ``AlongKey`` when its index (bounds checked by the caller, non-negative)
     is the backend's own integer array and the namespace has ``take_along_axis``; None for
     the general key (vmap's batched arrays, other namespaces)."""
+    backend = index._backend
+    if input._backend is not backend:
+        return None
+    return along_key_on(backend, index._data, d, tuple(input._data.shape))
+
+
+def along_key_on(backend: Any, idx: Any, d: int, shape: tuple[Any, ...]) -> AlongKey | None:
+    """``along_key`` on arrays: the ``AlongKey`` of native positions ``idx`` along ``d`` of an
+    array of ``shape`` (``sort``'s and ``topk``'s reads, ``gather``'s), or None."""
     if not fast_paths.on:
         return None
-    backend = index._backend
     xp = backend.xp
-    idx = index._data
-    if not _is_native(idx, backend) or input._backend is not backend \
-            or not hasattr(xp, "take_along_axis"):
+    if not _is_native(idx, backend) or not hasattr(xp, "take_along_axis"):
         return None
-    return AlongKey(xp, idx, d, tuple(input._data.shape))
+    return AlongKey(xp, idx, d, shape)
 
 
 def rows_key(backend: Any, shape: tuple[Any, ...], key: list[Any]) -> RowsKey | None:

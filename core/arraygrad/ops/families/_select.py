@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from arraygrad import dtypes as _dt
 from arraygrad.ops._linear_index import linear_key
+from arraygrad.ops.fast import along_key_on
 from arraygrad.ops.indexing import along_dim_key, index_add_into
 from arraygrad.ops.reduction import return_types
 from arraygrad.ops.rule import VIA_VJP, defop
@@ -91,7 +92,9 @@ def pick(rule: Rule, input: Tensor, idx: Any, d: int, keepdim: bool,
     shape = tuple(input._data.shape)
     data = input._data if shape else xp.reshape(input._data, (1,))
     base = tuple(data.shape)
-    lin = linear_key(xp, base, along_dim_key(xp, idx, d, idx.dtype))
+    lin: Any = along_key_on(backend, idx, d, base)  # one take_along_axis, lazy positions
+    if lin is None:
+        lin = linear_key(xp, base, along_dim_key(xp, idx, d, idx.dtype))
     values = lin.take(xp, data)
     indices = idx
     if not shape:  # 0-dim input: 0-dim outputs
