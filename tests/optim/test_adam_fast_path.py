@@ -11,30 +11,7 @@ import arraygrad as ag
 from arraygrad.ops import fast_optim
 from arraygrad.ops.rule import fast_paths, reference_mode
 
-
-def _train(opt_cls, dtype, steps=4, **kw):
-    ag.manual_seed(0)
-    ps = [ag.nn.Parameter(ag.randn(4, 3, dtype=dtype)), ag.nn.Parameter(ag.randn(3, dtype=dtype))]
-    opt = opt_cls(ps, **kw)
-    for _ in range(steps):
-        opt.zero_grad()
-        (ps[0].sin() @ ps[1]).pow(2).sum().backward()
-        opt.step()
-    state = [{k: v.detach().clone() for k, v in opt.state[p].items()} for p in ps]
-    return ps, state, [p._version for p in ps], [[v._version for v in opt.state[p].values()]
-                                                 for p in ps]
-
-
-def _same(a, b):
-    pa, sa, va, sva = a
-    pb, sb, vb, svb = b
-    for x, y in zip(pa, pb):
-        assert x.dtype == y.dtype and x.detach().tolist() == y.detach().tolist()
-    for x, y in zip(sa, sb):
-        assert x.keys() == y.keys()
-        for k in x:
-            assert x[k].tolist() == y[k].tolist(), k
-    assert va == vb and sva == svb
+from _fast_path_runs import assert_same as _same, beside_pytorch, train
 
 
 @settings(max_examples=25, deadline=None)
@@ -45,17 +22,17 @@ def test_the_same_values_and_versions_as_the_tensor_form(adamw, amsgrad, maximiz
                                                          dtype):
     cls = ag.optim.AdamW if adamw else ag.optim.Adam
     kw = dict(lr=lr, amsgrad=amsgrad, maximize=maximize, weight_decay=wd)
-    got = _train(cls, getattr(ag, dtype), **kw)
+    got = train(cls, getattr(ag, dtype), **kw)
     with reference_mode():
-        ref = _train(cls, getattr(ag, dtype), **kw)
+        ref = train(cls, getattr(ag, dtype), **kw)
     _same(got, ref)
 
 
 def test_a_tensor_learning_rate_and_a_loaded_state():
     kw = dict(lr=ag.tensor(0.01), betas=(0.8, 0.9))
-    got = _train(ag.optim.Adam, ag.float32, **kw)
+    got = train(ag.optim.Adam, ag.float32, **kw)
     with reference_mode():
-        ref = _train(ag.optim.Adam, ag.float32, **kw)
+        ref = train(ag.optim.Adam, ag.float32, **kw)
     _same(got, ref)
 
 
@@ -107,17 +84,7 @@ def test_matches_pytorch():
     torch = pytest.importorskip("torch")
     for cls, tcls, kw in [(ag.optim.Adam, torch.optim.Adam, dict(lr=0.05, amsgrad=True)),
                           (ag.optim.AdamW, torch.optim.AdamW, dict(lr=0.05, weight_decay=0.1))]:
-        p = ag.nn.Parameter(ag.tensor([[0.5, -1.0], [2.0, 0.25]]))
-        tp = torch.nn.Parameter(torch.tensor([[0.5, -1.0], [2.0, 0.25]]))
-        opt, topt = cls([p], **kw), tcls([tp], **kw)
-        for _ in range(5):
-            opt.zero_grad(), topt.zero_grad()
-            (p.exp() * p).sum().backward()
-            (tp.exp() * tp).sum().backward()
-            opt.step(), topt.step()
-        assert p.detach().flatten().tolist() == pytest.approx(tp.detach().flatten().tolist(),
-                                                              rel=1e-6, abs=1e-7)
-        assert p._version == tp._version
+        beside_pytorch(torch, cls, tcls, kw)
 
 
 def test_a_state_step_kept_as_a_number_takes_the_tensor_form():

@@ -12,30 +12,7 @@ import arraygrad as ag
 from arraygrad.ops import fast_optim
 from arraygrad.ops.rule import fast_paths, reference_mode
 
-
-def _train(dtype, steps=4, **kw):
-    ag.manual_seed(0)
-    ps = [ag.nn.Parameter(ag.randn(4, 3, dtype=dtype)), ag.nn.Parameter(ag.randn(3, dtype=dtype))]
-    opt = ag.optim.SGD(ps, **kw)
-    for _ in range(steps):
-        opt.zero_grad()
-        (ps[0].sin() @ ps[1]).pow(2).sum().backward()
-        opt.step()
-    state = [{k: v.detach().clone() for k, v in opt.state[p].items()} for p in ps]
-    return ps, state, [p._version for p in ps], [[v._version for v in opt.state[p].values()]
-                                                 for p in ps]
-
-
-def _same(a, b):
-    pa, sa, va, sva = a
-    pb, sb, vb, svb = b
-    for x, y in zip(pa, pb):
-        assert x.dtype == y.dtype and x.detach().tolist() == y.detach().tolist()
-    for x, y in zip(sa, sb):
-        assert x.keys() == y.keys()
-        for k in x:
-            assert x[k].tolist() == y[k].tolist(), k
-    assert va == vb and sva == svb
+from _fast_path_runs import assert_same as _same, beside_pytorch, train
 
 
 @settings(max_examples=30, deadline=None)
@@ -48,18 +25,18 @@ def test_the_same_values_and_versions_as_the_tensor_form(momentum, dampening, ne
         nesterov = False  # SGD refuses it (its own test)
     kw = dict(lr=lr, momentum=momentum, dampening=dampening, nesterov=nesterov,
               maximize=maximize, weight_decay=wd)
-    got = _train(getattr(ag, dtype), **kw)
+    got = train(ag.optim.SGD, getattr(ag, dtype), **kw)
     with reference_mode():
-        ref = _train(getattr(ag, dtype), **kw)
+        ref = train(ag.optim.SGD, getattr(ag, dtype), **kw)
     _same(got, ref)
 
 
 def test_a_tensor_learning_rate_and_float16_take_the_tensor_form():
     for kw, dtype in ((dict(lr=ag.tensor(0.01), momentum=0.5), ag.float32),
                       (dict(lr=0.01, momentum=0.5), ag.float16)):
-        got = _train(dtype, **kw)
+        got = train(ag.optim.SGD, dtype, **kw)
         with reference_mode():
-            ref = _train(dtype, **kw)
+            ref = train(ag.optim.SGD, dtype, **kw)
         _same(got, ref)
 
 
@@ -99,17 +76,7 @@ def test_matches_pytorch():
     torch = pytest.importorskip("torch")
     for kw in (dict(lr=0.05), dict(lr=0.05, momentum=0.9, nesterov=True, weight_decay=0.1),
                dict(lr=0.05, momentum=0.8, dampening=0.2, maximize=True)):
-        p = ag.nn.Parameter(ag.tensor([[0.5, -1.0], [2.0, 0.25]]))
-        tp = torch.nn.Parameter(torch.tensor([[0.5, -1.0], [2.0, 0.25]]))
-        opt, topt = ag.optim.SGD([p], **kw), torch.optim.SGD([tp], **kw)
-        for _ in range(5):
-            opt.zero_grad(), topt.zero_grad()
-            (p.exp() * p).sum().backward()
-            (tp.exp() * tp).sum().backward()
-            opt.step(), topt.step()
-        assert p.detach().flatten().tolist() == pytest.approx(tp.detach().flatten().tolist(),
-                                                              rel=1e-6, abs=1e-7)
-        assert p._version == tp._version
+        p, tp, opt, topt = beside_pytorch(torch, ag.optim.SGD, torch.optim.SGD, kw)
         b, tb = opt.state[p].get("momentum_buffer"), topt.state[tp].get("momentum_buffer")
         if tb is not None:
             assert b.flatten().tolist() == pytest.approx(tb.flatten().tolist(), rel=1e-6)

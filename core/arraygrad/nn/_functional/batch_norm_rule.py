@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from arraygrad.autograd.grad_mode import no_grad
 from arraygrad.ops.fast_optim import arrays_writable, writable_arrays
 from arraygrad.ops.inplace import before_write
-from arraygrad.nn._functional.layer_norm_rule import moments_data, norm_grads
+from arraygrad.nn._functional.layer_norm_rule import moments_data, norm_grads, norm_saved_data
 from arraygrad.ops import elementwise as ew
 from arraygrad.ops.rule import VIA_VJP, defop
 from arraygrad.tensor import Tensor, wrap
@@ -36,10 +36,9 @@ if TYPE_CHECKING:
 __all__ = ["BATCH_NORM", "batch_norm_one_node", "takes_one_node"]
 
 
-def _dims(ndim: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """``(normalised dims, the per-channel shape)`` of an ``ndim``-dim input: all but the
-    channels' (dim 1), and ``(1, C, 1, ...)`` (filled in by the caller)."""
-    return (0,) + tuple(range(2, ndim)), (1,) * ndim
+def _dims(ndim: int) -> tuple[int, ...]:
+    """The normalised dims of an ``ndim``-dim input: all but the channels' (dim 1)."""
+    return (0,) + tuple(range(2, ndim))
 
 
 def _channel(a: Any, ndim: int, reshape: Any) -> Any:
@@ -48,16 +47,12 @@ def _channel(a: Any, ndim: int, reshape: Any) -> Any:
 
 
 def _first_order(gd: Any, n: RuleNode, backend: Backend) -> tuple[Any, ...] | None:
-    if gd.dtype not in backend.wide_floating_natives:
+    saved = norm_saved_data(gd, n, backend, ("result1", "result2"))
+    if saved is None:
         return None
+    x, w, mean, rstd, need = saved
     xp = backend.xp
-    x, w = n.saved_data("input"), n.saved_data("weight")
-    mean, rstd = n.saved_data("result1"), n.saved_data("result2")
-    kind = type(gd)
-    if type(x) is not kind or (w is not None and type(w) is not kind):
-        return None  # arrays of two kinds (vmap's batched input, a shared weight): the vjp
-    dims, _ = _dims(x.ndim)
-    need = tuple(e is not None for e in n._next)
+    dims = _dims(x.ndim)
     return norm_grads(gd, x, _channel(w, x.ndim, xp.reshape), mean, rstd, need,
                       lambda a: xp.mean(a, axis=dims, keepdims=True),
                       lambda a: xp.sum(a, axis=dims))
@@ -65,7 +60,7 @@ def _first_order(gd: Any, n: RuleNode, backend: Backend) -> tuple[Any, ...] | No
 
 def _vjp(g: Tensor, n: RuleNode) -> tuple[Any, ...]:
     x = n.input
-    dims, _ = _dims(x.ndim)
+    dims = _dims(x.ndim)
     mean = x.mean(dim=dims, keepdim=True)
     rstd = ew.rsqrt(x.var(dim=dims, unbiased=False, keepdim=True) + n.args["eps"])
     need = tuple(e is not None for e in n._next)
@@ -132,8 +127,7 @@ def batch_norm_one_node(input: Tensor, running_mean: Tensor | None,
     backend = input._backend
     xp = backend.xp
     x = input._data
-    dims, _ = _dims(x.ndim)
-    centred, mean, var = moments_data(xp, x, dims)
+    centred, mean, var = moments_data(xp, x, _dims(x.ndim))
     rstd = 1 / xp.sqrt(var + eps)
     out = centred * rstd
     if weight is not None:

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from arraygrad.ops.rule import RuleNode
     from arraygrad.tensor import Tensor
 
-__all__ = ["LAYER_NORM", "layer_norm_one_node", "moments_data", "norm_grads"]
+__all__ = ["LAYER_NORM", "layer_norm_one_node", "moments_data", "norm_grads", "norm_saved_data"]
 
 
 def moments_data(xp: Any, x: Any, dims: tuple[int, ...]) -> tuple[Any, ...]:
@@ -67,17 +67,29 @@ def _dims(n: RuleNode, ndim: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
     return tuple(range(ndim - k, ndim)), tuple(range(ndim - k))
 
 
-def _first_order(gd: Any, n: RuleNode, backend: Backend) -> tuple[Any, ...] | None:
+def norm_saved_data(gd: Any, n: RuleNode, backend: Backend,
+                    statistics: tuple[str, str]) -> tuple[Any, ...] | None:
+    """What a normalisation's first-order backward reads: ``(x, weight, mean, rstd, need)``
+    (the saved arrays, ``statistics`` naming the mean's and rstd's; ``need`` the inputs that
+    want a gradient), or None where the recorded vjp must run: a float16/bfloat16 gradient,
+    arrays of two kinds (vmap's batched input beside a shared weight)."""
     if gd.dtype not in backend.wide_floating_natives:
         return None
-    xp = backend.xp
     x, w = n.saved_data("input"), n.saved_data("weight")
-    mean, rstd = n.saved_data("mean"), n.saved_data("rstd")
     kind = type(gd)
     if type(x) is not kind or (w is not None and type(w) is not kind):
-        return None  # arrays of two kinds (vmap's batched input, a shared weight): the vjp
+        return None
+    mean, rstd = (n.saved_data(name) for name in statistics)
+    return x, w, mean, rstd, tuple(e is not None for e in n._next)
+
+
+def _first_order(gd: Any, n: RuleNode, backend: Backend) -> tuple[Any, ...] | None:
+    saved = norm_saved_data(gd, n, backend, ("mean", "rstd"))
+    if saved is None:
+        return None
+    x, w, mean, rstd, need = saved
+    xp = backend.xp
     dims, leading = _dims(n, x.ndim)
-    need = tuple(e is not None for e in n._next)
     return norm_grads(gd, x, w, mean, rstd, need,
                   lambda a: xp.mean(a, axis=dims, keepdims=True),
                   lambda a: xp.sum(a, axis=leading) if leading else a)
