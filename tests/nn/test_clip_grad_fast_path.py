@@ -67,3 +67,12 @@ def test_against_pytorch():
     assert got[0] == pytest.approx(want[0], rel=1e-6)
     for g, w in zip(got[1], want[1]):
         np.testing.assert_allclose(g, w, rtol=1e-6)
+
+
+def test_an_empty_gradient_under_the_inf_norm_is_refused_on_either_path():
+    for ctx in (lambda: ag.no_grad(), reference_mode):
+        p, q = ag.nn.Parameter(ag.ones(0)), ag.nn.Parameter(ag.ones(2))
+        p.grad, q.grad = ag.ones(0), ag.ones(2)
+        with ctx(), pytest.raises(RuntimeError, match="non-empty"):
+            ag.nn.utils.clip_grad_norm_([p, q], 1.0, norm_type=math.inf)
+        assert q.grad.tolist() == [1.0, 1.0]

@@ -26,7 +26,8 @@ from arraygrad.ops.rule import fast_paths
 from arraygrad.tensor import Tensor
 from arraygrad.transform_state import recording_flag as _recording
 
-__all__ = ["adam_step", "arrays_writable", "grad_norms_data", "scale_in_place", "sgd_step", "writable_arrays"]
+__all__ = ["adam_step", "arrays_writable", "grad_norms_data", "scale_in_place", "sgd_step",
+           "writable_arrays"]
 
 
 def arrays_writable() -> bool:
@@ -149,7 +150,7 @@ def grad_norms_data(tensors: list[Any], ord: float) -> Any:
     native array (``clip_grad_norm_``'s first step without a Tensor and a node per gradient),
     or None where the Tensor ops must run: fast paths off, a recording, tensors of several
     backends or kinds, a dtype other than float32/float64 (``vector_norm`` refuses integers)."""
-    from arraygrad.ops.families.linalg_ops import _vector_norm_data
+    from arraygrad.ops.families.linalg_ops import vector_norm_data
 
     if not arrays_writable() or not tensors or not all(
             isinstance(t, Tensor) for t in tensors):
@@ -162,8 +163,10 @@ def grad_norms_data(tensors: list[Any], ord: float) -> Any:
     if any(t._backend is not backend or type(d) is not kind
            or d.dtype not in backend.wide_floating_natives for t, d in zip(tensors, datas)):
         return None
+    if (ord < 0 or math.isinf(ord)) and any(d.size == 0 for d in datas):
+        return None  # ``vector_norm`` refuses an empty tensor there: its RuntimeError
     op = "linalg.vector_norm"
-    return backend.xp.stack([_vector_norm_data(op, backend, d, tuple(range(d.ndim)) or None,
+    return backend.xp.stack([vector_norm_data(op, backend, d, tuple(range(d.ndim)) or None,
                                                False, ord) for d in datas])
 
 

@@ -8,9 +8,10 @@ rsqrt(var + eps) * weight + bias`` over the batch and spatial dims, the variance
 ``var`` computes it: ``layer_norm_rule.moments_data``), so its values are unchanged bit for bit
 on NumPy; it saves the input, the weight and the batch's mean and ``rstd`` (PyTorch's
 ``_saved_result1``, ``_saved_result2``). The running statistics move as the composite moved
-them (the same operations on the arrays, in place where the arrays are writable). The plain backward is
-layer norm's formulas with the roles of the dims swapped (``layer_norm_rule.norm_grads``): means
-over the batch and spatial dims, the weight's and bias's sums over them too.
+them (the same operations on the arrays, in place where the arrays are writable). The plain
+backward is layer norm's formulas with the roles of the dims swapped
+(``layer_norm_rule.norm_grads``): means over the batch and spatial dims, the weight's and
+bias's sums over them too.
 
 The recorded vjp (``create_graph``, reference mode, forward mode) computes the same formulas in
 Tensor ops with the statistics recomputed from the input, so second derivatives see how the

@@ -669,11 +669,11 @@ def vector_norm(x: Tensor, ord: float = 2, dim: Any = None, keepdim: bool = Fals
         dims = ()
     if x.numel() == 0 and (ord < 0 or math.isinf(ord)) and any(x.shape[d] == 0 for d in dims):
         raise RuntimeError(f"{op}: Expected a non-empty tensor for ord={ord} over dim={dim}")
-    data = _vector_norm_data(op, backend, x._data, dims if dims else None, keepdim, ord)
+    data = vector_norm_data(op, backend, x._data, dims if dims else None, keepdim, ord)
     return VECTOR_NORM.record(data, backend, (x,), ord=float(ord), dims=dims, keepdim=keepdim)
 
 
-def _vector_norm_data(op: str, backend: Backend, data: Any, axis: Any, keepdims: bool,
+def vector_norm_data(op: str, backend: Backend, data: Any, axis: Any, keepdims: bool,
                       ord: float) -> Any:
     """``xp.linalg.vector_norm`` of ``data``, or (fast paths on) the backend's
     ``vector_norm`` kernel where it has one and takes the case (NumPy: a whole array's
