@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from arraygrad.autograd.grad_mode import no_grad
 from arraygrad.ops.fast_optim import arrays_writable, writable_arrays
 from arraygrad.ops.inplace import before_write
-from arraygrad.nn._functional.layer_norm_rule import moments_data, norm_grads, norm_saved_data
+from arraygrad.nn._functional.layer_norm_rule import moments_data, norm_first_order, norm_grads
 from arraygrad.ops import elementwise as ew
 from arraygrad.ops.rule import VIA_VJP, defop
 from arraygrad.tensor import Tensor, wrap
@@ -48,15 +48,11 @@ def _channel(a: Any, ndim: int, reshape: Any) -> Any:
 
 
 def _first_order(gd: Any, n: RuleNode, backend: Backend) -> tuple[Any, ...] | None:
-    saved = norm_saved_data(gd, n, backend, ("result1", "result2"))
-    if saved is None:
-        return None
-    x, w, mean, rstd, need = saved
-    xp = backend.xp
-    dims = _dims(x.ndim)
-    return norm_grads(gd, x, _channel(w, x.ndim, xp.reshape), mean, rstd, need,
-                      lambda a: xp.mean(a, axis=dims, keepdims=True),
-                      lambda a: xp.sum(a, axis=dims))
+    def layout(x: Any, w: Any, xp: Any) -> tuple[Any, ...]:
+        dims = _dims(x.ndim)  # normalised and summed over alike: all but the channels
+        return dims, dims, _channel(w, x.ndim, xp.reshape)
+
+    return norm_first_order(gd, n, backend, ("result1", "result2"), layout)
 
 
 def _vjp(g: Tensor, n: RuleNode) -> tuple[Any, ...]:

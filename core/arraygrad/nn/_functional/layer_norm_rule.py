@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from arraygrad.ops.rule import RuleNode
     from arraygrad.tensor import Tensor
 
-__all__ = ["LAYER_NORM", "layer_norm_one_node", "moments_data", "norm_grads", "norm_saved_data"]
+__all__ = ["LAYER_NORM", "layer_norm_one_node", "moments_data", "norm_first_order", "norm_grads"]
 
 
 def moments_data(xp: Any, x: Any, dims: tuple[int, ...]) -> tuple[Any, ...]:
@@ -67,11 +67,13 @@ def _dims(n: RuleNode, ndim: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
     return tuple(range(ndim - k, ndim)), tuple(range(ndim - k))
 
 
-def norm_saved_data(gd: Any, n: RuleNode, backend: Backend,
-                    statistics: tuple[str, str]) -> tuple[Any, ...] | None:
-    """What a normalisation's first-order backward reads: ``(x, weight, mean, rstd, need)``
-    (the saved arrays, ``statistics`` naming the mean's and rstd's; ``need`` the inputs that
-    want a gradient), or None where the recorded vjp must run: a float16/bfloat16 gradient,
+def norm_first_order(gd: Any, n: RuleNode, backend: Backend, statistics: tuple[str, str],
+                     layout: Callable[[Any, Any, Any], tuple[Any, ...]]
+                     ) -> tuple[Any, ...] | None:
+    """A normalisation's first-order backward on its saved arrays (layer norm's, batch
+    norm's): ``statistics`` names the saved mean and rstd, ``layout(x, weight, xp)`` gives
+    ``(normalised dims, the dims the weight's gradient sums over, the weight shaped to
+    broadcast with x)``. None where the recorded vjp must run: a float16/bfloat16 gradient,
     arrays of two kinds (vmap's batched input beside a shared weight)."""
     if gd.dtype not in backend.wide_floating_natives:
         return None
@@ -80,19 +82,16 @@ def norm_saved_data(gd: Any, n: RuleNode, backend: Backend,
     if type(x) is not kind or (w is not None and type(w) is not kind):
         return None
     mean, rstd = (n.saved_data(name) for name in statistics)
-    return x, w, mean, rstd, tuple(e is not None for e in n._next)
+    xp = backend.xp
+    dims, summed, w = layout(x, w, xp)
+    return norm_grads(gd, x, w, mean, rstd, tuple(e is not None for e in n._next),
+                      lambda a: xp.mean(a, axis=dims, keepdims=True),
+                      lambda a: xp.sum(a, axis=summed) if summed else a)
 
 
 def _first_order(gd: Any, n: RuleNode, backend: Backend) -> tuple[Any, ...] | None:
-    saved = norm_saved_data(gd, n, backend, ("mean", "rstd"))
-    if saved is None:
-        return None
-    x, w, mean, rstd, need = saved
-    xp = backend.xp
-    dims, leading = _dims(n, x.ndim)
-    return norm_grads(gd, x, w, mean, rstd, need,
-                  lambda a: xp.mean(a, axis=dims, keepdims=True),
-                  lambda a: xp.sum(a, axis=leading) if leading else a)
+    return norm_first_order(gd, n, backend, ("mean", "rstd"),
+                            lambda x, w, xp: (*_dims(n, x.ndim), w))
 
 
 def _vjp(g: Tensor, n: RuleNode) -> tuple[Any, ...]:
