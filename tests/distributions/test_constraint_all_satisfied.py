@@ -1,4 +1,4 @@
-"""``Constraint.all_satisfied``: the arrays' answer of the commonest constraints (what a
+"""``Constraint._all_satisfied``: the arrays' answer of the commonest constraints (what a
 distribution's validation reads) is ``check(value).all()``'s, on every kind of value."""
 
 from __future__ import annotations
@@ -33,19 +33,19 @@ def test_the_same_answer_as_the_check(constraint, vals, shape, dtype):
         want = bool(constraint.check(v).all())
     except ValueError:  # too few dims for the event: refused alike
         with pytest.raises(ValueError):
-            constraint.all_satisfied(v)
+            constraint._all_satisfied(v)
         return
-    assert constraint.all_satisfied(v) is want
+    assert constraint._all_satisfied(v) is want
     with reference_mode():
-        assert constraint.all_satisfied(v) is want
+        assert constraint._all_satisfied(v) is want
 
 
 def test_a_simplex_row_by_row_and_a_tensor_bound():
     rows = ag.tensor([[0.25, 0.75], [0.5, 0.5000001]])
-    assert C.simplex.all_satisfied(rows)
-    assert not C.simplex.all_satisfied(ag.tensor([[0.25, 0.75], [0.5, 0.6]]))
+    assert C.simplex._all_satisfied(rows)
+    assert not C.simplex._all_satisfied(ag.tensor([[0.25, 0.75], [0.5, 0.6]]))
     bound = C.greater_than(ag.tensor([0.0, 1.0]))  # a tensor bound: the Tensor form
-    assert bound.all_satisfied(ag.tensor([0.5, 1.5])) and not bound.all_satisfied(ag.tensor([0.5, 0.5]))
+    assert bound._all_satisfied(ag.tensor([0.5, 1.5])) and not bound._all_satisfied(ag.tensor([0.5, 0.5]))
 
 
 def test_too_few_dims_raise_as_the_check_does():
@@ -53,7 +53,7 @@ def test_too_few_dims_raise_as_the_check_does():
     with pytest.raises(ValueError, match="Expected value.dim"):
         c.check(ag.ones(3))
     with pytest.raises(ValueError, match="Expected value.dim"):
-        c.all_satisfied(ag.ones(3))
+        c._all_satisfied(ag.ones(3))
 
 
 def test_a_distribution_still_refuses_invalid_parameters_and_samples():

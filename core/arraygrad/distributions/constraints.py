@@ -31,7 +31,7 @@ class Constraint:
         """A bool tensor: whether each event of ``value`` satisfies the constraint."""
         raise NotImplementedError
 
-    def all_satisfied(self, value: Tensor) -> bool:
+    def _all_satisfied(self, value: Tensor) -> bool:
         """Whether every event of ``value`` satisfies the constraint: ``check(value).all()``
         read once (a distribution's validation). The commonest constraints answer on the
         arrays (the same comparisons, without a Tensor op each: a ``Categorical`` built in a
@@ -43,7 +43,7 @@ class Constraint:
 
 
 def _checked_data(value: Any) -> Any:
-    """``value``'s native array when ``all_satisfied`` may read it directly (fast paths on,
+    """``value``'s native array when ``_all_satisfied`` may read it directly (fast paths on,
     a dense tensor holding data), else None: the Tensor form answers."""
     if not fast_paths.on or not isinstance(value, Tensor) or value.is_sparse \
             or not value._backend.holds_data:
@@ -138,12 +138,12 @@ class _IndependentConstraint(Constraint):
                                 -1)
         return result.all(-1)
 
-    def all_satisfied(self, value: Tensor) -> bool:
+    def _all_satisfied(self, value: Tensor) -> bool:
         # every event reduced: the base's answer, once the dims are there (else ``check``
         # raises its ValueError)
         if isinstance(value, Tensor) and value.dim() >= self.event_dim:
-            return self.base_constraint.all_satisfied(value)
-        return super().all_satisfied(value)
+            return self.base_constraint._all_satisfied(value)
+        return super()._all_satisfied(value)
 
     def __repr__(self) -> str:
         return (f"{self.__class__.__name__[1:]}({self.base_constraint!r}, "
@@ -238,10 +238,10 @@ class _IntegerInterval(_Bounds):
     def check(self, value: Tensor) -> Tensor:
         return (value % 1 == 0) & (self.lower_bound <= value) & (value <= self.upper_bound)
 
-    def all_satisfied(self, value: Tensor) -> bool:
+    def _all_satisfied(self, value: Tensor) -> bool:
         data = _checked_data(value)
         if data is None or not (_number(self.lower_bound) and _number(self.upper_bound)):
-            return super().all_satisfied(value)
+            return super()._all_satisfied(value)
         xp = value._backend.xp
         inside = (self.lower_bound <= data) & (data <= self.upper_bound)
         if value.dtype.is_floating_point:
@@ -267,10 +267,10 @@ class _Real(Constraint):
     def check(self, value: Tensor) -> Tensor:
         return value == value  # False only for NaN
 
-    def all_satisfied(self, value: Tensor) -> bool:
+    def _all_satisfied(self, value: Tensor) -> bool:
         data = _checked_data(value)
         if data is None:
-            return super().all_satisfied(value)
+            return super()._all_satisfied(value)
         return bool(value._backend.xp.all(data == data))
 
 
@@ -278,10 +278,10 @@ class _GreaterThan(_LowerBound):
     def check(self, value: Tensor) -> Tensor:
         return self.lower_bound < value
 
-    def all_satisfied(self, value: Tensor) -> bool:
+    def _all_satisfied(self, value: Tensor) -> bool:
         data = _checked_data(value)
         if data is None or not _number(self.lower_bound):
-            return super().all_satisfied(value)
+            return super()._all_satisfied(value)
         return bool(value._backend.xp.all(self.lower_bound < data))
 
 
@@ -311,10 +311,10 @@ class _Simplex(Constraint):
     def check(self, value: Tensor) -> Tensor:
         return ag.all(value >= 0, dim=-1) & ((value.sum(-1) - 1).abs() < 1e-6)
 
-    def all_satisfied(self, value: Tensor) -> bool:
+    def _all_satisfied(self, value: Tensor) -> bool:
         data = _checked_data(value)
         if data is None or data.ndim == 0:
-            return super().all_satisfied(value)
+            return super()._all_satisfied(value)
         xp = value._backend.xp
         return bool(xp.all(data >= 0) & xp.all(xp.abs(xp.sum(data, axis=-1) - 1) < 1e-6))
 

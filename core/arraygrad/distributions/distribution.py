@@ -68,7 +68,7 @@ class Distribution:
                     continue  # skip checking lazily-constructed args
                 value = getattr(self, param)
                 with ag.no_grad():  # a yes/no answer: nothing of it needs a graph
-                    valid = constraint.all_satisfied(value)
+                    valid = constraint._all_satisfied(value)
                 if not valid:
                     raise ValueError(
                         f"Expected parameter {param} ({type(value).__name__} of shape "
@@ -190,7 +190,7 @@ class Distribution:
             return
         assert support is not None
         with ag.no_grad():  # a yes/no answer: nothing of it needs a graph
-            valid = support.all_satisfied(value)
+            valid = support._all_satisfied(value)
         if not valid:
             raise ValueError(
                 f"Expected value argument ({type(value).__name__} of shape "
