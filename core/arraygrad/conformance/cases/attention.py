@@ -29,6 +29,15 @@ def _mha_packed(q, w, b, wo, bo, pad):  # type: ignore[no-untyped-def]
                                           training=False, key_padding_mask=pad)
 
 
+def _mha_packed_sdpa(q, w, b, wo, bo, mask):  # type: ignore[no-untyped-def]
+    # self-attention without the weights: the heads from one reshape of the packed product,
+    # then scaled_dot_product_attention's one node
+    out, _ = F.multi_head_attention_forward(q, q, q, 4, 2, w, b, None, None, False, 0.0, wo,
+                                            bo, training=False, attn_mask=mask,
+                                            need_weights=False)
+    return out
+
+
 def _mha_separate(q, k, v, wq, wk, wv, b, wo, bo):  # type: ignore[no-untyped-def]
     out, weights = F.multi_head_attention_forward(
         q, k, v, 4, 2, None, b, None, None, False, 0.0, wo, bo, training=False,
@@ -68,8 +77,19 @@ CASES = (
          [(2, 3, 4), (2, 5, 4), (2, 5, 3)]),
     case("scaled_dot_product_attention", "gqa", _sdpa(enable_gqa=True),
          [(1, 4, 2, 3), (1, 2, 3, 3), (1, 1, 3, 2)]),
+    # 4-D, one batch and head count, one embedding size, no dropout: PyTorch's CPU flash
+    # kernel, one node here
+    case("scaled_dot_product_attention", "flash_heads", _sdpa(),
+         [(2, 2, 3, 4), (2, 2, 5, 4), (2, 2, 5, 4)]),
+    case("scaled_dot_product_attention", "flash_causal_scale", _sdpa(is_causal=True, scale=-0.6),
+         [(1, 2, 4, 3), (1, 2, 3, 3), (1, 2, 3, 3)]),
+    case("scaled_dot_product_attention", "flash_masked_row",
+         lambda q, k, v, m: F.scaled_dot_product_attention(q, k, v, attn_mask=m),
+         [(1, 2, 3, 4), (1, 2, 5, 4), (1, 2, 5, 4)], consts=[_EMPTY_ROW_MASK]),
     case("multi_head_attention_forward", "packed_self_padding", _mha_packed,
          [(3, 2, 4), (12, 4), (12,), (4, 4), (4,)], consts=[_PADDING]),
+    case("multi_head_attention_forward", "packed_self_sdpa", _mha_packed_sdpa,
+         [(3, 2, 4), (12, 4), (12,), (4, 4), (4,), (3, 3)]),
     case("multi_head_attention_forward", "separate_kdim_vdim", _mha_separate,
          [(3, 2, 4), (5, 2, 3), (5, 2, 2), (4, 4), (4, 3), (4, 2), (12,), (4, 4), (4,)]),
     case("multi_head_attention_forward", "bias_kv_zero_attn_no_weights", _mha_no_weights,

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from arraygrad.amp import state as _amp
 from arraygrad import dtypes as _dt
 from arraygrad.attention_backends import check_viable
+from arraygrad.nn._functional.attention_rule import attention_one_node, takes_one_node
 from arraygrad.ops import elementwise as ew, linalg
 
 if TYPE_CHECKING:
@@ -136,6 +137,11 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
     check_viable()  # the backends nn.attention.sdpa_kernel left enabled
     if enable_gqa:
         key, value = _repeat_kv_heads(query, key, value)
+    if takes_one_node(query, key, value, attn_mask, dropout_p):
+        if attn_mask is not None:
+            _check_mask_broadcast(tuple(query.shape[:-1]) + (key.shape[-2],),
+                                  tuple(attn_mask.shape))
+        return attention_one_node(query, key, value, attn_mask, is_causal, scale)
     target_len, source_len = query.shape[-2], key.shape[-2]
     mask = attn_mask
     if is_causal:
@@ -279,6 +285,20 @@ def _in_projection_packed(q: Tensor, k: Tensor, v: Tensor, w: Tensor,
     return _project(q, w_q, b_q), _project(k, w_k, b_k), _project(v, w_v, b_v)
 
 
+def _packed_self_heads(x: Tensor, w: Tensor, b: Tensor | None,
+                       num_heads: int) -> tuple[Tensor, Tensor, Tensor]:
+    """Self-attention's q, k and v, each (N, heads, L, head_dim), from the (L, N, E) input and
+    the packed (3E, E) weight: one product, one reshape, one permute, one unbind (the general
+    path's three selects, three reshapes, three transposes and three reshapes more move the
+    same values)."""
+    from arraygrad.nn._functional.linear import linear
+
+    tgt_len, bsz, e = x.shape
+    proj = linear(x.reshape(-1, e), w, b).reshape(tgt_len, bsz, 3, num_heads, e // num_heads)
+    q, k, v = proj.permute(2, 1, 3, 0, 4).unbind(0)
+    return q, k, v
+
+
 def _in_projection(q: Tensor, k: Tensor, v: Tensor, w_q: Tensor, w_k: Tensor, w_v: Tensor,
                    b_q: Tensor | None = None, b_k: Tensor | None = None,
                    b_v: Tensor | None = None) -> tuple[Tensor, Tensor, Tensor]:
@@ -395,41 +415,48 @@ def multi_head_attention_forward(
                 raise AssertionError(f"expecting {name}.size(2) of {head_dim}, but got "
                                      f"{static.size(2)}")
 
-    # in-projection
-    if not use_separate_proj_weight:
-        if in_proj_weight is None:
-            raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
-        q, k, v = _in_projection_packed(query, key, value, in_proj_weight, in_proj_bias)
+    if (not use_separate_proj_weight and in_proj_weight is not None and query is key
+            and key is value and bias_k is None and static_k is None and static_v is None
+            and not add_zero_attn and not need_weights):
+        # self-attention through SDPA: the heads straight from the packed projection
+        q, k, v = _packed_self_heads(query, in_proj_weight, in_proj_bias, num_heads)
     else:
-        for name, w in (("q", q_proj_weight), ("k", k_proj_weight), ("v", v_proj_weight)):
-            if w is None:
-                raise AssertionError(f"use_separate_proj_weight is True but {name}_proj_weight "
-                                     "is None")
-        assert q_proj_weight is not None and k_proj_weight is not None
-        assert v_proj_weight is not None
-        b_q, b_k, b_v = (None, None, None) if in_proj_bias is None else in_proj_bias.chunk(3)
-        q, k, v = _in_projection(query, key, value, q_proj_weight, k_proj_weight, v_proj_weight,
-                                 b_q, b_k, b_v)
+        # in-projection
+        if not use_separate_proj_weight:
+            if in_proj_weight is None:
+                raise AssertionError(
+                    "use_separate_proj_weight is False but in_proj_weight is None")
+            q, k, v = _in_projection_packed(query, key, value, in_proj_weight, in_proj_bias)
+        else:
+            for name, w in (("q", q_proj_weight), ("k", k_proj_weight), ("v", v_proj_weight)):
+                if w is None:
+                    raise AssertionError(
+                        f"use_separate_proj_weight is True but {name}_proj_weight is None")
+            assert q_proj_weight is not None and k_proj_weight is not None
+            assert v_proj_weight is not None
+            b_q, b_k, b_v = (None, None, None) if in_proj_bias is None else in_proj_bias.chunk(3)
+            q, k, v = _in_projection(query, key, value, q_proj_weight, k_proj_weight,
+                                     v_proj_weight, b_q, b_k, b_v)
 
-    if bias_k is not None and bias_v is not None:
-        k = ag.cat([k, bias_k.repeat(1, bsz, 1)])
-        v = ag.cat([v, bias_v.repeat(1, bsz, 1)])
-        attn_mask = _append_column(attn_mask)
-        key_padding_mask = _append_column(key_padding_mask)
+        if bias_k is not None and bias_v is not None:
+            k = ag.cat([k, bias_k.repeat(1, bsz, 1)])
+            v = ag.cat([v, bias_v.repeat(1, bsz, 1)])
+            attn_mask = _append_column(attn_mask)
+            key_padding_mask = _append_column(key_padding_mask)
 
-    # heads: (L, N, E) -> (N*heads, L, head_dim)
-    q = q.reshape(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
-    k = (k.reshape(k.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
-         if static_k is None else static_k)
-    v = (v.reshape(v.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
-         if static_v is None else static_v)
-    if add_zero_attn:
-        zeros_shape = (bsz * num_heads, 1, head_dim)
-        k = ag.cat([k, ag.zeros(zeros_shape, dtype=k.dtype, device=k.device)], dim=1)
-        v = ag.cat([v, ag.zeros(zeros_shape, dtype=v.dtype, device=v.device)], dim=1)
-        attn_mask = _append_column(attn_mask)
-        key_padding_mask = _append_column(key_padding_mask)
-    src_len = k.size(1)
+        # heads: (L, N, E) -> (N*heads, L, head_dim)
+        q = q.reshape(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
+        k = (k.reshape(k.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
+             if static_k is None else static_k)
+        v = (v.reshape(v.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
+             if static_v is None else static_v)
+        if add_zero_attn:
+            zeros_shape = (bsz * num_heads, 1, head_dim)
+            k = ag.cat([k, ag.zeros(zeros_shape, dtype=k.dtype, device=k.device)], dim=1)
+            v = ag.cat([v, ag.zeros(zeros_shape, dtype=v.dtype, device=v.device)], dim=1)
+            attn_mask = _append_column(attn_mask)
+            key_padding_mask = _append_column(key_padding_mask)
+    src_len = k.size(-2)
 
     if key_padding_mask is not None:
         if key_padding_mask.shape[0] != bsz:
@@ -468,9 +495,10 @@ def multi_head_attention_forward(
             attn_mask = attn_mask.unsqueeze(0)
         else:
             attn_mask = attn_mask.reshape(bsz, num_heads, -1, src_len)
-    q = q.reshape(bsz, num_heads, tgt_len, head_dim)
-    k = k.reshape(bsz, num_heads, src_len, head_dim)
-    v = v.reshape(bsz, num_heads, src_len, head_dim)
+    if q.ndim == 3:  # (N*heads, L, head_dim), not yet per batch and head
+        q = q.reshape(bsz, num_heads, tgt_len, head_dim)
+        k = k.reshape(bsz, num_heads, src_len, head_dim)
+        v = v.reshape(bsz, num_heads, src_len, head_dim)
     out = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
     out = out.permute(2, 0, 1, 3).reshape(bsz * tgt_len, embed_dim)
     out = linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, -1)

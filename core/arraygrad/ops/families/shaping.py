@@ -319,13 +319,18 @@ def atleast_3d(*tensors: Any) -> Any:
     return _atleast(tensors, _to_3d)
 
 
+def triangle_keep(xp: Any, rows: int, cols: int, diagonal: int, lower: bool) -> Any:
+    """A (rows, cols) bool array: True on and below (``lower``) or on and above the
+    ``diagonal``-th diagonal. ``tril``/``triu``'s kept elements; a causal attention mask."""
+    offset = xp.reshape(xp.arange(cols), (1, cols)) - xp.reshape(xp.arange(rows), (rows, 1))
+    return offset <= diagonal if lower else offset >= diagonal
+
+
 def _triangle_data(xp: Any, a: Any, diagonal: int, lower: bool) -> Any:
     """``a`` with the elements above (``lower``) or below the ``diagonal``-th diagonal of its
     last two dims zeroed: a ``where`` rather than a 0/1 multiply, so an inf or nan outside the
     triangle gives 0."""
-    rows, cols = a.shape[-2:]
-    offset = xp.reshape(xp.arange(cols), (1, cols)) - xp.reshape(xp.arange(rows), (rows, 1))
-    keep = offset <= diagonal if lower else offset >= diagonal
+    keep = triangle_keep(xp, a.shape[-2], a.shape[-1], diagonal, lower)
     return xp.where(keep, a, xp.zeros((), dtype=a.dtype))
 
 

@@ -1,0 +1,185 @@
+"""``F.scaled_dot_product_attention`` as one op with one node, PyTorch's CPU flash kernel's
+``ScaledDotProductFlashAttentionForCpuBackward0`` (the composite records nine ops: the two
+scalings, a transpose, the scores' product, the mask, softmax between two ``where``s, the
+output's product, and makes five more unrecorded arrays for the fully masked rows).
+
+It runs where PyTorch's CPU build picks that kernel: 4-D query, key and value of one batch,
+one head count and one embedding size, no dropout, no mask needing a gradient, the flash
+backend enabled; and here for float32/float64 dense arrays of one kind,
+outside an ONNX export. Elsewhere the composite runs (``attention.scaled_dot_product_attention``).
+
+Forward, on arrays: ``scores = (q * scale) @ k^T`` masked (bool and causal masks by ``where``
+to ``-inf``, a float mask added), a softmax whose fully masked rows come out 0, ``out = P @
+v``. It saves the inputs, the output and the attention weights ``P`` (PyTorch saves the
+rows' logsumexp and recomputes ``P``; saving it spares the backward a product and an
+``exp``). The plain backward on arrays, with ``g`` the output's gradient:
+
+    dv = P^T g;   dP = g v^T;   dS = P * (dP - rowsum(g * out));   dq = dS k * scale;
+    dk = dS^T q * scale
+
+(``rowsum(g * out)`` is ``rowsum(dP * P)``: ``out = P v``). The recorded vjp (``create_graph``,
+reference mode, forward mode) is the same in Tensor ops with ``P`` recomputed from the
+query and key, so second derivatives see how ``P`` moves with them.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from typing import TYPE_CHECKING, Any
+
+from arraygrad import attention_backends as _sdp
+from arraygrad import dtypes as _dt
+from arraygrad.ops import elementwise as ew, linalg
+from arraygrad.ops.families.shaping import triangle_keep
+from arraygrad.ops.rule import VIA_VJP, defop
+from arraygrad.tensor import Tensor, wrap
+
+if TYPE_CHECKING:
+    from arraygrad.backends.contract import Backend
+    from arraygrad.ops.rule import RuleNode
+
+__all__ = ["SDPA", "attention_one_node", "takes_one_node", "scale_of"]
+
+_NEG_INF = float("-inf")
+
+
+def scale_of(query_dim: int, scale: float | None) -> float:
+    """The scores' factor: ``scale``, by default ``1 / sqrt(E)``."""
+    return math.sqrt(1.0 / query_dim) if scale is None else float(scale)
+
+
+def _flash_enabled() -> bool:
+    """Whether the flash backend is enabled: PyTorch's CPU dispatch tries it first whatever
+    the priority order ``sdpa_kernel(..., set_priority=True)`` gives (that order is CUDA's)."""
+    return _sdp.SDPBackend.FLASH_ATTENTION in _sdp._enabled
+
+
+def _exporting_onnx() -> bool:
+    """Whether an ONNX export is recording (without importing the exporter, which brings
+    the compiler: no export has begun while it is not imported)."""
+    modes = sys.modules.get("arraygrad.onnx.modes")
+    return modes is not None and modes.is_in_onnx_export()
+
+
+def takes_one_node(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None,
+                   dropout_p: float) -> bool:
+    """Whether ``attention_one_node`` computes this call (see the module docstring); the
+    caller has run PyTorch's input checks."""
+    if dropout_p > 0.0 or query.ndim != 4 or key.ndim != 4 or value.ndim != 4:
+        return False
+    qs, ks, vs = query.shape, key.shape, value.shape
+    if qs[:2] != ks[:2] or qs[:2] != vs[:2] or vs[-1] != qs[-1] or 0 in qs or 0 in ks:
+        return False
+    backend = query._backend
+    data = query._data
+    if data.dtype not in backend.wide_floating_natives or query.is_sparse:
+        return False
+    kind = type(data)
+    for t in (key, value, attn_mask):
+        if t is not None and (t._backend is not backend or t.is_sparse
+                              or type(t._data) is not kind):
+            return False
+    if attn_mask is not None and (attn_mask.requires_grad or attn_mask.ndim > 4):
+        return False
+    # an ONNX export writes the composite's operators (``Softmax`` among them), not the
+    # fused forward's array operations one by one
+    return _flash_enabled() and not _exporting_onnx()
+
+
+def _masked_scores(xp: Any, scores: Any, mask: Any, is_causal: bool) -> Any:
+    """``scores`` with the mask applied: positions a bool (or the causal) mask leaves out set
+    to ``-inf``, a float mask added."""
+    if is_causal:
+        mask = triangle_keep(xp, scores.shape[-2], scores.shape[-1], 0, True)
+    if mask is None:
+        return scores
+    if mask.dtype == xp.bool:
+        return xp.where(mask, scores, xp.asarray(_NEG_INF, dtype=scores.dtype))
+    return scores + mask
+
+
+def _weights_data(xp: Any, scores: Any) -> Any:
+    """Softmax over the last axis; rows that are all ``-inf`` give 0 (PyTorch's CPU kernels),
+    with no NaN made on the way."""
+    top = xp.max(scores, axis=-1, keepdims=True)
+    zero = xp.zeros((), dtype=scores.dtype)
+    e = xp.exp(scores - xp.where(top == _NEG_INF, zero, top))
+    total = xp.sum(e, axis=-1, keepdims=True)
+    return e / xp.where(total == zero, xp.ones((), dtype=scores.dtype), total)
+
+
+def _first_order(gd: Any, n: RuleNode, backend: Backend) -> tuple[Any, ...] | None:
+    p = n.saved_data("weights")
+    if type(gd) is not type(p):  # vmap's batched gradient: the recorded vjp handles it
+        return None
+    xp = backend.xp
+    need = [e is not None for e in n._next]
+    f = scale_of(n.saved_data("query").shape[-1], n.args["scale"])
+    dv = xp.matmul(xp.matrix_transpose(p), gd) if need[2] else None
+    dq = dk = None
+    if need[0] or need[1]:
+        out = n.saved_data("result")
+        dp = xp.matmul(gd, xp.matrix_transpose(n.saved_data("value")))
+        ds = p * (dp - xp.sum(gd * out, axis=-1, keepdims=True))
+        if need[0]:
+            dq = xp.matmul(ds, n.saved_data("key")) * f
+        if need[1]:
+            dk = xp.matmul(xp.matrix_transpose(ds), n.saved_data("query")) * f
+    return dq, dk, dv
+
+
+def _weights(q: Tensor, k: Tensor, mask: Tensor | None, is_causal: bool, f: float) -> Tensor:
+    """``P`` in Tensor ops (the recorded vjp's: differentiable in ``q`` and ``k``)."""
+    scores = linalg.matmul(q * f, k.transpose(-2, -1))
+    if is_causal:
+        from arraygrad.creation import ones
+
+        mask = ones(scores.shape[-2], scores.shape[-1], dtype=_dt.bool, device=q.device).tril()
+    if mask is not None:
+        scores = (ew.where(mask, scores, ew.full_like_scalar(scores, _NEG_INF))
+                  if mask.dtype == _dt.bool else scores + mask)
+    rows_out = (scores == _NEG_INF).all(dim=-1, keepdim=True)
+    safe = ew.where(rows_out, ew.full_like_scalar(scores, 0.0), scores)
+    return ew.where(rows_out, ew.full_like_scalar(scores, 0.0), safe.softmax(-1))
+
+
+def _vjp(g: Tensor, n: RuleNode) -> tuple[Any, ...]:
+    q, k, v = n.query, n.key, n.value
+    need = [e is not None for e in n._next]
+    f = scale_of(q.shape[-1], n.args["scale"])
+    p = _weights(q, k, n.attn_mask, n.args["is_causal"], f)
+    dv = linalg.matmul(p.transpose(-2, -1), g) if need[2] else None
+    dq = dk = None
+    if need[0] or need[1]:
+        dp = linalg.matmul(g, v.transpose(-2, -1))
+        ds = p * (dp - (dp * p).sum(-1, keepdim=True))
+        if need[0]:
+            dq = linalg.matmul(ds, k) * f
+        if need[1]:
+            dk = linalg.matmul(ds.transpose(-2, -1), q) * f
+    return dq, dk, dv
+
+
+SDPA = defop("ScaledDotProductFlashAttentionForCpuBackward0", jvp=VIA_VJP,
+             inputs=("query", "key", "value"),
+             saves=("query", "key", "value", "attn_mask", "result", "weights"),
+             params={"scale": None, "is_causal": False, "dropout_p": 0.0},
+             vjp=_vjp, first_order=_first_order)
+
+
+def attention_one_node(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None,
+                       is_causal: bool, scale: float | None) -> Tensor:
+    """``softmax(query @ key^T * scale + mask) @ value``: one node. The caller has checked
+    the inputs and that ``takes_one_node``."""
+    backend = query._backend
+    xp = backend.xp
+    f = scale_of(query.shape[-1], scale)
+    q = query._data
+    scores = xp.matmul(q * f, xp.matrix_transpose(key._data))
+    scores = _masked_scores(xp, scores, None if attn_mask is None else attn_mask._data,
+                            is_causal)
+    p = _weights_data(xp, scores)
+    out = xp.matmul(p, value._data)
+    return SDPA.record(out, backend, (query, key, value), scale=scale, is_causal=is_causal,
+                       dropout_p=0.0, attn_mask=attn_mask, weights=wrap(p, backend))
