@@ -223,9 +223,9 @@ def test_matches_pytorch_values_gradients_node_and_saved_params(kw):
         np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
 
 
-def _mha_pair(seed, batch_first=False):
+def _mha_pair(seed):
     rng = np.random.default_rng(seed)
-    m = ag.nn.MultiheadAttention(8, 2, batch_first=batch_first)
+    m = ag.nn.MultiheadAttention(8, 2)
     with ag.no_grad():
         for p in m.parameters():
             p.copy_(ag.tensor(rng.standard_normal(tuple(p.shape)).astype(np.float32) * 0.3))
@@ -253,21 +253,46 @@ def test_mha_packed_self_attention_matches_the_general_path():
 
 
 @needs_torch
-@pytest.mark.parametrize("batch_first", [False, True])
-def test_mha_packed_self_attention_matches_pytorch(batch_first):
-    m, x, rng = _mha_pair(8, batch_first)
-    tm = torch.nn.MultiheadAttention(8, 2, batch_first=batch_first)
-    with torch.no_grad():
-        for p, q in zip(tm.parameters(), m.parameters()):
-            p.copy_(torch.from_numpy(q.detach().numpy()))
+@pytest.mark.parametrize("case", ["self", "self_batch_first", "cross", "separate_kdim_vdim"])
+def test_mha_through_sdpa_matches_pytorch(case):
+    """Self-attention's heads from the packed projection, a decoder's cross-attention (key is
+    value) and separate projections, each straight to SDPA's (N, heads, L, head_dim)."""
+    rng = np.random.default_rng(8)
+    batch_first = case == "self_batch_first"
+    kw = {"kdim": 3, "vdim": 5} if case == "separate_kdim_vdim" else {}
+    x = rng.standard_normal((5, 3, 8)).astype(np.float32)
+    mem = rng.standard_normal((4, 3, 8)).astype(np.float32)
+    key_in = rng.standard_normal((4, 3, 3)).astype(np.float32)
+    value_in = rng.standard_normal((4, 3, 5)).astype(np.float32)
     results = []
-    for lib, mod in ((ag, m), (torch, tm)):
+    state = None
+    for lib in (ag, torch):
+        mod = lib.nn.MultiheadAttention(8, 2, batch_first=batch_first, **kw)
+        with lib.no_grad():
+            if state is None:
+                state = [rng.standard_normal(tuple(p.shape)).astype(np.float32) * 0.3
+                         for p in mod.parameters()]
+            for p, a in zip(mod.parameters(), state):
+                p.copy_(lib.tensor(a))
         xt = lib.tensor(x, requires_grad=True)
-        mask = lib.nn.Transformer.generate_square_subsequent_mask(5 if not batch_first else 3)
-        out, _ = mod(xt, xt, xt, attn_mask=mask, need_weights=False)
+        others = []
+        if case in ("self", "self_batch_first"):
+            size = 3 if batch_first else 5
+            out, _ = mod(xt, xt, xt, need_weights=False,
+                         attn_mask=lib.nn.Transformer.generate_square_subsequent_mask(size))
+        elif case == "cross":
+            mt = lib.tensor(mem, requires_grad=True)
+            others.append(mt)
+            out, _ = mod(xt, mt, mt, need_weights=False)
+        else:
+            kt, vt = (lib.tensor(a, requires_grad=True) for a in (key_in, value_in))
+            others += [kt, vt]
+            out, _ = mod(xt, kt, vt, need_weights=False,
+                         key_padding_mask=lib.tensor([[False, True, False, False]] * 3))
         out.square().sum().backward()
-        results.append([out.detach().numpy(), xt.grad.numpy()] +
-                       [p.grad.numpy() for p in mod.parameters()])
+        results.append([out.detach().numpy(), xt.grad.numpy()]
+                       + [t.grad.numpy() for t in others]
+                       + [p.grad.numpy() for p in mod.parameters()])
     for a, b in zip(*results):
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
     assert math.isfinite(float(results[0][0].sum()))

@@ -299,6 +299,35 @@ def _packed_self_heads(x: Tensor, w: Tensor, b: Tensor | None,
     return q, k, v
 
 
+def _heads_appended(q: Tensor, k: Tensor, v: Tensor, bsz: int, num_heads: int,
+                    bias_k: Tensor | None, bias_v: Tensor | None, add_zero_attn: bool,
+                    static_k: Tensor | None, static_v: Tensor | None,
+                    attn_mask: Tensor | None, key_padding_mask: Tensor | None) -> tuple[Any, ...]:
+    """The general path's heads, (N*heads, len, head_dim), after the keys and values got
+    ``bias_k``/``bias_v`` and a zero position appended (and the masks a column each), or
+    were given whole (``static_k``/``static_v``): ``(q, k, v, attn_mask, key_padding_mask)``."""
+    import arraygrad as ag
+
+    head_dim = q.shape[-1] // num_heads
+    if bias_k is not None and bias_v is not None:
+        k = ag.cat([k, bias_k.repeat(1, bsz, 1)])
+        v = ag.cat([v, bias_v.repeat(1, bsz, 1)])
+        attn_mask = _append_column(attn_mask)
+        key_padding_mask = _append_column(key_padding_mask)
+    q = q.reshape(q.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
+    k = (k.reshape(k.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
+         if static_k is None else static_k)
+    v = (v.reshape(v.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
+         if static_v is None else static_v)
+    if add_zero_attn:
+        zeros_shape = (bsz * num_heads, 1, head_dim)
+        k = ag.cat([k, ag.zeros(zeros_shape, dtype=k.dtype, device=k.device)], dim=1)
+        v = ag.cat([v, ag.zeros(zeros_shape, dtype=v.dtype, device=v.device)], dim=1)
+        attn_mask = _append_column(attn_mask)
+        key_padding_mask = _append_column(key_padding_mask)
+    return q, k, v, attn_mask, key_padding_mask
+
+
 def _in_projection(q: Tensor, k: Tensor, v: Tensor, w_q: Tensor, w_k: Tensor, w_v: Tensor,
                    b_q: Tensor | None = None, b_k: Tensor | None = None,
                    b_v: Tensor | None = None) -> tuple[Tensor, Tensor, Tensor]:
@@ -415,10 +444,12 @@ def multi_head_attention_forward(
                 raise AssertionError(f"expecting {name}.size(2) of {head_dim}, but got "
                                      f"{static.size(2)}")
 
-    if (not use_separate_proj_weight and in_proj_weight is not None and query is key
-            and key is value and bias_k is None and static_k is None and static_v is None
-            and not add_zero_attn and not need_weights):
-        # self-attention through SDPA: the heads straight from the packed projection
+    # through SDPA with nothing appended to the keys: the heads go straight to (N, heads, L,
+    # head_dim), self-attention's from one reshape of the packed projection
+    direct = (bias_k is None and static_k is None and static_v is None and not add_zero_attn
+              and not need_weights)
+    if direct and not use_separate_proj_weight and in_proj_weight is not None \
+            and query is key and key is value:
         q, k, v = _packed_self_heads(query, in_proj_weight, in_proj_bias, num_heads)
     else:
         # in-projection
@@ -438,24 +469,13 @@ def multi_head_attention_forward(
             q, k, v = _in_projection(query, key, value, q_proj_weight, k_proj_weight,
                                      v_proj_weight, b_q, b_k, b_v)
 
-        if bias_k is not None and bias_v is not None:
-            k = ag.cat([k, bias_k.repeat(1, bsz, 1)])
-            v = ag.cat([v, bias_v.repeat(1, bsz, 1)])
-            attn_mask = _append_column(attn_mask)
-            key_padding_mask = _append_column(key_padding_mask)
-
-        # heads: (L, N, E) -> (N*heads, L, head_dim)
-        q = q.reshape(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
-        k = (k.reshape(k.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
-             if static_k is None else static_k)
-        v = (v.reshape(v.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
-             if static_v is None else static_v)
-        if add_zero_attn:
-            zeros_shape = (bsz * num_heads, 1, head_dim)
-            k = ag.cat([k, ag.zeros(zeros_shape, dtype=k.dtype, device=k.device)], dim=1)
-            v = ag.cat([v, ag.zeros(zeros_shape, dtype=v.dtype, device=v.device)], dim=1)
-            attn_mask = _append_column(attn_mask)
-            key_padding_mask = _append_column(key_padding_mask)
+        if direct:  # (len, N, E) -> (N, heads, len, head_dim)
+            q, k, v = (t.reshape(t.shape[0], bsz, num_heads, head_dim).permute(1, 2, 0, 3)
+                       for t in (q, k, v))
+        else:
+            q, k, v, attn_mask, key_padding_mask = _heads_appended(
+                q, k, v, bsz, num_heads, bias_k, bias_v, add_zero_attn, static_k, static_v,
+                attn_mask, key_padding_mask)
     src_len = k.size(-2)
 
     if key_padding_mask is not None:
