@@ -297,6 +297,8 @@ def pow(input: Tensor, exponent: Any) -> Tensor:  # noqa: A001 - PyTorch's name
 # ``pow``: ``x * x * x``, ``1 / (x * x)``, ``1 / sqrt(x)`` (2, 0.5 and -1 NumPy special-cases
 # itself, with the same results)
 _PRODUCT_EXPONENTS = (3, -2, -0.5)
+# integer exponents NumPy computes without ``pow`` (a copy, a square, a reciprocal, ones)
+_LIBRARY_EXPONENTS = (0, 1, 2, -1)
 
 
 def _power(backend: Backend, a: Any, b: Any) -> Any:
@@ -305,13 +307,22 @@ def _power(backend: Backend, a: Any, b: Any) -> Any:
     library's ``pow`` differs in the last place, and a product instead of a ``pow`` call
     (NumPy: ``x ** 3`` of 2000 float64s 115 us, ``x * x * x`` 1.5 us)."""
     kind = type(b)
-    if (kind is int or kind is float) and b in _PRODUCT_EXPONENTS \
-            and getattr(a, "dtype", None) in backend.wide_floating_natives:
-        if b == 3:
-            return a * a * a
-        if b == -2:
-            return 1 / (a * a)
-        return 1 / backend.xp.sqrt(a)
+    if (kind is int or kind is float) and getattr(a, "dtype", None) in backend.wide_floating_natives:
+        if b in _PRODUCT_EXPONENTS:
+            if b == 3:
+                return a * a * a
+            if b == -2:
+                return 1 / (a * a)
+            return 1 / backend.xp.sqrt(a)
+        if b not in _LIBRARY_EXPONENTS and (kind is int or math.isfinite(b) and b == int(b)):
+            # an integer power of |a|, its sign put back for an odd one: NumPy's vector
+            # ``pow`` serves non-negative bases only and falls back to a scalar loop at the
+            # first negative one (``x ** 4`` of 2000 float64s spanning 0: 113 us; of their
+            # magnitudes 6 us). pow(-a, n) is +-pow(a, n) exactly (C99), -0.0 and infinities
+            # included; the library's two paths differ by at most one ulp (as PyTorch's does)
+            xp = backend.xp
+            power = xp.abs(a) ** b
+            return xp.copysign(power, a) if int(b) % 2 else power
     return a ** b
 
 

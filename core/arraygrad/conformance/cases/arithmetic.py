@@ -36,6 +36,9 @@ CASES = (
     case("pow", "scalar-2", lambda a: a ** 2, [(2, 3)]),
     case("pow", "scalar-3", lambda a: a ** 3, [(2, 3)]),
     case("pow", "scalar-0", lambda a: a ** 0, [(2, 3)]),
+    # integer powers of negative and positive bases (|a| ** n, the sign put back when odd)
+    case("pow", "scalar-5", lambda a: a ** 5, [(2, 3)]),
+    case("pow", "scalar-neg-4", lambda a: a ** -4.0, [(2, 3)], low=0.5, high=1.5),
     case("pow", "scalar-half", lambda a: a ** 0.5, [(2, 3)], low=0.5, high=1.5),
     case("pow", "scalar-neg", lambda a: a ** -1.5, [(2, 3)], low=0.5, high=1.5),
     case("pow", "rscalar", lambda a: 2.0 ** a, [(2, 3)]),
