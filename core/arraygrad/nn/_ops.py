@@ -22,9 +22,11 @@ Backwards are Tensor ops, so double backward works.
 from __future__ import annotations
 
 import math
+import struct
 from typing import TYPE_CHECKING, Any, Callable
 
 from arraygrad.ops.kernel_dtypes import check_kernel_dtype
+from arraygrad.transform_state import array_kernel
 from arraygrad.ops.arguments import tensor_arg
 from arraygrad.ops import elementwise as ew
 from arraygrad.ops.casting import opmath_apply, to_float_data
@@ -41,7 +43,7 @@ if TYPE_CHECKING:
     from arraygrad.ops.rule import RuleNode
 
 
-__all__ = ["erf", "gelu", "leaky_relu", "log_sigmoid"]
+__all__ = ["erf", "gelu", "hardtanh", "leaky_relu", "log_sigmoid"]
 
 _SQRT1_2 = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)  # the normal density's factor
@@ -104,7 +106,39 @@ def _leaky_relu_first_order(gd: Any, n: RuleNode, backend: Backend) -> Any:
     if not real_dense(gd, backend):
         return None
     xd = n.saved_data("self")
-    return backend.xp.where(xd > 0, gd, gd * scalar_operand(backend, n.negative_slope, gd.dtype))
+    slope = n.negative_slope
+    if _blend_is_exact(backend.xp.finfo(gd.dtype).bits, slope):
+        return leaky_relu_grad_data(backend, gd, xd, slope)
+    return backend.xp.where(xd > 0, gd, gd * scalar_operand(backend, slope, gd.dtype))
+
+
+def _to_float32(value: float) -> float:
+    return struct.unpack("f", struct.pack("f", value))[0]
+
+
+def _blend_is_exact(bits: int, slope: float) -> bool:
+    """Whether ``1 - slope`` and ``slope``, each rounded to the float dtype of ``bits``, sum to
+    exactly 1 there (float32's sum computed in float64 and rounded once is float32's own: 53
+    bits hold two 24-bit significands' sum)."""
+    if bits == 64:
+        return (1.0 - slope) + slope == 1.0
+    if bits == 32:
+        return _to_float32(_to_float32(1.0 - slope) + _to_float32(slope)) == 1.0
+    return False
+
+
+@array_kernel
+def leaky_relu_grad_data(backend: Backend, gd: Any, xd: Any, slope: float) -> Any:
+    """``g`` where ``x > 0``, else ``g * slope`` (PyTorch's, infinities and NaN included), as
+    ``g`` times a factor that is exactly 1 or ``slope``: ``mask * (1 - slope) + slope``, for a
+    slope whose two parts sum to 1 in the dtype (``_blend_is_exact``). Branch-free passes:
+    NumPy's ``where`` on a random mask is ~10x slower than the four."""
+    dtype = gd.dtype
+    factor = backend.xp.astype(xd > 0, dtype)
+    factor *= scalar_operand(backend, 1.0 - slope, dtype)
+    factor += scalar_operand(backend, slope, dtype)
+    factor *= gd
+    return factor
 
 
 LEAKY_RELU = defop("LeakyReluBackward0", jvp=ELEMENTWISE, saves=("self",),
@@ -121,11 +155,51 @@ def leaky_relu(input: Tensor, negative_slope: float) -> Tensor:
     x = input._data
 
     def compute(v: Any) -> Any:
-        return xp.where(v > 0, v, v * scalar_operand(backend, negative_slope, v.dtype))
+        scaled = v * scalar_operand(backend, negative_slope, v.dtype)
+        if 0.0 < negative_slope <= 1.0:
+            # ``v > 0 ? v : slope * v`` is their maximum for such a slope, exactly (``slope *
+            # v`` lies between 0 and ``v``; -0.0, NaN and the infinities give themselves; a
+            # zero slope would make NaN of inf): one branch-free pass, where NumPy's
+            # ``where`` on a random mask is ~15x slower
+            return xp.maximum(v, scaled)
+        return xp.where(v > 0, v, scaled)
 
     data = opmath_apply(backend, compute, x) if x.dtype in backend.reduced_floating_natives \
         else compute(x)
     return LEAKY_RELU.record(data, backend, (input,), negative_slope=negative_slope)
+
+
+@array_kernel
+def inside_grad_data(backend: Backend, gd: Any, xd: Any, low: Any, high: Any) -> Any:
+    """``g`` where ``low < x < high`` or ``x`` is NaN (PyTorch's ``x <= low || x >= high ? 0 :
+    g``), else 0: ``g`` times the 0/1 mask, branch-free (an infinite or NaN ``g`` outside gives
+    NaN there, PyTorch's 0; NumPy's ``where`` on a random mask is ~10x slower)."""
+    xp = backend.xp
+    mask = xp.astype(xp.logical_not((xd <= low) | (xd >= high)), gd.dtype)
+    mask *= gd
+    return mask
+
+
+def _hardtanh_first_order(gd: Any, n: RuleNode, backend: Backend) -> Any:
+    if not real_dense(gd, backend):
+        return None
+    return inside_grad_data(backend, gd, n.saved_data("self"), n.min_val, n.max_val)
+
+
+# PyTorch's: the gradient is 1 strictly inside (min_val, max_val) and at NaN, 0 at and past
+# either bound
+HARDTANH = defop("HardtanhBackward0", jvp=ELEMENTWISE, saves=("self",),
+                 params={"min_val": -1.0, "max_val": 1.0},
+                 vjp=(lambda g, n: ew.where((n.self <= n.min_val) | (n.self >= n.max_val),
+                                            ew.full_like_scalar(g, 0.0), g),),
+                 first_order=(_hardtanh_first_order,))
+
+
+def hardtanh(input: Tensor, min_val: float, max_val: float) -> Tensor:
+    """``input`` clamped to ``[min_val, max_val]`` (checked by the caller), one node."""
+    backend = input._backend
+    data = ew.clamp_data(backend, input._data, min_val, max_val)
+    return HARDTANH.record(data, backend, (input,), min_val=min_val, max_val=max_val)
 
 
 # sigmoid(-x), not a composition through abs: no kink at 0

@@ -50,9 +50,12 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """``x`` where positive, else ``negative_slope * x``."""
     check_kernel_dtype("leaky_relu", input)
-    if not inplace and type(negative_slope) in (float, int) and isinstance(input, Tensor) \
+    if type(negative_slope) in (float, int) and isinstance(input, Tensor) \
             and input._data.dtype in input._backend.floating_natives:
-        return _ops.leaky_relu(input, negative_slope)  # one node, PyTorch's LeakyReluBackward0
+        # one node, PyTorch's LeakyReluBackward0 (``inplace``: then written into the input)
+        if not inplace:
+            return _ops.leaky_relu(input, negative_slope)
+        return _inplace_result(input, _ops.leaky_relu(_operand(input, True), negative_slope))
     x = _operand(input, inplace)
     out = ew.where(x > 0, x, x * negative_slope)
     return _inplace_result(input, out) if inplace else out
@@ -138,9 +141,11 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
         if not input.dtype.is_signed and min_val < 0:
             raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
         min_val, max_val = int(min_val), int(max_val)  # an integer tensor stays integer
-    # scalars on the outer branches: the gradient at (and past) either bound is 0, as PyTorch's
     x = _operand(input, inplace)
-    out = ew.where(x <= min_val, min_val, ew.where(x >= max_val, max_val, x))
+    if input.dtype.is_floating_point:
+        out = _ops.hardtanh(x, float(min_val), float(max_val))  # one node, HardtanhBackward0
+    else:  # an integer tensor: no gradient, the same values
+        out = ew.where(x <= min_val, min_val, ew.where(x >= max_val, max_val, x))
     return _inplace_result(input, out) if inplace else out
 
 
