@@ -16,8 +16,10 @@ from typing import TYPE_CHECKING, Any
 from arraygrad.amp import state as _amp
 from arraygrad import dtypes as _dt
 from arraygrad.attention_backends import check_viable
-from arraygrad.nn._functional.attention_rule import attention_one_node, takes_one_node
-from arraygrad.ops import elementwise as ew, linalg
+from arraygrad.nn._functional.attention_rule import (
+    attention_one_node, bool_to_additive, safe_softmax, takes_one_node,
+)
+from arraygrad.ops import linalg
 
 if TYPE_CHECKING:
     from arraygrad.tensor import Tensor
@@ -96,26 +98,6 @@ def _repeat_kv_heads(query: Tensor, key: Tensor, value: Tensor) -> tuple[Tensor,
     return key, value
 
 
-def _bool_to_additive(mask: Tensor, dtype: Any) -> Tensor:
-    """A bool mask (True = take part) as the float mask PyTorch adds: 0 kept, -inf masked."""
-    from arraygrad.creation import zeros
-
-    zero = zeros(tuple(mask.shape), dtype=dtype, device=mask.device)
-    return zero.masked_fill(mask.logical_not(), _NEG_INF)
-
-
-def _safe_softmax(x: Tensor, dim: int) -> Tensor:
-    """Softmax whose rows that are all ``-inf`` come out 0 (PyTorch's ``_safe_softmax``).
-
-    Those rows are fed zeros first, so no NaN is made in forward and none reaches the gradients
-    (PyTorch differentiates them to 0 too).
-    """
-    masked_rows = (x == _NEG_INF).all(dim=dim, keepdim=True)
-    safe = ew.where(masked_rows, ew.full_like_scalar(x, 0.0), x)
-    out = safe.softmax(dim)
-    return ew.where(masked_rows, ew.full_like_scalar(out, 0.0), out)
-
-
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
                                  attn_mask: Tensor | None = None, dropout_p: float = 0.0,
                                  is_causal: bool = False, scale: float | None = None,
@@ -149,7 +131,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
 
         mask = ones(target_len, source_len, dtype=_dt.bool, device=query.device).tril()
     if mask is not None and mask.dtype == _dt.bool:
-        mask = _bool_to_additive(mask, query.dtype)
+        mask = bool_to_additive(mask, query.dtype)
     factor = math.sqrt(1.0 / query.shape[-1]) if scale is None else float(scale)
     # as PyTorch's math kernel: sqrt(scale) on each side keeps the product in range
     if factor >= 0:
@@ -160,7 +142,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
     if mask is not None:
         _check_mask_broadcast(tuple(scores.shape), tuple(mask.shape))
         scores = scores + mask
-    weights = _safe_softmax(scores, -1)
+    weights = safe_softmax(scores, -1)
     if dropout_p > 0.0:
         from arraygrad.nn._functional.linear import dropout
 

@@ -8,8 +8,8 @@ one head count and one embedding size, no dropout, no mask needing a gradient, t
 backend enabled; and here for float32/float64 dense arrays of one kind,
 outside an ONNX export. Elsewhere the composite runs (``attention.scaled_dot_product_attention``).
 
-Forward, on arrays: ``scores = (q * scale) @ k^T`` masked (bool and causal masks by ``where``
-to ``-inf``, a float mask added), a softmax whose fully masked rows come out 0, ``out = P @
+Forward, on arrays: ``scores = (q * scale) @ k^T`` plus the mask (a bool or the causal mask
+as 0 and ``-inf``, as PyTorch adds it), a softmax whose fully masked rows come out 0, ``out = P @
 v``. It saves the inputs, the output and the attention weights ``P`` (PyTorch saves the
 rows' logsumexp and recomputes ``P``; saving it spares the backward a product and an
 ``exp``). The plain backward on arrays, with ``g`` the output's gradient:
@@ -39,12 +39,12 @@ if TYPE_CHECKING:
     from arraygrad.backends.contract import Backend
     from arraygrad.ops.rule import RuleNode
 
-__all__ = ["SDPA", "attention_one_node", "takes_one_node", "scale_of"]
+__all__ = ["SDPA", "attention_one_node", "bool_to_additive", "safe_softmax", "takes_one_node"]
 
 _NEG_INF = float("-inf")
 
 
-def scale_of(query_dim: int, scale: float | None) -> float:
+def _scale_of(query_dim: int, scale: float | None) -> float:
     """The scores' factor: ``scale``, by default ``1 / sqrt(E)``."""
     return math.sqrt(1.0 / query_dim) if scale is None else float(scale)
 
@@ -52,7 +52,7 @@ def scale_of(query_dim: int, scale: float | None) -> float:
 def _flash_enabled() -> bool:
     """Whether the flash backend is enabled: PyTorch's CPU dispatch tries it first whatever
     the priority order ``sdpa_kernel(..., set_priority=True)`` gives (that order is CUDA's)."""
-    return _sdp.SDPBackend.FLASH_ATTENTION in _sdp._enabled
+    return _sdp.SDPBackend.FLASH_ATTENTION in _sdp.enabled()
 
 
 def _exporting_onnx() -> bool:
@@ -88,14 +88,17 @@ def takes_one_node(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor 
 
 
 def _masked_scores(xp: Any, scores: Any, mask: Any, is_causal: bool) -> Any:
-    """``scores`` with the mask applied: positions a bool (or the causal) mask leaves out set
-    to ``-inf``, a float mask added."""
+    """``scores`` plus the mask as PyTorch's CPU kernels add it: a float mask as it is, a bool
+    (or the causal) mask as 0 where True and ``-inf`` where False. The bool mask is turned
+    into floats at its own shape, usually (L, S), before it broadcasts over the batch and
+    heads (and a ``where`` over the scores on a random mask is NumPy's slow branchy loop)."""
     if is_causal:
         mask = triangle_keep(xp, scores.shape[-2], scores.shape[-1], 0, True)
     if mask is None:
         return scores
     if mask.dtype == xp.bool:
-        return xp.where(mask, scores, xp.asarray(_NEG_INF, dtype=scores.dtype))
+        mask = xp.where(mask, xp.zeros((), dtype=scores.dtype),
+                        xp.asarray(_NEG_INF, dtype=scores.dtype))
     return scores + mask
 
 
@@ -115,7 +118,7 @@ def _first_order(gd: Any, n: RuleNode, backend: Backend) -> tuple[Any, ...] | No
         return None
     xp = backend.xp
     need = [e is not None for e in n._next]
-    f = scale_of(n.saved_data("query").shape[-1], n.args["scale"])
+    f = _scale_of(n.saved_data("query").shape[-1], n.args["scale"])
     dv = xp.matmul(xp.matrix_transpose(p), gd) if need[2] else None
     dq = dk = None
     if need[0] or need[1]:
@@ -129,6 +132,23 @@ def _first_order(gd: Any, n: RuleNode, backend: Backend) -> tuple[Any, ...] | No
     return dq, dk, dv
 
 
+def bool_to_additive(mask: Tensor, dtype: Any) -> Tensor:
+    """A bool mask (True = take part) as the float mask PyTorch adds: 0 kept, -inf masked."""
+    from arraygrad.creation import zeros
+
+    zero = zeros(tuple(mask.shape), dtype=dtype, device=mask.device)
+    return zero.masked_fill(mask.logical_not(), _NEG_INF)
+
+
+def safe_softmax(x: Tensor, dim: int) -> Tensor:
+    """Softmax whose rows that are all ``-inf`` come out 0 (PyTorch's ``_safe_softmax``), in
+    Tensor ops. Those rows are fed zeros first, so no NaN is made in forward and none reaches
+    the gradients (PyTorch differentiates them to 0 too)."""
+    masked_rows = (x == _NEG_INF).all(dim=dim, keepdim=True)
+    safe = ew.where(masked_rows, ew.full_like_scalar(x, 0.0), x)
+    return ew.where(masked_rows, ew.full_like_scalar(x, 0.0), safe.softmax(dim))
+
+
 def _weights(q: Tensor, k: Tensor, mask: Tensor | None, is_causal: bool, f: float) -> Tensor:
     """``P`` in Tensor ops (the recorded vjp's: differentiable in ``q`` and ``k``)."""
     scores = linalg.matmul(q * f, k.transpose(-2, -1))
@@ -137,17 +157,15 @@ def _weights(q: Tensor, k: Tensor, mask: Tensor | None, is_causal: bool, f: floa
 
         mask = ones(scores.shape[-2], scores.shape[-1], dtype=_dt.bool, device=q.device).tril()
     if mask is not None:
-        scores = (ew.where(mask, scores, ew.full_like_scalar(scores, _NEG_INF))
-                  if mask.dtype == _dt.bool else scores + mask)
-    rows_out = (scores == _NEG_INF).all(dim=-1, keepdim=True)
-    safe = ew.where(rows_out, ew.full_like_scalar(scores, 0.0), scores)
-    return ew.where(rows_out, ew.full_like_scalar(scores, 0.0), safe.softmax(-1))
+        scores = scores + (bool_to_additive(mask, scores.dtype) if mask.dtype == _dt.bool
+                           else mask)
+    return safe_softmax(scores, -1)
 
 
 def _vjp(g: Tensor, n: RuleNode) -> tuple[Any, ...]:
     q, k, v = n.query, n.key, n.value
     need = [e is not None for e in n._next]
-    f = scale_of(q.shape[-1], n.args["scale"])
+    f = _scale_of(q.shape[-1], n.args["scale"])
     p = _weights(q, k, n.attn_mask, n.args["is_causal"], f)
     dv = linalg.matmul(p.transpose(-2, -1), g) if need[2] else None
     dq = dk = None
@@ -174,7 +192,7 @@ def attention_one_node(query: Tensor, key: Tensor, value: Tensor, attn_mask: Ten
     the inputs and that ``takes_one_node``."""
     backend = query._backend
     xp = backend.xp
-    f = scale_of(query.shape[-1], scale)
+    f = _scale_of(query.shape[-1], scale)
     q = query._data
     scores = xp.matmul(q * f, xp.matrix_transpose(key._data))
     scores = _masked_scores(xp, scores, None if attn_mask is None else attn_mask._data,
