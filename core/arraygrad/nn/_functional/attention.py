@@ -17,7 +17,7 @@ from arraygrad.amp import state as _amp
 from arraygrad import dtypes as _dt
 from arraygrad.attention_backends import check_viable
 from arraygrad.nn._functional.attention_rule import (
-    attention_one_node, bool_to_additive, safe_softmax, takes_one_node,
+    attention_one_node, attention_scale, math_scores, math_weights, takes_one_node,
 )
 from arraygrad.ops import linalg
 
@@ -124,25 +124,10 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
             _check_mask_broadcast(tuple(query.shape[:-1]) + (key.shape[-2],),
                                   tuple(attn_mask.shape))
         return attention_one_node(query, key, value, attn_mask, is_causal, scale)
-    target_len, source_len = query.shape[-2], key.shape[-2]
-    mask = attn_mask
-    if is_causal:
-        from arraygrad.creation import ones
-
-        mask = ones(target_len, source_len, dtype=_dt.bool, device=query.device).tril()
-    if mask is not None and mask.dtype == _dt.bool:
-        mask = bool_to_additive(mask, query.dtype)
-    factor = math.sqrt(1.0 / query.shape[-1]) if scale is None else float(scale)
-    # as PyTorch's math kernel: sqrt(scale) on each side keeps the product in range
-    if factor >= 0:
-        root = math.sqrt(factor)
-        scores = linalg.matmul(query * root, (key * root).transpose(-2, -1))
-    else:
-        scores = linalg.matmul(query * factor, key.transpose(-2, -1))
-    if mask is not None:
-        _check_mask_broadcast(tuple(scores.shape), tuple(mask.shape))
-        scores = scores + mask
-    weights = safe_softmax(scores, -1)
+    scores = math_scores(query, key, attention_scale(query.shape[-1], scale))
+    if attn_mask is not None:
+        _check_mask_broadcast(tuple(scores.shape), tuple(attn_mask.shape))
+    weights = math_weights(scores, attn_mask, is_causal)
     if dropout_p > 0.0:
         from arraygrad.nn._functional.linear import dropout
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from arraygrad import attention_backends as _sdp
 from arraygrad import dtypes as _dt
@@ -39,12 +39,13 @@ if TYPE_CHECKING:
     from arraygrad.backends.contract import Backend
     from arraygrad.ops.rule import RuleNode
 
-__all__ = ["SDPA", "attention_one_node", "bool_to_additive", "safe_softmax", "takes_one_node"]
+__all__ = ["SDPA", "attention_one_node", "attention_scale", "math_scores", "math_weights",
+           "takes_one_node"]
 
 _NEG_INF = float("-inf")
 
 
-def _scale_of(query_dim: int, scale: float | None) -> float:
+def attention_scale(query_dim: int, scale: float | None) -> float:
     """The scores' factor: ``scale``, by default ``1 / sqrt(E)``."""
     return math.sqrt(1.0 / query_dim) if scale is None else float(scale)
 
@@ -112,27 +113,37 @@ def _weights_data(xp: Any, scores: Any) -> Any:
     return e / xp.where(total == zero, xp.ones((), dtype=scores.dtype), total)
 
 
+def _grads(g: Any, q: Any, k: Any, v: Any, p: Any, f: float, need: list[bool],
+           matmul: Callable[[Any, Any], Any], mt: Callable[[Any], Any],
+           row_term: Callable[[Any], Any]) -> tuple[Any, ...]:
+    """``(dq, dk, dv)`` (None where not needed) on arrays or Tensors: ``matmul`` and ``mt``
+    (the last two dims swapped) the library's, ``row_term(dP)`` the rows' ``sum(dP * P)``."""
+    dv = matmul(mt(p), g) if need[2] else None
+    dq = dk = None
+    if need[0] or need[1]:
+        dp = matmul(g, mt(v))
+        ds = p * (dp - row_term(dp))
+        if need[0]:
+            dq = matmul(ds, k) * f
+        if need[1]:
+            dk = matmul(mt(ds), q) * f
+    return dq, dk, dv
+
+
 def _first_order(gd: Any, n: RuleNode, backend: Backend) -> tuple[Any, ...] | None:
     p = n.saved_data("weights")
     if type(gd) is not type(p):  # vmap's batched gradient: the recorded vjp handles it
         return None
     xp = backend.xp
-    need = [e is not None for e in n._next]
-    f = _scale_of(n.saved_data("query").shape[-1], n.args["scale"])
-    dv = xp.matmul(xp.matrix_transpose(p), gd) if need[2] else None
-    dq = dk = None
-    if need[0] or need[1]:
-        out = n.saved_data("result")
-        dp = xp.matmul(gd, xp.matrix_transpose(n.saved_data("value")))
-        ds = p * (dp - xp.sum(gd * out, axis=-1, keepdims=True))
-        if need[0]:
-            dq = xp.matmul(ds, n.saved_data("key")) * f
-        if need[1]:
-            dk = xp.matmul(xp.matrix_transpose(ds), n.saved_data("query")) * f
-    return dq, dk, dv
+    q = n.saved_data("query")
+    # the rows' sum(dP * P) is sum(g * out) (out = P v): a product of the output's size
+    return _grads(gd, q, n.saved_data("key"), n.saved_data("value"), p,
+                  attention_scale(q.shape[-1], n.args["scale"]),
+                  [e is not None for e in n._next], xp.matmul, xp.matrix_transpose,
+                  lambda dp: xp.sum(gd * n.saved_data("result"), axis=-1, keepdims=True))
 
 
-def bool_to_additive(mask: Tensor, dtype: Any) -> Tensor:
+def _bool_to_additive(mask: Tensor, dtype: Any) -> Tensor:
     """A bool mask (True = take part) as the float mask PyTorch adds: 0 kept, -inf masked."""
     from arraygrad.creation import zeros
 
@@ -140,7 +151,7 @@ def bool_to_additive(mask: Tensor, dtype: Any) -> Tensor:
     return zero.masked_fill(mask.logical_not(), _NEG_INF)
 
 
-def safe_softmax(x: Tensor, dim: int) -> Tensor:
+def _safe_softmax(x: Tensor, dim: int) -> Tensor:
     """Softmax whose rows that are all ``-inf`` come out 0 (PyTorch's ``_safe_softmax``), in
     Tensor ops. Those rows are fed zeros first, so no NaN is made in forward and none reaches
     the gradients (PyTorch differentiates them to 0 too)."""
@@ -149,34 +160,36 @@ def safe_softmax(x: Tensor, dim: int) -> Tensor:
     return ew.where(masked_rows, ew.full_like_scalar(x, 0.0), safe.softmax(dim))
 
 
-def _weights(q: Tensor, k: Tensor, mask: Tensor | None, is_causal: bool, f: float) -> Tensor:
-    """``P`` in Tensor ops (the recorded vjp's: differentiable in ``q`` and ``k``)."""
-    scores = linalg.matmul(q * f, k.transpose(-2, -1))
+def math_scores(query: Tensor, key: Tensor, factor: float) -> Tensor:
+    """``query @ key^T * factor`` in Tensor ops as PyTorch's math kernel computes it:
+    ``sqrt(factor)`` on each side keeps the product in range."""
+    if factor >= 0:
+        root = math.sqrt(factor)
+        return linalg.matmul(query * root, (key * root).transpose(-2, -1))
+    return linalg.matmul(query * factor, key.transpose(-2, -1))
+
+
+def math_weights(scores: Tensor, mask: Tensor | None, is_causal: bool) -> Tensor:
+    """The attention weights from the scores in Tensor ops (the math kernel's; the recorded
+    vjp's, differentiable in the scores): the mask added (a bool or the causal mask as 0 and
+    ``-inf``), then ``_safe_softmax``."""
     if is_causal:
         from arraygrad.creation import ones
 
-        mask = ones(scores.shape[-2], scores.shape[-1], dtype=_dt.bool, device=q.device).tril()
+        mask = ones(scores.shape[-2], scores.shape[-1], dtype=_dt.bool,
+                    device=scores.device).tril()
     if mask is not None:
-        scores = scores + (bool_to_additive(mask, scores.dtype) if mask.dtype == _dt.bool
+        scores = scores + (_bool_to_additive(mask, scores.dtype) if mask.dtype == _dt.bool
                            else mask)
-    return safe_softmax(scores, -1)
+    return _safe_softmax(scores, -1)
 
 
 def _vjp(g: Tensor, n: RuleNode) -> tuple[Any, ...]:
-    q, k, v = n.query, n.key, n.value
-    need = [e is not None for e in n._next]
-    f = _scale_of(q.shape[-1], n.args["scale"])
-    p = _weights(q, k, n.attn_mask, n.args["is_causal"], f)
-    dv = linalg.matmul(p.transpose(-2, -1), g) if need[2] else None
-    dq = dk = None
-    if need[0] or need[1]:
-        dp = linalg.matmul(g, v.transpose(-2, -1))
-        ds = p * (dp - (dp * p).sum(-1, keepdim=True))
-        if need[0]:
-            dq = linalg.matmul(ds, k) * f
-        if need[1]:
-            dk = linalg.matmul(ds.transpose(-2, -1), q) * f
-    return dq, dk, dv
+    q, k = n.query, n.key
+    f = attention_scale(q.shape[-1], n.args["scale"])
+    p = math_weights(math_scores(q, k, f), n.attn_mask, n.args["is_causal"])
+    return _grads(g, q, k, n.value, p, f, [e is not None for e in n._next], linalg.matmul,
+                  lambda t: t.transpose(-2, -1), lambda dp: (dp * p).sum(-1, keepdim=True))
 
 
 SDPA = defop("ScaledDotProductFlashAttentionForCpuBackward0", jvp=VIA_VJP,
@@ -192,7 +205,7 @@ def attention_one_node(query: Tensor, key: Tensor, value: Tensor, attn_mask: Ten
     the inputs and that ``takes_one_node``."""
     backend = query._backend
     xp = backend.xp
-    f = _scale_of(query.shape[-1], scale)
+    f = attention_scale(query.shape[-1], scale)
     q = query._data
     scores = xp.matmul(q * f, xp.matrix_transpose(key._data))
     scores = _masked_scores(xp, scores, None if attn_mask is None else attn_mask._data,
