@@ -72,6 +72,21 @@ def test_strided_and_read_only_input_is_left_as_it_was():
     assert np.array_equal(out, erf_float32(np.ascontiguousarray(view)))
 
 
+def test_blocks_do_not_change_a_value():
+    # a large array runs in cache-sized blocks: each element's erf is the one it gets alone,
+    # wherever the block edges fall, for strided and 0-d inputs too
+    rng = np.random.default_rng(5)
+    x = (rng.standard_normal(3 * 65_536 + 1_234) * 2.5).astype(np.float32)
+    x[::4099] = np.nan
+    whole = erf_float32(x)
+    parts = np.concatenate([erf_float32(x[a:a + 1_000]) for a in range(0, x.size, 1_000)])
+    assert np.array_equal(whole.view(np.uint32), parts.view(np.uint32))
+    grid = x[:2 * 65_536].reshape(512, 256)[:, ::2].T
+    assert np.array_equal(erf_float32(grid), erf_float32(np.ascontiguousarray(grid)),
+                          equal_nan=True)
+    assert erf_float32(np.float32(0.5).reshape(())).shape == ()
+
+
 def test_the_kernel_takes_every_float32_array_and_scipy_the_rest():
     pytest.importorskip("scipy.special")
     import scipy.special as sc
