@@ -54,7 +54,7 @@ _BLOCK = 1 << 16
 
 def _horner(coefficients: tuple[np.float32, ...], v: np.ndarray, out: np.ndarray) -> None:
     """The polynomial at ``v`` written into ``out`` (not ``v``)."""
-    np.multiply(v, coefficients[0], out)
+    np.multiply(v, coefficients[0], out=out)
     out += coefficients[1]
     for c in coefficients[2:]:
         out *= v
@@ -80,19 +80,19 @@ def _erf_block(x: np.ndarray, out: np.ndarray, a: np.ndarray, small_a: np.ndarra
                v: np.ndarray, mask: np.ndarray) -> None:
     """erf of ``x`` into ``out``, with ``a``, ``small_a``, ``v`` and ``mask`` (``x``'s size)
     as scratch."""
-    np.abs(x, a)
-    np.minimum(a, _SPLIT, small_a)
-    np.multiply(small_a, small_a, v)
+    np.abs(x, out=a)
+    np.minimum(a, _SPLIT, out=small_a)
+    np.multiply(small_a, small_a, out=v)
     _horner(_SMALL, v, out)
     out *= small_a
     out += small_a
-    np.less(a, _SPLIT, mask)  # 1.0 or 0.0; NaN: 0, but NaN * 0 keeps the blend NaN
-    np.minimum(a, _CLAMP, a)
+    np.less(a, _SPLIT, out=mask)  # 1.0 or 0.0; NaN: 0, but NaN * 0 keeps the blend NaN
+    np.minimum(a, _CLAMP, out=a)
     _horner(_LARGE, a, v)
-    np.exp(v, v)
-    np.subtract(_ONE, v, v)
+    np.exp(v, out=v)
+    np.subtract(_ONE, v, out=v)
     out *= mask
-    np.subtract(_ONE, mask, mask)
+    np.subtract(_ONE, mask, out=mask)
     v *= mask
     out += v
     bits = out.view(np.uint32)
