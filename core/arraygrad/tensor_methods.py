@@ -18,6 +18,7 @@ from arraygrad.layouts import check_memory_format, is_contiguous_for
 from arraygrad.ops import activation, elementwise as ew, indexing, linalg, reduction, shape
 from arraygrad.ops import reflected, transfer
 from arraygrad.ops.host_operands import host_array, promoted_pair
+from arraygrad.ops.fast_setitem import setitem as _fast_setitem
 from arraygrad.ops.inplace import apply_inplace, native_arithmetic, overwritten
 from arraygrad.plugins import registry as _op_registry
 from arraygrad.tensor import Tensor
@@ -80,6 +81,8 @@ def _inplace(fn: Callable[..., Any], name: str) -> Any:
 
 
 def _setitem(self: Tensor, key: Any, value: Any) -> None:
+    if _fast_setitem(self, key, value):  # nothing recorded: one write into the array
+        return
     apply_inplace(self, "setitem", lambda src: indexing.index_put(src, key, value), (value,))
 
 

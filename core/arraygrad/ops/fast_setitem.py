@@ -1,0 +1,78 @@
+"""``t[key] = value`` written straight into ``t``'s array when nothing is recorded: the fast
+path of ``Tensor.__setitem__`` (a dataset's ``y[:4] = -1``, a mask's ``m[i] = 0``, a weight
+initialised under ``no_grad``).
+
+The general mechanism (``inplace.apply_inplace`` with ``indexing.index_put``) copies the
+whole array, writes the copy, records a node and writes the copy back: 18 us for a 9-element
+tensor, against PyTorch's 3.4. Where no node can be recorded (nothing involved requires grad
+while grad mode is on, no forward-mode level, no transform) and the key is basic, the write
+is one ``__setitem__`` of the backend's own array and a version bump, as PyTorch's is.
+
+Anything else, and anything the array library refuses (an out-of-range integer for the dtype,
+a shape that does not broadcast, a read-only expanded view), returns False before a byte is
+written, and the general mechanism runs and raises PyTorch's error.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arraygrad import dtypes as _dt, transform_state as _transforms
+from arraygrad.autograd.forward_ad import state as _fw
+from arraygrad.autograd.grad_mode import _state as _grad
+from arraygrad.ops.fast import basic_key
+from arraygrad.ops.fast_optim import arrays_writable
+from arraygrad.ops.inplace import before_write
+from arraygrad.tensor import Tensor
+
+__all__ = ["setitem"]
+
+
+def setitem(t: Tensor, key: Any, value: Any) -> bool:
+    """``t[key] = value`` into ``t``'s array directly; True when done, False when the general
+    mechanism must run (nothing written then)."""
+    if not arrays_writable() or _fw.on or _transforms.indexed_input is not None:
+        return False
+    backend, data = t._backend, t._data
+    if type(data) is not backend.array_type or not backend.mutable_arrays:
+        return False
+    if _grad.enabled:  # a write that would be recorded, or that PyTorch refuses on a leaf
+        base = t._base
+        if t._requires_grad or (base is not None and base._requires_grad):
+            return False
+    values = _native_value(t, value)
+    if values is None:
+        return False
+    basic = basic_key(t, key)
+    if basic is None:
+        return False
+    before_write(t)  # (PyTorch's refusal of an inference tensor's update comes first)
+    try:
+        data[basic[0]] = values  # NumPy checks the shape and the value before writing
+    except (ValueError, TypeError, OverflowError):
+        return False
+    t._bump_version()
+    return True
+
+
+def _native_value(t: Tensor, value: Any) -> Any:
+    """``value`` as the write's right side: a Python bool (any dtype), an int (not into a bool
+    tensor: its overflow checks are the general path's), a float (a floating or complex
+    tensor: a float into an integer one is the general path's), or a
+    tensor of ``t``'s backend, array type and dtype that no recorded write would read;
+    None for anything else."""
+    kind = type(value)
+    if kind is bool:
+        return value
+    if kind is int:
+        return None if t._data.dtype == t._backend.native_dtype(_dt.bool) else value
+    if kind is float:
+        return value if t._data.dtype in t._backend.differentiable_natives else None
+    if kind is Tensor:
+        data = value._data
+        if type(data) is not t._backend.array_type or value._backend is not t._backend \
+                or data.dtype != t._data.dtype or value._fw_grads is not None \
+                or (value._requires_grad and _grad.enabled):
+            return None
+        return data
+    return None
