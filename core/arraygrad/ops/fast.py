@@ -37,7 +37,7 @@ from arraygrad.autograd import engine as _engine
 from arraygrad.autograd.forward_ad import state as _fw
 from arraygrad.autograd.grad_mode import _state
 from arraygrad.backends.scalar_operands import scalar_operand
-from arraygrad.transform_state import array_kernel
+from arraygrad.transform_state import array_kernel, recording_flag as _recording
 from arraygrad.ops._linear_index import AlongKey, RowsKey
 from arraygrad.ops.rule import Rule, fast_paths
 from arraygrad.ops.value_checks import index_range
@@ -45,7 +45,7 @@ from arraygrad.tensor import Tensor, wrap
 from arraygrad.tensor_sparse import SparseTensor
 
 __all__ = ["binary", "operands", "BinarySpec", "inplace_arithmetic", "gradient_sum", "basic_key",
-           "rows_key", "index_rows"]
+           "arrays_writable", "rows_key", "index_rows"]
 
 
 class BinarySpec:
@@ -244,6 +244,12 @@ def targets_usable(xp: Any, t: Any, c: int, ignore_index: int) -> Any:
 def onehot_data(xp: Any, t: Any, c: int, dtype: Any) -> Any:
     """The one-hot rows of class indices ``t`` (1-D) over ``c`` classes, in ``dtype``."""
     return xp.astype(t[:, None] == xp.arange(c, dtype=t.dtype), dtype)
+
+
+def arrays_writable() -> bool:
+    """Whether updates may be written into arrays directly: fast paths on and no
+    ``arraygrad.compile`` recording (a recording sees Tensor operations, not array writes)."""
+    return fast_paths.on and not _recording.on
 
 
 def basic_key(input: Tensor, key: Any) -> tuple[tuple[Any, ...], bool, bool] | None:

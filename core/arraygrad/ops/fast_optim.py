@@ -21,19 +21,12 @@ import math
 from typing import Any
 
 from arraygrad.autograd.grad_mode import _state
+from arraygrad.ops.fast import arrays_writable
 from arraygrad.ops.inplace import before_write
-from arraygrad.ops.rule import fast_paths
 from arraygrad.tensor import Tensor
-from arraygrad.transform_state import recording_flag as _recording
 
 __all__ = ["adam_step", "arrays_writable", "grad_norms_data", "scale_in_place", "sgd_step",
            "writable_arrays"]
-
-
-def arrays_writable() -> bool:
-    """Whether updates may be written into arrays directly: fast paths on and no
-    ``arraygrad.compile`` recording (a recording sees Tensor operations, not array writes)."""
-    return fast_paths.on and not _recording.on
 
 
 def writable_arrays(tensors: tuple[Any, ...], written: int, shape: Any) -> bool:

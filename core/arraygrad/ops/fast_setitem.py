@@ -20,8 +20,7 @@ from typing import Any
 from arraygrad import dtypes as _dt, transform_state as _transforms
 from arraygrad.autograd.forward_ad import state as _fw
 from arraygrad.autograd.grad_mode import _state as _grad
-from arraygrad.ops.fast import basic_key
-from arraygrad.ops.fast_optim import arrays_writable
+from arraygrad.ops.fast import arrays_writable, basic_key
 from arraygrad.ops.inplace import before_write
 from arraygrad.tensor import Tensor
 
@@ -33,8 +32,8 @@ def setitem(t: Tensor, key: Any, value: Any) -> bool:
     mechanism must run (nothing written then)."""
     if not arrays_writable() or _fw.on or _transforms.indexed_input is not None:
         return False
-    backend, data = t._backend, t._data
-    if type(data) is not backend.array_type or not backend.mutable_arrays:
+    backend = t._backend
+    if not backend.mutable_arrays or backend.array_type is not type(t._data):
         return False
     if _grad.enabled:  # a write that would be recorded, or that PyTorch refuses on a leaf
         base = t._base
@@ -47,8 +46,9 @@ def setitem(t: Tensor, key: Any, value: Any) -> bool:
     if basic is None:
         return False
     before_write(t)  # (PyTorch's refusal of an inference tensor's update comes first)
+    target: Any = t._data
     try:
-        data[basic[0]] = values  # NumPy checks the shape and the value before writing
+        target[basic[0]] = values  # NumPy checks the shape and the value before writing
     except (ValueError, TypeError, OverflowError):
         return False
     t._bump_version()
@@ -69,9 +69,10 @@ def _native_value(t: Tensor, value: Any) -> Any:
     if kind is float:
         return value if t._data.dtype in t._backend.differentiable_natives else None
     if kind is Tensor:
-        data = value._data
-        if type(data) is not t._backend.array_type or value._backend is not t._backend \
-                or data.dtype != t._data.dtype or value._fw_grads is not None \
+        data: Any = value._data
+        target: Any = t._data
+        if value._backend is not t._backend or data.dtype != target.dtype \
+                or t._backend.array_type is not type(data) or value._fw_grads is not None \
                 or (value._requires_grad and _grad.enabled):
             return None
         return data
