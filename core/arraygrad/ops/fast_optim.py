@@ -25,7 +25,7 @@ from arraygrad.ops.fast import arrays_writable
 from arraygrad.ops.inplace import before_write
 from arraygrad.tensor import Tensor
 
-__all__ = ["adam_step", "arrays_writable", "grad_norms_data", "scale_in_place", "sgd_step",
+__all__ = ["adam_step", "grad_norms_data", "scale_in_place", "sgd_step",
            "writable_arrays"]
 
 

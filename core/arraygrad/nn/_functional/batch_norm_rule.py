@@ -23,7 +23,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from arraygrad.autograd.grad_mode import no_grad
-from arraygrad.ops.fast_optim import arrays_writable, writable_arrays
+from arraygrad.ops.fast import arrays_writable
+from arraygrad.ops.fast_optim import writable_arrays
 from arraygrad.ops.inplace import before_write
 from arraygrad.nn._functional.layer_norm_rule import moments_data, norm_first_order, norm_grads
 from arraygrad.ops import elementwise as ew
