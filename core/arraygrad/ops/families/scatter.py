@@ -19,6 +19,7 @@ from arraygrad.ops._linear_index import LinearKey, linear_key
 from arraygrad.ops.indexing import (GATHER, _along_dim_key, _normalize_key, _put_linear, _take,
                                     _take_zeroed, getitem, index_put)
 from arraygrad.ops.indexed_operands import indexed_by
+from arraygrad.ops.families.masked_fill_rule import masked_fill_number
 from arraygrad.ops.promotion import same_backend
 from arraygrad.ops.rule import VIA_VJP, defop
 from arraygrad.ops.value_checks import index_range
@@ -467,8 +468,7 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
         fill = (value.to(input.dtype) if isinstance(value, Tensor) else
                 input.new_full((), _number("masked_fill", value)))
         return where(mask, fill, input)
-    key, _ = _normalize_key(input, (mask,))
-    return _fill(input, key, _number("masked_fill", value))
+    return masked_fill_number(input, mask, _number("masked_fill", value))
 
 
 def masked_select(input: Tensor, mask: Tensor) -> Tensor:
