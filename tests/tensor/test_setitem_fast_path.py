@@ -61,6 +61,41 @@ def test_the_fast_path_takes_the_common_writes_and_declines_the_recorded_ones():
         assert not fast_setitem.setitem(x, 0, 1.0)
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(["int64", "float32", "float64", "bool"]),
+       st.one_of(st.integers(-3, 3), st.floats(-4, 4, width=32), st.booleans()),
+       st.integers(0, 2**16))
+def test_a_bool_mask_write_is_the_general_paths_and_pytorchs(dtype, value, seed):
+    mask = np.random.default_rng(seed).random((3, 4)) < 0.5
+    results = []
+    for fast in (True, False):
+        t = ag.arange(12).reshape(3, 4).to(getattr(ag, dtype))
+        with reference_mode(not fast):
+            try:
+                t[ag.tensor(mask)] = value
+                results.append((None, t.numpy()))
+            except Exception as exc:  # noqa: BLE001 - the class is compared
+                results.append((type(exc), t.numpy()))
+    assert results[0][0] is results[1][0]
+    assert np.array_equal(results[0][1], results[1][1])
+    torch = pytest.importorskip("torch")
+    t = torch.arange(12).reshape(3, 4).to(getattr(torch, dtype))
+    t[torch.tensor(mask)] = value
+    assert np.array_equal(results[0][1], t.numpy())
+
+
+@reference_mode(False)
+def test_a_bool_mask_takes_the_fast_path_only_at_the_tensors_shape():
+    x = ag.arange(6.0).reshape(2, 3)
+    assert fast_setitem.setitem(x, x > 3, 0.0)
+    assert x.tolist() == [[0, 1, 2], [3, 0, 0]]
+    assert not fast_setitem.setitem(x, ag.tensor([True, False]), 1.0)  # rows: general path
+    x[ag.tensor([True, False])] = 1.0
+    assert x.tolist() == [[1, 1, 1], [3, 0, 0]]
+    x[x > 0.5] = ag.tensor([7.0])  # one value broadcast to the four hits
+    assert x.tolist() == [[7, 7, 7], [7, 0, 0]] and x._version == 3
+
+
 def test_a_view_and_its_base_see_the_write():
     base = ag.zeros(4, 5)
     view = base[1:3, ::2]

@@ -1,12 +1,14 @@
 """``t[key] = value`` written straight into ``t``'s array when nothing is recorded: the fast
 path of ``Tensor.__setitem__`` (a dataset's ``y[:4] = -1``, a mask's ``m[i] = 0``, a weight
-initialised under ``no_grad``).
+initialised under ``no_grad``, ``x[x < 0] = 0``).
 
 The general mechanism (``inplace.apply_inplace`` with ``indexing.index_put``) copies the
 whole array, writes the copy, records a node and writes the copy back: 18 us for a 9-element
-tensor, against PyTorch's 3.4. Where no node can be recorded (nothing involved requires grad
-while grad mode is on, no forward-mode level, no transform) and the key is basic, the write
-is one ``__setitem__`` of the backend's own array and a version bump, as PyTorch's is.
+tensor, against PyTorch's 3.4 (a bool mask: 223 us against 4.7, its positions sorted and
+scattered). Where no node can be recorded (nothing involved requires grad while grad mode is
+on, no forward-mode level, no transform) and the key is basic or a bool mask of the tensor's
+shape, the write is one ``__setitem__`` of the backend's own array and a version bump, as
+PyTorch's is.
 
 Anything else, and anything the array library refuses (an out-of-range integer for the dtype,
 a shape that does not broadcast, a read-only expanded view), returns False before a byte is
@@ -42,17 +44,30 @@ def setitem(t: Tensor, key: Any, value: Any) -> bool:
     values = _native_value(t, value)
     if values is None:
         return False
-    basic = basic_key(t, key)
-    if basic is None:
+    index = _index(t, key)
+    if index is None:
         return False
     before_write(t)  # (PyTorch's refusal of an inference tensor's update comes first)
     target: Any = t._data
     try:
-        target[basic[0]] = values  # NumPy checks the shape and the value before writing
+        target[index] = values  # NumPy checks the shape and the value before writing
     except (ValueError, TypeError, OverflowError):
         return False
     t._bump_version()
     return True
+
+
+def _index(t: Tensor, key: Any) -> Any:
+    """The array key of a basic ``key`` (``ops.fast.basic_key``), or of a bool mask tensor of
+    ``t``'s shape, backend and array type (``x[x < 0] = 0``); None for any other key."""
+    if type(key) is Tensor:
+        mask: Any = key._data
+        if key._backend is t._backend and mask.dtype == t._backend.native_dtype(_dt.bool) \
+                and mask.shape == t._data.shape and t._backend.array_type is type(mask):
+            return mask
+        return None
+    basic = basic_key(t, key)
+    return None if basic is None else basic[0]
 
 
 def _native_value(t: Tensor, value: Any) -> Any:
