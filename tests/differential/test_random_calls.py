@@ -26,6 +26,11 @@ KNOWN = [
     ("nn.functional.adaptive_", "Expected grad_output to have non-zero size"),
     # inf among a bin's inputs: ours averages by a product with the bin matrix (NaN beside it)
     ("nn.functional.adaptive_avg_pool", "specials=True float64 good: values"),
+    # the ELU family's gradient at a NaN input: PyTorch's own depends on where the element
+    # falls (its vector loop gives NaN, its scalar tail and short tensors the slope, as
+    # ours does everywhere), so on a given machine some draws differ
+    ("nn.functional.selu", "specials=True float64 good: gradient"),
+    ("nn.functional.elu", "specials=True float64 good: gradient"),
 ]
 
 # the agreement the extended calls (every family, 40% bad calls) must reach on these seeds
