@@ -146,3 +146,39 @@ def test_any_common_write_matches_pytorch(dtype, key, value):
         want_err = type(exc)
     assert err is want_err
     assert np.array_equal(got.numpy(), t.numpy())
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_zero_fill_and_copy_are_the_general_paths(fast):
+    with reference_mode(not fast):
+        t = ag.arange(6.0).reshape(2, 3)
+        assert t.zero_() is t and t.tolist() == [[0.0] * 3] * 2 and t._version == 1
+        t.fill_(2.5)
+        t[0].fill_(ag.tensor(-1.0))  # a view's fill reaches its base
+        assert t.tolist() == [[-1.0] * 3, [2.5] * 3] and t._version == 3
+        t.copy_(ag.tensor([1.0, 2.0, 3.0]))  # broadcast
+        assert t.tolist() == [[1.0, 2.0, 3.0]] * 2
+        t.copy_(ag.tensor([[7, 8, 9]]))  # another dtype: cast
+        assert t.tolist() == [[7.0, 8.0, 9.0]] * 2 and t.dtype is ag.float32
+        with pytest.raises(RuntimeError):
+            t.fill_(ag.ones(3))  # fill_ takes a 0-d value only
+        with pytest.raises(RuntimeError):
+            t.copy_(ag.ones(4))
+        assert t.tolist() == [[7.0, 8.0, 9.0]] * 2 and t._version == 5
+        w = ag.ones(2, requires_grad=True)
+        with pytest.raises(RuntimeError, match="leaf Variable"):
+            w.zero_()
+        with ag.no_grad():
+            w.zero_()
+        assert w.tolist() == [0.0, 0.0] and w.requires_grad and w.grad_fn is None
+
+
+@reference_mode(False)
+def test_zero_fill_and_copy_take_the_fast_path():
+    t = ag.ones(3)
+    assert fast_setitem.overwrite(t, "zero_", ())
+    assert fast_setitem.overwrite(t, "fill_", (4,))
+    assert fast_setitem.overwrite(t, "copy_", (ag.tensor([1.0, 2.0, 3.0]),))
+    assert t.tolist() == [1.0, 2.0, 3.0] and t._version == 3
+    assert not fast_setitem.overwrite(t, "copy_", (ag.tensor([1, 2, 3]),))  # a cast: general
+    assert not fast_setitem.overwrite(t, "fill_", (ag.ones(3),))  # refused by the general path

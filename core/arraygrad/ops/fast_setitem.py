@@ -26,7 +26,7 @@ from arraygrad.ops.fast import arrays_writable, basic_key
 from arraygrad.ops.inplace import before_write
 from arraygrad.tensor import Tensor
 
-__all__ = ["setitem"]
+__all__ = ["setitem", "overwrite"]
 
 
 def setitem(t: Tensor, key: Any, value: Any) -> bool:
@@ -57,9 +57,28 @@ def setitem(t: Tensor, key: Any, value: Any) -> bool:
     return True
 
 
+def overwrite(t: Tensor, name: str, args: tuple[Any, ...]) -> bool:
+    """``t.zero_()``, ``t.fill_(v)`` or ``t.copy_(src)`` as ``t[...] = value`` when that takes
+    the fast path (``fill_``'s value a number or a 0-d tensor; ``copy_``'s a tensor of
+    ``t``'s dtype, broadcast); False when the general mechanism must run."""
+    if name == "zero_":
+        return not args and setitem(t, Ellipsis, 0)
+    if len(args) != 1:
+        return False
+    value = args[0]
+    if name == "fill_":
+        return (type(value) is not Tensor or value.ndim == 0) and setitem(t, Ellipsis, value)
+    if name == "copy_":
+        return type(value) is Tensor and setitem(t, Ellipsis, value)
+    return False
+
+
 def _index(t: Tensor, key: Any) -> Any:
-    """The array key of a basic ``key`` (``ops.fast.basic_key``), or of a bool mask tensor of
-    ``t``'s shape, backend and array type (``x[x < 0] = 0``); None for any other key."""
+    """The array key of ``...``, of a basic ``key`` (``ops.fast.basic_key``), or of a bool mask
+    tensor of ``t``'s shape, backend and array type (``x[x < 0] = 0``); None for any other
+    key."""
+    if key is Ellipsis:  # ``t[...] = v``, and fill_/zero_/copy_
+        return key
     if type(key) is Tensor:
         mask: Any = key._data
         if key._backend is t._backend and mask.dtype == t._backend.native_dtype(_dt.bool) \
