@@ -15,7 +15,8 @@ from arraygrad.ops.rule import reference_mode
 
 DTYPES = ["int64", "int8", "uint8", "bool", "float32", "float64", "float16", "bfloat16",
           "complex64"]
-VALUES = [0, 1, -1, 7, True, False, 2.5, -0.0, float("inf"), float("nan"), 300, 10**30]
+VALUES = [0, 1, -1, 7, True, False, 2.5, -0.0, float("inf"), float("nan"), 300, 10**30,
+          -2**70, 2**63 - 1, 2**63]
 KEYS = [2, -1, slice(None, 4), slice(1, None, 2), (slice(None), 1), (1, slice(0, 2)),
         (slice(None, None, 3), slice(1, 3))]
 

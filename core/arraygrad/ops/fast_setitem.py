@@ -28,6 +28,8 @@ from arraygrad.tensor import Tensor
 
 __all__ = ["setitem", "overwrite"]
 
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+
 
 def setitem(t: Tensor, key: Any, value: Any) -> bool:
     """``t[key] = value`` into ``t``'s array directly; True when done, False when the general
@@ -90,16 +92,19 @@ def _index(t: Tensor, key: Any) -> Any:
 
 
 def _native_value(t: Tensor, value: Any) -> Any:
-    """``value`` as the write's right side: a Python bool (any dtype), an int (not into a bool
-    tensor: its overflow checks are the general path's), a float (a floating or complex
+    """``value`` as the write's right side: a Python bool (any dtype), an int64 (not into a
+    bool tensor: its overflow checks are the general path's), a float (a floating or complex
     tensor: a float into an integer one is the general path's), or a
     tensor of ``t``'s backend, array type and dtype that no recorded write would read;
     None for anything else."""
     kind = type(value)
     if kind is bool:
         return value
-    if kind is int:
-        return None if t._data.dtype == t._backend.native_dtype(_dt.bool) else value
+    if kind is int:  # (past int64, PyTorch's unpacking errors even into a float tensor)
+        if not _INT64_MIN <= value <= _INT64_MAX \
+                or t._data.dtype == t._backend.native_dtype(_dt.bool):
+            return None
+        return value
     if kind is float:
         return value if t._data.dtype in t._backend.differentiable_natives else None
     if kind is Tensor:
