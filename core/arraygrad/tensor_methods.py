@@ -18,7 +18,7 @@ from arraygrad.layouts import check_memory_format, is_contiguous_for
 from arraygrad.ops import activation, elementwise as ew, indexing, linalg, reduction, shape
 from arraygrad.ops import reflected, transfer
 from arraygrad.ops.host_operands import host_array, promoted_pair
-from arraygrad.ops.fast_setitem import overwrite as _fast_overwrite
+from arraygrad.ops.fast_setitem import OVERWRITES as _FAST_OVERWRITES
 from arraygrad.ops.fast_setitem import setitem as _fast_setitem
 from arraygrad.ops.inplace import apply_inplace, native_arithmetic, overwritten
 from arraygrad.plugins import registry as _op_registry
@@ -69,16 +69,20 @@ def _binary(fn: Callable[..., Any], reverse: bool = False, floating: bool = Fals
 
 
 def _inplace(fn: Callable[..., Any], name: str) -> Any:
-    overwrites = name in ("zero_", "fill_", "copy_")
-
-    def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
-        if (len(args) == 1 and (not kwargs or list(kwargs) == ["alpha"])
-                and native_arithmetic(self, name, args[0], kwargs.get("alpha", 1))):
-            return self
-        if overwrites and not kwargs and _fast_overwrite(self, name, args):
-            return self  # nothing recorded: one write into the array
-        return apply_inplace(self, name, lambda src: fn(src, *args, **kwargs),
-                             (*args, *kwargs.values()))
+    write = _FAST_OVERWRITES.get(name)
+    if write is not None:  # zero_/fill_/copy_: no arithmetic, an overwrite
+        def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+            if not kwargs and write(self, args):
+                return self  # nothing recorded: one write into the array
+            return apply_inplace(self, name, lambda src: fn(src, *args, **kwargs),
+                                 (*args, *kwargs.values()))
+    else:
+        def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+            if (len(args) == 1 and (not kwargs or list(kwargs) == ["alpha"])
+                    and native_arithmetic(self, name, args[0], kwargs.get("alpha", 1))):
+                return self
+            return apply_inplace(self, name, lambda src: fn(src, *args, **kwargs),
+                                 (*args, *kwargs.values()))
 
     method.__name__ = name
     method.__doc__ = f"In-place ``{name[:-1]}``; returns self."

@@ -177,9 +177,10 @@ def test_zero_fill_and_copy_are_the_general_paths(fast):
 @reference_mode(False)
 def test_zero_fill_and_copy_take_the_fast_path():
     t = ag.ones(3)
-    assert fast_setitem.overwrite(t, "zero_", ())
-    assert fast_setitem.overwrite(t, "fill_", (4,))
-    assert fast_setitem.overwrite(t, "copy_", (ag.tensor([1.0, 2.0, 3.0]),))
+    write = fast_setitem.OVERWRITES
+    assert write["zero_"](t, ())
+    assert write["fill_"](t, (4,))
+    assert write["copy_"](t, (ag.tensor([1.0, 2.0, 3.0]),))
     assert t.tolist() == [1.0, 2.0, 3.0] and t._version == 3
-    assert not fast_setitem.overwrite(t, "copy_", (ag.tensor([1, 2, 3]),))  # a cast: general
-    assert not fast_setitem.overwrite(t, "fill_", (ag.ones(3),))  # refused by the general path
+    assert not write["copy_"](t, (ag.tensor([1, 2, 3]),))  # a cast: the general path's
+    assert not write["fill_"](t, (ag.ones(3),))  # refused by the general path

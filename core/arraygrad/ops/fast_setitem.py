@@ -26,7 +26,7 @@ from arraygrad.ops.fast import arrays_writable, basic_key
 from arraygrad.ops.inplace import before_write
 from arraygrad.tensor import Tensor
 
-__all__ = ["setitem", "overwrite"]
+__all__ = ["setitem", "OVERWRITES"]
 
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 
@@ -59,20 +59,25 @@ def setitem(t: Tensor, key: Any, value: Any) -> bool:
     return True
 
 
-def overwrite(t: Tensor, name: str, args: tuple[Any, ...]) -> bool:
-    """``t.zero_()``, ``t.fill_(v)`` or ``t.copy_(src)`` as ``t[...] = value`` when that takes
-    the fast path (``fill_``'s value a number or a 0-d tensor; ``copy_``'s a tensor of
-    ``t``'s dtype, broadcast); False when the general mechanism must run."""
-    if name == "zero_":
-        return not args and setitem(t, Ellipsis, 0)
-    if len(args) != 1:
-        return False
-    value = args[0]
-    if name == "fill_":
-        return (type(value) is not Tensor or value.ndim == 0) and setitem(t, Ellipsis, value)
-    if name == "copy_":
-        return type(value) is Tensor and setitem(t, Ellipsis, value)
-    return False
+def _zero(t: Tensor, args: tuple[Any, ...]) -> bool:
+    return not args and setitem(t, Ellipsis, 0)
+
+
+def _fill(t: Tensor, args: tuple[Any, ...]) -> bool:
+    # a number or a 0-d tensor (the general path refuses any other)
+    return len(args) == 1 and (type(args[0]) is not Tensor or args[0].ndim == 0) \
+        and setitem(t, Ellipsis, args[0])
+
+
+def _copy(t: Tensor, args: tuple[Any, ...]) -> bool:
+    # a tensor of ``t``'s dtype, broadcast (a cast is the general path's)
+    return len(args) == 1 and type(args[0]) is Tensor and setitem(t, Ellipsis, args[0])
+
+
+OVERWRITES = {"zero_": _zero, "fill_": _fill, "copy_": _copy}
+"""``zero_``, ``fill_`` and ``copy_`` as ``t[...] = value`` on the fast path: each takes
+``(t, positional args)`` and answers True when written, False when the general mechanism
+must run."""
 
 
 def _index(t: Tensor, key: Any) -> Any:
