@@ -439,26 +439,36 @@ def _broadcast_shape(op: str, a: tuple[Any, ...], b: tuple[Any, ...]) -> tuple[A
     return tuple(reversed(out))
 
 
-def _full_mask(op: str, input: Tensor, mask: Tensor) -> Tensor:
-    """``mask`` broadcast to ``input``'s shape (which it may not grow)."""
+def _fitting_mask(op: str, input: Tensor, mask: Tensor) -> Tensor:
+    """``mask``, checked to broadcast to ``input``'s shape (which it may not grow)."""
     shape = _broadcast_shape(op, tuple(input._data.shape), tuple(mask._data.shape))
     if shape != tuple(input._data.shape):
         raise RuntimeError(f"{op}(): mask of shape {list(mask.shape)} cannot be broadcast to "
                            f"self of shape {list(input.shape)}")
+    return mask
+
+
+def _expanded(mask: Tensor, input: Tensor) -> Tensor:
+    shape = tuple(input._data.shape)
     return mask.expand(*shape) if tuple(mask._data.shape) != shape else mask
+
+
+def _full_mask(op: str, input: Tensor, mask: Tensor) -> Tensor:
+    """``mask`` broadcast to ``input``'s shape (which it may not grow)."""
+    return _expanded(_fitting_mask(op, input, mask), input)
 
 
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     """``input`` with ``value`` where ``mask`` (broadcast to ``input``) is True."""
-    mask = _full_mask("masked_fill", input, _mask("masked_fill", input, mask))
+    mask = _fitting_mask("masked_fill", input, _mask("masked_fill", input, mask))
     if isinstance(value, Tensor):
         if value._data.ndim != 0:
             raise RuntimeError(f"masked_fill(): only supports a 0-dimensional value tensor, "
                                f"but got tensor with {value._data.ndim} dimension(s)")
-    # a differentiable fill, inside vmap (where a mask's index form would have a size per
-    # sample), recorded (compile, ONNX export: the index form's size depends on the mask's
-    # values), without values (meta: that size is unknown) or on a lazy backend (Dask: an
-    # unknown size until computed, which makes every later chunk unknown): where(mask, ...)
+    # the recorded op where(mask, value, input): a value that requires grad (a second input),
+    # inside vmap (mask and input may sit at different batch levels, which the array-level
+    # rule does not lift), while recording (compile and ONNX export see the Tensor op), and
+    # on the meta and lazy backends, as before the one-node rule
     backend = input._backend
     if vmap_levels or _transform_hooks.arrays_only or (
             isinstance(value, Tensor) and value.requires_grad) \
@@ -467,7 +477,8 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
 
         fill = (value.to(input.dtype) if isinstance(value, Tensor) else
                 input.new_full((), _number("masked_fill", value)))
-        return where(mask, fill, input)
+        return where(_expanded(mask, input), fill, input)
+    # the mask as given: the array-level where broadcasts it (no expanded view to make)
     return masked_fill_number(input, mask, _number("masked_fill", value))
 
 
