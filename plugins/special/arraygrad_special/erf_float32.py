@@ -47,8 +47,9 @@ _LARGE = tuple(_F32(c) for c in (
 
 # elements per block: the ~30 passes of a block run on buffers that stay in cache (256 KiB each
 # in float32) and are made once per call. Whole-array passes over a GPT block's 2 MiB activations
-# take 3x as long on one thread: every pass streams from memory, and the live multi-megabyte
-# temporaries are returned to the OS and faulted back in on every call
+# stream every pass from memory, and their live multi-megabyte temporaries may be returned to
+# the OS and faulted back in on every call: up to 3x as long on one thread in a fresh process,
+# ~10% in a training loop whose allocator keeps them
 _BLOCK = 1 << 16
 
 
