@@ -506,11 +506,14 @@ def randint(low: Any = None, high: Any = None, size: Any = None, *,
     backend = _backend(device)
     shape = _size(tuple(size), "randint")
     d = dtype or _dt.int64
-    if not d.is_floating_point:
+    # (int64 with Python int bounds: the overflow test above was this test)
+    if not d.is_floating_point and not (d is _dt.int64 and type(low) is int
+                                        and type(high) is int):
         _randint_bounds(int(low), int(high), d)
     gen = generator_for(backend, generator)
     data = gen.integers(int(low), int(high), shape, backend.native_dtype(_dt.int64))
-    data = backend.xp.astype(data, backend.native_dtype(d))
+    if d is not _dt.int64:  # (the draw is fresh: int64 needs no copy)
+        data = backend.xp.astype(data, backend.native_dtype(d))
     return _finish(data, backend, requires_grad)
 
 
