@@ -140,7 +140,12 @@ def _rounded_back(out: Any, *args: Any) -> Any:
 
 def _where(where: Callable[..., Any]) -> Callable[..., Any]:
     def wrapped(condition: Any, x1: Any, x2: Any, /) -> Any:
-        return _rounded_back(where(condition, x1, x2), x1, x2)
+        out = where(condition, x1, x2)
+        # no bfloat16 operand, the common case: nothing to round back, and no generator
+        # over the arguments (masked_fill and NLL call this on every step)
+        if getattr(x1, "dtype", None) is not BF16 and getattr(x2, "dtype", None) is not BF16:
+            return out
+        return _rounded_back(out, x1, x2)
 
     wrapped.__name__ = wrapped.__qualname__ = "where"
     wrapped.__doc__ = where.__doc__

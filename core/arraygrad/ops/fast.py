@@ -213,19 +213,16 @@ def scaled_inplace(fn: Any, data: Any, value: Any, alpha: Any) -> Any:
     return fn(data, value * alpha)
 
 
-def class_onehot(xp: Any, t: Any, c: int, ignore_index: int, dtype: Any) -> tuple[Any, int] | None:
-    """NLL's ``(one-hot of the targets t, count)`` over ``c`` classes in ``dtype``, when every
-    target is a class and none is ``ignore_index`` (the common case: no masks needed); None
-    for the general path, which also raises for targets out of range."""
-    n = t.shape[0]
-    if not fast_paths.on or not n:
-        return None
+def class_targets(xp: Any, t: Any, c: int, ignore_index: int) -> bool:
+    """Whether NLL's fast path applies: every target in ``t`` (1-D) is a class below ``c``
+    and none is ``ignore_index`` (the common case: no masks needed). False for the general
+    path, which also raises for targets out of range (and always with fast paths off)."""
+    if not fast_paths.on or not t.shape[0]:
+        return False
     # one yes/no read of the targets' range, not two reads of its ends: a compiled step
     # guards this decision, which stays the same from batch to batch, where the ends
     # (each batch's smallest and largest label) would make a new recording per batch
-    if not bool(targets_usable(xp, t, c, ignore_index)):
-        return None
-    return onehot_data(xp, t, c, dtype), n
+    return bool(targets_usable(xp, t, c, ignore_index))
 
 
 @array_kernel

@@ -10,6 +10,8 @@ from arraygrad.ops.arguments import tensor_arg
 from arraygrad.amp import state as _amp
 from arraygrad import dtypes as _dt
 from arraygrad.transform_state import array_kernel
+from arraygrad.autograd.forward_ad import state as _fw
+from arraygrad.autograd.grad_mode import _state
 from arraygrad.nn import _ops
 from arraygrad.ops import activation as _act, elementwise as ew
 from arraygrad.ops import fast as _fast
@@ -275,6 +277,17 @@ def _nll_data(xp: Any, x: Any, onehot: Any, denom: Any, reduction: str) -> Any:
         return -xp.sum(picked) / denom
 
 
+@array_kernel
+def _nll_taken(xp: Any, x: Any, t: Any, denom: Any, reduction: str) -> Any:
+    """``_nll_data`` when every target is a class (none ignored): each row's entry taken at
+    its flat position, O(rows) where the one-hot pick reads every class of every row."""
+    n, c = x.shape
+    picked = xp.take(xp.reshape(x, (-1,)), xp.arange(0, n * c, c, dtype=t.dtype) + t)
+    if reduction == "none":
+        return -picked
+    return -xp.sum(picked) / denom
+
+
 def _nll_2d(input: Tensor, target: Tensor, ignore_index: int, reduction: str) -> Tensor:
     """NLL of a (N, C) input with (N,) class targets and no class weights: one node."""
     backend = input._backend
@@ -282,10 +295,17 @@ def _nll_2d(input: Tensor, target: Tensor, ignore_index: int, reduction: str) ->
     x = input._data
     n, c = x.shape
     t = target._data
+    # the gradient's rows (one-hot, scaled) are saved only for a node or a tangent to read:
+    # an evaluation loop under no_grad builds none
+    wanted = _fw.on or (_state.enabled and input._requires_grad)
+    onehot: Any = None
     # (without values, meta: no target to read, the general path's shapes)
-    found = _fast.class_onehot(xp, t, c, ignore_index, x.dtype) if backend.holds_data else None
-    if found is not None:
-        onehot, count = found
+    if backend.holds_data and _fast.class_targets(xp, t, c, ignore_index):
+        count = n
+        denom: Any = n if reduction == "mean" else 1
+        data = _nll_taken(xp, x, t, denom, reduction)
+        if wanted:
+            onehot = _fast.onehot_data(xp, t, c, x.dtype)
     else:
         valid = t != ignore_index
         safe = xp.where(valid, t, xp.zeros_like(t))
@@ -299,8 +319,10 @@ def _nll_2d(input: Tensor, target: Tensor, ignore_index: int, reduction: str) ->
         onehot = xp.astype((xp.reshape(safe, (n, 1)) == classes) & xp.reshape(valid, (n, 1)),
                            x.dtype)
         count = xp.sum(xp.astype(valid, x.dtype))
-    denom = count if reduction == "mean" else 1
-    data = _nll_data(xp, x, onehot, denom, reduction)
+        denom = count if reduction == "mean" else 1
+        data = _nll_data(xp, x, onehot, denom, reduction)
+    if onehot is None:
+        return NLL.record(data, backend, (input,), picks=None, reduction=reduction)
     if reduction == "none":
         onehot *= -1.0  # the gradient of each row's pick
     else:
