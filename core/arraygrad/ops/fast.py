@@ -243,6 +243,32 @@ def onehot_data(xp: Any, t: Any, c: int, dtype: Any) -> Any:
     return xp.astype(t[:, None] == xp.arange(c, dtype=t.dtype), dtype)
 
 
+def uniform_arrays(tensors: Any) -> tuple[Any, list[Any]] | None:
+    """``(backend, arrays)`` of a non-empty list or tuple of tensors holding the backend's own
+    arrays, on one backend with one shape and one dtype, read in one pass (``stack``'s common case: nothing to promote,
+    nothing to explain); None for anything else, which the general checks take."""
+    if not fast_paths.on or (type(tensors) is not list and type(tensors) is not tuple) \
+            or not tensors:
+        return None
+    first = tensors[0]
+    if not isinstance(first, Tensor):
+        return None
+    backend = first._backend
+    kind = type(first._data)
+    if kind is not backend.array_type:  # (sparse data, vmap's batched arrays: the general)
+        return None
+    shape, dtype = first._data.shape, first._data.dtype
+    arrays = []
+    for t in tensors:
+        if not isinstance(t, Tensor) or t._backend is not backend:
+            return None
+        d = t._data
+        if type(d) is not kind or d.shape != shape or d.dtype != dtype:
+            return None
+        arrays.append(d)
+    return backend, arrays
+
+
 def arrays_writable() -> bool:
     """Whether updates may be written into arrays directly: fast paths on and no
     ``arraygrad.compile`` recording (a recording sees Tensor operations, not array writes)."""

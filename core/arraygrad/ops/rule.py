@@ -476,18 +476,22 @@ class Rule:
         """``record`` for a rule with several outputs (``split``, ``max`` with indices).
 
         ``differentiable``: which outputs carry gradients (default all)."""
-        outs = tuple(wrap(d, backend) for d in datas)
+        outs = tuple([wrap(d, backend) for d in datas])
         if not self.complex:
             refuse_complex(self, (), datas, backend)
+        fw = _fw.on
+        linking = _state.enabled and any(isinstance(t, Tensor) and t._requires_grad
+                                         for t in inputs)
+        if not (linking or fw):  # nothing to link or to carry a tangent: the outputs alone
+            return outs
         floating = backend.differentiable_natives
         if not all(d.dtype in floating for d in datas):  # integer outputs carry no gradient
             differentiable = tuple((differentiable is None or differentiable[i])
                                    and d.dtype in floating for i, d in enumerate(datas))
-        fw = _fw.on
         if fw:
             for o in outs:
                 o._fw_grads = {}  # as in ``record``
-        if _state.enabled and any(isinstance(t, Tensor) and t._requires_grad for t in inputs):
+        if linking:
             if not self.complex:
                 refuse_complex(self, inputs, datas, backend)
             node = self._link(inputs, named, None)

@@ -10,17 +10,19 @@ in-place change through either is seen by both. Each differentiable op is one ru
 from __future__ import annotations
 
 import math
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from arraygrad import dtypes as _dt
 from arraygrad.allocation_errors import allocating
 from arraygrad.ops.arguments import normalize_dims, tensor_arg
 from arraygrad.ops.broadcast import sum_to, sum_to_data
+from arraygrad.ops import fast as _fast
 from arraygrad.ops.casting import cast_data
 from arraygrad.ops.promotion import same_backend
 from arraygrad.ops.rule import Rule, VIA_VJP, defop
 from arraygrad.ops.views import (
-    expanded_strides, indexed_strides, make_view, permuted_strides, view_strides,
+    expanded_strides, indexed_strides, make_view, make_views, permuted_strides, view_strides,
 )
 from arraygrad.tensor import Tensor, _wrap_dim
 
@@ -457,6 +459,11 @@ STACK = defop("StackBackward0", jvp=VIA_VJP, inputs=("tensors",), params=("dim",
 
 def stack(tensors: Any, dim: int = 0) -> Tensor:
     """Join same-shaped tensors along a new dimension."""
+    uniform = _fast.uniform_arrays(tensors)
+    if uniform is not None:  # one backend, shape and dtype: checked in one pass
+        backend, arrays = uniform
+        d = _wrap_dim(dim, arrays[0].ndim + 1, "stack")
+        return STACK.record(backend.xp.stack(arrays, axis=d), backend, tensors, dim=d)
     tensors, backend = _joinable("stack", tensors)
     ref = tensors[0]
     for i, t_ in enumerate(tensors):
@@ -483,15 +490,22 @@ SPLIT_WITH_SIZES = defop("SplitWithSizesBackward0", jvp=VIA_VJP,
 def _views_of_parts(outs: Any, input: Tensor, keys: Any, one_layout: bool = False) -> tuple[Any, ...]:
     """Mark the outputs of a multi-output op as views picked from ``input`` by ``keys``;
     ``one_layout``: every part has the first's shape and strides (``unbind``'s), computed once."""
+    if not outs:
+        return outs
+    if one_layout:
+        strides: Any = (indexed_strides(input, keys[0], outs[0]._data.shape),) * len(outs)
+    else:
+        strides = [indexed_strides(input, key, out._data.shape) for out, key in zip(outs, keys)]
+    make_views(outs, input, [partial(_picked, key) for key in keys], strides,
+               multi_output=True)
+    return outs
+
+
+def _picked(key: Any, base: Tensor) -> Tensor:
+    """``base[key]``: a part's replay from its base."""
     from arraygrad.ops.indexing import getitem
 
-    strides = None
-    for j, (out, key) in enumerate(zip(outs, keys)):
-        if not j or not one_layout:
-            strides = indexed_strides(input, key, out._data.shape)
-        make_view(out, input, lambda base, key=key: getitem(base, key), strides,
-                  multi_output=True)
-    return outs
+    return getitem(base, key)
 
 
 def _split_at(input: Tensor, sizes: list[Any], d: int, rule: Rule, **params: Any) -> tuple[Any, ...]:

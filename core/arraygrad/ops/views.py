@@ -15,7 +15,7 @@ copies instead, and ``contiguous()`` copies a non-contiguous tensor.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 if TYPE_CHECKING:
     from arraygrad.tensor import Tensor
@@ -40,21 +40,39 @@ class ViewInfo:
 def make_view(out: Tensor, input: Tensor, replay: Any, strides: Any = None,
               multi_output: bool = False) -> Tensor:
     """Mark ``out`` as a view of ``input`` made by ``replay(input)``; returns ``out``."""
+    make_views((out,), input, (replay,), (strides,), multi_output)
+    return out
+
+
+def make_views(outs: Sequence[Tensor], input: Tensor, replays: Sequence[Any],
+               strides: Sequence[Any], multi_output: bool = False) -> None:
+    """``make_view`` of each of ``outs`` (with its replay and strides), the input's share
+    read once: a multi-output op's parts (``unbind``, iterating a tensor, ``split``)."""
     counter = input._version_counter()
-    out._vc = counter
-    if input._base is not None:
-        out._base = input._base
+    version = counter[0]
+    root = input._base
+    parent = None
+    if root is not None:
         parent = input._view.replay
-        out._view = ViewInfo(lambda base: replay(parent(base)), counter[0], multi_output)
     else:
-        out._base = input
-        out._view = ViewInfo(replay, counter[0], multi_output)
-    out._strides = strides
+        root = input
+    for out, replay, s in zip(outs, replays, strides):
+        out._vc = counter
+        out._base = root
+        if parent is not None:
+            replay = _composed(parent, replay)
+        out._view = ViewInfo(replay, version, multi_output)
+        out._strides = s
     if not input._backend.mutable_arrays:  # no shared memory: the view is rebuilt on writes
         from arraygrad.immutable_writes import remember_view
 
-        remember_view(out)
-    return out
+        for out in outs:
+            remember_view(out)
+
+
+def _composed(parent: Any, replay: Any) -> Any:
+    """``replay(parent(base))``: a view of a view, replayed from the root base."""
+    return lambda base: replay(parent(base))
 
 
 def contiguous_strides(shape: Any) -> tuple[Any, ...]:
