@@ -1,7 +1,8 @@
 """The program-level benchmark (``make bench-programs``): every program in ``examples/ported``
 timed under arraygrad and, where installed, under PyTorch (the program with its imports
-renamed back), each run in a fresh process with one thread, printing each program's time
-ratio, then the median and the largest.
+renamed back), each run in a fresh process with one thread, three times by default
+(``--repeats``, the frameworks alternating; each keeps its median run), printing each
+program's time ratio, then the median and the largest.
 
 A run's time is a wall clock around the program itself (``runpy`` in the process), started
 after the framework is imported and has run one tiny training step, so an import's cost, and
@@ -100,6 +101,28 @@ def time_program(path: pathlib.Path, framework: str, env: dict | None = None) ->
             return json.load(fh)
 
 
+def time_repeated(path: pathlib.Path, frameworks: list, env: dict | None = None,
+                  repeats: int = 3) -> dict:
+    """``{framework: {"seconds", "runs"}}``: ``path`` run ``repeats`` times on each framework,
+    the frameworks alternating run by run so that a slow spell of the machine falls on both,
+    and each framework's time the median of its runs (one noisy run of a sub-second program
+    moved its ratio by 2x on the shared machines here). A framework whose run fails gets
+    that run's ``{"error"}`` and is not run again."""
+    runs: dict = {fw: [] for fw in frameworks}
+    failed: dict = {}
+    for _ in range(repeats):
+        for fw in frameworks:
+            if fw in failed:
+                continue
+            r = time_program(path, fw, env)
+            if "seconds" in r:
+                runs[fw].append(r["seconds"])
+            else:
+                failed[fw] = r
+    return {fw: failed.get(fw) or {"seconds": statistics.median(runs[fw]), "runs": runs[fw]}
+            for fw in frameworks}
+
+
 def summarize(results: dict) -> dict:
     """``{"median", "max", "max_program"}`` of the arraygrad/PyTorch time ratios in
     ``results`` (``{program: {framework: {"seconds"}}}``); empty without a ratio."""
@@ -113,10 +136,12 @@ def summarize(results: dict) -> dict:
             "max_program": worst, "ratios": ratios}
 
 
-def _time_all(programs: list, frameworks: list, env: dict, results: dict) -> None:
-    """Time each program on each framework into ``results``, printing a row per program."""
+def _time_all(programs: list, frameworks: list, env: dict, results: dict,
+              repeats: int) -> None:
+    """Time each program on each framework (``time_repeated``) into ``results``, printing a
+    row per program."""
     for path in programs:
-        r = results[path.name] = {fw: time_program(path, fw, env) for fw in frameworks}
+        r = results[path.name] = time_repeated(path, frameworks, env, repeats)
         cells = [f"{r[fw]['seconds']:.2f}" if "seconds" in r[fw] else "error"
                  for fw in frameworks] + ["-"] * (2 - len(frameworks))
         ratio = (f"{r['arraygrad']['seconds'] / r['torch']['seconds']:7.2f}"
@@ -131,7 +156,11 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="*", help="program names (file names, .py optional)")
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
+    parser.add_argument("--repeats", type=int, default=3,
+                        help="runs per program and framework, alternating; the median is kept")
     args = parser.parse_args(argv)
+    if args.repeats < 1:
+        parser.error("--repeats must be at least 1")
     wanted = {n if n.endswith(".py") else n + ".py" for n in args.only or ()}
     programs = [p for p in sorted(PORTED.glob("*.py")) if not wanted or p.name in wanted]
     frameworks = ["arraygrad"] + (["torch"] if torch_installed() else [])
@@ -141,7 +170,7 @@ def main(argv=None) -> int:
     try:
         env = bytecode_env(cache)
         compile_arraygrad(env)
-        _time_all(programs, frameworks, env, results)
+        _time_all(programs, frameworks, env, results, args.repeats)
     finally:
         shutil.rmtree(cache, ignore_errors=True)
     summary = summarize(results)

@@ -4,6 +4,7 @@ each, its gradients checked (against the NumPy floor, or PyTorch's for the model
 is asserted."""
 
 import json
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -89,10 +90,25 @@ def test_program_benchmark_reports_a_failing_program(bench_programs, tmp_path):
 def test_bench_programs_runs_from_the_command_line(tmp_path):
     out = tmp_path / "programs.json"
     done = subprocess.run([sys.executable, "benchmarks/programs.py", "--only", "tensor_tour",
-                           "--json", str(out)], cwd=ROOT, capture_output=True, text=True,
-                          timeout=300)
+                           "--repeats", "2", "--json", str(out)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "tensor_tour.py" in done.stdout
     result = json.loads(out.read_text())["programs"]["tensor_tour.py"]
     assert set(result) == {"arraygrad"} | ({"torch"} if _has_torch() else set())
-    assert all(r["seconds"] > 0 for r in result.values())
+    for r in result.values():  # each framework's time: the median of its two runs
+        assert len(r["runs"]) == 2 and all(t > 0 for t in r["runs"])
+        assert r["seconds"] == statistics.median(r["runs"])
+
+
+def test_program_benchmark_stops_a_failing_framework_after_one_run(bench_programs, tmp_path):
+    broken = tmp_path / "broken.py"
+    broken.write_text("import arraygrad as torch\nraise ValueError('no such thing')\n")
+    assert bench_programs.time_repeated(broken, ["arraygrad"], repeats=3) == {
+        "arraygrad": {"error": "ValueError: no such thing"}}
+
+
+def test_bench_programs_refuses_zero_repeats():
+    done = subprocess.run([sys.executable, "benchmarks/programs.py", "--repeats", "0"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "--repeats must be at least 1" in done.stderr
