@@ -69,8 +69,9 @@ class BinarySpec:
 
 def binary(a: Tensor, b: Tensor, spec: BinarySpec) -> Tensor | None:
     """``a op b`` on the fast path, or None when the operands need the general one: the
-    result computed without promotion or broadcasting checks, recorded by the rule's own
-    recorder (``Rule.record`` builds every node)."""
+    result computed without promotion or broadcasting checks (tensors of one dtype, or a
+    tensor and a Python number), recorded by the rule's own recorder (``Rule.record``
+    builds every node)."""
     if not fast_paths.on:
         return None
     if isinstance(a, Tensor):
@@ -98,8 +99,20 @@ def binary(a: Tensor, b: Tensor, spec: BinarySpec) -> Tensor | None:
         return None
     else:
         od = other._data
-        if od.shape != data.shape or od.dtype != dtype or other._backend is not backend:
+        if od.dtype != dtype or other._backend is not backend:
             return None
+        if od.shape != data.shape:
+            # operands of one dtype that broadcast (``h @ W + b``): the backend's own arrays
+            # only, whose broadcasting is PyTorch's and refuses shapes that do not broadcast
+            # before computing (the general path then raises PyTorch's error). The node keeps
+            # the inputs' shapes: the recorder sums each gradient back to its input's
+            if type(data) is not backend.array_type or type(od) is not type(data):
+                return None
+            try:
+                found = spec.native(data, od)
+            except ValueError:
+                return None
+            return spec.rule.record(found, backend, (a, b))
         found = spec.native(data, od)
     # the tensor operands have the result's shape and floating dtype: ``like``
     return spec.rule.record(found, backend, (a, b), True)
