@@ -138,7 +138,7 @@ def _reduction(ufunc, low=frozenset()):
     return fn
 
 
-def _logical_reduction(ufunc):
+def _logical_reduction(ufunc, name):
     """``any``/``all`` as ``logical_or``/``logical_and``'s own ``reduce`` over every axis by
     default: NumPy's functions reach it through a Python layer (~3 -> ~1 us per call; the
     core's checks ask one on every call). Same results, dtypes and shapes for the standard's
@@ -148,7 +148,8 @@ def _logical_reduction(ufunc):
     def fn(x, /, *, axis=None, keepdims=False):
         return reduce(x, axis=axis, keepdims=keepdims)
 
-    fn.__name__ = fn.__qualname__ = f"{ufunc.__name__}_reduce"
+    # the standard's name: vmap's batching rule knows a whole-sample reduction by it
+    fn.__name__ = fn.__qualname__ = name
     return fn
 
 
@@ -192,7 +193,8 @@ def _fast_namespace():
     ns.zeros, ns.ones, ns.empty, ns.full = np.zeros, np.ones, np.empty, np.full
     ns.zeros_like, ns.ones_like = np.zeros_like, np.ones_like
     ns.stack = _stack
-    ns.any, ns.all = _logical_reduction(np.logical_or), _logical_reduction(np.logical_and)
+    ns.any = _logical_reduction(np.logical_or, "any")
+    ns.all = _logical_reduction(np.logical_and, "all")
     if hasattr(np, "cumulative_sum"):  # NumPy 2.1: the standard's, with no wrapper around it
         ns.cumulative_sum = np.cumulative_sum
     if np.lib.NumpyVersion(np.__version__) >= "2.0.0":  # its arange takes device="cpu" too
