@@ -158,3 +158,25 @@ def test_match_pytorch(dtype):
         (o1, g1), (o2, g2) = got
         assert _same(o1, o2)
         np.testing.assert_array_equal(g1, g2)  # (masked gradients: zero signs may differ)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_clamp_keeps_a_zero_input_at_a_zero_bound_as_pytorch(dtype):
+    """``clamp(0.0, max=-0.0)`` is 0.0 and ``clamp(-0.0, min=0.0)`` is -0.0 (PyTorch compares
+    strictly; NumPy's clip answered the bound)."""
+    x = np.array([0.0, -0.0, 1.0, -1.0], dtype=dtype)
+    assert np.signbit(ag.tensor(x).clamp(max=-0.0).numpy()).tolist() == [False, True, True, True]
+    assert np.signbit(ag.tensor(x).clamp(min=0.0).numpy()).tolist() == [False, True, False, False]
+    assert np.signbit(ag.tensor(x).clamp(-0.0, 0.0).numpy()).tolist() == [False, True, False, True]
+    torch = pytest.importorskip("torch")
+    for low, high in ((None, -0.0), (0.0, None), (-0.0, 0.0)):
+        want = torch.tensor(x).clamp(low, high)
+        assert np.signbit(ag.tensor(x).clamp(low, high).numpy()).tolist() == \
+            torch.signbit(want).tolist()
+
+
+def test_a_zero_input_above_a_bound_still_takes_it():
+    x = ag.tensor([0.0, -0.0])
+    assert x.clamp(0.0, -2.0).tolist() == [-2.0, -2.0]  # low > high: high wins
+    assert np.signbit(x.clamp(0.5, -0.0).numpy()).tolist() == [True, True]
+    assert x.clamp(min=1.0).tolist() == [1.0, 1.0]

@@ -626,18 +626,33 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Any:  # noqa: A002
                         min=min, max=max)
 
 
+def _zero_kept(low: Any, high: Any) -> bool:
+    """Whether clamp keeps a zero input's own sign where NumPy's clip gives a zero bound's:
+    a zero bound with zero inside ``[low, high]`` (PyTorch compares strictly, so
+    ``clamp(0.0, max=-0.0)`` is 0.0). Python numbers only: a compiled step's live scalar is
+    not compared (that would be a guard on its value)."""
+    for bound in (low, high):
+        if bound is not None and bound.__class__ is not float and bound.__class__ is not int:
+            return False
+    return (low == 0 or high == 0) and (low is None or low <= 0) and \
+        (high is None or high >= 0)
+
+
 def clamp_data(backend: Backend, data: Any, low: Any, high: Any) -> Any:
     """``data`` limited to ``[low, high]`` (either may be None) as PyTorch's clamp: ``low`` where
     ``data < low``, then ``high`` where above it (so ``high`` wins when ``low > high``), NaN
     kept, ``-0.0`` kept at a zero bound. A float32/float64 array goes through the namespace's
     ``clip`` with a missing bound as an infinity: NumPy's two-bound clip is one branch-free
     pass with those results (a ``where`` on a random mask is ~25x slower), its one-bound form
-    turns ``-0.0`` into ``0.0``."""
+    turns ``-0.0`` into ``0.0``; at a zero bound a second pass puts back the input's zeros."""
     xp = backend.xp
     clip = getattr(xp, "clip", None)
     if clip is not None and data.dtype in backend.wide_floating_natives:
-        return clip(data, xp.asarray(-math.inf if low is None else low, dtype=data.dtype),
-                    xp.asarray(math.inf if high is None else high, dtype=data.dtype))
+        out = clip(data, xp.asarray(-math.inf if low is None else low, dtype=data.dtype),
+                   xp.asarray(math.inf if high is None else high, dtype=data.dtype))
+        if _zero_kept(low, high):  # only zeros differ: they are put back
+            out = xp.where(data == 0, data, out)
+        return out
     if low is not None:
         data = xp.where(data < low, xp.asarray(low, dtype=data.dtype), data)
     if high is not None:
