@@ -76,7 +76,8 @@ def test_a_bias_add_records_one_node_with_the_inputs_shapes():
 def test_broadcasting_matches_pytorch():
     torch = pytest.importorskip("torch")
     rng = np.random.default_rng(3)
-    a0, b0 = rng.standard_normal((4, 1)).astype(np.float32), rng.standard_normal(5).astype(np.float32)
+    a0 = rng.standard_normal((4, 1)).astype(np.float32)
+    b0 = rng.standard_normal(5).astype(np.float32)
     for op in OPS:
         a, b = ag.tensor(a0, requires_grad=True), ag.tensor(b0, requires_grad=True)
         ta, tb = torch.tensor(a0, requires_grad=True), torch.tensor(b0, requires_grad=True)

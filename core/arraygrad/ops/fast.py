@@ -258,8 +258,9 @@ def onehot_data(xp: Any, t: Any, c: int, dtype: Any) -> Any:
 
 def uniform_arrays(tensors: Any) -> tuple[Any, list[Any]] | None:
     """``(backend, arrays)`` of a non-empty list or tuple of tensors holding the backend's own
-    arrays, on one backend with one shape and one dtype, read in one pass (``stack``'s common case: nothing to promote,
-    nothing to explain); None for anything else, which the general checks take."""
+    arrays, on one backend with one shape and one dtype, read in one pass (``stack``'s common
+    case: nothing to promote, nothing to explain); None for anything else, which the general
+    checks take."""
     if not fast_paths.on or (type(tensors) is not list and type(tensors) is not tuple) \
             or not tensors:
         return None
