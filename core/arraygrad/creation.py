@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from itertools import chain
 from numbers import Number
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -16,6 +17,7 @@ from arraygrad import determinism as _determinism
 from arraygrad.layouts import check_layout, check_memory_format, check_pin_memory, sparse_coo
 from arraygrad.random import generator_for
 from arraygrad.ops.complex_data import join
+from arraygrad.ops.rule import fast_paths
 from arraygrad.tensor import Tensor, wrap as _wrap
 from arraygrad.tensor_sparse import sparse_ops
 
@@ -91,9 +93,65 @@ def _infer_dtype(data: Any) -> _dt.dtype:
         elif hasattr(item, "dtype"):
             kind = max(kind, 2)
         else:
-            raise TypeError(f"tensor(): could not infer dtype of {type(item).__name__}")
+            if isinstance(item, str):  # PyTorch's class and words for each
+                raise TypeError("new(): invalid data type 'str'")
+            raise RuntimeError(f"Could not infer dtype of {type(item).__name__}")
         if kind == 3:
             break
+    return _dtype_of_kind(kind)
+
+
+# the kind ``_infer_dtype`` ranks each plain Python scalar type by (bool < int < float < complex)
+_SCALAR_KINDS = {bool: 0, int: 1, float: 2, complex: 3}
+_SEQUENCES = frozenset((list, tuple))
+_PLAIN_TYPES = _SEQUENCES | frozenset(_SCALAR_KINDS)
+
+
+def _levels(data: Any, plain_only: bool) -> tuple[tuple[int, ...], set[type]] | None:
+    """The shape of nested lists/tuples and the types of their scalars, one level at a time,
+    each in C (``map``, ``set``, ``chain``): the data is rectangular exactly when every
+    level's sequences have one length. PyTorch's errors for ragged data (ValueError) and for
+    a sequence where the first item has a scalar, or the reverse (TypeError). ``plain_only``:
+    None as soon as a level holds anything but lists, tuples and plain Python scalars."""
+    shape: list[int] = []
+    items = [data]
+    while items:
+        types = set(map(type, items))
+        if plain_only and not types <= _PLAIN_TYPES:
+            return None
+        if not types & _SEQUENCES:
+            return tuple(shape), types
+        if type(items[0]) not in _SEQUENCES:  # the first says scalar: a sequence beside it
+            other = next(x for x in items if type(x) in _SEQUENCES)
+            raise TypeError(f"'{type(other).__name__}' object cannot be interpreted as an "
+                            "integer")
+        if not types <= _SEQUENCES:
+            raise TypeError("not a sequence")
+        lengths = set(map(len, items))
+        if len(lengths) > 1:
+            want = len(items[0])
+            got = next(len(x) for x in items if len(x) != want)
+            raise ValueError(f"expected sequence of length {want} at dim {len(shape)} "
+                             f"(got {got})")
+        shape.append(lengths.pop())
+        items = list(chain.from_iterable(items))
+    return tuple(shape), set()
+
+
+def _plain_kind(data: Any) -> tuple[int, tuple[int, ...]] | None:
+    """``(kind, shape)`` of nested lists/tuples of plain Python scalars in one walk
+    (``_levels``), kinds as ``_infer_dtype`` ranks them (-1: no scalar at all); None when
+    anything else is in it (a tensor, an array, a NumPy scalar, a subclass): the general
+    path then answers."""
+    found = _levels(data, True)
+    if found is None:
+        return None
+    shape, types = found
+    return max([_SCALAR_KINDS[t] for t in types], default=-1), shape
+
+
+def _dtype_of_kind(kind: int) -> _dt.dtype:
+    """PyTorch's dtype for ``_infer_dtype``'s kind."""
     if kind == 3:
         return _dt.default_complex_dtype()
     return {-1: _dt.get_default_dtype(), 0: _dt.bool, 1: _dt.int64,
@@ -104,8 +162,10 @@ def _plain(data: Any) -> Any:
     """Nested data with tensors replaced by Python values."""
     if isinstance(data, Tensor):
         return data.tolist()
-    if isinstance(data, (list, tuple)):
+    if isinstance(data, list):
         return [_plain(x) for x in data]
+    if isinstance(data, tuple):  # kept a tuple: PyTorch's errors name the type
+        return tuple([_plain(x) for x in data])
     return data
 
 
@@ -147,10 +207,14 @@ def tensor(data: Any, *, dtype: _dt.dtype | None = None, device: DeviceLike | No
         d = dtype or _dtype_of_array(data, backend)
         host = data if hasattr(data, "shape") else backend.to_host(data)
         return _finish(backend.from_host(host, backend.native_dtype(d)), backend, requires_grad)
-    d = dtype or _infer_dtype(data)
-    if isinstance(data, (list, tuple)):
-        data = _plain(data)
-        _check_ragged(data)
+    plain = _plain_kind(data) if fast_paths.on else None
+    if plain is not None:  # plain Python scalars in lists: dtype and raggedness in one walk
+        d = dtype or _dtype_of_kind(plain[0])
+    else:
+        d = dtype or _infer_dtype(data)
+        if isinstance(data, (list, tuple)):
+            data = _plain(data)
+            _check_ragged(data)
     try:
         out = backend.from_host(data, backend.native_dtype(d))
     except OverflowError as exc:
@@ -186,14 +250,8 @@ def _narrow_integers(backend: Backend, data: Any, d: _dt.dtype, exc: OverflowErr
 
 
 def _check_ragged(data: Any) -> None:
-    def shape_of(x: Any) -> tuple[int, ...]:
-        if isinstance(x, list):
-            inner = [shape_of(e) for e in x]
-            if inner and any(s != inner[0] for s in inner):
-                raise ValueError("tensor(): expected sequence of equal-length lists, got ragged data")
-            return (len(x),) + (inner[0] if inner else ())
-        return ()
-    shape_of(data)
+    """PyTorch's errors for nested data that is not rectangular (``_levels``)."""
+    _levels(data, False)
 
 
 def scalar_tensor(value: Any, *, dtype: _dt.dtype | None = None, layout: Any = None,
