@@ -1,7 +1,8 @@
 """The NumPy backend's namespace replaces array-api-compat's Python wrappers by NumPy's own
 functions or ufunc reductions where the results are the same for the standard's arguments:
 ``any``/``all`` (``logical_or``/``logical_and.reduce``), ``stack`` (one ``concatenate``),
-``arange`` and ``cumulative_sum`` (NumPy 2's own). Each is checked against the function it
+``arange`` and ``cumulative_sum`` (NumPy 2's own), ``clip`` between 0-d bounds (the ufunc),
+``take_along_axis`` (its fancy index). Each is checked against the function it
 replaces, over dtypes, shapes and axes."""
 
 from __future__ import annotations
@@ -61,3 +62,46 @@ def test_arange_is_the_standards():
     for args, kwargs in (((5,), {}), ((2, 9, 3), {}), ((4,), {"dtype": np.int32}),
                          ((0.5, 2.0, 0.5), {}), ((3,), {"dtype": np.float32})):
         _same(XP.arange(*args, **kwargs), compat.arange(*args, **kwargs))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.sampled_from([np.float32, np.float64, np.float16]),
+       st.lists(st.integers(0, 4), min_size=0, max_size=3).map(tuple),
+       st.sampled_from([-np.inf, -1.0, -0.0, 0.0, 0.5]), st.sampled_from([np.inf, 0.0, 1.0, -2.0]),
+       st.data())
+def test_clip_between_zero_dimensional_bounds_is_the_general_clip(dtype, shape, low, high, data):
+    x = np.asarray(data.draw(st.lists(
+        st.sampled_from([-3.0, -0.0, 0.0, 0.25, 2.0, np.inf, -np.inf, np.nan]),
+        min_size=int(np.prod(shape)), max_size=int(np.prod(shape))))).reshape(shape)
+    x = x.astype(dtype)
+    lo, hi = np.asarray(low).astype(x.dtype), np.asarray(high).astype(x.dtype)
+    got, want = XP.clip(x, lo, hi), compat.clip(x, lo, hi)
+    _same(got, want)
+    assert np.array_equal(np.signbit(got), np.signbit(want))  # -0.0 kept as the ufunc keeps it
+    _same(XP.clip(x, min=0.5), compat.clip(x, min=0.5))  # a Python bound: the general clip
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.integers(1, 4), min_size=1, max_size=3).map(tuple), st.data())
+def test_take_along_axis_is_numpys(shape, data):
+    ndim = len(shape)
+    axis = data.draw(st.integers(-ndim, ndim - 1))
+    ishape = tuple(data.draw(st.sampled_from([1, n])) if i != axis % ndim
+                   else data.draw(st.integers(0, 5)) for i, n in enumerate(shape))
+    x = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    n = shape[axis]
+    idx = np.asarray(data.draw(st.lists(st.integers(-n, n - 1), min_size=int(np.prod(ishape)),
+                                        max_size=int(np.prod(ishape)))),
+                     dtype=data.draw(st.sampled_from([np.int64, np.int32]))).reshape(ishape)
+    _same(XP.take_along_axis(x, idx, axis=axis), np.take_along_axis(x, idx, axis=axis))
+
+
+def test_take_along_axis_refuses_what_numpy_refuses():
+    x = np.ones((3, 4))
+    for idx, axis in ((np.zeros(3, np.int64), 1), (np.zeros((3, 1), np.int64), 2),
+                      (np.zeros((3, 1)), 1)):
+        with pytest.raises(Exception) as ours:
+            XP.take_along_axis(x, idx, axis=axis)
+        with pytest.raises(Exception) as theirs:
+            np.take_along_axis(x, idx, axis=axis)
+        assert type(ours.value) is type(theirs.value)

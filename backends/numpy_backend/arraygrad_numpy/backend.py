@@ -156,6 +156,48 @@ def _logical_reduction(ufunc, name):
 _WIDE_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
+def _clip(general):
+    """``clip`` of a float32/float64 array (not 0-d) between two 0-d bounds of its dtype (what
+    clamp passes) as NumPy's ``clip`` ufunc itself: array-api-compat's wrapper and NumPy's
+    ``clip`` end there through four Python layers that check the bounds (~10 -> ~1 us per
+    call). Anything else goes to ``general``."""
+    ufunc = np._core.umath.clip if hasattr(np, "_core") else np.core.umath.clip
+
+    def clip(x, /, min=None, max=None, **kwargs):
+        dtype = x.dtype
+        if (not kwargs and x.ndim and dtype in _WIDE_FLOATS and type(min) is np.ndarray
+                and type(max) is np.ndarray and min.dtype is dtype and max.dtype is dtype
+                and not min.ndim and not max.ndim):
+            return ufunc(x, min, max)
+        return general(x, min, max, **kwargs)
+
+    return clip
+
+
+def _take_along_axis(general):
+    """``take_along_axis`` as the one fancy index NumPy's own builds (an arange of ``x``'s
+    extent on every other axis, broadcasting against ``indices``), without its Python
+    checks: ~6 -> ~2.5 us on a gather of a few rows. Integer ``indices`` of ``x``'s rank
+    only; anything else (and every error) goes to ``general``."""
+    def take_along_axis(x, indices, /, *, axis=-1):
+        ndim = x.ndim
+        if (type(indices) is not np.ndarray or indices.ndim != ndim or not ndim
+                or indices.dtype.kind not in "iu" or not -ndim <= axis < ndim):
+            return general(x, indices, axis=axis)
+        axis %= ndim
+        key = []
+        for i, n in enumerate(x.shape):
+            if i == axis:
+                key.append(indices)
+            else:
+                shape = [1] * ndim
+                shape[i] = n
+                key.append(np.arange(n).reshape(shape))
+        return x[tuple(key)]
+
+    return take_along_axis
+
+
 def _mean(general):
     """``mean`` of a float32/float64 array as the add reduction over the count: NumPy's
     ``mean`` computes just that (its division in float64, rounded to float32, which gives
@@ -205,6 +247,8 @@ def _fast_namespace():
     ns.min = _reduction(np.minimum)
     low_precision.install(ns)  # float16 and ml_dtypes' bfloat16, as PyTorch's CPU computes
     ns.mean = _mean(ns.mean)  # (after: the others' mean accumulates float16 in float32)
+    ns.take_along_axis = _take_along_axis(ns.take_along_axis)
+    ns.clip = _clip(ns.clip)  # (after: the general one keeps bfloat16 next to numbers)
     return ns
 
 

@@ -133,10 +133,12 @@ class AlongKey(_LazyKey):
     def take(self, xp: Any, data: Any) -> Any:
         """``take_along_axis`` of ``data`` cut to ``idx``'s extent in the other axes."""
         idx = self.idx
-        if idx.shape != data.shape:
-            data = data[tuple(slice(None) if axis == self.d else slice(0, size)
+        d = self.d
+        if idx.shape != data.shape and any(  # cut only where another axis is shorter
+                size != data.shape[axis] for axis, size in enumerate(idx.shape) if axis != d):
+            data = data[tuple(slice(None) if axis == d else slice(0, size)
                               for axis, size in enumerate(idx.shape))]
-        return xp.take_along_axis(data, idx, axis=self.d)
+        return xp.take_along_axis(data, idx, axis=d)
 
 
 def _row_major_strides(shape: tuple[Any, ...]) -> list[int]:

@@ -32,6 +32,7 @@ from arraygrad.ops.casting import (  # noqa: F401
 from arraygrad.ops.promotion import operands as _operands, same_backend, scalar_in_opmath
 from arraygrad.ops.rule import ELEMENTWISE, defop, identity
 from arraygrad.ops.value_checks import any_true
+from arraygrad.backends.scalar_operands import scalar_operand
 from arraygrad.tensor import Tensor
 from arraygrad.tensor_sparse import SparseTensor, sparse_ops
 
@@ -601,7 +602,26 @@ def _clamp_grad(g: Tensor, n: RuleNode) -> Tensor:
     return g * mask
 
 
-CLAMP = defop("ClampBackward1", jvp=ELEMENTWISE, saves=("self",), params=("min", "max"), vjp=(_clamp_grad,))
+def _clamp_first_order(gd: Any, n: RuleNode, backend: Backend) -> Any:
+    """``_clamp_grad`` on arrays (plain backward): ``gd`` where the input was inside
+    ``[min, max]`` (ends included), zero elsewhere, in one ``where``."""
+    x = n.saved_data("self")
+    low, high = n.min, n.max
+    if low.__class__ not in _NUMBERS or high.__class__ not in _NUMBERS:
+        return None  # a live scalar of a compiled step: the recorded formula
+    xp = backend.xp
+    inside = None
+    if low is not None:
+        inside = x >= scalar_operand(backend, low, x.dtype)
+    if high is not None:
+        below = x <= scalar_operand(backend, high, x.dtype)
+        inside = below if inside is None else xp.logical_and(inside, below)
+    return xp.where(inside, gd, _zero_like(backend, gd.dtype))
+
+
+CLAMP = defop("ClampBackward1", jvp=ELEMENTWISE, saves=("self",), params=("min", "max"),
+              vjp=(_clamp_grad,), first_order=(_clamp_first_order,))
+_NUMBERS = frozenset((float, int, type(None)))  # bounds read as plain numbers on arrays
 
 
 def clamp(input: Tensor, min: Any = None, max: Any = None) -> Any:  # noqa: A002
@@ -618,9 +638,11 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Any:  # noqa: A002
         if max is not None:
             out = minimum(out, max if isinstance(max, Tensor) else full_like_scalar(input, max))
         return out
-    d = _dt.result_type(input, *(v for v in (min, max) if v is not None))
-    if d is not input.dtype:  # a float bound on an integer tensor gives a float result
-        input = to_dtype(input, d)
+    if not (min.__class__ in _NUMBERS and max.__class__ in _NUMBERS
+            and input.dtype.is_floating_point):  # else a Python number keeps the dtype
+        d = _dt.result_type(input, *(v for v in (min, max) if v is not None))
+        if d is not input.dtype:  # a float bound on an integer tensor gives a float result
+            input = to_dtype(input, d)
     backend = input._backend
     return CLAMP.record(clamp_data(backend, input._data, min, max), backend, (input,),
                         min=min, max=max)
@@ -648,8 +670,8 @@ def clamp_data(backend: Backend, data: Any, low: Any, high: Any) -> Any:
     xp = backend.xp
     clip = getattr(xp, "clip", None)
     if clip is not None and data.dtype in backend.wide_floating_natives:
-        out = clip(data, xp.asarray(-math.inf if low is None else low, dtype=data.dtype),
-                   xp.asarray(math.inf if high is None else high, dtype=data.dtype))
+        out = clip(data, _bound(backend, -math.inf if low is None else low, data.dtype),
+                   _bound(backend, math.inf if high is None else high, data.dtype))
         if _zero_kept(low, high):  # only zeros differ: they are put back
             out = xp.where(data == 0, data, out)
         return out
@@ -658,6 +680,16 @@ def clamp_data(backend: Backend, data: Any, low: Any, high: Any) -> Any:
     if high is not None:
         data = xp.where(data > high, xp.asarray(high, dtype=data.dtype), data)
     return data
+
+
+def _bound(backend: Backend, value: Any, native: Any) -> Any:
+    """A clamp bound as a 0-d array of ``native``: the backend's cached operand for a Python
+    number (a compiled step's live scalar is converted afresh, never a cache key)."""
+    if value.__class__ is float or value.__class__ is int:
+        cached = scalar_operand(backend, value, native)
+        if cached is not value:
+            return cached
+    return backend.xp.asarray(value, dtype=native)
 
 
 clip = clamp

@@ -834,7 +834,9 @@ def _transpose_jvp(rule: Rule, node: RuleNode, tangents: list[Any], outs: tuple[
     ``u``; the graph is kept so the tangent is itself differentiable)."""
     from arraygrad.autograd.api import grad
     from arraygrad.autograd.grad_mode import enable_grad
-    from arraygrad.creation import zeros_like
+
+    def zeros_like(o: Tensor) -> Tensor:  # the array's zeros (creation sits above the recorder)
+        return wrap(o._backend.xp.zeros_like(o._data), o._backend)
 
     us = [zeros_like(o).requires_grad_() if o._data.dtype in o._backend.differentiable_natives and
           (differentiable is None or differentiable[i]) else zeros_like(o)
