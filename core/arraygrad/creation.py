@@ -289,7 +289,10 @@ def from_numpy(ndarray: Any) -> Tensor:
     """A CPU tensor sharing memory with a NumPy array."""
     backend = backend_for_device("cpu")
     d = _dtype_of_array(ndarray, backend)
-    return _wrap(backend.xp.asarray(ndarray, dtype=backend.native_dtype(d)), backend)
+    native = backend.native_dtype(d)
+    if type(ndarray) is backend.array_type and ndarray.dtype == native:
+        return _wrap(ndarray, backend)  # the array itself (what ``asarray`` would answer)
+    return _wrap(backend.xp.asarray(ndarray, dtype=native), backend)
 
 
 def from_dlpack(ext_tensor: Any, *, device: DeviceLike | None = None,

@@ -37,6 +37,19 @@ def test_tensor_copies_its_data():
     assert copy.tolist() == [1.0, 2.0]
 
 
+@pytest.mark.parametrize("array", [np.arange(3, dtype=np.float32), np.arange(6).reshape(2, 3).T,
+                                   np.array(2.5), np.ones(2, bool), np.arange(3, dtype=np.uint16),
+                                   np.arange(3, dtype=">f4")],
+                         ids=["float32", "transposed", "0-d", "bool", "uint16", "big-endian"])
+def test_from_numpy_keeps_the_array_when_its_dtype_is_native(array):
+    t = ag.from_numpy(array)
+    assert t.tolist() == array.tolist()
+    native = array.dtype.isnative
+    assert np.shares_memory(t.numpy(), array) is native  # a big-endian one is converted
+    if native:
+        assert t.numpy() is array or t.numpy().base is array or t._data is array
+
+
 def test_as_tensor_and_from_numpy_share_memory():
     a = np.array([1.0, 2.0, 3.0])
     t = ag.as_tensor(a)
