@@ -2,7 +2,8 @@
 functions or ufunc reductions where the results are the same for the standard's arguments:
 ``any``/``all`` (``logical_or``/``logical_and.reduce``), ``stack`` (one ``concatenate``),
 ``arange`` and ``cumulative_sum`` (NumPy 2's own), ``clip`` between 0-d bounds (the ufunc),
-``take_along_axis`` (its fancy index). Each is checked against the function it
+``take_along_axis`` (its fancy index), ``reshape``/``expand_dims`` (the array's method, an
+index), ``asarray``/``empty_like`` (NumPy's own without a device). Each is checked against the function it
 replaces, over dtypes, shapes and axes."""
 
 from __future__ import annotations
@@ -105,3 +106,47 @@ def test_take_along_axis_refuses_what_numpy_refuses():
         with pytest.raises(Exception) as theirs:
             np.take_along_axis(x, idx, axis=axis)
         assert type(ours.value) is type(theirs.value)
+
+
+@pytest.mark.parametrize("make", [lambda: np.arange(24.0).reshape(2, 3, 4),
+                                  lambda: np.arange(24.0).reshape(2, 3, 4).transpose(2, 0, 1),
+                                  lambda: np.arange(24.0).reshape(4, 6)[:, ::2],
+                                  lambda: np.array(3.5)], ids=["contiguous", "transposed",
+                                                              "strided", "0-d"])
+def test_reshape_and_expand_dims_are_numpys(make):
+    x = make()
+    for axis in range(-x.ndim - 1, x.ndim + 1):
+        ours, theirs = XP.expand_dims(x, axis=axis), np.expand_dims(x, axis)
+        _same(ours, theirs)
+        assert np.shares_memory(ours, x) == np.shares_memory(theirs, x)
+    for bad in (x.ndim + 1, -x.ndim - 2):
+        with pytest.raises(np.exceptions.AxisError):
+            XP.expand_dims(x, axis=bad)
+    for shape in ((-1,), (x.size,), (1, -1), ((1,) * 3)) if x.size == 1 else \
+            ((-1,), (x.size,), (2, -1), (x.size // 2, 2)):
+        ours, theirs = XP.reshape(x, shape), compat.reshape(x, shape)
+        _same(ours, theirs)
+        assert np.shares_memory(ours, x) == np.shares_memory(theirs, x)
+        _same(XP.reshape(x, shape, copy=True), compat.reshape(x, shape, copy=True))
+    try:  # ``copy=False``: a view or NumPy's refusal (the transposed one), as the wrapper's
+        theirs = compat.reshape(x, (-1,), copy=False)
+    except ValueError:
+        with pytest.raises(ValueError):
+            XP.reshape(x, (-1,), copy=False)
+    else:
+        assert np.shares_memory(XP.reshape(x, (-1,), copy=False), x) and \
+            np.shares_memory(theirs, x)
+
+
+def test_asarray_and_empty_like_are_numpys():
+    x = np.arange(6, dtype=np.float32)
+    assert XP.asarray(x) is x and XP.asarray(x, dtype=np.float32) is x
+    for obj, dtype in (([1, 2], None), (2.5, np.float32), ([[True]], None), (x, np.float64),
+                       (np.float32(1), None)):
+        _same(XP.asarray(obj, dtype=dtype), compat.asarray(obj, dtype=dtype))
+    assert XP.asarray(x, copy=True) is not x
+    with pytest.raises(ValueError):
+        XP.asarray(x, device="cuda")  # the wrapper's device check
+    got = XP.empty_like(x, dtype=np.int16)
+    assert got.shape == x.shape and got.dtype == np.int16
+    assert XP.empty_like(x, device="cpu").dtype == x.dtype
