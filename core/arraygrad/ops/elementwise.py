@@ -593,13 +593,15 @@ def _zero_like(backend: Backend, native: Any) -> Any:
 
 
 def _clamp_grad(g: Tensor, n: RuleNode) -> Tensor:
+    """PyTorch's ``clamp_backward``: ``g`` where ``min <= x <= max``, zero elsewhere (a
+    ``where``, not a product: an infinite or NaN ``g`` outside the range gives zero)."""
     x = n.self
     mask = None
     if n.min is not None:
         mask = x >= n.min
     if n.max is not None:
         mask = (x <= n.max) if mask is None else mask & (x <= n.max)
-    return g * mask
+    return where(mask, g, 0.0)
 
 
 def _clamp_first_order(gd: Any, n: RuleNode, backend: Backend) -> Any:
@@ -638,7 +640,7 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Any:  # noqa: A002
         if max is not None:
             out = minimum(out, max if isinstance(max, Tensor) else full_like_scalar(input, max))
         return out
-    if not (min.__class__ in _NUMBERS and max.__class__ in _NUMBERS
+    if not (_fast.fast_paths.on and min.__class__ in _NUMBERS and max.__class__ in _NUMBERS
             and input.dtype.is_floating_point):  # else a Python number keeps the dtype
         d = _dt.result_type(input, *(v for v in (min, max) if v is not None))
         if d is not input.dtype:  # a float bound on an integer tensor gives a float result
