@@ -290,7 +290,8 @@ def from_numpy(ndarray: Any) -> Tensor:
     backend = backend_for_device("cpu")
     d = _dtype_of_array(ndarray, backend)
     native = backend.native_dtype(d)
-    if type(ndarray) is backend.array_type and ndarray.dtype == native:
+    kind: Any = backend.array_type  # (Any: an ``is`` test on a type narrows ``ndarray``)
+    if type(ndarray) is kind and ndarray.dtype == native:
         return _wrap(ndarray, backend)  # the array itself (what ``asarray`` would answer)
     return _wrap(backend.xp.asarray(ndarray, dtype=native), backend)
 

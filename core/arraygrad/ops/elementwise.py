@@ -596,7 +596,7 @@ def _clamp_grad(g: Tensor, n: RuleNode) -> Tensor:
     """PyTorch's ``clamp_backward``: ``g`` where ``min <= x <= max``, zero elsewhere (a
     ``where``, not a product: an infinite or NaN ``g`` outside the range gives zero)."""
     x = n.self
-    mask = None
+    mask: Any = None
     if n.min is not None:
         mask = x >= n.min
     if n.max is not None:
