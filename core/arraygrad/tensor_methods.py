@@ -349,8 +349,9 @@ def bind() -> None:
         setattr(Tensor, name, _inplace(fn, name))
     _bind_families(cls)
     cls.__pos__ = lambda self: self
-    cls.T = property(lambda self: shape.permute(self, tuple(reversed(range(self.ndim)))),
-                        doc="The tensor with its dimensions reversed.")
+    # (the dims are valid by construction: ``permute``'s checks are skipped)
+    cls.T = property(lambda self: shape.reversed_dims(self),
+                     doc="The tensor with its dimensions reversed.")
     cls.mT = property(lambda self: shape.transpose(self, -2, -1),
                          doc="The last two dimensions swapped.")
     cls.view_as = lambda self, other: shape.view(self, tuple(other.shape))

@@ -2,8 +2,8 @@
 functions or ufunc reductions where the results are the same for the standard's arguments:
 ``any``/``all`` (``logical_or``/``logical_and.reduce``), ``stack`` (one ``concatenate``),
 ``arange`` and ``cumulative_sum`` (NumPy 2's own), ``clip`` between 0-d bounds (the ufunc),
-``take_along_axis`` (its fancy index), ``reshape``/``expand_dims`` (the array's method, an
-index), ``asarray``/``empty_like`` (NumPy's own without a device). Each is checked against the function it
+``take_along_axis`` (its fancy index), ``reshape``/``expand_dims``/``permute_dims`` (the array's
+methods, an index), ``asarray``/``empty_like`` (NumPy's own without a device). Each is checked against the function it
 replaces, over dtypes, shapes and axes."""
 
 from __future__ import annotations
@@ -136,6 +136,21 @@ def test_reshape_and_expand_dims_are_numpys(make):
     else:
         assert np.shares_memory(XP.reshape(x, (-1,), copy=False), x) and \
             np.shares_memory(theirs, x)
+
+
+def test_permute_dims_is_numpys():
+    x = np.arange(24.0).reshape(2, 3, 4)
+    for axes in ((0, 1, 2), (2, 0, 1), (1, 0, 2), (-1, 0, 1)):
+        ours = XP.permute_dims(x, axes)
+        _same(ours, np.transpose(x, axes))
+        assert np.shares_memory(ours, x)
+    _same(XP.permute_dims(np.array(2.0), ()), np.transpose(np.array(2.0), ()))
+    for bad in ((0, 1), (0, 0, 1), (0, 1, 3)):
+        with pytest.raises(Exception) as ours:
+            XP.permute_dims(x, bad)
+        with pytest.raises(Exception) as theirs:
+            np.transpose(x, bad)
+        assert type(ours.value) is type(theirs.value)
 
 
 def test_asarray_and_empty_like_are_numpys():

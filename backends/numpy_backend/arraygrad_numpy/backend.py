@@ -210,6 +210,14 @@ def _reshape(x, /, shape, *, copy=None):
     return np.reshape(x, shape, copy=copy)
 
 
+def _permute_dims(x, /, axes):
+    """``permute_dims`` as the array's own ``transpose`` (NumPy's function reaches it through
+    a Python layer: ~0.55 -> ~0.15 us; every transpose, ``.T`` and matmul gradient calls it)."""
+    if type(x) is np.ndarray:
+        return x.transpose(axes)
+    return np.transpose(x, axes)
+
+
 def _expand_dims(x, /, axis=0):
     """``expand_dims`` at one int ``axis`` as an index with a new axis (always a view, as
     NumPy's): ~2.5 -> ~0.3 us. Anything else goes to NumPy's function (and its errors)."""
@@ -272,7 +280,7 @@ def _fast_namespace():
     ns.__dict__.update({k: v for k, v in vars(compat).items() if not k.startswith("__")})
     ns.__array_api_version__ = compat.__array_api_version__
     ns.matmul = np.matmul
-    ns.permute_dims = np.transpose
+    ns.permute_dims = _permute_dims
     ns.zeros, ns.ones, ns.empty, ns.full = np.zeros, np.ones, np.empty, np.full
     ns.zeros_like, ns.ones_like = np.zeros_like, np.ones_like
     ns.empty_like = _empty_like

@@ -10,6 +10,7 @@ in-place change through either is seen by both. Each differentiable op is one ru
 from __future__ import annotations
 
 import math
+import warnings
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -228,6 +229,28 @@ def permute(input: Tensor, *order: Any, dims: Any = None) -> Tensor:
     if len(set(norm)) != n:
         raise RuntimeError(f"permute: repeated dim in {list(dims)}")
     return _permuted(input, norm, PERMUTE, dims=norm)
+
+
+_T_WARNED: set[str] = set()  # PyTorch warns once per process, per message
+
+
+def reversed_dims(input: Tensor) -> Tensor:
+    """``input.T``: its dimensions reversed, recorded as PyTorch's ``PermuteBackward0``; with
+    PyTorch's deprecation warning (once) when ``input`` is not 2-D."""
+    ndim = input._data.ndim
+    if ndim != 2:
+        kind = "0-d" if ndim == 0 else "n-d"
+        if kind not in _T_WARNED:
+            _T_WARNED.add(kind)
+            warnings.warn(
+                "Tensor.T is deprecated on 0-D tensors. This function is the identity in these "
+                "cases." if ndim == 0 else
+                "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+                "deprecated and it will throw an error in a future release. Consider `x.mT` to "
+                "transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` "
+                "to reverse the dimensions of a tensor.", UserWarning, stacklevel=3)
+    order = tuple(range(ndim - 1, -1, -1))
+    return _permuted(input, order, PERMUTE, dims=order)
 
 
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
