@@ -38,9 +38,10 @@ from arraygrad.autograd.forward_ad import state as _fw
 from arraygrad.autograd.grad_mode import _state
 from arraygrad.backends.scalar_operands import scalar_operand
 from arraygrad.transform_state import array_kernel, recording_flag as _recording
-from arraygrad.ops._linear_index import AlongKey, RowsKey
+from arraygrad.ops._linear_index import AlongKey, LinearKey, RowsKey
 from arraygrad.ops.rule import Rule, fast_paths
 from arraygrad.ops.value_checks import index_range
+from arraygrad import dtypes as _dt
 from arraygrad.tensor import Tensor, wrap
 from arraygrad.tensor_sparse import SparseTensor
 
@@ -397,6 +398,31 @@ def rows_key(backend: Any, shape: tuple[Any, ...], key: list[Any]) -> RowsKey | 
 
 
 _WHOLE = slice(None)
+
+
+def mask_key(input: Tensor, key: Any) -> LinearKey | None:
+    """The advanced key of ``input[mask]`` for ``key`` one bool tensor of ``input``'s backend
+    whose shape is ``input``'s (``x[x > 0]``: the flat positions of its True entries) or its
+    leading dimension's (``x[keep]`` of rows: a ``RowsKey``), made by one ``nonzero``; None
+    for any other key (the general path lowers it: a ``nonzero`` per dimension, then a flat
+    position per element of the result), and on a backend whose arrays hold no values or
+    are lazy (the result's size is read from the values)."""
+    if not fast_paths.on or key.__class__ is not Tensor or key._backend is not input._backend \
+            or key.dtype is not _dt.bool:
+        return None
+    backend = input._backend
+    mask: Any = key._data
+    shape: Any = input._data.shape
+    if not _is_native(mask, backend) or not mask.ndim or not backend.holds_data \
+            or backend.lazy:
+        return None
+    xp = backend.xp
+    if mask.shape == shape:
+        found = xp.nonzero(xp.reshape(mask, (-1,)))[0]
+        return LinearKey(xp.astype(found, xp.int64, copy=False), tuple(shape))
+    if mask.ndim == 1 and mask.shape[0] == shape[0]:
+        return RowsKey(xp, xp.astype(xp.nonzero(mask)[0], xp.int64, copy=False), tuple(shape))
+    return None
 
 
 def index_rows(input: Tensor, key: Any) -> RowsKey | None:

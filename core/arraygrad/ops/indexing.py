@@ -119,9 +119,12 @@ def _normalize_key(input: Tensor, key: Any) -> tuple[Any, ...]:
         if _is_bool_array(k, backend):
             mdim = k.ndim
             if tuple(k.shape) != tuple(input._data.shape[dim:dim + mdim]):
-                raise IndexError(
-                    f"index: The shape of the mask {list(k.shape)} at index {dim} does not match "
-                    f"the shape of the indexed tensor {list(input._data.shape)}")
+                if dim + mdim > ndim:
+                    raise IndexError(f"too many indices for tensor of dimension {ndim}")
+                j = next(j for j in range(mdim) if k.shape[j] != input._data.shape[dim + j])
+                raise IndexError(  # PyTorch's words: the first dimension that differs
+                    f"The shape of the mask {list(k.shape)} at index {j} does not match the "
+                    f"shape of the indexed tensor {list(input._data.shape)} at index {dim + j}")
             if mdim == 0:
                 raise IndexError("index: 0-dimensional boolean masks are not supported")
             out.extend(xp.nonzero(k))
@@ -312,6 +315,9 @@ def getitem(input: Tensor, key: Any) -> Tensor:
     rows = _fast.index_rows(input, key)
     if rows is not None:  # one int64 index tensor (``output[idx]``), checked on the fast path
         return _take(input, rows, INDEX, True)
+    masked = _fast.mask_key(input, key)
+    if masked is not None:  # one bool mask of the whole shape or of the rows: one nonzero
+        return _take(input, masked, INDEX, True)
     key, empty = _bool_scalars(input, key)
     if empty is not None:  # a False: the new axis is empty
         return getitem(getitem(input, key), (slice(None),) * empty + (slice(0, 0),))
