@@ -124,3 +124,30 @@ def test_iteration_under_no_grad_and_forward_ad_still_records_what_it_must():
         dual = fwAD.make_dual(ag.randn(3, 2), ag.ones(3, 2))
         rows = list(dual)
         assert [fwAD.unpack_dual(r).tangent.tolist() for r in rows] == [[1.0, 1.0]] * 3
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(1, 5), min_size=1, max_size=3).map(tuple), st.booleans(),
+       st.data())
+def test_split_parts_have_the_strides_of_indexing(shape, transposed, data):
+    """``split``/``chunk`` normalise the input's strides once per part shape: each part's
+    strides and contiguity are those of the same slice read by indexing, and PyTorch's."""
+    x = ag.arange(int(np.prod(shape)), dtype=ag.float32).reshape(shape)
+    if transposed and len(shape) > 1:
+        x = x.transpose(0, -1)
+    d = data.draw(st.integers(0, x.ndim - 1))
+    size = data.draw(st.integers(1, x.shape[d]))
+    parts = x.split(size, d)
+    start = 0
+    for part in parts:
+        key = (slice(None),) * d + (slice(start, start + part.shape[d]),)
+        assert part.stride() == x[key].stride()
+        assert part.is_contiguous() == x[key].is_contiguous()
+        start += part.shape[d]
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed")
+    t = torch.arange(int(np.prod(shape)), dtype=torch.float32).reshape(shape)
+    if transposed and len(shape) > 1:
+        t = t.transpose(0, -1)
+    for ours, theirs in zip(parts, t.split(size, d)):
+        if 1 not in ours.shape:  # (a size-1 dim's stride: docs/differences.md, "Tensors")
+            assert ours.stride() == theirs.stride()

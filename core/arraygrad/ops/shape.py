@@ -23,7 +23,8 @@ from arraygrad.ops.casting import cast_data
 from arraygrad.ops.promotion import same_backend
 from arraygrad.ops.rule import Rule, VIA_VJP, defop
 from arraygrad.ops.views import (
-    expanded_strides, indexed_strides, make_view, make_views, permuted_strides, view_strides,
+    expanded_strides, indexed_strides, make_view, make_views, normalized_strides,
+    permuted_strides, strides_of, view_strides,
 )
 from arraygrad.tensor import Tensor, _wrap_dim
 
@@ -539,7 +540,21 @@ def _split_at(input: Tensor, sizes: list[Any], d: int, rule: Rule, **params: Any
         start += size
     outs = rule.record_many([data[k] for k in keys], input._backend, (input,), dim=d,
                             self_sym_sizes=data.shape, **params)
-    return _views_of_parts(outs, input, keys)
+    if not outs:
+        return outs
+    # a part is a unit-step slice along ``d``: the input's strides, normalised once per part
+    # shape (``chunk``'s parts share one, the last aside)
+    whole = strides_of(input)
+    layouts: dict[Any, Any] = {}
+    strides = []
+    for out in outs:
+        part = out._data.shape
+        if part not in layouts:
+            layouts[part] = normalized_strides(part, whole)
+        strides.append(layouts[part])
+    make_views(outs, input, [partial(_picked, key) for key in keys], strides,
+               multi_output=True)
+    return outs
 
 
 def split(input: Tensor | None = None, split_size_or_sections: Any = None, dim: int = 0, *,

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ViewInfo", "make_view", "contiguous_strides", "strides_of", "is_contiguous",
-    "view_strides", "permuted_strides", "expanded_strides", "indexed_strides",
+    "view_strides", "normalized_strides", "permuted_strides", "expanded_strides", "indexed_strides",
 ]
 
 
@@ -104,7 +104,7 @@ def is_contiguous(shape: Any, strides: Any) -> bool:
     return True
 
 
-def _normalized(shape: Any, strides: Any) -> Any:
+def normalized_strides(shape: Any, strides: Any) -> Any:
     """None when ``strides`` are the contiguous ones (the cheap representation)."""
     return None if strides is None or is_contiguous(shape, strides) else tuple(strides)
 
@@ -144,7 +144,7 @@ def view_strides(old_shape: Any, old_strides: Any, new_shape: Any) -> tuple[Any,
                 view_numel = 1
     if view_d != -1:
         return False, None
-    return True, _normalized(new_shape, new_strides)
+    return True, normalized_strides(new_shape, new_strides)
 
 
 def permuted_strides(t: Tensor, dims: Any) -> tuple[Any, ...] | None:
@@ -152,7 +152,7 @@ def permuted_strides(t: Tensor, dims: Any) -> tuple[Any, ...] | None:
     s = strides_of(t)
     shape = t._data.shape
     # (lists, not generators: a generator's frame resumes once per dimension)
-    return _normalized(tuple([shape[d] for d in dims]), tuple([s[d] for d in dims]))
+    return normalized_strides(tuple([shape[d] for d in dims]), tuple([s[d] for d in dims]))
 
 
 def expanded_strides(t: Tensor, target: Tensor) -> tuple[Any, ...] | None:
@@ -163,7 +163,7 @@ def expanded_strides(t: Tensor, target: Tensor) -> tuple[Any, ...] | None:
     out = [0] * lead
     for i, n in enumerate(shape):
         out.append(s[i] if n == target[lead + i] else 0)
-    return _normalized(target, out)
+    return normalized_strides(target, out)
 
 
 def indexed_strides(t: Tensor, key: Any, out_shape: Any) -> tuple[Any, ...] | None:
@@ -189,4 +189,4 @@ def indexed_strides(t: Tensor, key: Any, out_shape: Any) -> tuple[Any, ...] | No
     while dim < len(shape):
         out.append(s[dim])
         dim += 1
-    return _normalized(out_shape, out)
+    return normalized_strides(out_shape, out)

@@ -25,7 +25,7 @@ from arraygrad.autograd.grad_mode import is_grad_enabled, no_grad
 from arraygrad.transform_state import hooks as _transform_hooks
 from arraygrad.ops.families.inplace_variants import _view_inplace
 from arraygrad.ops.rule import VIA_VJP, defop
-from arraygrad.ops.views import is_contiguous, make_view, strides_of
+from arraygrad.ops.views import make_view, normalized_strides as _normalized, strides_of
 from arraygrad.plugins.registry import dispatch_kernel
 from arraygrad.tensor import Tensor, _wrap_dim
 
@@ -165,10 +165,6 @@ def _check_strided(input: Tensor, size: tuple[int, ...], stride: tuple[int, ...]
             f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, "
             f"and itemsize {item} requiring a storage size of {needed * item} are out of bounds "
             f"for storage of size {root.numel() * item}")
-
-
-def _normalized(shape: Sequence[int], strides: Sequence[int]) -> tuple[int, ...] | None:
-    return None if is_contiguous(shape, strides) else tuple(strides)
 
 
 def _storage_read(input: Tensor, size: tuple[int, ...], stride: tuple[int, ...], offset: int,
