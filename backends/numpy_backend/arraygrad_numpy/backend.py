@@ -198,9 +198,6 @@ def _take_along_axis(general):
     return take_along_axis
 
 
-_COMPAT_EMPTY_LIKE = None  # array-api-compat's, set with the namespace (it checks the device)
-
-
 def _reshape(x, /, shape, *, copy=None):
     """``reshape`` as the array's own method when no copy is asked for (NumPy's function
     reaches it through two Python layers: ~1 -> ~0.2 us; the core reshapes in every view and
@@ -237,11 +234,14 @@ def _asarray(general):
     return asarray
 
 
-def _empty_like(x, /, *, dtype=None, device=None, **kwargs):
+def _empty_like(general):
     """``empty_like`` as NumPy's own when no device is named (the wrapper only checks it)."""
-    if device is None and not kwargs:
-        return np.empty_like(x, dtype=dtype)
-    return _COMPAT_EMPTY_LIKE(x, dtype=dtype, device=device, **kwargs)
+    def empty_like(x, /, *, dtype=None, device=None, **kwargs):
+        if device is None and not kwargs:
+            return np.empty_like(x, dtype=dtype)
+        return general(x, dtype=dtype, device=device, **kwargs)
+
+    return empty_like
 
 
 def _mean(general):
@@ -273,9 +273,6 @@ def _fast_namespace():
 
     import array_api_compat.numpy as compat
 
-    global _COMPAT_EMPTY_LIKE
-    _COMPAT_EMPTY_LIKE = compat.empty_like
-
     ns = types.ModuleType("arraygrad_numpy.xp", compat.__doc__)
     ns.__dict__.update({k: v for k, v in vars(compat).items() if not k.startswith("__")})
     ns.__array_api_version__ = compat.__array_api_version__
@@ -283,7 +280,7 @@ def _fast_namespace():
     ns.permute_dims = _permute_dims
     ns.zeros, ns.ones, ns.empty, ns.full = np.zeros, np.ones, np.empty, np.full
     ns.zeros_like, ns.ones_like = np.zeros_like, np.ones_like
-    ns.empty_like = _empty_like
+    ns.empty_like = _empty_like(compat.empty_like)
     ns.asarray = _asarray(compat.asarray)
     if np.lib.NumpyVersion(np.__version__) >= "2.1.0":  # its reshape takes ``copy=``
         ns.reshape = _reshape
