@@ -2,9 +2,9 @@
 functions or ufunc reductions where the results are the same for the standard's arguments:
 ``any``/``all`` (``logical_or``/``logical_and.reduce``), ``stack`` (one ``concatenate``),
 ``arange`` and ``cumulative_sum`` (NumPy 2's own), ``clip`` between 0-d bounds (the ufunc),
-``take_along_axis`` (its fancy index), ``reshape``/``expand_dims``/``permute_dims`` (the array's
-methods, an index), ``asarray``/``empty_like`` (NumPy's own without a device). Each is checked against the function it
-replaces, over dtypes, shapes and axes."""
+``take_along_axis`` (its fancy index), ``reshape``/``expand_dims``/``permute_dims`` (the
+array's methods, an index), ``asarray``/``empty_like`` (NumPy's own without a device). Each is
+checked against the function it replaces, over dtypes, shapes and axes."""
 
 from __future__ import annotations
 

@@ -511,14 +511,16 @@ SPLIT_WITH_SIZES = defop("SplitWithSizesBackward0", jvp=VIA_VJP,
                          first_order=(lambda gd, n, b: b.xp.concat(gd, axis=n.dim),), complex=True)
 
 
-def _views_of_parts(outs: Any, input: Tensor, keys: Any, one_layout: bool = False) -> tuple[Any, ...]:
+def _views_of_parts(outs: Any, input: Tensor, keys: Any, one_layout: bool = False,
+                    strides: Any = None) -> tuple[Any, ...]:
     """Mark the outputs of a multi-output op as views picked from ``input`` by ``keys``;
-    ``one_layout``: every part has the first's shape and strides (``unbind``'s), computed once."""
+    ``one_layout``: every part has the first's shape and strides (``unbind``'s), computed once;
+    ``strides``: the parts' strides, when the caller knows them (``split``'s)."""
     if not outs:
         return outs
-    if one_layout:
-        strides: Any = (indexed_strides(input, keys[0], outs[0]._data.shape),) * len(outs)
-    else:
+    if strides is None and one_layout:
+        strides = (indexed_strides(input, keys[0], outs[0]._data.shape),) * len(outs)
+    elif strides is None:
         strides = [indexed_strides(input, key, out._data.shape) for out, key in zip(outs, keys)]
     make_views(outs, input, [partial(_picked, key) for key in keys], strides,
                multi_output=True)
@@ -540,21 +542,16 @@ def _split_at(input: Tensor, sizes: list[Any], d: int, rule: Rule, **params: Any
         start += size
     outs = rule.record_many([data[k] for k in keys], input._backend, (input,), dim=d,
                             self_sym_sizes=data.shape, **params)
-    if not outs:
-        return outs
     # a part is a unit-step slice along ``d``: the input's strides, normalised once per part
     # shape (``chunk``'s parts share one, the last aside)
     whole = strides_of(input)
     layouts: dict[Any, Any] = {}
-    strides = []
     for out in outs:
         part = out._data.shape
         if part not in layouts:
             layouts[part] = normalized_strides(part, whole)
-        strides.append(layouts[part])
-    make_views(outs, input, [partial(_picked, key) for key in keys], strides,
-               multi_output=True)
-    return outs
+    return _views_of_parts(outs, input, keys,
+                           strides=[layouts[out._data.shape] for out in outs])
 
 
 def split(input: Tensor | None = None, split_size_or_sections: Any = None, dim: int = 0, *,
