@@ -4,6 +4,7 @@ twin, ``ARRAYGRAD_REFERENCE=1``) give PyTorch's values and gradients, float64 fi
 differences agree, derivatives of every order flow, and ``arraygrad.compile`` replays the
 kernels eager calls."""
 
+import contextlib
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -110,6 +111,21 @@ def test_double_backward_is_pytorchs(reference):
                                    atol=1e-9)
 
 
+@contextlib.contextmanager
+def _layout(channels_first):
+    """The NumPy kernels' windows laid out channels first for every geometry, or never."""
+    from arraygrad_numpy import conv_kernels
+
+    was = conv_kernels._CHANNELS_FIRST_BELOW
+    conv_kernels._CHANNELS_FIRST_BELOW = 1 << 30 if channels_first else 0
+    conv_kernels._plan.cache_clear()
+    try:
+        yield
+    finally:
+        conv_kernels._CHANNELS_FIRST_BELOW = was
+        conv_kernels._plan.cache_clear()
+
+
 @settings(max_examples=25, deadline=None)
 @given(st.data())
 def test_the_numpy_kernels_equal_the_portable_twin(data):
@@ -125,14 +141,17 @@ def test_the_numpy_kernels_equal_the_portable_twin(data):
     reach = [d * (k - 1) + 1 for d, k in zip(dilation, kernel)]
     sizes = [data.draw(st.integers(max(1, r - 2 * p), r + 4))
              for r, p in zip(reach, padding)]
-    n = data.draw(st.integers(1, 2))
+    n = data.draw(st.integers(1, 3))
+    # both layouts of the windows: channels first (few output positions, the usual case
+    # here) and batch-major (forced: every size counts as many positions)
+    channels_first = data.draw(st.booleans(), label="channels first")
     rng = np.random.default_rng(data.draw(st.integers(0, 2**16)))
     a = rng.standard_normal((n, cg * groups, *sizes))
     b = rng.standard_normal((og * groups, cg, *kernel))
     results = []
     for reference in MODES:
         x, w = (ag.tensor(v, dtype=ag.float64, requires_grad=True) for v in (a, b))
-        with reference_mode(reference):
+        with reference_mode(reference), _layout(channels_first):
             y = FNS[nd](x, w, stride=stride, padding=padding, dilation=dilation, groups=groups)
             g = ag.tensor(np.linspace(-1, 1, y.numel()).reshape(tuple(y.shape)))
             y.backward(g)
@@ -154,8 +173,10 @@ def one_sample_chunks():
     conv_kernels._plan.cache_clear()
 
 
+@pytest.mark.parametrize("channels_first", [True, False])
 @pytest.mark.parametrize("shape,wshape,kw", CASES)
-def test_the_kernels_chunked_by_sample_are_pytorchs(one_sample_chunks, shape, wshape, kw):
+def test_the_kernels_chunked_by_sample_are_pytorchs(one_sample_chunks, shape, wshape, kw,
+                                                    channels_first):
     """A batch split into chunks (here one sample each) gives PyTorch's values and
     gradients: each chunk's windows, products and sums land in their own samples."""
     torch = pytest.importorskip("torch")
@@ -164,8 +185,9 @@ def test_the_kernels_chunked_by_sample_are_pytorchs(one_sample_chunks, shape, ws
     ours = [ag.tensor(v, requires_grad=True) for v in (a, b, c)]
     theirs = [torch.tensor(v, requires_grad=True) for v in (a, b, c)]
     nd = len(wshape) - 2
-    y = FNS[nd](*ours, **kw)
-    (y * y).sum().backward()
+    with _layout(channels_first):
+        y = FNS[nd](*ours, **kw)
+        (y * y).sum().backward()
     ty = getattr(torch.nn.functional, f"conv{nd}d")(*theirs, **kw)
     (ty * ty).sum().backward()
     for mine, want in zip([y] + [t.grad for t in ours], [ty] + [t.grad for t in theirs]):
