@@ -1,5 +1,6 @@
 """``F.layer_norm`` is one op with one node, PyTorch's ``NativeLayerNormBackward0`` (it was
-eight recorded ops): forward values are the composite's bit for bit, gradients of input,
+eight recorded ops): forward values are the composite's (to a float32 rounding: the NumPy
+backend sums rows by BLAS, NumPy's ``mean``/``var`` pairwise), gradients of input,
 weight and bias are PyTorch's, the plain backward on arrays agrees with the recorded vjp
 (reference mode), and double backward, forward mode and vmap hold."""
 
@@ -64,7 +65,7 @@ def test_values_and_gradients_are_pytorchs(shape, ns, w, b, dtype):
 
 
 @pytest.mark.parametrize("shape, ns, w, b", CASES)
-def test_forward_is_the_composite_bit_for_bit(shape, ns, w, b):
+def test_forward_is_the_composite(shape, ns, w, b):
     x, weight, bias = _inputs(shape, ns, w, b, np.float32)
     dims = tuple(range(len(shape) - len(ns), len(shape)))
     ref = (x - x.mean(dims, keepdims=True)) * (1 / np.sqrt(x.var(dims, keepdims=True) + 1e-5))
@@ -72,7 +73,7 @@ def test_forward_is_the_composite_bit_for_bit(shape, ns, w, b):
     ref = ref if bias is None else ref + bias
     got = F.layer_norm(ag.tensor(x), ns, None if weight is None else ag.tensor(weight),
                        None if bias is None else ag.tensor(bias)).numpy()
-    np.testing.assert_array_equal(got, ref)
+    np.testing.assert_allclose(got, ref, rtol=2e-6, atol=2e-6)
 
 
 @pytest.mark.parametrize("shape, ns, w, b", CASES)

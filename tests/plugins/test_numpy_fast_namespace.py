@@ -32,7 +32,21 @@ def test_reductions_match_numpy_functions(shape, dtype, keepdims, data):
         want = reference(x, axis=axis, keepdims=keepdims)
         assert np.asarray(got).dtype == np.asarray(want).dtype
         assert np.shape(got) == np.shape(want)
-        np.testing.assert_array_equal(got, want)
+        if fast is xp.sum and dtype in (np.float32, np.float64) and _rows(ndim, axis):
+            # rows of trailing axes: one BLAS product (tests/ops/test_numpy_row_sums.py),
+            # NumPy's pairwise sum to a few roundings
+            bound = 8 * np.finfo(dtype).eps * np.sum(np.abs(x), axis=axis, keepdims=keepdims)
+            assert np.all(np.abs(got - want) <= bound)
+        else:
+            np.testing.assert_array_equal(got, want)
+
+
+def _rows(ndim, axis):
+    """Whether ``axis`` names trailing axes behind at least one other."""
+    if axis is None or axis == () or ndim < 2:
+        return False
+    axes = sorted(a % ndim for a in ((axis,) if isinstance(axis, int) else axis))
+    return len(axes) < ndim and axes == list(range(ndim - len(axes), ndim))
 
 
 def test_reductions_keep_numpy_errors_and_dtype_argument():

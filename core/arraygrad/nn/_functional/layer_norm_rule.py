@@ -3,8 +3,8 @@ eight recorded ops: mean, variance, the shift, ``+ eps``, ``rsqrt``, the scale, 
 bias, each with its node and saved values).
 
 The forward runs on arrays in the composite's operations and order (``(x - mean) *
-rsqrt(var + eps) * weight + bias``, the variance as NumPy's ``var`` computes it), so its
-values are unchanged bit for bit on NumPy; it saves the
+rsqrt(var + eps) * weight + bias``, the variance as NumPy's ``var`` computes it, its sums the
+namespace's); it saves the
 input, weight, bias, mean and ``rstd`` (PyTorch's ``_saved_*``). The plain backward runs on
 arrays from the saved mean and ``rstd``:
 
@@ -36,9 +36,10 @@ __all__ = ["LAYER_NORM", "layer_norm_one_node", "moments_data", "norm_first_orde
 
 def moments_data(xp: Any, x: Any, dims: tuple[int, ...]) -> tuple[Any, ...]:
     """``(x - mean, mean, var)`` over ``dims`` (kept), the biased variance computed as
-    NumPy's ``var`` computes it (the centred values squared, summed, over the count: its
-    values bit for bit) from the centred values the output reuses, without ``var``'s Python
-    layers and second centring. Layer norm's and batch norm's statistics."""
+    NumPy's ``var`` computes it (the centred values squared, summed, over the count) from the
+    centred values the output reuses, without ``var``'s Python layers and second centring;
+    the sums are the namespace's (the NumPy backend's sum rows of trailing dims by BLAS).
+    Layer norm's and batch norm's statistics."""
     count = math.prod([x.shape[d] for d in dims])
     mean = xp.mean(x, axis=dims, keepdims=True)
     centred = x - mean
