@@ -6,6 +6,7 @@ import functools
 import math
 import mmap
 import sys
+from typing import Any
 
 import numpy as np
 
@@ -129,7 +130,7 @@ def _reduction(ufunc, low=frozenset(), rows=False):
     PyTorch accumulates). ``rows``: arrays of ``_ROW_SUM_MIN_SIZE`` elements or more summed
     over trailing axes by ``_row_sums`` (one BLAS product) where it applies."""
     reduce = ufunc.reduce
-    ones_by_length = {}
+    ones_by_length: dict[tuple[int, Any], Any] = {}
 
     def fn(x, /, *, axis=None, dtype=None, keepdims=False):
         if x.dtype in low and (dtype is None or dtype == x.dtype):
@@ -154,7 +155,8 @@ _ONES_KEPT = 64  # ones vectors kept by length and dtype (cleared past this many
 _ROW_SUM_MIN_SIZE = 8192
 
 
-def _row_sums(x, axis, dtype, keepdims, ones_by_length):
+def _row_sums(x: Any, axis: Any, dtype: Any, keepdims: bool,
+              ones_by_length: dict[tuple[int, Any], Any]) -> Any:
     """``sum`` over the trailing axes of a C-contiguous float32/float64 array (at least one
     leading axis, rows of 2 to ``_ROW_SUM_MAX`` elements, no other dtype asked for) as ONE
     matrix-vector product with a ones vector (kept in ``ones_by_length``), or None where

@@ -31,6 +31,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+from typing import Any
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -125,7 +126,7 @@ def _by_group(w, groups):
     return w.reshape(groups, w.shape[0] // groups, -1)
 
 
-def _channels_first(g, a, b, groups):
+def _channels_first(g: Any, a: int, b: int, groups: int) -> Any:
     """Samples ``a:b`` of ``g`` (N, O, L) as ``(groups, O/groups, (b - a) * L)``: the
     output positions of the chunk as the columns ``_windows`` has (one transposing copy)."""
     n, o, length = g.shape
@@ -148,11 +149,11 @@ def conv_forward(x, w, geom, groups):
             b = min(n, a + step)
             np.matmul(wm, _windows(xp, geom, plan, a, b, groups), out=flat[a:b])
         return y
-    flat = y.reshape(n, o, length)
+    rows = y.reshape(n, o, length)
     for a in range(0, n, step):
         b = min(n, a + step)
         product = np.matmul(wm, _windows(xp, geom, plan, a, b, groups))
-        flat[a:b] = product.reshape(o, b - a, length).transpose(1, 0, 2)
+        rows[a:b] = product.reshape(o, b - a, length).transpose(1, 0, 2)
     return y
 
 
@@ -166,7 +167,7 @@ def conv_weight_grad(g, x, geom, groups, weight_shape):
     n, o, step = x.shape[0], g.shape[1], plan["chunk"]
     length, first = plan["length"], plan["channels_first"]
     gflat = np.reshape(g, (n, o, length) if first else (n, groups, o // groups, length))
-    out = None
+    out: Any = None
     for a in range(0, n, step):
         b = min(n, a + step)
         cols = _windows(xp, geom, plan, a, b, groups)
@@ -214,7 +215,7 @@ def _add_windows(buf, gm, wt, plan):
             part[key] += cols[:, :, i]
 
 
-def _input_grad_spans(g, wt, plan, groups, in_sizes):
+def _input_grad_spans(g: Any, wt: Any, plan: Any, groups: int, in_sizes: tuple[int, ...]) -> Any:
     """Unit stride: the chunk's output grid laid on its padded planes, channels first and
     samples one after the other (zeros between rows), so each kernel offset's windows are ONE
     contiguous span of the flat planes, added by one slice per offset and chunk."""
