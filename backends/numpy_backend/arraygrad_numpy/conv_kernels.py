@@ -5,19 +5,24 @@ padding and dilation.
 
 Chosen for one thread's speed:
 
-* **Batch-major windows, a few samples at a time.** Every window of the (zero-padded)
-  input is one strided view (``as_strided``); a chunk of samples is copied into a
-  ``(chunk, C * K, L)`` block small enough to stay in cache while the products read it,
-  and each direction is one stacked BLAS product per chunk (``W @ cols`` forward, straight
-  into the batch-first output; ``g @ cols.T`` summed over the chunk for the weight;
-  ``W.T @ g`` for the input's windows). Nothing of the size of all the windows of the batch
-  is ever made, and no batch-first/channels-first transposes of whole tensors are needed.
+* **Windows a few samples at a time.** Every window of the (zero-padded) input is one
+  strided view (``as_strided``); a chunk of samples is copied into a block small enough to
+  stay in cache while the products read it. Batch-major, ``(chunk, C * K, L)``, each
+  direction is one stacked BLAS product per chunk (``W @ cols`` forward, straight into the
+  batch-first output; ``g @ cols.T`` summed over the chunk for the weight; ``W.T @ g`` for
+  the input's windows). With few output positions per sample (``L`` under
+  ``_CHANNELS_FIRST_BELOW``: 8x8 maps) those per-sample products are too small for BLAS, and
+  the block is laid out channels first, ``(C * K, chunk * L)``: the chunk's samples side by
+  side as the columns of ONE product per group and direction (the output and the weight's
+  gradient then take one transposing copy of a chunk). Nothing of the size of all the
+  windows of the batch is ever made.
 * **The input's gradient without short scatters.** With unit stride, the windows of kernel
   offset ``k`` are, in the flattened padded plane, one contiguous span starting at that
   offset (rows of the output grid padded to the plane's width, the extra columns given zero
   gradient), so the windows' gradients are summed back by one long slice add per offset
-  instead of one per output row. Other strides add each offset's windows by a strided slice
-  (no ``add.at`` scatter either way).
+  instead of one per output row; channels first, the span runs across the chunk's samples
+  (``_input_grad_spans``). Other strides add each offset's windows by a strided slice (no
+  ``add.at`` scatter either way).
 * The geometry of a call is checked against a small cache of index plans (shapes, strides,
   chunk size), so a training loop pays for none of that arithmetic after its first step.
 
