@@ -1,7 +1,7 @@
 """The NumPy backend's ``mean`` (its sum over the count, one C call) is NumPy's own ``mean``
 bit for bit for float32/float64 arrays of any shape, axes and ``keepdims``, except over
-trailing axes (the backend's ``sum`` adds those rows by one BLAS product: within a few float
-roundings of NumPy's); other dtypes, empty means (NaN) and PyTorch's values stay as they
+trailing or leading axes (the backend's ``sum`` adds those by one BLAS product: within a few
+float roundings of NumPy's); other dtypes, empty means (NaN) and PyTorch's values stay as they
 were. The row sums themselves: ``tests/ops/test_numpy_row_sums.py``."""
 
 from __future__ import annotations
@@ -32,11 +32,13 @@ def array_and_axis(draw):
 
 
 def _trailing(x, axis):
-    """Whether ``axis`` names trailing axes of ``x`` behind at least one other (rows)."""
+    """Whether ``axis`` names trailing or leading axes of ``x``, leaving at least one (the
+    sums the backend takes as one BLAS product)."""
     if axis is None or x.ndim < 2:
         return False
     axes = sorted(a % x.ndim for a in ((axis,) if isinstance(axis, int) else axis))
-    return 0 < len(axes) < x.ndim and axes == list(range(x.ndim - len(axes), x.ndim))
+    return 0 < len(axes) < x.ndim and axes in (list(range(x.ndim - len(axes), x.ndim)),
+                                                list(range(len(axes))))
 
 
 @settings(max_examples=200, deadline=None)
@@ -46,7 +48,7 @@ def test_mean_is_numpys_bit_for_bit(case):
     got = np.asarray(XP.mean(x, axis=axis, keepdims=keepdims))
     expected = np.asarray(np.mean(x, axis=axis, keepdims=keepdims))
     assert got.dtype == expected.dtype and got.shape == expected.shape
-    if _trailing(x, axis):  # rows summed by BLAS: NumPy's to a few roundings
+    if _trailing(x, axis):  # rows or columns summed by BLAS: NumPy's to a few roundings
         eps = np.finfo(x.dtype).eps
         bound = 8 * eps * np.mean(np.abs(x), axis=axis, keepdims=keepdims)
         assert np.all(np.abs(got - expected) <= bound)

@@ -33,7 +33,7 @@ def test_reductions_match_numpy_functions(shape, dtype, keepdims, data):
         assert np.asarray(got).dtype == np.asarray(want).dtype
         assert np.shape(got) == np.shape(want)
         if fast is xp.sum and dtype in (np.float32, np.float64) and _rows(ndim, axis):
-            # rows of trailing axes: one BLAS product (tests/ops/test_numpy_row_sums.py),
+            # rows or columns: one BLAS product (tests/ops/test_numpy_row_sums.py),
             # NumPy's pairwise sum to a few roundings
             bound = 8 * np.finfo(dtype).eps * np.sum(np.abs(x), axis=axis, keepdims=keepdims)
             assert np.all(np.abs(got - want) <= bound)
@@ -42,11 +42,12 @@ def test_reductions_match_numpy_functions(shape, dtype, keepdims, data):
 
 
 def _rows(ndim, axis):
-    """Whether ``axis`` names trailing axes behind at least one other."""
+    """Whether ``axis`` names trailing or leading axes, leaving at least one."""
     if axis is None or axis == () or ndim < 2:
         return False
     axes = sorted(a % ndim for a in ((axis,) if isinstance(axis, int) else axis))
-    return len(axes) < ndim and axes == list(range(ndim - len(axes), ndim))
+    return len(axes) < ndim and axes in (list(range(ndim - len(axes), ndim)),
+                                         list(range(len(axes))))
 
 
 def test_reductions_keep_numpy_errors_and_dtype_argument():

@@ -128,7 +128,7 @@ def _reduction(ufunc, low=frozenset(), rows=False):
     ``dtype`` for sums; small integers still accumulate in the default integer). ``low``:
     the dtypes reduced in float32 and rounded once (``sum`` of float16/bfloat16, as
     PyTorch accumulates). ``rows``: arrays of ``_ROW_SUM_MIN_SIZE`` elements or more summed
-    over trailing axes by ``_row_sums`` (one BLAS product) where it applies."""
+    over trailing or leading axes by ``_row_sums`` (one BLAS product) where it applies."""
     reduce = ufunc.reduce
     ones_by_length: dict[tuple[int, Any], Any] = {}
 
@@ -157,35 +157,56 @@ _ROW_SUM_MIN_SIZE = 8192
 
 def _row_sums(x: Any, axis: Any, dtype: Any, keepdims: bool,
               ones_by_length: dict[tuple[int, Any], Any]) -> Any:
-    """``sum`` over the trailing axes of a C-contiguous float32/float64 array (at least one
-    leading axis, rows of 2 to ``_ROW_SUM_MAX`` elements, no other dtype asked for) as ONE
-    matrix-vector product with a ones vector (kept in ``ones_by_length``), or None where
-    that does not apply. BLAS sums a row in registers where NumPy's add reduction walks each
-    row with its pairwise loop, 3-10x slower (a (1024, 128) float32 array: ~52 -> ~16 us;
-    the rows of softmax, layer norm and attention)."""
+    """``sum`` of a C-contiguous float32/float64 array (no other dtype asked for) over its
+    trailing axes or its leading ones (at least one axis left) as ONE matrix-vector product
+    with a ones vector (kept in ``ones_by_length``), or None where that does not apply.
+
+    Over trailing axes (rows of 2 to ``_ROW_SUM_MAX`` elements: softmax's and layer norm's
+    rows, attention scores) BLAS sums a row in registers where NumPy's add reduction walks
+    each row with its pairwise loop, 3-10x slower (a (1024, 128) float32 array: ~52 -> ~16
+    us). Over leading axes (a bias's gradient summed over the batch) ``ones @ x`` is 2-10x
+    faster than the reduction's row-by-row adds, and its blocked accumulation is, if
+    anything, closer to the exact sum ((1024, 128): 33 -> 10 us)."""
     if type(x) is not np.ndarray or x.dtype not in _WIDE_FLOATS or not x.flags.c_contiguous \
             or (dtype is not None and dtype != x.dtype):
         return None
     ndim = x.ndim
     axes = (axis,) if type(axis) is int else axis
     if type(axes) is not tuple or not 0 < len(axes) < ndim \
-            or not all(type(a) is int and -ndim <= a < ndim for a in axes) \
-            or sorted(a % ndim for a in axes) != list(range(ndim - len(axes), ndim)):
+            or not all(type(a) is int and -ndim <= a < ndim for a in axes):
         return None
-    lead = x.shape[:ndim - len(axes)]
-    rows = math.prod(lead)
-    length = x.size // rows if rows else 0
-    if not 2 <= length <= _ROW_SUM_MAX:
-        return None
-    key = (length, x.dtype)
+    summed = sorted(a % ndim for a in axes)
+    k = len(summed)
+    shape = x.shape
+    if summed == list(range(ndim - k, ndim)):  # trailing: one sum per row
+        kept = shape[:ndim - k]
+        rows = math.prod(kept)
+        length = x.size // rows if rows else 0
+        if not 2 <= length <= _ROW_SUM_MAX:
+            return None
+        sums = np.matmul(x.reshape(rows, length), _ones(length, x.dtype, ones_by_length))
+        return sums.reshape(kept + (1,) * k if keepdims else kept)
+    if summed == list(range(k)):  # leading: one sum per column
+        kept = shape[k:]
+        length = math.prod(shape[:k])
+        if length < 2:
+            return None
+        sums = np.matmul(_ones(length, x.dtype, ones_by_length),
+                         x.reshape(length, x.size // length))
+        return sums.reshape((1,) * k + kept if keepdims else kept)
+    return None
+
+
+def _ones(length: int, dtype: Any, ones_by_length: dict[tuple[int, Any], Any]) -> Any:
+    """A read-only ones vector of ``length`` and ``dtype``, made once (``_ONES_KEPT`` kept)."""
+    key = (length, dtype)
     ones = ones_by_length.get(key)
     if ones is None:
         if len(ones_by_length) >= _ONES_KEPT:
             ones_by_length.clear()
-        ones = ones_by_length[key] = np.ones(length, x.dtype)
+        ones = ones_by_length[key] = np.ones(length, dtype)
         ones.flags.writeable = False
-    sums = np.matmul(x.reshape(rows, length), ones)
-    return sums.reshape(lead + (1,) * len(axes) if keepdims else lead)
+    return ones
 
 
 def _logical_reduction(ufunc, name):
