@@ -3,9 +3,10 @@
 SciPy's float32 ``erf`` runs a scalar double-precision loop (4-8 ms on the 524,288 hidden
 activations of a GPT block's GELU, PyTorch's vectorized erf 0.7 ms) and importing
 ``scipy.special`` costs a short program about 0.1 s. This one is about 30 NumPy passes that
-NumPy's SIMD loops run, block by block into buffers made once per call (3.5 ms on the same
-array; 10 ms as whole-array passes, which stream from memory and fault their temporaries in),
-within 1.35 ulp of the exact value (PyTorch's is within 0.71, SciPy's rounds correctly);
+NumPy's SIMD loops run, block by block into buffers made once per call (``blocks.in_blocks``:
+3.5 ms on the same array; 10 ms as whole-array passes, which stream from memory and fault
+their temporaries in), within 1.35 ulp of the exact value (PyTorch's is within 0.71, SciPy's
+rounds correctly);
 ``tests/special/test_erf_float32.py`` holds it to that on a dense grid against a float64
 reference.
 
@@ -24,6 +25,8 @@ NaN propagates through both minimums (NumPy's ``minimum`` keeps NaN); -0.0 keeps
 from __future__ import annotations
 
 import numpy as np
+
+from arraygrad_special.blocks import horner, in_blocks
 
 __all__ = ["FLOAT32", "erf_float32"]
 
@@ -45,36 +48,9 @@ _LARGE = tuple(_F32(c) for c in (
     8.201990567613393e-05))
 
 
-# elements per block: the ~30 passes of a block run on buffers that stay in cache (256 KiB each
-# in float32) and are made once per call. Whole-array passes over a GPT block's 2 MiB activations
-# stream every pass from memory, and their live multi-megabyte temporaries may be returned to
-# the OS and faulted back in on every call: up to 3x as long on one thread in a fresh process,
-# ~10% in a training loop whose allocator keeps them
-_BLOCK = 1 << 16
-
-
-def _horner(coefficients: tuple[np.float32, ...], v: np.ndarray, out: np.ndarray) -> None:
-    """The polynomial at ``v`` written into ``out`` (not ``v``)."""
-    np.multiply(v, coefficients[0], out=out)
-    out += coefficients[1]
-    for c in coefficients[2:]:
-        out *= v
-        out += c
-
-
 def erf_float32(x: np.ndarray) -> np.ndarray:
     """erf of float32 array ``x`` (any shape, any strides): a new float32 array."""
-    flat = x.reshape(-1)  # 0-d in one dimension: every step below then yields arrays
-    result = np.empty(flat.shape, _F32)
-    size = flat.size
-    block = min(size, _BLOCK)
-    a, small_a, v, mask = (np.empty(block, _F32) for _ in range(4))
-    with np.errstate(under="ignore"):  # a^2 of tiny a: zero is the right value
-        for start in range(0, size, block):
-            stop = min(size, start + block)
-            _erf_block(flat[start:stop], result[start:stop], *(
-                buf[:stop - start] for buf in (a, small_a, v, mask)))
-    return result.reshape(x.shape)
+    return in_blocks(x, 4, _erf_block)
 
 
 def _erf_block(x: np.ndarray, out: np.ndarray, a: np.ndarray, small_a: np.ndarray,
@@ -84,12 +60,12 @@ def _erf_block(x: np.ndarray, out: np.ndarray, a: np.ndarray, small_a: np.ndarra
     np.abs(x, out=a)
     np.minimum(a, _SPLIT, out=small_a)
     np.multiply(small_a, small_a, out=v)
-    _horner(_SMALL, v, out)
+    horner(_SMALL, v, out)
     out *= small_a
     out += small_a
     np.less(a, _SPLIT, out=mask)  # 1.0 or 0.0; NaN: 0, but NaN * 0 keeps the blend NaN
     np.minimum(a, _CLAMP, out=a)
-    _horner(_LARGE, a, v)
+    horner(_LARGE, a, v)
     np.exp(v, out=v)
     np.subtract(_ONE, v, out=v)
     out *= mask

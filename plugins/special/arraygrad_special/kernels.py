@@ -1,5 +1,5 @@
-"""Per-backend kernels: ``scipy.special`` for NumPy (and ``erf`` of float32 arrays in NumPy
-passes: ``erf_float32``), ``cupyx.scipy.special`` for CuPy.
+"""Per-backend kernels: ``scipy.special`` for NumPy (and ``erf`` of float32 and float64 arrays
+in NumPy passes: ``erf_float32``, ``erf_float64``), ``cupyx.scipy.special`` for CuPy.
 
 Kernels are registered as small wrappers that import their library on first call, so loading
 the plugin imports neither SciPy (about 0.3 s) nor CuPy. A wrapper returns ``NotImplemented``
@@ -19,7 +19,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 
-__all__ = ["SCIPY_NAMES", "float32_erf_first", "lazy_kernel", "numpy_kernels", "cupy_kernels"]
+__all__ = ["SCIPY_NAMES", "numpy_erf_first", "lazy_kernel", "numpy_kernels", "cupy_kernels"]
 
 SCIPY_NAMES = {
     "erf": "erf", "erfc": "erfc", "erfinv": "erfinv", "lgamma": "gammaln", "digamma": "psi",
@@ -87,17 +87,24 @@ def _cupy_result(out, like):
     return out if out.dtype == like.dtype else out.astype(like.dtype)
 
 
-def float32_erf_first(scipy_erf):
-    """The NumPy backend's ``erf`` kernel: ``erf_float32`` for every float32 array (SciPy's
-    float32 loop is faster below about 10,000 elements, 7 against 25 us at 1,024, but one
-    small call would import ``scipy.special``, 0.1 s, and an element's erf would depend on
-    its array's size); ``scipy_erf`` for the other dtypes (``NotImplemented`` without SciPy,
-    ``scipy_erf`` None: the core's portable erf then runs)."""
+def numpy_erf_first(scipy_erf):
+    """The NumPy backend's ``erf`` kernel: ``erf_float32`` and ``erf_float64`` (NumPy passes)
+    for every float32 and float64 array, ``scipy_erf`` for the other dtypes (``NotImplemented``
+    without SciPy, ``scipy_erf`` None: the core's portable erf then runs).
+
+    SciPy's loops are faster on small arrays (7 against 25 us on 1,024 float32 values, 6
+    against 60 on 1,000 float64 ones), but one call would import ``scipy.special`` (0.2-0.3 s:
+    a short program's whole time in erf, many times over), and switching by size would make
+    an element's erf depend on its array's size."""
     from arraygrad_special.erf_float32 import FLOAT32, erf_float32
+    from arraygrad_special.erf_float64 import FLOAT64, erf_float64
 
     def kernel(x):
-        if x.dtype == FLOAT32:
+        dtype = x.dtype
+        if dtype == FLOAT32:
             return erf_float32(x)
+        if dtype == FLOAT64:
+            return erf_float64(x)
         return NotImplemented if scipy_erf is None else scipy_erf(x)
 
     kernel.__name__ = kernel.__qualname__ = "erf_kernel"
@@ -106,15 +113,15 @@ def float32_erf_first(scipy_erf):
 
 def numpy_kernels() -> dict:
     """NumPy's kernels by op name: SciPy's (``{}`` for those when SciPy is not installed), and
-    ``erf`` of float32 arrays in NumPy passes (``float32_erf_first``).
+    ``erf`` of float32 and float64 arrays in NumPy passes (``numpy_erf_first``).
 
     Only SciPy's presence is checked here (``find_spec`` imports nothing).
     """
     if importlib.util.find_spec("scipy") is None:
-        return {"erf": float32_erf_first(None)}
+        return {"erf": numpy_erf_first(None)}
     kernels = {op: lazy_kernel("scipy.special", name, _numpy_result, FIXES.get(op))
                for op, name in SCIPY_NAMES.items()}
-    kernels["erf"] = float32_erf_first(kernels["erf"])
+    kernels["erf"] = numpy_erf_first(kernels["erf"])
     return kernels
 
 
