@@ -17,6 +17,7 @@ from arraygrad_numpy import low_precision
 from arraygrad_numpy.conv_kernels import conv_forward, conv_input_grad, conv_weight_grad
 from arraygrad_numpy.norm_kernels import vector_norm
 from arraygrad_numpy.pool_kernels import max_pool_forward, max_pool_grad
+from arraygrad_numpy.rnn_kernels import lstm_sequence_forward
 from arraygrad_numpy.sparse_kernels import sparse_mm
 
 __all__ = ["NumpyBackend", "NumpyGenerator", "host_memory"]
@@ -457,4 +458,4 @@ _KERNELS = {**strided_kernels(
     "linalg_eig": _eig, "sparse_mm": sparse_mm, "conv_forward": conv_forward,
     "conv_input_grad": conv_input_grad, "conv_weight_grad": conv_weight_grad,
     "max_pool_forward": max_pool_forward, "max_pool_grad": max_pool_grad,
-    "vector_norm": vector_norm}
+    "vector_norm": vector_norm, "lstm_sequence_forward": lstm_sequence_forward}

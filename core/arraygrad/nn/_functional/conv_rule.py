@@ -30,32 +30,16 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from arraygrad.nn._functional.windows import _col2im_data, _im2col_data, col2im, im2col
+from arraygrad.ops.backend_kernels import dispatch_kernel
 from arraygrad.ops.promotion import same_backend
-from arraygrad.ops.rule import VIA_VJP, defop, fast_paths
+from arraygrad.ops.rule import VIA_VJP, defop
 from arraygrad.tensor import Tensor
 
 if TYPE_CHECKING:
     from arraygrad.backends.contract import Backend
     from arraygrad.ops.rule import RuleNode
 
-__all__ = ["CONVOLUTION", "convolution", "conv_data", "dispatch_kernel", "input_grad_data",
-           "weight_grad_data"]
-
-
-def dispatch_kernel(name: str, backend: Backend, portable: Any, *args: Any) -> Any:
-    """The backend's own kernel ``name`` on ``args`` while fast paths are on, ``portable``
-    when it has none or it declines (``NotImplemented``); always ``portable`` in reference
-    mode (it is the kernels' reference twin). While ``arraygrad.compile`` records, the
-    recording backend's ``kernel`` hands back the kernel wrapped so that its call runs on
-    the real arrays and is written down as one instruction (``compiler.recording_backend``):
-    a replay calls the very kernel eager calls, so its values are eager's (no compile-aware
-    code here)."""
-    kernel = backend.kernel(name) if fast_paths.on else None
-    if kernel is not None:
-        out = kernel(*args)
-        if out is not NotImplemented:
-            return out
-    return portable(*args)
+__all__ = ["CONVOLUTION", "convolution", "conv_data", "input_grad_data", "weight_grad_data"]
 
 
 def conv_data(backend: Backend, x: Any, w: Any, geom: Any, groups: int) -> Any:

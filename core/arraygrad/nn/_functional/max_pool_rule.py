@@ -31,8 +31,8 @@ from typing import TYPE_CHECKING, Any
 
 from arraygrad import dtypes as _dt
 from arraygrad.autograd.forward_ad import state as _fw
-from arraygrad.nn._functional.conv_rule import dispatch_kernel
 from arraygrad.nn._functional.windows import _col2im_data, _im2col_data, col2im
+from arraygrad.ops.backend_kernels import dispatch_kernel
 from arraygrad.ops.elementwise import where
 from arraygrad.ops.rule import VIA_VJP, defop
 from arraygrad.tensor import Tensor

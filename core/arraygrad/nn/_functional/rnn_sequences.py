@@ -17,11 +17,13 @@ the per-step cells of ``rnn_cells``, the reference the sequences are tested agai
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any, Sequence
 
 from arraygrad.autograd.grad_mode import _state as _grad
 from arraygrad.nn._functional import rnn_sequence_formulas as sf
 from arraygrad.nn._functional.rnn_cells import TENSORS, array_kit, fusable_operands
+from arraygrad.ops.backend_kernels import dispatch_kernel
 from arraygrad.ops.rule import VIA_VJP, defop, fast_paths
 from arraygrad.tensor import Tensor
 from arraygrad.transform_state import array_kernel
@@ -64,7 +66,17 @@ _LSTM_KEPT = ("h_prev", "gates_scale", "cell_scale", "gate_f", "cell_out")
 @array_kernel
 def lstm_sequence_data(backend: Backend, gi: Any, h0: Any, c0: Any, w: Any, b: Any, w_hr: Any,
                        sizes: tuple[int, ...], reverse: bool, keep: bool) -> tuple[Any, ...]:
-    """``(output rows, h_n, c_n, *kept)`` on arrays (kept empty unless ``keep``)."""
+    """``(output rows, h_n, c_n, *kept)`` on arrays (kept empty unless ``keep``): the
+    backend's ``"lstm_sequence_forward"`` kernel while fast paths are on, when it has one
+    that serves the call, else the portable formula (its reference twin)."""
+    return dispatch_kernel("lstm_sequence_forward", backend,
+                           functools.partial(_lstm_forward_portable, backend),
+                           gi, h0, c0, w, b, w_hr, sizes, reverse, keep)
+
+
+def _lstm_forward_portable(backend: Backend, gi: Any, h0: Any, c0: Any, w: Any, b: Any,
+                           w_hr: Any, sizes: tuple[int, ...], reverse: bool, keep: bool
+                           ) -> tuple[Any, ...]:
     out, h_n, c_n, kept = sf.lstm_forward(array_kit(backend), sf.Plan.of(sizes, reverse), gi,
                                           h0, c0, w, b, w_hr, keep)
     return (out, h_n, c_n, *kept)

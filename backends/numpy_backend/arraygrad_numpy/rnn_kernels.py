@@ -1,0 +1,107 @@
+"""The NumPy backend's LSTM sequence forward (``Backend.kernel``'s ``"lstm_sequence_forward"``):
+``rnn_sequence_formulas.lstm_forward``'s values, bit for bit, in fewer NumPy calls.
+
+A small LSTM's step is a dozen calls on a few rows each, so the calls, not the arithmetic, set
+its time (lstm_step: batch 8, hidden 64). The portable formula makes fresh arrays at every
+step, forms the backward's factors there (a join of four pieces and five products), and copies
+five of them into the packed buffers; here each step writes its activations, cell, ``tanh`` of
+the cell and output straight into whole-sequence buffers (``out=``), ten calls, and the
+backward's factors are formed after the loop, each ONE call over every step's rows. Every
+element goes through the same operations in the same order as in the portable formula, so the
+values are the same; ``tests/nn/test_rnn_kernels.py`` holds them to it.
+
+Served: dense sequences (every step has the whole batch), either direction, float32/float64
+NumPy arrays, no projection (``proj_size``); the rest is declined (``NotImplemented``) and the
+portable formula runs.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+__all__ = ["lstm_sequence_forward"]
+
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+@lru_cache(maxsize=64)
+def _halve(hidden: int, dtype: np.dtype) -> np.ndarray:
+    """The (1, 4H) row halving the sigmoid gates (i, f, o) and keeping g: ``gate_scale``'s."""
+    return np.concatenate([np.full((1, hidden), 1.0 if gate == "g" else 0.5, dtype)
+                           for gate in "ifgo"], axis=-1)
+
+
+def _serves(gi: Any, h0: Any, c0: Any, w: Any, b: Any, w_hr: Any, sizes: tuple[int, ...]
+            ) -> bool:
+    if w_hr is not None or not sizes:
+        return False
+    arrays = (gi, h0, c0, w) if b is None else (gi, h0, c0, w, b)
+    if any(type(a) is not np.ndarray for a in arrays):
+        return False
+    dtype = gi.dtype
+    if dtype not in _FLOATS or any(a.dtype != dtype for a in arrays):
+        return False
+    batch = h0.shape[0]
+    return batch > 0 and all(s == batch for s in sizes)
+
+
+def lstm_sequence_forward(gi: Any, h0: Any, c0: Any, w: Any, b: Any, w_hr: Any,
+                          sizes: tuple[int, ...], reverse: bool, keep: bool) -> Any:
+    """``lstm_sequence_data``'s ``(output rows, h_n, c_n, *kept)`` (kept empty unless
+    ``keep``), or ``NotImplemented`` for what this kernel does not serve."""
+    if not _serves(gi, h0, c0, w, b, w_hr, sizes):
+        return NotImplemented
+    dtype = gi.dtype
+    hidden = w.shape[0] // 4
+    two, three = 2 * hidden, 3 * hidden
+    halve = _halve(hidden, dtype)
+    w_t = np.ascontiguousarray((w * halve.reshape(4 * hidden, 1)).T)
+    lead = gi.shape[:-1]
+    gates_in = gi.reshape(-1, 4 * hidden) * halve
+    if b is not None:
+        gates_in += b * halve
+    half = np.asarray(0.5, dtype)
+    rows = gates_in.shape[0]
+    act = np.empty((rows, 4 * hidden), dtype)  # tanh of the (halved) pre-activations
+    sig = np.empty((rows, 4 * hidden), dtype)  # sigmoid(z) = tanh(z / 2) / 2 + 1 / 2
+    cells = np.empty((rows, hidden), dtype)
+    tanh_cells = np.empty((rows, hidden), dtype)
+    out = np.empty((rows, hidden), dtype)
+    batch = h0.shape[0]
+    steps = len(sizes)
+    h, c = h0, c0
+    for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
+        r = slice(t * batch, (t + 1) * batch)
+        a = act[r]
+        np.matmul(h, w_t, out=a)
+        a += gates_in[r]
+        np.tanh(a, out=a)
+        s = sig[r]
+        np.multiply(a, half, out=s)
+        s += half
+        c2 = cells[r]
+        np.multiply(s[:, hidden:two], c, out=c2)
+        c2 += s[:, :hidden] * a[:, two:three]
+        tc = tanh_cells[r]
+        np.tanh(c2, out=tc)
+        h = out[r]
+        np.multiply(s[:, three:], tc, out=h)
+        c = c2
+    result = (out.reshape(*lead, hidden), h.copy(), c.copy())
+    if not keep:
+        return result
+    # each step's input state: the previous step's output and cell (the next one's, reversed)
+    if reverse:
+        h_prev = np.concatenate([out[batch:], h0])
+        c_prev = np.concatenate([cells[batch:], c0])
+    else:
+        h_prev = np.concatenate([h0, out[:-batch]])
+        c_prev = np.concatenate([c0, cells[:-batch]])
+    scale = np.concatenate([act[:, two:three], c_prev, sig[:, :hidden], tanh_cells], axis=1)
+    scale *= np.asarray(1.0, dtype) - act * act
+    through_tanh = sig[:, three:] - out * tanh_cells
+    forget = np.ascontiguousarray(sig[:, hidden:two])
+    return (*result, h_prev, scale, through_tanh, forget, None)
