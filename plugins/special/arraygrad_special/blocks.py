@@ -40,3 +40,36 @@ def in_blocks(x: np.ndarray, scratch: int,
             kernel(flat[start:stop], result[start:stop],
                    *(buf[:stop - start] for buf in buffers))
     return result.reshape(x.shape)
+
+
+def two_range_erf(x: np.ndarray, out: np.ndarray, a: np.ndarray, b: np.ndarray, v: np.ndarray,
+                  g: np.ndarray, split: float | np.floating,
+                  small: tuple[float | np.floating, ...],
+                  large: Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], None]
+                  ) -> None:
+    """erf of block ``x`` into ``out`` (``a``, ``b``, ``v``, ``g``: scratch of its size) on
+    ``a = |x|`` in two ranges, the sign put back last (``copysign``):
+
+    - ``a < split``: ``a + a P(a^2)``, ``P`` the coefficients ``small`` (highest degree
+      first), computed for every element: a select costs more than these passes, and the
+      other elements' values are overwritten;
+    - ``a >= split``: ``large(b, w, v, g)`` writes erf of ``b`` (those elements, gathered)
+      into ``g``, with ``w`` and ``v`` as scratch (all four of the gathered size); only
+      those elements run it, whose ``exp`` is the dearest pass here, and a GELU's inputs
+      have few of them (3% to 20%).
+
+    NaN stays NaN: ``minimum`` keeps it, and ``>=`` leaves it out of the gather.
+    """
+    np.abs(x, out=a)
+    np.minimum(a, split, out=b)
+    np.multiply(b, b, out=v)
+    horner(small, v, out)
+    out *= b
+    out += b
+    chosen = np.flatnonzero(a >= split)
+    n = chosen.size
+    if n:
+        np.take(a, chosen, out=b[:n])  # (before a's buffer is scratch)
+        large(b[:n], a[:n], v[:n], g[:n])
+        out[chosen] = g[:n]
+    np.copysign(out, x, out=out)

@@ -7,11 +7,10 @@ within 2.6, PyTorch's vectorized one within 1); ``tests/special/test_erf_float64
 it to that against mpmath. On a GELU's inputs it takes SciPy's time (0.23 ms on 18,432
 values; 6.6 ms on 524,288), on values spread wider up to 1.2x.
 
-Two ranges on ``a = |x|``, the sign put back last (``copysign``):
+Two ranges on ``a = |x|`` (``blocks.two_range_erf``), the sign put back last:
 
 - ``a < 0.875``: ``a + a P(a^2)``, P of degree 10 fitted to ``erf(a)/a - 1`` (relative error,
-  so no cancellation near 0; subnormals included). Computed for every element (the others'
-  values are overwritten): a select costs more than these passes.
+  so no cancellation near 0; subnormals included), computed for every element;
 - otherwise ``1 - exp(G(s) - b^2) / (2 + b)``, ``b = min(a, 6)``, ``s = K1 / (2 + b) - K2``
   mapping ``[0.875, 6]`` onto ``[-1, 1]``, G of degree 12 fitted to
   ``log(erfc(b) (2 + b)) + b^2`` weighted by ``erfc(b)`` (an erfc's relative error is erf's
@@ -30,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from arraygrad_special.blocks import horner, in_blocks
+from arraygrad_special.blocks import horner, in_blocks, two_range_erf
 
 __all__ = ["FLOAT64", "erf_float64"]
 
@@ -60,31 +59,18 @@ def erf_float64(x: np.ndarray) -> np.ndarray:
 
 def _erf_block(x: np.ndarray, out: np.ndarray, a: np.ndarray, b: np.ndarray, v: np.ndarray,
                g: np.ndarray) -> None:
-    """erf of ``x`` into ``out``, with ``a``, ``b``, ``v`` and ``g`` (``x``'s size) as
-    scratch."""
-    np.abs(x, out=a)
-    # a < 0.875, for every element (the others' values are overwritten): a + a P(a^2)
-    np.minimum(a, _SPLIT, out=b)
-    np.multiply(b, b, out=v)
-    horner(_SMALL, v, out)
-    out *= b
-    out += b
-    # a >= 0.875, on those elements only (a GELU's inputs: about a fifth): the range costs
-    # three times the other, exp's float64 loop (no SIMD) alone as much as 18 passes
-    large = np.flatnonzero(a >= _SPLIT)  # NaN: the first range's NaN stays
-    n = large.size
-    if n:
-        b, w, v, g = b[:n], a[:n], v[:n], g[:n]
-        np.take(a, large, out=b)  # (before a's buffer is w's)
-        np.minimum(b, _CLAMP, out=b)
-        np.add(b, 2.0, out=w)
-        np.divide(_K1, w, out=v)
-        v -= _K2
-        horner(_LARGE, v, g)
-        b *= b
-        g -= b
-        np.exp(g, out=g)
-        g /= w
-        np.subtract(1.0, g, out=g)
-        out[large] = g
-    np.copysign(out, x, out=out)
+    two_range_erf(x, out, a, b, v, g, _SPLIT, _SMALL, _large)
+
+
+def _large(b: np.ndarray, w: np.ndarray, v: np.ndarray, g: np.ndarray) -> None:
+    """``1 - exp(G(s) - b^2) / (2 + b)`` of ``b >= 0.875`` into ``g``."""
+    np.minimum(b, _CLAMP, out=b)
+    np.add(b, 2.0, out=w)
+    np.divide(_K1, w, out=v)
+    v -= _K2
+    horner(_LARGE, v, g)
+    b *= b
+    g -= b
+    np.exp(g, out=g)
+    g /= w
+    np.subtract(1.0, g, out=g)
