@@ -1,6 +1,7 @@
-"""The NumPy backend's LSTM sequence forward (``arraygrad_numpy.rnn_kernels``): the portable
-formula's values bit for bit (it is the kernel's reference twin), what it declines, and that
-layers take it while fast paths are on and not in reference mode."""
+"""The NumPy backend's LSTM sequence kernels (``arraygrad_numpy.rnn_kernels``), forward and
+backward: the portable formulas' values bit for bit (they are the kernels' reference twins),
+what they decline, and that layers take them while fast paths are on and not in reference
+mode."""
 
 from __future__ import annotations
 
@@ -32,6 +33,14 @@ def _portable(*args):
     return rnn_sequences._lstm_forward_portable(BACKEND, *args)
 
 
+def _backward_kernel(*args):
+    return BACKEND.kernel("lstm_sequence_backward")(*args)
+
+
+def _backward_portable(*args):
+    return rnn_sequences._lstm_backward_portable(BACKEND, *args)
+
+
 def _same(found, expected):
     assert len(found) == len(expected)
     for f, e in zip(found, expected):
@@ -58,6 +67,29 @@ def test_the_kernel_is_the_portable_formula_bit_for_bit(dtype, batch, hidden, st
         assert np.array_equal(a, kept)
 
 
+@settings(max_examples=60, deadline=None)
+@given(dtype=st.sampled_from([np.float32, np.float64]), batch=st.integers(1, 5),
+       hidden=st.integers(1, 6), steps=st.integers(1, 5), features=st.sampled_from([2, 3]),
+       reverse=st.booleans(), need=st.lists(st.booleans(), min_size=3, max_size=3),
+       seed=st.integers(0, 2**16))
+def test_the_backward_kernel_is_the_portable_formula_bit_for_bit(dtype, batch, hidden, steps,
+                                                                  features, reverse, need, seed):
+    rng = np.random.default_rng(seed)
+    gi, h0, c0, w, b = _operands(rng, dtype, batch, hidden, steps, features, True)
+    sizes = (batch,) * steps
+    *_, h_prev, scale, through, forget, cell = kernels.lstm_sequence_forward(
+        gi, h0, c0, w, b, None, sizes, reverse, True)
+    g_out = rng.standard_normal(gi.shape[:-1] + (hidden,)).astype(dtype)
+    g_h, g_c = (rng.standard_normal((batch, hidden)).astype(dtype) for _ in range(2))
+    needs = (need[0], True, True, need[1], need[2], False)
+    args = (g_out, g_h, g_c, w, None, h_prev, scale, through, forget, cell, sizes, reverse,
+            needs)
+    before = [a.copy() for a in (g_out, g_h, g_c, w, scale)]
+    _same(_backward_kernel(*args), _backward_portable(*args))
+    for a, kept in zip((g_out, g_h, g_c, w, scale), before):  # the operands are read only
+        assert np.array_equal(a, kept)
+
+
 def test_the_final_state_is_not_a_view_of_the_output():
     gi, h0, c0, w, b = _operands(np.random.default_rng(0), np.float32, 2, 3, 4, 2, True)
     out, h_n, c_n, *_ = kernels.lstm_sequence_forward(gi, h0, c0, w, b, None, (2,) * 4,
@@ -79,6 +111,15 @@ def test_it_declines_what_it_does_not_serve():
     half = [a.astype(np.float16) for a in (gi, h0, c0, w, b)]
     assert decline(*half, None, (3,) * 3, False, True) is NotImplemented
     assert decline(gi.tolist(), h0, c0, w, b, None, (3,) * 3, False, True) is NotImplemented
+    kept = decline(gi, h0, c0, w, b, None, (3,) * 3, False, True)[3:]
+    g = np.ones((9, 2), np.float32)
+    needs = (True,) * 6
+    assert _backward_kernel(g[:8], h0, c0, w, w_hr, *kept[:4], None, (3, 3, 2), False,
+                            needs) is NotImplemented
+    assert _backward_kernel(g, h0, c0, w, None, *kept[:4], g, (3,) * 3, False,
+                            needs) is NotImplemented  # a projection's kept cells
+    assert _backward_kernel(g.astype(np.float64), h0, c0, w, None, *kept, (3,) * 3, False,
+                            needs) is NotImplemented
 
 
 def _layer_step(bidirectional):
@@ -94,16 +135,25 @@ def _layer_step(bidirectional):
 @pytest.mark.skipif(not fast_paths.on, reason="ARRAYGRAD_REFERENCE=1 runs the per-step cells")
 @pytest.mark.parametrize("bidirectional", [False, True])
 def test_layers_take_the_kernel_and_equal_the_portable_formula(monkeypatch, bidirectional):
-    calls = []
+    calls, backward_calls = [], []
 
     def counted(*args):
         calls.append(args[-1])
         return kernels.lstm_sequence_forward(*args)
 
+    def counted_backward(*args):
+        backward_calls.append(args[-1])
+        return kernels.lstm_sequence_backward(*args)
+
     monkeypatch.setitem(numpy_backend._KERNELS, "lstm_sequence_forward", counted)
+    monkeypatch.setitem(numpy_backend._NAMESPACE_KERNELS, "lstm_sequence_backward",
+                        counted_backward)
     with_kernel = _layer_step(bidirectional)
-    assert len(calls) == 2 * (2 if bidirectional else 1) and all(calls)  # keep: recorded
+    layers = 2 * (2 if bidirectional else 1)
+    assert len(calls) == layers and all(calls)  # keep: recorded
+    assert len(backward_calls) == layers
     monkeypatch.delitem(numpy_backend._KERNELS, "lstm_sequence_forward")
+    monkeypatch.delitem(numpy_backend._NAMESPACE_KERNELS, "lstm_sequence_backward")
     for found, expected in zip(with_kernel, _layer_step(bidirectional)):
         assert np.array_equal(found, expected)
 
@@ -113,7 +163,13 @@ def test_reference_mode_never_calls_the_kernel(monkeypatch):
         raise AssertionError("the kernel ran in reference mode")
 
     monkeypatch.setitem(numpy_backend._KERNELS, "lstm_sequence_forward", refuse)
+    monkeypatch.setitem(numpy_backend._NAMESPACE_KERNELS, "lstm_sequence_backward", refuse)
     gi, h0, c0, w, b = _operands(np.random.default_rng(0), np.float32, 2, 3, 4, 2, True)
     args = (gi, h0, c0, w, b, None, (2,) * 4, False, True)
     with reference_mode():
-        _same(rnn_sequences.lstm_sequence_data(BACKEND, *args), _portable(*args))
+        found = rnn_sequences.lstm_sequence_data(BACKEND, *args)
+        _same(found, _portable(*args))
+        g = np.ones((8, 3), np.float32)
+        grad_args = (g, h0, c0, w, None, *found[3:], (2,) * 4, False, (True,) * 6)
+        _same(rnn_sequences.lstm_sequence_grad_data(BACKEND, *grad_args),
+              _backward_portable(*grad_args))

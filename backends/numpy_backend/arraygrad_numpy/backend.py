@@ -17,7 +17,7 @@ from arraygrad_numpy import low_precision
 from arraygrad_numpy.conv_kernels import conv_forward, conv_input_grad, conv_weight_grad
 from arraygrad_numpy.norm_kernels import vector_norm
 from arraygrad_numpy.pool_kernels import max_pool_forward, max_pool_grad
-from arraygrad_numpy.rnn_kernels import lstm_sequence_forward
+from arraygrad_numpy.rnn_kernels import lstm_sequence_backward, lstm_sequence_forward
 from arraygrad_numpy.sparse_kernels import sparse_mm
 
 __all__ = ["NumpyBackend", "NumpyGenerator", "host_memory"]
@@ -440,8 +440,11 @@ class NumpyBackend(Backend):
         # strided views (as_strided, Tensor.unfold) share memory, as PyTorch's do; sparse
         # products run through SciPy when it is installed; convolutions as strided windows
         # and one BLAS product per direction; max pooling over strided slices; a whole
-        # array's 2-norm as one dot product
-        return _KERNELS.get(op_name)
+        # array's 2-norm as one dot product; an LSTM's whole sequence in few calls per step
+        found = _KERNELS.get(op_name)
+        if found is None and op_name in _NAMESPACE_KERNELS:
+            found = functools.partial(_NAMESPACE_KERNELS[op_name], self._xp)
+        return found
 
 
 def _eig(a):
@@ -459,3 +462,6 @@ _KERNELS = {**strided_kernels(
     "conv_input_grad": conv_input_grad, "conv_weight_grad": conv_weight_grad,
     "max_pool_forward": max_pool_forward, "max_pool_grad": max_pool_grad,
     "vector_norm": vector_norm, "lstm_sequence_forward": lstm_sequence_forward}
+# kernels whose results hold values of the namespace's own functions (its ``sum``), given it
+# as their first argument
+_NAMESPACE_KERNELS = {"lstm_sequence_backward": lstm_sequence_backward}

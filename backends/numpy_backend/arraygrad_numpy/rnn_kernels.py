@@ -22,42 +22,40 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["lstm_sequence_forward"]
+__all__ = ["lstm_sequence_backward", "lstm_sequence_forward"]
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 @lru_cache(maxsize=64)
-def _halve(hidden: int, dtype: np.dtype) -> np.ndarray:
-    """The (1, 4H) row halving the sigmoid gates (i, f, o) and keeping g: ``gate_scale``'s."""
-    return np.concatenate([np.full((1, hidden), 1.0 if gate == "g" else 0.5, dtype)
+def _gate_row(hidden: int, dtype: np.dtype, factor: float) -> np.ndarray:
+    """The (1, 4H) row scaling the sigmoid gates (i, f, o) by ``factor`` and keeping g:
+    ``rnn_sequence_formulas.gate_scale``'s."""
+    return np.concatenate([np.full((1, hidden), 1.0 if gate == "g" else factor, dtype)
                            for gate in "ifgo"], axis=-1)
 
 
-def _serves(gi: Any, h0: Any, c0: Any, w: Any, b: Any, w_hr: Any, sizes: tuple[int, ...]
-            ) -> bool:
-    if w_hr is not None or not sizes:
+def _serves(arrays: tuple[Any, ...], batch: int, sizes: tuple[int, ...]) -> bool:
+    """Whether the kernels take a call on ``arrays`` (all NumPy, one float32/float64 dtype)
+    with steps of ``sizes`` rows, each the whole ``batch``."""
+    if not sizes or batch <= 0 or any(type(a) is not np.ndarray for a in arrays):
         return False
-    arrays = (gi, h0, c0, w) if b is None else (gi, h0, c0, w, b)
-    if any(type(a) is not np.ndarray for a in arrays):
-        return False
-    dtype = gi.dtype
-    if dtype not in _FLOATS or any(a.dtype != dtype for a in arrays):
-        return False
-    batch = h0.shape[0]
-    return batch > 0 and all(s == batch for s in sizes)
+    dtype = arrays[0].dtype
+    return dtype in _FLOATS and all(a.dtype == dtype for a in arrays) \
+        and all(s == batch for s in sizes)
 
 
 def lstm_sequence_forward(gi: Any, h0: Any, c0: Any, w: Any, b: Any, w_hr: Any,
                           sizes: tuple[int, ...], reverse: bool, keep: bool) -> Any:
     """``lstm_sequence_data``'s ``(output rows, h_n, c_n, *kept)`` (kept empty unless
     ``keep``), or ``NotImplemented`` for what this kernel does not serve."""
-    if not _serves(gi, h0, c0, w, b, w_hr, sizes):
+    if w_hr is not None or not _serves((gi, h0, c0, w) if b is None else (gi, h0, c0, w, b),
+                                       h0.shape[0], sizes):
         return NotImplemented
     dtype = gi.dtype
     hidden = w.shape[0] // 4
     two, three = 2 * hidden, 3 * hidden
-    halve = _halve(hidden, dtype)
+    halve = _gate_row(hidden, dtype, 0.5)
     w_t = np.ascontiguousarray((w * halve.reshape(4 * hidden, 1)).T)
     lead = gi.shape[:-1]
     gates_in = gi.reshape(-1, 4 * hidden) * halve
@@ -105,3 +103,40 @@ def lstm_sequence_forward(gi: Any, h0: Any, c0: Any, w: Any, b: Any, w_hr: Any,
     through_tanh = sig[:, three:] - out * tanh_cells
     forget = np.ascontiguousarray(sig[:, hidden:two])
     return (*result, h_prev, scale, through_tanh, forget, None)
+
+
+def lstm_sequence_backward(xp: Any, g_out: Any, g_h: Any, g_c: Any, w: Any, w_hr: Any,
+                           h_prev: Any, scale: Any, through_tanh: Any, forget: Any,
+                           cell_out: Any, sizes: tuple[int, ...], reverse: bool,
+                           need: tuple[bool, ...]) -> Any:
+    """``lstm_sequence_grad_data``'s gradients of ``(gi, h0, c0, w_hh, b_hh, w_hr)`` (None
+    where ``need`` says not wanted), or ``NotImplemented``; ``xp`` is the backend's namespace
+    (the bias gradient is its ``sum``, as the portable formula's). Each step writes its gates'
+    gradient into one buffer (the join of four pieces, ``out=``) instead of a fresh array
+    copied into it."""
+    if w_hr is not None or cell_out is not None or not _serves(
+            (g_out, g_h, g_c, w, h_prev, scale, through_tanh, forget), g_h.shape[0], sizes):
+        return NotImplemented
+    dtype = g_out.dtype
+    hidden = w.shape[0] // 4
+    # sigmoid's quarter for i, f, o: in the hidden product's weight rows, and once at the end
+    quarter = _gate_row(hidden, dtype, 0.25)
+    w_q = w * quarter.reshape(4 * hidden, 1)
+    g_rows = g_out.reshape(-1, hidden)
+    gates = np.empty((g_rows.shape[0], 4 * hidden), dtype)
+    batch = g_h.shape[0]
+    steps = len(sizes)
+    dh, dc = g_h, g_c
+    for t in (range(steps) if reverse else range(steps - 1, -1, -1)):
+        r = slice(t * batch, (t + 1) * batch)
+        dh = g_rows[r] + dh
+        dc = dc + dh * through_tanh[r]
+        dz = gates[r]
+        np.concatenate([dc, dc, dc, dh], axis=1, out=dz)
+        dz *= scale[r]
+        dh = dz @ w_q
+        dc = dc * forget[r]
+    gates *= quarter
+    return (gates.reshape(*g_out.shape[:-1], 4 * hidden) if need[0] else None, dh, dc,
+            np.matmul(gates.T, h_prev) if need[3] else None,
+            xp.sum(gates, axis=0) if need[4] else None, None)

@@ -87,7 +87,19 @@ def lstm_sequence_grad_data(backend: Backend, g_out: Any, g_h: Any, g_c: Any, w:
                             w_hr: Any, h_prev: Any, gates_scale: Any, cell_scale: Any,
                             gate_f: Any, cell_out: Any, sizes: tuple[int, ...], reverse: bool,
                             need: tuple[bool, ...]) -> tuple[Any, ...]:
-    """The gradients of ``(gi, h0, c0, w_hh, b_hh, w_hr)`` on arrays (None where not needed)."""
+    """The gradients of ``(gi, h0, c0, w_hh, b_hh, w_hr)`` on arrays (None where not needed):
+    the backend's ``"lstm_sequence_backward"`` kernel while fast paths are on, when it has
+    one that serves the call, else the portable formula."""
+    return dispatch_kernel("lstm_sequence_backward", backend,
+                           functools.partial(_lstm_backward_portable, backend), g_out, g_h, g_c,
+                           w, w_hr, h_prev, gates_scale, cell_scale, gate_f, cell_out, sizes,
+                           reverse, need)
+
+
+def _lstm_backward_portable(backend: Backend, g_out: Any, g_h: Any, g_c: Any, w: Any,
+                            w_hr: Any, h_prev: Any, gates_scale: Any, cell_scale: Any,
+                            gate_f: Any, cell_out: Any, sizes: tuple[int, ...], reverse: bool,
+                            need: tuple[bool, ...]) -> tuple[Any, ...]:
     return sf.lstm_backward(array_kit(backend), sf.Plan.of(sizes, reverse), g_out, g_h, g_c, w,
                             w_hr, (h_prev, gates_scale, cell_scale, gate_f, cell_out), need)
 
