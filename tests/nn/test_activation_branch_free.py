@@ -52,6 +52,27 @@ def test_clamp_is_the_where_formula_bit_for_bit(dtype, data, low, high):
     assert _same(ag.tensor(x).clamp(low, high).numpy(), want)
 
 
+@settings(max_examples=60, deadline=None)
+@given(dtype=st.sampled_from([np.float32, np.float64]), data=st.data())
+def test_relu_is_the_maximum_formula_up_to_the_sign_of_zero(dtype, data):
+    # relu is NumPy's clip ufunc to [0, inf] (twice as fast as its maximum): the same values
+    # and NaN; a -0.0 input may stay -0.0 (PyTorch's relu) where maximum gave 0.0
+    x = data.draw(_floats(dtype))
+    g = data.draw(hnp.arrays(dtype, x.shape, elements=st.floats(-4, 4, width=32)))
+    for reference in (False, True):
+        with reference_mode(reference):
+            t = ag.tensor(x, requires_grad=True)
+            out = F.relu(t)
+            out.backward(ag.tensor(g))
+        found = out.detach().numpy()
+        assert found.dtype == dtype
+        np.testing.assert_array_equal(found, np.maximum(x, dtype(0)))
+        assert not np.signbit(found[found != 0]).any()
+        with np.errstate(invalid="ignore"):
+            np.testing.assert_array_equal(t.grad.numpy(), np.where(x > 0, g, dtype(0)) +
+                                          np.where(np.isnan(x), g, dtype(0)))
+
+
 def test_clamp_of_integers_and_with_tensor_bounds_keeps_its_paths():
     x = ag.tensor([-3, 0, 5, 9])
     assert ag.clamp(x, 0, 6).tolist() == [0, 0, 5, 6] and ag.clamp(x, 0, 6).dtype == ag.int64
@@ -148,6 +169,15 @@ def test_match_pytorch(dtype):
              lambda lib, t: lib.clamp(t, -0.5, 2.0),
              lambda lib, t: lib.clamp(t, min=0.0),
              lambda lib, t: t.clamp(max=-0.0)]
+    relu_out, relu_grads = [], []
+    for lib in (ag, torch):
+        t = lib.tensor(x, requires_grad=True)
+        out = lib.nn.functional.relu(t)
+        out.backward(lib.tensor(g))
+        relu_out.append(out.detach().numpy())
+        relu_grads.append(t.grad.numpy())
+    np.testing.assert_array_equal(*relu_out)  # (a -0.0 input: PyTorch's -0.0, or 0.0)
+    np.testing.assert_array_equal(*relu_grads)
     for call in calls:
         got = []
         for lib in (ag, torch):

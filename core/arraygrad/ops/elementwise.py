@@ -582,8 +582,16 @@ def relu(input: Tensor) -> Tensor:
     if data.dtype in backend.complex_natives:
         refuse_complex_forward("clamp", input, message="clamp is not supported for complex types")
     # one pass, and NaN stays NaN as in PyTorch
-    return RELU.record(backend.xp.maximum(data, _zero_like(backend, data.dtype)), backend,
-                       (input,))
+    zero = _zero_like(backend, data.dtype)
+    dtype = data.dtype
+    if dtype in backend.floating_natives and dtype not in backend.reduced_floating_natives:
+        # a clip to [0, inf]: -0.0 stays -0.0 as in PyTorch's relu (``maximum`` gives +0.0),
+        # and NumPy's clip loop is twice as fast as its maximum (a (128, 512) float32: 20 us
+        # against 38); float16/bfloat16 keep ``maximum`` (NumPy clips bfloat16 in float32)
+        out = backend.xp.clip(data, zero, scalar_operand(backend, math.inf, dtype))
+    else:
+        out = backend.xp.maximum(data, zero)
+    return RELU.record(out, backend, (input,))
 
 
 def _zero_like(backend: Backend, native: Any) -> Any:
