@@ -8,10 +8,18 @@ from typing import Callable
 
 import numpy as np
 
-__all__ = ["BLOCK_BYTES", "horner", "in_blocks"]
+__all__ = ["BLOCK_BYTES", "at_most", "horner", "in_blocks", "two_range_erf"]
+
+_CLIP = np._core.umath.clip if hasattr(np, "_core") else np.core.umath.clip
 
 BLOCK_BYTES = 1 << 18
 """Bytes per block and per buffer (256 KiB: a block's handful of buffers fit in L2)."""
+
+
+def at_most(a: np.ndarray, bound: float | np.floating, out: np.ndarray) -> None:
+    """``minimum(a, bound)`` into ``out`` (NaN kept) as NumPy's clip loop: its float32
+    ``minimum`` with a scalar takes a slow loop, 35 us on 65,536 values against 12."""
+    _CLIP(a, -np.inf, bound, out=out)
 
 
 def horner(coefficients: tuple[float | np.floating, ...], v: np.ndarray, out: np.ndarray
@@ -58,10 +66,10 @@ def two_range_erf(x: np.ndarray, out: np.ndarray, a: np.ndarray, b: np.ndarray, 
       those elements run it, whose ``exp`` is the dearest pass here, and a GELU's inputs
       have few of them (3% to 20%).
 
-    NaN stays NaN: ``minimum`` keeps it, and ``>=`` leaves it out of the gather.
+    NaN stays NaN: ``at_most`` keeps it, and ``>=`` leaves it out of the gather.
     """
     np.abs(x, out=a)
-    np.minimum(a, split, out=b)
+    at_most(a, split, b)
     np.multiply(b, b, out=v)
     horner(small, v, out)
     out *= b

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from arraygrad_special.blocks import horner, in_blocks, two_range_erf
+from arraygrad_special.blocks import at_most, horner, in_blocks, two_range_erf
 
 __all__ = ["FLOAT32", "erf_float32"]
 
@@ -59,7 +59,7 @@ def _erf_block(x: np.ndarray, out: np.ndarray, a: np.ndarray, b: np.ndarray, v: 
 
 def _large(b: np.ndarray, w: np.ndarray, v: np.ndarray, g: np.ndarray) -> None:
     """``1 - exp(Q(min(b, 3.92)))`` of ``b >= 0.875`` into ``g`` (``w``, ``v`` unused)."""
-    np.minimum(b, _CLAMP, out=b)
+    at_most(b, _CLAMP, b)
     horner(_LARGE, b, g)
     np.exp(g, out=g)
     np.subtract(_ONE, g, out=g)

@@ -21,7 +21,7 @@ Two ranges on ``a = |x|`` (``blocks.two_range_erf``), the sign put back last:
 
 The fits are weighted least squares iterated towards minimax (Lawson) in 40-digit mpmath,
 against the evaluation exactly as written here (the rounded ``K1`` and ``K2`` included).
-NaN stays NaN (the first range's ``minimum`` keeps it, and the gather skips it); -0.0 keeps
+NaN stays NaN (the first range's ``at_most`` keeps it, and the gather skips it); -0.0 keeps
 its sign; infinities give +-1.
 """
 
@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from arraygrad_special.blocks import horner, in_blocks, two_range_erf
+from arraygrad_special.blocks import at_most, horner, in_blocks, two_range_erf
 
 __all__ = ["FLOAT64", "erf_float64"]
 
@@ -64,7 +64,7 @@ def _erf_block(x: np.ndarray, out: np.ndarray, a: np.ndarray, b: np.ndarray, v: 
 
 def _large(b: np.ndarray, w: np.ndarray, v: np.ndarray, g: np.ndarray) -> None:
     """``1 - exp(G(s) - b^2) / (2 + b)`` of ``b >= 0.875`` into ``g``."""
-    np.minimum(b, _CLAMP, out=b)
+    at_most(b, _CLAMP, b)
     np.add(b, 2.0, out=w)
     np.divide(_K1, w, out=v)
     v -= _K2
