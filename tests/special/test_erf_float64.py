@@ -96,6 +96,23 @@ def test_blocks_and_ranges_do_not_change_a_value(spread):
     assert erf_float64(np.float64(0.5).reshape(())).shape == ()
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_empty_arrays_and_the_kernel_is_kept(dtype, recwarn):
+    # an empty array has no block: it raised, and the plugin registry dropped the erf kernel
+    # for the rest of the process (every later erf then ran the portable code)
+    from arraygrad_special.erf_float32 import erf_float32
+
+    erf = erf_float64 if dtype == "float64" else erf_float32
+    assert erf(np.zeros((0, 3), dtype)).shape == (0, 3)
+    assert erf(np.zeros(0, dtype)).dtype == np.dtype(dtype)
+    x = ag.zeros(0, 4, dtype=getattr(ag, dtype), requires_grad=True)
+    ag.nn.functional.gelu(x).sum().backward()
+    assert x.grad.shape == (0, 4)
+    assert not [w for w in recwarn.list if "failed" in str(w.message)]
+    from arraygrad.plugins import registry
+    assert registry.get_kernel("erf", x._backend) is not None
+
+
 def test_the_kernel_takes_every_float64_array():
     kernel = kernels.numpy_kernels()["erf"]
     for n in (1, 5, 4096):  # any size: an element's erf does not depend on its array's size

@@ -182,7 +182,7 @@ def _row_sums(x: Any, axis: Any, dtype: Any, keepdims: bool,
     if summed == list(range(ndim - k, ndim)):  # trailing: one sum per row
         kept = shape[:ndim - k]
         rows = math.prod(kept)
-        length = x.size // rows if rows else 0
+        length = x.size // rows  # (at least _ROW_SUM_MIN_SIZE elements: no empty axis)
         if not 2 <= length <= _ROW_SUM_MAX:
             return None
         sums = np.matmul(x.reshape(rows, length), _ones(length, x.dtype, ones_by_length))

@@ -134,7 +134,7 @@ def _by_group(w, groups):
 def _channels_first(g: Any, a: int, b: int, groups: int) -> Any:
     """Samples ``a:b`` of ``g`` (N, O, L) as ``(groups, O/groups, (b - a) * L)``: the
     output positions of the chunk as the columns ``_windows`` has (one transposing copy)."""
-    n, o, length = g.shape
+    _, o, length = g.shape
     block = np.ascontiguousarray(g[a:b].transpose(1, 0, 2))
     return block.reshape(groups, o // groups, (b - a) * length)
 

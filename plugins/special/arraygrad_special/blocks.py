@@ -40,6 +40,8 @@ def in_blocks(x: np.ndarray, scratch: int,
     flat = x.reshape(-1)  # 0-d in one dimension: every step of a kernel then yields arrays
     result = np.empty(flat.shape, x.dtype)
     size = flat.size
+    if not size:  # (no block: a zero step would raise, and the registry drop the kernel)
+        return result.reshape(x.shape)
     block = min(size, BLOCK_BYTES // x.dtype.itemsize)
     buffers = [np.empty(block, x.dtype) for _ in range(scratch)]
     with np.errstate(under="ignore"):  # squares of tiny values: zero is the right value
