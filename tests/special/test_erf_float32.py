@@ -1,5 +1,6 @@
 """The NumPy backend's erf of large float32 arrays (``arraygrad_special.erf_float32``): its
-accuracy against a float64 reference, its edges, and which arrays take it (the kernel)."""
+accuracy against a float64 reference, its edges, and which arrays take it (the kernel); GELU
+and erf of float32 and float64 tensors against PyTorch's, without importing SciPy."""
 
 import math
 import os
@@ -62,14 +63,18 @@ def test_edges():
     assert y[7:].tolist() == [1.0, 1.0, -1.0]
 
 
-def test_strided_and_read_only_input_is_left_as_it_was():
-    base = np.linspace(-3, 3, 24, dtype=np.float32).reshape(4, 6)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_strided_and_read_only_input_is_left_as_it_was(dtype):
+    from arraygrad_special.erf_float64 import erf_float64
+
+    erf = erf_float32 if dtype == np.float32 else erf_float64
+    base = np.linspace(-3, 3, 24, dtype=dtype).reshape(4, 6)
     base.flags.writeable = False
     view = base[:, ::2].T
     before = view.copy()
-    out = erf_float32(view)
+    out = erf(view)
     assert np.array_equal(view, before)
-    assert np.array_equal(out, erf_float32(np.ascontiguousarray(view)))
+    assert np.array_equal(out, erf(np.ascontiguousarray(view)))
 
 
 def test_blocks_do_not_change_a_value():
@@ -107,13 +112,16 @@ def test_without_scipy_every_float32_array_takes_it_and_others_decline():
     assert kernel(x.astype(np.float16)) is NotImplemented  # the core's portable erf runs
 
 
-def test_gelu_of_float32_tensors_does_not_import_scipy():
-    code = textwrap.dedent("""
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_gelu_does_not_import_scipy(dtype):
+    code = textwrap.dedent(f"""
         import sys
         import arraygrad as ag
+        ag.set_default_dtype(ag.{dtype})
         for shape in ((64, 64), (1, 3)):
             x = ag.randn(*shape, requires_grad=True)
             ag.nn.functional.gelu(x).sum().backward()
+            ag.erf(x)
         print("scipy.special" in sys.modules)
     """)
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -122,16 +130,19 @@ def test_gelu_of_float32_tensors_does_not_import_scipy():
     assert proc.stdout.split() == ["False"]
 
 
-def test_gelu_and_erf_against_pytorch():
+# 1 + erf(x / sqrt(2)) cancels for negative x: an erf ulp of 1 (6e-8; 1.1e-16), times |x| <= 12
+@pytest.mark.parametrize("dtype,gelu_tol,erf_rtol", [("float32", 1e-6, 3e-7),
+                                                     ("float64", 2e-15, 5e-16)])
+def test_gelu_and_erf_against_pytorch(dtype, gelu_tol, erf_rtol):
     torch = pytest.importorskip("torch")
-    x = np.random.default_rng(0).standard_normal((40, 64)).astype(np.float32) * 3
+    x = np.random.default_rng(0).standard_normal((40, 64)).astype(dtype) * 3
     a = ag.tensor(x, requires_grad=True)
     t = torch.tensor(x, requires_grad=True)
     ya, yt = ag.nn.functional.gelu(a), torch.nn.functional.gelu(t)
     ya.sum().backward()
     yt.sum().backward()
-    # 1 + erf(x / sqrt(2)) cancels for negative x: an erf ulp of 1 (6e-8), times |x| <= 12
-    np.testing.assert_allclose(ya.detach().numpy(), yt.detach().numpy(), rtol=1e-6, atol=1e-6)
-    np.testing.assert_allclose(a.grad.numpy(), t.grad.numpy(), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(ya.detach().numpy(), yt.detach().numpy(), rtol=gelu_tol,
+                               atol=gelu_tol)
+    np.testing.assert_allclose(a.grad.numpy(), t.grad.numpy(), rtol=gelu_tol, atol=gelu_tol)
     np.testing.assert_allclose(ag.erf(ag.tensor(x)).numpy(), torch.erf(torch.tensor(x)).numpy(),
-                               rtol=3e-7, atol=0)
+                               rtol=erf_rtol, atol=0)

@@ -4,13 +4,13 @@ made once per call, so they stay in cache instead of streaming whole arrays from
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
-__all__ = ["BLOCK_BYTES", "at_most", "horner", "in_blocks", "two_range_erf"]
+__all__ = ["BLOCK_BYTES", "at_most", "horner", "in_blocks", "two_range_erf", "two_range_erf_of"]
 
-_CLIP = np._core.umath.clip if hasattr(np, "_core") else np.core.umath.clip
+_CLIP: Any = getattr(getattr(np, "_core", None) or np.core, "umath").clip
 
 BLOCK_BYTES = 1 << 18
 """Bytes per block and per buffer (256 KiB: a block's handful of buffers fit in L2)."""
@@ -83,3 +83,21 @@ def two_range_erf(x: np.ndarray, out: np.ndarray, a: np.ndarray, b: np.ndarray, 
         large(b[:n], a[:n], v[:n], g[:n])
         out[chosen] = g[:n]
     np.copysign(out, x, out=out)
+
+
+def two_range_erf_of(dtype: str, split: float | np.floating,
+                     small: tuple[float | np.floating, ...],
+                     large: Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], None]
+                     ) -> Callable[[np.ndarray], np.ndarray]:
+    """``erf_<dtype>(x)``: ``two_range_erf`` with these ranges over ``x``'s blocks."""
+    def block(x: np.ndarray, out: np.ndarray, a: np.ndarray, b: np.ndarray, v: np.ndarray,
+              g: np.ndarray) -> None:
+        two_range_erf(x, out, a, b, v, g, split, small, large)
+
+    def erf(x: np.ndarray) -> np.ndarray:
+        return in_blocks(x, 4, block)
+
+    erf.__name__ = erf.__qualname__ = f"erf_{dtype}"
+    erf.__doc__ = (f"erf of {dtype} array ``x`` (any shape, any strides): a new {dtype} "
+                   "array.")
+    return erf

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from arraygrad_special.blocks import at_most, horner, in_blocks, two_range_erf
+from arraygrad_special.blocks import at_most, horner, two_range_erf_of
 
 __all__ = ["FLOAT32", "erf_float32"]
 
@@ -47,19 +47,12 @@ _LARGE = tuple(_F32(c) for c in (
     8.201990567613393e-05))
 
 
-def erf_float32(x: np.ndarray) -> np.ndarray:
-    """erf of float32 array ``x`` (any shape, any strides): a new float32 array."""
-    return in_blocks(x, 4, _erf_block)
-
-
-def _erf_block(x: np.ndarray, out: np.ndarray, a: np.ndarray, b: np.ndarray, v: np.ndarray,
-               g: np.ndarray) -> None:
-    two_range_erf(x, out, a, b, v, g, _SPLIT, _SMALL, _large)
-
-
 def _large(b: np.ndarray, w: np.ndarray, v: np.ndarray, g: np.ndarray) -> None:
     """``1 - exp(Q(min(b, 3.92)))`` of ``b >= 0.875`` into ``g`` (``w``, ``v`` unused)."""
     at_most(b, _CLAMP, b)
     horner(_LARGE, b, g)
     np.exp(g, out=g)
     np.subtract(_ONE, g, out=g)
+
+
+erf_float32 = two_range_erf_of("float32", _SPLIT, _SMALL, _large)

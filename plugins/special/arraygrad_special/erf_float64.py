@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from arraygrad_special.blocks import at_most, horner, in_blocks, two_range_erf
+from arraygrad_special.blocks import at_most, horner, two_range_erf_of
 
 __all__ = ["FLOAT64", "erf_float64"]
 
@@ -52,16 +52,6 @@ _LARGE = (
     -0.003938220119597454, 0.01088369096929699, 0.2972893896155938, -0.0150563254629756)
 
 
-def erf_float64(x: np.ndarray) -> np.ndarray:
-    """erf of float64 array ``x`` (any shape, any strides): a new float64 array."""
-    return in_blocks(x, 4, _erf_block)
-
-
-def _erf_block(x: np.ndarray, out: np.ndarray, a: np.ndarray, b: np.ndarray, v: np.ndarray,
-               g: np.ndarray) -> None:
-    two_range_erf(x, out, a, b, v, g, _SPLIT, _SMALL, _large)
-
-
 def _large(b: np.ndarray, w: np.ndarray, v: np.ndarray, g: np.ndarray) -> None:
     """``1 - exp(G(s) - b^2) / (2 + b)`` of ``b >= 0.875`` into ``g``."""
     at_most(b, _CLAMP, b)
@@ -74,3 +64,6 @@ def _large(b: np.ndarray, w: np.ndarray, v: np.ndarray, g: np.ndarray) -> None:
     np.exp(g, out=g)
     g /= w
     np.subtract(1.0, g, out=g)
+
+
+erf_float64 = two_range_erf_of("float64", _SPLIT, _SMALL, _large)
