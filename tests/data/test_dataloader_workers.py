@@ -269,3 +269,17 @@ def test_same_batches_as_pytorch_with_workers():
         ours = [b.tolist() for b in DataLoader(Shards(13), batch_size=batch_size,
                                                num_workers=workers_n, drop_last=drop)]
         assert ours == theirs
+
+
+def test_importing_the_data_package_leaves_multiprocessing_unimported():
+    # a loader without workers needs no multiprocessing (8 ms of a short program's import);
+    # the worker modules come with the first loader that starts workers
+    import subprocess
+    import sys
+
+    code = ("import sys; import arraygrad.utils.data as d; "
+            "print('multiprocessing' in sys.modules, d.get_worker_info())")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["False", "None"]

@@ -6,7 +6,7 @@
 """
 
 from arraygrad.utils.data._collate import default_collate, default_convert
-from arraygrad.utils.data._worker import WorkerInfo, get_worker_info
+from arraygrad.utils.data._worker_info import WorkerInfo, get_worker_info
 from arraygrad.utils.data.dataloader import DataLoader
 from arraygrad.utils.data.distributed import DistributedSampler
 from arraygrad.utils.data.dataset import (

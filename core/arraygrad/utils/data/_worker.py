@@ -20,37 +20,18 @@ import sys
 import threading
 import time
 import traceback
-from dataclasses import dataclass
 from multiprocessing.reduction import ForkingPickler
 from typing import Any, Callable
 
 from arraygrad.tensor import Tensor
 from arraygrad.utils.data._channel import ResultSender
 from arraygrad.utils.data._fetch import fetch_batch
+from arraygrad.utils.data._worker_info import WorkerInfo, get_worker_info, set_worker_info
 
 __all__ = ["WorkerInfo", "get_worker_info", "ExceptionWrapper", "IterableStop", "worker_loop"]
 
 # How often a worker checks that its parent is still alive.
 _PARENT_CHECK_S = 0.5
-
-
-@dataclass(frozen=True)
-class WorkerInfo:
-    """Inside a worker: its ``id``, the loader's ``num_workers``, the ``seed`` it was given and
-    its own copy of the ``dataset`` (``torch.utils.data.get_worker_info()``)."""
-
-    id: int
-    num_workers: int
-    seed: int
-    dataset: Any
-
-
-_worker_info: WorkerInfo | None = None
-
-
-def get_worker_info() -> WorkerInfo | None:
-    """The current worker's ``WorkerInfo``; None in the main process."""
-    return _worker_info
 
 
 class ExceptionWrapper:
@@ -142,7 +123,6 @@ def worker_loop(dataset: Any, iterable: bool, index_queue: Any, result_pipe: Any
                 worker_id: int, num_workers: int) -> None:
     """The body of worker ``worker_id``: serve tasks until told to stop (``None``); exit when
     the parent process is gone."""
-    global _worker_info
     import arraygrad
 
     _exit_when_orphaned()
@@ -151,7 +131,7 @@ def worker_loop(dataset: Any, iterable: bool, index_queue: Any, result_pipe: Any
     try:
         random.seed(seed)
         arraygrad.manual_seed(seed)
-        _worker_info = WorkerInfo(worker_id, num_workers, seed, dataset)
+        set_worker_info(WorkerInfo(worker_id, num_workers, seed, dataset))
         init_error: ExceptionWrapper | None = None
         try:
             if init_fn is not None:
