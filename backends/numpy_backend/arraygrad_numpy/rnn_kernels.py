@@ -1,14 +1,16 @@
-"""The NumPy backend's LSTM sequence forward (``Backend.kernel``'s ``"lstm_sequence_forward"``):
-``rnn_sequence_formulas.lstm_forward``'s values, bit for bit, in fewer NumPy calls.
+"""The NumPy backend's LSTM sequence kernels (``Backend.kernel``'s ``"lstm_sequence_forward"``
+and ``"lstm_sequence_backward"``): ``rnn_sequence_formulas.lstm_forward``'s and
+``lstm_backward``'s values, bit for bit, in fewer NumPy calls.
 
 A small LSTM's step is a dozen calls on a few rows each, so the calls, not the arithmetic, set
 its time (lstm_step: batch 8, hidden 64). The portable formula makes fresh arrays at every
 step, forms the backward's factors there (a join of four pieces and five products), and copies
 five of them into the packed buffers; here each step writes its activations, cell, ``tanh`` of
 the cell and output straight into whole-sequence buffers (``out=``), ten calls, and the
-backward's factors are formed after the loop, each ONE call over every step's rows. Every
-element goes through the same operations in the same order as in the portable formula, so the
-values are the same; ``tests/nn/test_rnn_kernels.py`` holds them to it.
+backward's factors are formed after the loop, each ONE call over every step's rows; the
+backward joins each step's gate gradients straight into one buffer. Every element goes through
+the same operations in the same order as in the portable formulas, so the values are the same;
+``tests/nn/test_rnn_kernels.py`` holds them to it.
 
 Served: dense sequences (every step has the whole batch), either direction, float32/float64
 NumPy arrays, no projection (``proj_size``); the rest is declined (``NotImplemented``) and the
