@@ -5,6 +5,7 @@ mode."""
 
 from __future__ import annotations
 
+import functools
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -146,14 +147,14 @@ def test_layers_take_the_kernel_and_equal_the_portable_formula(monkeypatch, bidi
         return kernels.lstm_sequence_backward(*args)
 
     monkeypatch.setitem(numpy_backend._KERNELS, "lstm_sequence_forward", counted)
-    monkeypatch.setitem(numpy_backend._NAMESPACE_KERNELS, "lstm_sequence_backward",
-                        counted_backward)
+    monkeypatch.setitem(BACKEND._namespace_kernels, "lstm_sequence_backward",
+                        functools.partial(counted_backward, BACKEND.xp))
     with_kernel = _layer_step(bidirectional)
     layers = 2 * (2 if bidirectional else 1)
     assert len(calls) == layers and all(calls)  # keep: recorded
     assert len(backward_calls) == layers
     monkeypatch.delitem(numpy_backend._KERNELS, "lstm_sequence_forward")
-    monkeypatch.delitem(numpy_backend._NAMESPACE_KERNELS, "lstm_sequence_backward")
+    monkeypatch.delitem(BACKEND._namespace_kernels, "lstm_sequence_backward")
     for found, expected in zip(with_kernel, _layer_step(bidirectional)):
         assert np.array_equal(found, expected)
 
@@ -163,7 +164,7 @@ def test_reference_mode_never_calls_the_kernel(monkeypatch):
         raise AssertionError("the kernel ran in reference mode")
 
     monkeypatch.setitem(numpy_backend._KERNELS, "lstm_sequence_forward", refuse)
-    monkeypatch.setitem(numpy_backend._NAMESPACE_KERNELS, "lstm_sequence_backward", refuse)
+    monkeypatch.setitem(BACKEND._namespace_kernels, "lstm_sequence_backward", refuse)
     gi, h0, c0, w, b = _operands(np.random.default_rng(0), np.float32, 2, 3, 4, 2, True)
     args = (gi, h0, c0, w, b, None, (2,) * 4, False, True)
     with reference_mode():

@@ -384,6 +384,9 @@ class NumpyBackend(Backend):
 
     def __init__(self):
         self._xp = _fast_namespace()
+        # the kernels reading the namespace's own functions, bound to it once
+        self._namespace_kernels = {name: functools.partial(kernel, self._xp)
+                                   for name, kernel in _NAMESPACE_KERNELS.items()}
         # NumPy converts a Python float operand on every call: a cached 0-d array is ~2x faster
         self.scalar_operands = ScalarOperands(
             self._xp, widening=() if low_precision.BF16 is None else (low_precision.BF16,))
@@ -442,9 +445,7 @@ class NumpyBackend(Backend):
         # and one BLAS product per direction; max pooling over strided slices; a whole
         # array's 2-norm as one dot product; an LSTM's whole sequence in few calls per step
         found = _KERNELS.get(op_name)
-        if found is None and op_name in _NAMESPACE_KERNELS:
-            found = functools.partial(_NAMESPACE_KERNELS[op_name], self._xp)
-        return found
+        return self._namespace_kernels.get(op_name) if found is None else found
 
 
 def _eig(a):
