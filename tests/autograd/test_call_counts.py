@@ -52,13 +52,14 @@ def test_a_raw_matmul_mlp_step_is_at_most_320_calls(call_count):
 
 
 @fast_only
-@pytest.mark.parametrize("name,bound,before", [("tensor_chain", 440, 594),
-                                               ("scalar_chain", 250, 299)])
+@pytest.mark.parametrize("name,bound,before", [("tensor_chain", 425, 594),
+                                               ("scalar_chain", 245, 299)])
 def test_a_chain_of_elementwise_ops_makes_fewer_calls(call_count, name, bound, before):
     # ``make bench``'s tensor_chain (y + x, y * x, tanh: 30 ops) and overhead_chain (a Python
     # number operand: 20 ops), shortened; ``before``: the count before the per-op trims (the
     # product's first order reads its operand through ``operand_data``, which division's
-    # share: one call more per factor, 420 -> 440, for one implementation of that read)
+    # share: one call more per factor, 420 -> 440, for one implementation of that read;
+    # 440 -> 423 once gradients passed bare between rule nodes: no tensor-level sums)
     total, by_function, _ = call_count.count(call_count.WORKLOADS[name]())
     assert total <= bound < before, sorted(by_function.items(), key=lambda kv: -kv[1])[:20]
 

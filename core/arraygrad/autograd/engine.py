@@ -43,7 +43,8 @@ if TYPE_CHECKING:
     from arraygrad.tensor import Tensor
     from arraygrad.autograd.graph import Node
 
-__all__ = ["run_backward", "queue_callback", "ExecutionEngine", "execution_engine", "GraphTask"]
+__all__ = ["run_backward", "queue_callback", "ExecutionEngine", "execution_engine", "GraphTask",
+           "BareGradients", "bare_gradients"]
 
 
 def _add_grad(buffer: list[Any], index: int, grad: Tensor) -> None:
@@ -107,6 +108,28 @@ def _nodes_leading_to(roots: Any, targets: set[Any]) -> set[Any]:
 grad_sum: Callable[[Any, Any], Any] = operator.add
 """How the engine sums two gradients arriving at one input: ``a + b``, or the fast path's
 ``ops.fast.gradient_sum`` (handed in when ``ops.fast`` loads: the engine sits below the ops)."""
+
+
+class BareGradients:
+    """How a plain pass hands gradients on as bare native arrays, handed in by ``ops.fast``
+    when it loads (the engine sits below the ops); until then, and with fast paths off,
+    gradients are tensors from node to node.
+
+    A rule's node (``_raw_ok``) takes and returns its backend's arrays (``RuleNode._run``),
+    which saves a tensor around every gradient and the tensor-level sum of two; any other
+    node (a leaf's accumulation, a custom Function, a node with hooks) gets tensors.
+    """
+
+    backend: Callable[[Any], Any] | None = None
+    """``backend(root_grads)``: the backend whose gradients pass bare in a pass starting
+    now, or None (fast paths off, a forward-AD level open, roots of another kind)."""
+    sum: Callable[[Any, Any, Any], Any]
+    """``sum(a, b, backend)``: two gradients (tensors or bare arrays of ``backend``) summed."""
+    tensors: Callable[[list[Any], Any], list[Any]]
+    """``tensors(grads, backend)``: the bare arrays among ``grads`` wrapped as tensors."""
+
+
+bare_gradients = BareGradients()
 
 
 node_runner: Callable[..., Any] | None = None
@@ -373,6 +396,12 @@ def _walk(task: GraphTask, roots: Any, root_grads: Any, root_nodes: list[Any], d
     intercept = None
     if task.captures is not None or task.instrument is not None:
         intercept = task.run_node
+    # a plain pass (no captures, no instrument, no create_graph) hands gradients on bare
+    bare = bare_gradients
+    raw = None if intercept is not None or _state.enabled or bare.backend is None else \
+        bare.backend(root_grads)
+    if raw is not None:
+        bare_sum, as_tensors = bare.sum, bare.tensors
     executed: list[Any] = []
     heappop, heappush = heapq.heappop, heapq.heappush  # locals: this loop is the hot path
     pop_buffer, get_buffer = buffers.pop, buffers.get
@@ -388,7 +417,12 @@ def _walk(task: GraphTask, roots: Any, root_grads: Any, root_nodes: list[Any], d
         if grads is None:  # no gradient reached it: it does not run
             outs = None
         elif intercept is None:
-            outs = node._run(grads, task)
+            if raw is None:
+                outs = node._run(grads, task)
+            elif node._raw_ok:
+                outs = node._run(grads, task, raw)
+            else:
+                outs = node._run(as_tensors(grads, raw), task)
         else:
             outs = intercept(node, grads)
         if outs is not None:
@@ -416,7 +450,8 @@ def _walk(task: GraphTask, roots: Any, root_grads: Any, root_nodes: list[Any], d
                             buffers[child] = buf
                     else:
                         old = buf[nr]
-                        buf[nr] = g if old is None else grad_sum(old, g)
+                        buf[nr] = g if old is None else (
+                            grad_sum(old, g) if raw is None else bare_sum(old, g, raw))
             if left:
                 continue
             if became_ready is None:

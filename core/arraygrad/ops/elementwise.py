@@ -52,7 +52,7 @@ def _alpha_times(g: Tensor, n: RuleNode) -> Tensor:
 
 
 ADD = defop("AddBackward0", jvp=ELEMENTWISE, inputs=("self", "other"), params={"alpha": 1},
-            complex=True, vjp=(identity, _alpha_times))
+            complex=True, vjp=(identity, _alpha_times), first_order=(None, _first.unscaled))
 
 
 def add(input: Tensor, other: Any, *deprecated: Any, alpha: Any = 1) -> Any:

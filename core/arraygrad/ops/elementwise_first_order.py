@@ -1,5 +1,5 @@
 """First-order array formulas of the commonest elementwise rules (issue 27): a plain backward
-through ``a * b``, ``exp``, ``log``, ``sqrt``, ``rsqrt``, ``sin``, ``cos``, ``-x``, ``a - b``,
+through ``a * b``, ``a + b``, ``exp``, ``log``, ``sqrt``, ``rsqrt``, ``sin``, ``cos``, ``-x``, ``a - b``,
 ``a / b`` and ``softmax`` computes each gradient on native arrays instead of recording Tensor ops that
 nothing keeps.
 
@@ -24,8 +24,8 @@ if TYPE_CHECKING:
     from arraygrad.backends.contract import Backend
     from arraygrad.ops.rule import FirstOrder, RuleNode
 
-__all__ = ["operand_data", "real_dense", "times_operand", "unary", "negated", "quotient_by_other", "quotient_by_self",
-           "softmax_grad"]
+__all__ = ["operand_data", "real_dense", "times_operand", "unary", "unscaled", "negated",
+           "quotient_by_other", "quotient_by_self", "softmax_grad"]
 
 
 def operand_data(n: RuleNode, index: int, gd: Any, backend: Backend) -> Any:
@@ -73,6 +73,14 @@ def unary(saved: str, formula: Callable[[Any, Any, Any], Any]) -> FirstOrder:
             return None
         return formula(gd, n.saved_data(saved), backend.xp)
     return first
+
+
+def unscaled(gd: Any, n: RuleNode, backend: Backend) -> Any:
+    """``g``: ``a + b``'s gradient for ``b`` (the default ``alpha`` only), as the array it came
+    as (a plain backward then wraps nothing for it)."""
+    if not real_dense(gd, backend) or n.args.get("alpha", 1) != 1:
+        return None
+    return gd
 
 
 def negated(gd: Any, n: RuleNode, backend: Backend) -> Any:

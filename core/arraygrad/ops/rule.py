@@ -54,6 +54,7 @@ import os
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence, TypeVar
 
+from arraygrad.autograd import engine as _engine
 from arraygrad.autograd.anomaly_mode import remember_forward, state as _anomaly
 from arraygrad.autograd.forward_ad import set_tangent, state as _fw
 from arraygrad.autograd.grad_mode import _state
@@ -139,6 +140,7 @@ class RuleNode(Node):
 
     __slots__ = ("args", "_meta")
     _rule: "Rule"
+    _raw_ok = True  # ``_run`` takes and returns bare arrays in the engine's plain pass
     args: dict[str, Any]
     _meta: tuple[Meta, ...]
 
@@ -177,28 +179,43 @@ class RuleNode(Node):
         gradient finished (summed back to its input's shape, cast to its dtype)."""
         return self._run(grads, None)
 
-    def _run(self, grads: list[Any], task: Any) -> tuple[Tensor | None, ...]:
+    def _run(self, grads: list[Any], task: Any, raw: Backend | None = None) -> tuple[Any, ...]:
         """The one run loop of every rule's node (``Node._run`` with the rule inline: one call
         per node on the engine's hot path): the freed-graph check, zeros for missing output
         gradients, then per needed input its first-order array formula (plain backward, fast
         paths on; the formula may answer None: "take the vjp") or its vjp, each gradient
-        finished (``finish_data`` on arrays, ``finish_grad`` on tensors)."""
+        finished (``finish_data`` on arrays, ``finish_grad`` on tensors).
+
+        ``raw``: the backend whose gradients the engine's plain pass hands from node to node
+        as bare native arrays (``engine._walk``): a gradient arriving may be such an array,
+        and a first-order result of that backend is returned bare, not wrapped in a tensor.
+        None (every other caller, hooks' wrappers included): tensors in, tensors out."""
         if self._saved is FREED:
             raise RuntimeError(FREED_MESSAGE)
         rule = self._rule
         single = rule.outputs == 1
-        if not single and None in grads:
+        if not single and any(g is None for g in grads):  # (not `in`: arrays compare by value)
             grads = _materialize(self, grads)
-        g: Any = grads[0] if single else grads
+        g: Any
+        if single:
+            g = grads[0]
+            if isinstance(g, Tensor):
+                backend = g._backend
+                gd = g._data
+            else:  # a bare array of the pass's backend: wrapped only if a vjp needs it
+                backend = raw  # type: ignore[assignment]  # the engine passes bare arrays only with raw
+                gd = g
+                g = None
+        else:
+            g, gd, backend = _gradients(grads, raw)
+        bare = raw is not None and backend is raw  # first-order results go on as arrays
+        kind = backend.array_type if bare else None  # (``_bare``'s test inline)
         first = rule.first_order
         plain = not _state.enabled and fast_paths.on  # first order: arrays may serve
         arrays = plain and first is not None
         meta = self._meta
         edges = self._next
-        out: list[Tensor | None] = []
-        if arrays:
-            backend = (g if single else _first_tensor(g))._backend
-            gd = g._data if single else _datas(g)
+        out: list[Any] = []
         if rule.joint:
             found: Any = None
             if arrays:
@@ -210,8 +227,10 @@ class RuleNode(Node):
                         continue
                     if m is not None and (r.shape != m[0] or r.dtype != m[1]):
                         r = finish_data(r, m, backend)
-                    out.append(wrap(r, backend))
+                    out.append((r if type(r) is kind else _bare(r, backend)) if bare else wrap(r, backend))
                 return tuple(out)
+            if g is None:
+                g = wrap(gd, backend) if single else _tensors(grads, raw)
             found = rule.vjp(g, self)
             if type(found) is not tuple:
                 found = (found,)
@@ -232,34 +251,98 @@ class RuleNode(Node):
                 if r is not None:
                     if m is not None and (r.shape != m[0] or r.dtype != m[1]):
                         r = finish_data(r, m, backend)
-                    out.append(wrap(r, backend))
+                    out.append((r if type(r) is kind else _bare(r, backend)) if bare else wrap(r, backend))
                     i += 1
                     continue
             f = rule.vjp[i]
             if f is identity:
-                # ``g`` itself: finished on its array when nothing is recorded (the bias of
-                # ``h @ W + b``: one sum, no node)
-                if m is not None and (g._data.shape != m[0] or g._data.dtype != m[1]):
-                    out.append(wrap(finish_data(g._data, m, g._backend), g._backend) if plain
-                               else finish_grad(g, m))
+                # ``g`` itself (as it came: a bare array stays bare): finished on its array
+                # when nothing is recorded (the bias of ``h @ W + b``: one sum, no node)
+                if m is not None and (gd.shape != m[0] or gd.dtype != m[1]):
+                    if plain:
+                        r = finish_data(gd, m, backend)
+                        out.append((r if type(r) is kind else _bare(r, backend)) if bare else wrap(r, backend))
+                    else:
+                        if g is None:
+                            g = wrap(gd, backend) if single else _tensors(grads, raw)
+                        out.append(finish_grad(g, m))
                 else:
-                    out.append(g)
+                    out.append(gd if g is None else g)
             else:
+                if g is None:
+                    g = wrap(gd, backend) if single else _tensors(grads, raw)
                 gi = f(g, self)
                 out.append(gi if m is None or gi is None else finish_grad(gi, m))
             i += 1
         return tuple(out)
 
 
-def _first_tensor(grads: Sequence[Tensor | None]) -> Tensor:
+def _bare(r: Any, backend: Backend) -> Any:
+    """A first-order result as the engine passes it bare: the backend's own array type
+    (``wrap``'s coercion: NumPy's 0-d operations answer NumPy scalars)."""
+    kind = backend.array_type
+    return r if type(r) is kind or kind is None else backend.coerce(r)
+
+
+def _gradients(grads: Sequence[Any], raw: Backend | None) -> tuple[Any, list[Any], Backend]:
+    """A multi-output node's gradients (tensors, or bare arrays of ``raw``): ``(tensors or
+    None, arrays, backend)``, the tensors None when some came bare (wrapped if a vjp needs
+    them: ``_run``), the backend that of the first that arrived."""
+    datas: list[Any] = []
+    backend: Any = None
+    all_tensors = True
     for g in grads:
-        if g is not None:
-            return g
-    raise RuntimeError("no gradient reached a multi-output node")
+        if g is None:
+            datas.append(None)
+        elif isinstance(g, Tensor):
+            datas.append(g._data)
+            if backend is None:
+                backend = g._backend
+        else:
+            datas.append(g)
+            all_tensors = False
+            if backend is None:
+                backend = raw
+    if backend is None:
+        raise RuntimeError("no gradient reached a multi-output node")
+    return (grads if all_tensors else None), datas, backend
 
 
-def _datas(grads: Sequence[Tensor | None]) -> list[Any]:
-    return [None if g is None else g._data for g in grads]
+def _tensors(grads: Sequence[Any], raw: Any) -> list[Any]:
+    """Gradients as tensors: the bare arrays among them wrapped as ``raw``'s (for a vjp, and
+    the engine's ``BareGradients.tensors``: a node that takes tensors)."""
+    return [g if g is None or isinstance(g, Tensor) else wrap(g, raw) for g in grads]
+
+
+def _bare_backend(root_grads: Sequence[Any]) -> Backend | None:
+    """The backend whose gradients a plain pass starting now hands on bare
+    (``engine.BareGradients``): the first root gradient's, when fast paths are on, no
+    forward-AD level is open (its sums carry tangents) and that gradient is a dense tensor;
+    else None (tensors throughout)."""
+    if not fast_paths.on or _fw.on or not root_grads:
+        return None
+    g = root_grads[0]
+    return g._backend if g.__class__ is Tensor else None
+
+
+def _bare_sum(a: Any, b: Any, backend: Backend) -> Any:
+    """Two gradients reaching one input in a plain pass, each a tensor or a bare array of
+    ``backend``: summed bare when both are that backend's dense arrays (a plain tensor's
+    array counts) of one shape and floating dtype, as ``ops.fast.gradient_sum`` sums them,
+    minus its tensors; anything else by the engine's ``grad_sum`` on tensors."""
+    ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
+    da = a if not ta else a._data if a.__class__ is Tensor and a._backend is backend else None
+    db = b if not tb else b._data if b.__class__ is Tensor and b._backend is backend else None
+    if da is not None and db is not None and da.shape == db.shape and da.dtype == db.dtype \
+            and da.dtype in backend.floating_natives:
+        return _bare(da + db, backend)
+    return _engine.grad_sum(a if ta else wrap(a, backend), b if tb else wrap(b, backend))
+
+
+_bare_gradients = _engine.bare_gradients
+_bare_gradients.backend = _bare_backend
+_bare_gradients.sum = _bare_sum
+_bare_gradients.tensors = _tensors
 
 
 class _Finishers:
