@@ -15,6 +15,7 @@ from arraygrad.backends.contract import Memory
 from arraygrad.backends.strided import strided_kernels
 from arraygrad_numpy import low_precision
 from arraygrad_numpy.conv_kernels import conv_forward, conv_input_grad, conv_weight_grad
+from arraygrad_numpy.loss_kernels import nll_class_rows
 from arraygrad_numpy.norm_kernels import vector_norm
 from arraygrad_numpy.pool_kernels import max_pool_forward, max_pool_grad
 from arraygrad_numpy.rnn_kernels import lstm_sequence_backward, lstm_sequence_forward
@@ -462,7 +463,8 @@ _KERNELS = {**strided_kernels(
     "linalg_eig": _eig, "sparse_mm": sparse_mm, "conv_forward": conv_forward,
     "conv_input_grad": conv_input_grad, "conv_weight_grad": conv_weight_grad,
     "max_pool_forward": max_pool_forward, "max_pool_grad": max_pool_grad,
-    "vector_norm": vector_norm, "lstm_sequence_forward": lstm_sequence_forward}
+    "vector_norm": vector_norm, "lstm_sequence_forward": lstm_sequence_forward,
+    "nll_class_rows": nll_class_rows}
 # kernels whose results hold values of the namespace's own functions (its ``sum``), given it
 # as their first argument
 _NAMESPACE_KERNELS = {"lstm_sequence_backward": lstm_sequence_backward}

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from arraygrad.ops.arguments import tensor_arg
 from arraygrad.ops.kernel_dtypes import check_kernel_dtype
-from arraygrad.allocation_errors import allocating
+from arraygrad.allocation_errors import out_of_memory
 from arraygrad.amp import state as _amp
 from arraygrad.ops.broadcast import broadcast_shapes
 from arraygrad.ops.conjugate import conj_of
@@ -88,21 +88,25 @@ def _matmul_grad_data(gd: Any, n: RuleNode, backend: Any) -> tuple[Any, Any] | N
             None if want_b is None else matmul_(mT(a), gd))
 
 
-def _product_rule(name: str) -> Any:
-    # one formula; PyTorch names the node after the operands' ranks
+def _product_rule(name: str, exact: bool = False) -> Any:
+    # one formula; PyTorch names the node after the operands' ranks. ``exact``: no batch
+    # dimensions to broadcast (vectors and matrices), so each gradient has its operand's
+    # shape and dtype (``_check`` wants one dtype) and the recorder keeps no metadata
     return defop(name, jvp=_matmul_jvp, inputs=("self", "other"), saves=("self", "other"),
-                 vjp=_matmul_vjp, first_order=_matmul_grad_data, complex=True)
+                 vjp=_matmul_vjp, first_order=_matmul_grad_data, complex=True, exact=exact)
 
 
-_RULE_BY_NDIM = {(1, 1): _product_rule("DotBackward0"), (2, 1): _product_rule("MvBackward0"),
-                 (2, 2): _product_rule("MmBackward0"), (3, 3): _product_rule("BmmBackward0")}
+_RULE_BY_NDIM = {(1, 1): _product_rule("DotBackward0", True),
+                 (2, 1): _product_rule("MvBackward0", True),
+                 (2, 2): _product_rule("MmBackward0", True), (3, 3): _product_rule("BmmBackward0")}
 _BATCHED = _product_rule("UnsafeViewBackward0")  # any other ranks: batched, broadcast
 
 
 def _check(op: str, a: Tensor, b: Tensor) -> None:
     if not isinstance(a, Tensor) or not isinstance(b, Tensor):
         raise TypeError(f"{op}: expected Tensors, got {type(a).__name__} and {type(b).__name__}")
-    same_backend(op, a, b)
+    if a._backend is not b._backend:  # (one backend, the common case, needs no call)
+        same_backend(op, a, b)
     sa, sb = a._data.shape, b._data.shape
     if len(sa) == 0 or len(sb) == 0:
         raise RuntimeError(f"{op}: both arguments need at least 1 dimension, got {len(sa)}D and {len(sb)}D tensors")
@@ -128,7 +132,6 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     return _matmul("matmul", input, other)
 
 
-@allocating("matmul")
 def _matmul(op: str, input: Tensor, other: Tensor) -> Tensor:
     _check(op, input, other)
     backend = input._backend
@@ -136,7 +139,10 @@ def _matmul(op: str, input: Tensor, other: Tensor) -> Tensor:
         check_kernel_dtype("matmul", input)
     if other._backend is not backend:  # distinct devices raise; inside vmap: the batched one's
         backend = same_backend(op, input, other)
-    data = backend.xp.matmul(input._data, other._data)
+    try:  # ``allocating``'s translation inline: a decorator's frame on every product
+        data = backend.xp.matmul(input._data, other._data)
+    except MemoryError as exc:
+        raise out_of_memory(exc, "matmul") from exc
     rule = _RULE_BY_NDIM.get((input._data.ndim, other._data.ndim), _BATCHED)
     return rule.record(data, backend, (input, other))
 

@@ -15,6 +15,7 @@ from arraygrad.autograd.grad_mode import _state
 from arraygrad.nn import _ops
 from arraygrad.ops import activation as _act, elementwise as ew
 from arraygrad.ops import fast as _fast
+from arraygrad.ops.backend_kernels import dispatch_kernel
 from arraygrad.ops.casting import in_opmath
 from arraygrad.ops.complex_checks import refuse_complex_forward
 from arraygrad.ops.promotion import same_backend
@@ -288,6 +289,17 @@ def _nll_taken(xp: Any, x: Any, t: Any, denom: Any, reduction: str) -> Any:
     return -xp.sum(picked) / denom
 
 
+def _nll_class_rows(xp: Any, x: Any, t: Any, denom: int, reduction: str) -> tuple[Any, Any]:
+    """NLL of (N, C) log-probabilities ``x`` whose class targets ``t`` are all classes (none
+    ignored): ``(losses, picks)``, the picks the gradient's rows (``-1/denom`` at each row's
+    target, ``-0.0`` elsewhere). The portable form of the backend kernel ``nll_class_rows``
+    (the NumPy backend's: one position per row, no one-hot compare)."""
+    data = _nll_taken(xp, x, t, denom, reduction)
+    picks = _fast.onehot_data(xp, t, x.shape[1], x.dtype)
+    picks *= -1.0 / denom  # a fresh array: scaled in place
+    return data, picks
+
+
 def _nll_2d(input: Tensor, target: Tensor, ignore_index: int, reduction: str) -> Tensor:
     """NLL of a (N, C) input with (N,) class targets and no class weights: one node."""
     backend = input._backend
@@ -298,31 +310,32 @@ def _nll_2d(input: Tensor, target: Tensor, ignore_index: int, reduction: str) ->
     # the gradient's rows (one-hot, scaled) are saved only for a node or a tangent to read:
     # an evaluation loop under no_grad builds none
     wanted = _fw.on or (_state.enabled and input._requires_grad)
-    onehot: Any = None
     # (without values, meta: no target to read, the general path's shapes)
     if backend.holds_data and _fast.class_targets(xp, t, c, ignore_index):
-        count = n
-        denom: Any = n if reduction == "mean" else 1
-        data = _nll_taken(xp, x, t, denom, reduction)
-        if wanted:
-            onehot = _fast.onehot_data(xp, t, c, x.dtype)
-    else:
-        valid = t != ignore_index
-        safe = xp.where(valid, t, xp.zeros_like(t))
-        if n and backend.holds_data:  # one yes/no read (a compiled step guards it, not each
-            # batch's label range)
-            lo, hi = xp.min(safe), xp.max(safe)
-            if bool(lo < 0) or bool(hi >= c):
-                lo, hi = int(lo), int(hi)
-                raise IndexError(f"Target {hi if hi >= c else lo} is out of bounds.")
-        classes = xp.arange(c, dtype=t.dtype)
-        onehot = xp.astype((xp.reshape(safe, (n, 1)) == classes) & xp.reshape(valid, (n, 1)),
-                           x.dtype)
-        count = xp.sum(xp.astype(valid, x.dtype))
-        denom = count if reduction == "mean" else 1
-        data = _nll_data(xp, x, onehot, denom, reduction)
-    if onehot is None:
-        return NLL.record(data, backend, (input,), picks=None, reduction=reduction)
+        # every target a class, none ignored: each row's entry at its flat position, and the
+        # gradient's rows with it in one kernel when a node or a tangent will read them
+        denom = n if reduction == "mean" else 1
+        if not wanted:
+            data = _nll_taken(xp, x, t, denom, reduction)
+            return NLL.record(data, backend, (input,), picks=None, reduction=reduction)
+        data, picks = dispatch_kernel("nll_class_rows", backend, _nll_class_rows, xp, x, t,
+                                      denom, reduction)
+        return NLL.record(data, backend, (input,), picks=Tensor._wrap(picks, backend),
+                          reduction=reduction)
+    valid = t != ignore_index
+    safe = xp.where(valid, t, xp.zeros_like(t))
+    if n and backend.holds_data:  # one yes/no read (a compiled step guards it, not each
+        # batch's label range)
+        lo, hi = xp.min(safe), xp.max(safe)
+        if bool(lo < 0) or bool(hi >= c):
+            lo, hi = int(lo), int(hi)
+            raise IndexError(f"Target {hi if hi >= c else lo} is out of bounds.")
+    classes = xp.arange(c, dtype=t.dtype)
+    onehot = xp.astype((xp.reshape(safe, (n, 1)) == classes) & xp.reshape(valid, (n, 1)),
+                       x.dtype)
+    count = xp.sum(xp.astype(valid, x.dtype))
+    denom = count if reduction == "mean" else 1
+    data = _nll_data(xp, x, onehot, denom, reduction)
     if reduction == "none":
         onehot *= -1.0  # the gradient of each row's pick
     else:
@@ -381,13 +394,13 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     cdim = _class_dim(input)
-    n_classes = input.shape[cdim]
     logp = _act.log_softmax(input, cdim)
+    if label_smoothing <= 0.0 and _fast_nll(logp, target, weight, reduction):
+        return _nll_2d(logp, target, ignore_index, reduction)  # (class targets: not floating)
+    n_classes = input.shape[cdim]
     if target.is_floating_point():
         return _cross_entropy_probs(logp, target, weight, ignore_index, reduction,
                                     label_smoothing, cdim, n_classes)
-    if label_smoothing <= 0.0 and _fast_nll(logp, target, weight, reduction):
-        return _nll_2d(logp, target, ignore_index, reduction)
     loss, w = _nll_parts(logp, target, weight, ignore_index)
     nll = loss.sum() / w.sum() if reduction == "mean" else _reduce(loss, reduction)
     if label_smoothing <= 0.0:
