@@ -103,8 +103,9 @@ def test_a_custom_function_between_rule_nodes_gets_and_gives_tensors():
     class Cube(ag.autograd.Function):
         @staticmethod
         def forward(ctx, t):
+            cube = t ** 3
             ctx.save_for_backward(t)
-            return t ** 3
+            return cube
 
         @staticmethod
         def backward(ctx, g):

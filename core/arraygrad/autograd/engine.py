@@ -9,7 +9,11 @@
    it returns along its edge. Hooks are not the loop's business: a node's first
    hook wraps its run (``node_hooks``), which then runs tensor hooks,
    ``retain_grad``, node pre-hooks, the node, node post-hooks. A leaf's
-   ``AccumulateGrad`` defers its gradient to the commit.
+   ``AccumulateGrad`` defers its gradient to the commit. In a plain pass (no
+   captures, no profiler or anomaly mode, no ``create_graph``, fast paths on)
+   the gradients between rule nodes are bare native arrays (``BareGradients``):
+   a rule's node gets ``node._run(grads, task, backend)``, every other node, and
+   every hook, tensors.
 4. When every node has run, commit: accumulate into the leaves' ``.grad`` (with
    their hooks) and store retained grads; then release the saved values unless
    ``retain_graph``. An exception before that leaves every ``.grad`` and the
