@@ -134,7 +134,8 @@ def test_a_broadcast_bias_and_zero_dim_results_are_summed_back():
     (s * s).backward()
     ones = np.ones((3, 2))
     np.testing.assert_allclose(b.grad.numpy(), 2 * s.item() * np.full(2, 3.0))
-    np.testing.assert_allclose(w.grad.numpy(), 2 * s.item() * (np.arange(6.0).reshape(3, 2).T @ ones))
+    xs = np.arange(6.0).reshape(3, 2)
+    np.testing.assert_allclose(w.grad.numpy(), 2 * s.item() * (xs.T @ ones))
     np.testing.assert_allclose(x.grad.numpy(), 2 * s.item() * (ones @ w.detach().numpy().T))
 
 

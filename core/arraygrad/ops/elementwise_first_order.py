@@ -1,7 +1,7 @@
 """First-order array formulas of the commonest elementwise rules (issue 27): a plain backward
-through ``a * b``, ``a + b``, ``exp``, ``log``, ``sqrt``, ``rsqrt``, ``sin``, ``cos``, ``-x``, ``a - b``,
-``a / b`` and ``softmax`` computes each gradient on native arrays instead of recording Tensor ops that
-nothing keeps.
+through ``a * b``, ``a + b``, ``exp``, ``log``, ``sqrt``, ``rsqrt``, ``sin``, ``cos``, ``-x``,
+``a - b``, ``a / b`` and ``softmax`` computes each gradient on native arrays instead of
+recording Tensor ops that nothing keeps.
 
 Each formula is its rule's recorded vjp for real float32/float64 gradients, the same array
 operations in the same order (so the values are the vjp's bit for bit, which the tests check

@@ -203,7 +203,8 @@ class RuleNode(Node):
                 backend = g._backend
                 gd = g._data
             else:  # a bare array of the pass's backend: wrapped only if a vjp needs it
-                backend = raw  # type: ignore[assignment]  # the engine passes bare arrays only with raw
+                # (the engine passes bare arrays only with ``raw``)
+                backend = raw  # type: ignore[assignment]
                 gd = g
                 g = None
         else:
@@ -227,7 +228,8 @@ class RuleNode(Node):
                         continue
                     if m is not None and (r.shape != m[0] or r.dtype != m[1]):
                         r = finish_data(r, m, backend)
-                    out.append((r if type(r) is kind else _bare(r, backend)) if bare else wrap(r, backend))
+                    out.append((r if type(r) is kind else _bare(r, backend)) if bare
+                               else wrap(r, backend))
                 return tuple(out)
             if g is None:
                 g = wrap(gd, backend) if single else _tensors(grads, raw)
@@ -251,7 +253,8 @@ class RuleNode(Node):
                 if r is not None:
                     if m is not None and (r.shape != m[0] or r.dtype != m[1]):
                         r = finish_data(r, m, backend)
-                    out.append((r if type(r) is kind else _bare(r, backend)) if bare else wrap(r, backend))
+                    out.append((r if type(r) is kind else _bare(r, backend)) if bare
+                               else wrap(r, backend))
                     i += 1
                     continue
             f = rule.vjp[i]
@@ -261,7 +264,8 @@ class RuleNode(Node):
                 if m is not None and (gd.shape != m[0] or gd.dtype != m[1]):
                     if plain:
                         r = finish_data(gd, m, backend)
-                        out.append((r if type(r) is kind else _bare(r, backend)) if bare else wrap(r, backend))
+                        out.append((r if type(r) is kind else _bare(r, backend)) if bare
+                                   else wrap(r, backend))
                     else:
                         if g is None:
                             g = wrap(gd, backend) if single else _tensors(grads, raw)
