@@ -115,9 +115,9 @@ grad_sum: Callable[[Any, Any], Any] = operator.add
 
 
 class BareGradients:
-    """How a plain pass hands gradients on as bare native arrays, handed in by ``ops.fast``
-    when it loads (the engine sits below the ops); until then, and with fast paths off,
-    gradients are tensors from node to node.
+    """How a plain pass hands gradients on as bare native arrays, handed in by the recorder
+    (``ops.rule``) when it loads (the engine sits below the ops); until then, and with fast
+    paths off, gradients are tensors from node to node.
 
     A rule's node (``_raw_ok``) takes and returns its backend's arrays (``RuleNode._run``),
     which saves a tensor around every gradient and the tensor-level sum of two; any other
