@@ -91,7 +91,7 @@ def test_a_removed_hook_gives_the_node_its_plain_run_back():
     y = (h * h).sum()
     y.backward(retain_graph=True)
     np.testing.assert_allclose(x.grad.numpy(), 8 * np.array([1.0, 2.0]))  # d/dx (2x)^2
-    assert "_raw_ok" not in h.grad_fn.__dict__  # the first run after the removal unwrapped
+    assert "_run" not in h.grad_fn.__dict__  # the first run after the removal unwrapped
     x.grad = None
     y.backward()
     np.testing.assert_allclose(x.grad.numpy(), 8 * np.array([1.0, 2.0]))

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import heapq
 import operator
 import threading
+from types import MethodType as _BoundMethod
 from collections.abc import Callable, Container
 
 from arraygrad.allocation_errors import allocating
@@ -121,7 +122,8 @@ class BareGradients:
 
     A rule's node (``_raw_ok``) takes and returns its backend's arrays (``RuleNode._run``),
     which saves a tensor around every gradient and the tensor-level sum of two; any other
-    node (a leaf's accumulation, a custom Function, a node with hooks) gets tensors.
+    node (a leaf's accumulation, a custom Function) and a node with hooks (its ``_run`` is
+    then the hooks' wrapper) gets tensors.
     """
 
     backend: Callable[[Any], Any] | None = None
@@ -423,10 +425,12 @@ def _walk(task: GraphTask, roots: Any, root_grads: Any, root_nodes: list[Any], d
         elif intercept is None:
             if raw is None:
                 outs = node._run(grads, task)
-            elif node._raw_ok:
-                outs = node._run(grads, task, raw)
             else:
-                outs = node._run(as_tensors(grads, raw), task)
+                run = node._run
+                # a rule's node's own run takes bare arrays; a hooks' wrapper (not a bound
+                # method) and every other node, tensors
+                outs = run(grads, task, raw) if node._raw_ok and type(run) is _BoundMethod \
+                    else run(as_tensors(grads, raw), task)
         else:
             outs = intercept(node, grads)
         if outs is not None:

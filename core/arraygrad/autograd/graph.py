@@ -220,8 +220,9 @@ class Node:
     _hooks_wrapper: type[NodeHooks] = NodeHooks  # what the first hook installs as ``_run``
     _n_outputs: int = 1
     _out_meta: tuple[tuple[Any, Any, Any], ...] = ()  # per output: (shape, native dtype, backend)
-    # whether the engine's plain pass may hand this node bare arrays (``engine.BareGradients``):
-    # a rule's node says so (``RuleNode``), a node with hooks installed does not
+    # whether the engine's plain pass may hand this node's own run bare arrays
+    # (``engine.BareGradients``): a rule's node says so (``RuleNode``); a hooks' wrapper
+    # installed as its ``_run`` still gets tensors
     _raw_ok: bool = False
 
     def __init__(self) -> None:

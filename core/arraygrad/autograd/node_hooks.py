@@ -91,12 +91,10 @@ class NodeHooks:
     def install(cls, node: Node) -> None:
         """Wrap ``node``'s run (once: a node has one wrapper for all its hooks)."""
         if "_run" not in node.__dict__:
-            node._raw_ok = False  # the hooks see tensors (``engine.BareGradients``)
             node._run = cls(node)  # type: ignore[method-assign]  # the per-node wrapper (Node._run)
 
     def _uninstall(self, node: Node) -> None:
         node.__dict__.pop("_run", None)
-        node.__dict__.pop("_raw_ok", None)
 
     def has_hooks(self, node: Node) -> bool:
         """Whether ``node`` still has a hook or a retained gradient to look after."""

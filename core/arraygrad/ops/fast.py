@@ -39,7 +39,7 @@ from arraygrad.autograd.grad_mode import _state
 from arraygrad.backends.scalar_operands import scalar_operand
 from arraygrad.transform_state import array_kernel, recording_flag as _recording
 from arraygrad.ops._linear_index import AlongKey, LinearKey, RowsKey
-from arraygrad.ops.rule import Rule, fast_paths
+from arraygrad.ops.rule import Rule, bare_sum, fast_paths
 from arraygrad.ops.value_checks import index_range
 from arraygrad import dtypes as _dt
 from arraygrad.tensor import Tensor, wrap
@@ -120,17 +120,13 @@ def binary(a: Tensor, b: Tensor, spec: BinarySpec) -> Tensor | None:
 
 
 def gradient_sum(a: Tensor, b: Tensor) -> Tensor:
-    """``a + b`` of two gradients arriving at one input, as the engine sums them: on the
-    arrays when ``binary`` would take it (two dense tensors of one backend, shape and
-    floating dtype) and nothing is recorded (a plain backward, no forward-AD level), else
-    ``a + b`` itself. Computed as ``binary`` computes it, minus its calls."""
+    """``a + b`` of two gradients arriving at one input, as the engine sums them outside its
+    plain pass: on the arrays (``rule.bare_sum``) when nothing is recorded (no
+    ``create_graph``, no forward-AD level) and both are plain tensors, else ``a + b``."""
     if fast_paths.on and not _state.enabled and not _fw.on and a.__class__ is Tensor \
             and b.__class__ is Tensor:
-        da, db = a._data, b._data
-        backend = a._backend
-        if da.shape == db.shape and da.dtype == db.dtype and b._backend is backend \
-                and da.dtype in backend.floating_natives:
-            return wrap(da + db, backend)
+        found = bare_sum(a, b, a._backend)
+        return found if isinstance(found, Tensor) else wrap(found, a._backend)
     return a + b
 
 

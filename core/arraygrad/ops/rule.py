@@ -84,7 +84,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Rule", "RuleNode", "defop", "identity", "rules", "OUTPUT", "edge_of", "finish_grad",
            "finish_data",
-           "fast_paths", "reference_mode", "ELEMENTWISE", "VIA_VJP", "refuse_complex"]
+           "fast_paths", "reference_mode", "ELEMENTWISE", "VIA_VJP", "refuse_complex", "bare_sum"]
 
 
 class _FastPaths:
@@ -329,23 +329,24 @@ def _bare_backend(root_grads: Sequence[Any]) -> Backend | None:
     return g._backend if g.__class__ is Tensor else None
 
 
-def _bare_sum(a: Any, b: Any, backend: Backend) -> Any:
-    """Two gradients reaching one input in a plain pass, each a tensor or a bare array of
-    ``backend``: summed bare when both are that backend's dense arrays (a plain tensor's
-    array counts) of one shape and floating dtype, as ``ops.fast.gradient_sum`` sums them,
-    minus its tensors; anything else by the engine's ``grad_sum`` on tensors."""
+def bare_sum(a: Any, b: Any, backend: Backend) -> Any:
+    """Two gradients reaching one input, each a tensor or a bare array of ``backend``: summed
+    bare (an array) when both are that backend's dense arrays (a plain tensor's array counts)
+    of one shape and floating dtype; anything else as tensors, ``a + b`` with its promotion
+    and broadcasting (a tensor). The engine's plain pass sums with it, and
+    ``ops.fast.gradient_sum`` (tensors in any other pass) on its arrays."""
     ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
     da = a if not ta else a._data if a.__class__ is Tensor and a._backend is backend else None
     db = b if not tb else b._data if b.__class__ is Tensor and b._backend is backend else None
     if da is not None and db is not None and da.shape == db.shape and da.dtype == db.dtype \
             and da.dtype in backend.floating_natives:
         return _bare(da + db, backend)
-    return _engine.grad_sum(a if ta else wrap(a, backend), b if tb else wrap(b, backend))
+    return (a if ta else wrap(a, backend)) + (b if tb else wrap(b, backend))
 
 
 _bare_gradients = _engine.bare_gradients
 _bare_gradients.backend = _bare_backend
-_bare_gradients.sum = _bare_sum
+_bare_gradients.sum = bare_sum
 _bare_gradients.tensors = _tensors
 
 
