@@ -21,6 +21,11 @@ import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from one_thread import pin_one_thread  # noqa: E402
+
+if __name__ == "__main__":  # (a test importing this module keeps its own environment)
+    pin_one_thread()  # before NumPy loads its BLAS: one thread, as PyTorch gets
+
 import numpy as np  # noqa: E402
 
 import checkpoint_memory  # noqa: E402

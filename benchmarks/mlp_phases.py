@@ -16,6 +16,11 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from one_thread import pin_one_thread  # noqa: E402
+
+if __name__ == "__main__":
+    pin_one_thread()  # before NumPy loads its BLAS
+
 from workloads import mlp  # noqa: E402
 
 PHASES = ("forward", "backward", "update")

@@ -148,5 +148,8 @@ def report(results: dict[str, dict[str, Any]]) -> list[str]:
 if __name__ == "__main__":
     import sys
 
+    from one_thread import pin_one_thread
+
+    pin_one_thread()  # before NumPy loads its BLAS (this module imports it lazily)
     for line in report(per_sample_grads(quick="--quick" in sys.argv)):
         print(line)

@@ -30,9 +30,11 @@ sys.path.insert(0, str(ROOT / "tools" / "programs"))
 
 from back_to_torch import back_to_torch  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from one_thread import ONE_THREAD  # noqa: E402
+
 TIMEOUT_S = 900  # a hang guard: one program on a loaded machine takes well under this
-_ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-               "PYTHONHASHSEED": "0", "MPLBACKEND": "Agg"}
+_ONE_THREAD = {**ONE_THREAD, "PYTHONHASHSEED": "0", "MPLBACKEND": "Agg"}
 _WRAPPER = """
 import json, runpy, sys, time, warnings
 warnings.simplefilter("ignore")
