@@ -180,3 +180,36 @@ def test_a_compiled_forward_without_gradients_records_the_pooling_kernel():
         for _ in range(3):
             assert np.array_equal(compiled().numpy(), evaluate().numpy())
     assert compiled.stats["replays"] >= 1 and compiled.stats["eager"] == 0
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.data())
+def test_the_tiled_gradient_is_the_portable_twins_bit_for_bit(data):
+    """Windows that tile the input (stride = kernel, no dilation or padding; floor mode may
+    leave a remainder): the kernel writes each offset's share into its slots instead of adding
+    it to zeros, and must still give the portable formulation's bits: +0.0 at the losers and
+    for a -0.0 gradient, NaN and infinite gradients at their winners only, zeros in the
+    remainder."""
+    from arraygrad.backends.registry import default_backend
+    from arraygrad.nn._functional.max_pool_rule import _grad
+    from arraygrad_numpy import pool_kernels
+
+    nd = data.draw(st.integers(1, 3), label="spatial dims")
+    kernel = tuple(data.draw(st.integers(1, 3)) for _ in range(nd))
+    sizes = tuple(data.draw(st.integers(k, 3 * k + 2)) for k in kernel)
+    out = tuple(s // k for s, k in zip(sizes, kernel))
+    geom = (kernel, (1,) * nd, kernel, (0,) * nd, out)
+    assert pool_kernels._plan((2, 2) + sizes, geom)["tiles"] is not None  # the tiled path
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**16)))
+    dtype = data.draw(st.sampled_from([np.float32, np.float64]))
+    x = np.round(rng.standard_normal((2, 2) + sizes) * 2).astype(dtype)  # ties
+    x[rng.random(x.shape) < 0.1] = np.nan
+    _, offsets = pool_kernels.max_pool_forward(x, geom, True)
+    g = rng.standard_normal(offsets.shape).astype(dtype)
+    g.flat[0], g.flat[-1] = np.nan, -np.inf
+    if g.size > 2:
+        g.flat[1] = -0.0
+    got = pool_kernels.max_pool_grad(g, offsets, geom, sizes)
+    want = _grad(default_backend(), g, offsets, geom, sizes)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
