@@ -3,7 +3,8 @@ functions or ufunc reductions where the results are the same for the standard's 
 ``any``/``all`` (``logical_or``/``logical_and.reduce``), ``stack`` (one ``concatenate``),
 ``arange`` and ``cumulative_sum`` (NumPy 2's own), ``clip`` between 0-d bounds (the ufunc),
 ``take_along_axis`` (its fancy index), ``reshape``/``expand_dims``/``permute_dims`` (the
-array's methods, an index), ``asarray``/``empty_like`` (NumPy's own without a device). Each is
+array's methods, an index), ``asarray``/``empty_like`` (NumPy's own without a device),
+``broadcast_to`` (a zero-stride array over the buffer). Each is
 checked against the function it replaces, over dtypes, shapes and axes."""
 
 from __future__ import annotations
@@ -165,3 +166,33 @@ def test_asarray_and_empty_like_are_numpys():
     got = XP.empty_like(x, dtype=np.int16)
     assert got.shape == x.shape and got.dtype == np.int16
     assert XP.empty_like(x, device="cpu").dtype == x.dtype
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(0, 3), max_size=3).map(tuple), st.sampled_from(DTYPES),
+       st.booleans(), st.data())
+def test_broadcast_to_is_numpys(shape, dtype, strided, data):
+    """Any shape broadcast to any target it broadcasts to (ones expanded, leading dims added,
+    0-size dims): the same values, strides and read-only view of ``x`` as NumPy's; a strided
+    input, a target it does not broadcast to and a negative size go to NumPy's (its error)."""
+    x = np.arange(int(np.prod(shape)) * (2 if strided else 1)).astype(dtype)
+    x = x[::2] if strided else x
+    x = x.reshape(shape)
+    lead = data.draw(st.lists(st.integers(0, 3), max_size=2), label="leading dims")
+    target = tuple(lead) + tuple(data.draw(st.integers(0, 3)) if n == 1 else n for n in shape)
+    got, want = XP.broadcast_to(x, target), np.broadcast_to(x, target)
+    _same(got, want)
+    assert got.strides == want.strides and not got.flags.writeable
+    assert got.size == 0 or np.shares_memory(got, x)
+    bad = target + (2,) if shape and shape[-1] not in (1, 2) else (-1,)
+    with pytest.raises(ValueError):
+        XP.broadcast_to(x, bad)
+
+
+def test_broadcast_to_of_a_zero_dimensional_gradient():
+    """A reduction's gradient (0-d) spread over the input's shape, as ``sum``'s backward."""
+    g = np.array(2.5, np.float32)
+    got = XP.broadcast_to(g, (4, 3))
+    assert got.strides == (0, 0) and not got.flags.writeable
+    _same(got, np.full((4, 3), 2.5, np.float32))
+    assert XP.reshape(np.float64(1.5), ()) == 1.5  # a NumPy scalar reshapes by its method
