@@ -155,3 +155,18 @@ def test_retain_grad_in_a_plain_pass_stores_a_tensor():
     (h * h).sum().backward()
     assert type(h.grad) is ag.Tensor
     np.testing.assert_allclose(h.grad.numpy(), 2 * 3 * np.array([1.0, 2.0]))
+
+
+def test_a_saved_input_modified_in_place_is_refused_by_its_first_order_formula():
+    """``saved_data`` tests a saved input's version inline: an input changed in place after
+    it was saved still raises PyTorch's error (sin's formula reads its saved input), and an
+    unmodified one gives the analytic gradient."""
+    x = ag.tensor([0.1, 0.2, 0.3], dtype=ag.float64, requires_grad=True)
+    y = x * 2.0
+    z = y.sin()
+    y.add_(1.0)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        z.sum().backward()
+    assert x.grad is None  # nothing committed
+    (x * 2.0).sin().sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), 2.0 * np.cos(2.0 * np.array([0.1, 0.2, 0.3])))

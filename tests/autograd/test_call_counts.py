@@ -35,31 +35,34 @@ def call_count():
 
 
 @fast_only
-def test_the_backward_of_a_sum_of_a_product_is_at_most_40_calls_in_8_files(call_count):
-    # 78 calls in 12 files before the structural ops had first-order array formulas
+def test_the_backward_of_a_sum_of_a_product_is_at_most_34_calls_in_8_files(call_count):
+    # 78 calls in 12 files before the structural ops had first-order array formulas; 38
+    # before the NumPy backend's own broadcast_to (NumPy's: five Python frames)
     total, by_function, files = call_count.count(call_count.WORKLOADS["sum_backward"]())
-    assert total <= 40, sorted(by_function.items(), key=lambda kv: -kv[1])
+    assert total <= 34, sorted(by_function.items(), key=lambda kv: -kv[1])
     assert len(files) <= 8, sorted(files)
 
 
 @fast_only
-def test_a_raw_matmul_mlp_step_is_at_most_320_calls(call_count):
+def test_a_raw_matmul_mlp_step_is_at_most_280_calls(call_count):
     # h @ W + b, F.relu, F.cross_entropy, SGD, 64-64-64-10, batch 32: 651 calls before the
     # one node factory, 371 before the per-op trims (inline edges and version counters, the
-    # engine's array sum, a cached namespace)
+    # engine's array sum, a cached namespace), 284 before ``saved_data`` tested a saved
+    # input's version inline
     total, by_function, _ = call_count.count(call_count.WORKLOADS["mlp_step"]())
-    assert total <= 320, sorted(by_function.items(), key=lambda kv: -kv[1])[:20]
+    assert total <= 280, sorted(by_function.items(), key=lambda kv: -kv[1])[:20]
 
 
 @fast_only
-@pytest.mark.parametrize("name,bound,before", [("tensor_chain", 425, 594),
-                                               ("scalar_chain", 245, 299)])
+@pytest.mark.parametrize("name,bound,before", [("tensor_chain", 420, 594),
+                                               ("scalar_chain", 240, 299)])
 def test_a_chain_of_elementwise_ops_makes_fewer_calls(call_count, name, bound, before):
     # ``make bench``'s tensor_chain (y + x, y * x, tanh: 30 ops) and overhead_chain (a Python
     # number operand: 20 ops), shortened; ``before``: the count before the per-op trims (the
     # product's first order reads its operand through ``operand_data``, which division's
     # share: one call more per factor, 420 -> 440, for one implementation of that read;
-    # 440 -> 423 once gradients passed bare between rule nodes: no tensor-level sums)
+    # 440 -> 423 once gradients passed bare between rule nodes: no tensor-level sums; 423 ->
+    # 417 with the root gradient's ``broadcast_to`` the NumPy backend's own)
     total, by_function, _ = call_count.count(call_count.WORKLOADS[name]())
     assert total <= bound < before, sorted(by_function.items(), key=lambda kv: -kv[1])[:20]
 

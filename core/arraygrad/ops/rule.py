@@ -170,7 +170,13 @@ class RuleNode(Node):
             if s.counter[0] == s.version:  # checked_data's test, inline: first-order hot path
                 return s.data
             return s.checked_data(self)  # raises "modified by an inplace operation"
-        if s.__class__ is SavedTensor or s.__class__ in _PACKED:
+        if s.__class__ is SavedTensor:
+            t = s.tensor
+            vc = t._vc  # ``unpack``'s version test inline, as for ``SavedOutput`` above
+            if (0 if vc is None else vc[0]) == s.version:
+                return t._data
+            return s.unpack(self)._data  # raises "modified by an inplace operation"
+        if s.__class__ in _PACKED:
             return s.unpack(self)._data
         return s._data if isinstance(s, Tensor) else s
 
