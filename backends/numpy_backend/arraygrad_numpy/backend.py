@@ -285,9 +285,10 @@ def _broadcast_to(x, /, shape):
     """``broadcast_to`` of a C-contiguous array (a reduction's gradient going back to its
     input's shape) as an array over its buffer with zero strides where it broadcasts,
     read-only as NumPy's: NumPy's function builds the same view with an ``nditer`` through
-    four Python frames (~5 -> ~1 us). Anything else, a shape that does not broadcast
+    four Python frames (~3.3 -> ~1.8 us). Anything else, a shape that does not broadcast
     included (its error), goes to NumPy's."""
-    if type(x) is np.ndarray and type(shape) is tuple and x.flags.c_contiguous:
+    if type(x) is np.ndarray and type(shape) is tuple and x.flags.c_contiguous \
+            and not x.dtype.hasobject:  # (object arrays: NumPy's, which owns references)
         lead = len(shape) - x.ndim
         if lead >= 0 and (not shape or min(shape) >= 0):
             strides = [0] * lead  # (a size-1 dim gets stride 0 too, as NumPy's view has)
