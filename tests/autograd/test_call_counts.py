@@ -44,13 +44,13 @@ def test_the_backward_of_a_sum_of_a_product_is_at_most_34_calls_in_8_files(call_
 
 
 @fast_only
-def test_a_raw_matmul_mlp_step_is_at_most_280_calls(call_count):
+def test_a_raw_matmul_mlp_step_is_at_most_270_calls(call_count):
     # h @ W + b, F.relu, F.cross_entropy, SGD, 64-64-64-10, batch 32: 651 calls before the
     # one node factory, 371 before the per-op trims (inline edges and version counters, the
     # engine's array sum, a cached namespace), 284 before ``saved_data`` tested a saved
-    # input's version inline
+    # input's version inline, 277 before the optimizers read the gradient's slot once
     total, by_function, _ = call_count.count(call_count.WORKLOADS["mlp_step"]())
-    assert total <= 280, sorted(by_function.items(), key=lambda kv: -kv[1])[:20]
+    assert total <= 270, sorted(by_function.items(), key=lambda kv: -kv[1])[:20]
 
 
 @fast_only

@@ -81,3 +81,17 @@ def test_matches_pytorch():
         if tb is not None:
             assert b.flatten().tolist() == pytest.approx(tb.flatten().tolist(), rel=1e-6)
             assert b._version == tb._version
+
+
+@pytest.mark.parametrize("make", [lambda ps: ag.optim.SGD(ps, lr=0.1, differentiable=True),
+                                  lambda ps: ag.optim.Adam(ps, lr=0.1, differentiable=True)])
+def test_a_non_leaf_parameter_without_a_gradient_still_warns_and_is_skipped(make):
+    """The optimizers read the gradient's slot and call the ``.grad`` property only where the
+    slot is empty: a differentiable optimizer's non-leaf parameter with no gradient still
+    gets PyTorch's non-leaf warning, and is left as it was."""
+    x = ag.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2.0
+    opt = make([y])
+    with pytest.warns(UserWarning, match="not a leaf"):
+        opt.step()
+    assert y.tolist() == [2.0, 4.0]

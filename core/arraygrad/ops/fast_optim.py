@@ -61,7 +61,7 @@ def adam_step(p: Tensor, state: dict[str, Any], group: dict[str, Any], lr: float
     written nothing, where only the optimizer's Tensor form computes it exactly."""
     if not arrays_writable() or _state.enabled or type(lr) is not float:
         return False
-    grad, step_t = p.grad, state["step"]
+    grad, step_t = p._grad, state["step"]  # (the slot: the caller read ``.grad`` already)
     exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
     written = (p, exp_avg, exp_avg_sq, state["max_exp_avg_sq"]) if amsgrad \
         else (p, exp_avg, exp_avg_sq)
@@ -106,7 +106,7 @@ def sgd_step(p: Tensor, state: dict[str, Any] | None, group: dict[str, Any],
     Tensor form computes it exactly, or makes the momentum buffer (the first step's)."""
     if not arrays_writable() or _state.enabled or type(neg_lr) is not float:
         return False
-    grad = p.grad
+    grad = p._grad  # (the slot: the caller read ``.grad`` already)
     momentum = group["momentum"]
     buf = None if state is None else state.get("momentum_buffer")
     if momentum != 0 and buf is None:

@@ -66,12 +66,14 @@ class Adam(Optimizer):
         eps = group["eps"]
         lr = _get_value(group["lr"])
         for p in group["params"]:
-            if p.grad is None:
+            # the slot, and the property (its warning) only where there is no gradient
+            g = p._grad
+            if g is None and p.grad is None:
                 continue
             state = self._init_state(p, amsgrad)
             if adam_step(p, state, group, lr, amsgrad):
                 continue  # the same update on the arrays (ops.fast_optim)
-            g = -p.grad if maximize else p.grad
+            g = -g if maximize else g
             g = weight_decay(p, g, group)
             step_t = state["step"]
             step_t += 1

@@ -48,8 +48,9 @@ class SGD(Optimizer):
         # learning rate's negation is one value read per replay, not one per parameter
         neg_lr = -_get_value(group["lr"])
         for p in group["params"]:
-            g = p.grad
-            if g is None:
+            # the slot, and the property (its warning) only where there is no gradient
+            g = p._grad
+            if g is None and p.grad is None:
                 continue
             if sgd_step(p, self.state[p] if momentum != 0 else None, group, neg_lr):
                 continue  # updated on its arrays, as the lines below would
