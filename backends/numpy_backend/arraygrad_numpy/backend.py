@@ -24,6 +24,37 @@ from arraygrad_numpy.sparse_kernels import sparse_mm
 __all__ = ["NumpyBackend", "NumpyGenerator", "host_memory"]
 
 
+BOX_MULLER_MIN = 1 << 20
+"""Float32 normal draws of at least this many values take ``_box_muller_float32``; smaller
+ones NumPy's ziggurat (so every small draw, a weight initialisation or a test's input, is
+the stream it always was)."""
+
+
+def _box_muller_float32(rng, shape):
+    """``shape`` standard normal float32 values by the Box-Muller transform of float32
+    uniforms: ``sqrt(-2 log(1 - u1))`` times ``cos(2 pi u2)`` for the first half and
+    ``sin(2 pi u2)`` for the second, in place, as PyTorch's CPU ``normal_`` does for
+    tensors of 16 values or more. NumPy's float32 ziggurat draws one value at a time: 49 ms
+    for 5M values on one thread, this 32 (PyTorch 20-31). The uniforms' 24 bits bound the
+    values by 5.77 in magnitude, as PyTorch's float32 transform."""
+    n = math.prod(shape)
+    half = (n + 1) // 2
+    u = rng.random(2 * half, dtype=np.float32)
+    radius, angle = u[:half], u[half:]
+    np.subtract(np.float32(1), radius, out=radius)  # (0, 1]: the log is finite
+    np.log(radius, out=radius)
+    radius *= np.float32(-2)
+    np.sqrt(radius, out=radius)
+    angle *= np.float32(2 * math.pi)
+    out = np.empty(n, np.float32)
+    first, second = out[:half], out[half:]
+    np.cos(angle, out=first)
+    first *= radius
+    np.sin(angle[:n - half], out=second)
+    second *= radius[:n - half]
+    return out.reshape(shape)
+
+
 class NumpyGenerator(Generator):
     """Seeded ``numpy.random.Generator`` (PCG64) producing arrays of the requested dtype."""
 
@@ -70,6 +101,8 @@ class NumpyGenerator(Generator):
         self._rng = np.random.Generator(bit_generator)
 
     def normal(self, shape, dtype):
+        if dtype == np.float32 and math.prod(shape) >= BOX_MULLER_MIN:
+            return _box_muller_float32(self._rng, shape)
         if dtype in (np.float32, np.float64):
             return self._rng.standard_normal(shape, dtype=dtype)
         return self._rng.standard_normal(shape).astype(dtype)
