@@ -2,7 +2,7 @@
 values (every small draw keeps its stream), the Box-Muller transform of float32 uniforms from
 there on (``_box_muller_float32``: PyTorch's CPU method, faster than NumPy's float32
 ziggurat). The large draws are checked as a distribution: moments, the empirical CDF against
-the normal one, the two halves (cosine and sine of one angle) uncorrelated."""
+the normal one, each block's cosines and sines (of one angle and radius) uncorrelated."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import arraygrad as ag
-from arraygrad_numpy.backend import BOX_MULLER_MIN, _box_muller_float32
+from arraygrad_numpy.backend import _BOX_MULLER_BLOCK, BOX_MULLER_MIN, _box_muller_float32
 
 
 def _cdf_gap(x: np.ndarray) -> float:
@@ -33,9 +33,12 @@ def test_large_draws_are_standard_normal(shape):
     assert abs(flat.mean()) < 5 / math.sqrt(n)
     assert abs(flat.var() - 1.0) < 5 * math.sqrt(2.0 / n)
     assert _cdf_gap(flat) < 1.63 / math.sqrt(n) * 1.5  # (KS: 1% level, with room)
-    half = (n + 1) // 2  # cosine and sine of the same angle and radius: uncorrelated
-    a, b = flat[:n - half], flat[half:]
-    assert abs(np.corrcoef(a, b)[0, 1]) < 5 / math.sqrt(n - half)
+    # each block's cosines and sines (one angle and radius each): uncorrelated
+    whole = n // (2 * _BOX_MULLER_BLOCK) * 2 * _BOX_MULLER_BLOCK
+    pairs = flat[:whole].reshape(-1, 2, _BOX_MULLER_BLOCK)
+    cosines, sines = pairs[:, 0].reshape(-1), pairs[:, 1].reshape(-1)
+    assert abs(np.corrcoef(cosines, sines)[0, 1]) < 5 / math.sqrt(cosines.size)
+    assert abs(np.corrcoef(cosines ** 2, sines ** 2)[0, 1]) < 5 / math.sqrt(cosines.size)
     assert np.abs(flat).max() <= math.sqrt(-2.0 * math.log(2.0 ** -24)) + 1e-3
 
 
