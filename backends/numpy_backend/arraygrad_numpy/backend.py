@@ -28,6 +28,7 @@ BOX_MULLER_MIN = 1 << 20
 """Float32 normal draws of at least this many values take ``_box_muller_float32``; smaller
 ones NumPy's ziggurat (so every small draw, a weight initialisation or a test's input, is
 the stream it always was)."""
+_BOX_MULLER_BLOCK = 1 << 15  # pairs per block: 256 KiB of uniforms, in L2 between passes
 
 
 def _box_muller_float32(rng, shape):
@@ -61,8 +62,6 @@ def _box_muller_float32(rng, shape):
         block[m:] *= radius[:rest]
     return out.reshape(shape)
 
-
-_BOX_MULLER_BLOCK = 1 << 15  # pairs per block: 256 KiB of uniforms, in L2 between passes
 
 
 class NumpyGenerator(Generator):

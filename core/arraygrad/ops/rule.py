@@ -238,7 +238,7 @@ class RuleNode(Node):
                                else wrap(r, backend))
                 return tuple(out)
             if g is None:
-                g = wrap(gd, backend) if single else _tensors(grads, raw)
+                g = _as_tensors(gd, backend, grads, raw, single)
             found = rule.vjp(g, self)
             if type(found) is not tuple:
                 found = (found,)
@@ -274,17 +274,24 @@ class RuleNode(Node):
                                    else wrap(r, backend))
                     else:
                         if g is None:
-                            g = wrap(gd, backend) if single else _tensors(grads, raw)
+                            g = _as_tensors(gd, backend, grads, raw, single)
                         out.append(finish_grad(g, m))
                 else:
                     out.append(gd if g is None else g)
             else:
                 if g is None:
-                    g = wrap(gd, backend) if single else _tensors(grads, raw)
+                    g = _as_tensors(gd, backend, grads, raw, single)
                 gi = f(g, self)
                 out.append(gi if m is None or gi is None else finish_grad(gi, m))
             i += 1
         return tuple(out)
+
+
+def _as_tensors(gd: Any, backend: Backend, grads: Sequence[Any], raw: Backend | None,
+                single: bool) -> Any:
+    """What a vjp takes when some gradient came bare: the single gradient ``gd`` wrapped, or
+    a multi-output node's ``grads`` with their bare arrays wrapped (``_tensors``)."""
+    return wrap(gd, backend) if single else _tensors(grads, raw)
 
 
 def _bare(r: Any, backend: Backend) -> Any:
