@@ -6,9 +6,11 @@ A small LSTM's step is a dozen calls on a few rows each, so the calls, not the a
 its time (lstm_step: batch 8, hidden 64). The portable formula makes fresh arrays at every
 step, forms the backward's factors there (a join of four pieces and five products), and copies
 five of them into the packed buffers; here each step writes its activations, cell, ``tanh`` of
-the cell and output straight into whole-sequence buffers (``out=``), ten calls, and the
-backward's factors are formed after the loop, each ONE call over every step's rows; the
-backward joins each step's gate gradients straight into one buffer. Every element goes through
+the cell and output straight into whole-sequence buffers (``out``), ten calls on views that
+iterating the buffers step by step makes in C (slicing them in the loop cost as much as the
+arithmetic on a few rows), and the backward's factors are formed after the loop, each ONE call
+over every step's rows; the backward joins each step's gate gradients straight into one
+buffer. Every element goes through
 the same operations in the same order as in the portable formulas, so the values are the same;
 ``tests/nn/test_rnn_kernels.py`` holds them to it.
 
@@ -65,31 +67,38 @@ def lstm_sequence_forward(gi: Any, h0: Any, c0: Any, w: Any, b: Any, w_hr: Any,
         gates_in += b * halve
     half = np.asarray(0.5, dtype)
     rows = gates_in.shape[0]
+    batch = h0.shape[0]
+    steps = len(sizes)
     act = np.empty((rows, 4 * hidden), dtype)  # tanh of the (halved) pre-activations
     sig = np.empty((rows, 4 * hidden), dtype)  # sigmoid(z) = tanh(z / 2) / 2 + 1 / 2
     cells = np.empty((rows, hidden), dtype)
     tanh_cells = np.empty((rows, hidden), dtype)
     out = np.empty((rows, hidden), dtype)
-    batch = h0.shape[0]
-    steps = len(sizes)
+    product = np.empty((batch, hidden), dtype)  # i * g, before it joins the cell
+    # every step's views made by iterating the buffers step-major (in C), not by slicing in
+    # the loop: on a small batch the slices cost as much as the arithmetic; the ufuncs take
+    # ``out`` positionally (a keyword costs its parsing, every call)
+    by_step = (steps, batch, -1)
+    gates = sig.reshape(steps, batch, 4, hidden)
+    arrays = (act.reshape(by_step), gates_in.reshape(by_step), sig.reshape(by_step),
+              gates[:, :, 0], gates[:, :, 1], gates[:, :, 3],
+              act.reshape(steps, batch, 4, hidden)[:, :, 2], cells.reshape(by_step),
+              tanh_cells.reshape(by_step), out.reshape(by_step))
+    per_step = zip(*map(reversed, arrays)) if reverse else zip(*arrays)
+    matmul, add, multiply, tanh = np.matmul, np.add, np.multiply, np.tanh
     h, c = h0, c0
-    for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
-        r = slice(t * batch, (t + 1) * batch)
-        a = act[r]
-        np.matmul(h, w_t, out=a)
-        a += gates_in[r]
-        np.tanh(a, out=a)
-        s = sig[r]
-        np.multiply(a, half, out=s)
-        s += half
-        c2 = cells[r]
-        np.multiply(s[:, hidden:two], c, out=c2)
-        c2 += s[:, :hidden] * a[:, two:three]
-        tc = tanh_cells[r]
-        np.tanh(c2, out=tc)
-        h = out[r]
-        np.multiply(s[:, three:], tc, out=h)
-        c = c2
+    for a, g_in, s, s_i, s_f, s_o, g, c2, tc, h2 in per_step:
+        matmul(h, w_t, a)
+        add(a, g_in, a)
+        tanh(a, a)
+        multiply(a, half, s)
+        add(s, half, s)
+        multiply(s_f, c, c2)
+        multiply(s_i, g, product)
+        add(c2, product, c2)
+        tanh(c2, tc)
+        multiply(s_o, tc, h2)
+        h, c = h2, c2
     result = (out.reshape(*lead, hidden), h.copy(), c.copy())
     if not keep:
         return result
@@ -125,19 +134,27 @@ def lstm_sequence_backward(xp: Any, g_out: Any, g_h: Any, g_c: Any, w: Any, w_hr
     quarter = _gate_row(hidden, dtype, 0.25)
     w_q = w * quarter.reshape(4 * hidden, 1)
     g_rows = g_out.reshape(-1, hidden)
-    gates = np.empty((g_rows.shape[0], 4 * hidden), dtype)
     batch = g_h.shape[0]
     steps = len(sizes)
+    gates = np.empty((steps, batch, 4 * hidden), dtype)
+    # views by iteration and ``out`` positional, as in the forward; the running gradients
+    # live in buffers of their own (``g_h`` and ``g_c`` are read, never written)
+    arrays = (g_rows.reshape(steps, batch, hidden), through_tanh.reshape(steps, batch, hidden),
+              gates, scale.reshape(steps, batch, -1), forget.reshape(steps, batch, hidden))
+    per_step = zip(*arrays) if reverse else zip(*map(reversed, arrays))
+    d_h, d_c, d_prev, product = (np.empty((batch, hidden), dtype) for _ in range(4))
+    matmul, add, multiply, concatenate = np.matmul, np.add, np.multiply, np.concatenate
     dh, dc = g_h, g_c
-    for t in (range(steps) if reverse else range(steps - 1, -1, -1)):
-        r = slice(t * batch, (t + 1) * batch)
-        dh = g_rows[r] + dh
-        dc = dc + dh * through_tanh[r]
-        dz = gates[r]
-        np.concatenate([dc, dc, dc, dh], axis=1, out=dz)
-        dz *= scale[r]
-        dh = dz @ w_q
-        dc = dc * forget[r]
+    for g_t, through_t, dz, scale_t, forget_t in per_step:
+        add(g_t, dh, d_h)
+        multiply(d_h, through_t, product)
+        add(dc, product, d_c)
+        concatenate((d_c, d_c, d_c, d_h), axis=1, out=dz)
+        multiply(dz, scale_t, dz)
+        matmul(dz, w_q, d_prev)
+        multiply(d_c, forget_t, d_c)
+        dh, dc = d_prev, d_c
+    gates = gates.reshape(steps * batch, -1)
     gates *= quarter
     return (gates.reshape(*g_out.shape[:-1], 4 * hidden) if need[0] else None, dh, dc,
             np.matmul(gates.T, h_prev) if need[3] else None,
