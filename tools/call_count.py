@@ -3,10 +3,12 @@
 A count is deterministic where a clock is not: it measures the interpreter work of the
 eager hot path (issue 27's targets). Each workload is run twice first (caches, lazily built
 state), then once under ``sys.setprofile``, counting ``call`` events of Python functions
-(calls into C are not counted).
+(calls into C are not counted). ``--lines`` counts the source lines run instead
+(``sys.settrace`` line events): finer than calls, it sees work trimmed inside a function.
 
     .venv/bin/python tools/call_count.py            # every workload
     .venv/bin/python tools/call_count.py --by-function sum_backward
+    .venv/bin/python tools/call_count.py --lines --by-function tensor_chain
 
 ``tests/autograd/test_call_counts.py`` holds the targets.
 """
@@ -127,12 +129,46 @@ def count(workload: Workload) -> tuple[int, collections.Counter, set[str]]:
     return total, by_function, files
 
 
+def count_lines(workload: Workload) -> tuple[int, collections.Counter]:
+    """``(lines, lines by function)``: the source lines one ``counted(prepare())`` runs after
+    two warm-up runs (``count``'s protocol), ``counted``'s own lines not counted."""
+    prepare, counted = workload
+    for _ in range(2):
+        counted(prepare())
+    arg = prepare()
+    by_function: collections.Counter = collections.Counter()
+    own = counted.__code__
+
+    def trace(frame: Any, event: str, arg: Any) -> Any:
+        code = frame.f_code
+        if code is own:
+            return None  # not its lines: the functions it calls are traced all the same
+        if event == "line":
+            by_function[(code.co_filename, code.co_firstlineno, code.co_name)] += 1
+        return trace
+
+    sys.settrace(trace)
+    try:
+        counted(arg)
+    finally:
+        sys.settrace(None)
+    return sum(by_function.values()), by_function
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("names", nargs="*", choices=[*WORKLOADS, []], help="workloads (all)")
     parser.add_argument("--by-function", action="store_true", help="list the calls")
+    parser.add_argument("--lines", action="store_true", help="count source lines run, not calls")
     args = parser.parse_args()
     for name in args.names or WORKLOADS:
+        if args.lines:
+            total, by_function = count_lines(WORKLOADS[name]())
+            print(f"{name}: {total} source lines run")
+            if args.by_function:
+                for (f, line, fn), n in by_function.most_common():
+                    print(f"  {n:5d}  {os.path.relpath(f, _PACKAGE)}:{line} {fn}")
+            continue
         total, by_function, files = count(WORKLOADS[name]())
         print(f"{name}: {total} Python calls in {len(files)} arraygrad files")
         if args.by_function:

@@ -67,6 +67,22 @@ def test_a_chain_of_elementwise_ops_makes_fewer_calls(call_count, name, bound, b
     assert total <= bound < before, sorted(by_function.items(), key=lambda kv: -kv[1])[:20]
 
 
+@fast_only
+def test_the_tensor_chain_runs_at_most_6800_source_lines(call_count):
+    # finer than calls: work trimmed inside a function shows here (6,738 lines measured when
+    # the line count was added, about 225 an op: the recorder, the engine and the formulas)
+    total, by_function = call_count.count_lines(call_count.WORKLOADS["tensor_chain"]())
+    assert total <= 6800, sorted(by_function.items(), key=lambda kv: -kv[1])[:10]
+
+
+def test_a_line_count_is_deterministic_and_finer_than_the_call_count(call_count):
+    # the same work counted twice gives the same lines, and every call runs at least a line
+    lines = [call_count.count_lines(call_count.WORKLOADS["sum_backward"]())[0] for _ in range(2)]
+    calls, _, _ = call_count.count(call_count.WORKLOADS["sum_backward"]())
+    assert lines[0] == lines[1]
+    assert lines[0] > calls
+
+
 @pytest.mark.parametrize("name", ["tensor_chain", "scalar_chain"])
 def test_the_counted_chains_compute_pytorchs_gradient(call_count, name):
     torch = pytest.importorskip("torch")
