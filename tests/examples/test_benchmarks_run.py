@@ -69,3 +69,11 @@ def test_mlp_phases_prints_each_phase_beside_the_floor():
     assert lines[0].split() == ["ms", "forward", "backward", "update", "sum"]
     assert [line.split()[0] for line in lines[1:]] == ["numpy", "arraygrad", "ratio"]
     assert all(float(v) > 0 for v in lines[2].split()[1:])
+
+
+def test_the_recorder_floor_runs_and_its_gradient_is_arraygrads():
+    out = _run("benchmarks/recorder_floor.py", "--rounds", "3")
+    rows = [line.split() for line in out.splitlines() if "us/op" in line]
+    assert [r[0] for r in rows][:2] == ["floor", "arraygrad"]
+    assert all(float(r[1]) > 0 for r in rows)
+    assert "floor's gradient equals arraygrad's" in out
