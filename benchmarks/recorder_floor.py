@@ -27,7 +27,7 @@ import itertools
 import os
 import sys
 import time
-from typing import Any, Callable
+from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -38,7 +38,8 @@ if __name__ == "__main__":
 
 import numpy as np  # noqa: E402
 
-TRIPLES = 66  # tensor_chain's: 198 ops
+from workloads.chain import TRIPLES, _tensor_framework as tensor_run  # noqa: E402
+
 _X0 = np.array([0.1, 0.2, 0.3, 0.4], dtype=np.float32)
 _ADD, _MUL, _TANH, _SUM = range(4)
 _sequence = itertools.count()
@@ -150,29 +151,25 @@ class FloorTensor:
                     heapq.heappush(heap, (-child.seq, id(child), child, waiting.pop(child)))
 
 
-def chain(make_leaf: Callable[[], Any]) -> Any:
-    """One tensor_chain run with leaves from ``make_leaf``: the leaf's gradient."""
-    x = make_leaf()
-    y = x
-    for _ in range(TRIPLES):
-        y = y + x
-        y = y * x
-        y = y.tanh()
-    y.sum().backward()
-    return x.grad
+class FloorLib:
+    """The floor as ``make bench``'s chain meets a framework: ``tensor(data, requires_grad)``."""
+
+    @staticmethod
+    def tensor(data: np.ndarray, requires_grad: bool = False) -> FloorTensor:
+        return FloorTensor(data, requires_grad)
 
 
-def _frameworks() -> dict:
+def _runs() -> dict:
+    """Each framework's ``tensor_chain`` run (the workload's own), returning ``[x.grad]``."""
     import arraygrad
 
-    found = {"floor": lambda: FloorTensor(_X0, True),
-             "arraygrad": lambda: arraygrad.tensor(_X0, requires_grad=True)}
+    found = {"floor": tensor_run(FloorLib, _X0), "arraygrad": tensor_run(arraygrad, _X0)}
     try:
         import torch
     except ImportError:
         return found
     torch.set_num_threads(1)
-    found["torch"] = lambda: torch.tensor(_X0, requires_grad=True)
+    found["torch"] = tensor_run(torch, _X0)
     return found
 
 
@@ -180,15 +177,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=300, help="interleaved rounds")
     args = parser.parse_args()
-    leaves = _frameworks()
-    floor_grad = chain(leaves["floor"])
-    ours = chain(leaves["arraygrad"]).numpy()
+    runs = _runs()
+    floor_grad = runs["floor"]()[0]
+    ours = runs["arraygrad"]()[0].numpy()
     same = np.allclose(floor_grad, ours, rtol=1e-5, atol=1e-7)
-    times: dict = {name: [] for name in leaves}
+    times: dict = {name: [] for name in runs}
     for _ in range(args.rounds):
-        for name, make_leaf in leaves.items():
+        for name, run in runs.items():
             t0 = time.perf_counter()
-            chain(make_leaf)
+            run()
             times[name].append((time.perf_counter() - t0) * 1e6 / (3 * TRIPLES))
     medians = {name: sorted(ts)[len(ts) // 2] for name, ts in times.items()}
     base = medians.get("torch")

@@ -104,9 +104,11 @@ WORKLOADS: dict[str, Callable[[], Workload]] = {
 _PACKAGE = os.path.dirname(os.path.abspath(ag.__file__))
 
 
-def count(workload: Workload) -> tuple[int, collections.Counter, set[str]]:
-    """``(calls, calls by function, arraygrad files run)`` of one ``counted(prepare())`` after
-    two warm-up runs. The call of ``counted`` itself is not counted."""
+def _observed(workload: Workload, install: Callable[[Any], Any], event: str
+              ) -> collections.Counter:
+    """The ``event``s (``"call"`` or ``"line"``) of one ``counted(prepare())`` after two
+    warm-up runs, by function, seen by the hook ``install`` sets (``sys.setprofile`` or
+    ``sys.settrace``). ``counted``'s own frame is not counted; what it calls is."""
     prepare, counted = workload
     for _ in range(2):
         counted(prepare())
@@ -114,44 +116,34 @@ def count(workload: Workload) -> tuple[int, collections.Counter, set[str]]:
     by_function: collections.Counter = collections.Counter()
     own = counted.__code__
 
-    def profile(frame: Any, event: str, arg: Any) -> None:
-        if event == "call" and frame.f_code is not own:
-            code = frame.f_code
+    def observe(frame: Any, seen: str, _: Any) -> Any:
+        code = frame.f_code
+        if code is own:
+            return None  # (a tracer's None: not this frame's lines; its callees still seen)
+        if seen == event:
             by_function[(code.co_filename, code.co_firstlineno, code.co_name)] += 1
+        return observe
 
-    sys.setprofile(profile)
+    install(observe)
     try:
         counted(arg)
     finally:
-        sys.setprofile(None)
-    total = sum(by_function.values())
+        install(None)
+    return by_function
+
+
+def count(workload: Workload) -> tuple[int, collections.Counter, set[str]]:
+    """``(calls, calls by function, arraygrad files run)`` of one ``counted(prepare())`` after
+    two warm-up runs. The call of ``counted`` itself is not counted."""
+    by_function = _observed(workload, sys.setprofile, "call")
     files = {f for (f, _, _) in by_function if f.startswith(_PACKAGE)}
-    return total, by_function, files
+    return sum(by_function.values()), by_function, files
 
 
 def count_lines(workload: Workload) -> tuple[int, collections.Counter]:
     """``(lines, lines by function)``: the source lines one ``counted(prepare())`` runs after
     two warm-up runs (``count``'s protocol), ``counted``'s own lines not counted."""
-    prepare, counted = workload
-    for _ in range(2):
-        counted(prepare())
-    arg = prepare()
-    by_function: collections.Counter = collections.Counter()
-    own = counted.__code__
-
-    def trace(frame: Any, event: str, arg: Any) -> Any:
-        code = frame.f_code
-        if code is own:
-            return None  # not its lines: the functions it calls are traced all the same
-        if event == "line":
-            by_function[(code.co_filename, code.co_firstlineno, code.co_name)] += 1
-        return trace
-
-    sys.settrace(trace)
-    try:
-        counted(arg)
-    finally:
-        sys.settrace(None)
+    by_function = _observed(workload, sys.settrace, "line")
     return sum(by_function.values()), by_function
 
 
