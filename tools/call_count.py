@@ -150,23 +150,19 @@ def count_lines(workload: Workload) -> tuple[int, collections.Counter]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("names", nargs="*", choices=[*WORKLOADS, []], help="workloads (all)")
-    parser.add_argument("--by-function", action="store_true", help="list the calls")
+    parser.add_argument("--by-function", action="store_true", help="list the counts by function")
     parser.add_argument("--lines", action="store_true", help="count source lines run, not calls")
     args = parser.parse_args()
     for name in args.names or WORKLOADS:
         if args.lines:
             total, by_function = count_lines(WORKLOADS[name]())
             print(f"{name}: {total} source lines run")
-            if args.by_function:
-                for (f, line, fn), n in by_function.most_common():
-                    print(f"  {n:5d}  {os.path.relpath(f, _PACKAGE)}:{line} {fn}")
-            continue
-        total, by_function, files = count(WORKLOADS[name]())
-        print(f"{name}: {total} Python calls in {len(files)} arraygrad files")
+        else:
+            total, by_function, files = count(WORKLOADS[name]())
+            print(f"{name}: {total} Python calls in {len(files)} arraygrad files")
         if args.by_function:
             for (f, line, fn), n in by_function.most_common():
-                print(f"  {n:4d}  {os.path.relpath(f, _PACKAGE)}:{line} {fn}")
-
+                print(f"  {n:5d}  {os.path.relpath(f, _PACKAGE)}:{line} {fn}")
 
 if __name__ == "__main__":
     main()
